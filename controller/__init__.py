@@ -1,0 +1,1 @@
+"""The table service: where the bridge and the engine meet (time, storage, MQTT, web, CLI)."""
