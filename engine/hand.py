@@ -36,6 +36,7 @@ class Meld:
     type: MeldType
     kinds: tuple[int, ...]
     from_seat: int | None = None  # who gave the claimed tile; None for concealed kongs
+    claimed: int | None = None  # the kind taken from ``from_seat`` (matters for a chow)
 
     def __post_init__(self) -> None:
         expected = 4 if self.type.is_kong else 3
