@@ -1,0 +1,111 @@
+"""Successive inventories per zone -> TagIn / TagOut events, debounced against misreads.
+
+A tag that appears is reported at once (TagIn). A tag that vanishes is reported (TagOut)
+only when it has been missing from ``out_after_scans`` consecutive scans of every reader
+that saw it **and** not seen for ``out_after_seconds``. Defaults: 2 scans and 0.25 s, so one
+misread scan never produces a TagOut, and a fast reader (>8 scans/s) still needs a quarter
+second of absence. Set one threshold to 1 scan / 0 s to rely on the other alone. Absence is
+only ever concluded at a scan: a reader that stops reporting removes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from firmware_bridge.rfid.events import Inventory
+from firmware_bridge.rfid.zones import Zone, ZoneMap
+
+DEFAULT_OUT_AFTER_SCANS = 2
+DEFAULT_OUT_AFTER_SECONDS = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class TagIn:
+    zone: Zone
+    uid: bytes
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class TagOut:
+    """``t`` is the scan that confirmed the absence; ``last_seen`` the last scan with the tag."""
+
+    zone: Zone
+    uid: bytes
+    t: float
+    last_seen: float
+
+
+TagEvent = TagIn | TagOut
+
+
+@dataclass(slots=True)
+class _Sighting:
+    last_seen: float
+    missed: int = 0
+
+
+class InventoryTracker:
+    def __init__(
+        self,
+        zones: ZoneMap,
+        *,
+        out_after_scans: int = DEFAULT_OUT_AFTER_SCANS,
+        out_after_seconds: float = DEFAULT_OUT_AFTER_SECONDS,
+    ) -> None:
+        self.zones = zones
+        self.out_after_scans = max(1, out_after_scans)
+        self.out_after_seconds = max(0.0, out_after_seconds)
+        self._seen: dict[int, dict[bytes, _Sighting]] = {r: {} for r in zones}
+        self._present: dict[Zone, set[bytes]] = {z: set() for z in zones.values()}
+        self._last_scan: dict[int, float] = {}
+        self.unknown_readers = 0
+        """Inventories from readers the zone map does not know (ignored, counted)."""
+
+    def update(self, inventory: Inventory) -> list[TagEvent]:
+        reader = inventory.reader_id
+        zone = self.zones.get(reader)
+        if zone is None:
+            self.unknown_readers += 1
+            return []
+        now = inventory.t
+        self._last_scan[reader] = now
+        seen = self._seen[reader]
+        for uid in inventory.uids:
+            seen[uid] = _Sighting(now)
+        gone: list[bytes] = []
+        for uid, sighting in seen.items():
+            if uid in inventory.uids:
+                continue
+            sighting.missed += 1
+            if (
+                sighting.missed >= self.out_after_scans
+                and now - sighting.last_seen >= self.out_after_seconds
+            ):
+                gone.append(uid)
+        last_seen = {uid: seen.pop(uid).last_seen for uid in gone}
+
+        present = self._present[zone]
+        events: list[TagEvent] = []
+        for uid in sorted(gone):
+            if uid in present and not self._seen_elsewhere_in_zone(zone, uid):
+                present.discard(uid)
+                events.append(TagOut(zone, uid, now, last_seen[uid]))
+        for uid in sorted(inventory.uids - present):
+            present.add(uid)
+            events.append(TagIn(zone, uid, now))
+        return events
+
+    def present(self, zone: Zone) -> frozenset[bytes]:
+        return frozenset(self._present.get(zone, ()))
+
+    def zone_of(self, uid: bytes) -> list[Zone]:
+        """Every zone currently holding ``uid`` (more than one is an anomaly for the caller)."""
+        return sorted(z for z, uids in self._present.items() if uid in uids)
+
+    def last_scan(self, reader_id: int) -> float | None:
+        """When the reader last reported; the caller decides when silence means 'reader down'."""
+        return self._last_scan.get(reader_id)
+
+    def _seen_elsewhere_in_zone(self, zone: Zone, uid: bytes) -> bool:
+        return any(uid in self._seen[r] for r in self.zones.readers_of(zone))

@@ -1,0 +1,124 @@
+"""Zones and the inventory tracker: TagIn at once, TagOut only after a debounced absence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge.rfid import (
+    Inventory,
+    InventoryTracker,
+    RefCodec,
+    TagIn,
+    TagOut,
+    Zone,
+    ZoneKind,
+    ZoneMap,
+    encode_inventory,
+)
+
+A, B, C = (bytes.fromhex(f"e00401500000000{i}") for i in (1, 2, 3))
+HAND0 = Zone(ZoneKind.HAND, 0)
+POOL = Zone(ZoneKind.POOL)
+
+
+def inv(reader: int, t: float, *uids: bytes) -> Inventory:
+    return Inventory(reader, 0, frozenset(uids), t)
+
+
+def test_zone_parse_and_str() -> None:
+    assert Zone.parse("hand:0") == HAND0
+    assert Zone.parse("pool") == POOL
+    assert str(Zone(ZoneKind.DISCARDS, 3)) == "discards:3"
+    for bad in ("hand", "pool:1", "hand:4", "table:0", "hand:x"):
+        with pytest.raises(ValueError):
+            Zone.parse(bad)
+
+
+def test_standard_zone_maps() -> None:
+    per_seat = ZoneMap.standard()
+    assert per_seat[1] == HAND0 and per_seat[13] == Zone(ZoneKind.JING) and len(per_seat) == 13
+    pooled = ZoneMap.standard(centre_pool=True)
+    assert pooled[9] == POOL and pooled[10] == Zone(ZoneKind.JING) and len(pooled) == 10
+
+
+def test_zone_map_config_round_trip(tmp_path: Path) -> None:
+    zones = ZoneMap.standard(centre_pool=True)
+    path = tmp_path / "zones.json"
+    zones.save(path)
+    assert json.loads(path.read_text())["readers"]["9"] == "pool"
+    assert dict(ZoneMap.load(path)) == dict(zones)
+    with pytest.raises(ValueError, match="reader id"):
+        ZoneMap.from_config({"one": "hand:0"})
+
+
+def test_tag_in_at_once_and_out_after_debounce() -> None:
+    tracker = InventoryTracker(ZoneMap({1: HAND0}), out_after_scans=2, out_after_seconds=0.25)
+    assert tracker.update(inv(1, 0.0, A, B)) == [TagIn(HAND0, A, 0.0), TagIn(HAND0, B, 0.0)]
+    assert tracker.update(inv(1, 0.2, A, B)) == []
+    assert tracker.update(inv(1, 0.4, A)) == []  # B missing once
+    assert tracker.update(inv(1, 0.6, A)) == [TagOut(HAND0, B, 0.6, last_seen=0.2)]
+    assert tracker.present(HAND0) == {A}
+
+
+def test_single_misread_gives_no_spurious_tag_out() -> None:
+    tracker = InventoryTracker(ZoneMap({1: HAND0}))
+    events = []
+    for i in range(10):
+        t = i * 0.2
+        uids = (A,) if i == 4 else (A, B)  # B missed by one scan only
+        events += tracker.update(inv(1, t, *uids))
+    assert events == [TagIn(HAND0, A, 0.0), TagIn(HAND0, B, 0.0)]
+    assert tracker.present(HAND0) == {A, B}
+
+
+def test_fast_reader_needs_the_time_threshold_too() -> None:
+    tracker = InventoryTracker(ZoneMap({1: HAND0}), out_after_scans=2, out_after_seconds=0.25)
+    tracker.update(inv(1, 0.00, A))
+    assert tracker.update(inv(1, 0.05, A)) == []
+    assert tracker.update(inv(1, 0.10)) == []
+    assert tracker.update(inv(1, 0.15)) == []  # 2 scans but only 0.1 s
+    assert tracker.update(inv(1, 0.30)) == [TagOut(HAND0, A, 0.30, last_seen=0.05)]
+
+
+def test_silent_reader_removes_nothing() -> None:
+    tracker = InventoryTracker(ZoneMap({1: HAND0}))
+    tracker.update(inv(1, 0.0, A))
+    assert tracker.update(inv(2, 100.0)) == []  # another, unmapped reader
+    assert tracker.unknown_readers == 1
+    assert tracker.present(HAND0) == {A}
+    assert tracker.last_scan(1) == 0.0
+
+
+def test_tile_moving_between_zones() -> None:
+    discards = Zone(ZoneKind.DISCARDS, 0)
+    tracker = InventoryTracker(ZoneMap({1: HAND0, 2: discards}))
+    tracker.update(inv(1, 0.0, A, B))
+    tracker.update(inv(2, 0.0))
+    assert tracker.update(inv(2, 0.3, A)) == [TagIn(discards, A, 0.3)]
+    assert set(tracker.zone_of(A)) == {HAND0, discards}  # in both until the debounce
+    tracker.update(inv(1, 0.4, B))
+    assert tracker.update(inv(1, 0.8, B)) == [TagOut(HAND0, A, 0.8, last_seen=0.0)]
+    assert tracker.zone_of(A) == [discards]
+
+
+def test_zone_covered_by_two_readers() -> None:
+    tracker = InventoryTracker(ZoneMap({9: POOL, 10: POOL}), out_after_scans=1)
+    assert tracker.update(inv(9, 0.0, A)) == [TagIn(POOL, A, 0.0)]
+    assert tracker.update(inv(10, 0.1, A)) == []
+    assert tracker.update(inv(9, 0.5)) == []  # reader 10 still sees it
+    assert tracker.update(inv(10, 0.6)) == [TagOut(POOL, A, 0.6, last_seen=0.1)]
+
+
+def test_codec_to_tracker() -> None:
+    codec = RefCodec()
+    tracker = InventoryTracker(ZoneMap.standard())
+    stream = encode_inventory(1, 0, [A, C]) + encode_inventory(1, 1, [A]) + b"\x00\xff"
+    stream += encode_inventory(1, 2, [A])
+    events = []
+    for i, e in enumerate(codec.feed(stream, 0.0)):
+        assert isinstance(e, Inventory)
+        events += tracker.update(Inventory(e.reader_id, e.seq, e.uids, i * 0.2))
+    assert events == [TagIn(HAND0, A, 0.0), TagIn(HAND0, C, 0.0), TagOut(HAND0, C, 0.4, 0.0)]
