@@ -1,0 +1,76 @@
+"""Pi ⇄ table-board protocol v1: COBS framing, typed messages, a reliable sans-IO link.
+
+See docs/protocol.md. The asyncio shell lives in `firmware_bridge.protocol.transport`.
+"""
+
+from .cobs import CobsError, cobs_decode, cobs_encode
+from .framing import (
+    MAX_PAYLOAD,
+    PROTOCOL_VERSION,
+    Frame,
+    FrameDecoder,
+    crc16,
+    encode_frame,
+)
+from .link import Link, LinkConfig, LinkCounters, LinkQueueFull, LinkState
+from .messages import (
+    ButtonPress,
+    DiceResult,
+    DiceRoll,
+    DisplayText,
+    Heartbeat,
+    Hello,
+    Inventory,
+    Led,
+    LedMode,
+    MalformedMessage,
+    Message,
+    MessageError,
+    MessageType,
+    Role,
+    SeatButton,
+    Status,
+    TableState,
+    UnknownMessageType,
+    WallOrder,
+    decode_message,
+    message_types,
+)
+
+__all__ = [
+    "MAX_PAYLOAD",
+    "PROTOCOL_VERSION",
+    "ButtonPress",
+    "CobsError",
+    "DiceResult",
+    "DiceRoll",
+    "DisplayText",
+    "Frame",
+    "FrameDecoder",
+    "Heartbeat",
+    "Hello",
+    "Inventory",
+    "Led",
+    "LedMode",
+    "Link",
+    "LinkConfig",
+    "LinkCounters",
+    "LinkQueueFull",
+    "LinkState",
+    "MalformedMessage",
+    "Message",
+    "MessageError",
+    "MessageType",
+    "Role",
+    "SeatButton",
+    "Status",
+    "TableState",
+    "UnknownMessageType",
+    "WallOrder",
+    "cobs_decode",
+    "cobs_encode",
+    "crc16",
+    "decode_message",
+    "encode_frame",
+    "message_types",
+]
