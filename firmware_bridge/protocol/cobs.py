@@ -13,13 +13,17 @@ class CobsError(ValueError):
 def cobs_encode(data: bytes) -> bytes:
     """Encode `data` so that the result contains no 0x00 byte."""
     out = bytearray()
+    runs = data.split(b"\x00")
+    last = len(runs) - 1
     # Each zero-free run becomes <len+1><run>; the zero that followed it is implied.
-    for run in data.split(b"\x00"):
+    for i, run in enumerate(runs):
         while len(run) >= 254:
             # A full 254-byte block (code 0xFF) implies no zero after it.
             out.append(0xFF)
             out += run[:254]
             run = run[254:]
+            if not run and i == last:
+                return bytes(out)
         out.append(len(run) + 1)
         out += run
     return bytes(out)
