@@ -52,7 +52,8 @@ class ReaderCodec(Protocol):
         ...
 
     def poll(self, now: float) -> list[ReaderEvent]:
-        """Time passed without bytes: applies the gap timeout."""
+        """A read came back empty at ``now``: applies the gap timeout (measured from the
+        last byte). Call it whenever the line is found idle; feed() never does."""
         ...
 
     def reset(self) -> None:
@@ -97,13 +98,13 @@ class ScanningCodec(ABC):
         """Turn one well-formed frame into events (may count it as malformed instead)."""
 
     def feed(self, data: bytes, now: float) -> list[ReaderEvent]:
-        events = self.poll(now)
+        # No gap check here: bytes fed late may have waited in the OS buffer while the host
+        # was busy. Silence is only known when a read comes back empty, i.e. in poll().
         if not data:
-            return events
+            return self.poll(now)
         self._last_rx = now
         self._buf += data
-        events += self._scan(now, final=False)
-        return events
+        return self._scan(now, final=False)
 
     def poll(self, now: float) -> list[ReaderEvent]:
         last = self._last_rx

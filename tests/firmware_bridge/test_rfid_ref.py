@@ -136,10 +136,22 @@ def test_gap_timeout_resets_mid_frame() -> None:
     first = encode_inventory(1, 0, [uid(1)])
     second = encode_inventory(1, 1, [uid(2)])
     assert codec.feed(first[:9], 0.0) == []
-    # The rest of the first frame never comes; the next frame starts after a pause.
+    # The rest of the first frame never comes: the line is found idle, the parser resets.
+    assert codec.poll(0.3) == []
+    assert codec.stats.gap_resets == 1
     events = codec.feed(second, 0.5)
     assert [e.seq for e in inventories(events)] == [1]
-    assert codec.stats.gap_resets == 1
+    assert codec.stats.bad_checksums == codec.stats.malformed == 0
+
+
+def test_late_feed_after_a_host_stall_is_not_a_gap() -> None:
+    # The host read half a frame, then was busy for a second; the rest waited in the OS
+    # buffer. Without an idle poll in between nothing says the line went quiet.
+    codec = RefCodec(gap_timeout=0.2)
+    frame = encode_inventory(1, 0, [uid(1)])
+    assert codec.feed(frame[:9], 0.0) == []
+    assert [e.seq for e in inventories(codec.feed(frame[9:], 1.0))] == [0]
+    assert codec.stats.gap_resets == 0
 
 
 def test_no_gap_reset_when_bytes_keep_coming() -> None:
