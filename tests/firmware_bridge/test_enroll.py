@@ -1,13 +1,26 @@
-"""Enrolment state machine: a full walk with undo, rejections, save and resume."""
+"""Enrolment: the state machine (full walk, undo, rejections, save and resume) and the
+``mjtable enroll`` command (from a UID file, and from HF / reference readers on a pty)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import select
+import threading
+import time
+import tty
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner, Result
 
+import controller.cli.enroll
+import controller.cli.version  # noqa: F401  (two commands, so `enroll` is a subcommand)
+from controller.cli import app
 from firmware_bridge.enroll import Accepted, Enrollment, Rejected, RejectReason, Slot
-from firmware_bridge.registry import TagRegistry, TileTag
+from firmware_bridge.registry import TagRegistry, TileTag, Unknown
+from firmware_bridge.rfid import encode_inventory, encode_rf_off, encode_rf_on, encode_tag_read
 
 KINDS = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + list("ESWNCFP")
 
@@ -128,3 +141,162 @@ def test_bad_kind_lists() -> None:
         Enrollment([])
     with pytest.raises(ValueError):
         Enrollment(["1m", "1m"])
+
+
+# --- the ``mjtable enroll`` command -----------------------------------------------------
+# (It lives in controller.cli, which may import the engine for Chinese names.)
+
+
+def run_cli(*args: str, stdin: str = "") -> Result:
+    return CliRunner().invoke(app, ["enroll", *args], input=stdin)
+
+
+def write_uids(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_cli_from_file_full_walk(tmp_path: Path) -> None:
+    reg_path = tmp_path / "tags.json"
+    lines = [uid(i).hex() for i in range(136)]
+    lines[10:10] = [uid(9999).hex(), "u", "# a comment", "", "not-hex"]
+    result = run_cli(
+        "--registry", str(reg_path), "--from-file", str(write_uids(tmp_path / "u", lines))
+    )
+    assert result.exit_code == 0, result.output
+    assert "enrolment complete" in result.output
+    assert "1m 一万 · copy 1/4" in result.output and "P 白板 · copy 4/4" in result.output
+    assert "undone" in result.output and "not a hex UID" in result.output
+    reg = TagRegistry.load(reg_path)
+    assert len(reg) == 136 and reg.validate() == []
+    assert reg.lookup(uid(10)) == TileTag("3m", 2)
+    assert reg.lookup(uid(9999)) == Unknown(uid(9999))
+
+
+def test_cli_interrupted_then_resumed(tmp_path: Path) -> None:
+    reg_path = tmp_path / "tags.json"
+    first = write_uids(tmp_path / "a", [uid(i).hex() for i in range(40)])
+    result = run_cli("--registry", str(reg_path), "--from-file", str(first))
+    assert result.exit_code == 0 and "saved 40/136" in result.output
+    assert "next: 2p 二筒 · copy 1/4" in result.output
+    # The second batch repeats a tile already enrolled: refused, naming its tile.
+    rest = [uid(3).hex()] + [uid(i).hex() for i in range(40, 136)]
+    result = run_cli(
+        "--registry", str(reg_path), "--from-file", str(write_uids(tmp_path / "b", rest))
+    )
+    assert result.exit_code == 0, result.output
+    assert "resuming: 40/136" in result.output
+    assert "already enrolled as 1m copy 4/4" in result.output
+    assert len(TagRegistry.load(reg_path)) == 136
+
+
+def test_cli_argument_errors(tmp_path: Path) -> None:
+    assert run_cli("--registry", str(tmp_path / "r.json")).exit_code == 2
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    result = run_cli("--registry", str(broken), "--from-file", str(tmp_path / "u"))
+    assert result.exit_code == 2 and "not JSON" in result.output
+    assert broken.read_text() == "{not json"  # never overwritten
+
+
+class Pty:
+    """A pty standing in for a USB reader: the command opens ``path``, the test writes the
+    reader's bytes on the master side and reads what the command sent."""
+
+    def __init__(self) -> None:
+        self.master, self._slave = os.openpty()
+        tty.setraw(self._slave)  # no echo, no newline translation before pyserial opens it
+        self.path = os.ttyname(self._slave)
+        self._received = bytearray()
+        self._thread: threading.Thread | None = None
+
+    def _read_some(self, timeout: float) -> None:
+        if select.select([self.master], [], [], timeout)[0]:
+            with contextlib.suppress(OSError):
+                self._received += os.read(self.master, 4096)
+
+    def play(self, chunks: list[bytes], *, after: bytes | None = None, pause: float = 0.0) -> None:
+        """Write ``chunks`` from a thread, once the command has sent ``after`` (pyserial
+        flushes input on open, so bytes written before that would be lost)."""
+
+        def run() -> None:
+            deadline = time.monotonic() + 10
+            while after is not None and after not in self._received:
+                if time.monotonic() > deadline:
+                    return
+                self._read_some(0.05)
+            for chunk in chunks:
+                os.write(self.master, chunk)
+                if pause:
+                    time.sleep(pause)
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def received(self) -> bytes:
+        if self._thread is not None:
+            self._thread.join(10)
+        self._read_some(0.1)
+        return bytes(self._received)
+
+    def close(self) -> None:
+        os.close(self.master)
+        os.close(self._slave)
+
+
+@pytest.fixture
+def pty_reader() -> Iterator[Pty]:
+    p = Pty()
+    yield p
+    p.close()
+
+
+def test_cli_hf_reader_over_a_pty(tmp_path: Path, pty_reader: Pty) -> None:
+    frames = []
+    for i in range(136):
+        frames.append(encode_tag_read(uid(i)))
+        if i == 7:
+            frames.append(encode_tag_read(uid(i)))  # re-read of the tile just enrolled
+            frames.append(b"\x02\x09\x10garbage")  # noise on the line
+    stream = b"".join(frames)
+    # Delivered in odd-sized pieces, as a USB adapter would.
+    pieces = [stream[i : i + 50] for i in range(0, len(stream), 50)]
+    pty_reader.play(pieces, after=encode_rf_on())  # a real reader, too, waits for RF on
+    reg_path = tmp_path / "tags.json"
+    result = run_cli(
+        "--registry", str(reg_path), "--reader", pty_reader.path, "--codec", "hf",
+        "--idle-exit", "5",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "enrolment complete" in result.output
+    reg = TagRegistry.load(reg_path)
+    assert reg.validate() == [] and reg.lookup(uid(135)) == TileTag("P", 3)
+    sent = pty_reader.received()
+    assert sent.startswith(encode_rf_on()) and sent.endswith(encode_rf_off())
+
+
+def test_cli_ref_reader_partial_then_undo(tmp_path: Path, pty_reader: Pty) -> None:
+    reg_path = tmp_path / "tags.json"
+    # The inventory grows by one tile at a time, then two tiles at once (refused). A real
+    # reader scans over and over: each state is repeated for 0.3 s, so scans sent before
+    # the command opened (and flushed) the port do not matter.
+    states = [[uid(i) for i in range(n)] for n in (1, 2, 3, 4, 5, 7)]
+    scans = [encode_inventory(1, s, state) for s, state in enumerate(states) for _ in range(6)]
+    pty_reader.play(scans, pause=0.05)
+    result = run_cli(
+        "--registry", str(reg_path), "--reader", pty_reader.path, "--codec", "ref",
+        "--idle-exit", "2",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "one tile at a time" in result.output
+    assert "saved 5/136" in result.output
+    assert len(TagRegistry.load(reg_path)) == 5
+
+    # Rerun: resumes; "u" on stdin undoes the last tile (2m copy 1).
+    result = run_cli(
+        "--registry", str(reg_path), "--reader", pty_reader.path, "--codec", "ref",
+        "--idle-exit", "0.5", stdin="u\n",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "resuming: 5/136" in result.output and "undone: 2m 二万 · copy 1/4" in result.output
+    assert len(TagRegistry.load(reg_path)) == 4
