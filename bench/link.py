@@ -63,7 +63,7 @@ def bench(n: int) -> None:
     frame = Frame(msg.TYPE, seq=17, ack=42, payload=payload)
     wire = encode_frame(frame)
     ack_wire = encode_frame(Frame(0x02, ack=18))
-    print(f"python {platform.python_version()} on {platform.machine()} ({platform.processor()})")
+    print(f"python {platform.python_version()} on {platform.machine()}")
     print(f"typical message: Inventory of 12 tags, payload {len(payload)} B, frame {len(wire)} B")
     print(
         f"wire time at {BAUD:,} baud, {BITS_PER_BYTE} bits/byte: "
