@@ -97,6 +97,7 @@ def test_unsubscribe(panel: TablePanel, factory: MockFactory, clock: FakeClock) 
     stop = panel.on_dice(got.append)
     stop()
     press(factory, clock, 100.0)
+    release(factory, clock, 100.1)  # a held button would keep gpiozero's hold thread busy
     assert got == [] and panel.presses == 1
 
 
@@ -109,6 +110,7 @@ def test_dice_queue_for_asyncio(panel: TablePanel, factory: MockFactory, clock: 
             press(factory, clock, 100.0)
             release(factory, clock, 100.1)
             press(factory, clock, 100.5)
+            release(factory, clock, 100.6)
 
         await loop.run_in_executor(None, pressing)
         return [await asyncio.wait_for(queue.get(), 1.0) for _ in range(2)]
