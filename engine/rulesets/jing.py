@@ -1,0 +1,514 @@
+"""The 冲关 family with 正精/副精 wildcards: xingguo, nanchang, jian, yongfeng, lianhua.
+
+Every hand settles in two parts (``jing-family.md``): 胡计子, the win, built from one formula
+V = b × M per payer, and 精计子, the jing every seat ends with. The presets hold the numbers;
+this module holds the formula and the rules about who may win and who pays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+from pydantic import Field
+
+from engine.hand import Meld, MeldType, Reading, Shape
+from engine.rulesets.base import (
+    SHAPE_ZH,
+    Ruleset,
+    best_by_total,
+    nearest_winner,
+)
+from engine.rulesets.preset import PresetBase, Section
+from engine.settlement.finished_hand import (
+    FinishedHand,
+    SeatEnd,
+    SettleInputError,
+    Win,
+    WinSource,
+    check_tiles,
+)
+from engine.settlement.ledger import Amount, Ledger, Settlement
+from engine.tiles import format_kinds, successor
+
+
+class JingConfig(Section):
+    """精计子: n = zheng × 正精 + fu × 副精; f(n) = n below the threshold, n × (n − 3) from it."""
+
+    zheng_points: int = Field(default=2, ge=0)
+    fu_points: int = Field(default=1, ge=0)
+    chongguan_at: int = Field(default=5, ge=1)  # 冲关 from this many jing
+    full_jing_at: int = Field(default=0, ge=0)  # nanchang option "满精算100": 0 = off
+    full_jing_score: int = Field(default=100, ge=0)
+    per_kind: bool = False  # jian: 正精 and 副精 scored separately, each with its own 霸王
+    bajing_multiplier: int = Field(default=2, ge=1)  # 霸精: the only seat holding jing
+    bao: bool = False  # xingguo, jian: a discarded jing that makes 冲关/霸精 → discarder pays
+    an_jing: bool = False  # lianhua: 暗精 from the other tile of the flipped 墩
+    xia_jing: bool = False  # yongfeng: 下精 flipped after the hand
+    gang_jing_fu: int = Field(default=20, ge=0)  # 杠精: a kong of four 副精, from each
+    gang_jing_zheng: int = Field(default=40, ge=0)  # a kong of four 正精 (jian), from each
+    gang_jing_replaces_kong: bool = True  # [decision] 杠精（不计杠分）
+    gang_jing_in_jing_score: bool = False  # nanchang: 杠精 adds to the jing score (霸精 doubles it)
+    discarded_zheng_multiplier: int = Field(default=1, ge=1)  # lianhua: ×4 each
+    discarded_fu_multiplier: int = Field(default=1, ge=1)  # lianhua: ×2 each
+
+
+class WinConfig(Section):
+    """胡计子: V = b × pattern × modifiers per payer."""
+
+    base_dealer: int = Field(default=4, ge=0)  # b when the winner or the payer deals
+    base_other: int = Field(default=2, ge=0)  # jian: 4 (flat table)
+    pinghu: int = Field(default=1, ge=0)
+    xiaoqi: int = Field(default=2, ge=0)
+    daqi: int = Field(default=4, ge=0)
+    shisanlan: int = Field(default=2, ge=0)
+    qixing_shisanlan: int = Field(default=4, ge=0)
+    deguo: int = Field(default=2, ge=1)  # 德国: no jing used as a wildcard
+    deguo_bonus: int = Field(default=5, ge=0)  # +5 a full payment, never multiplied
+    deguo_xiaoqi_as_daqi: bool = False  # nanchang: 德国小七 pays at the 大七 level
+    jingdiao: int = Field(default=2, ge=1)
+    jingdiao_bonus: bool = False  # nanchang: 精吊 pays like 德国, +5 (once with 德国)
+    gangshanghua: int = Field(default=2, ge=1)  # 杠上花; with 精吊 it is 杠吊
+    bahu: int = Field(default=2, ge=1)  # 霸胡: no seat holds any jing
+    qianggang: int = Field(default=2, ge=1)  # 抢杠; the robbed seat pays all three
+    tianhu: int = Field(default=20, ge=0)  # 天胡/地胡 from each, replaces V
+    tianhu_jingdiao: int = Field(default=40, ge=0)
+    jing_pinghu_on_discard: bool = False  # xingguo: 有精平胡不能抓点炮
+    jingdiao_on_discard: bool = False  # 精吊 only by self-draw ...
+    jingdiao_by_rob: bool = False  # ... and not by 抢杠
+    shisanlan_jingdiao: bool = True  # jian: 十三烂没有经吊
+    chi_jing_must_discard: bool = False  # jian: 吃了精，本局至少飘精一个
+    seize_dealer_big: bool = False  # xingguo "但可抓庄家胡大": unclear, off
+
+
+class ExtrasConfig(Section):
+    kong: int = Field(default=2, ge=0)  # 暗杠, 明杠, 补杠: from each
+    genzhuang: int = Field(default=5, ge=0)  # 跟庄: the dealer pays each
+    genzhuang_first_round_only: bool = False  # yongfeng
+    false_win: int = Field(default=20, ge=0)  # 诈胡: the claimer pays each
+    exhausted: Literal["void", "settle_all_but_win"] = "void"
+
+
+class JingPreset(PresetBase):
+    family: Literal["jing"] = "jing"
+    jing: JingConfig = JingConfig()
+    win: WinConfig = WinConfig()
+    extras: ExtrasConfig = ExtrasConfig()
+
+
+@dataclass(frozen=True, slots=True)
+class _Holding:
+    zheng: int  # 正精 tiles held
+    fu: int  # 副精 tiles held
+    from_discards: dict[int, tuple[int, int]]  # discarder -> (正精, 副精) claimed from them
+
+
+def _holdings(
+    seats: tuple[SeatEnd, ...], zheng: int, fu: int, wins: tuple[Win, ...]
+) -> list[_Holding]:
+    """Each seat's jing: hand, melds, the winning tile and its own unclaimed discards."""
+    out: list[_Holding] = []
+    for i, seat in enumerate(seats):
+        kinds = seat.all_kinds() + list(seat.discards)
+        claimed: dict[int, list[int]] = {}
+        for meld in seat.melds:
+            if meld.from_seat is not None and meld.claimed in (zheng, fu):
+                claimed.setdefault(meld.from_seat, []).append(meld.claimed)
+        for w in wins:
+            if w.seat == i and w.discarder is not None and w.tile in (zheng, fu):
+                claimed.setdefault(w.discarder, []).append(w.tile)
+        out.append(
+            _Holding(
+                zheng=kinds.count(zheng),
+                fu=kinds.count(fu),
+                from_discards={s: (ks.count(zheng), ks.count(fu)) for s, ks in claimed.items()},
+            )
+        )
+    return out
+
+
+class JingRuleset(Ruleset):
+    def __init__(self, preset: JingPreset) -> None:
+        self.preset: JingPreset = preset
+
+    def wild_kinds(self, indicator: int | None) -> frozenset[int]:
+        if indicator is None:
+            return frozenset()
+        return frozenset({indicator, successor(indicator)})
+
+    # --- who may win -----------------------------------------------------------------
+
+    def forbidden(self, hand: FinishedHand, win: Win, reading: Reading) -> str | None:
+        """Why this reading may not win here, in words a dealer understands; None if it may."""
+        w = self.preset.win
+        on_discard = win.source is WinSource.DISCARD
+        shape = reading.shape
+        if shape in (Shape.SHISANLAN, Shape.QIXING_SHISANLAN) and not w.shisanlan_jingdiao:
+            reading_jd = False
+        else:
+            reading_jd = reading.jingdiao
+        if on_discard and reading_jd and not w.jingdiao_on_discard:
+            return "精吊只能自摸，不能抓炮"
+        if win.source is WinSource.ROB_KONG and reading_jd and not w.jingdiao_by_rob:
+            return "精吊不能抢杠"
+        if (
+            on_discard
+            and shape is Shape.PINGHU
+            and not reading.deguo
+            and self._holds_jing(hand.seats[win.seat], hand.indicator)
+            and not w.jing_pinghu_on_discard
+        ):
+            return "有精平胡不能抓炮"
+        if w.chi_jing_must_discard and not self._chi_jing_rule_ok(hand, win.seat):
+            return "吃了精，本局至少要打出一个精才能胡"
+        return None
+
+    def _holds_jing(self, seat: SeatEnd, indicator: int | None) -> bool:
+        wild = self.wild_kinds(indicator)
+        return any(k in wild for k in seat.concealed)
+
+    def _chi_jing_rule_ok(self, hand: FinishedHand, seat_no: int) -> bool:
+        wild = self.wild_kinds(hand.indicator)
+        seat = hand.seats[seat_no]
+        chowed = any(m.type is MeldType.CHOW and m.claimed in wild for m in seat.melds)
+        if not chowed:
+            return True
+        return self._jing_discarded(hand, seat_no) != (0, 0)
+
+    def _jing_discarded(self, hand: FinishedHand, seat_no: int) -> tuple[int, int]:
+        """(正精, 副精) the seat discarded during the hand: still lying, or claimed by others."""
+        if hand.indicator is None:
+            return (0, 0)
+        zheng, fu = hand.indicator, successor(hand.indicator)
+        kinds = list(hand.seats[seat_no].discards)
+        for other in hand.seats:
+            kinds.extend(
+                m.claimed for m in other.melds if m.from_seat == seat_no and m.claimed is not None
+            )
+        for w in hand.wins:
+            if w.discarder == seat_no and w.source is WinSource.DISCARD:
+                kinds.append(w.tile)
+        return kinds.count(zheng), kinds.count(fu)
+
+    # --- settlement --------------------------------------------------------------------
+
+    def settle(self, hand: FinishedHand) -> Settlement:
+        check_tiles(hand, flipped_out_of_play=not self.preset.table.flipped_in_play)
+        ledgers: list[Ledger] = []
+        notes: list[str] = []
+        wins = hand.wins
+        if len(wins) > 1 and self.preset.table.multiple_winners != "all":
+            first = nearest_winner(wins)
+            notes.append(f"胡前不胡后: seat {first.seat} wins, the others do not")
+            wins = (first,)
+
+        false_win = list(hand.false_win)
+        real_wins: list[Win] = []
+        for win in wins:
+            ok, why = self._winning(hand, win)
+            if ok:
+                real_wins.append(win)
+            elif self.preset.extras.false_win > 0:
+                notes.append(f"seat {win.seat}: {why}")
+                false_win.append(win.seat)
+            else:
+                raise SettleInputError(f"win: seats[{win.seat}] {why}")
+
+        exhausted = not real_wins
+        if hand.exhausted and self.preset.extras.exhausted == "void":
+            return Settlement(lines=(), next_dealer=hand.dealer, void=True, notes=tuple(notes))
+
+        penalties = Ledger()
+        for seat in false_win:
+            penalties.pays_each("false_win", "诈胡", seat, self.preset.extras.false_win)
+        ledgers.append(penalties)
+
+        holdings = self._all_holdings(hand)
+        for win in real_wins:
+            ledgers.append(self._settle_win(hand, win, holdings))
+        if hand.indicator is not None:
+            ledgers.append(self._jing_score(hand, holdings, "jing", ""))
+            ledgers.append(self._gang_jing(hand))
+        if self.preset.jing.an_jing and hand.an_indicator is not None:
+            an = _holdings(hand.seats, hand.an_indicator, successor(hand.an_indicator), hand.wins)
+            ledgers.append(self._jing_score(hand, an, "an_jing", "暗精 "))
+        if self.preset.jing.xia_jing and hand.xia_indicator is not None:
+            xia = _holdings(
+                hand.seats, hand.xia_indicator, successor(hand.xia_indicator), hand.wins
+            )
+            ledgers.append(self._jing_score(hand, xia, "xia_jing", "下精 "))
+        ledgers.append(self._kongs(hand))
+        ledgers.append(self._genzhuang(hand))
+
+        if any(w.seat == hand.dealer for w in real_wins) or exhausted:
+            next_dealer = hand.dealer
+        else:
+            next_dealer = (hand.dealer + 1) % 4
+        streak = hand.dealer_streak + 1 if next_dealer == hand.dealer and not exhausted else 0
+        return Settlement(
+            lines=tuple(line for ledger in ledgers for line in ledger.lines),
+            next_dealer=next_dealer,
+            dealer_streak=streak,
+            notes=tuple(notes),
+        )
+
+    def _all_holdings(self, hand: FinishedHand) -> list[_Holding]:
+        if hand.indicator is None:
+            return [_Holding(0, 0, {}) for _ in range(4)]
+        return _holdings(hand.seats, hand.indicator, successor(hand.indicator), hand.wins)
+
+    def _winning(self, hand: FinishedHand, win: Win) -> tuple[bool, str]:
+        readings = self.readings(hand, win)
+        if not readings:
+            return False, "不是胡牌 (the hand does not win)"
+        reasons = [self.forbidden(hand, win, r) for r in readings]
+        if all(r is not None for r in reasons):
+            return False, str(reasons[0])
+        return True, ""
+
+    def _settle_win(self, hand: FinishedHand, win: Win, holdings: list[_Holding]) -> Ledger:
+        options = []
+        for reading in self.readings(hand, win):
+            if self.forbidden(hand, win, reading) is None:
+                options.append((reading, self._win_ledger(hand, win, reading, holdings)))
+        return best_by_total(options, win.seat)[1]
+
+    def _multiplier(
+        self, hand: FinishedHand, win: Win, reading: Reading, holdings: list[_Holding]
+    ) -> tuple[int, list[str], bool]:
+        """(M, names of what multiplied, whether the +5 bonus applies)."""
+        w = self.preset.win
+        names: list[str] = []
+        deguo = reading.deguo
+        jingdiao = reading.jingdiao and (
+            w.shisanlan_jingdiao or reading.shape not in (Shape.SHISANLAN, Shape.QIXING_SHISANLAN)
+        )
+        if deguo:
+            names.append("德国")
+        shape_value = {
+            Shape.PINGHU: w.pinghu,
+            Shape.XIAOQI: w.xiaoqi,
+            Shape.DAQI: w.daqi,
+            Shape.SHISANLAN: w.shisanlan,
+            Shape.QIXING_SHISANLAN: w.qixing_shisanlan,
+        }.get(reading.shape, w.pinghu)
+        shape_name = SHAPE_ZH[reading.shape.value]
+        if deguo and reading.shape is Shape.XIAOQI and w.deguo_xiaoqi_as_daqi:
+            shape_value = w.daqi
+        names.append(shape_name)
+        m = shape_value
+        if deguo:
+            m *= w.deguo
+        kong_flower = win.source is WinSource.KONG_REPLACEMENT
+        if jingdiao:
+            m *= w.jingdiao
+            names.append("杠吊" if kong_flower else "精吊")
+        if kong_flower:
+            m *= w.gangshanghua
+            if not jingdiao:
+                names.append("杠上花")
+        if all(h.zheng == 0 and h.fu == 0 for h in holdings) and hand.indicator is not None:
+            m *= w.bahu
+            names.append("霸胡")
+        if win.source is WinSource.ROB_KONG:
+            m *= w.qianggang
+            names.append("抢杠")
+        zm, fm = self._discard_multipliers(hand, win.seat)
+        if zm * fm > 1:
+            m *= zm * fm
+            names.append(f"打精×{zm * fm}")
+        bonus = deguo or (jingdiao and w.jingdiao_bonus)
+        return m, names, bonus
+
+    def _discard_multipliers(self, hand: FinishedHand, seat: int) -> tuple[int, int]:
+        j = self.preset.jing
+        if j.discarded_zheng_multiplier == 1 and j.discarded_fu_multiplier == 1:
+            return 1, 1
+        z, f = self._jing_discarded(hand, seat)
+        return j.discarded_zheng_multiplier**z, j.discarded_fu_multiplier**f
+
+    def _win_ledger(
+        self, hand: FinishedHand, win: Win, reading: Reading, holdings: list[_Holding]
+    ) -> Ledger:
+        w = self.preset.win
+        m, names, bonus_applies = self._multiplier(hand, win, reading, holdings)
+        bonus = w.deguo_bonus if bonus_applies else 0
+        fixed = None
+        if win.tian or win.di:
+            # [decision] 天胡/地胡 replace V; only 德国 (×2, +5) applies on top
+            fixed = w.tianhu_jingdiao if reading.jingdiao else w.tianhu
+            m = w.deguo if reading.deguo else 1
+            names = [("天胡" if win.tian else "地胡")] + [n for n in names if n in ("德国", "精吊")]
+
+        def value(payer: int) -> int:
+            if fixed is not None:
+                return fixed * m
+            dealer_involved = hand.dealer in (payer, win.seat)
+            b = w.base_dealer if dealer_involved else w.base_other
+            return b * m
+
+        ledger = Ledger()
+        label = " ".join(names)
+        code = "win"
+        if win.self_drawn:
+            word = "杠上花" if win.source is WinSource.KONG_REPLACEMENT else "自摸"
+            for payer in range(4):
+                if payer != win.seat:
+                    ledger.pay(
+                        f"{code}.self_draw",
+                        f"{label} {word}",
+                        payer,
+                        win.seat,
+                        value(payer) + bonus,
+                    )
+        elif win.source is WinSource.ROB_KONG:
+            assert win.discarder is not None
+            total = sum(value(p) + bonus for p in range(4) if p != win.seat)
+            ledger.pay(f"{code}.rob_kong", f"{label} 包三家", win.discarder, win.seat, total)
+        else:
+            assert win.discarder is not None
+            for payer in range(4):
+                if payer == win.seat:
+                    continue
+                if payer == win.discarder:
+                    ledger.pay(
+                        f"{code}.discard", f"{label} 点炮", payer, win.seat, value(payer) + bonus
+                    )
+                else:
+                    share = half(value(payer))
+                    ledger.pay(f"{code}.discard_share", f"{label} 陪付", payer, win.seat, share)
+        return ledger
+
+    # --- jing ------------------------------------------------------------------------
+
+    def _f(self, n: int) -> tuple[int, str]:
+        j = self.preset.jing
+        if j.full_jing_at and n >= j.full_jing_at:
+            return j.full_jing_score, f"满精 {n}精"
+        if n >= j.chongguan_at:
+            return n * (n - 3), f"冲关 {n}精 ×{n - 3}"
+        return n, f"{n}精"
+
+    def _jing_score(
+        self, hand: FinishedHand, holdings: list[_Holding], code: str, prefix: str
+    ) -> Ledger:
+        j = self.preset.jing
+        ledger = Ledger()
+        if j.per_kind:
+            parts = [
+                ("正精 ", [h.zheng * j.zheng_points for h in holdings], 0),
+                ("副精 ", [h.fu * j.fu_points for h in holdings], 1),
+            ]
+        else:
+            parts = [("", [h.zheng * j.zheng_points + h.fu * j.fu_points for h in holdings], -1)]
+        gang = self._gang_jing_amounts(hand) if j.gang_jing_in_jing_score and code == "jing" else {}
+        for kind_label, points, which in parts:
+            holders = [i for i, n in enumerate(points) if n > 0]
+            for seat, n in enumerate(points):
+                if n == 0:
+                    continue
+                amount, label = self._f(n)
+                if gang.get(seat):
+                    amount += gang[seat]
+                    label = f"{label} +杠精{gang[seat]}"
+                ba = holders == [seat]
+                if ba:
+                    amount *= j.bajing_multiplier
+                    label = f"霸精 {label}"
+                reason = f"{prefix}{kind_label}{label}".strip()
+                payer = self._bao_payer(holdings[seat], n, ba, which) if j.bao else None
+                if payer is not None:
+                    ledger.pay(f"{code}.bao", f"{reason} 包", payer, seat, amount * 3)
+                else:
+                    ledger.each_pays(code, reason, seat, amount)
+        return ledger
+
+    def _bao_payer(self, holding: _Holding, n: int, ba: bool, which: int) -> int | None:
+        """包: the discarder whose jing made this seat 冲关 or 霸精 pays all three shares."""
+        j = self.preset.jing
+        best: tuple[int, int] | None = None
+        for discarder, (z, f) in sorted(holding.from_discards.items()):
+            pts = {0: z * j.zheng_points, 1: f * j.fu_points}.get(
+                which, z * j.zheng_points + f * j.fu_points
+            )
+            if pts == 0:
+                continue
+            made_chongguan = n >= j.chongguan_at and n - pts < j.chongguan_at
+            if (made_chongguan or ba) and (best is None or pts > best[1]):
+                best = (discarder, pts)
+        return best[0] if best else None
+
+    def _gang_jing_amounts(self, hand: FinishedHand) -> dict[int, int]:
+        """Per seat, the 杠精 amount each other seat owes it (nanchang folds it into jing)."""
+        out: dict[int, int] = {}
+        if hand.indicator is None:
+            return out
+        zheng = hand.indicator
+        j = self.preset.jing
+        for seat, s in enumerate(hand.seats):
+            for meld in s.melds:
+                if meld.type.is_kong and self._is_jing_kong(hand, meld):
+                    amount = j.gang_jing_zheng if meld.kinds[0] == zheng else j.gang_jing_fu
+                    out[seat] = out.get(seat, 0) + amount
+        return out
+
+    def _gang_jing(self, hand: FinishedHand) -> Ledger:
+        ledger = Ledger()
+        if hand.indicator is None or self.preset.jing.gang_jing_in_jing_score:
+            return ledger
+        zheng, fu = hand.indicator, successor(hand.indicator)
+        j = self.preset.jing
+        for seat, s in enumerate(hand.seats):
+            for meld in s.melds:
+                if not meld.type.is_kong or meld.kinds[0] not in (zheng, fu):
+                    continue
+                amount = j.gang_jing_zheng if meld.kinds[0] == zheng else j.gang_jing_fu
+                name = "杠正精" if meld.kinds[0] == zheng else "杠精"
+                if meld.type is MeldType.KONG_EXPOSED and meld.from_seat is not None:
+                    ledger.pay("gang_jing.bao", f"{name} 包", meld.from_seat, seat, amount * 3)
+                else:
+                    ledger.each_pays("gang_jing", name, seat, amount)
+        return ledger
+
+    def _is_jing_kong(self, hand: FinishedHand, meld: Meld) -> bool:
+        return hand.indicator is not None and meld.kinds[0] in self.wild_kinds(hand.indicator)
+
+    def _kongs(self, hand: FinishedHand) -> Ledger:
+        ledger = Ledger()
+        amount = self.preset.extras.kong
+        names = {
+            MeldType.KONG_CONCEALED: "暗杠",
+            MeldType.KONG_EXPOSED: "明杠",
+            MeldType.KONG_ADDED: "补杠",
+        }
+        robbed = {w.discarder for w in hand.wins if w.source is WinSource.ROB_KONG}
+        for seat, s in enumerate(hand.seats):
+            for meld in s.melds:
+                if not meld.type.is_kong:
+                    continue
+                if self._is_jing_kong(hand, meld) and self.preset.jing.gang_jing_replaces_kong:
+                    continue
+                if meld.type is MeldType.KONG_ADDED and seat in robbed:
+                    continue  # a robbed kong does not count
+                ledger.each_pays(f"kong.{meld.type.value}", names[meld.type], seat, amount)
+        return ledger
+
+    def _genzhuang(self, hand: FinishedHand) -> Ledger:
+        ledger = Ledger()
+        rounds = hand.genzhuang_rounds
+        if self.preset.extras.genzhuang_first_round_only:
+            rounds = min(rounds, 1)
+        for r in range(rounds):
+            label = "跟庄" if rounds == 1 else f"跟庄 第{r + 1}轮"
+            ledger.pays_each("genzhuang", label, hand.dealer, self.preset.extras.genzhuang)
+        return ledger
+
+
+def half(value: int) -> Amount:
+    """Half a payment; an odd value leaves an exact half point rather than rounding."""
+    return value // 2 if value % 2 == 0 else Fraction(value, 2)
+
+
+def describe_indicator(indicator: int) -> str:
+    return f"正精 {format_kinds([indicator])} 副精 {format_kinds([successor(indicator)])}"
