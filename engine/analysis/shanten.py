@@ -1,0 +1,141 @@
+"""shanten: tiles away from ready (−1 complete, 0 ready), the minimum over allowed shapes.
+
+Wildcards count as free tiles. Standard shape: per section, the most natural tiles that fit
+into g sets and p pairs (a memoised table), combined over the four sections; the tiles
+still missing are drawn or filled by wildcards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.analysis.special import JIULIAN, ORPHANS, SPACED_MASKS
+from engine.analysis.standard import honor_section
+from engine.analysis.suit_tables import Section, Usable, usable
+from engine.analysis.win import DEFAULT_OPTIONS, split_wild
+from engine.hand import Meld, MeldType, Shape, ShapeOptions
+from engine.tiles import counts_of
+
+_NEG = -100
+# suit presence mask -> most of its kinds inside one 十三烂 pattern (1-4-7, 2-5-8, ...)
+_LAN_KEEP = tuple(
+    max(bin(t & m).count("1") for t in SPACED_MASKS if bin(t).count("1") == 3) for m in range(512)
+)
+
+
+def _combine(a: Sequence[int], b: Sequence[int], sets: int) -> list[int]:
+    out = [_NEG] * 10
+    for g1 in range(sets + 1):
+        for p1 in range(2):
+            x = a[g1 * 2 + p1]
+            if x < 0:
+                continue
+            for g2 in range(sets + 1 - g1):
+                for p2 in range(2 - p1):
+                    v = x + b[g2 * 2 + p2]
+                    i = (g1 + g2) * 2 + p1 + p2
+                    if v > out[i]:
+                        out[i] = v
+    return out
+
+
+def _standard_keep(nat: Sequence[int], options: ShapeOptions, sets: int) -> int:
+    b = bytes(nat)
+    us: list[Usable] = [
+        usable(Section.SUIT, b[0:9]),
+        usable(Section.SUIT, b[9:18]),
+        usable(Section.SUIT, b[18:27]),
+        usable(honor_section(options), b[27:34]),
+    ]
+    acc = _combine(us[0], us[1], sets)
+    acc = _combine(acc, us[2], sets)
+    acc = _combine(acc, us[3], sets)
+    return max(acc[sets * 2], acc[sets * 2 + 1])
+
+
+def _pung_keep(nat: Sequence[int], sets: int) -> int:
+    # per kind: (sets, pair) -> naturals used; pungs and a pair only
+    acc = [_NEG] * 10
+    acc[0] = 0
+    for c in nat:
+        if not c:
+            continue
+        u = [_NEG] * 10
+        u[0] = 0
+        u[1] = min(c, 2)
+        u[2] = min(c, 3)
+        u[3] = min(c, 5)
+        for g in range(2, 5):
+            u[g * 2] = min(c, 3 * g)
+            u[g * 2 + 1] = min(c, 3 * g + 2)
+        acc = _combine(acc, u, sets)
+    return max(acc[sets * 2], acc[sets * 2 + 1])
+
+
+def shanten(
+    concealed: Sequence[int],
+    melds: Sequence[Meld] = (),
+    wild: frozenset[int] = frozenset(),
+    options: ShapeOptions = DEFAULT_OPTIONS,
+) -> int:
+    """−1 complete, 0 ready, n: n tile exchanges from ready. Accepts 13- or 14-tile hands."""
+    counts = counts_of(concealed)
+    target = 14 - 3 * len(melds)
+    nat, w = split_wild(counts, wild)
+    shapes = options.shapes
+    needs: list[int] = []
+    sets = 4 - len(melds)
+    if Shape.PINGHU in shapes:
+        needs.append(target - w - _standard_keep(nat, options, sets))
+    elif Shape.DAQI in shapes and all(m.type is not MeldType.CHOW for m in melds):
+        needs.append(target - w - _pung_keep(nat, sets))
+    if Shape.SICAISHEN in shapes and wild:
+        needs.append(4 - max(counts[k] for k in wild))
+    if Shape.QUANFENG in shapes and all(m.kinds[0] >= 27 for m in melds):
+        needs.append(target - w - sum(nat[27:34]))
+    if not melds:
+        needs.extend(_concealed_needs(counts, nat, w, wild, options))
+    if not needs:
+        return 99
+    floor = -1 if len(concealed) == target else 0
+    return max(floor, min(needs) - 1)
+
+
+def _concealed_needs(
+    counts: Sequence[int],
+    nat: Sequence[int],
+    w: int,
+    wild: frozenset[int],
+    options: ShapeOptions,
+) -> list[int]:
+    shapes = options.shapes
+    out: list[int] = []
+    if Shape.XIAOQI in shapes:
+        pairs = min(7, sum(c // 2 for c in nat))
+        singles = sum(c & 1 for c in nat)
+        out.append(14 - w - 2 * pairs - min(singles, 7 - pairs))
+    want_q = Shape.QIXING_SHISANLAN in shapes
+    if want_q or Shape.SHISANLAN in shapes:
+        base, free = (nat, w) if options.wild_in_shisanlan else (counts, 0)
+        masks = [sum(1 << i for i in range(9) if base[s * 9 + i]) for s in range(3)]
+        suited = sum(_LAN_KEEP[m] for m in masks)
+        honors = sum(1 for k in range(27, 34) if base[k])
+        if Shape.SHISANLAN in shapes:
+            out.append(14 - free - min(suited, 9) - honors)
+        if want_q:
+            if options.wild_for_qixing_honor:
+                out.append(14 - free - min(suited, 7) - honors)
+            else:
+                real = sum(1 for k in range(27, 34) if counts[k] and k not in wild)
+                out.append((7 - real) + max(0, 7 - min(suited, 7) - free))
+    if Shape.SHISANYAO in shapes:
+        kinds = sum(1 for k in ORPHANS if nat[k])
+        pair = any(nat[k] >= 2 for k in ORPHANS)
+        out.append(14 - w - kinds - pair)
+    if Shape.JIULIAN in shapes:
+        for s in range(3):
+            part = nat[s * 9 : s * 9 + 9]
+            keep = sum(min(c, p) for c, p in zip(part, JIULIAN, strict=True))
+            keep += min(1, sum(max(0, c - p) for c, p in zip(part, JIULIAN, strict=True)))
+            out.append(14 - w - keep)
+    return out

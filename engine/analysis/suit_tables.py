@@ -1,0 +1,243 @@
+"""Per-section tables: how many wildcards a suit (or the honors) needs, memoised per key.
+
+A hand splits into four independent sections: 万, 筒, 条 (9 kinds, chows allowed) and the
+honors (7 kinds; with honor sets, any three different winds and 中发白 are sets). For a
+section's natural counts (wild tiles removed) the tables give:
+
+- ``need``: the fewest tiles that must be added (by wildcards) so that every natural tile
+  sits in a set (``n0``), or in sets plus exactly one pair (``n1``);
+- ``usable``: the most natural tiles that fit into ``g`` sets and ``p`` pairs (for shanten).
+
+Keys are the section's counts as ``bytes``. Tables fill lazily: a cold key costs a small
+memoised search, after which every lookup is one dict access. Building all ~400k suit keys
+eagerly would take seconds of start-up on a Pi for keys most hands never touch.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from engine.hand import GroupType
+
+INF = 99  # "impossible" in a need table; larger than any wildcard count
+
+
+class Section(IntEnum):
+    SUIT = 0  # 9 kinds, chows
+    HONOR = 1  # 7 kinds, pungs and pairs only
+    HONOR_SETS = 2  # 7 kinds, plus three different winds / 中发白 as sets
+
+
+SECTION_SIZE = {Section.SUIT: 9, Section.HONOR: 7, Section.HONOR_SETS: 7}
+
+# (group type, positions) for every group shape that contains position i.
+GroupShape = tuple[GroupType, tuple[int, ...]]
+
+
+def _build_shapes(section: Section) -> tuple[tuple[GroupShape, ...], ...]:
+    size = SECTION_SIZE[section]
+    out: list[tuple[GroupShape, ...]] = []
+    for i in range(size):
+        shapes: list[GroupShape] = [(GroupType.PUNG, (i, i, i)), (GroupType.PAIR, (i, i))]
+        if section is Section.SUIT:
+            for s in (i - 2, i - 1, i):
+                if 0 <= s <= 6:
+                    shapes.append((GroupType.CHOW, (s, s + 1, s + 2)))
+        elif section is Section.HONOR_SETS:
+            if i < 4:
+                others = [w for w in range(4) if w != i]
+                for a in range(3):
+                    for b in range(a + 1, 3):
+                        pos = tuple(sorted((i, others[a], others[b])))
+                        shapes.append((GroupType.HONOR_SET, pos))
+            else:
+                shapes.append((GroupType.HONOR_SET, (4, 5, 6)))
+        out.append(tuple(shapes))
+    return tuple(out)
+
+
+SHAPES: dict[Section, tuple[tuple[GroupShape, ...], ...]] = {s: _build_shapes(s) for s in Section}
+
+
+def consume(
+    c: bytes, positions: tuple[int, ...], room: bytes | None
+) -> tuple[bytes, int, bytes | None] | None:
+    """Place one group: use a natural tile wherever one is left, add a tile elsewhere.
+
+    Using naturals first loses nothing (swap argument: the same kinds end up in the same
+    groups). Returns the remaining counts, the number of tiles added and the remaining room
+    (``None`` when a kind may be used any number of times), or None if over the room.
+    """
+    rest = bytearray(c)
+    added = 0
+    left = None if room is None else bytearray(room)
+    for p in positions:
+        if rest[p]:
+            rest[p] -= 1
+        else:
+            added += 1
+            if left is not None:
+                if left[p] == 0:
+                    return None
+                left[p] -= 1
+    return bytes(rest), added, None if left is None else bytes(left)
+
+
+# --- need tables -----------------------------------------------------------------------
+
+NeedKey = bytes
+Need = tuple[int, int]  # (n0 sets only, n1 sets + one pair)
+
+
+def _solve_need(
+    section: Section, c: bytes, room: bytes | None, memo: dict[tuple[bytes, bytes | None], Need]
+) -> Need:
+    key = (c, room)
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
+    i = next((k for k, v in enumerate(c) if v), -1)
+    if i < 0:
+        # an empty section can still hold an added pair when some kind has room
+        n1 = 2 if room is None or max(room) >= 2 else INF
+        memo[key] = (0, n1)
+        return memo[key]
+    n0 = n1 = INF
+    for gtype, pos in SHAPES[section][i]:
+        step = consume(c, pos, room)
+        if step is None:
+            continue
+        rest, added, left = step
+        sub0, sub1 = _solve_need(section, rest, left, memo)
+        if gtype is GroupType.PAIR:
+            n1 = min(n1, added + sub0)
+        else:
+            n0 = min(n0, added + sub0)
+            n1 = min(n1, added + sub1)
+    res = (min(n0, INF), min(n1, INF))
+    memo[key] = res
+    return res
+
+
+class NeedTable:
+    """need(counts) for one section and one room rule, memoised per key.
+
+    ``room`` rule: ``None`` = any kind may be added any number of times (fifth copy allowed);
+    otherwise the per-kind limit on natural + added tiles (4 minus that kind in melds).
+    """
+
+    __slots__ = ("_memo", "_search", "limit", "section", "table")
+
+    def __init__(self, section: Section, limit: bytes | None) -> None:
+        self.section = section
+        self.limit = limit
+        self.table: dict[bytes, Need] = {}
+        self._search: dict[tuple[bytes, bytes | None], Need] = {}
+
+    def get(self, c: bytes) -> Need:
+        hit = self.table.get(c)
+        if hit is None:
+            hit = self.fill(c)
+        return hit
+
+    def fill(self, c: bytes) -> Need:
+        room: bytes | None = None
+        if self.limit is not None:
+            if any(v > lim for v, lim in zip(c, self.limit, strict=True)):
+                res = (INF, INF)
+                self.table[c] = res
+                return res
+            room = bytes(lim - v for v, lim in zip(c, self.limit, strict=True))
+        res = _solve_need(self.section, c, room, self._search)
+        self.table[c] = res
+        # the search memo holds sub-keys that are rarely asked again at the top
+        if len(self._search) > 200_000:
+            self._search.clear()
+        return res
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
+_NEED_TABLES: dict[tuple[Section, bytes | None], NeedTable] = {}
+
+
+def need_table(section: Section, limit: bytes | None = None) -> NeedTable:
+    key = (section, limit)
+    t = _NEED_TABLES.get(key)
+    if t is None:
+        t = _NEED_TABLES[key] = NeedTable(section, limit)
+    return t
+
+
+# --- usable tables (shanten) -------------------------------------------------------------
+
+# usable[g * 2 + p] = most natural tiles placed in g sets (0–4) and p pairs (0–1).
+Usable = tuple[int, ...]
+_NEG = -100
+
+
+def _solve_usable(section: Section, c: bytes, memo: dict[bytes, Usable]) -> Usable:
+    hit = memo.get(c)
+    if hit is not None:
+        return hit
+    i = next((k for k, v in enumerate(c) if v), -1)
+    if i < 0:
+        res: Usable = (0,) * 10
+        memo[c] = res
+        return res
+    # drop one tile i (it is not used)
+    dropped = bytearray(c)
+    dropped[i] -= 1
+    best = list(_solve_usable(section, bytes(dropped), memo))
+    for gtype, pos in SHAPES[section][i]:
+        step = consume(c, pos, None)
+        if step is None:  # pragma: no cover - no room rule here
+            continue
+        rest, added, _ = step
+        used = len(pos) - added
+        sub = _solve_usable(section, rest, memo)
+        if gtype is GroupType.PAIR:
+            for g in range(5):
+                v = sub[g * 2] + used
+                if v > best[g * 2 + 1]:
+                    best[g * 2 + 1] = v
+        else:
+            for g in range(1, 5):
+                for p in range(2):
+                    v = sub[(g - 1) * 2 + p] + used
+                    if v > best[g * 2 + p]:
+                        best[g * 2 + p] = v
+    res = tuple(best)
+    memo[c] = res
+    return res
+
+
+_USABLE_MEMO: dict[Section, dict[bytes, Usable]] = {s: {} for s in Section}
+
+
+def usable(section: Section, c: bytes) -> Usable:
+    memo = _USABLE_MEMO[section]
+    hit = memo.get(c)
+    if hit is None:
+        hit = _solve_usable(section, c, memo)
+    return hit
+
+
+def table_sizes() -> dict[str, int]:
+    """How many keys each memoised table holds (for the benchmark and diagnostics)."""
+    out = {
+        f"need/{s.name.lower()}/{'cap' if lim else 'free'}": len(t)
+        for (s, lim), t in _NEED_TABLES.items()
+    }
+    out.update({f"usable/{s.name.lower()}": len(m) for s, m in _USABLE_MEMO.items()})
+    return out
+
+
+def clear_tables() -> None:
+    """Forget every memoised key (the benchmark measures cold start with it)."""
+    for t in _NEED_TABLES.values():
+        t.table.clear()
+        t._search.clear()
+    for m in _USABLE_MEMO.values():
+        m.clear()
