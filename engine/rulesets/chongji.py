@@ -93,7 +93,7 @@ class ChongjiPreset(PresetBase):
         sicaishen=True,
     )
     table: TableConfig = TableConfig(
-        dice="one_roll", flipped_in_play=True, multiple_winners="largest"
+        dice="sum_seat_low_die_plus_one", flipped_in_play=True, multiple_winners="largest"
     )
     rules: ChongjiRules = ChongjiRules()
     score: ChongjiScore = ChongjiScore()

@@ -73,7 +73,7 @@ class GuangdongPay(Section):
 class GuangdongPreset(PresetBase):
     family: Literal["guangdong"] = "guangdong"
     shapes: ShapesConfig = ShapesConfig(xiaoqi=False, shisanyao=True, jiulian=True)
-    table: TableConfig = TableConfig(multiple_winners="all")
+    table: TableConfig = TableConfig(dice="sum_seat_sum_stacks", multiple_winners="all")
     fan: FanTable = FanTable()
     pay: GuangdongPay = GuangdongPay()
 

@@ -82,7 +82,7 @@ class YichunPreset(PresetBase):
     shapes: ShapesConfig = ShapesConfig(
         honor_sets=True, shisanlan=True, qixing_shisanlan=True, quanfeng=True
     )
-    table: TableConfig = TableConfig(dice="two_rolls", multiple_winners="all")
+    table: TableConfig = TableConfig(dice="sum_seat_sum_stacks", multiple_winners="all")
     win: YichunWin = YichunWin()
     pay: YichunPay = YichunPay()
     mai: MaiConfig = MaiConfig()

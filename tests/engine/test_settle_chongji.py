@@ -9,9 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.rulesets import PresetError, load_ruleset
 from engine.settlement import SettleInputError
+from tests.engine.random_hands import check_settlement_properties, random_request
 from tests.engine.settle_helpers import paid, received, seats_with, settle
 
 D = 0
@@ -303,3 +306,15 @@ def test_invalid_options_name_the_field() -> None:
         load_ruleset("chongji", {"score.system": "coins"})
     with pytest.raises(PresetError, match=r"table\.multiple_winners"):
         load_ruleset("chongji", {"table.multiple_winners": "some"})
+
+
+# --- properties ----------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), points=st.booleans())
+def test_random_hands_settle_to_zero_deterministically(seed: int, points: bool) -> None:
+    req = random_request(seed, "chongji", wildcards=True, max_claims=2)
+    if points:
+        req["options"] = POINTS
+    check_settlement_properties(req)

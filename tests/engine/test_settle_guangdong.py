@@ -9,10 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.rulesets import PresetError, load_ruleset
 from engine.settlement import SettleInputError
 from engine.tiles import EAST, SOUTH
+from tests.engine.random_hands import check_settlement_properties, random_request
 from tests.engine.settle_helpers import paid, received, seats_with, settle
 
 D = 0
@@ -228,3 +231,12 @@ def test_invalid_options_name_the_field() -> None:
         load_ruleset("guangdong", {"fan.cap": -1})
     with pytest.raises(PresetError, match=r"pay\.bao_zimo"):
         load_ruleset("guangdong", {"pay.bao_zimo": "maybe"})
+
+
+# --- properties ----------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_hands_settle_to_zero_deterministically(seed: int) -> None:
+    check_settlement_properties(random_request(seed, "guangdong", seven_pairs=False))
