@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import ClassVar
 
 from engine.analysis import analyze
 from engine.hand import Reading, ShapeOptions
 from engine.rulesets.preset import PresetBase
 from engine.settlement.finished_hand import FinishedHand, SettleInputError, Win, WinSource
 from engine.settlement.ledger import Ledger, Settlement
+from engine.wall import FlipKind, WallRules
 
 SHAPE_ZH = {
     "pinghu": "平胡",
@@ -28,6 +30,26 @@ class Ruleset(ABC):
     """Data (the preset) plus the code the data cannot express."""
 
     preset: PresetBase
+    flip_kind: ClassVar[FlipKind] = FlipKind.NONE  # what 翻精 turns up, if anything
+
+    def wall_rules(self) -> WallRules:
+        t = self.preset.table
+        return WallRules(
+            t.dice,
+            flip=self.flip_kind,
+            flip_in_play=t.flipped_in_play,
+            reserve_stacks=t.reserve_stacks,
+            an_jing=self._an_jing(),
+            xia_jing=self._xia_jing(),
+            start=t.start,
+            jump=t.jump,
+        )
+
+    def _an_jing(self) -> bool:
+        return False
+
+    def _xia_jing(self) -> bool:
+        return False
 
     @property
     def id(self) -> str:

@@ -31,6 +31,7 @@ from engine.settlement.finished_hand import (
 )
 from engine.settlement.ledger import Amount, Ledger, Settlement
 from engine.tiles import format_kinds, successor
+from engine.wall import FlipKind
 
 
 class JingConfig(Section):
@@ -129,8 +130,16 @@ def _holdings(
 
 
 class JingRuleset(Ruleset):
+    flip_kind = FlipKind.JING
+
     def __init__(self, preset: JingPreset) -> None:
         self.preset: JingPreset = preset
+
+    def _an_jing(self) -> bool:
+        return self.preset.jing.an_jing
+
+    def _xia_jing(self) -> bool:
+        return self.preset.jing.xia_jing
 
     def wild_kinds(self, indicator: int | None) -> frozenset[int]:
         if indicator is None:

@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.hand import Shape, ShapeOptions
+from engine.wall import BreakProcedure, JumpStyle, StartAt
 
 
 class PresetError(ValueError):
@@ -67,10 +68,13 @@ class ShapesConfig(Section):
 
 
 class TableConfig(Section):
-    """Dice, the flipped tile and the claim order."""
+    """Dice and the wall (see ``engine.wall``), the flipped tile and the claim order."""
 
-    dice: str = "two_rolls"  # break procedure, see engine.wall
-    flipped_in_play: bool = False  # lianhua: the flipped tile can be drawn
+    dice: BreakProcedure = BreakProcedure.TWO_ROLLS_TOTAL_LEFT
+    start: StartAt | None = None  # draw AT or AFTER the counted 墩; None = the procedure's
+    jump: JumpStyle = JumpStyle.TILES_1_3  # 跳庄
+    reserve_stacks: int = Field(default=0, ge=0, le=30)  # yongfeng: 17 墩 kept back
+    flipped_in_play: bool = True  # False: the flipped 精 stays face up, out of play
     multiple_winners: Literal["nearest", "all", "largest"] = "nearest"
 
 
