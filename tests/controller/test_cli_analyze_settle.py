@@ -9,8 +9,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from controller.cli import app
-from controller.cli import commands  # noqa: F401  (registers the commands)
+from controller.cli import (
+    app,
+    commands,  # noqa: F401  (registers the commands)
+)
 
 runner = CliRunner()
 
