@@ -174,7 +174,7 @@ def resolve_winners(wins: list[Scored], mode: MultipleWinners) -> tuple[list[Sco
         return [chosen], [f"胡前不胡后: seat {chosen.win.seat} wins, the others do not"]
     chosen = min(wins, key=lambda s: (-s.tier, -s.size, nearness(s)))
     others = ", ".join(str(s.win.seat) for s in wins if s is not chosen)
-    return [chosen], [f"小的不能拦大的: seat {chosen.win.seat} wins; seat {others} do not"]
+    return [chosen], [f"小的不能拦大的: seat {chosen.win.seat} wins, not seat {others}"]
 
 
 def false_win_ledger(seats: Sequence[int], penalty: int) -> Ledger:

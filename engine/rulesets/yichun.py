@@ -233,24 +233,24 @@ class YichunRuleset(Ruleset):
                 continue
             if not win.self_drawn and payer != win.discarder:
                 continue  # on a discard (or 抢杠) only the discarder pays
-            amount = p.win.base * product
-            tags: list[str] = []
-            if payer == hand.dealer and p.pay.dealer_pays_double:
-                amount *= 2
-                tags.append("庄家×2")
-            if payer == win.discarder and p.pay.discarder_pays_double:
-                amount *= 2
-                tags.append("放冲×2")
-            bought = (payer in buyers) + (win.seat in buyers)
-            if bought:
-                amount *= p.mai.factor**bought
-                tags.append("对火" if bought == 2 else "买")
             if win.self_drawn:
                 code, word = "win.self_draw", "自摸"
             elif win.source is WinSource.ROB_KONG:
                 code, word = "win.rob_kong", "被抢杠"
             else:
                 code, word = "win.discard", "放冲"
+            amount = p.win.base * product
+            tags: list[str] = []
+            if payer == win.discarder and p.pay.discarder_pays_double:
+                amount *= 2
+                word += "×2"
+            if payer == hand.dealer and p.pay.dealer_pays_double:
+                amount *= 2
+                tags.append("庄家×2")
+            bought = (payer in buyers) + (win.seat in buyers)
+            if bought:
+                amount *= p.mai.factor**bought
+                tags.append(f"对火×{p.mai.factor**2}" if bought == 2 else f"买×{p.mai.factor}")
             reason = " ".join([label, word, *tags])
             ledger.pay(code, reason, payer, win.seat, amount)
         return ledger
