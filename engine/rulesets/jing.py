@@ -350,43 +350,42 @@ class JingRuleset(Ruleset):
             m = w.deguo if reading.deguo else 1
             names = [("天胡" if win.tian else "地胡")] + [n for n in names if n in ("德国", "精吊")]
 
-        def value(payer: int) -> int:
+        def value(payer: int) -> tuple[int, str]:
+            """V for this payer and how it was reached, e.g. ``庄 4×8``."""
             if fixed is not None:
-                return fixed * m
+                return fixed * m, f"{fixed}×{m}" if m != 1 else str(fixed)
             dealer_involved = hand.dealer in (payer, win.seat)
             b = w.base_dealer if dealer_involved else w.base_other
-            return b * m
+            return b * m, f"{'庄 ' if dealer_involved else ''}{b}×{m}"
 
+        plus = f"+{bonus}" if bonus else ""
         ledger = Ledger()
         label = " ".join(names)
-        code = "win"
         if win.self_drawn:
             word = "杠上花" if win.source is WinSource.KONG_REPLACEMENT else "自摸"
             for payer in range(4):
                 if payer != win.seat:
-                    ledger.pay(
-                        f"{code}.self_draw",
-                        f"{label} {word}",
-                        payer,
-                        win.seat,
-                        value(payer) + bonus,
-                    )
+                    v, how = value(payer)
+                    reason = f"{label} {word} {how}{plus}"
+                    ledger.pay("win.self_draw", reason, payer, win.seat, v + bonus)
         elif win.source is WinSource.ROB_KONG:
             assert win.discarder is not None
-            total = sum(value(p) + bonus for p in range(4) if p != win.seat)
-            ledger.pay(f"{code}.rob_kong", f"{label} 包三家", win.discarder, win.seat, total)
+            shares = [value(p) for p in range(4) if p != win.seat]
+            total = sum(v + bonus for v, _ in shares)
+            how = " + ".join(f"{h}{plus}" for _, h in shares)
+            ledger.pay("win.rob_kong", f"{label} 包三家 {how}", win.discarder, win.seat, total)
         else:
             assert win.discarder is not None
             for payer in range(4):
                 if payer == win.seat:
                     continue
+                v, how = value(payer)
                 if payer == win.discarder:
-                    ledger.pay(
-                        f"{code}.discard", f"{label} 点炮", payer, win.seat, value(payer) + bonus
-                    )
+                    reason = f"{label} 点炮 {how}{plus}"
+                    ledger.pay("win.discard", reason, payer, win.seat, v + bonus)
                 else:
-                    share = half(value(payer))
-                    ledger.pay(f"{code}.discard_share", f"{label} 陪付", payer, win.seat, share)
+                    reason = f"{label} 陪付 {how}÷2"
+                    ledger.pay("win.discard_share", reason, payer, win.seat, half(v))
         return ledger
 
     # --- jing ------------------------------------------------------------------------
