@@ -124,3 +124,22 @@ def test_settle_stdout_is_empty_on_error() -> None:
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert "mars" in proc.stderr
+
+
+def test_rules_show_edit_check_and_settle_with_preset(tmp_path: Path) -> None:
+    shown = runner.invoke(app, ["rules", "show", "xingguo"])
+    assert shown.exit_code == 0 and 'id = "xingguo"' in shown.output
+    edited = tmp_path / "parlour.toml"
+    edited.write_text(shown.output.replace("deguo_bonus = 5", "deguo_bonus = 10"))
+    ok = runner.invoke(app, ["rules", "check", str(edited)])
+    assert ok.exit_code == 0 and "ok: xingguo" in ok.output
+    r = runner.invoke(
+        app, ["settle", "-", "--preset", str(edited)], input=json.dumps(SETTLE_REQUEST)
+    )
+    assert r.exit_code == 0, r.output
+    win = [ln["amount"] for ln in json.loads(r.output)["lines"] if ln["code"].startswith("win")]
+    assert sorted(win) == [14, 14, 18]  # the bonus is now 10
+    bad = tmp_path / "bad.toml"
+    bad.write_text(shown.output.replace("deguo_bonus = 5", 'deguo_bonus = "five"'))
+    r = runner.invoke(app, ["rules", "check", str(bad)])
+    assert r.exit_code == 2 and "win.deguo_bonus" in r.output
