@@ -13,8 +13,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# Until the table service lands, the demo analyses and settles sample hands.
 demo: $(STAMP)
-	$(BIN)/mjtable demo
+	$(BIN)/mjtable analyze "123m 456p 789s EEE 5m 6m" --indicator 5m
+	$(BIN)/mjtable analyze "147m 258p 3s ESWN CF 6m" --indicator 5m
+	$(BIN)/mjtable analyze "123m 456p 11s 2s 3s" --melds "pung 777p"
+	$(BIN)/mjtable settle docs/examples/xingguo-deguo-self-draw.json
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -30,6 +34,7 @@ test: lint typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python bench/analysis.py
+	$(BIN)/python bench/link.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
