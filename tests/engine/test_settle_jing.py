@@ -395,3 +395,188 @@ def test_nanchang_gang_jing(zheng: int, each: int) -> None:
     req = request("nanchang", 1, PINGHU_DEGUO, "5s", "self", hands=hands, melds=melds, spare=spare)
     s = settle(req)
     assert received(s, "jing").get(2, 0) == 3 * each
+
+
+# --- jian ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "winner", "hand", "frm", "flags", "kong", "expected"),
+    [
+        ("屁胡自摸 每人4个", 1, PINGHU_JING, "self", {}, False, {0: 4, 2: 4, 3: 4}),
+        ("德国放炮 放炮13个其他4个", 1, PINGHU_DEGUO, 2, {}, False, {2: 13, 0: 4, 3: 4}),
+        ("七对放炮 放炮8个其他4个", 1, XIAOQI_JING, 2, {}, False, {2: 8, 0: 4, 3: 4}),
+        ("天胡 32", D, PINGHU_JING, "self", {"tian": True}, False, {1: 32, 2: 32, 3: 32}),
+        ("德国 地胡 69", 1, PINGHU_DEGUO, "self", {"di": True}, False, {0: 69, 2: 69, 3: 69}),
+    ],
+)
+def test_jian_flat_table(
+    name: str,
+    winner: int,
+    hand: str,
+    frm: int | str,
+    flags: dict[str, bool],
+    kong: bool,
+    expected: dict[int, int],
+) -> None:
+    tile = hand.split()[-1]
+    assert win_paid(request("jian", winner, hand, tile, frm, flags=flags)) == expected, name
+
+
+@pytest.mark.parametrize(
+    ("name", "concealed", "tile", "each"),
+    [
+        ("大七杠吊 每人64个", "111p 222p 333s 6m 9p", "9p", 64),
+        ("德国大七杠吊 每人133个", "111p 222p 333s 6m 6m", "6m", 133),
+    ],
+)
+def test_jian_gangdiao(name: str, concealed: str, tile: str, each: int) -> None:
+    req = request(
+        "jian",
+        1,
+        concealed,
+        tile,
+        "kong_replacement",
+        melds={1: [{"type": "kong_concealed", "tiles": "4444s"}]},
+    )
+    assert win_paid(req) == {0: each, 2: each, 3: each}, name
+
+
+def test_jian_di_jingdiao_64_and_deguo_133() -> None:
+    jd = request("jian", 1, "123p 456p 789s 123s 6m 9p", "9p", "self", flags={"di": True})
+    assert win_paid(jd) == {0: 64, 2: 64, 3: 64}
+    jd_deguo = request("jian", 1, "123p 456p 789s 123s 6m 6m", "6m", "self", flags={"di": True})
+    assert win_paid(jd_deguo) == {0: 133, 2: 133, 3: 133}
+
+
+def test_jian_jing_per_kind() -> None:
+    """冲关 and 霸王 per kind: 正精 points and 副精 points scored separately."""
+    hands = {1: PINGHU_DEGUO, 2: "5m 5m 5m 1m 2m 3m 7m 8m 9m E E E S"}
+    req = request("jian", 1, PINGHU_DEGUO, "5s", "self", hands=hands)
+    s = settle(req)
+    # seat 2: three 正精 = 6 正精 points → 冲关 18, the only 正精 holder → 霸王 ×2 = 36 each;
+    # the filler's one 副精 = 1 point, the only 副精 holder → 霸王 ×2 = 2 each
+    reasons = sorted({line.reason for line in s.lines if line.code == "jing"})
+    assert reasons == ["副精 霸精 1精", "正精 霸精 冲关 6精 ×3"]
+    assert received(s, "jing")[2] == 3 * 36
+
+
+def test_jian_shisanlan_is_never_jingdiao() -> None:
+    """十三烂没有经吊: a 十三烂 with a jing may still win on a discard."""
+    hand = "147m 258p 3s E S W N C 6m 9s"  # 6m (副精) fills the 十三烂
+    s = settle(request("jian", 1, hand, "9s", 2))
+    assert paid(s, "false_win") == {}
+    assert paid(s, "win")
+
+
+def test_jian_chi_jing_must_discard_a_jing() -> None:
+    """吃了精，本局至少飘精一个，飘不够不能胡."""
+    melds = {1: [{"type": "chow", "tiles": "4m 5m 6m", "from": 0, "claimed": "5m"}]}
+    hand = "123p 456p 789s 5s 5s"
+    refused = settle(request("jian", 1, hand, "5s", "self", melds=melds))
+    assert paid(refused, "false_win") == {1: 60}
+    allowed = settle(request("jian", 1, hand, "5s", "self", melds=melds, discards={1: "6m"}))
+    assert paid(allowed, "win")
+
+
+# --- yongfeng ------------------------------------------------------------------------------
+
+
+def test_yongfeng_exhausted_settles_all_but_the_win() -> None:
+    req = request("yongfeng", 1, PINGHU_DEGUO, "5s", "self", xia_indicator="1p")
+    req["win"] = None
+    req["seats"] = seats_with({2: "5m 6m 1m 2m 3m 7m 8m 9m E E E S S"}, spare="")
+    req["extra"] = {"genzhuang_rounds": 3}
+    s = settle(req)
+    assert not s.void
+    assert paid(s, "win") == {}
+    assert received(s, "jing") == {2: 3 * 2 * 3}  # 3 points, the only holder: 霸精
+    assert paid(s, "genzhuang") == {D: 15}  # 仅限第一轮: once, whatever the count
+    assert s.next_dealer == D
+    assert sum(s.net) == 0
+
+
+def test_yongfeng_xia_jing_scores_like_shang_jing() -> None:
+    """下精 1p: 下正精 1p, 下副精 2p, counted and paid like 上精."""
+    req = request("yongfeng", 1, PINGHU_DEGUO, "5s", "self", xia_indicator="1p")
+    s = settle(req)
+    # the winner holds 1p (2 points) and 2p (1 point) = 3; a filler may hold some too
+    assert received(s, "xia_jing").get(1, 0) > 0
+    assert all("下精" in line.reason for line in s.lines if line.code.startswith("xia_jing"))
+
+
+def test_yongfeng_jing_kong_scores_as_kong() -> None:
+    melds = {2: [{"type": "kong_concealed", "tiles": "6666m"}]}
+    req = request("yongfeng", 1, PINGHU_DEGUO, "5s", "self", melds=melds, spare="")
+    s = settle(req)
+    assert received(s, "kong") == {2: 6}
+    assert received(s, "gang_jing") == {}
+
+
+# --- lianhua -------------------------------------------------------------------------------
+
+
+def test_lianhua_discarded_jing_multiply_the_win() -> None:
+    """2 正精 + 1 副精 discarded → ×4×4×2."""
+    req = request("lianhua", 1, PINGHU_DEGUO, "5s", "self", discards={1: "5m 5m 6m"})
+    s = settle(req)
+    m = 2 * 32  # 德国 ×2, then ×32
+    assert paid(s, "win") == {0: 4 * m + 5, 2: 2 * m + 5, 3: 2 * m + 5}
+    assert any("打精×32" in line.reason for line in s.lines)
+
+
+def test_lianhua_an_jing_is_scored() -> None:
+    req = request("lianhua", 1, PINGHU_DEGUO, "5s", "self", an_indicator="4p")
+    s = settle(req)
+    # 暗正精 4p (the winner holds one: 2 points), 暗副精 5p (one: 1 point)
+    assert received(s, "an_jing").get(1, 0) > 0
+    assert all(line.reason.startswith("暗精") for line in s.lines if line.code == "an_jing")
+
+
+def test_lianhua_flipped_tile_is_in_play() -> None:
+    """The flipped 5m may be in a hand: four 5m on the table is fine in lianhua only."""
+    hands = {1: PINGHU_DEGUO, 2: "5m 5m 5m 5m 1m 2m 3m 7m 8m 9m E E E"}
+    ok = request("lianhua", 1, PINGHU_DEGUO, "5s", "self")
+    ok["seats"] = seats_with(hands, indicator=None)
+    assert sum(settle(ok).net) == 0
+    bad = dict(ok, ruleset="xingguo")
+    with pytest.raises(SettleInputError, match="only 4"):
+        settle(bad)
+
+
+def test_lianhua_one_winner_per_discard() -> None:
+    req = request("lianhua", 1, PINGHU_DEGUO, "5s", 0)
+    req["seats"] = seats_with({1: PINGHU_DEGUO, 3: "123p 456p 789s 123s 5s 5s"})
+    req["win"] = [{"seat": 3, "tile": "5s", "from": 0}, {"seat": 1, "tile": "5s", "from": 0}]
+    s = settle(req)
+    assert set(received(s, "win")) == {1}  # 下家 of the discarder is nearest
+
+
+# --- nanchang option ----------------------------------------------------------------------
+
+
+def test_nanchang_full_jing_100_option() -> None:
+    hands = {1: PINGHU_DEGUO, 2: "5m 5m 5m 6m 6m 6m 6m 1m 2m 3m E E E"}
+    req = request("nanchang", 1, PINGHU_DEGUO, "5s", "self", hands=hands, spare="")
+    assert received(settle(req), "jing")[2] == 3 * 2 * 70
+    req["options"] = {"jing.full_jing_at": 10}
+    assert received(settle(req), "jing")[2] == 3 * 2 * 100
+
+
+@pytest.mark.parametrize("ruleset", ["xingguo", "nanchang", "jian", "yongfeng", "lianhua"])
+def test_nets_sum_to_zero_with_everything(ruleset: str) -> None:
+    req = request(
+        ruleset,
+        2,
+        "123p 456p 789s 5s 5s",
+        "5s",
+        "kong_replacement",
+        melds={2: [{"type": "kong_exposed", "tiles": "3333s", "from": 1}]},
+        discards={0: "5m"},
+        an_indicator="9p",
+        xia_indicator="1p",
+        extra={"genzhuang_rounds": 1, "false_win": [3]},
+    )
+    s = settle(req)
+    assert sum(s.net) == 0
+    assert s.as_dict()["net"] == [float(n) if not isinstance(n, int) else n for n in s.net]
