@@ -36,6 +36,7 @@ from engine.settlement.finished_hand import (
 )
 from engine.settlement.ledger import Ledger, Settlement
 from engine.tiles import counts_of, successor
+from engine.wall import FlipKind
 
 
 class ChongjiRules(Section):
@@ -119,6 +120,8 @@ TIER_QUANFENG, TIER_PROTECTED = 2, 1
 
 
 class ChongjiRuleset(Ruleset):
+    flip_kind = FlipKind.CAISHEN
+
     def __init__(self, preset: ChongjiPreset) -> None:
         self.preset: ChongjiPreset = preset
 
