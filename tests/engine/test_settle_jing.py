@@ -9,8 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.settlement import SettleInputError
+from tests.engine.random_hands import random_request
 from tests.engine.settle_helpers import paid, received, seats_with, settle
 
 D = 0  # the dealer
@@ -580,3 +583,37 @@ def test_nets_sum_to_zero_with_everything(ruleset: str) -> None:
     s = settle(req)
     assert sum(s.net) == 0
     assert s.as_dict()["net"] == [float(n) if not isinstance(n, int) else n for n in s.net]
+
+
+# --- properties ----------------------------------------------------------------------------
+
+JING_CODES = ("win.", "jing", "an_jing", "xia_jing", "gang_jing", "kong.", "genzhuang", "false_win")
+
+
+@settings(max_examples=250, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    ruleset=st.sampled_from(["xingguo", "nanchang", "jian", "yongfeng", "lianhua"]),
+    genzhuang=st.integers(0, 3),
+)
+def test_random_hands_settle_to_zero_deterministically(
+    seed: int, ruleset: str, genzhuang: int
+) -> None:
+    req = random_request(seed, ruleset, wildcards=True)
+    req["extra"] = {"genzhuang_rounds": genzhuang}
+    if ruleset == "lianhua":
+        req["an_indicator"] = "9p"
+    if ruleset == "yongfeng":
+        req["xia_indicator"] = "1s"
+    first, again = settle(req), settle(req)
+    assert first.as_dict() == again.as_dict()
+    assert sum(first.net) == 0
+    winners = {w["seat"] for w in (req["win"] if isinstance(req["win"], list) else [req["win"]])}
+    for line in first.lines:
+        assert line.amount > 0 and line.payer != line.payee
+        assert line.code.startswith(JING_CODES), line.code
+        assert line.reason
+    paid_winners = {ln.payee for ln in first.lines if ln.code.startswith("win.")}
+    refused = {ln.payer for ln in first.lines if ln.code == "false_win"}
+    assert paid_winners <= winners
+    assert paid_winners or refused  # a refused win is 诈胡, never silently dropped
