@@ -43,11 +43,11 @@ def self_standing(positions: Mapping[int, int], wild_tiles: Mapping[int, int]) -
 # --- 小七 ---------------------------------------------------------------------------------
 
 
+_ODD = bytes(c & 1 for c in range(256))
+
+
 def xiaoqi_win(nat: Sequence[int], w: int) -> bool:
-    singles = 0
-    for c in nat:
-        singles += c & 1
-    return singles <= w
+    return sum(bytes(nat).translate(_ODD)) <= w
 
 
 def xiaoqi_layouts(nat: Sequence[int], w: int, limit: Sequence[int] | None) -> list[list[int]]:

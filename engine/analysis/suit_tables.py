@@ -119,6 +119,39 @@ def _solve_need(
     return res
 
 
+def _positional_need(c: bytes, limit: bytes) -> Need:
+    """need for a suit under per-kind limits, by a left-to-right DP.
+
+    State: chows started one and two positions back, and whether the pair is placed. At
+    most two chows start at a position and one pung sits on it: three equal chows are three
+    pungs with the same tiles, and two pungs of a kind exceed any limit of four.
+    """
+    n = len(c)
+    chows = n == 9
+    # (chows started at i-2, chows started at i-1, pair placed) -> fewest added tiles
+    states: dict[tuple[int, int, int], int] = {(0, 0, 0): 0}
+    for i in range(n):
+        ci, li = c[i], limit[i]
+        nxt: dict[tuple[int, int, int], int] = {}
+        for (x, y, e0), cost in states.items():
+            base = x + y
+            for r in range(3 if chows and i <= 6 else 1):
+                for u in (0, 3):
+                    for e in (0, 2) if not e0 else (0,):
+                        t = base + r + u + e
+                        if t < ci or t > li:
+                            continue
+                        key = (y, r, 1 if e or e0 else 0)
+                        v = cost + t - ci
+                        old = nxt.get(key)
+                        if old is None or v < old:
+                            nxt[key] = v
+        states = nxt
+    n0 = states.get((0, 0, 0), INF)
+    n1 = states.get((0, 0, 1), INF)
+    return (min(n0, INF), min(n1, INF))
+
+
 class NeedTable:
     """need(counts) for one section and one room rule, memoised per key.
 
@@ -145,6 +178,10 @@ class NeedTable:
         if self.limit is not None:
             if any(v > lim for v, lim in zip(c, self.limit, strict=True)):
                 res = (INF, INF)
+                self.table[c] = res
+                return res
+            if self.section is not Section.HONOR_SETS:
+                res = _positional_need(c, self.limit)
                 self.table[c] = res
                 return res
             room = bytes(lim - v for v, lim in zip(c, self.limit, strict=True))

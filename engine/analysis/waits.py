@@ -46,7 +46,7 @@ def waits(
                 won.add(k)
             counts[k] -= 1
     if not shapes <= _STANDARD:
-        for k in _special_candidates(nat, w, wild, options, melds):
+        for k in _special_candidates(counts, nat, w, wild, options, melds):
             if k in won:
                 continue
             counts[k] += 1
@@ -95,6 +95,7 @@ def _standard_waits(
 
 
 def _special_candidates(
+    counts: Sequence[int],
     nat: Sequence[int],
     w: int,
     wild: frozenset[int],
@@ -104,8 +105,8 @@ def _special_candidates(
     """Kinds worth a full special-shape test (cheap filters per shape)."""
     shapes = options.shapes
     cands: set[int] = set(wild)
-    if Shape.SICAISHEN in shapes:
-        cands.update(wild)
+    if Shape.SICAISHEN in shapes and any(counts[k] >= 4 for k in wild):
+        cands.update(range(34))  # four 财神 in hand: anything drawn wins
     if Shape.QUANFENG in shapes and not any(nat[0:27]):
         cands.update(range(27, 34))
     if melds:

@@ -31,6 +31,35 @@ def split_wild(counts: Sequence[int], wild: frozenset[int]) -> tuple[list[int], 
     return nat, w
 
 
+class _Plan:
+    """What is_win does for one ShapeOptions, worked out once per options object."""
+
+    __slots__ = ("daqi_only", "free", "honors", "pinghu", "special", "suits")
+
+    def __init__(self, options: ShapeOptions) -> None:
+        shapes = options.shapes
+        self.pinghu = Shape.PINGHU in shapes
+        self.daqi_only = not self.pinghu and Shape.DAQI in shapes
+        self.special = not shapes <= _STANDARD_ONLY
+        # tables usable whatever the melds (fifth copies allowed: no per-kind limit)
+        self.free = options.fifth_copy
+        tables = section_tables(options, ())
+        self.suits = tables[0].table
+        self.honors = tables[3].table
+
+
+_PLANS: dict[int, tuple[ShapeOptions, _Plan]] = {}
+
+
+def _plan(options: ShapeOptions) -> _Plan:
+    hit = _PLANS.get(id(options))
+    if hit is None or hit[0] is not options:
+        if len(_PLANS) > 64:
+            _PLANS.clear()
+        hit = _PLANS[id(options)] = (options, _Plan(options))
+    return hit[1]
+
+
 def is_win(
     counts: Sequence[int],
     wild: frozenset[int] = _NO_WILD,
@@ -40,26 +69,48 @@ def is_win(
     """True if the concealed ``counts`` (14 − 3·melds tiles) plus ``melds`` form a win."""
     if sum(counts) + 3 * len(melds) != 14:
         return False
+    plan = _DEFAULT_PLAN if options is DEFAULT_OPTIONS else _plan(options)
+    nat: Sequence[int]
     if wild:
         nat, w = split_wild(counts, wild)
         b = bytes(nat)
     else:
-        nat, w = list(counts), 0
+        nat, w = counts, 0
         b = bytes(counts)
-    shapes = options.shapes
-    if Shape.PINGHU in shapes:
-        tables = (
-            _DEFAULT_TABLES
-            if options.fifth_copy and not options.honor_sets
-            else section_tables(options, melds)
-        )
-        if standard_need(b, tables) <= w:
+    if plan.pinghu:
+        if plan.free:
+            # inlined standard_need on the shared tables: this is the hot path
+            st = plan.suits
+            ht = plan.honors
+            k = b[0:9]
+            x = st.get(k) or _fill_suit(k)
+            k = b[9:18]
+            y = st.get(k) or _fill_suit(k)
+            k = b[18:27]
+            z = st.get(k) or _fill_suit(k)
+            k = b[27:34]
+            h = ht.get(k) or _fill_honor(k, options)
+            n0 = x[0] + y[0] + z[0] + h[0]
+            if n0 + min(2, x[1] - x[0], y[1] - y[0], z[1] - z[0], h[1] - h[0]) <= w:
+                return True
+        elif standard_need(b, section_tables(options, melds)) <= w:
             return True
-    elif Shape.DAQI in shapes and pung_only_need(nat, options, melds) <= w:
+    elif plan.daqi_only and pung_only_need(nat, options, melds) <= w:
         return True
-    if shapes is _STANDARD_ONLY or shapes <= _STANDARD_ONLY:
+    if not plan.special:
         return False
     return special_win(counts, nat, w, wild, options, melds)
+
+
+def _fill_suit(k: bytes) -> tuple[int, int]:
+    return _DEFAULT_TABLES[0].fill(k)
+
+
+def _fill_honor(k: bytes, options: ShapeOptions) -> tuple[int, int]:
+    return section_tables(options, ())[3].fill(k)
+
+
+_DEFAULT_PLAN = _Plan(DEFAULT_OPTIONS)
 
 
 def special_win(
