@@ -17,6 +17,7 @@ from engine.analysis import analyze as analyze_hand
 from engine.analysis import shanten, waits
 from engine.hand import Meld, MeldType, Reading
 from engine.rulesets import PresetError, load_ruleset
+from engine.rulesets.base import SHAPE_ZH
 from engine.tiles import TileNotationError, format_kinds, parse_kind, parse_kinds, zh_name
 
 MELD_WORDS = {
@@ -27,22 +28,6 @@ MELD_WORDS = {
     "kong_concealed": MeldType.KONG_CONCEALED,
     "kong_added": MeldType.KONG_ADDED,
 }
-
-SHAPE_NAMES = {
-    "zh": {
-        "pinghu": "平胡",
-        "xiaoqi": "小七",
-        "daqi": "大七",
-        "shisanlan": "十三烂",
-        "qixing_shisanlan": "七星十三烂",
-        "shisanyao": "十三幺",
-        "jiulian": "九莲宝灯",
-        "quanfeng": "全风向",
-        "sicaishen": "四财神",
-    },
-    "en": {},
-}
-
 
 class AnalyzeInputError(ValueError):
     pass
@@ -177,7 +162,7 @@ def json_lines(lines: Iterable[str]) -> Iterable[str]:
 
 def _human(req: Request, result: dict[str, Any], lang: str, console: Console) -> None:
     zh = lang == "zh"
-    names = SHAPE_NAMES["zh"] if zh else {}
+    names = SHAPE_ZH if zh else {}
     tiles = (
         " ".join(zh_name(k, long=False) for k in req.concealed)
         if zh
