@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from engine.analysis.special import JIULIAN, ORPHANS, SPACED_MASKS
 from engine.analysis.standard import honor_section
-from engine.analysis.suit_tables import Section, Usable, usable
+from engine.analysis.suit_tables import Section, usable
 from engine.analysis.win import DEFAULT_OPTIONS, split_wild
 from engine.hand import Meld, MeldType, Shape, ShapeOptions
 from engine.tiles import counts_of
@@ -39,18 +39,47 @@ def _combine(a: Sequence[int], b: Sequence[int], sets: int) -> list[int]:
     return out
 
 
+def _conv(
+    a0: Sequence[int], a1: Sequence[int], b0: Sequence[int], b1: Sequence[int], sets: int
+) -> tuple[list[int], list[int]]:
+    """Max-plus convolution over the number of sets; index 1 arrays hold the pair."""
+    out0 = [_NEG] * (sets + 1)
+    out1 = [_NEG] * (sets + 1)
+    for g1 in range(sets + 1):
+        x0 = a0[g1]
+        x1 = a1[g1]
+        for g2 in range(sets + 1 - g1):
+            y0 = b0[g2]
+            g = g1 + g2
+            v = x0 + y0
+            if v > out0[g]:
+                out0[g] = v
+            v = x1 + y0
+            w = x0 + b1[g2]
+            if w > v:
+                v = w
+            if v > out1[g]:
+                out1[g] = v
+    return out0, out1
+
+
 def _standard_keep(nat: Sequence[int], options: ShapeOptions, sets: int) -> int:
     b = bytes(nat)
-    us: list[Usable] = [
-        usable(Section.SUIT, b[0:9]),
-        usable(Section.SUIT, b[9:18]),
-        usable(Section.SUIT, b[18:27]),
-        usable(honor_section(options), b[27:34]),
-    ]
-    acc = _combine(us[0], us[1], sets)
-    acc = _combine(acc, us[2], sets)
-    acc = _combine(acc, us[3], sets)
-    return max(acc[sets * 2], acc[sets * 2 + 1])
+    um = usable(Section.SUIT, b[0:9])
+    up = usable(Section.SUIT, b[9:18])
+    us = usable(Section.SUIT, b[18:27])
+    uh = usable(honor_section(options), b[27:34])
+    a0, a1 = _conv(um[0::2], um[1::2], up[0::2], up[1::2], sets)
+    a0, a1 = _conv(a0, a1, us[0::2], us[1::2], sets)
+    h0 = uh[0::2]
+    h1 = uh[1::2]
+    best = _NEG
+    for g in range(sets + 1):
+        r = sets - g
+        v = max(a1[g] + h0[r], a0[g] + h1[r])
+        if v > best:
+            best = v
+    return best
 
 
 def _pung_keep(nat: Sequence[int], sets: int) -> int:

@@ -159,13 +159,27 @@ class NeedTable:
     otherwise the per-kind limit on natural + added tiles (4 minus that kind in melds).
     """
 
-    __slots__ = ("_memo", "_search", "limit", "section", "table")
+    __slots__ = ("_search", "limit", "plus", "section", "table")
 
     def __init__(self, section: Section, limit: bytes | None) -> None:
         self.section = section
         self.limit = limit
         self.table: dict[bytes, Need] = {}
+        # key -> need of the key with one more tile at each position (for waits)
+        self.plus: dict[bytes, tuple[Need, ...]] = {}
         self._search: dict[tuple[bytes, bytes | None], Need] = {}
+
+    def get_plus(self, c: bytes) -> tuple[Need, ...]:
+        hit = self.plus.get(c)
+        if hit is None:
+            out: list[Need] = []
+            key = bytearray(c)
+            for i in range(len(key)):
+                key[i] += 1
+                out.append(self.get(bytes(key)))
+                key[i] -= 1
+            hit = self.plus[c] = tuple(out)
+        return hit
 
     def get(self, c: bytes) -> Need:
         hit = self.table.get(c)
@@ -275,6 +289,7 @@ def clear_tables() -> None:
     """Forget every memoised key (the benchmark measures cold start with it)."""
     for t in _NEED_TABLES.values():
         t.table.clear()
+        t.plus.clear()
         t._search.clear()
     for m in _USABLE_MEMO.values():
         m.clear()

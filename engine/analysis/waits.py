@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.analysis.special import ORPHANS
+from engine.analysis.special import _ODD, ORPHANS
 from engine.analysis.standard import meld_counts, section_tables
 from engine.analysis.win import DEFAULT_OPTIONS, is_win, special_win, split_wild
 from engine.hand import Meld, Shape, ShapeOptions
 from engine.tiles import counts_of
 
-_STANDARD = frozenset({Shape.PINGHU, Shape.DAQI})
+_STANDARD = frozenset({Shape.PINGHU, Shape.DAQI, Shape.XIAOQI})  # handled without a loop
+_WITH_XIAOQI = _STANDARD
 _OFFSETS = (0, 9, 18, 27)
 
 
@@ -32,19 +33,30 @@ def waits(
     if len(concealed13) + 3 * len(melds) != 13:
         return []
     counts = counts_of(concealed13)
-    mc = meld_counts(melds) if melds else None
-    drawable = [k for k in range(34) if counts[k] + (mc[k] if mc else 0) < 4]
+    held = counts
+    if melds:
+        mc = meld_counts(melds)
+        held = [a + b for a, b in zip(counts, mc, strict=True)]
     nat, w = split_wild(counts, wild)
     shapes = options.shapes
     won: set[int] = set()
     if Shape.PINGHU in shapes:
         _standard_waits(nat, w, wild, options, melds, won)
     elif Shape.DAQI in shapes:
-        for k in drawable:
+        for k in range(34):
             counts[k] += 1
             if is_win(counts, wild, options, melds):
                 won.add(k)
             counts[k] -= 1
+    if Shape.XIAOQI in shapes and not melds:
+        # a natural k pairs a single (or makes one); a wildcard is one more free tile
+        singles = sum(bytes(nat).translate(_ODD))
+        if singles - 1 <= w:
+            won.update(k for k in range(34) if nat[k] & 1 and k not in wild)
+        if singles + 1 <= w:
+            won.update(k for k in range(34) if not nat[k] & 1 and k not in wild)
+        if singles <= w + 1:
+            won.update(wild)
     if not shapes <= _STANDARD:
         for k in _special_candidates(counts, nat, w, wild, options, melds):
             if k in won:
@@ -54,7 +66,7 @@ def waits(
             if special_win(counts, nat2, w2, wild, options, melds):
                 won.add(k)
             counts[k] -= 1
-    return [k for k in drawable if k in won]
+    return sorted(k for k in won if held[k] < 4)
 
 
 def _standard_waits(
@@ -80,18 +92,14 @@ def _standard_waits(
         # the new section contributes min(n0', n1' - n0' + ...) >= min(other_min, 0)
         if others0 + min(other_min, 0) > w:
             continue
-        table = tables[j]
-        key = bytearray(keys[j])
         off = _OFFSETS[j]
-        for i in range(len(key)):
-            kind = off + i
-            if kind in wild:
-                continue
-            key[i] += 1
-            v = table.get(bytes(key))
-            key[i] -= 1
-            if others0 + v[0] + min(other_min, v[1] - v[0]) <= w:
-                won.add(kind)
+        room = w - others0
+        for i, (n0p, n1p) in enumerate(tables[j].get_plus(keys[j])):
+            d = n1p - n0p
+            if n0p + (d if d < other_min else other_min) <= room:
+                kind = off + i
+                if kind not in wild:
+                    won.add(kind)
 
 
 def _special_candidates(
@@ -104,17 +112,13 @@ def _special_candidates(
 ) -> set[int]:
     """Kinds worth a full special-shape test (cheap filters per shape)."""
     shapes = options.shapes
-    cands: set[int] = set(wild)
+    cands: set[int] = set(wild) if shapes - _WITH_XIAOQI else set()
     if Shape.SICAISHEN in shapes and any(counts[k] >= 4 for k in wild):
         cands.update(range(34))  # four 财神 in hand: anything drawn wins
     if Shape.QUANFENG in shapes and not any(nat[0:27]):
         cands.update(range(27, 34))
     if melds:
         return cands
-    if Shape.XIAOQI in shapes:
-        singles = sum(c & 1 for c in nat)
-        if singles - 1 <= w:
-            cands.update(k for k in range(34) if nat[k] & 1 or singles + 1 <= w)
     lan = (Shape.SHISANLAN, Shape.QIXING_SHISANLAN)
     if any(s in shapes for s in lan) and max(nat) <= 1:
         cands.update(k for k in range(34) if not nat[k])
