@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from mahjong.agari import Agari
 
 from engine.analysis import analyze, is_win
@@ -136,3 +138,28 @@ def test_limited_need_dp_matches_search() -> None:
         room = bytes(b - a for a, b in zip(c, lim, strict=True))
         sec = Section.SUIT if n == 9 else Section.HONOR
         assert _positional_need(c, lim) == _solve_need(sec, c, room, {}), (c, lim)
+
+
+# Hypothesis explores the same properties beyond the seeded loops above (and shrinks a
+# failure to a small hand).
+
+
+@settings(max_examples=1500, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), winning=st.booleans())
+def test_hypothesis_agrees_with_mahjong_package(seed: int, winning: bool) -> None:
+    rng = random.Random(seed)
+    c = winning_hand(rng) if winning else random_hand(rng)
+    assume(not _mahjong_special(c))
+    assert is_win(c, options=STANDARD) == Agari().is_agari(to_mahjong34(c))
+
+
+@settings(max_examples=400, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_wild=st.integers(1, 2), honor_sets=st.booleans())
+def test_hypothesis_wildcards_agree_with_substitution(
+    seed: int, n_wild: int, honor_sets: bool
+) -> None:
+    cases = _wild_cases(random.Random(seed), n_wild, n=1)
+    assume(cases)
+    c, wild = cases[0]
+    opts = ShapeOptions(shapes=STANDARD.shapes, honor_sets=honor_sets)
+    assert is_win(c, wild, opts) == ref_wild_standard(c, wild, honor_sets=honor_sets)
