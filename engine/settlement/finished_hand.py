@@ -305,6 +305,9 @@ def check_tiles(hand: FinishedHand, flipped_out_of_play: bool = False) -> None:
             totals[k] += 1
     if flipped_out_of_play and hand.indicator is not None:
         totals[hand.indicator] += 1
+    if len(hand.wins) > 1:
+        # several winners on one discard each hold that one tile: count it once
+        totals[hand.wins[0].tile] -= len(hand.wins) - 1
     for kind, n in enumerate(totals):
         if n > 4:
             raise SettleInputError(
