@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import ClassVar
+from dataclasses import dataclass, replace
+from typing import ClassVar, Literal
 
 from engine.analysis import analyze
 from engine.hand import Reading, ShapeOptions
@@ -24,6 +25,19 @@ SHAPE_ZH = {
     "quanfeng": "全风向",
     "sicaishen": "四财神",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRules:
+    """How a ruleset runs the claim window and who may win while the hand is played."""
+
+    multiple_winners: Literal["nearest", "all", "largest"] = "nearest"
+    max_claims: int = 0  # chi/pung per player per hand (chongji 2); 0 = no limit
+    keep_claimed: bool = False  # 不能吃啥打啥/碰啥打啥 until a later draw (chongji)
+    louhu: bool = False  # 漏胡: a passed winning tile is barred until the next draw/claim
+    self_draw_pass_blocks: bool = False  # 自摸不胡: no discard win until the next draw
+    jing_chow_only: bool = False  # jian: a discarded jing may be chi'd, not punged/konged
+    guan_fengxiang: bool = False  # chongji: a discarder still holding honors is 关风向
 
 
 class Ruleset(ABC):
@@ -75,6 +89,59 @@ class Ruleset(ABC):
     @abstractmethod
     def settle(self, hand: FinishedHand) -> Settlement:
         """Itemised lines, nets summing to zero, who deals next."""
+
+    # --- while the hand is played (engine.round) ---------------------------------------
+
+    def claim_rules(self) -> ClaimRules:
+        return ClaimRules(multiple_winners=self.preset.table.multiple_winners)
+
+    def all_readings(self, hand: FinishedHand, win: Win) -> list[Reading]:
+        """Every reading the ruleset accepts (rulesets with extra shapes add theirs)."""
+        return self.readings(hand, win)
+
+    def forbidden(self, hand: FinishedHand, win: Win, reading: Reading) -> str | None:
+        """Why this reading may not win here, in words a dealer understands; None if it may."""
+        return None
+
+    def win_refusal(self, hand: FinishedHand, win: Win) -> str | None:
+        """Why a declared win does not stand (诈胡), or None when it does."""
+        readings = self.all_readings(hand, win)
+        if not readings:
+            return "不是胡牌 (not a winning hand)"
+        reasons = [self.forbidden(hand, win, r) for r in readings]
+        if all(r is not None for r in reasons):
+            return reasons[0]
+        return None
+
+    def false_win_penalised(self) -> bool:
+        """Whether a 诈胡 is paid for (listed in ``FinishedHand.false_win``) or only refused.
+
+        Presets keep the penalty under ``extras`` (jing family) or ``pay`` (the others).
+        """
+        for section in ("extras", "pay"):
+            penalty = getattr(getattr(self.preset, section, None), "false_win", 0)
+            if isinstance(penalty, int) and penalty > 0:
+                return True
+        return False
+
+    def rank_wins(self, hand: FinishedHand, wins: Sequence[Win]) -> tuple[Win, ...]:
+        """Of several valid wins on one tile, those that stand (``hand`` lists no wins).
+
+        ``largest`` asks the ruleset's own settlement which hand is the largest, so the
+        round and the settlement can never disagree.
+        """
+        mode = self.claim_rules().multiple_winners
+        if len(wins) <= 1 or mode == "all":
+            return tuple(wins)
+        if mode == "nearest":
+            return (nearest_winner(wins),)
+        try:
+            settled = self.settle(replace(hand, wins=tuple(wins)))
+        except SettleInputError:
+            return (nearest_winner(wins),)
+        paid = {line.payee for line in settled.lines if line.code.startswith("win")}
+        chosen = tuple(w for w in wins if w.seat in paid)
+        return chosen[:1] or (nearest_winner(wins),)
 
 
 def turn_distance(frm: int, to: int) -> int:

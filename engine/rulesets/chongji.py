@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import Field
 
 from engine.hand import Group, GroupType, MeldType, Reading, Shape
-from engine.rulesets.base import Ruleset
+from engine.rulesets.base import ClaimRules, Ruleset
 from engine.rulesets.preset import PresetBase, Section, ShapesConfig, TableConfig
 from engine.rulesets.winsettle import (
     Scored,
@@ -127,6 +127,16 @@ class ChongjiRuleset(Ruleset):
 
     def wild_kinds(self, indicator: int | None) -> frozenset[int]:
         return frozenset() if indicator is None else frozenset({successor(indicator)})
+
+    def claim_rules(self) -> ClaimRules:
+        # 每人最多吃碰两次; 不能吃啥打啥; 自摸不胡，在这圈内别人打胡不能胡
+        return ClaimRules(
+            multiple_winners=self.preset.table.multiple_winners,
+            max_claims=self.preset.rules.max_claims,
+            keep_claimed=True,
+            self_draw_pass_blocks=True,
+            guan_fengxiang=self.preset.pay.guan_fengxiang > 0,
+        )
 
     def caishen(self, hand: FinishedHand) -> int:
         if hand.indicator is None:

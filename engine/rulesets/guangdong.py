@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field
 
 from engine.hand import MeldType, Reading, Shape
-from engine.rulesets.base import Ruleset
+from engine.rulesets.base import ClaimRules, Ruleset
 from engine.rulesets.preset import PresetBase, Section, ShapesConfig, TableConfig
 from engine.rulesets.winsettle import (
     Scored,
@@ -87,6 +87,10 @@ class GuangdongRuleset(Ruleset):
 
     def wild_kinds(self, indicator: int | None) -> frozenset[int]:
         return frozenset()
+
+    def claim_rules(self) -> ClaimRules:
+        # 漏胡: a passed winning tile is barred until the next draw, chi, pung or kong
+        return ClaimRules(multiple_winners=self.preset.table.multiple_winners, louhu=True)
 
     # --- 番 ----------------------------------------------------------------------------
 

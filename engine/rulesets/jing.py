@@ -16,6 +16,7 @@ from pydantic import Field
 from engine.hand import Meld, MeldType, Reading, Shape
 from engine.rulesets.base import (
     SHAPE_ZH,
+    ClaimRules,
     Ruleset,
     best_by_total,
     nearest_winner,
@@ -145,6 +146,13 @@ class JingRuleset(Ruleset):
         if indicator is None:
             return frozenset()
         return frozenset({indicator, successor(indicator)})
+
+    def claim_rules(self) -> ClaimRules:
+        # jian: 吃了精须飘精 — a discarded jing may be chi'd, not punged or konged
+        return ClaimRules(
+            multiple_winners=self.preset.table.multiple_winners,
+            jing_chow_only=self.preset.win.chi_jing_must_discard,
+        )
 
     # --- who may win -----------------------------------------------------------------
 
