@@ -1,0 +1,155 @@
+"""Wins and the claim window: who may win, and how the claims on one tile resolve.
+
+Order of claims (common.md): 胡 beats 杠/碰 beats 吃. Several 胡 on one tile resolve by the
+ruleset (``Ruleset.rank_wins``): the nearest after the discarder (截胡), all of them
+(一炮多响), or the largest hand (chongji). The same resolution serves 抢杠.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.round.events import (
+    Chowed,
+    ClaimDeclared,
+    ClaimsResolved,
+    Event,
+    Exhausted,
+    Konged,
+    Punged,
+    SourceName,
+    WinDeclared,
+    WinRejected,
+)
+from engine.round.finish import finished_hand
+from engine.round.state import SEATS, Phase, RoundState, Source
+from engine.settlement import Win, WinSource
+
+_SOURCE_NAMES: dict[WinSource, SourceName] = {
+    WinSource.SELF_DRAW: "self",
+    WinSource.DISCARD: "discard",
+    WinSource.ROB_KONG: "rob_kong",
+    WinSource.KONG_REPLACEMENT: "kong_replacement",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a declared win does not stand."""
+
+    code: str
+    reason: str
+
+
+def candidate_win(state: RoundState, seat: int) -> Win:
+    """The win ``seat`` would declare now: on its own tile in its turn, else on the tile
+    in the window (the discard, or the tile added to a kong)."""
+    tile = state.last_tile
+    assert tile is not None
+    kind = tile // 4
+    if state.phase is Phase.TURN:
+        source = (
+            WinSource.KONG_REPLACEMENT
+            if state.source is Source.REPLACEMENT
+            else (WinSource.SELF_DRAW)
+        )
+        no_claims = not state.claims_made
+        tian = seat == state.dealer and state.source is Source.DEAL
+        di = (
+            seat != state.dealer
+            and state.source is Source.DRAW
+            and state.draws[seat] == 1
+            and no_claims
+        )
+        wall = state.wall
+        last = state.source is Source.DRAW and wall is not None and wall.is_exhausted
+        return Win(seat, kind, source, None, tian=tian, di=di, last_tile=last)
+    source = WinSource.ROB_KONG if state.phase is Phase.ROB else WinSource.DISCARD
+    di = (
+        source is WinSource.DISCARD
+        and state.turn == state.dealer
+        and state.discards_total == 1
+        and not state.claims_made
+    )
+    return Win(seat, kind, source, state.turn, di=di)
+
+
+def refusal(state: RoundState, win: Win) -> Refusal | None:
+    """None if ``win`` stands; else why not (诈胡, 相公, 漏胡, 自摸不胡, a ruleset bar)."""
+    seat = win.seat
+    want = 14 if win.self_drawn else 13
+    if state.tile_count(seat) != want:
+        return Refusal("xianggong", "相公：牌数不对，不能胡 (wrong tile count, cannot win)")
+    if not win.self_drawn:
+        if state.blocked[seat]:
+            return Refusal(
+                "zimo_buhu", "自摸不胡，摸牌前不能胡别人的牌 (passed a self-draw win; wait a draw)"
+            )
+        if win.tile in state.passed_kinds[seat]:
+            return Refusal("louhu", "漏胡：过胡的牌摸牌前不能再胡 (passed this tile; wait a draw)")
+    why = state.ruleset.win_refusal(finished_hand(state, [win]), win)
+    if why is None:
+        return None
+    code = "not_a_win" if why.startswith("不是胡牌") else "forbidden"
+    return Refusal(code, why)
+
+
+def win_events(state: RoundState, win: Win) -> WinDeclared:
+    return WinDeclared(
+        seat=win.seat,
+        tile=_window_tile(state),
+        source=_SOURCE_NAMES[win.source],
+        discarder=win.discarder,
+        tian=win.tian,
+        di=win.di,
+        last_tile=win.last_tile,
+    )
+
+
+def _window_tile(state: RoundState) -> int:
+    assert state.last_tile is not None
+    return state.last_tile
+
+
+def rejected(state: RoundState, seat: int, why: Refusal) -> WinRejected:
+    return WinRejected(
+        seat=seat,
+        code=why.code,
+        reason=why.reason,
+        penalised=state.ruleset.false_win_penalised(),
+    )
+
+
+def resolve(state: RoundState, answers: dict[int, ClaimDeclared | None]) -> list[Event]:
+    """Close the window: ``answers`` holds every other seat's claim (None: passed)."""
+    tile = state.last_tile
+    assert tile is not None
+    passed = tuple(s for s in sorted(answers) if answers[s] is None)
+    claims = {s: c for s, c in answers.items() if c is not None}
+    out: list[Event] = [ClaimsResolved(tile, passed)]
+    wins = [candidate_win(state, s) for s, c in sorted(claims.items()) if c.claim == "win"]
+    if wins:
+        hand = finished_hand(state, wins)
+        for win in state.ruleset.rank_wins(hand, wins):
+            out.append(win_events(state, win))
+        return out
+    if state.phase is Phase.ROB:
+        return out  # nobody robbed: the replacement is due
+    src = state.turn
+    for kind in ("kong", "pung", "chow"):
+        for _seat, c in sorted(claims.items(), key=lambda sc: (sc[0] - src) % SEATS):
+            if c.claim == kind:
+                out.append(_claim_event(src, tile, c))
+                return out
+    wall = state.wall
+    if wall is not None and wall.is_exhausted:
+        out.append(Exhausted())
+    return out
+
+
+def _claim_event(src: int, tile: int, c: ClaimDeclared) -> Event:
+    if c.claim == "kong":
+        return Konged(c.seat, "exposed", c.tiles, from_seat=src, tile=tile)
+    if c.claim == "pung":
+        return Punged(c.seat, src, tile, c.tiles)
+    return Chowed(c.seat, src, tile, c.tiles)

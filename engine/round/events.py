@@ -1,0 +1,261 @@
+"""What happened in a hand: frozen events, one JSON object each (a log is JSON lines).
+
+Events hold physical tile ids (0–135), never kinds, so the log can be re-folded exactly.
+Every event has a stable ``type`` name. ``public_dict`` is the projection a display may
+see: it drops the wall order, concealed tiles, draws and lianhua's 暗精.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal
+
+DicePurpose = Literal["break", "break_second", "jing", "xia_jing"]
+FlipName = Literal["jing", "caishen", "xia_jing"]
+ClaimName = Literal["win", "kong", "pung", "chow"]
+KongName = Literal["concealed", "exposed", "added"]
+SourceName = Literal["self", "discard", "rob_kong", "kong_replacement"]
+
+
+def _tuplify(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_tuplify(v) for v in value)
+    return value
+
+
+def _listify(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_listify(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    type: ClassVar[str] = "event"
+    secret: ClassVar[tuple[str, ...]] = ()  # fields a public projection leaves out
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        for f in fields(self):
+            out[f.name] = _listify(getattr(self, f.name))
+        return out
+
+    def public_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.to_dict().items() if k not in self.secret}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Inverse of ``Event.to_dict``; raises ValueError naming an unknown type or field."""
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"unknown event type {kind!r}")
+    names = {f.name for f in fields(cls)}
+    extra = set(data) - names - {"type"}
+    if extra:
+        raise ValueError(f"{kind}: unknown field(s) {', '.join(sorted(extra))}")
+    return cls(**{k: _tuplify(v) for k, v in data.items() if k != "type"})
+
+
+@dataclass(frozen=True, slots=True)
+class HandStarted(Event):
+    type: ClassVar[str] = "hand_started"
+    ruleset: str
+    dealer: int
+    hand_no: int = 1
+    dealer_streak: int = 0
+    prevailing_wind: int = 27
+    first_dealer: int | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Shuffled(Event):
+    """The wall order by position (a reader in the lift), or None when it is not known."""
+
+    type: ClassVar[str] = "shuffled"
+    secret: ClassVar[tuple[str, ...]] = ("order",)
+    order: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DiceRolled(Event):
+    type: ClassVar[str] = "dice_rolled"
+    purpose: DicePurpose
+    seat: int
+    a: int
+    b: int
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt(Event):
+    """Each seat's tiles in the order taken (跳庄 deal)."""
+
+    type: ClassVar[str] = "dealt"
+    secret: ClassVar[tuple[str, ...]] = ("tiles",)
+    tiles: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class JingFlipped(Event):
+    """翻精 / 财神 / 下精. ``under_tile`` is lianhua's 暗精: recorded, never public."""
+
+    type: ClassVar[str] = "jing_flipped"
+    secret: ClassVar[tuple[str, ...]] = ("under_tile",)
+    purpose: FlipName
+    position: int
+    tile: int
+    under_tile: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Drew(Event):
+    type: ClassVar[str] = "drew"
+    secret: ClassVar[tuple[str, ...]] = ("tile", "position")
+    seat: int
+    tile: int
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReplacementDrawn(Event):
+    type: ClassVar[str] = "replacement_drawn"
+    secret: ClassVar[tuple[str, ...]] = ("tile", "position")
+    seat: int
+    tile: int
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class Discarded(Event):
+    """``declined_win``: the seat could have won by self-draw and discarded instead."""
+
+    type: ClassVar[str] = "discarded"
+    seat: int
+    tile: int
+    declined_win: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimDeclared(Event):
+    """A seat claims the discard (or, for ``win``, the tile of an added kong)."""
+
+    type: ClassVar[str] = "claim_declared"
+    seat: int
+    claim: ClaimName
+    tiles: tuple[int, ...] = ()  # the claimer's own tiles that go into the meld
+
+
+@dataclass(frozen=True, slots=True)
+class Passed(Event):
+    type: ClassVar[str] = "passed"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimsResolved(Event):
+    """The window is closed; ``passed`` are the seats that let the tile go (漏胡)."""
+
+    type: ClassVar[str] = "claims_resolved"
+    tile: int
+    passed: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Chowed(Event):
+    type: ClassVar[str] = "chowed"
+    seat: int
+    from_seat: int
+    tile: int
+    tiles: tuple[int, ...]  # the claimer's two
+
+
+@dataclass(frozen=True, slots=True)
+class Punged(Event):
+    type: ClassVar[str] = "punged"
+    seat: int
+    from_seat: int
+    tile: int
+    tiles: tuple[int, ...]  # the claimer's two
+
+
+@dataclass(frozen=True, slots=True)
+class Konged(Event):
+    """``tiles``: the tiles that leave the hand (4 concealed, 3 exposed, 1 added)."""
+
+    type: ClassVar[str] = "konged"
+    secret: ClassVar[tuple[str, ...]] = ()
+    seat: int
+    kong: KongName
+    tiles: tuple[int, ...]
+    from_seat: int | None = None
+    tile: int | None = None  # the claimed discard (exposed)
+
+    def public_dict(self) -> dict[str, Any]:
+        out = Event.public_dict(self)
+        if self.kong == "concealed":
+            out["tiles"] = []  # 暗杠 lies face down
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class WinDeclared(Event):
+    type: ClassVar[str] = "win_declared"
+    seat: int
+    tile: int
+    source: SourceName
+    discarder: int | None = None  # the discarder, or the robbed seat
+    tian: bool = False
+    di: bool = False
+    last_tile: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WinRejected(Event):
+    """诈胡 (or a win the ruleset bars here): play goes on; ``penalised`` lists the seat."""
+
+    type: ClassVar[str] = "win_rejected"
+    seat: int
+    code: str
+    reason: str
+    penalised: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Exhausted(Event):
+    """流局: the live wall is used up and nobody won."""
+
+    type: ClassVar[str] = "exhausted"
+
+
+@dataclass(frozen=True, slots=True)
+class Settled(Event):
+    """The ruleset's settlement (see ``engine.round.finish.settlement_to_dict``)."""
+
+    type: ClassVar[str] = "settled"
+    settlement: dict[str, Any]
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        HandStarted,
+        Shuffled,
+        DiceRolled,
+        Dealt,
+        JingFlipped,
+        Drew,
+        ReplacementDrawn,
+        Discarded,
+        ClaimDeclared,
+        Passed,
+        ClaimsResolved,
+        Chowed,
+        Punged,
+        Konged,
+        WinDeclared,
+        WinRejected,
+        Exhausted,
+        Settled,
+    )
+}

@@ -1,0 +1,155 @@
+"""From a played hand to the ruleset's settlement: ``FinishedHand`` and the Settled event."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from engine.hand import Meld, MeldType
+from engine.round.events import WinDeclared
+from engine.round.state import SEATS, RoundState
+from engine.settlement import FinishedHand, SeatEnd, Settlement, Win, WinSource
+from engine.settlement.ledger import Amount, Line
+
+_SOURCES = {
+    "self": WinSource.SELF_DRAW,
+    "discard": WinSource.DISCARD,
+    "rob_kong": WinSource.ROB_KONG,
+    "kong_replacement": WinSource.KONG_REPLACEMENT,
+}
+
+
+def win_of(e: WinDeclared) -> Win:
+    return Win(
+        seat=e.seat,
+        tile=e.tile // 4,
+        source=_SOURCES[e.source],
+        discarder=e.discarder,
+        tian=e.tian,
+        di=e.di,
+        last_tile=e.last_tile,
+    )
+
+
+def finished_hand(state: RoundState, wins: Sequence[Win] | None = None) -> FinishedHand:
+    """The hand as the settlement sees it, with ``wins`` (default: the declared wins).
+
+    A tile won off a discard leaves the discarder's discards; a robbed kong goes back to
+    the pung it was, its fourth tile being the winner's.
+    """
+    if wins is None:
+        wins = [win_of(e) for e in state.wins]
+    by_seat = {w.seat: w for w in wins}
+    taken_from = next((w.discarder for w in wins if w.source is WinSource.DISCARD), None)
+    robbed = next((w for w in wins if w.source is WinSource.ROB_KONG), None)
+    seats: list[SeatEnd] = []
+    for s in range(SEATS):
+        concealed = [t // 4 for t in state.hands[s]]
+        win = by_seat.get(s)
+        if win is not None and not win.self_drawn:
+            concealed.append(win.tile)
+        melds = [m.meld() for m in state.melds[s]]
+        if robbed is not None and robbed.discarder == s:
+            melds = [_unrob(m, robbed.tile) for m in melds]
+        discards = [t // 4 for t in state.discards[s]]
+        if taken_from == s and discards:
+            discards.pop()
+        seats.append(SeatEnd(tuple(concealed), tuple(melds), tuple(discards)))
+    wall = state.wall
+    flip = None if wall is None else wall.flip
+    xia = None if wall is None else wall.xia_jing
+    return FinishedHand(
+        ruleset=state.started.ruleset,
+        dealer=state.dealer,
+        seats=(seats[0], seats[1], seats[2], seats[3]),
+        wins=tuple(wins),
+        dealer_streak=state.started.dealer_streak,
+        prevailing_wind=state.started.prevailing_wind,
+        indicator=None if flip is None else flip.kind,
+        an_indicator=None if flip is None else flip.under_kind,
+        xia_indicator=None if xia is None else xia.kind,
+        genzhuang_rounds=state.gz_rounds,
+        false_win=tuple(state.false_win),
+        options=dict(state.started.options),
+        last_drawer=state.last_drawer,
+        first_dealer=state.started.first_dealer,
+        guan_fengxiang=_guan_fengxiang(state, wins),
+    )
+
+
+def _unrob(meld: Meld, kind: int) -> Meld:
+    if meld.type is MeldType.KONG_ADDED and meld.kinds[0] == kind:
+        return Meld(MeldType.PUNG, meld.kinds[:3], meld.from_seat, meld.claimed)
+    return meld
+
+
+def _guan_fengxiang(state: RoundState, wins: Sequence[Win]) -> bool:
+    """chongji 关风向: the seat that dealt into a win still holds an honor (not the 财神)."""
+    if not state.claim_rules.guan_fengxiang:
+        return False
+    discarder = next((w.discarder for w in wins if w.source is WinSource.DISCARD), None)
+    if discarder is None:
+        return False
+    wild = state.wild
+    return any(t // 4 >= 27 and t // 4 not in wild for t in state.hands[discarder])
+
+
+def settle(state: RoundState) -> Settlement:
+    return state.ruleset.settle(finished_hand(state))
+
+
+# --- the Settled event's payload -----------------------------------------------------
+
+
+def _amount_out(a: Amount) -> int | str:
+    if isinstance(a, Fraction):
+        return int(a) if a.denominator == 1 else f"{a.numerator}/{a.denominator}"
+    return a
+
+
+def _amount_in(a: Any) -> Amount:
+    if isinstance(a, str):
+        return Fraction(a)
+    if isinstance(a, int) and not isinstance(a, bool):
+        return a
+    raise ValueError(f"not an amount: {a!r}")
+
+
+def settlement_to_dict(s: Settlement) -> dict[str, Any]:
+    """Exact (halves as ``"7/2"``), so a replay compares equal; ``net`` is for readers."""
+    return {
+        "lines": [
+            {
+                "code": ln.code,
+                "reason": ln.reason,
+                "from": ln.payer,
+                "to": ln.payee,
+                "amount": _amount_out(ln.amount),
+            }
+            for ln in s.lines
+        ],
+        "net": [_amount_out(n) for n in s.net],
+        "next_dealer": s.next_dealer,
+        "void": s.void,
+        "dealer_streak": s.dealer_streak,
+        "prevailing_wind": s.prevailing_wind,
+        "notes": list(s.notes),
+        "house_fee": _amount_out(s.house_fee),
+    }
+
+
+def settlement_from_dict(d: dict[str, Any]) -> Settlement:
+    lines = tuple(
+        Line(ln["code"], ln["reason"], ln["from"], ln["to"], _amount_in(ln["amount"]))
+        for ln in d["lines"]
+    )
+    return Settlement(
+        lines=lines,
+        next_dealer=d["next_dealer"],
+        void=d["void"],
+        dealer_streak=d["dealer_streak"],
+        prevailing_wind=d["prevailing_wind"],
+        notes=tuple(d["notes"]),
+        house_fee=_amount_in(d["house_fee"]),
+    )

@@ -1,0 +1,327 @@
+"""Folding events into a state: the only code that changes a ``RoundState``.
+
+Events were validated by ``apply`` when they were made, so folding trusts them; it only
+raises if a log is corrupt (an event that cannot happen in the state it meets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from engine.hand import MeldType
+from engine.round.events import (
+    Chowed,
+    ClaimDeclared,
+    ClaimsResolved,
+    Dealt,
+    DiceRolled,
+    Discarded,
+    Drew,
+    Event,
+    Exhausted,
+    HandStarted,
+    JingFlipped,
+    Konged,
+    Passed,
+    Punged,
+    ReplacementDrawn,
+    Settled,
+    Shuffled,
+    WinDeclared,
+    WinRejected,
+)
+from engine.round.state import SEATS, HeldMeld, Phase, RoundState, Source
+from engine.wall import Dice, Wall
+
+
+class CorruptLog(ValueError):
+    """An event that cannot follow the ones before it."""
+
+
+def fold(events: Iterable[Event]) -> RoundState:
+    """The state after ``events``; the first must be ``HandStarted``."""
+    it = iter(events)
+    first = next(it, None)
+    if not isinstance(first, HandStarted):
+        raise CorruptLog("a hand log starts with hand_started")
+    state = RoundState(first)
+    for event in it:
+        evolve(state, event)
+    return state
+
+
+def advance(state: RoundState, events: Iterable[Event]) -> RoundState:
+    """A new state: ``state`` (left unchanged) with ``events`` folded in."""
+    new = state.copy()
+    for event in events:
+        evolve(new, event)
+    return new
+
+
+def evolve(state: RoundState, event: Event) -> None:
+    """Fold one event into ``state`` in place."""
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        raise CorruptLog(f"{event.type} cannot appear after hand_started")
+    try:
+        handler(state, event)
+    except (ValueError, KeyError, IndexError, AssertionError) as err:
+        raise CorruptLog(f"{event.type}: {err}") from err
+
+
+def _wall(state: RoundState) -> Wall:
+    if state.wall is None:
+        raise CorruptLog("no wall yet")
+    return state.wall
+
+
+def _shuffled(state: RoundState, e: Shuffled) -> None:
+    state.order = e.order
+    state.phase = Phase.BREAK_DICE
+
+
+def _dice(state: RoundState, e: DiceRolled) -> None:
+    state.dice.append(e)
+    dice = Dice(e.a, e.b)
+    if e.purpose == "break":
+        rules = state.ruleset.wall_rules()
+        if rules.procedure.rolls == 2:
+            state.phase = Phase.SECOND_DICE
+        else:
+            state.wall = Wall.open(rules, state.dealer, dice, None, state.order)
+            state.phase = Phase.DEAL
+    elif e.purpose == "break_second":
+        first = next(d for d in state.dice if d.purpose == "break")
+        rules = state.ruleset.wall_rules()
+        state.wall = Wall.open(rules, state.dealer, Dice(first.a, first.b), dice, state.order)
+        state.phase = Phase.DEAL
+
+
+def _dealt(state: RoundState, e: Dealt) -> None:
+    wall = _wall(state)
+    deal = wall.deal()
+    for seat in range(SEATS):
+        for draw, tile in zip(deal.hands[seat], e.tiles[seat], strict=True):
+            if draw.tile is None:
+                wall.observe(draw.position, tile)
+            state.seen.add(tile)
+        state.hands[seat] = list(e.tiles[seat])
+    state.last_tile = e.tiles[state.dealer][-1]
+    state.phase = Phase.FLIP if state.needs_flip else Phase.TURN
+    state.turn = state.dealer
+    state.source = Source.DEAL
+
+
+def _flipped(state: RoundState, e: JingFlipped) -> None:
+    wall = _wall(state)
+    dice = state.dice[-1]
+    if e.purpose == "jing":
+        flip = wall.flip_jing(Dice(dice.a, dice.b))
+    elif e.purpose == "caishen":
+        flip = wall.flip_caishen()
+    else:
+        flip = wall.flip_xia_jing(Dice(dice.a, dice.b))
+    if flip.tile is None:
+        wall.observe(flip.position, e.tile)
+    if e.under_tile is not None and flip.under_position is not None and flip.under_tile is None:
+        wall.observe(flip.under_position, e.under_tile)
+    state.seen.add(e.tile)
+    if e.under_tile is not None:
+        state.seen.add(e.under_tile)
+    if e.purpose == "xia_jing":
+        state.phase = Phase.SETTLE
+    else:
+        state.phase = Phase.TURN
+        state.turn = state.dealer
+
+
+def _take(state: RoundState, seat: int, tile: int, position: int, tail: bool) -> None:
+    wall = _wall(state)
+    draw = wall.take_tail() if tail else wall.take_head()
+    if draw.position != position:
+        raise CorruptLog(f"the wall gives position {draw.position}, the log says {position}")
+    if draw.tile is None:
+        wall.observe(position, tile)
+    state.seen.add(tile)
+    state.hands[seat].append(tile)
+    state.last_tile = tile
+    state.turn = seat
+    state.phase = Phase.TURN
+    state.keep[seat] = None
+    state.passed_kinds[seat].clear()
+    state.blocked[seat] = False
+
+
+def _drew(state: RoundState, e: Drew) -> None:
+    _take(state, e.seat, e.tile, e.position, tail=False)
+    state.draws[e.seat] += 1
+    state.last_drawer = e.seat
+    state.source = Source.DRAW
+
+
+def _replacement(state: RoundState, e: ReplacementDrawn) -> None:
+    _take(state, e.seat, e.tile, e.position, tail=True)
+    state.source = Source.REPLACEMENT
+
+
+def _discarded(state: RoundState, e: Discarded) -> None:
+    state.hands[e.seat].remove(e.tile)
+    state.discards[e.seat].append(e.tile)
+    state.discards_total += 1
+    state.last_tile = e.tile
+    state.keep[e.seat] = None
+    if e.declined_win:
+        state.blocked[e.seat] = True
+    _genzhuang(state, e.seat, e.tile // 4)
+    state.responses = {}
+    state.phase = Phase.CLAIM
+    state.turn = e.seat
+
+
+def _genzhuang(state: RoundState, seat: int, kind: int) -> None:
+    """跟庄: a go-round that starts with the dealer's discard and the three others follow
+    with the same kind. Counted while every go-round since the first repeats it."""
+    if not state.gz_active:
+        return
+    if seat == state.dealer:
+        state.gz_kinds = [kind]
+        return
+    if not state.gz_kinds or kind != state.gz_kinds[0]:
+        state.gz_active = False
+        return
+    state.gz_kinds.append(kind)
+    if len(state.gz_kinds) == SEATS:
+        state.gz_rounds += 1
+        state.gz_kinds = []
+
+
+def _claim(state: RoundState, e: ClaimDeclared) -> None:
+    state.responses[e.seat] = e
+
+
+def _passed(state: RoundState, e: Passed) -> None:
+    state.responses[e.seat] = None
+
+
+def _resolved(state: RoundState, e: ClaimsResolved) -> None:
+    kind = e.tile // 4
+    for seat in e.passed:
+        state.passed_kinds[seat].add(kind)
+    state.responses = {}
+    if state.phase is Phase.ROB:
+        state.phase = Phase.REPLACEMENT  # nobody robbed: the konger takes a replacement
+    else:
+        state.phase = Phase.DRAW
+        state.turn = (state.turn + 1) % SEATS
+
+
+def _claimed(state: RoundState, seat: int, src: int, tile: int, own: tuple[int, ...]) -> None:
+    hand = state.hands[seat]
+    for t in own:
+        hand.remove(t)
+    lying = state.discards[src]
+    if not lying or lying[-1] != tile:
+        raise CorruptLog(f"tile {tile} is not the last discard of seat {src}")
+    lying.pop()
+    state.claims_made = True
+    state.gz_active = False
+    state.passed_kinds[seat].clear()
+    state.blocked[seat] = False
+    state.turn = seat
+    state.phase = Phase.TURN
+    state.source = Source.CLAIM
+    state.last_tile = tile
+
+
+def _chowed(state: RoundState, e: Chowed) -> None:
+    _claimed(state, e.seat, e.from_seat, e.tile, e.tiles)
+    tiles = tuple(sorted((*e.tiles, e.tile), key=lambda t: t // 4))
+    state.melds[e.seat].append(HeldMeld(MeldType.CHOW, tiles, e.from_seat, e.tile))
+    state.claims_count[e.seat] += 1
+    state.keep[e.seat] = e.tile // 4
+
+
+def _punged(state: RoundState, e: Punged) -> None:
+    _claimed(state, e.seat, e.from_seat, e.tile, e.tiles)
+    tiles = (*e.tiles, e.tile)
+    state.melds[e.seat].append(HeldMeld(MeldType.PUNG, tiles, e.from_seat, e.tile))
+    state.claims_count[e.seat] += 1
+    state.keep[e.seat] = e.tile // 4
+
+
+def _konged(state: RoundState, e: Konged) -> None:
+    seat = e.seat
+    if e.kong == "exposed":
+        assert e.from_seat is not None and e.tile is not None
+        _claimed(state, seat, e.from_seat, e.tile, e.tiles)
+        meld = HeldMeld(MeldType.KONG_EXPOSED, (*e.tiles, e.tile), e.from_seat, e.tile)
+        state.melds[seat].append(meld)
+        state.phase = Phase.REPLACEMENT
+        return
+    hand = state.hands[seat]
+    for t in e.tiles:
+        hand.remove(t)
+    state.claims_made = True
+    if e.kong == "concealed":
+        state.melds[seat].append(HeldMeld(MeldType.KONG_CONCEALED, e.tiles))
+        state.phase = Phase.REPLACEMENT
+        return
+    kind = e.tiles[0] // 4
+    melds = state.melds[seat]
+    i = next(i for i, m in enumerate(melds) if m.type is MeldType.PUNG and m.tiles[0] // 4 == kind)
+    old = melds[i]
+    # the added kong keeps the position of its pung: melds stay in the order declared
+    melds[i] = HeldMeld(MeldType.KONG_ADDED, (*old.tiles, e.tiles[0]), old.from_seat, old.claimed)
+    state.last_tile = e.tiles[0]
+    state.responses = {}
+    state.phase = Phase.ROB
+
+
+def _end_phase(state: RoundState) -> Phase:
+    return Phase.XIA_DICE if state.ruleset.wall_rules().xia_jing else Phase.SETTLE
+
+
+def _won(state: RoundState, e: WinDeclared) -> None:
+    state.wins.append(e)
+    state.phase = _end_phase(state)
+
+
+def _rejected(state: RoundState, e: WinRejected) -> None:
+    if e.penalised and e.seat not in state.false_win:
+        state.false_win.append(e.seat)
+    if state.phase in (Phase.CLAIM, Phase.ROB):
+        state.responses[e.seat] = None  # a refused claim leaves the seat as having passed
+
+
+def _exhausted(state: RoundState, e: Exhausted) -> None:
+    state.exhausted = True
+    state.phase = _end_phase(state)
+
+
+def _settled(state: RoundState, e: Settled) -> None:
+    from engine.round.finish import settlement_from_dict
+
+    state.settlement = settlement_from_dict(e.settlement)
+    state.phase = Phase.DONE
+
+
+_HANDLERS: dict[type[Event], Callable[[RoundState, Any], None]] = {
+    Shuffled: _shuffled,
+    DiceRolled: _dice,
+    Dealt: _dealt,
+    JingFlipped: _flipped,
+    Drew: _drew,
+    ReplacementDrawn: _replacement,
+    Discarded: _discarded,
+    ClaimDeclared: _claim,
+    Passed: _passed,
+    ClaimsResolved: _resolved,
+    Chowed: _chowed,
+    Punged: _punged,
+    Konged: _konged,
+    WinDeclared: _won,
+    WinRejected: _rejected,
+    Exhausted: _exhausted,
+    Settled: _settled,
+}

@@ -1,0 +1,62 @@
+"""A session: hands in a row at one table, the deal passing on and running totals.
+
+Who deals next, the dealer's streak and the prevailing wind all come from each hand's
+settlement (the ruleset decides them); the session only carries them to the next hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.round.events import HandStarted
+from engine.settlement import Settlement
+from engine.settlement.ledger import Amount
+from engine.tiles import EAST
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    hand_no: int
+    dealer: int
+    settlement: Settlement
+
+
+@dataclass(slots=True)
+class Session:
+    ruleset: str
+    options: dict[str, Any] = field(default_factory=dict)
+    first_dealer: int = 0
+    dealer: int = -1
+    dealer_streak: int = 0
+    prevailing_wind: int = EAST
+    hand_no: int = 0
+    totals: list[Amount] = field(default_factory=lambda: [0, 0, 0, 0])
+    history: list[HandRecord] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.dealer < 0:
+            self.dealer = self.first_dealer
+
+    def next_hand(self) -> HandStarted:
+        """The first event of the next hand."""
+        return HandStarted(
+            ruleset=self.ruleset,
+            dealer=self.dealer,
+            hand_no=self.hand_no + 1,
+            dealer_streak=self.dealer_streak,
+            prevailing_wind=self.prevailing_wind,
+            first_dealer=self.first_dealer,
+            options=dict(self.options),
+        )
+
+    def record(self, settlement: Settlement) -> None:
+        """Close a hand: add its nets and pass the deal on as its settlement says."""
+        self.hand_no += 1
+        self.history.append(HandRecord(self.hand_no, self.dealer, settlement))
+        for seat, amount in enumerate(settlement.net):
+            self.totals[seat] += amount
+        self.dealer = settlement.next_dealer
+        self.dealer_streak = settlement.dealer_streak
+        if settlement.prevailing_wind is not None:
+            self.prevailing_wind = settlement.prevailing_wind
