@@ -1,0 +1,354 @@
+"""The table service's settings: a TOML file, then ``MJTABLE_*`` environment overrides.
+
+``load_config(path)`` is what ``mjtable run --config table.toml`` calls. With no file and no
+environment the defaults run the demo: the virtual table, the embedded broker, SQLite in
+``./data`` and the web UI on. Environment variables win over the file and nest with ``__``
+(``MJTABLE_MQTT__URL=mqtts://hub:8883``); lists take JSON. Relative paths are relative to
+the working directory (systemd's ``WorkingDirectory``). A bad value raises ConfigError, whose
+message names the field (``mqtt.url``) and, when it came from the environment, the variable.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    FilePath,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import (
+    BaseSettings,
+    InitSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from firmware_bridge.gpio.config import GpioConfig
+
+ENV_PREFIX = "MJTABLE_"
+ENV_NESTED = "__"
+# Parlour and table ids become MQTT topic levels and file names: no '/', '+', '#' or spaces.
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+
+_toml_data: ContextVar[dict[str, Any] | None] = ContextVar("_toml_data", default=None)
+
+
+class ConfigError(ValueError):
+    """Invalid settings; ``problems`` lists (field, message), the str() says it all."""
+
+    def __init__(self, message: str, problems: list[tuple[str, str]] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or []
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RulesetSettings(_Section):
+    id: str = "xingguo"
+    """A built-in preset (``mjtable rules list``)."""
+    preset: FilePath | None = None
+    """An owner's edited preset (TOML); used instead of the built-in ``id``."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Option overrides on top of the preset, e.g. ``{ bawang = true }``."""
+
+    @model_validator(mode="after")
+    def _loads(self) -> RulesetSettings:
+        # Fail at start-up, naming the option, rather than at the first settlement.
+        from engine.rulesets import PresetError, load_ruleset, ruleset_from_data
+
+        try:
+            if self.preset is not None:
+                data = tomllib.loads(self.preset.read_text(encoding="utf-8"))
+                ruleset_from_data(data, self.options)
+            else:
+                load_ruleset(self.id, self.options)
+        except (PresetError, tomllib.TOMLDecodeError, OSError) as err:
+            raise ValueError(str(err)) from None
+        return self
+
+
+class BoardSettings(_Section):
+    url: str = "/dev/ttyAMA0"
+    """A device or a pyserial URL (``socket://host:port``, ``loop://``)."""
+    baud: int = Field(115200, gt=0)
+
+
+class ReaderSettings(_Section):
+    url: str
+    codec: Literal["hf", "ref"] = "hf"
+    baud: int = Field(115200, gt=0)
+    zone_map: FilePath
+    """JSON file: which zone each of this bus's reader ids covers (docs/rfid.md)."""
+
+
+class HardwareSettings(_Section):
+    virtual: bool = True
+    """The simulator plays the table over a pty; board and readers are then ignored."""
+    board: BoardSettings = BoardSettings()
+    readers: list[ReaderSettings] = Field(default_factory=list)
+    registry: Path | None = None
+    """The tag registry from ``mjtable enroll``; default ``<data_dir>/tags.json``."""
+
+    @model_validator(mode="after")
+    def _readers_for_real_table(self) -> HardwareSettings:
+        if not self.virtual and not self.readers:
+            raise ValueError("readers: a real table (virtual = false) needs at least one reader")
+        return self
+
+
+class GpioSettings(_Section):
+    enabled: bool = False
+    pin_factory: Literal["auto", "lgpio", "rpigpio", "mock"] = "auto"
+    """gpiozero pin factory; auto picks lgpio on a Pi 5, RPi.GPIO on older boards."""
+    dice_button: int = 17
+    link_led: int = 27
+    fault_led: int = 22
+    buzzer: int = 18
+    button_pull_up: bool = True
+    bounce_time: float = 0.05
+    buzzer_active_high: bool = True
+
+    @model_validator(mode="after")
+    def _valid_pins(self) -> GpioSettings:
+        self.to_gpio_config()  # its checks (distinct BCM pins) raise ValueError
+        return self
+
+    def to_gpio_config(self) -> GpioConfig:
+        return GpioConfig(
+            dice_button=self.dice_button,
+            link_led=self.link_led,
+            fault_led=self.fault_led,
+            buzzer=self.buzzer,
+            button_pull_up=self.button_pull_up,
+            bounce_time=self.bounce_time,
+            buzzer_active_high=self.buzzer_active_high,
+        )
+
+
+class MqttSettings(_Section):
+    embedded: bool = True
+    """Run the broker in-process (demo, single table); false for a parlour's Mosquitto."""
+    url: str = "mqtt://127.0.0.1:1883"
+    """``mqtt://host:port`` or ``mqtts://host:port`` (TLS). Embedded: where it listens."""
+    username: str | None = None
+    password: SecretStr | None = None
+    ca_file: FilePath | None = None
+    """CA bundle that signed the broker's certificate (mqtts); system CAs when unset."""
+    client_id: str | None = None
+    """Default ``mjtable-<parlour>-<table>``; must be unique on the broker."""
+    keepalive: int = Field(30, ge=5, le=3600)
+    topic_root: str = "mahjong"
+    reconnect_min: float = Field(0.5, gt=0)
+    """Seconds before the first reconnect; doubles up to reconnect_max."""
+    reconnect_max: float = Field(30.0, gt=0)
+    publish_timeout: float = Field(10.0, gt=0)
+    """Seconds to wait for a PUBACK before the connection is deemed dead."""
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("mqtt", "mqtts"):
+            raise ValueError(f"must be mqtt://host:port or mqtts://host:port, got {value!r}")
+        if parts.username or parts.password:
+            raise ValueError("put credentials in mqtt.username / mqtt.password, not the url")
+        if parts.path not in ("", "/") or parts.query or parts.fragment:
+            raise ValueError(f"must be scheme://host:port with nothing after, got {value!r}")
+        try:
+            parts.port  # noqa: B018  (raises on a bad port)
+        except ValueError:
+            raise ValueError(f"bad port in {value!r}") from None
+        if not parts.hostname:
+            raise ValueError(f"no host in {value!r}")
+        return value
+
+    @field_validator("topic_root")
+    @classmethod
+    def _root(cls, value: str) -> str:
+        if not value or any(c in value for c in "+#") or value.startswith("/"):
+            raise ValueError(f"not a usable topic prefix: {value!r}")
+        return value.rstrip("/")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MqttSettings:
+        if self.embedded and self.tls:
+            raise ValueError("url: the embedded broker has no TLS; use mqtt:// or embedded = false")
+        if self.password is not None and self.username is None:
+            raise ValueError("username: required when a password is set")
+        if self.reconnect_max < self.reconnect_min:
+            raise ValueError("reconnect_max: must be >= reconnect_min")
+        return self
+
+    @property
+    def tls(self) -> bool:
+        return urlsplit(self.url).scheme == "mqtts"
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).hostname or "127.0.0.1"
+
+    @property
+    def port(self) -> int:
+        port = urlsplit(self.url).port
+        return port if port is not None else (8883 if self.tls else 1883)
+
+
+class StoreSettings(_Section):
+    url: str | None = None
+    """SQLAlchemy URL; default ``sqlite:///<data_dir>/mjtable.db``. The hub uses
+    ``postgresql+psycopg://user:pass@host/db``."""
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            backend = make_url(value).get_backend_name()
+        except ArgumentError:
+            raise ValueError(f"not a database URL: {value!r}") from None
+        if backend not in ("sqlite", "postgresql"):
+            raise ValueError(f"sqlite or postgresql only, got {backend!r}")
+        return value
+
+
+class WebSettings(_Section):
+    enabled: bool = True
+    host: str = "0.0.0.0"
+    port: int = Field(8080, ge=0, le=65535)
+
+
+class MetricsSettings(_Section):
+    enabled: bool = True
+    host: str = "0.0.0.0"
+    port: int = Field(9108, ge=0, le=65535)
+
+
+class LogSettings(_Section):
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    format: Literal["console", "json"] = "console"
+    """console for a terminal; json (one object a line) for journald and log shippers."""
+
+    @field_validator("level", "format", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
+
+
+class TableConfig(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter=ENV_NESTED,
+        extra="forbid",
+        frozen=True,
+    )
+
+    parlour: str = "demo"
+    table: str = "t1"
+    data_dir: Path = Path("data")
+    ruleset: RulesetSettings = RulesetSettings()
+    hardware: HardwareSettings = HardwareSettings()
+    gpio: GpioSettings = GpioSettings()
+    mqtt: MqttSettings = MqttSettings()
+    store: StoreSettings = StoreSettings()
+    web: WebSettings = WebSettings()
+    metrics: MetricsSettings = MetricsSettings()
+    log: LogSettings = LogSettings()
+
+    @field_validator("parlour", "table")
+    @classmethod
+    def _topic_level(cls, value: str) -> str:
+        if not re.fullmatch(ID_PATTERN, value):
+            raise ValueError(
+                f"1-64 letters, digits, '_', '-' or '.' (it becomes an MQTT topic level), "
+                f"got {value!r}"
+            )
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Priority, highest first: constructor arguments, environment, the TOML file.
+        file_source = InitSettingsSource(settings_cls, init_kwargs=_toml_data.get() or {})
+        return (init_settings, env_settings, file_source)
+
+    @property
+    def store_url(self) -> str:
+        return self.store.url or f"sqlite:///{self.data_dir / 'mjtable.db'}"
+
+    @property
+    def registry_path(self) -> Path:
+        return self.hardware.registry or self.data_dir / "tags.json"
+
+    @property
+    def mqtt_client_id(self) -> str:
+        return self.mqtt.client_id or f"mjtable-{self.parlour}-{self.table}"
+
+
+def env_name(loc: tuple[str | int, ...]) -> str:
+    """The environment variable that sets a field: ("mqtt", "url") -> MJTABLE_MQTT__URL."""
+    return ENV_PREFIX + ENV_NESTED.join(str(p) for p in loc).upper()
+
+
+def _describe(err: ValidationError, source: str) -> ConfigError:
+    problems: list[tuple[str, str]] = []
+    for item in err.errors():
+        loc = tuple(item["loc"])
+        field = ".".join(str(p) for p in loc) or "(top level)"
+        message = item["msg"].removeprefix("Value error, ")
+        if item["type"] == "extra_forbidden":
+            message = "unknown setting (check the spelling)"
+        # The outermost named field that an environment variable sets, if any.
+        origin = next(
+            (env_name(loc[:n]) for n in range(1, len(loc) + 1) if env_name(loc[:n]) in os.environ),
+            None,
+        )
+        where = f" (from {origin})" if origin else ""
+        problems.append((field, f"{message}{where}"))
+    lines = [f"  {field}: {message}" for field, message in problems]
+    return ConfigError(f"invalid settings in {source}:\n" + "\n".join(lines), problems)
+
+
+def load_config(path: Path | str | None = None) -> TableConfig:
+    """Settings from ``path`` (TOML, optional), overridden by ``MJTABLE_*`` variables."""
+    data: dict[str, Any] = {}
+    source = "defaults and environment"
+    if path is not None:
+        path = Path(path)
+        source = f"{path} and environment"
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as err:
+            raise ConfigError(f"cannot read {path}: {err.strerror}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+            raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    token = _toml_data.set(data)
+    try:
+        return TableConfig()
+    except ValidationError as err:
+        raise _describe(err, source) from None
+    finally:
+        _toml_data.reset(token)

@@ -1,0 +1,508 @@
+"""The table's durable memory: sessions, hands and their events, settlements, the outbox.
+
+Every write is one transaction, committed before the method returns, so an event that
+``append`` acknowledged survives a crash (SQLite: WAL + synchronous=FULL). Messages to
+publish can ride in the same transaction (``outbox=``): an event and its publication are
+stored together or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from numbers import Real
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Engine, Select, delete, func, or_, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from controller.store.database import make_engine
+from controller.store.migrate import upgrade
+from controller.store.models import (
+    EventRow,
+    HandRow,
+    OutboxRow,
+    SessionRow,
+    SettlementRow,
+    utcnow,
+)
+from controller.store.records import (
+    HandClosed,
+    HandRecord,
+    OutboxEntry,
+    OutboxMessage,
+    SequenceConflict,
+    SessionRecord,
+    StoredEvent,
+    StoredHand,
+    StoreInputError,
+    UnknownHand,
+    UnknownSession,
+)
+
+if TYPE_CHECKING:
+    from controller.metrics import Metrics
+
+OPEN, FINISHED, ABORTED = "open", "finished", "aborted"
+MAX_TYPE_LENGTH = 64
+MAX_TOPIC_LENGTH = 255
+
+
+def _json_copy(value: Any, where: str) -> Any:
+    """The value as it will read back (tuples become lists); a clear error if not JSON."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as err:
+        raise StoreInputError(f"{where}: not JSON-serialisable: {err}") from None
+    return json.loads(text)
+
+
+def _event_payload(index: int, event: Any) -> dict[str, Any]:
+    where = f"events[{index}]"
+    if not isinstance(event, Mapping):
+        raise StoreInputError(f"{where}: expected a dict (an event's to_dict()), got {event!r}")
+    kind = event.get("type")
+    if not isinstance(kind, str) or not kind or len(kind) > MAX_TYPE_LENGTH:
+        raise StoreInputError(f"{where}: needs a 'type' name (1-{MAX_TYPE_LENGTH} characters)")
+    payload: dict[str, Any] = _json_copy(dict(event), f"{where} ({kind})")
+    return payload
+
+
+def _check_messages(messages: Sequence[OutboxMessage]) -> list[OutboxMessage]:
+    for i, m in enumerate(messages):
+        if not isinstance(m, OutboxMessage):
+            raise StoreInputError(f"outbox[{i}]: expected an OutboxMessage, got {m!r}")
+        if not m.topic or len(m.topic) > MAX_TOPIC_LENGTH or any(c in m.topic for c in "+#"):
+            raise StoreInputError(f"outbox[{i}]: bad topic {m.topic!r}")
+        if m.qos not in (0, 1, 2):
+            raise StoreInputError(f"outbox[{i}]: qos must be 0, 1 or 2, got {m.qos!r}")
+    return list(messages)
+
+
+def _seat(value: int | None, name: str) -> int | None:
+    if value is not None and (isinstance(value, bool) or value not in range(4)):
+        raise StoreInputError(f"{name}: a seat 0-3 or None, got {value!r}")
+    return value
+
+
+def _outbox_rows(messages: Sequence[OutboxMessage], now: float) -> list[OutboxRow]:
+    return [
+        OutboxRow(topic=m.topic, payload=m.payload, qos=m.qos, retain=m.retain, enqueued_at=now)
+        for m in messages
+    ]
+
+
+def _session_record(row: SessionRow) -> SessionRecord:
+    return SessionRecord(
+        id=row.id,
+        parlour=row.parlour,
+        table_id=row.table_id,
+        ruleset=row.ruleset,
+        options=row.options,
+        players=row.players,
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+    )
+
+
+def _hand_record(row: HandRow, settlement: SettlementRow | None) -> HandRecord:
+    net = None
+    if settlement is not None:
+        net = (settlement.net_0, settlement.net_1, settlement.net_2, settlement.net_3)
+    return HandRecord(
+        id=row.id,
+        session_id=row.session_id,
+        hand_no=row.hand_no,
+        ruleset=row.ruleset,
+        dealer=row.dealer,
+        status=row.status,
+        result=row.result,
+        winner=row.winner,
+        discarder=row.discarder,
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+        note=row.note,
+        handlog_acked_at=row.handlog_acked_at,
+        net=net,
+    )
+
+
+def _hands_query() -> Select[HandRow, SettlementRow]:  # settlement None when unsettled
+    return select(HandRow, SettlementRow).outerjoin(
+        SettlementRow, SettlementRow.hand_id == HandRow.id
+    )
+
+
+class EventStore:
+    """Thread-safe (one short session per call); share one per process."""
+
+    def __init__(self, engine: Engine, metrics: Metrics | None = None) -> None:
+        self.engine = engine
+        self.metrics = metrics
+
+    @classmethod
+    def open(cls, url: str, *, migrate: bool = True, metrics: Metrics | None = None) -> EventStore:
+        """Connect to ``url``, upgrading the schema first (idempotent) unless told not to."""
+        engine = make_engine(url)
+        if migrate:
+            upgrade(engine)
+        return cls(engine, metrics)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def _session(self) -> Session:
+        # Values are read after commit (ids, records): do not expire them.
+        return Session(self.engine, expire_on_commit=False)
+
+    # --- sessions -------------------------------------------------------------------------
+
+    def start_session(
+        self,
+        *,
+        ruleset: str,
+        parlour: str = "",
+        table_id: str = "",
+        options: Mapping[str, Any] | None = None,
+        players: Sequence[str] | None = None,
+        session_id: str | None = None,
+    ) -> str:
+        row = SessionRow(
+            id=session_id or uuid.uuid4().hex,
+            parlour=parlour,
+            table_id=table_id,
+            ruleset=ruleset,
+            options=_json_copy(dict(options or {}), "options"),
+            players=list(players) if players is not None else None,
+            started_at=utcnow(),
+        )
+        with self._session() as s, s.begin():
+            s.add(row)
+        return row.id
+
+    def end_session(self, session_id: str) -> None:
+        with self._session() as s, s.begin():
+            row = s.get(SessionRow, session_id)
+            if row is None:
+                raise UnknownSession(session_id)
+            if row.ended_at is None:
+                row.ended_at = utcnow()
+
+    def get_session(self, session_id: str) -> SessionRecord:
+        with self._session() as s:
+            row = s.get(SessionRow, session_id)
+            if row is None:
+                raise UnknownSession(session_id)
+            return _session_record(row)
+
+    def open_session(self) -> SessionRecord | None:
+        """The latest session not yet ended (resume after a power cut)."""
+        query = (
+            select(SessionRow)
+            .where(SessionRow.ended_at.is_(None))
+            .order_by(SessionRow.started_at.desc())
+            .limit(1)
+        )
+        with self._session() as s:
+            row = s.scalars(query).first()
+            return _session_record(row) if row is not None else None
+
+    def list_sessions(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        ruleset: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[SessionRecord]:
+        """Newest first; ``since``/``until`` bound the start time (aware datetimes)."""
+        query = select(SessionRow)
+        if since is not None:
+            query = query.where(SessionRow.started_at >= since)
+        if until is not None:
+            query = query.where(SessionRow.started_at < until)
+        if ruleset is not None:
+            query = query.where(SessionRow.ruleset == ruleset)
+        query = query.order_by(SessionRow.started_at.desc()).limit(limit).offset(offset)
+        with self._session() as s:
+            return [_session_record(r) for r in s.scalars(query)]
+
+    # --- hands and events -----------------------------------------------------------------
+
+    def start_hand(
+        self,
+        *,
+        ruleset: str,
+        hand_no: int = 1,
+        session_id: str | None = None,
+        dealer: int | None = None,
+        hand_id: str | None = None,
+        events: Sequence[Mapping[str, Any]] = (),
+        outbox: Sequence[OutboxMessage] = (),
+    ) -> str:
+        """A new open hand (with its first events, if given, in the same transaction)."""
+        payloads = [_event_payload(i, e) for i, e in enumerate(events)]
+        messages = _check_messages(outbox)
+        now = utcnow()
+        row = HandRow(
+            id=hand_id or uuid.uuid4().hex,
+            session_id=session_id,
+            hand_no=hand_no,
+            ruleset=ruleset,
+            dealer=_seat(dealer, "dealer"),
+            status=OPEN,
+            started_at=now,
+        )
+        with self._session() as s, s.begin():
+            if session_id is not None and s.get(SessionRow, session_id) is None:
+                raise UnknownSession(session_id)
+            if s.get(HandRow, row.id) is not None:
+                raise StoreInputError(f"hand_id: {row.id!r} already exists")
+            s.add(row)
+            s.flush()  # the hand row first: events reference it
+            s.add_all(self._event_rows(row.id, 0, payloads, now))
+            s.add_all(_outbox_rows(messages, time.time()))
+        self._count_appended(len(payloads))
+        return row.id
+
+    def append(
+        self,
+        hand_id: str,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        expected_seq: int | None = None,
+        outbox: Sequence[OutboxMessage] = (),
+    ) -> list[int]:
+        """Append events (dicts with a ``type``) to an open hand; returns their seqs.
+
+        Committed before it returns. All or nothing: a bad event, an unknown or closed hand,
+        or ``expected_seq`` not being the hand's next seq raises and writes nothing.
+        """
+        payloads = [_event_payload(i, e) for i, e in enumerate(events)]
+        messages = _check_messages(outbox)
+        now = utcnow()
+        try:
+            with self._session() as s, s.begin():
+                hand = s.get(HandRow, hand_id)
+                if hand is None:
+                    raise UnknownHand(hand_id)
+                if hand.status != OPEN:
+                    raise HandClosed(f"hand {hand_id} is {hand.status}")
+                next_seq = s.scalar(
+                    select(func.coalesce(func.max(EventRow.seq) + 1, 0)).where(
+                        EventRow.hand_id == hand_id
+                    )
+                )
+                assert next_seq is not None
+                if expected_seq is not None and expected_seq != next_seq:
+                    raise SequenceConflict(
+                        f"hand {hand_id}: expected seq {expected_seq}, the next is {next_seq}"
+                    )
+                s.add_all(self._event_rows(hand_id, next_seq, payloads, now))
+                s.add_all(_outbox_rows(messages, time.time()))
+        except IntegrityError:
+            # (hand_id, seq) unique: another writer appended between our read and insert.
+            raise SequenceConflict(f"hand {hand_id}: concurrent append") from None
+        self._count_appended(len(payloads))
+        return list(range(next_seq, next_seq + len(payloads)))
+
+    def load_hand(self, hand_id: str) -> StoredHand:
+        with self._session() as s:
+            found = s.execute(_hands_query().where(HandRow.id == hand_id)).first()
+            if found is None:
+                raise UnknownHand(hand_id)
+            return self._stored_hand(s, found[0], found[1])
+
+    def open_hand(self) -> StoredHand | None:
+        """The latest hand still in progress, with its events (resume after a power cut)."""
+        query = (
+            _hands_query()
+            .where(HandRow.status == OPEN)
+            .order_by(HandRow.started_at.desc(), HandRow.id.desc())
+            .limit(1)
+        )
+        with self._session() as s:
+            found = s.execute(query).first()
+            return self._stored_hand(s, found[0], found[1]) if found is not None else None
+
+    def record_settlement(
+        self,
+        hand_id: str,
+        settlement: Mapping[str, Any],
+        *,
+        result: str,
+        winner: int | None = None,
+        discarder: int | None = None,
+        outbox: Sequence[OutboxMessage] = (),
+    ) -> None:
+        """Store ``Settlement.as_dict()`` and finish the hand, in one transaction.
+
+        ``result`` says how it ended (win, self_draw, draw, …) for the owners' filters.
+        """
+        payload = _json_copy(dict(settlement), "settlement")
+        net = payload.get("net")
+        if (
+            not isinstance(net, list)
+            or len(net) != 4
+            or not all(isinstance(n, Real) and not isinstance(n, bool) for n in net)
+        ):
+            raise StoreInputError(f"settlement.net: expected 4 numbers, got {net!r}")
+        if not result or len(result) > 32:
+            raise StoreInputError(f"result: 1-32 characters, got {result!r}")
+        _seat(winner, "winner")
+        _seat(discarder, "discarder")
+        messages = _check_messages(outbox)
+        now = utcnow()
+        with self._session() as s, s.begin():
+            hand = s.get(HandRow, hand_id)
+            if hand is None:
+                raise UnknownHand(hand_id)
+            if hand.status != OPEN:
+                raise HandClosed(f"hand {hand_id} is {hand.status}")
+            hand.status, hand.result, hand.ended_at = FINISHED, result, now
+            hand.winner, hand.discarder = winner, discarder
+            s.add(
+                SettlementRow(
+                    hand_id=hand_id,
+                    ruleset=hand.ruleset,
+                    void=bool(payload.get("void", False)),
+                    net_0=net[0],
+                    net_1=net[1],
+                    net_2=net[2],
+                    net_3=net[3],
+                    payload=payload,
+                    created_at=now,
+                )
+            )
+            s.add_all(_outbox_rows(messages, time.time()))
+
+    def abort_hand(self, hand_id: str, note: str) -> None:
+        """Give up an open hand (it cannot be resumed); its events stay for the owner."""
+        with self._session() as s, s.begin():
+            hand = s.get(HandRow, hand_id)
+            if hand is None:
+                raise UnknownHand(hand_id)
+            if hand.status != OPEN:
+                raise HandClosed(f"hand {hand_id} is {hand.status}")
+            hand.status, hand.ended_at, hand.note = ABORTED, utcnow(), note
+
+    def list_hands(
+        self,
+        *,
+        session_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        ruleset: str | None = None,
+        status: str | None = None,
+        result: str | None = None,
+        winner: int | None = None,
+        seat: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[HandRecord]:
+        """Newest first. ``seat``: hands that seat won or dealt in; ``since``/``until``
+        bound the start time (aware datetimes, ``until`` exclusive)."""
+        query = _hands_query()
+        if session_id is not None:
+            query = query.where(HandRow.session_id == session_id)
+        if since is not None:
+            query = query.where(HandRow.started_at >= since)
+        if until is not None:
+            query = query.where(HandRow.started_at < until)
+        if ruleset is not None:
+            query = query.where(HandRow.ruleset == ruleset)
+        if status is not None:
+            query = query.where(HandRow.status == status)
+        if result is not None:
+            query = query.where(HandRow.result == result)
+        if winner is not None:
+            query = query.where(HandRow.winner == winner)
+        if seat is not None:
+            query = query.where(or_(HandRow.winner == seat, HandRow.discarder == seat))
+        query = (
+            query.order_by(HandRow.started_at.desc(), HandRow.id.desc()).limit(limit).offset(offset)
+        )
+        with self._session() as s:
+            return [_hand_record(h, st) for h, st in s.execute(query)]
+
+    # --- the hub's acknowledgements of handlog messages -------------------------------------
+
+    def mark_handlog_acked(self, hand_id: str) -> bool:
+        """Record the hub's ack (idempotent); True the first time."""
+        with self._session() as s, s.begin():
+            hand = s.get(HandRow, hand_id)
+            if hand is None:
+                raise UnknownHand(hand_id)
+            if hand.handlog_acked_at is not None:
+                return False
+            hand.handlog_acked_at = utcnow()
+            return True
+
+    def unacked_handlogs(self, limit: int = 100) -> list[HandRecord]:
+        """Finished hands the hub has not acknowledged yet, oldest first (to resend)."""
+        query = (
+            _hands_query()
+            .where(HandRow.status == FINISHED, HandRow.handlog_acked_at.is_(None))
+            .order_by(HandRow.ended_at, HandRow.id)
+            .limit(limit)
+        )
+        with self._session() as s:
+            return [_hand_record(h, st) for h, st in s.execute(query)]
+
+    # --- outbox -----------------------------------------------------------------------------
+
+    def enqueue(self, messages: Sequence[OutboxMessage]) -> list[int]:
+        """Store messages to publish (committed before it returns); returns their ids."""
+        rows = _outbox_rows(_check_messages(messages), time.time())
+        with self._session() as s, s.begin():
+            s.add_all(rows)
+            s.flush()
+            return [r.id for r in rows]
+
+    def outbox_peek(self, limit: int = 100, after_id: int = 0) -> list[OutboxEntry]:
+        """The oldest messages not yet acknowledged, in order."""
+        query = select(OutboxRow).where(OutboxRow.id > after_id).order_by(OutboxRow.id)
+        with self._session() as s:
+            return [
+                OutboxEntry(r.id, r.topic, r.payload, r.qos, r.retain, r.enqueued_at)
+                for r in s.scalars(query.limit(limit))
+            ]
+
+    def outbox_ack(self, entry_id: int) -> None:
+        """The broker acknowledged it: forget it."""
+        with self._session() as s, s.begin():
+            s.execute(delete(OutboxRow).where(OutboxRow.id == entry_id))
+
+    def outbox_depth(self) -> int:
+        with self._session() as s:
+            return s.scalar(select(func.count()).select_from(OutboxRow)) or 0
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _event_rows(
+        hand_id: str, first_seq: int, payloads: list[dict[str, Any]], now: datetime
+    ) -> list[EventRow]:
+        return [
+            EventRow(hand_id=hand_id, seq=first_seq + i, type=p["type"], payload=p, created_at=now)
+            for i, p in enumerate(payloads)
+        ]
+
+    @staticmethod
+    def _stored_hand(s: Session, hand: HandRow, settlement: SettlementRow | None) -> StoredHand:
+        rows = s.scalars(select(EventRow).where(EventRow.hand_id == hand.id).order_by(EventRow.seq))
+        events = tuple(StoredEvent(r.seq, r.type, r.payload, r.created_at) for r in rows)
+        return StoredHand(
+            hand=_hand_record(hand, settlement),
+            events=events,
+            settlement=settlement.payload if settlement is not None else None,
+        )
+
+    def _count_appended(self, n: int) -> None:
+        if self.metrics is not None and n:
+            self.metrics.events_appended.inc(n)

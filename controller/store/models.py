@@ -1,0 +1,155 @@
+"""The tables (SQLAlchemy 2 typed ORM). Portable types only: SQLite on the Pi, PostgreSQL at
+the hub. A change here needs a migration in ``migrations/versions`` (a test compares them).
+
+Ids of sessions and hands are strings chosen by the table (uuid hex by default), so the hub
+can merge many tables' logs without renumbering.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    Numeric,
+    SmallInteger,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+# Deterministic constraint names, so later migrations can drop or alter them by name.
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+JsonType = JSON().with_variant(JSONB(), "postgresql")
+# SQLite only aliases rowid for a plain INTEGER primary key.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+Money = Numeric(14, 4, asdecimal=False)  # exact on PostgreSQL; halves (÷2 shares) fit
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes in, aware UTC datetimes out (SQLite keeps no zone)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: pass an aware one (UTC)")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        dict[str, Any]: JsonType,
+        datetime: UTCDateTime,
+    }
+
+
+class SessionRow(Base):
+    __tablename__ = "sessions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    parlour: Mapped[str] = mapped_column(String(64))
+    table_id: Mapped[str] = mapped_column(String(64))
+    ruleset: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]]
+    players: Mapped[list[str] | None] = mapped_column(JsonType)
+    started_at: Mapped[datetime] = mapped_column(index=True)
+    ended_at: Mapped[datetime | None]
+
+
+class HandRow(Base):
+    __tablename__ = "hands"
+    __table_args__ = (Index("ix_hands_status_started", "status", "started_at"),)
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    session_id: Mapped[str | None] = mapped_column(ForeignKey("sessions.id"), index=True)
+    hand_no: Mapped[int] = mapped_column(Integer)
+    ruleset: Mapped[str] = mapped_column(String(64), index=True)
+    dealer: Mapped[int | None] = mapped_column(SmallInteger)
+    status: Mapped[str] = mapped_column(String(16))  # open | finished | aborted
+    result: Mapped[str | None] = mapped_column(String(32))  # win, self_draw, draw, …
+    winner: Mapped[int | None] = mapped_column(SmallInteger)
+    discarder: Mapped[int | None] = mapped_column(SmallInteger)  # who dealt in
+    started_at: Mapped[datetime] = mapped_column(index=True)
+    ended_at: Mapped[datetime | None]
+    note: Mapped[str | None] = mapped_column(Text)  # why a hand was aborted
+    # When the parlour hub acknowledged this hand's handlog message (None: not yet).
+    handlog_acked_at: Mapped[datetime | None]
+
+
+class EventRow(Base):
+    """Append-only: rows are never updated or deleted."""
+
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("hand_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    hand_id: Mapped[str] = mapped_column(ForeignKey("hands.id"))
+    seq: Mapped[int] = mapped_column(Integer)
+    type: Mapped[str] = mapped_column(String(64))
+    payload: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime]
+
+
+class SettlementRow(Base):
+    __tablename__ = "settlements"
+
+    hand_id: Mapped[str] = mapped_column(ForeignKey("hands.id"), primary_key=True)
+    ruleset: Mapped[str] = mapped_column(String(64))
+    void: Mapped[bool] = mapped_column(Boolean)
+    net_0: Mapped[float] = mapped_column(Money)
+    net_1: Mapped[float] = mapped_column(Money)
+    net_2: Mapped[float] = mapped_column(Money)
+    net_3: Mapped[float] = mapped_column(Money)
+    payload: Mapped[dict[str, Any]]  # Settlement.as_dict(), as settled
+    created_at: Mapped[datetime]
+
+
+class OutboxRow(Base):
+    """MQTT messages not yet acknowledged by the broker, drained in id order."""
+
+    __tablename__ = "outbox"
+    # Ids never reused (SQLite would reuse a deleted max rowid): order is id order.
+    __table_args__ = ({"sqlite_autoincrement": True},)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    topic: Mapped[str] = mapped_column(String(255))
+    payload: Mapped[str] = mapped_column(Text)  # the exact UTF-8 JSON text to publish
+    qos: Mapped[int] = mapped_column(SmallInteger)
+    retain: Mapped[bool] = mapped_column(Boolean)
+    # Wall-clock seconds, not a monotonic clock: latency is measured across restarts too.
+    enqueued_at: Mapped[float] = mapped_column(Float)

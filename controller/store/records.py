@@ -1,0 +1,108 @@
+"""What the store hands back and takes: plain frozen values, no ORM objects, no engine types.
+
+Events are dicts (an event's ``to_dict()``) with a ``type`` name; the store does not know
+the round engine's classes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+class StoreError(Exception):
+    """Base of the store's errors."""
+
+
+class StoreInputError(StoreError, ValueError):
+    """Bad input (not JSON, no type, wrong sizes); nothing was written."""
+
+
+class UnknownHand(StoreError, LookupError):
+    pass
+
+
+class UnknownSession(StoreError, LookupError):
+    pass
+
+
+class HandClosed(StoreError):
+    """Appending to, or settling, a hand that is already finished or aborted."""
+
+
+class SequenceConflict(StoreError):
+    """``expected_seq`` did not match: someone else appended first; nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    seq: int  # 0, 1, 2 … within its hand: its index in the hand's event list
+    type: str
+    payload: dict[str, Any]  # the event's dict, "type" included
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    id: str
+    parlour: str
+    table_id: str
+    ruleset: str
+    options: dict[str, Any]
+    players: list[str] | None
+    started_at: datetime
+    ended_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    id: str
+    session_id: str | None
+    hand_no: int
+    ruleset: str
+    dealer: int | None
+    status: str  # open | finished | aborted
+    result: str | None
+    winner: int | None
+    discarder: int | None
+    started_at: datetime
+    ended_at: datetime | None
+    note: str | None
+    handlog_acked_at: datetime | None
+    net: tuple[float, float, float, float] | None  # from the settlement, when settled
+
+
+@dataclass(frozen=True, slots=True)
+class StoredHand:
+    hand: HandRecord
+    events: tuple[StoredEvent, ...]
+    settlement: dict[str, Any] | None
+
+    @property
+    def next_seq(self) -> int:
+        return len(self.events)
+
+    def event_dicts(self) -> list[dict[str, Any]]:
+        """The events in order, ready for the engine's ``event_from_dict``."""
+        return [e.payload for e in self.events]
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxMessage:
+    """A message to publish: the exact payload text, QoS and retain flag."""
+
+    topic: str
+    payload: str
+    qos: int = 1
+    retain: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxEntry:
+    id: int
+    topic: str
+    payload: str
+    qos: int
+    retain: bool
+    enqueued_at: float  # time.time() when it was written

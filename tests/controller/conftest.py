@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.store import EventStore
+from tests.controller.mosquitto import Mosquitto
+
+
+@pytest.fixture
+def mosquitto_factory(tmp_path: Path) -> Iterator[Callable[..., Mosquitto]]:
+    """Make (and start) brokers; every one is stopped at teardown."""
+    made: list[Mosquitto] = []
+
+    def make(*, start: bool = True, **kwargs: Any) -> Mosquitto:
+        workdir = tmp_path / f"mosquitto{len(made)}"
+        workdir.mkdir()
+        broker = Mosquitto(workdir, **kwargs)
+        made.append(broker)
+        if start:
+            broker.start()
+        return broker
+
+    yield make
+    for broker in made:
+        broker.kill()
+
+
+@pytest.fixture
+def mosquitto(mosquitto_factory: Callable[..., Mosquitto]) -> Mosquitto:
+    """A running Mosquitto on a free port: anonymous, no persistence."""
+    return mosquitto_factory()
+
+
+@pytest.fixture
+def store_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'data' / 'mjtable.db'}"
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[EventStore]:
+    s = EventStore.open(store_url)
+    yield s
+    s.close()

@@ -1,0 +1,116 @@
+"""A real Mosquitto for tests: temp config, a free port, start / stop / kill / restart."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+MISSING = (
+    "mosquitto is not installed: run .ci/run, or `apt-get install -y mosquitto` "
+    "(the MQTT tests need a real broker and are never skipped)"
+)
+START_TIMEOUT = 20.0  # seconds to wait for the port (a guard against hangs, not a measure)
+
+
+def mosquitto_binary() -> str:
+    found = shutil.which("mosquitto") or (
+        "/usr/sbin/mosquitto" if os.access("/usr/sbin/mosquitto", os.X_OK) else None
+    )
+    if found is None:
+        pytest.fail(MISSING, pytrace=False)
+    return found
+
+
+def mosquitto_passwd_binary() -> str:
+    found = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+    if not os.access(found, os.X_OK):
+        pytest.fail(MISSING, pytrace=False)
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"mosquitto exited ({proc.returncode}):\n{log.read_text()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"mosquitto did not listen on {port}:\n{log.read_text()}")
+
+
+class Mosquitto:
+    """One broker configuration; start() it again after stop()/kill() on the same port."""
+
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        persistence: bool = False,
+        password_file: Path | None = None,
+        tls: tuple[Path, Path, Path] | None = None,  # ca, cert, key
+    ) -> None:
+        self.binary = mosquitto_binary()
+        self.workdir = workdir
+        self.port = free_port()
+        self.log = workdir / "mosquitto.log"
+        self.conf = workdir / "mosquitto.conf"
+        lines = [f"listener {self.port} 127.0.0.1"]
+        if password_file is not None:
+            lines += ["allow_anonymous false", f"password_file {password_file}"]
+        else:
+            lines.append("allow_anonymous true")
+        if tls is not None:
+            ca, cert, key = tls
+            lines += [f"cafile {ca}", f"certfile {cert}", f"keyfile {key}"]
+        if persistence:
+            # Saved only on a clean shutdown (autosave off): a SIGKILL loses what came after.
+            lines += [
+                "persistence true",
+                f"persistence_location {workdir}/",
+                "autosave_interval 0",
+            ]
+        else:
+            lines.append("persistence false")
+        lines += [f"log_dest file {self.log}", "log_type all"]
+        self.conf.write_text("\n".join(lines) + "\n")
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        assert self.proc is None or self.proc.poll() is not None, "already running"
+        self.proc = subprocess.Popen(
+            [self.binary, "-c", str(self.conf)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_port(self.port, self.proc, self.log)
+
+    def stop(self) -> None:
+        """Clean shutdown (SIGTERM): persistence, if on, is saved."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=START_TIMEOUT)
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=START_TIMEOUT)
