@@ -70,6 +70,14 @@ def _best(a: Vec, b: Vec, sets: int) -> int:
     return best
 
 
+def _mask(nat: Sequence[int], lo: int) -> int:
+    m = 0
+    for i in range(9):
+        if nat[lo + i]:
+            m |= 1 << i
+    return m
+
+
 class HandShape:
     """One hand's counts with its wildcards split off; scores the hand and its discards."""
 
@@ -110,11 +118,18 @@ class HandShape:
             usable(self.sections[j], b[lo:hi]) for j, (lo, hi) in enumerate(_SECTIONS)
         )
         # seven pairs and 十三烂 parts, so that one discard updates them in O(1)
-        self.pairs = sum(c >> 1 for c in nat)
-        self.singles = sum(c & 1 for c in nat)
-        self.masks = [sum(1 << i for i in range(9) if nat[lo + i]) for lo in (0, 9, 18)]
-        self.lan = sum(_LAN_KEEP[m] for m in self.masks)
-        self.honors = sum(1 for c in nat[27:34] if c)
+        self.pairs = self.singles = self.lan = self.honors = 0
+        self.masks = [0, 0, 0]
+        if melds:
+            return  # both shapes are concealed only
+        shapes = options.shapes
+        if Shape.XIAOQI in shapes:
+            self.pairs = sum(c >> 1 for c in nat)
+            self.singles = sum(c & 1 for c in nat)
+        if Shape.SHISANLAN in shapes:
+            self.masks = [_mask(nat, lo) for lo in (0, 9, 18)]
+            self.lan = sum(_LAN_KEEP[m] for m in self.masks)
+            self.honors = sum(1 for c in nat[27:34] if c)
 
     def shanten(self) -> int:
         """Shanten of the hand as it is (13 tiles: 0 = ready)."""

@@ -40,10 +40,12 @@ def _links(counts: list[int], kind: int) -> int:
 
 
 class Bot:
-    """One virtual player. Stateless: the same state always gives the same action."""
+    """One virtual player. Its choices depend on the state only; it remembers shanten
+    results for hands it has seen (a hand does not change while others play)."""
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
+        self._ready: dict[tuple[int, ...], bool] = {}
 
     def act(self, state: RoundState) -> Action:
         seat = self.seat
@@ -56,19 +58,48 @@ class Bot:
             return self._answer(state)
         raise ValueError(f"seat {seat} has nothing to do at {phase.value}")
 
-    # -- own turn ----------------------------------------------------------------------
+    # -- shared ------------------------------------------------------------------------
+
+    def _shape(self, state: RoundState, counts: list[int], melds: int) -> HandShape:
+        return HandShape(counts, state.wild, state.options, melds)
+
+    def _key(self, state: RoundState, tiles: list[int]) -> tuple[int, ...]:
+        kinds = sorted(t // 4 for t in tiles)
+        return (len(state.melds[self.seat]), state.indicator or -1, *kinds)
+
+    def _is_ready(self, state: RoundState, tiles: list[int]) -> bool:
+        """Whether 13 tiles (counting melds) wait on something (bot shapes only: the rare
+        special shapes are not looked for, so a bot may miss such a win)."""
+        key = self._key(state, tiles)
+        hit = self._ready.get(key)
+        if hit is None:
+            counts = counts_of(t // 4 for t in tiles)
+            hit = self._shape(state, counts, len(state.melds[self.seat])).shanten() <= 0
+            if len(self._ready) > 256:
+                self._ready.clear()
+            self._ready[key] = hit
+        return hit
 
     def _can_win(self, state: RoundState, extra: int | None) -> bool:
         seat = self.seat
-        counts = counts_of(state.kinds(seat))
+        hand = state.hands[seat]
+        if extra is None:
+            before = list(hand)
+            assert state.last_tile is not None
+            before.remove(state.last_tile)
+        else:
+            before = hand
+        if not self._is_ready(state, before):
+            return False
+        counts = counts_of(t // 4 for t in hand)
         if extra is not None:
             counts[extra] += 1
-        opts = state.ruleset.shape_options()
-        melds = state.held_melds(seat)
         # is_win first: it is cheap, and the full check (readings, ruleset bars) is not
-        if not is_win(counts, state.wild, opts, melds):
+        if not is_win(counts, state.wild, state.options, state.held_melds(seat)):
             return False
         return refusal(state, candidate_win(state, seat)) is None
+
+    # -- own turn ----------------------------------------------------------------------
 
     def _turn(self, state: RoundState) -> Action:
         seat = self.seat
@@ -80,37 +111,34 @@ class Bot:
                 return kong
         return Discard(seat, self._discard_tile(state))
 
-    def _shape(self, state: RoundState, counts: list[int], melds: int) -> HandShape:
-        return HandShape(counts, state.wild, state.ruleset.shape_options(), melds)
-
     def _self_kong(self, state: RoundState) -> Action | None:
+        seat = self.seat
+        hand = state.hands[seat]
+        counts = counts_of(t // 4 for t in hand)
+        pungs = {m.tiles[0] // 4 for m in state.melds[seat] if m.type is MeldType.PUNG}
+        fours = [k for k in range(34) if counts[k] == 4]
+        added = [t for t in hand if t // 4 in pungs]
+        if not fours and not added:
+            return None
         assert state.wall is not None
         if state.wall.peek_tail() is None:
             return None
-        seat = self.seat
-        hand = state.hands[seat]
-        counts = counts_of(state.kinds(seat))
-        pungs = {m.tiles[0] // 4 for m in state.melds[seat] if m.type is MeldType.PUNG}
-        for t in hand:
-            if t // 4 in pungs:
-                return Kong(seat, t)  # the fourth of a pung is no use in the hand
+        if added:
+            return Kong(seat, added[0])  # the fourth of a pung is no use in the hand
         n = len(state.melds[seat])
-        now = min(
-            self._shape(state, counts, n).discards({k for k in range(34) if counts[k]}).values()
-        )
-        for t in hand:
-            k = t // 4
-            if counts[k] == 4:
-                rest = list(counts)
-                rest[k] = 0
-                if self._shape(state, rest, n + 1).shanten() <= now:
-                    return Kong(seat, t)
+        held = {k for k in range(34) if counts[k]}
+        now = min(self._shape(state, counts, n).discards(held).values())
+        for k in fours:
+            rest = list(counts)
+            rest[k] = 0
+            if self._shape(state, rest, n + 1).shanten() <= now:
+                return Kong(seat, next(t for t in hand if t // 4 == k))
         return None
 
     def _discard_tile(self, state: RoundState) -> int:
         seat = self.seat
         hand = state.hands[seat]
-        counts = counts_of(state.kinds(seat))
+        counts = counts_of(t // 4 for t in hand)
         kinds = {t // 4 for t in hand}
         keep = state.keep[seat] if state.claim_rules.keep_claimed else None
         if keep is not None and len(kinds) > 1:
@@ -118,11 +146,15 @@ class Bot:
         scores = self._shape(state, counts, len(state.melds[seat])).discards(kinds)
         wild = state.wild
 
-        def rank(k: int) -> tuple[int, int, int, int, int]:
+        def rank(k: int) -> tuple[int, bool, int, int, int]:
             return (scores[k], k in wild, _links(counts, k), _value(k), k)
 
         best = min(kinds, key=rank)
-        return max(t for t in hand if t // 4 == best)
+        tile = max(t for t in hand if t // 4 == best)
+        rest = list(hand)
+        rest.remove(tile)
+        self._ready[self._key(state, rest)] = scores[best] <= 0
+        return tile
 
     # -- someone else's tile -----------------------------------------------------------
 
@@ -139,17 +171,17 @@ class Bot:
         return claim if claim is not None else Pass(seat)
 
     def _claim(self, state: RoundState, kind: int) -> Action | None:
+        if kind in state.wild:
+            return None  # a jing is worth more in the hand than in a meld
         seat = self.seat
+        hand = state.hands[seat]
+        held = sum(1 for t in hand if t // 4 == kind)
+        pairs = self._chow_pairs(state, kind) if seat == (state.turn + 1) % SEATS else []
+        if held < 2 and not pairs:
+            return None
         rules = state.claim_rules
         assert state.wall is not None
-        counts = counts_of(state.kinds(seat))
-        held = counts[kind]
-        is_jing = kind in state.wild
-        chow_ok = seat == (state.turn + 1) % SEATS and kind < 27
-        if held < 2 and not chow_ok:
-            return None
-        if is_jing:
-            return None  # a jing is worth more in the hand than in a meld
+        counts = counts_of(t // 4 for t in hand)
         limit_ok = not rules.max_claims or state.claims_count[seat] < rules.max_claims
         n = len(state.melds[seat])
         now = self._shape(state, counts, n).shanten()
@@ -163,9 +195,29 @@ class Bot:
             rest[kind] -= 2
             if self._after_claim(state, rest, n + 1, kind) < now:
                 return Pung(seat)
-        if chow_ok and limit_ok:
-            return self._chow(state, counts, n, now, kind)
+        if not limit_ok:
+            return None
+        for a, b in pairs:
+            rest = list(counts)
+            rest[a] -= 1
+            rest[b] -= 1
+            if self._after_claim(state, rest, n + 1, kind) < now:
+                ta = next(t for t in hand if t // 4 == a)
+                tb = next(t for t in hand if t // 4 == b)
+                return Chow(seat, (ta, tb))
         return None
+
+    def _chow_pairs(self, state: RoundState, kind: int) -> list[tuple[int, int]]:
+        """The two kinds the hand could chow ``kind`` with (never using a wildcard)."""
+        if kind >= 27:
+            return []
+        held = {t // 4 for t in state.hands[self.seat]} - state.wild
+        lo = kind - kind % 9
+        out = []
+        for a, b in ((kind - 2, kind - 1), (kind - 1, kind + 1), (kind + 1, kind + 2)):
+            if a >= lo and b < lo + 9 and a in held and b in held:
+                out.append((a, b))
+        return out
 
     def _after_claim(self, state: RoundState, rest: list[int], melds: int, kind: int) -> int:
         """Best shanten after claiming and discarding (the claimed kind may be barred)."""
@@ -175,22 +227,3 @@ class Bot:
         if not kinds:
             return 99
         return min(self._shape(state, rest, melds).discards(kinds).values())
-
-    def _chow(
-        self, state: RoundState, counts: list[int], n: int, now: int, kind: int
-    ) -> Action | None:
-        seat = self.seat
-        lo = kind - kind % 9
-        for a, b in ((kind - 2, kind - 1), (kind - 1, kind + 1), (kind + 1, kind + 2)):
-            if a < lo or b >= lo + 9 or not counts[a] or not counts[b]:
-                continue
-            if a in state.wild or b in state.wild:
-                continue
-            rest = list(counts)
-            rest[a] -= 1
-            rest[b] -= 1
-            if self._after_claim(state, rest, n + 1, kind) < now:
-                ta = next(t for t in state.hands[seat] if t // 4 == a)
-                tb = next(t for t in state.hands[seat] if t // 4 == b)
-                return Chow(seat, (ta, tb))
-        return None

@@ -43,7 +43,7 @@ def table_action(state: RoundState, rng: random.Random) -> Action | None:
         return RollDice("break", dealer, *_dice(rng))
     if phase is Phase.SECOND_DICE:
         first = state.dice[0]
-        procedure = state.ruleset.wall_rules().procedure
+        procedure = state.wall_rules.procedure
         roller = second_roller(procedure, dealer, Dice(first.a, first.b))
         assert roller is not None
         return RollDice("break_second", roller, *_dice(rng))

@@ -85,7 +85,7 @@ def _dice(state: RoundState, e: DiceRolled) -> None:
     state.dice.append(e)
     dice = Dice(e.a, e.b)
     if e.purpose == "break":
-        rules = state.ruleset.wall_rules()
+        rules = state.wall_rules
         if rules.procedure.rolls == 2:
             state.phase = Phase.SECOND_DICE
         else:
@@ -93,7 +93,7 @@ def _dice(state: RoundState, e: DiceRolled) -> None:
             state.phase = Phase.DEAL
     elif e.purpose == "break_second":
         first = next(d for d in state.dice if d.purpose == "break")
-        rules = state.ruleset.wall_rules()
+        rules = state.wall_rules
         state.wall = Wall.open(rules, state.dealer, Dice(first.a, first.b), dice, state.order)
         state.phase = Phase.DEAL
 
@@ -132,6 +132,7 @@ def _flipped(state: RoundState, e: JingFlipped) -> None:
     if e.purpose == "xia_jing":
         state.phase = Phase.SETTLE
     else:
+        state.wild = state.ruleset.wild_kinds(e.tile // 4)
         state.phase = Phase.TURN
         state.turn = state.dealer
 
@@ -279,7 +280,7 @@ def _konged(state: RoundState, e: Konged) -> None:
 
 
 def _end_phase(state: RoundState) -> Phase:
-    return Phase.XIA_DICE if state.ruleset.wall_rules().xia_jing else Phase.SETTLE
+    return Phase.XIA_DICE if state.wall_rules.xia_jing else Phase.SETTLE
 
 
 def _won(state: RoundState, e: WinDeclared) -> None:

@@ -116,7 +116,7 @@ def _roll(state: RoundState, a: RollDice) -> Result:
         return reject("bad_seat", "没有这个座位", "seats are 0–3")
     dice = Dice(a.a, a.b)
     rolled = DiceRolled(a.purpose, a.seat, a.a, a.b)
-    procedure = state.ruleset.wall_rules().procedure
+    procedure = state.wall_rules.procedure
     if a.purpose == "break":
         if state.phase is not Phase.BREAK_DICE:
             return _wrong_phase(state)
@@ -265,8 +265,7 @@ def _discard(state: RoundState, a: Discard) -> Result:
     declined = False
     if state.claim_rules.self_draw_pass_blocks and state.source is not Source.CLAIM:
         counts = counts_of(state.kinds(a.seat))
-        opts = state.ruleset.shape_options()
-        if is_win(counts, state.wild, opts, state.held_melds(a.seat)):
+        if is_win(counts, state.wild, state.options, state.held_melds(a.seat)):
             declined = refusal(state, candidate_win(state, a.seat)) is None
     return [Discarded(a.seat, a.tile, declined)]
 

@@ -94,6 +94,7 @@ class RoundState:
         "last_drawer",
         "last_tile",
         "melds",
+        "options",
         "order",
         "passed_kinds",
         "phase",
@@ -105,6 +106,8 @@ class RoundState:
         "started",
         "turn",
         "wall",
+        "wall_rules",
+        "wild",
         "wins",
     )
 
@@ -112,6 +115,9 @@ class RoundState:
         self.started = started
         self.ruleset = ruleset_for(started)
         self.claim_rules: ClaimRules = self.ruleset.claim_rules()
+        self.options = self.ruleset.shape_options()  # built once: bots ask on every move
+        self.wall_rules = self.ruleset.wall_rules()
+        self.wild: frozenset[int] = frozenset()  # set when the 精/财神 is turned up
         self.phase = Phase.SHUFFLE
         self.turn = started.dealer
         self.order: tuple[int, ...] | None = None
@@ -167,7 +173,9 @@ class RoundState:
         """Everything the state holds, as plain data: equal snapshots, equal states."""
         out: dict[str, Any] = {}
         for name in self.__slots__:
-            if name in ("ruleset", "claim_rules", "wall", "passed_kinds", "seen"):
+            if name in ("ruleset", "claim_rules", "options", "wall_rules", "wall"):
+                continue
+            if name in ("passed_kinds", "seen"):
                 continue
             out[name] = getattr(self, name)
         out["passed_kinds"] = [sorted(s) for s in self.passed_kinds]
@@ -199,10 +207,6 @@ class RoundState:
         """The flipped tile's kind (正精 / the tile before the 财神), once known."""
         f = None if self.wall is None else self.wall.flip
         return None if f is None else f.kind
-
-    @property
-    def wild(self) -> frozenset[int]:
-        return self.ruleset.wild_kinds(self.indicator)
 
     def kinds(self, seat: int) -> list[int]:
         return [t // 4 for t in self.hands[seat]]

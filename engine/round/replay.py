@@ -1,0 +1,118 @@
+"""Replaying a log: split it into hands, fold step by step, say each step in words, and
+check that the settlement recomputed from the folded state is the one recorded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from engine.round.events import (
+    Chowed,
+    ClaimDeclared,
+    ClaimsResolved,
+    Dealt,
+    DiceRolled,
+    Discarded,
+    Drew,
+    Event,
+    Exhausted,
+    HandStarted,
+    JingFlipped,
+    Konged,
+    Passed,
+    Punged,
+    ReplacementDrawn,
+    Settled,
+    Shuffled,
+    WinDeclared,
+    WinRejected,
+)
+from engine.round.finish import settle
+from engine.round.fold import CorruptLog, evolve
+from engine.round.state import RoundState
+from engine.tiles import format_kinds
+
+
+def split_hands(events: Iterable[Event]) -> Iterator[list[Event]]:
+    """A log of several hands, one list per hand (each starts with HandStarted)."""
+    hand: list[Event] = []
+    for e in events:
+        if isinstance(e, HandStarted) and hand:
+            yield hand
+            hand = []
+        hand.append(e)
+    if hand:
+        yield hand
+
+
+def steps(events: Iterable[Event]) -> Iterator[tuple[Event, RoundState]]:
+    """Each event with the state right after it."""
+    it = iter(events)
+    first = next(it, None)
+    if not isinstance(first, HandStarted):
+        raise CorruptLog("a hand log starts with hand_started")
+    state = RoundState(first)
+    yield first, state
+    for e in it:
+        evolve(state, e)
+        yield e, state
+
+
+def check(state: RoundState) -> str | None:
+    """None when the recorded settlement is what the rules give now; else the difference."""
+    if state.settlement is None:
+        return "the log ends before the settlement"
+    again = settle(state)
+    if again != state.settlement:
+        return f"recorded nets {state.settlement.net}, recomputed {again.net}"
+    return None
+
+
+def _t(tile: int | None) -> str:
+    return "?" if tile is None else format_kinds([tile // 4])
+
+
+def describe(e: Event) -> str:
+    """One line a dealer can read."""
+    s = getattr(e, "seat", None)
+    who = f"seat {s}" if s is not None else ""
+    match e:
+        case HandStarted():
+            return (
+                f"hand {e.hand_no}: {e.ruleset}, dealer seat {e.dealer}, streak {e.dealer_streak}"
+            )
+        case Shuffled():
+            return "shuffled (wall order known)" if e.order else "shuffled (order unknown)"
+        case DiceRolled():
+            return f"{who} rolls {e.a}+{e.b} ({e.purpose})"
+        case Dealt():
+            return "dealt: " + " | ".join(format_kinds([t // 4 for t in h]) for h in e.tiles)
+        case JingFlipped():
+            return f"{e.purpose} turned up: {_t(e.tile)}"
+        case Drew():
+            return f"{who} draws {_t(e.tile)}"
+        case ReplacementDrawn():
+            return f"{who} draws replacement {_t(e.tile)}"
+        case Discarded():
+            return f"{who} discards {_t(e.tile)}" + (" (passed a self-drawn win)" * e.declined_win)
+        case ClaimDeclared():
+            return f"{who} claims {e.claim}"
+        case Passed():
+            return f"{who} passes"
+        case ClaimsResolved():
+            return f"claims on {_t(e.tile)} resolved"
+        case Chowed():
+            return f"{who} chows {_t(e.tile)} from seat {e.from_seat}"
+        case Punged():
+            return f"{who} pungs {_t(e.tile)} from seat {e.from_seat}"
+        case Konged():
+            return f"{who} kong ({e.kong}) {_t(e.tile if e.tile is not None else e.tiles[0])}"
+        case WinDeclared():
+            frm = "" if e.discarder is None else f" from seat {e.discarder}"
+            return f"{who} wins on {_t(e.tile)} ({e.source}{frm})"
+        case WinRejected():
+            return f"{who} win refused: {e.reason}"
+        case Exhausted():
+            return "流局 (wall exhausted)"
+        case Settled():
+            return "settled: nets " + " ".join(str(n) for n in e.settlement["net"])
+    return e.type
