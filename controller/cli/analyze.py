@@ -29,6 +29,7 @@ MELD_WORDS = {
     "kong_added": MeldType.KONG_ADDED,
 }
 
+
 class AnalyzeInputError(ValueError):
     pass
 
