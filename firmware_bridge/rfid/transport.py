@@ -1,0 +1,179 @@
+"""Asyncio shell around a reader codec: opens the reader by pyserial URL, feeds bytes and
+time, polls on idle, and yields inventories. Reopens the device when it disappears.
+
+Inventory readers (RefCodec) report whole inventories. Single-tag HF readers report reads;
+a PresenceTracker per reader turns them into an inventory every `snapshot_interval`.
+
+An HF reader with an empty zone is silent, exactly like a dead one. So an HF port sends a
+keepalive command (RF on) every `keepalive_interval` and only reports inventories while the
+reader has answered within `alive_timeout`: a dead reader then reports nothing (the bridge
+raises "reader silent") instead of an empty zone (which would take every tile out of it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Literal, Self
+
+from firmware_bridge.rfid.codec import CodecStats, ReaderCodec
+from firmware_bridge.rfid.events import Inventory, ReaderEvent, TagRead
+from firmware_bridge.rfid.hf_frame import HfCodec, encode_rf_on
+from firmware_bridge.rfid.presence import DEFAULT_PRESENCE_TIMEOUT, PresenceTracker
+from firmware_bridge.rfid.ref_frame import RefCodec
+from firmware_bridge.serial_port import Connection, ReconnectingPort
+
+DEFAULT_IDLE_POLL = 0.05
+"""A read that stays empty this long counts as idle: the codec's gap timeout is judged."""
+DEFAULT_SNAPSHOT_INTERVAL = 0.2
+DEFAULT_KEEPALIVE_INTERVAL = 1.0
+
+CodecName = Literal["ref", "hf"]
+
+
+class ReaderTransport(ReconnectingPort):
+    """One reader port (a single HF reader, or a bus of inventory readers) until close().
+
+    Inventories go to `on_inventory` if given, else to a queue read with `recv()` or
+    `async for inv in transport`. Acks and other frames are counted in `other_events`.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        codec: ReaderCodec,
+        *,
+        baudrate: int = 115_200,
+        on_inventory: Callable[[Inventory], None] | None = None,
+        presence: bool | None = None,
+        presence_timeout: float = DEFAULT_PRESENCE_TIMEOUT,
+        snapshot_interval: float = DEFAULT_SNAPSHOT_INTERVAL,
+        keepalive: bytes | None = None,
+        keepalive_interval: float = DEFAULT_KEEPALIVE_INTERVAL,
+        alive_timeout: float | None = None,
+        idle_poll: float = DEFAULT_IDLE_POLL,
+        backoff_initial: float = 0.1,
+        backoff_max: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+        serial_options: dict[str, Any] | None = None,
+    ) -> None:
+        """`presence` defaults to True for an HfCodec; `keepalive` (bytes written on open and
+        every `keepalive_interval`) defaults to RF on for an HfCodec. With a keepalive,
+        inventories are reported only while the reader answered within `alive_timeout`
+        (default 2.5 keepalive intervals)."""
+        super().__init__(
+            url,
+            baudrate=baudrate,
+            backoff_initial=backoff_initial,
+            backoff_max=backoff_max,
+            rng=rng,
+            serial_options=serial_options,
+        )
+        is_hf = isinstance(codec, HfCodec)
+        self.codec = codec
+        self._on_inventory = on_inventory
+        self._clock = clock
+        self._presence_enabled = is_hf if presence is None else presence
+        self.presence_timeout = presence_timeout
+        self.snapshot_interval = snapshot_interval
+        self.keepalive = encode_rf_on() if keepalive is None and is_hf else keepalive
+        self.keepalive_interval = keepalive_interval
+        self.alive_timeout = 2.5 * keepalive_interval if alive_timeout is None else alive_timeout
+        self.idle_poll = idle_poll
+        self._presence: dict[int, PresenceTracker] = {}
+        if self._presence_enabled:
+            self._presence[codec.reader_id] = PresenceTracker(codec.reader_id, presence_timeout)
+        self._inbox: asyncio.Queue[Inventory] = asyncio.Queue()
+        self._got_bytes = False
+        self._last_frame: float | None = None
+        self.inventories = 0
+        self.other_events = 0
+
+    @classmethod
+    def for_codec(cls, url: str, codec: CodecName, reader_id: int = 0, **options: Any) -> Self:
+        """`ref`: inventory readers (reader ids come from the frames); `hf`: one HF reader
+        whose inventories carry `reader_id`."""
+        chosen: ReaderCodec = HfCodec(reader_id) if codec == "hf" else RefCodec(reader_id)
+        return cls(url, chosen, **options)
+
+    # --- public API --------------------------------------------------------------------
+
+    @property
+    def stats(self) -> CodecStats:
+        """The codec's counters (bad frames, resyncs, gaps...)."""
+        return self.codec.stats
+
+    async def recv(self) -> Inventory:
+        return await self._inbox.get()
+
+    def __aiter__(self) -> AsyncIterator[Inventory]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[Inventory]:
+        while True:
+            yield await self._inbox.get()
+
+    # --- the session on an open device ---------------------------------------------------
+
+    def _on_open(self) -> None:
+        self.codec.reset()
+        self._last_frame = None
+
+    def _on_bytes(self, data: bytes) -> None:
+        self._got_bytes = True
+        self._handle(self.codec.feed(data, self._clock()))
+
+    def _handle(self, events: list[ReaderEvent]) -> None:
+        for event in events:
+            self._last_frame = event.t
+            if isinstance(event, Inventory):
+                self._emit(event)
+            elif isinstance(event, TagRead) and self._presence_enabled:
+                tracker = self._presence.get(event.reader_id)
+                if tracker is None:
+                    tracker = PresenceTracker(event.reader_id, self.presence_timeout)
+                    self._presence[event.reader_id] = tracker
+                tracker.observe(event)
+            else:
+                self.other_events += 1
+
+    def _emit(self, inventory: Inventory) -> None:
+        self.inventories += 1
+        if self._on_inventory is not None:
+            self._on_inventory(inventory)
+        else:
+            self._inbox.put_nowait(inventory)
+
+    def _alive(self, now: float) -> bool:
+        if self.keepalive is None:
+            return True
+        return self._last_frame is not None and now - self._last_frame <= self.alive_timeout
+
+    async def _session(self, conn: Connection) -> None:
+        opened = self._clock()
+        # Tags read before a disconnect may have timed out: no snapshot until every tag
+        # lying on the antenna has had the time to be read again.
+        next_snapshot = opened + (self.presence_timeout if self._presence_enabled else 0.0)
+        next_keepalive = opened
+        while not conn.lost.is_set() and not self._closing:
+            now = self._clock()
+            if self.keepalive is not None and now >= next_keepalive:
+                conn.write(self.keepalive)
+                next_keepalive = now + self.keepalive_interval
+            if self._presence_enabled and now >= next_snapshot:
+                next_snapshot = now + self.snapshot_interval
+                if self._alive(now):
+                    for tracker in list(self._presence.values()):
+                        self._emit(tracker.snapshot(now))
+            self._wake.clear()
+            self._got_bytes = False
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.idle_poll):
+                    await self._wake.wait()
+            if not self._got_bytes:
+                # Silence is judged only here, never in feed(): see ReaderCodec.poll.
+                self._handle(self.codec.poll(self._clock()))

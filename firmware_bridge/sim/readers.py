@@ -1,0 +1,146 @@
+"""Virtual RFID readers: each scan reports the tags lying in the reader's zone.
+
+A reference (inventory) port carries one or several reader ids (a bus) and sends one frame
+per reader per scan. An HF port is one reader in auto-read mode: every scan re-reads each
+tag on its antenna as one frame; it answers RF on/off commands with an ack and is silent
+while RF is off. Misreads drop single tags from single scans; line noise loses or corrupts
+whole frames.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from firmware_bridge.rfid.events import HfCommand
+from firmware_bridge.rfid.hf_frame import (
+    CMD_RF_OFF,
+    CMD_RF_ON,
+    HfCodec,
+    encode_ack,
+    encode_tag_read,
+)
+from firmware_bridge.rfid.ref_frame import MAX_TAGS, encode_inventory
+from firmware_bridge.rfid.zones import Zone, ZoneMap
+from firmware_bridge.sim.noise import FrameNoise
+from firmware_bridge.sim.ports import SimPort
+
+DEFAULT_SCAN_INTERVAL = 0.1
+
+
+@dataclass(slots=True)
+class ReaderStats:
+    scans: int = 0
+    misreads: int = 0
+    """Tags left out of one scan."""
+    commands: int = 0
+
+
+class VirtualReaderPort:
+    def __init__(
+        self,
+        port: SimPort,
+        codec: str,
+        reader_ids: Sequence[int],
+        zones: ZoneMap,
+        tags_in: Callable[[Zone], frozenset[bytes]],
+        rng: random.Random,
+        *,
+        scan_interval: float = DEFAULT_SCAN_INTERVAL,
+        misread_rate: float = 0.0,
+        drop_rate: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if codec not in ("ref", "hf"):
+            raise ValueError(f"unknown reader codec {codec!r} (ref or hf)")
+        if codec == "hf" and len(reader_ids) != 1:
+            raise ValueError("an HF port is exactly one reader")
+        if not 0.0 <= misread_rate <= 1.0:
+            raise ValueError(f"misread rate {misread_rate} is outside 0..1")
+        self.port = port
+        self.codec = codec
+        self.reader_ids = tuple(reader_ids)
+        self.zones = zones
+        self._tags_in = tags_in
+        self.rng = rng
+        self.scan_interval = scan_interval
+        self.misread_rate = misread_rate
+        self.noise = FrameNoise(drop_rate, rng)
+        self._clock = clock
+        self.stats = ReaderStats()
+        self.rf_on = True
+        self._seq = 0
+        self._commands = HfCodec(self.reader_ids[0])  # decodes RF on/off from the host
+        self._task: asyncio.Task[None] | None = None
+        port.on_bytes = self._on_bytes
+
+    async def start(self) -> None:
+        await self.port.plug()
+        self._task = asyncio.get_running_loop().create_task(self._scan_loop())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        await self.port.unplug()
+
+    def visible(self, reader_id: int) -> frozenset[bytes]:
+        """The tags this reader can see: its zone's, shared out when several readers
+        cover one zone (a large pool) by a fixed split of the UIDs."""
+        zone = self.zones.get(reader_id)
+        if zone is None:
+            return frozenset()
+        tags = self._tags_in(zone)
+        readers = self.zones.readers_of(zone)
+        if len(readers) > 1:
+            index = readers.index(reader_id)
+            tags = frozenset(t for t in tags if t[-1] % len(readers) == index)
+        return tags
+
+    def scan(self) -> bytes:
+        """One scan's bytes (misreads and line noise applied)."""
+        self.stats.scans += 1
+        out = bytearray()
+        for reader_id in self.reader_ids:
+            seen = sorted(self._misread(self.visible(reader_id)))
+            if self.codec == "ref":
+                out += self.noise.apply(encode_inventory(reader_id, self._seq, seen[:MAX_TAGS]))
+            elif self.rf_on:
+                for uid in seen:
+                    out += self.noise.apply(encode_tag_read(uid))
+        self._seq = (self._seq + 1) & 0xFF
+        return bytes(out)
+
+    def _misread(self, tags: frozenset[bytes]) -> frozenset[bytes]:
+        if self.misread_rate == 0.0:
+            return tags
+        kept = frozenset(t for t in tags if self.rng.random() >= self.misread_rate)
+        self.stats.misreads += len(tags) - len(kept)
+        return kept
+
+    def _on_bytes(self, data: bytes) -> None:
+        if self.codec != "hf":
+            return  # inventory readers take no commands
+        for event in self._commands.feed(data, self._clock()):
+            if not isinstance(event, HfCommand):
+                continue
+            self.stats.commands += 1
+            if event.cmd == CMD_RF_ON:
+                self.rf_on = True
+            elif event.cmd == CMD_RF_OFF:
+                self.rf_on = False
+            self.port.write(encode_ack(event.cmd))
+
+    async def _scan_loop(self) -> None:
+        while True:
+            if self.port.plugged:
+                data = self.scan()
+                if data:
+                    self.port.write(data)
+            await asyncio.sleep(self.scan_interval)

@@ -1,0 +1,262 @@
+"""TableBridge: the table board's link and the RFID reader ports as one stream of events.
+
+This is what the controller consumes: board reports (status, lift order, seat buttons,
+dice), TagIn/TagOut per zone from every reader (on their own ports or sharing the board),
+reader-silent alarms, and device line changes; and the commands it sends to the board
+(display text, LEDs, dice). Tags stay UIDs and zones: turning them into tiles and moves
+is the controller's job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Self
+
+from firmware_bridge.protocol.link import Link
+from firmware_bridge.protocol.messages import (
+    ButtonPress,
+    DiceResult,
+    DiceRoll,
+    DisplayText,
+    Led,
+    LedMode,
+    Message,
+    Status,
+    WallOrder,
+)
+from firmware_bridge.protocol.messages import Inventory as BoardInventory
+from firmware_bridge.protocol.transport import LinkTransport
+from firmware_bridge.protocol.wall_order import WallOrderAssembler
+from firmware_bridge.rfid.events import Inventory
+from firmware_bridge.rfid.inventory import (
+    DEFAULT_OUT_AFTER_SCANS,
+    DEFAULT_OUT_AFTER_SECONDS,
+    InventoryTracker,
+)
+from firmware_bridge.rfid.transport import CodecName, ReaderTransport
+from firmware_bridge.rfid.zones import ZoneMap
+from firmware_bridge.table_events import (
+    BOARD,
+    BridgeEvent,
+    ButtonPressed,
+    DeviceState,
+    DiceRolled,
+    LiftOrder,
+    ReaderBack,
+    ReaderSilent,
+    TableStatus,
+)
+
+DEFAULT_SILENT_AFTER = 3.0
+
+
+class NoBoard(RuntimeError):
+    """A board command on a bridge configured without a board."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderLine:
+    """A reader port to open: `ref` (inventory readers, ids from the frames) or `hf` (one
+    reader, reported as `reader_id`)."""
+
+    url: str
+    codec: CodecName = "ref"
+    reader_id: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class BridgeCounters:
+    board_messages: int
+    unexpected_messages: int
+    """Board messages the bridge does not expect from a board (counted, ignored)."""
+    bad_wall_order_chunks: int
+    unknown_readers: int
+    """Inventories from reader ids the zone map does not know."""
+    reader_silent_alarms: int
+
+
+class TableBridge:
+    def __init__(
+        self,
+        zones: ZoneMap,
+        *,
+        board: LinkTransport | None = None,
+        readers: Sequence[ReaderTransport] = (),
+        silent_after: float = DEFAULT_SILENT_AFTER,
+        out_after_scans: int = DEFAULT_OUT_AFTER_SCANS,
+        out_after_seconds: float = DEFAULT_OUT_AFTER_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.zones = zones
+        self.board = board
+        self.readers = list(readers)
+        self.silent_after = silent_after
+        self.tracker = InventoryTracker(
+            zones, out_after_scans=out_after_scans, out_after_seconds=out_after_seconds
+        )
+        self._clock = clock
+        self._events: asyncio.Queue[BridgeEvent] = asyncio.Queue()
+        self._wall_order = WallOrderAssembler()
+        self._silent: set[int] = set()
+        self._started = clock()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._board_messages = 0
+        self._unexpected = 0
+        self._alarms = 0
+        if board is not None:
+            board.add_state_listener(self._state_listener(BOARD))
+        for reader in self.readers:
+            reader.add_state_listener(self._state_listener(reader.url))
+
+    @classmethod
+    def open(
+        cls,
+        zones: ZoneMap,
+        board_url: str | None,
+        readers: Sequence[ReaderLine] = (),
+        *,
+        link: Link | None = None,
+        silent_after: float = DEFAULT_SILENT_AFTER,
+    ) -> Self:
+        """Transports for the given URLs (not started: use `async with` or start())."""
+        board = LinkTransport(board_url, link) if board_url is not None else None
+        ports = [ReaderTransport.for_codec(r.url, r.codec, r.reader_id) for r in readers]
+        return cls(zones, board=board, readers=ports, silent_after=silent_after)
+
+    # --- life cycle ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self._tasks:
+            return
+        self._started = self._clock()
+        loop = asyncio.get_running_loop()
+        if self.board is not None:
+            await self.board.start()
+            self._tasks.append(loop.create_task(self._consume_board(self.board)))
+        for reader in self.readers:
+            await reader.start()
+            self._tasks.append(loop.create_task(self._consume_reader(reader)))
+        self._tasks.append(loop.create_task(self._watch_readers()))
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks.clear()
+        if self.board is not None:
+            await self.board.close()
+        for reader in self.readers:
+            await reader.close()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # --- events -------------------------------------------------------------------------------
+
+    async def next_event(self) -> BridgeEvent:
+        return await self._events.get()
+
+    def __aiter__(self) -> AsyncIterator[BridgeEvent]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[BridgeEvent]:
+        while True:
+            yield await self._events.get()
+
+    @property
+    def counters(self) -> BridgeCounters:
+        return BridgeCounters(
+            board_messages=self._board_messages,
+            unexpected_messages=self._unexpected,
+            bad_wall_order_chunks=self._wall_order.bad_chunks,
+            unknown_readers=self.tracker.unknown_readers,
+            reader_silent_alarms=self._alarms,
+        )
+
+    # --- commands to the board ------------------------------------------------------------------
+
+    def show_text(self, target: int, text: str) -> None:
+        """Display 0 is the centre, 1–4 the seats. Raises ValueError for text over 200
+        UTF-8 bytes, LinkQueueFull when the board has been away too long."""
+        self.send(DisplayText(target, text))
+
+    def set_led(self, led: int, mode: LedMode, red: int = 0, green: int = 0, blue: int = 0) -> None:
+        self.send(Led(led, mode, red, green, blue))
+
+    def roll_dice(self, count: int = 2) -> None:
+        """The board answers with DiceRolled."""
+        self.send(DiceRoll(count))
+
+    def send(self, msg: Message) -> None:
+        if self.board is None:
+            raise NoBoard(f"no board to send {type(msg).__name__} to")
+        self.board.send(msg)
+
+    # --- plumbing -----------------------------------------------------------------------------
+
+    def _emit(self, event: BridgeEvent) -> None:
+        self._events.put_nowait(event)
+
+    def _state_listener(self, device: str) -> Callable[[str], None]:
+        def listener(state: str) -> None:
+            self._emit(DeviceState(device, state, self._clock()))
+
+        return listener
+
+    async def _consume_board(self, board: LinkTransport) -> None:
+        async for msg in board:
+            self._on_board_message(msg)
+
+    async def _consume_reader(self, reader: ReaderTransport) -> None:
+        async for inventory in reader:
+            self._on_inventory(inventory)
+
+    def _on_board_message(self, msg: Message) -> None:
+        self._board_messages += 1
+        now = self._clock()
+        if isinstance(msg, Status):
+            self._emit(TableStatus(msg.state, msg.faults, now))
+        elif isinstance(msg, WallOrder):
+            order = self._wall_order.add(msg)
+            if order is not None:
+                self._emit(LiftOrder(order, now))
+        elif isinstance(msg, ButtonPress):
+            self._emit(ButtonPressed(msg.seat, msg.button, now))
+        elif isinstance(msg, DiceResult):
+            self._emit(DiceRolled(msg.values, now))
+        elif isinstance(msg, BoardInventory):
+            # Readers that share the board: the same tracker as readers on their own ports.
+            self._on_inventory(Inventory(msg.reader, 0, frozenset(msg.uids), now))
+        else:
+            self._unexpected += 1
+
+    def _on_inventory(self, inventory: Inventory) -> None:
+        reader = inventory.reader_id
+        if reader in self._silent:
+            self._silent.discard(reader)
+            self._emit(ReaderBack(reader, self.zones[reader], inventory.t))
+        for event in self.tracker.update(inventory):
+            self._emit(event)
+
+    async def _watch_readers(self) -> None:
+        interval = min(0.25, self.silent_after / 4)
+        while True:
+            await asyncio.sleep(interval)
+            now = self._clock()
+            for reader, zone in self.zones.items():
+                last = self.tracker.last_scan(reader)
+                since = self._started if last is None else last
+                if reader not in self._silent and now - since > self.silent_after:
+                    self._silent.add(reader)
+                    self._alarms += 1
+                    self._emit(ReaderSilent(reader, zone, last, now))
