@@ -1,0 +1,59 @@
+"""Bots: their fast shanten agrees with the engine's, and they play sensibly and legally."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.analysis import shanten
+from engine.bot_eval import HandShape
+from engine.hand import Shape, ShapeOptions
+from engine.round.events import HandStarted
+from engine.simulation import play_hand
+from engine.tiles import counts_of
+
+OPTIONS = [
+    ShapeOptions(),
+    ShapeOptions(
+        honor_sets=True,
+        shapes=frozenset({Shape.PINGHU, Shape.XIAOQI, Shape.DAQI, Shape.SHISANLAN}),
+    ),
+]
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+@pytest.mark.parametrize("wild", [frozenset(), frozenset({4, 5})])
+def test_discard_shanten_matches_the_engine(options: ShapeOptions, wild: frozenset[int]) -> None:
+    rng = random.Random(f"{options}-{sorted(wild)}")
+    for _ in range(150):
+        hand = [t // 4 for t in rng.sample(range(136), 14)]
+        scores = HandShape(counts_of(hand), wild, options, 0).discards(set(hand))
+        for kind, got in scores.items():
+            rest = list(hand)
+            rest.remove(kind)
+            assert got == shanten(rest, (), wild, options), (hand, kind)
+        assert HandShape(counts_of(hand[:13]), wild, options, 0).shanten() == shanten(
+            hand[:13], (), wild, options
+        )
+
+
+def test_bots_win_and_keep_wildcards() -> None:
+    rng = random.Random(4)
+    wins = jing_discards = discards = 0
+    for n in range(20):
+        state, log = play_hand(HandStarted("xingguo", n % 4), rng)
+        wins += bool(state.wins)
+        wild = state.wild
+        for e in log:
+            if e.type == "discarded":
+                discards += 1
+                jing_discards += e.tile // 4 in wild  # type: ignore[attr-defined]
+    assert wins >= 15
+    assert jing_discards * 20 < discards
+
+
+def test_bots_are_deterministic() -> None:
+    a = play_hand(HandStarted("chongji", 1), random.Random(8))[1]
+    b = play_hand(HandStarted("chongji", 1), random.Random(8))[1]
+    assert a == b
