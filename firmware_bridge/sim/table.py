@@ -78,8 +78,8 @@ class SimConfig:
     """How soon an idle driver is asked again (sooner if something changes)."""
     transport: Literal["pty", "socket"] = "pty"
     link_dir: Path | None = None
-    """pty only: keep stable names here (symlinks `board`, `reader-<ids>`) that follow each
-    port across unplug/replug, as udev does."""
+    """pty only: keep stable names here (symlinks `board`, `reader-<id>`, `bus-<first id>`)
+    that follow each port across unplug/replug, as udev does."""
     registry_path: Path | None = None
     """Write the tag registry here on start."""
     auto_start: bool = True
@@ -119,7 +119,8 @@ class VirtualTable:
         )
         self.readers: list[VirtualReaderPort] = []
         for spec in config.ports():
-            name = "reader-" + "-".join(str(r) for r in spec.reader_ids)
+            ids = spec.reader_ids
+            name = f"reader-{ids[0]}" if len(ids) == 1 else f"bus-{ids[0]}"
             self.readers.append(
                 VirtualReaderPort(
                     self._make_port(name),

@@ -1,0 +1,144 @@
+"""``mjtable sim-table``: run the virtual table on its own and say where to connect.
+
+It shuffles, raises the walls and reports over ptys (or localhost TCP) like the hardware:
+the table board and the RFID readers. The tag registry and zone map it writes are the ones
+the controller loads. No one moves the tiles yet (bot players come with ``--bots``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from controller.cli import app
+from engine.tiles import NUM_KINDS, kind_name
+from firmware_bridge.registry import KindLabel
+from firmware_bridge.rfid.zones import ZoneMap
+from firmware_bridge.sim import IdleDriver, SimConfig, VirtualTable
+
+KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
+
+
+class CodecChoice(StrEnum):
+    ref = "ref"
+    hf = "hf"
+
+
+def describe(table: VirtualTable, zones_path: Path) -> dict[str, object]:
+    """Where everything is, as printed (and as --json prints it)."""
+    zones = table.config.zones
+    return {
+        "board": table.board_url,
+        "readers": [
+            {
+                "url": reader.port.url,
+                "codec": reader.codec,
+                "zones": {str(r): str(zones[r]) for r in reader.reader_ids},
+            }
+            for reader in table.readers
+        ],
+        "registry": str(table.registry_path),
+        "zones": str(zones_path),
+        "seed": table.config.seed,
+    }
+
+
+def _print_human(info: dict[str, object]) -> None:
+    typer.echo(f"board: {info['board']}")
+    readers = info["readers"]
+    assert isinstance(readers, list)
+    for reader in readers:
+        zones = ", ".join(f"{r}={z}" for r, z in reader["zones"].items())
+        typer.echo(f"reader ({reader['codec']}): {reader['url']}  [{zones}]")
+    typer.echo(f"registry: {info['registry']}")
+    typer.echo(f"zones: {info['zones']}")
+    typer.echo("the virtual table is running; Ctrl-C stops it")
+
+
+async def _run(config: SimConfig, zones_path: Path, as_json: bool) -> None:
+    async with VirtualTable(config, IdleDriver()) as table:
+        info = describe(table, zones_path)
+        if as_json:
+            typer.echo(json.dumps(info))
+        else:
+            _print_human(info)
+        stop = asyncio.Event()
+        # SIGTERM (systemd, a test harness) stops as cleanly as Ctrl-C: ports closed and
+        # stable names removed.
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        await stop.wait()
+
+
+@app.command(name="sim-table")
+def sim_table(
+    seed: Annotated[int, typer.Option(help="Seeds the tag UIDs, shuffles and dice.")] = 0,
+    codec: Annotated[
+        CodecChoice, typer.Option(help="ref: inventory readers; hf: single-tag HF readers.")
+    ] = CodecChoice.ref,
+    bus: Annotated[
+        bool, typer.Option("--bus", help="ref: every reader on one serial line.")
+    ] = False,
+    centre_pool: Annotated[
+        bool, typer.Option("--centre-pool", help="One discard pool instead of one per seat.")
+    ] = False,
+    misread: Annotated[
+        float, typer.Option(help="Chance that a tag is missing from one scan.")
+    ] = 0.0,
+    drop: Annotated[
+        float, typer.Option(help="Chance that a frame is lost or corrupted on the line.")
+    ] = 0.0,
+    lift_order: Annotated[
+        bool, typer.Option(help="The board reports the wall's lift order.")
+    ] = True,
+    socket: Annotated[
+        bool, typer.Option("--socket", help="socket://127.0.0.1:PORT instead of ptys.")
+    ] = False,
+    link_dir: Annotated[
+        Path | None,
+        typer.Option(help="Keep stable device names here (board, reader-N), as udev would."),
+    ] = None,
+    registry: Annotated[
+        Path | None, typer.Option(help="Write the tag registry here (default: a temp dir).")
+    ] = None,
+    zones: Annotated[
+        Path | None, typer.Option(help="Write the zone map here (default: a temp dir).")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print where to connect as one JSON line.")
+    ] = False,
+) -> None:
+    """Run the virtual table (board and readers) until Ctrl-C; print where to connect."""
+    if not (0.0 <= misread <= 1.0 and 0.0 <= drop <= 1.0):
+        typer.echo("error: --misread and --drop are chances between 0 and 1", err=True)
+        raise typer.Exit(2)
+    if registry is None or zones is None:
+        work = Path(tempfile.mkdtemp(prefix="mjtable-sim-"))
+        registry = registry or work / "registry.json"
+        zones = zones or work / "zones.json"
+    if link_dir is not None:
+        link_dir.mkdir(parents=True, exist_ok=True)
+    zone_map = ZoneMap.standard(centre_pool=centre_pool)
+    zone_map.save(zones)
+    config = SimConfig(
+        seed=seed,
+        kinds=KINDS,
+        zones=zone_map,
+        codec="hf" if codec is CodecChoice.hf else "ref",
+        bus=bus,
+        misread_rate=misread,
+        drop_rate=drop,
+        lift_reader=lift_order,
+        transport="socket" if socket else "pty",
+        link_dir=link_dir,
+        registry_path=registry,
+    )
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_run(config, zones, as_json))
