@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import os
 import shutil
 import signal
@@ -70,7 +71,9 @@ class Mosquitto:
         self.port = free_port()
         self.log = workdir / "mosquitto.log"
         self.conf = workdir / "mosquitto.conf"
-        lines = [f"listener {self.port} 127.0.0.1"]
+        # As root (CI), mosquitto would switch to the "mosquitto" user and then could not
+        # write its log or persistence file in the test's folder: stay who we are.
+        lines = [f"user {getpass.getuser()}", f"listener {self.port} 127.0.0.1"]
         if password_file is not None:
             lines += ["allow_anonymous false", f"password_file {password_file}"]
         else:

@@ -1,0 +1,49 @@
+"""The table's topics and how payloads are written (see docs: design.md, MQTT)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# State a display needs on connect: retained, absolute values (never deltas).
+RETAINED = ("status", "jing", "dice", "scores", "hand", "settlement")
+# Streams: not retained; the hub de-duplicates handlog by hand id, displays events by seq.
+STREAMS = ("events", "alerts", "handlog")
+ONLINE = {"state": "online"}
+OFFLINE = {"state": "offline"}
+
+
+def encode(payload: Any) -> str:
+    """Compact UTF-8 JSON (Chinese stays readable); ValueError names what is not JSON."""
+    try:
+        return json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"payload is not JSON-serialisable: {err}") from None
+
+
+class Topics:
+    """``mahjong/<parlour>/<table>/<name>``."""
+
+    def __init__(self, parlour: str, table: str, root: str = "mahjong") -> None:
+        for label, level in (("parlour", parlour), ("table", table)):
+            if not level or any(c in level for c in "/+#"):
+                raise ValueError(f"{label}: not a single topic level: {level!r}")
+        self.prefix = f"{root}/{parlour}/{table}/"
+
+    def topic(self, name: str) -> str:
+        if name not in RETAINED and name not in STREAMS:
+            raise ValueError(f"unknown topic {name!r}; known: {', '.join(RETAINED + STREAMS)}")
+        return self.prefix + name
+
+    @staticmethod
+    def retained(name: str) -> bool:
+        return name in RETAINED
+
+    @property
+    def status(self) -> str:
+        return self.prefix + "status"
+
+    @property
+    def all(self) -> str:
+        """A filter for every topic of this table (``…/#``)."""
+        return self.prefix + "#"

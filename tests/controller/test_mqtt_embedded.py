@@ -1,0 +1,67 @@
+"""The embedded (amqtt) broker: publish and subscribe through it, then a clean shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import aiomqtt
+
+from controller.mqtt import EmbeddedBroker
+from controller.store import EventStore
+from tests.controller.mqtt_helpers import (
+    TOPICS,
+    collect,
+    guarded,
+    make_publisher,
+    payload,
+    retained_state,
+)
+
+
+def test_embedded_broker_round_trip(store: EventStore) -> None:
+    async def main() -> None:
+        async with EmbeddedBroker(port=0) as broker:
+            assert broker.port != 0 and broker.url == f"mqtt://127.0.0.1:{broker.port}"
+            ready = asyncio.Event()
+            live = asyncio.create_task(
+                collect(broker.port, TOPICS.prefix + "alerts", lambda ms: True, subscribed=ready)
+            )
+            await guarded(ready.wait(), "the subscriber")
+            publisher = make_publisher(store, broker.url)
+            runner = asyncio.create_task(publisher.run())
+            publisher.publish("scores", {"scores": [1, -1, 0, 0]})
+            publisher.publish("alerts", {"kind": "zhahu", "seat": 2, "text": "诈胡"})
+            (alert,) = await guarded(live, "the alert")
+            assert payload(alert) == {"kind": "zhahu", "seat": 2, "text": "诈胡"}
+            await guarded(publisher.wait_drained(), "the outbox to drain")
+            state = await guarded(retained_state(broker.port), "retained state")
+            assert state == {"status": {"state": "online"}, "scores": {"scores": [1, -1, 0, 0]}}
+            publisher.stop()
+            await guarded(runner, "the publisher to stop")
+            port = broker.port
+        with socket.socket() as s:  # the listener is closed: the port is free again
+            s.bind(("127.0.0.1", port))
+
+    asyncio.run(main())
+
+
+def test_plain_aiomqtt_through_embedded_broker() -> None:
+    async def main() -> None:
+        broker = EmbeddedBroker()
+        await broker.start()
+        try:
+            ready = asyncio.Event()
+            sub = asyncio.create_task(
+                collect(broker.port, "x/#", lambda ms: True, subscribed=ready)
+            )
+            await guarded(ready.wait(), "the subscriber")
+            async with aiomqtt.Client("127.0.0.1", broker.port) as client:
+                await client.publish("x/y", b'{"ok":true}', qos=1)
+            (message,) = await guarded(sub, "the message")
+            assert payload(message) == {"ok": True}
+        finally:
+            await broker.stop()
+        await broker.stop()  # idempotent
+
+    asyncio.run(main())
