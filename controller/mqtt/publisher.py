@@ -107,17 +107,27 @@ class Publisher:
     # --- the connection ----------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Connect, drain, reconnect with exponential backoff; returns after ``stop()``."""
+        """Connect, drain, reconnect with exponential backoff; returns after ``stop()``
+        (also when stop() came first). One run per Publisher."""
         self._loop = asyncio.get_running_loop()
-        self._stop.clear()
         delay = self.settings.reconnect_min
         while not self._stop.is_set():
             try:
                 async with self._client() as client:
-                    await self._connected(client)
-                    delay = self.settings.reconnect_min
-                    await self._session(client)
-                    return  # stop() was asked for and the session said goodbye
+                    try:
+                        await self._connected(client)
+                        delay = self.settings.reconnect_min
+                        await self._session(client)
+                        return  # stop() was asked for and the session said goodbye
+                    except asyncio.CancelledError:
+                        # Cancelled instead of stop(): a clean DISCONNECT fires no will,
+                        # so say offline ourselves, briefly, or displays think we are up.
+                        with contextlib.suppress(Exception):
+                            offline = client.publish(
+                                self.topics.status, encode(OFFLINE), qos=1, retain=True
+                            )
+                            await asyncio.wait_for(offline, 1.0)
+                        raise
             except (aiomqtt.MqttError, OSError) as err:  # ssl.SSLError is an OSError
                 self._count_failure()
                 log.warning(

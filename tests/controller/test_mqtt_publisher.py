@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import aiomqtt
+import pytest
 from sqlalchemy import create_engine, text
 
 from controller.metrics import Metrics
@@ -275,3 +276,44 @@ def test_broker_restarted_without_persistence_gets_state_back(
         await guarded(runner, "the publisher to stop")
 
     asyncio.run(main())
+
+
+def test_cancelled_publisher_still_says_offline(mosquitto: Mosquitto, store: EventStore) -> None:
+    async def main() -> None:
+        publisher = make_publisher(store, mosquitto.url)
+        runner = asyncio.create_task(publisher.run())
+        await guarded(publisher.connected.wait(), "the connection")
+        runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)
+        state = await guarded(retained_state(mosquitto.port), "retained state")
+        assert state["status"] == {"state": "offline"}
+
+    asyncio.run(main())
+
+
+def test_stop_before_run_returns(store: EventStore) -> None:
+    async def main() -> None:
+        publisher = make_publisher(store, "mqtt://127.0.0.1:1")
+        publisher.stop()
+        await guarded(publisher.run(), "run() to return")
+        message = publisher.message("jing", {"tile": "5m"})
+        assert message.retain and message.qos == 1
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "words"),
+    [
+        ("status", {"state": "online"}, "belongs to the connection"),
+        ("gossip", {}, "unknown topic 'gossip'"),
+        ("events", {"tiles": {1, 2}}, "not JSON-serialisable"),
+    ],
+)
+def test_messages_are_checked_before_they_are_stored(
+    store: EventStore, name: str, body: object, words: str
+) -> None:
+    publisher = make_publisher(store, "mqtt://127.0.0.1:1")
+    with pytest.raises(ValueError, match=words):
+        publisher.publish(name, body)
+    assert store.outbox_depth() == 0
