@@ -78,11 +78,35 @@ def _mask(nat: Sequence[int], lo: int) -> int:
     return m
 
 
+_REMOVALS: dict[tuple[Section, bytes], tuple[Vec | None, ...]] = {}
+
+
+def _removals(section: Section, key: bytes) -> tuple[Vec | None, ...]:
+    """For each position, the usable vector of the section with one tile fewer there
+    (memoised: a hand keeps three of its four sections from one turn to the next)."""
+    hit = _REMOVALS.get((section, key))
+    if hit is None:
+        out: list[Vec | None] = []
+        for i, c in enumerate(key):
+            if c:
+                less = bytearray(key)
+                less[i] = c - 1
+                out.append(usable(section, bytes(less)))
+            else:
+                out.append(None)
+        hit = tuple(out)
+        if len(_REMOVALS) >= _MEMO_LIMIT:
+            _REMOVALS.clear()
+        _REMOVALS[(section, key)] = hit
+    return hit
+
+
 class HandShape:
     """One hand's counts with its wildcards split off; scores the hand and its discards."""
 
     __slots__ = (
         "honors",
+        "keys",
         "lan",
         "masks",
         "nat",
@@ -114,9 +138,8 @@ class HandShape:
         honors = honor_section(options)
         self.sections = (Section.SUIT, Section.SUIT, Section.SUIT, honors)
         b = bytes(nat)
-        self.vecs = tuple(
-            usable(self.sections[j], b[lo:hi]) for j, (lo, hi) in enumerate(_SECTIONS)
-        )
+        self.keys = tuple(b[lo:hi] for lo, hi in _SECTIONS)
+        self.vecs = tuple(usable(self.sections[j], self.keys[j]) for j in range(4))
         # seven pairs and 十三烂 parts, so that one discard updates them in O(1)
         self.pairs = self.singles = self.lan = self.honors = 0
         self.masks = [0, 0, 0]
@@ -160,11 +183,11 @@ class HandShape:
                 out[k] = self._special(need, w - 1, pairs, singles, lan, honors) - 1
                 continue
             j = 3 if k >= 27 else k // 9
-            lo, hi = _SECTIONS[j]
-            key = bytearray(nat[lo:hi])
-            c = key[k - lo]
-            key[k - lo] = c - 1
-            keep = _best(others[j], usable(self.sections[j], bytes(key)), s)
+            lo = _SECTIONS[j][0]
+            c = nat[k]
+            less = _removals(self.sections[j], self.keys[j])[k - lo]
+            assert less is not None
+            keep = _best(others[j], less, s)
             p2, s2 = (pairs, singles - 1) if c & 1 else (pairs - 1, singles + 1)
             lan2, h2 = lan, honors
             if c == 1:

@@ -64,8 +64,8 @@ class Bot:
         return HandShape(counts, state.wild, state.options, melds)
 
     def _key(self, state: RoundState, tiles: list[int]) -> tuple[int, ...]:
-        kinds = sorted(t // 4 for t in tiles)
-        return (len(state.melds[self.seat]), state.indicator or -1, *kinds)
+        # tile ids in hand order: the order the fold keeps, so a hand finds its own entry
+        return (len(state.melds[self.seat]), state.indicator or -1, *tiles)
 
     def _is_ready(self, state: RoundState, tiles: list[int]) -> bool:
         """Whether 13 tiles (counting melds) wait on something (bot shapes only: the rare
@@ -146,10 +146,13 @@ class Bot:
         scores = self._shape(state, counts, len(state.melds[seat])).discards(kinds)
         wild = state.wild
 
-        def rank(k: int) -> tuple[int, bool, int, int, int]:
-            return (scores[k], k in wild, _links(counts, k), _value(k), k)
+        low = min(scores.values())
+        tied = [k for k in kinds if scores[k] == low]
 
-        best = min(kinds, key=rank)
+        def rank(k: int) -> tuple[bool, int, int, int]:
+            return (k in wild, _links(counts, k), _value(k), k)
+
+        best = min(tied, key=rank) if len(tied) > 1 else tied[0]
         tile = max(t for t in hand if t // 4 == best)
         rest = list(hand)
         rest.remove(tile)

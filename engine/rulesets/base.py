@@ -5,10 +5,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import ClassVar, Literal
 
 from engine.analysis import analyze
-from engine.hand import Reading, ShapeOptions
+from engine.hand import Meld, Reading, ShapeOptions
 from engine.rulesets.preset import PresetBase
 from engine.settlement.finished_hand import FinishedHand, SettleInputError, Win, WinSource
 from engine.settlement.ledger import Ledger, Settlement
@@ -78,12 +79,14 @@ class Ruleset(ABC):
 
     def readings(self, hand: FinishedHand, win: Win) -> list[Reading]:
         seat = hand.seats[win.seat]
-        return analyze(
-            seat.concealed,
-            seat.melds,
-            self.wild_kinds(hand.indicator),
-            self.shape_options(),
-            winning_kind=win.tile,
+        return list(
+            _analyze(
+                tuple(sorted(seat.concealed)),
+                seat.melds,
+                self.wild_kinds(hand.indicator),
+                self.shape_options(),
+                win.tile,
+            )
         )
 
     @abstractmethod
@@ -142,6 +145,18 @@ class Ruleset(ABC):
         paid = {line.payee for line in settled.lines if line.code.startswith("win")}
         chosen = tuple(w for w in wins if w.seat in paid)
         return chosen[:1] or (nearest_winner(wins),)
+
+
+@lru_cache(maxsize=512)
+def _analyze(
+    concealed: tuple[int, ...],
+    melds: tuple[Meld, ...],
+    wild: frozenset[int],
+    options: ShapeOptions,
+    winning_kind: int,
+) -> tuple[Reading, ...]:
+    """analyze, memoised: a played win is checked when declared and again when settled."""
+    return tuple(analyze(concealed, melds, wild, options, winning_kind=winning_kind))
 
 
 def turn_distance(frm: int, to: int) -> int:
