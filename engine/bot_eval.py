@@ -10,7 +10,8 @@ the rarer special shapes are left to the engine's own check at the moment of win
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from operator import add, itemgetter
 
 from engine.analysis.special import SPACED_MASKS
 from engine.analysis.standard import honor_section
@@ -56,6 +57,25 @@ def _combine(a: Vec, b: Vec, sets: int) -> tuple[int, ...]:
         _MEMO.clear()
     _MEMO[key] = res
     return res
+
+
+def _pairing(sets: int) -> Callable[[Vec], tuple[int, ...]]:
+    """Picks from b the entries that ``_best`` adds to a's (see ``_left``)."""
+    idx: list[int] = []
+    for g1 in range(sets + 1):
+        g2 = (sets - g1) * 2
+        idx += [g2, g2 + 1, g2]
+    return itemgetter(*idx)
+
+
+_PAIRINGS = {s: _pairing(s) for s in range(5)}
+
+
+def _left(a: Vec, sets: int) -> tuple[int, ...]:
+    out: list[int] = []
+    for g1 in range(sets + 1):
+        out += [a[g1 * 2], a[g1 * 2], a[g1 * 2 + 1]]
+    return tuple(out)
 
 
 def _best(a: Vec, b: Vec, sets: int) -> int:
@@ -172,6 +192,9 @@ class HandShape:
             _combine(p01, v[3], s),
             _combine(p01, v[2], s),
         )
+        # _best(others[j], u) as one C-level max over precomputed pairs
+        lefts = [_left(o, s) for o in others]
+        pick = _PAIRINGS[s]
         out: dict[int, int] = {}
         nat, w = self.nat, self.w
         pairs, singles, lan, honors = self.pairs, self.singles, self.lan, self.honors
@@ -187,7 +210,7 @@ class HandShape:
             c = nat[k]
             less = _removals(self.sections[j], self.keys[j])[k - lo]
             assert less is not None
-            keep = _best(others[j], less, s)
+            keep = max(map(add, lefts[j], pick(less)))
             p2, s2 = (pairs, singles - 1) if c & 1 else (pairs - 1, singles + 1)
             lan2, h2 = lan, honors
             if c == 1:

@@ -45,7 +45,7 @@ class Bot:
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
-        self._ready: dict[tuple[int, ...], bool] = {}
+        self._shanten: dict[tuple[int, ...], int] = {}
 
     def act(self, state: RoundState) -> Action:
         seat = self.seat
@@ -67,18 +67,21 @@ class Bot:
         # tile ids in hand order: the order the fold keeps, so a hand finds its own entry
         return (len(state.melds[self.seat]), state.indicator or -1, *tiles)
 
-    def _is_ready(self, state: RoundState, tiles: list[int]) -> bool:
-        """Whether 13 tiles (counting melds) wait on something (bot shapes only: the rare
-        special shapes are not looked for, so a bot may miss such a win)."""
+    def _shanten_of(self, state: RoundState, tiles: list[int]) -> int:
+        """Shanten of 13 tiles (counting melds) by the bot's shapes: the rare special shapes
+        are not looked for, so a bot may miss such a win."""
         key = self._key(state, tiles)
-        hit = self._ready.get(key)
+        hit = self._shanten.get(key)
         if hit is None:
             counts = counts_of(t // 4 for t in tiles)
-            hit = self._shape(state, counts, len(state.melds[self.seat])).shanten() <= 0
-            if len(self._ready) > 256:
-                self._ready.clear()
-            self._ready[key] = hit
+            hit = self._shape(state, counts, len(state.melds[self.seat])).shanten()
+            self._remember(key, hit)
         return hit
+
+    def _remember(self, key: tuple[int, ...], value: int) -> None:
+        if len(self._shanten) > 256:
+            self._shanten.clear()
+        self._shanten[key] = value
 
     def _can_win(self, state: RoundState, extra: int | None) -> bool:
         seat = self.seat
@@ -89,7 +92,7 @@ class Bot:
             before.remove(state.last_tile)
         else:
             before = hand
-        if not self._is_ready(state, before):
+        if self._shanten_of(state, before) > 0:
             return False
         counts = counts_of(t // 4 for t in hand)
         if extra is not None:
@@ -156,7 +159,7 @@ class Bot:
         tile = max(t for t in hand if t // 4 == best)
         rest = list(hand)
         rest.remove(tile)
-        self._ready[self._key(state, rest)] = scores[best] <= 0
+        self._remember(self._key(state, rest), scores[best])
         return tile
 
     # -- someone else's tile -----------------------------------------------------------
@@ -187,7 +190,7 @@ class Bot:
         counts = counts_of(t // 4 for t in hand)
         limit_ok = not rules.max_claims or state.claims_count[seat] < rules.max_claims
         n = len(state.melds[seat])
-        now = self._shape(state, counts, n).shanten()
+        now = self._shanten_of(state, hand)
         if held == 3 and state.wall.peek_tail() is not None:
             rest = list(counts)
             rest[kind] = 0
