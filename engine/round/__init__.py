@@ -24,6 +24,7 @@ from engine.round.actions import (
 from engine.round.events import Event, HandStarted, event_from_dict
 from engine.round.finish import finished_hand, settlement_from_dict, settlement_to_dict
 from engine.round.fold import CorruptLog, advance, evolve, fold
+from engine.round.projection import public_view
 from engine.round.rules import apply
 from engine.round.state import HeldMeld, Phase, RoundState, Source
 
@@ -54,6 +55,7 @@ __all__ = [
     "evolve",
     "finished_hand",
     "fold",
+    "public_view",
     "settlement_from_dict",
     "settlement_to_dict",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -45,8 +46,10 @@ from engine.round.events import (
     WinRejected,
 )
 from engine.round.fold import evolve
+from engine.round.projection import public_view
 from engine.round.state import Source
 from engine.simulation import table_action, waiting_seats
+from engine.tiles import kind_name, successor
 from tests.engine.round_helpers import check_places, play
 
 
@@ -360,3 +363,26 @@ def test_passing_a_tile_records_it_until_the_next_draw() -> None:
     rng = random.Random(12)
     for n in range(10):
         play(HandStarted("guangdong", n % 4), rng, each=each)
+
+
+def test_public_view_shows_the_table_not_the_hands() -> None:
+    seen: list[dict[str, object]] = []
+
+    def each(state: RoundState, action: Action, events: list[Event]) -> None:
+        seen.append(public_view(state))
+
+    _, log = play(HandStarted("lianhua", 0), random.Random(21), each=each)
+    flip = next(e for e in log if isinstance(e, JingFlipped))
+    assert flip.under_tile is not None
+    during = [v for v in seen if "settlement" not in v]
+    assert during and "settlement" in seen[-1]
+    text = json.dumps(during, ensure_ascii=False)
+    assert '"hands"' not in text and "under" not in text and "order" not in text
+    view = during[-1]
+    assert view["jing"] == {
+        "zheng": kind_name(flip.tile // 4),
+        "fu": kind_name(successor(flip.tile // 4)),
+    }
+    seats = view["seats"]
+    assert isinstance(seats, list)
+    assert sum(s["tiles"] for s in seats) in range(40, 56)  # counts, never the tiles

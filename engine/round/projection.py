@@ -1,0 +1,65 @@
+"""What the table shows openly (design.md: one projection for the public).
+
+Dice, 正精/副精 (or the 财神), discards, melds (a 暗杠 face down), how many tiles each
+seat holds, whose turn, the live wall's size, and the result once the hand is over.
+Never the concealed tiles, the wall order, upcoming tiles or lianhua's 暗精.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.hand import MeldType
+from engine.round.finish import settlement_to_dict
+from engine.round.state import SEATS, RoundState
+from engine.tiles import kind_name, successor
+
+
+def _name(tile: int) -> str:
+    return kind_name(tile // 4)
+
+
+def public_view(state: RoundState) -> dict[str, Any]:
+    wall = state.wall
+    flip = None if wall is None else wall.flip
+    jing: dict[str, str] = {}
+    if flip is not None and flip.kind is not None:
+        if state.ruleset.flip_kind.value == "caishen":
+            jing = {"flipped": kind_name(flip.kind), "caishen": kind_name(successor(flip.kind))}
+        else:
+            jing = {"zheng": kind_name(flip.kind), "fu": kind_name(successor(flip.kind))}
+    seats = []
+    for s in range(SEATS):
+        melds = [
+            {"type": m.type.value, "tiles": []}
+            if m.type is MeldType.KONG_CONCEALED
+            else {"type": m.type.value, "tiles": [_name(t) for t in m.tiles], "from": m.from_seat}
+            for m in state.melds[s]
+        ]
+        seats.append(
+            {
+                "tiles": len(state.hands[s]),
+                "melds": melds,
+                "discards": [_name(t) for t in state.discards[s]],
+            }
+        )
+    view: dict[str, Any] = {
+        "ruleset": state.started.ruleset,
+        "hand_no": state.started.hand_no,
+        "dealer": state.dealer,
+        "phase": state.phase.value,
+        "turn": state.turn,
+        "dice": [{"purpose": d.purpose, "seat": d.seat, "a": d.a, "b": d.b} for d in state.dice],
+        "jing": jing,
+        "live": None
+        if wall is None or not wall.dealt or (flip is None and state.needs_flip)
+        else wall.live_count,
+        "seats": seats,
+    }
+    if state.settlement is not None:
+        view["wins"] = [
+            {"seat": w.seat, "source": w.source, "tile": _name(w.tile)} for w in state.wins
+        ]
+        view["exhausted"] = state.exhausted
+        view["settlement"] = settlement_to_dict(state.settlement)
+    return view
