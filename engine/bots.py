@@ -191,6 +191,8 @@ class Bot:
         limit_ok = not rules.max_claims or state.claims_count[seat] < rules.max_claims
         n = len(state.melds[seat])
         now = self._shanten_of(state, hand)
+        if now <= 0:
+            return None  # ready already: keep the hand concealed and wait
         if held == 3 and state.wall.peek_tail() is not None:
             rest = list(counts)
             rest[kind] = 0
