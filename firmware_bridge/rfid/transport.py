@@ -5,9 +5,10 @@ Inventory readers (RefCodec) report whole inventories. Single-tag HF readers rep
 a PresenceTracker per reader turns them into an inventory every `snapshot_interval`.
 
 An HF reader with an empty zone is silent, exactly like a dead one. So an HF port sends a
-keepalive command (RF on) every `keepalive_interval` and only reports inventories while the
-reader has answered within `alive_timeout`: a dead reader then reports nothing (the bridge
-raises "reader silent") instead of an empty zone (which would take every tile out of it).
+keepalive command (RF on) every `keepalive_interval`, and presence is judged as of the
+reader's last sign of life (any frame: a read or an ack), never later: a reader that dies
+keeps its tags and stops reporting (the bridge then raises "reader silent") instead of
+reporting an empty zone, which would take every tile out of it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from firmware_bridge.serial_port import Connection, ReconnectingPort
 DEFAULT_IDLE_POLL = 0.05
 """A read that stays empty this long counts as idle: the codec's gap timeout is judged."""
 DEFAULT_SNAPSHOT_INTERVAL = 0.2
-DEFAULT_KEEPALIVE_INTERVAL = 1.0
+DEFAULT_KEEPALIVE_INTERVAL = 0.5
+"""Also bounds how late an HF zone that has just been emptied is seen empty."""
 
 CodecName = Literal["ref", "hf"]
 
@@ -53,7 +55,6 @@ class ReaderTransport(ReconnectingPort):
         snapshot_interval: float = DEFAULT_SNAPSHOT_INTERVAL,
         keepalive: bytes | None = None,
         keepalive_interval: float = DEFAULT_KEEPALIVE_INTERVAL,
-        alive_timeout: float | None = None,
         idle_poll: float = DEFAULT_IDLE_POLL,
         backoff_initial: float = 0.1,
         backoff_max: float = 5.0,
@@ -63,8 +64,8 @@ class ReaderTransport(ReconnectingPort):
     ) -> None:
         """`presence` defaults to True for an HfCodec; `keepalive` (bytes written on open and
         every `keepalive_interval`) defaults to RF on for an HfCodec. With a keepalive,
-        inventories are reported only while the reader answered within `alive_timeout`
-        (default 2.5 keepalive intervals)."""
+        presence snapshots are taken as of the reader's last frame; without one, as of now
+        (for readers that answer nothing: an empty zone then looks like a dead reader)."""
         super().__init__(
             url,
             baudrate=baudrate,
@@ -82,7 +83,6 @@ class ReaderTransport(ReconnectingPort):
         self.snapshot_interval = snapshot_interval
         self.keepalive = encode_rf_on() if keepalive is None and is_hf else keepalive
         self.keepalive_interval = keepalive_interval
-        self.alive_timeout = 2.5 * keepalive_interval if alive_timeout is None else alive_timeout
         self.idle_poll = idle_poll
         self._presence: dict[int, PresenceTracker] = {}
         if self._presence_enabled:
@@ -90,6 +90,7 @@ class ReaderTransport(ReconnectingPort):
         self._inbox: asyncio.Queue[Inventory] = asyncio.Queue()
         self._got_bytes = False
         self._last_frame: float | None = None
+        self._last_snapshot: float | None = None
         self.inventories = 0
         self.other_events = 0
 
@@ -148,10 +149,13 @@ class ReaderTransport(ReconnectingPort):
         else:
             self._inbox.put_nowait(inventory)
 
-    def _alive(self, now: float) -> bool:
-        if self.keepalive is None:
-            return True
-        return self._last_frame is not None and now - self._last_frame <= self.alive_timeout
+    def _snapshot(self, now: float) -> None:
+        as_of = now if self.keepalive is None else self._last_frame
+        if as_of is None or (self._last_snapshot is not None and as_of <= self._last_snapshot):
+            return  # nothing heard since the last snapshot: no news, and no absence either
+        self._last_snapshot = as_of
+        for tracker in list(self._presence.values()):
+            self._emit(tracker.snapshot(as_of))
 
     async def _session(self, conn: Connection) -> None:
         opened = self._clock()
@@ -166,9 +170,7 @@ class ReaderTransport(ReconnectingPort):
                 next_keepalive = now + self.keepalive_interval
             if self._presence_enabled and now >= next_snapshot:
                 next_snapshot = now + self.snapshot_interval
-                if self._alive(now):
-                    for tracker in list(self._presence.values()):
-                        self._emit(tracker.snapshot(now))
+                self._snapshot(now)
             self._wake.clear()
             self._got_bytes = False
             with contextlib.suppress(TimeoutError):

@@ -1,0 +1,139 @@
+"""The reader transport over a real pty, against a hand-driven reader on the master side:
+poll() on idle (the gap timeout), HF presence snapshots, and the HF keepalive that keeps a
+dead reader from looking like an empty zone. Plus the bridge's own bookkeeping for readers
+that report through the board (a loop:// link talking to itself)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+import pytest
+
+from firmware_bridge.protocol import DisplayText, Inventory, WallOrder
+from firmware_bridge.protocol.transport import LinkTransport
+from firmware_bridge.rfid.events import Inventory as ReaderInventory
+from firmware_bridge.rfid.hf_frame import HfCodec, encode_ack, encode_tag_read
+from firmware_bridge.rfid.inventory import TagIn
+from firmware_bridge.rfid.ref_frame import RefCodec, encode_inventory
+from firmware_bridge.rfid.transport import ReaderTransport
+from firmware_bridge.rfid.zones import Zone, ZoneKind, ZoneMap
+from firmware_bridge.sim.ports import PtyPort
+from firmware_bridge.table import NoBoard, TableBridge
+from firmware_bridge.table_events import BridgeEvent, ReaderBack, ReaderSilent
+
+UID_A = bytes.fromhex("e004010000000001")
+UID_B = bytes.fromhex("e004010000000002")
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    while not condition():
+        await asyncio.sleep(0.01)
+
+
+@pytest.mark.timeout(60)
+def test_a_half_frame_is_dropped_on_idle_and_the_next_frame_decoded() -> None:
+    async def scenario() -> None:
+        port = PtyPort()
+        await port.plug()
+        got: list[ReaderInventory] = []
+        transport = ReaderTransport(port.url, RefCodec(), on_inventory=got.append)
+        async with asyncio.timeout(30), transport:
+            await _until(lambda: transport.connected)
+            await asyncio.sleep(0.1)  # the host's open flushes input: write after it
+            port.write(encode_inventory(4, 0, [UID_A])[:9])
+            await _until(lambda: transport.stats.gap_resets == 1)  # judged by poll() only
+            port.write(encode_inventory(4, 1, [UID_A, UID_B]))
+            await _until(lambda: len(got) == 1)
+        assert got[0].reader_id == 4 and got[0].uids == {UID_A, UID_B}
+        assert transport.stats.frames == 1 and transport.stats.bytes_discarded == 9
+        await port.unplug()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.timeout(60)
+def test_hf_presence_is_judged_only_as_of_the_readers_last_frame() -> None:
+    async def scenario() -> None:
+        port = PtyPort()
+        answering = True
+
+        def on_bytes(data: bytes) -> None:
+            if answering:  # every host command is RF on: the keepalive
+                port.write(encode_ack(0x01))
+
+        port.on_bytes = on_bytes
+        await port.plug()
+        got: list[ReaderInventory] = []
+        transport = ReaderTransport(
+            port.url,
+            HfCodec(reader_id=7),
+            on_inventory=got.append,
+            presence_timeout=0.3,
+            snapshot_interval=0.05,
+            keepalive_interval=0.1,
+        )
+        async with asyncio.timeout(30), transport:
+            while not got or not got[-1].uids:
+                port.write(encode_tag_read(UID_A))
+                await asyncio.sleep(0.05)
+            assert got[-1].reader_id == 7 and got[-1].uids == {UID_A}
+            # The reader dies: no reads, no acks. Its tag is never reported gone, and no
+            # inventory comes at all (the bridge will call the reader silent).
+            answering = False
+            await asyncio.sleep(0.3)
+            count = len(got)
+            await asyncio.sleep(0.6)
+            assert len(got) == count and all(inv.uids == {UID_A} for inv in got)
+            # Back to life with the tag lifted: the acks carry time on, the tag expires.
+            answering = True
+            await _until(lambda: not got[-1].uids)
+            assert got[-1].t > got[count - 1].t + 0.3
+        assert transport.other_events > 0  # the acks
+        await port.unplug()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.timeout(60)
+def test_readers_on_the_board_feed_the_same_tracker_and_silence_alarms() -> None:
+    zones = ZoneMap({1: Zone(ZoneKind.HAND, 0), 2: Zone(ZoneKind.JING)})
+
+    async def scenario() -> None:
+        # loop:// delivers what the bridge sends back to the bridge: a board that echoes.
+        bridge = TableBridge(zones, board=LinkTransport("loop://"), silent_after=0.3)
+        events: list[BridgeEvent] = []
+
+        async def collect() -> None:
+            async for event in bridge:
+                events.append(event)
+
+        async with asyncio.timeout(30), bridge:
+            task = asyncio.create_task(collect())
+            await _until(lambda: sum(isinstance(e, ReaderSilent) for e in events) == 2)
+            bridge.send(Inventory(reader=1, zone=0, uids=(UID_A,)))
+            bridge.send(Inventory(reader=9, zone=0, uids=(UID_B,)))  # not in the zone map
+            bridge.send(DisplayText(0, "echo"))  # not something a board reports
+            bridge.send(WallOrder(68, 136, (UID_A,)))  # a chunk with nothing before it
+            await _until(lambda: bridge.counters.bad_wall_order_chunks == 1)
+            task.cancel()
+        assert TagIn(Zone(ZoneKind.HAND, 0), UID_A, _t(events, TagIn)) in events
+        assert [e.reader_id for e in events if isinstance(e, ReaderBack)] == [1]
+        counters = bridge.counters
+        assert counters.unknown_readers == 1 and counters.unexpected_messages == 1
+        assert counters.reader_silent_alarms >= 2
+        assert bridge.tracker.last_scan(1) is not None
+
+    asyncio.run(scenario())
+
+
+def _t(events: list[BridgeEvent], kind: type) -> float:
+    return next(e.t for e in events if isinstance(e, kind))
+
+
+def test_board_commands_need_a_board() -> None:
+    bridge = TableBridge(ZoneMap.standard())
+    with pytest.raises(NoBoard):
+        bridge.roll_dice()
+    assert bridge.counters.board_messages == 0 and time.monotonic() > 0
