@@ -19,6 +19,7 @@ from engine.analysis.suit_tables import Section, usable
 from engine.hand import Shape, ShapeOptions
 
 _NEG = -100
+_CONCEALED_SHAPES = frozenset({Shape.XIAOQI, Shape.SHISANLAN})
 _SECTIONS = ((0, 9), (9, 18), (18, 27), (27, 34))
 # suit presence mask -> most of its kinds inside one 十三烂 pattern (1-4-7, 2-5-8, ...)
 _LAN_KEEP = tuple(
@@ -192,35 +193,53 @@ class HandShape:
             _combine(p01, v[3], s),
             _combine(p01, v[2], s),
         )
-        # _best(others[j], u) as one C-level max over precomputed pairs
-        lefts = [_left(o, s) for o in others]
         pick = _PAIRINGS[s]
         out: dict[int, int] = {}
-        nat, w = self.nat, self.w
-        pairs, singles, lan, honors = self.pairs, self.singles, self.lan, self.honors
+        w, target = self.w, self.target
+        special = self.sets == 4 and bool(self.options.shapes & _CONCEALED_SHAPES)
+        removals: list[tuple[Vec | None, ...] | None] = [None] * 4
+        lefts: list[tuple[int, ...] | None] = [None] * 4
         for k in kinds:
             if k in self.wild:
                 # a wildcard leaves the naturals as they are: the whole hand's keep
                 keep = _best(others[0], v[0], s)
-                need = self.target - (w - 1) - keep
-                out[k] = self._special(need, w - 1, pairs, singles, lan, honors) - 1
+                need = target - (w - 1) - keep
+                if special:
+                    need = self._special(
+                        need, w - 1, self.pairs, self.singles, self.lan, self.honors
+                    )
+                out[k] = need - 1
                 continue
             j = 3 if k >= 27 else k // 9
             lo = _SECTIONS[j][0]
-            c = nat[k]
-            less = _removals(self.sections[j], self.keys[j])[k - lo]
-            assert less is not None
-            keep = max(map(add, lefts[j], pick(less)))
-            p2, s2 = (pairs, singles - 1) if c & 1 else (pairs - 1, singles + 1)
-            lan2, h2 = lan, honors
-            if c == 1:
-                if j == 3:
-                    h2 -= 1
-                else:
-                    m = self.masks[j]
-                    lan2 = lan - _LAN_KEEP[m] + _LAN_KEEP[m & ~(1 << (k - lo))]
-            out[k] = self._special(self.target - w - keep, w, p2, s2, lan2, h2) - 1
+            rem = removals[j]
+            if rem is None:
+                rem = removals[j] = _removals(self.sections[j], self.keys[j])
+                lefts[j] = _left(others[j], s)
+            less = rem[k - lo]
+            left = lefts[j]
+            assert less is not None and left is not None
+            # _best(others[j], less) as one C-level max over precomputed pairs
+            need = target - w - max(map(add, left, pick(less)))
+            if special:
+                need = self._special_less(need, k, j, lo)
+            out[k] = need - 1
         return out
+
+    def _special_less(self, need: int, k: int, j: int, lo: int) -> int:
+        """``_special`` for the hand less one natural tile of kind ``k``."""
+        c = self.nat[k]
+        pairs, singles = (
+            (self.pairs, self.singles - 1) if c & 1 else (self.pairs - 1, self.singles + 1)
+        )
+        lan, honors = self.lan, self.honors
+        if c == 1:
+            if j == 3:
+                honors -= 1
+            else:
+                m = self.masks[j]
+                lan = lan - _LAN_KEEP[m] + _LAN_KEEP[m & ~(1 << (k - lo))]
+        return self._special(need, self.w, pairs, singles, lan, honors)
 
     def _special(self, need: int, w: int, pairs: int, singles: int, lan: int, honors: int) -> int:
         """The standard need against the concealed-only shapes (no melds)."""
