@@ -153,3 +153,14 @@ class OutboxRow(Base):
     retain: Mapped[bool] = mapped_column(Boolean)
     # Wall-clock seconds, not a monotonic clock: latency is measured across restarts too.
     enqueued_at: Mapped[float] = mapped_column(Float)
+
+
+class OwnerRow(Base):
+    """A parlour owner who may read the hand logs; the password is stored only as a hash."""
+
+    __tablename__ = "owners"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))  # controller.web.passwords format
+    created_at: Mapped[datetime]

@@ -13,7 +13,7 @@ from controller.store import make_engine, upgrade
 from controller.store.migrate import current_revision, head_revision
 from controller.store.models import Base
 
-TABLES = {"sessions", "hands", "events", "settlements", "outbox", "alembic_version"}
+TABLES = {"sessions", "hands", "events", "settlements", "outbox", "owners", "alembic_version"}
 
 
 def test_upgrade_empty_database_is_idempotent(tmp_path: Path) -> None:

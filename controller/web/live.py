@@ -1,0 +1,368 @@
+"""The live hub: what the table service publishes, fanned out in-process to the web pages.
+
+The service calls ``hub.publish(name, payload)`` with the same (topic name, payload) pairs it
+publishes on MQTT (``controller.mqtt.topics``), from any thread. The hub keeps the last value
+of each retained topic, so a page that connects late gets the current state at once, and
+streams every message to the pages over SSE (``/api/v1/public/live``). Only public data may
+flow through it: it is served without a login. As a second line of defence the hub strips
+fields that are secret by design (see ``public_only``) and logs that as a bug.
+
+Topics and payloads (tiles are compact kind names from ``engine.tiles.kind_name``: ``"5m"``,
+``"E"``, ``"C"``; seats are absolute 0-3; ``hand_id`` ties state to the hand in progress):
+
+retained (the last value is replayed to every new page)
+    ``status``      ``{"state": "online" | "offline"}``
+    ``hand``        ``engine.round.public_view(state) | {"hand_id": ...}``: ruleset, hand_no,
+                    dealer, phase, turn, dice, jing, live (tiles left in the wall, or None),
+                    seats[4] {tiles, melds, discards}; after the end also wins, exhausted,
+                    settlement. Never concealed tiles, the wall order or the 暗精.
+    ``jing``        ``{"hand_id", "indicator": "4m", "zheng_jing": "5m", "fu_jing": "6m"}``;
+                    chongji: ``{"hand_id", "indicator": "4m", "caishen": "5m"}``.
+    ``dice``        the latest roll: ``{"hand_id", "seat", "purpose", "a", "b"}`` with purpose
+                    break | break_second | jing | xia_jing (as ``DiceRolled``).
+    ``scores``      ``{"session_id", "hand_no", "totals": [n0, n1, n2, n3]}``: session totals.
+    ``settlement``  ``Settlement.as_dict() | {"hand_id": ...}``: lines [{code, reason, from,
+                    to, amount}], net[4], next_dealer, void. Shown until the next hand starts
+                    (a ``hand`` message with another hand_id).
+    ``dealer``      what the dealer does next with the wall (``/dealer`` shows it)::
+
+                        {"hand_id": "…", "dealer": 0,
+                         "step": "break" | "flip" | "caishen" | "xia_jing" | "wait",
+                         "dice": {"seat": 0, "a": 3, "b": 4} | None,  # the roll it follows
+                         "wall_seat": 1,        # whose wall, absolute seat
+                         "stack": 13,           # 1-based 墩 count
+                         "count_from": "right" | "left" | "tail",
+                         "start": "at" | "after",   # break: AT that 墩, or AFTER n left
+                         "text": {"zh": "…", "en": "…"}}   # optional
+
+                    Leave ``text`` out and the hub writes it from the fields
+                    (``dealer_text``): "从下家门前右数第13墩开始抓牌", "从牌尾数第7墩翻精".
+streams (not retained; the last 20 alerts are replayed to a new page, marked as such)
+    ``events``      ``event.public_dict() | {"hand_id", "seq"}``: one public event.
+    ``alerts``      ``{"kind", "seat": int | None, "message": str, "hand_id"?: str}``; kind is
+                    one of ``ALERT_ADVICE`` (false_win 诈胡, xianggong 相公, unknown_tag,
+                    duplicate_tag, reader_silent, board_silent, tile_missing) or any other
+                    word. The hub adds ``advice`` {"zh", "en"}: what the dealer should do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import structlog
+
+from engine.round.events import EVENT_TYPES
+
+log = structlog.get_logger(__name__)
+
+RETAINED: Final = ("status", "hand", "jing", "dice", "scores", "settlement", "dealer")
+STREAMS: Final = ("events", "alerts")
+TOPICS: Final = RETAINED + STREAMS
+RECENT_ALERTS = 20
+
+# Keys that name concealed information wherever they appear in a state payload.
+SECRET_KEYS: Final = frozenset(
+    {"order", "wall_order", "under_tile", "an_jing", "concealed", "hands", "hand_tiles", "wall"}
+)
+
+_REL_ZH = ("自己", "下家", "对家", "上家")
+_REL_EN = ("your own", "the next player's", "the opposite player's", "the previous player's")
+
+ALERT_ADVICE: Final[Mapping[str, tuple[str, str, str, str]]] = {
+    # kind: (title zh, title en, advice zh, advice en)
+    "false_win": (
+        "诈胡",
+        "False win",
+        "核对该家的牌；按规则罚分后继续打。",
+        "Check that seat's tiles; the penalty is settled by the rules, play goes on.",
+    ),
+    "xianggong": (
+        "相公",
+        "Wrong tile count (相公)",
+        "该家牌数不对：数一数手牌，多的放回或补牌；按店规处理。",
+        "That seat holds the wrong number of tiles: count them and fix it per house rules.",
+    ),
+    "unknown_tag": (
+        "未知标签",
+        "Unknown tag",
+        "有一张牌未登记：把它拿出来，用 mjtable enroll 登记或换一张。",
+        "A tile is not enrolled: take it out, enrol it (mjtable enroll) or replace it.",
+    ),
+    "duplicate_tag": (
+        "牌重复",
+        "Tile seen twice",
+        "同一张牌出现在两处：看看是否有人拿错，把牌放回原处。",
+        "One tile was seen in two places: check for a misplaced tile and put it back.",
+    ),
+    "reader_silent": (
+        "读卡器无响应",
+        "Reader silent",
+        "检查该读卡器的线和电源；恢复前请手动记牌。",
+        "Check that reader's cable and power; track this hand by hand until it is back.",
+    ),
+    "board_silent": (
+        "牌桌主板无响应",
+        "Table board silent",
+        "检查牌桌串口线；必要时重启牌桌。",
+        "Check the table's serial cable; restart the table if needed.",
+    ),
+    "tile_missing": (
+        "少牌",
+        "Tile missing",
+        "有牌没被读到：把牌摆正放在感应区内。",
+        "A tile is not read: place it squarely over the reader zone.",
+    ),
+}
+
+
+def _count_words(p: Mapping[str, Any]) -> tuple[str, str]:
+    n = p.get("stack")
+    dealer, wall = p.get("dealer"), p.get("wall_seat")
+    rel = (wall - dealer) % 4 if isinstance(dealer, int) and isinstance(wall, int) else None
+    zh_wall = _REL_ZH[rel] if rel is not None else f"{wall}号位" if wall is not None else ""
+    en_wall = _REL_EN[rel] if rel is not None else f"seat {wall}'s" if wall is not None else ""
+    match p.get("count_from"):
+        case "tail":
+            return f"从牌尾数第{n}墩", f"count {n} stacks from the tail"
+        case "left":
+            return (
+                f"从{zh_wall}门前左数第{n}墩",
+                f"count {n} stacks from the left of {en_wall} wall",
+            )
+        case _:
+            return (
+                f"从{zh_wall}门前右数第{n}墩",
+                f"count {n} stacks from the right of {en_wall} wall",
+            )
+
+
+def dealer_text(p: Mapping[str, Any]) -> dict[str, str]:
+    """The instruction in words, Chinese and English, from a ``dealer`` payload's fields."""
+    step = p.get("step")
+    if step == "wait" or p.get("stack") is None:
+        return {"zh": "等待掷骰", "en": "Waiting for the dice"}
+    zh, en = _count_words(p)
+    match step:
+        case "break" if p.get("start") == "after":
+            n = p["stack"]
+            zh = zh.replace(f"数第{n}墩", f"数留{n}墩") + "，从下一墩开始抓牌"
+            return {"zh": zh, "en": f"Leave {n} stacks ({en}), start drawing after them"}
+        case "break":
+            return {"zh": zh + "开始抓牌", "en": f"Start drawing at stack {p['stack']}: {en}"}
+        case "caishen":
+            return {"zh": zh + "翻财神", "en": f"Turn up the 财神: {en}"}
+        case "xia_jing":
+            return {"zh": zh + "翻下精", "en": f"Turn up the 下精: {en}"}
+        case _:
+            return {"zh": zh + "翻精", "en": f"Turn up the 精: {en}"}
+
+
+def _scrub(value: Any, path: str, dropped: list[str]) -> Any:
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if k in SECRET_KEYS:
+                dropped.append(f"{path}.{k}")
+            else:
+                out[k] = _scrub(v, f"{path}.{k}", dropped)
+        return out
+    if isinstance(value, list | tuple):
+        return [_scrub(v, f"{path}[]", dropped) for v in value]
+    return value
+
+
+def public_only(topic: str, payload: Any) -> tuple[Any, list[str]]:
+    """The payload without secret fields, and the names of those it had to drop."""
+    dropped: list[str] = []
+    if topic == "events" and isinstance(payload, Mapping):
+        cls = EVENT_TYPES.get(str(payload.get("type")))
+        secret = set(cls.secret) if cls is not None else set()
+        out = {k: v for k, v in payload.items() if k not in secret and k not in SECRET_KEYS}
+        dropped = sorted(set(payload) - set(out))
+        if out.get("type") == "konged" and out.get("kong") == "concealed" and out.get("tiles"):
+            out["tiles"] = []  # 暗杠 lies face down
+            dropped.append("tiles")
+        return out, dropped
+    return _scrub(payload, topic, dropped), dropped
+
+
+def _enrich(topic: str, payload: Any) -> Any:
+    if topic == "dealer" and isinstance(payload, Mapping) and not payload.get("text"):
+        return {**payload, "text": dealer_text(payload)}
+    if topic == "alerts" and isinstance(payload, Mapping):
+        kind = str(payload.get("kind", ""))
+        zh_t, en_t, zh, en = ALERT_ADVICE.get(
+            kind, (kind, kind, "查看牌桌，必要时请工作人员处理。", "Check the table; call staff.")
+        )
+        extra: dict[str, Any] = {"title": {"zh": zh_t, "en": en_t}, "advice": {"zh": zh, "en": en}}
+        return extra | dict(payload)
+    return payload
+
+
+@dataclass(frozen=True, slots=True)
+class LiveMessage:
+    id: int
+    topic: str
+    payload: Any
+    at: float  # wall-clock seconds when the hub received it
+    replayed: bool = False  # sent from memory to a page that connected later
+
+    def sse(self) -> str:
+        """One Server-Sent Event: ``event`` is the topic, ``data`` the JSON envelope."""
+        data = json.dumps(
+            {"payload": self.payload, "at": self.at, "replayed": self.replayed},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        return f"id: {self.id}\nevent: {self.topic}\ndata: {data}\n\n"
+
+
+class _Resync:
+    """Marker: the page fell behind and gets the current state again instead of the backlog."""
+
+
+RESYNC: Final = _Resync()
+Item = LiveMessage | _Resync | None  # None: the hub is closing
+
+
+@dataclass(eq=False)
+class Subscription:
+    """One page's feed. Read ``snapshot`` first, then ``await get()`` in a loop."""
+
+    loop: asyncio.AbstractEventLoop
+    queue: asyncio.Queue[Item]
+    snapshot: list[LiveMessage] = field(default_factory=list)
+
+    def _offer(self, item: Item) -> None:  # runs on the page's event loop
+        try:
+            self.queue.put_nowait(item)
+        except asyncio.QueueFull:
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(RESYNC)
+
+    async def get(self, timeout: float | None = None) -> Item | _Timeout:
+        try:
+            return await asyncio.wait_for(self.queue.get(), timeout)
+        except TimeoutError:
+            return TIMEOUT
+
+
+class _Timeout:
+    pass
+
+
+TIMEOUT: Final = _Timeout()
+
+
+class LiveHub:
+    """Thread-safe fan-out of public messages with the last value of each retained topic."""
+
+    def __init__(self, *, queue_size: int = 256, clock: Callable[[], float] = time.time) -> None:
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._last: dict[str, LiveMessage] = {}
+        self._alerts: deque[LiveMessage] = deque(maxlen=RECENT_ALERTS)
+        self._subscribers: set[Subscription] = set()
+        self._queue_size = queue_size
+        self._clock = clock
+        self.closed = False
+
+    def publish(self, topic: str, payload: Any) -> LiveMessage:
+        """Record and fan out one message; ``payload`` None clears a retained topic.
+
+        Raises ValueError for an unknown topic or a payload that is not JSON.
+        """
+        if topic not in TOPICS:
+            raise ValueError(f"unknown live topic {topic!r}; known: {', '.join(TOPICS)}")
+        payload, dropped = public_only(topic, payload)
+        if dropped:
+            log.error("secret fields kept off the live hub", topic=topic, fields=dropped)
+        payload = _enrich(topic, payload)
+        try:
+            payload = json.loads(json.dumps(payload, ensure_ascii=False, allow_nan=False))
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{topic}: payload is not JSON-serialisable: {err}") from None
+        with self._lock:
+            message = LiveMessage(next(self._ids), topic, payload, self._clock())
+            if topic in RETAINED:
+                if payload is None:
+                    self._last.pop(topic, None)
+                else:
+                    self._last[topic] = message
+            elif topic == "alerts":
+                self._alerts.append(message)
+            subscribers = list(self._subscribers)
+        for sub in subscribers:
+            self._deliver(sub, message)
+        return message
+
+    def _deliver(self, sub: Subscription, item: Item) -> None:
+        try:
+            sub.loop.call_soon_threadsafe(sub._offer, item)
+        except RuntimeError:  # its event loop is closed: the page is gone
+            with self._lock:
+                self._subscribers.discard(sub)
+
+    def last(self, topic: str) -> Any:
+        """The retained payload of ``topic``, or None."""
+        with self._lock:
+            message = self._last.get(topic)
+        return None if message is None else message.payload
+
+    def snapshot(self) -> dict[str, Any]:
+        """Retained payloads by topic, and ``alerts``: the recent alerts, oldest first."""
+        with self._lock:
+            out: dict[str, Any] = {t: m.payload for t, m in self._last.items()}
+            out["alerts"] = [m.payload | {"at": m.at} for m in self._alerts]
+        return out
+
+    def _replay(self) -> list[LiveMessage]:
+        messages = [self._last[t] for t in RETAINED if t in self._last] + list(self._alerts)
+        return [
+            LiveMessage(m.id, m.topic, m.payload, m.at, replayed=True)
+            for m in sorted(messages, key=lambda m: m.id)
+        ]
+
+    def resync(self) -> list[LiveMessage]:
+        """What a page that fell behind gets instead of its backlog."""
+        with self._lock:
+            return self._replay()
+
+    @contextlib.asynccontextmanager
+    async def subscription(self) -> AsyncIterator[Subscription]:
+        """A feed for the calling event loop; its snapshot and the stream have no gap."""
+        sub = Subscription(asyncio.get_running_loop(), asyncio.Queue(self._queue_size))
+        with self._lock:
+            sub.snapshot = self._replay()
+            if self.closed:
+                sub.queue.put_nowait(None)
+            else:
+                self._subscribers.add(sub)
+        try:
+            yield sub
+        finally:
+            with self._lock:
+                self._subscribers.discard(sub)
+
+    @property
+    def subscribers(self) -> int:
+        with self._lock:
+            return len(self._subscribers)
+
+    def close(self) -> None:
+        """End every open stream (at shutdown: the server need not wait for the pages)."""
+        with self._lock:
+            self.closed = True
+            subscribers = list(self._subscribers)
+        for sub in subscribers:
+            self._deliver(sub, None)

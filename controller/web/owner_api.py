@@ -1,0 +1,340 @@
+"""The owners' REST API: tables, sessions, hands, events, settlements, replays, exports and
+totals. Every route needs a login (``controller.web.auth``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
+from fastapi.responses import PlainTextResponse, Response
+
+from controller.store import HandRecord, StoredHand, UnknownHand, UnknownSession
+from controller.store.tables import (
+    list_tables,
+    settlements_for,
+    table_hands,
+    table_of_hand,
+    table_sessions,
+)
+from controller.web import charts
+from controller.web.auth import current_owner
+from controller.web.context import WebContext, context
+from controller.web.export import hands_csv, hands_json
+from controller.web.replay import ReplayError, event_payloads, replay
+from controller.web.schemas import (
+    EventOut,
+    EventsOut,
+    HandDetail,
+    HandOut,
+    Problem,
+    ReplayOut,
+    ReplayStep,
+    SessionOut,
+    SettlementOut,
+    TableOut,
+    TotalsOut,
+)
+from controller.web.totals import totals
+
+router = APIRouter(
+    prefix="/api/v1",
+    tags=["owners"],
+    dependencies=[Depends(current_owner)],
+    responses={401: {"model": Problem}, 404: {"model": Problem}},
+)
+Ctx = Annotated[WebContext, Depends(context)]
+# Ids are chosen by the tables (uuid hex by default); no control characters, 1-64 long.
+ID = r"^[^\x00-\x1f\x7f]{1,64}$"
+TableId = Annotated[str, Path(pattern=ID, description="A table id, as in /api/v1/tables")]
+HandId = Annotated[str, Path(pattern=ID)]
+SessionId = Annotated[str, Path(pattern=ID)]
+EXPORT_LIMIT = 100_000
+TOTALS_LIMIT = 20_000
+
+
+def _aware(value: datetime | None, name: str) -> datetime | None:
+    """A naive time is the server's local time (the parlour's clock)."""
+    if value is None:
+        return None
+    try:
+        return value.astimezone() if value.tzinfo is None else value
+    except (OverflowError, OSError, ValueError):
+        raise HTTPException(422, f"{name}: not a usable time: {value.isoformat()}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class HandFilters:
+    since: datetime | None
+    until: datetime | None
+    ruleset: str | None
+    status: str | None
+    result: str | None
+    seat: int | None
+    session_id: str | None
+
+    def query(self) -> dict[str, Any]:
+        return {
+            "since": self.since,
+            "until": self.until,
+            "ruleset": self.ruleset,
+            "status": self.status,
+            "result": self.result,
+            "seat": self.seat,
+            "session_id": self.session_id,
+        }
+
+
+def hand_filters(
+    since: Annotated[
+        datetime | None, Query(description="Hands started at or after (date or date-time)")
+    ] = None,
+    until: Annotated[datetime | None, Query(description="Hands started before (exclusive)")] = None,
+    ruleset: Annotated[str | None, Query(max_length=64, pattern=ID)] = None,
+    hand_status: Annotated[
+        Literal["open", "finished", "aborted"] | None, Query(alias="status")
+    ] = None,
+    result: Annotated[
+        str | None, Query(max_length=32, pattern=ID, description="How it ended: win, draw, …")
+    ] = None,
+    seat: Annotated[
+        int | None, Query(ge=0, le=3, description="Hands this seat (0-3) won or dealt in")
+    ] = None,
+    session_id: Annotated[str | None, Query(max_length=64, pattern=ID)] = None,
+) -> HandFilters:
+    since_, until_ = _aware(since, "since"), _aware(until, "until")
+    if since_ is not None and until_ is not None and until_ < since_:
+        raise HTTPException(422, "until: must not be before since")
+    return HandFilters(since_, until_, ruleset, hand_status, result, seat, session_id)
+
+
+Filters = Annotated[HandFilters, Depends(hand_filters)]
+Limit = Annotated[int, Query(ge=1, le=1000)]
+Offset = Annotated[int, Query(ge=0, le=1_000_000)]
+
+
+def _tables(ctx: WebContext) -> list[TableOut]:
+    s = ctx.settings
+    out = []
+    for t in list_tables(ctx.store, default_table=s.table, parlour=s.parlour):
+        this = t.table_id == s.table
+        state, current = "unknown", None
+        if this:
+            live_status = ctx.live.last("status")
+            if isinstance(live_status, dict) and live_status.get("state") in ("online", "offline"):
+                state = live_status["state"]
+            hand = ctx.live.last("hand")
+            if isinstance(hand, dict):
+                keys = ("hand_id", "hand_no", "ruleset", "phase", "dealer", "turn", "live")
+                current = {k: hand.get(k) for k in keys}
+        out.append(TableOut.of(t, this_table=this, status=state, current=current))
+    return out
+
+
+def _table(ctx: WebContext, table_id: str) -> TableOut:
+    for t in _tables(ctx):
+        if t.table_id == table_id:
+            return t
+    raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown table {table_id!r}")
+
+
+def _hands(ctx: WebContext, table_id: str, filters: HandFilters, **kw: Any) -> list[HandRecord]:
+    _table(ctx, table_id)
+    return table_hands(
+        ctx.store, table_id, default_table=ctx.settings.table, **filters.query(), **kw
+    )
+
+
+def _stored(ctx: WebContext, hand_id: str) -> StoredHand:
+    try:
+        return ctx.store.load_hand(hand_id)
+    except UnknownHand:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown hand {hand_id!r}") from None
+
+
+@router.get("/tables", summary="Tables this store has seen, with their status")
+def get_tables(ctx: Ctx) -> list[TableOut]:
+    return _tables(ctx)
+
+
+@router.get("/tables/{table_id}", summary="One table")
+def get_table(ctx: Ctx, table_id: TableId) -> TableOut:
+    return _table(ctx, table_id)
+
+
+@router.get("/tables/{table_id}/sessions", summary="A table's sessions, newest first")
+def get_table_sessions(
+    ctx: Ctx, table_id: TableId, limit: Limit = 100, offset: Offset = 0
+) -> list[SessionOut]:
+    _table(ctx, table_id)
+    return [
+        SessionOut.of(s) for s in table_sessions(ctx.store, table_id, limit=limit, offset=offset)
+    ]
+
+
+@router.get("/tables/{table_id}/hands", summary="A table's hand log, newest first, filtered")
+def get_table_hands(
+    ctx: Ctx, table_id: TableId, filters: Filters, limit: Limit = 100, offset: Offset = 0
+) -> list[HandOut]:
+    return [HandOut.of(h) for h in _hands(ctx, table_id, filters, limit=limit, offset=offset)]
+
+
+@router.get(
+    "/tables/{table_id}/export.csv",
+    summary="The filtered hand log as CSV (one row per hand, nets and reasons)",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/csv": {}}}},
+)
+def export_csv(ctx: Ctx, table_id: TableId, filters: Filters) -> Response:
+    hands = _hands(ctx, table_id, filters, oldest_first=True, limit=EXPORT_LIMIT)
+    text = hands_csv(table_id, hands, settlements_for(ctx.store, [h.id for h in hands]))
+    return Response(
+        "\ufeff" + text,  # the BOM makes spreadsheet programs read the Chinese reasons right
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="hands-{table_id}.csv"'},
+    )
+
+
+@router.get(
+    "/tables/{table_id}/export.json",
+    summary="The filtered hand log as JSON (hands with their settlements)",
+)
+def export_json(ctx: Ctx, table_id: TableId, filters: Filters) -> list[dict[str, Any]]:
+    hands = _hands(ctx, table_id, filters, oldest_first=True, limit=EXPORT_LIMIT)
+    return hands_json(table_id, hands, settlements_for(ctx.store, [h.id for h in hands]))
+
+
+@router.get("/tables/{table_id}/settlements", summary="Settlements of the filtered hands")
+def get_settlements(
+    ctx: Ctx, table_id: TableId, filters: Filters, limit: Limit = 100, offset: Offset = 0
+) -> list[SettlementOut]:
+    hands = _hands(ctx, table_id, filters, limit=limit, offset=offset)
+    found = settlements_for(ctx.store, [h.id for h in hands])
+    return [
+        SettlementOut(
+            hand_id=h.id, hand_no=h.hand_no, started_at=h.started_at, settlement=found[h.id]
+        )
+        for h in hands
+        if h.id in found
+    ]
+
+
+@router.get("/tables/{table_id}/totals", summary="Per-seat and per-day totals over time")
+def get_totals(ctx: Ctx, table_id: TableId, filters: Filters) -> TotalsOut:
+    hands = _hands(ctx, table_id, filters, oldest_first=True, limit=TOTALS_LIMIT)
+    return TotalsOut.model_validate(totals(table_id, hands))
+
+
+_SVG: dict[int | str, dict[str, Any]] = {200: {"content": {"image/svg+xml": {}}}}
+
+
+@router.get(
+    "/tables/{table_id}/charts/{chart}.svg",
+    summary="Charts: 'seats' (cumulative net per seat) or 'days' (hands per day)",
+    response_class=Response,
+    responses=_SVG,
+)
+def get_chart(
+    ctx: Ctx,
+    table_id: TableId,
+    chart: Literal["seats", "days"],
+    filters: Filters,
+    lang: Annotated[Literal["zh", "en"], Query()] = "zh",
+) -> Response:
+    hands = _hands(ctx, table_id, filters, oldest_first=True, limit=TOTALS_LIMIT)
+    data = totals(table_id, hands)
+    zh = lang == "zh"
+    if chart == "seats":
+        series = [[float(p["cumulative"][s]) for p in data["series"]] for s in range(4)]
+        labels = [f"{s + 1}号位" if zh else f"Seat {s + 1}" for s in range(4)]
+        svg = charts.line_chart(
+            series,
+            labels,
+            "各位累计输赢" if zh else "Cumulative net per seat",
+            "局" if zh else "hands",
+        )
+    else:
+        svg = charts.bar_chart(
+            [float(d["hands"]) for d in data["days"]],
+            [d["date"] for d in data["days"]],
+            "每日局数" if zh else "Hands per day",
+        )
+    return Response(svg, media_type="image/svg+xml")
+
+
+@router.get("/sessions/{session_id}", summary="One session")
+def get_session(ctx: Ctx, session_id: SessionId) -> SessionOut:
+    try:
+        return SessionOut.of(ctx.store.get_session(session_id))
+    except UnknownSession:
+        raise HTTPException(404, f"unknown session {session_id!r}") from None
+
+
+@router.get("/sessions/{session_id}/hands", summary="A session's hands, newest first")
+def get_session_hands(
+    ctx: Ctx, session_id: SessionId, limit: Limit = 100, offset: Offset = 0
+) -> list[HandOut]:
+    get_session(ctx, session_id)
+    hands = ctx.store.list_hands(session_id=session_id, limit=limit, offset=offset)
+    return [HandOut.of(h) for h in hands]
+
+
+@router.get("/hands/{hand_id}", summary="One hand with its settlement")
+def get_hand(ctx: Ctx, hand_id: HandId) -> HandDetail:
+    stored = _stored(ctx, hand_id)
+    table = table_of_hand(ctx.store, hand_id, default_table=ctx.settings.table)
+    return HandDetail(
+        hand=HandOut.of(stored.hand),
+        table_id=table or ctx.settings.table,
+        settlement=stored.settlement,
+        events=len(stored.events),
+        concealed=stored.hand.status == "finished",
+    )
+
+
+@router.get(
+    "/hands/{hand_id}/events",
+    summary="A hand's events: whole when finished, else only their public projection",
+)
+def get_events(ctx: Ctx, hand_id: HandId) -> EventsOut:
+    stored = _stored(ctx, hand_id)
+    concealed, payloads = event_payloads(stored)
+    return EventsOut(
+        hand_id=hand_id,
+        concealed=concealed,
+        events=[
+            EventOut(seq=e.seq, type=e.type, at=e.created_at, data=p)
+            for e, p in zip(stored.events, payloads, strict=True)
+        ],
+    )
+
+
+@router.get("/hands/{hand_id}/settlement", summary="A finished hand's settlement")
+def get_settlement(ctx: Ctx, hand_id: HandId) -> SettlementOut:
+    stored = _stored(ctx, hand_id)
+    if stored.settlement is None:
+        raise HTTPException(404, f"hand {hand_id!r} has no settlement ({stored.hand.status})")
+    h = stored.hand
+    return SettlementOut(
+        hand_id=h.id, hand_no=h.hand_no, started_at=h.started_at, settlement=stored.settlement
+    )
+
+
+@router.get(
+    "/hands/{hand_id}/replay",
+    summary="The hand step by step; every seat's tiles only once it is finished",
+    responses={409: {"model": Problem}},
+)
+def get_replay(ctx: Ctx, hand_id: HandId) -> ReplayOut:
+    stored = _stored(ctx, hand_id)
+    try:
+        concealed, verdict, steps = replay(stored)
+    except ReplayError as err:
+        raise HTTPException(status.HTTP_409_CONFLICT, str(err)) from None
+    return ReplayOut(
+        hand=HandOut.of(stored.hand),
+        concealed=concealed,
+        check=verdict,
+        steps=[ReplayStep.model_validate(s) for s in steps],
+    )

@@ -1,0 +1,63 @@
+"""What anyone at the table may see, without a login: the table's name, the live state and
+the live stream (Server-Sent Events). Everything here comes from the live hub, which only
+carries public data."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import StreamingResponse
+
+from controller.web.context import WebContext, context
+from controller.web.live import RESYNC, TIMEOUT, TOPICS, LiveMessage
+from controller.web.schemas import PublicTable
+
+router = APIRouter(prefix="/api/v1/public", tags=["public"])
+Ctx = Annotated[WebContext, Depends(context)]
+
+
+@router.get("/table", summary="Which table this is")
+def table(ctx: Ctx) -> PublicTable:
+    return PublicTable(parlour=ctx.settings.parlour, table=ctx.settings.table, topics=list(TOPICS))
+
+
+@router.get("/state", summary="The current public state: the last value of each live topic")
+def state(ctx: Ctx) -> dict[str, Any]:
+    return ctx.live.snapshot()
+
+
+async def _events(ctx: WebContext) -> AsyncIterator[str]:
+    async with ctx.live.subscription() as sub:
+        yield "retry: 2000\n\n"  # EventSource reconnects after 2 s
+        for message in sub.snapshot:
+            yield message.sse()
+        yield "event: ready\ndata: {}\n\n"
+        while True:
+            item = await sub.get(ctx.keepalive)
+            if item is TIMEOUT:
+                yield ": keepalive\n\n"
+            elif item is None:
+                return  # the hub is closing (shutdown)
+            elif item is RESYNC:  # the page fell behind: the current state instead
+                for message in ctx.live.resync():
+                    yield message.sse()
+            elif isinstance(item, LiveMessage):
+                yield item.sse()
+
+
+@router.get(
+    "/live",
+    summary="Live stream (text/event-stream): one event per message, named by its topic",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "SSE stream"}},
+)
+def live(ctx: Ctx) -> StreamingResponse:
+    """First the retained state (``replayed: true``), then ``ready``, then each message as
+    it is published: ``event: <topic>``, ``data: {"payload", "at", "replayed"}``."""
+    return StreamingResponse(
+        _events(ctx),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

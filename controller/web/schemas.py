@@ -1,0 +1,201 @@
+"""Request and response bodies of the REST API (they make its OpenAPI document)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from controller.store import HandRecord, SessionRecord
+from controller.store.tables import TableRecord
+
+Number = int | float
+Seat = Field(ge=0, le=3)
+
+
+def number(x: float | int) -> Number:
+    """Whole amounts as ints (``4`` rather than ``4.0``); halves stay floats."""
+    return int(x) if float(x).is_integer() else float(x)
+
+
+class Problem(BaseModel):
+    detail: str
+
+
+class LoginIn(BaseModel):
+    name: str = Field(min_length=1, max_length=64)
+    password: str = Field(min_length=1, max_length=1024)
+
+
+class LoginOut(BaseModel):
+    owner: str
+    token: str = Field(description="Send as 'Authorization: Bearer <token>' (or use the cookie)")
+    expires_at: datetime
+
+
+class OwnerOut(BaseModel):
+    name: str
+
+
+class PublicTable(BaseModel):
+    parlour: str
+    table: str
+    topics: list[str]
+
+
+class TableOut(BaseModel):
+    table_id: str
+    parlour: str
+    sessions: int
+    hands: int
+    open_hands: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+    this_table: bool = Field(description="The table this service runs (live status known)")
+    status: Literal["online", "offline", "unknown"]
+    current: dict[str, Any] | None = Field(
+        None, description="The hand in progress (public projection summary), when live"
+    )
+
+    @classmethod
+    def of(
+        cls, t: TableRecord, *, this_table: bool, status: str, current: dict[str, Any] | None
+    ) -> TableOut:
+        return cls(
+            table_id=t.table_id,
+            parlour=t.parlour,
+            sessions=t.sessions,
+            hands=t.hands,
+            open_hands=t.open_hands,
+            first_seen=t.first_seen,
+            last_seen=t.last_seen,
+            this_table=this_table,
+            status=status,
+            current=current,
+        )
+
+
+class SessionOut(BaseModel):
+    id: str
+    parlour: str
+    table_id: str
+    ruleset: str
+    options: dict[str, Any]
+    players: list[str] | None
+    started_at: datetime
+    ended_at: datetime | None
+
+    @classmethod
+    def of(cls, s: SessionRecord) -> SessionOut:
+        return cls(
+            id=s.id,
+            parlour=s.parlour,
+            table_id=s.table_id,
+            ruleset=s.ruleset,
+            options=s.options,
+            players=s.players,
+            started_at=s.started_at,
+            ended_at=s.ended_at,
+        )
+
+
+class HandOut(BaseModel):
+    id: str
+    session_id: str | None
+    hand_no: int
+    ruleset: str
+    dealer: int | None
+    status: Literal["open", "finished", "aborted"] | str
+    result: str | None
+    winner: int | None
+    discarder: int | None
+    started_at: datetime
+    ended_at: datetime | None
+    note: str | None
+    net: list[Number] | None
+
+    @classmethod
+    def of(cls, h: HandRecord) -> HandOut:
+        return cls(
+            id=h.id,
+            session_id=h.session_id,
+            hand_no=h.hand_no,
+            ruleset=h.ruleset,
+            dealer=h.dealer,
+            status=h.status,
+            result=h.result,
+            winner=h.winner,
+            discarder=h.discarder,
+            started_at=h.started_at,
+            ended_at=h.ended_at,
+            note=h.note,
+            net=None if h.net is None else [number(n) for n in h.net],
+        )
+
+
+class HandDetail(BaseModel):
+    hand: HandOut
+    table_id: str
+    settlement: dict[str, Any] | None
+    events: int
+    concealed: bool = Field(description="Finished: events and replay show every seat's tiles")
+
+
+class EventOut(BaseModel):
+    seq: int
+    type: str
+    at: datetime
+    data: dict[str, Any] = Field(description="The event; public fields only unless finished")
+
+
+class EventsOut(BaseModel):
+    hand_id: str
+    concealed: bool
+    events: list[EventOut]
+
+
+class SettlementOut(BaseModel):
+    hand_id: str
+    hand_no: int
+    started_at: datetime
+    settlement: dict[str, Any]
+
+
+class ReplayStep(BaseModel):
+    seq: int
+    type: str
+    text: dict[str, str] = Field(description="The step in words: {'zh': …, 'en': …}")
+    event: dict[str, Any]
+    view: dict[str, Any] = Field(description="The table after this event")
+
+
+class ReplayOut(BaseModel):
+    hand: HandOut
+    concealed: bool
+    check: str | None = Field(description="None when the recorded settlement is recomputed")
+    steps: list[ReplayStep]
+
+
+class TotalsPoint(BaseModel):
+    hand_id: str
+    hand_no: int
+    session_id: str | None
+    at: datetime
+    net: list[Number]
+    cumulative: list[Number]
+
+
+class DayTotals(BaseModel):
+    date: str
+    hands: int
+    moved: Number = Field(description="Points that changed hands (sum of the gains)")
+    net: list[Number]
+
+
+class TotalsOut(BaseModel):
+    table_id: str
+    hands: int
+    seats: list[Number] = Field(description="Each seat's net over the hands selected")
+    series: list[TotalsPoint]
+    days: list[DayTotals]

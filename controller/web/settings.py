@@ -1,0 +1,38 @@
+"""What the web app needs to know besides the store and the live hub."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from controller.web.tokens import load_or_create_secret
+
+if TYPE_CHECKING:
+    from controller.config import TableConfig
+
+SECRET_FILE = "web_secret.key"
+
+
+@dataclass(frozen=True, slots=True)
+class WebAppSettings:
+    parlour: str = "demo"
+    table: str = "t1"
+    """The table this service is; hands played outside a session are listed under it."""
+    secret_key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
+    """Signs login tokens; the default (random per process) ends logins at each restart."""
+    login_ttl: float = 12 * 3600.0
+    cookie_secure: bool = False
+    """Set behind HTTPS (the hub); a Pi on the parlour's LAN serves plain HTTP."""
+    login_attempts: int = 5
+    """Failed logins per name within ``login_window`` seconds before it answers 429."""
+    login_window: float = 300.0
+
+    @classmethod
+    def from_config(cls, config: TableConfig) -> WebAppSettings:
+        """Parlour and table from the settings; the key kept in ``<data_dir>/web_secret.key``."""
+        return cls(
+            parlour=config.parlour,
+            table=config.table,
+            secret_key=load_or_create_secret(config.data_dir / SECRET_FILE),
+        )
