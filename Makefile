@@ -35,6 +35,7 @@ test: lint typecheck unit
 bench: $(STAMP)
 	$(BIN)/python bench/analysis.py
 	$(BIN)/python bench/link.py
+	$(BIN)/python bench/simulate.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
