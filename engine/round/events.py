@@ -128,9 +128,11 @@ class ReplacementDrawn(Event):
 
 @dataclass(frozen=True, slots=True)
 class Discarded(Event):
-    """``declined_win``: the seat could have won by self-draw and discarded instead."""
+    """``declined_win``: the seat could have won by self-draw and discarded instead. Secret:
+    it would tell the table that the discarder's concealed hand was a winning one."""
 
     type: ClassVar[str] = "discarded"
+    secret: ClassVar[tuple[str, ...]] = ("declined_win",)
     seat: int
     tile: int
     declined_win: bool = False
@@ -138,9 +140,11 @@ class Discarded(Event):
 
 @dataclass(frozen=True, slots=True)
 class ClaimDeclared(Event):
-    """A seat claims the discard (or, for ``win``, the tile of an added kong)."""
+    """A seat claims the discard (or, for ``win``, the tile of an added kong). ``tiles`` is
+    secret: a claim that loses to a higher one never shows them."""
 
     type: ClassVar[str] = "claim_declared"
+    secret: ClassVar[tuple[str, ...]] = ("tiles",)
     seat: int
     claim: ClaimName
     tiles: tuple[int, ...] = ()  # the claimer's own tiles that go into the meld
