@@ -80,6 +80,7 @@ class Base(DeclarativeBase):
 
 class SessionRow(Base):
     __tablename__ = "sessions"
+    __table_args__ = (Index("ix_sessions_table_started", "table_id", "started_at"),)
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     parlour: Mapped[str] = mapped_column(String(64))
@@ -93,7 +94,11 @@ class SessionRow(Base):
 
 class HandRow(Base):
     __tablename__ = "hands"
-    __table_args__ = (Index("ix_hands_status_started", "status", "started_at"),)
+    __table_args__ = (
+        Index("ix_hands_status_started", "status", "started_at"),
+        # The owners' per-table hand log by date (the hub holds every table's hands).
+        Index("ix_hands_table_started", "table_id", "started_at"),
+    )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     session_id: Mapped[str | None] = mapped_column(ForeignKey("sessions.id"), index=True)
@@ -109,6 +114,10 @@ class HandRow(Base):
     note: Mapped[str | None] = mapped_column(Text)  # why a hand was aborted
     # When the parlour hub acknowledged this hand's handlog message (None: not yet).
     handlog_acked_at: Mapped[datetime | None]
+    # Where it was played: always set at the hub, which stores many tables' hands (a hand
+    # outside any session has no other link to its table); None on a Pi for its own hands.
+    parlour: Mapped[str | None] = mapped_column(String(64))
+    table_id: Mapped[str | None] = mapped_column(String(64))
 
 
 class EventRow(Base):

@@ -1,0 +1,270 @@
+"""The finished-hand log a table sends to the parlour hub, and the hub's acknowledgement.
+
+A table publishes ``build_handlog(stored_hand, parlour=…, table=…)`` on
+``mahjong/<parlour>/<table>/handlog`` (QoS 1, not retained, through the outbox) once the
+hand is settled. The hub stores it (idempotently, by ``hand_id``) and, after the commit,
+publishes ``{"hand_id": …}`` on ``mahjong/<parlour>/<table>/handlog_ack`` (QoS 1); the table
+then calls ``store.mark_handlog_acked``. Unacknowledged hands are sent again
+(``controller.handlog_sync``), so every hand reaches the hub at least once, and is stored once.
+
+Payload, version 1 (JSON; times ISO 8601 with offset; seats absolute 0-3)::
+
+    {"format": "mjtable.handlog", "version": 1,
+     "parlour": "p1", "table": "t7", "hand_id": "…", "session_id": "…" | null,
+     "hand_no": 3, "ruleset": "xingguo", "dealer": 0 | null,
+     "result": "win", "winner": 2 | null, "discarder": 1 | null,
+     "started_at": "2026-11-30T10:00:00+00:00", "finished_at": "…",
+     "events": [{"type": "hand_started", …}, …],   # every event's to_dict(), in order
+     "settlement": {"net": [a, b, c, d], …}}        # Settlement.as_dict(), as stored
+
+A reader accepts any version-1 payload with extra keys (later additions) and refuses a
+newer major version, naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from numbers import Real
+from typing import Any
+
+from controller.config import ID_PATTERN
+from controller.mqtt.topics import Topics
+from controller.store import StoredHand
+
+FORMAT = "mjtable.handlog"
+VERSION = 1
+ACK_NAME = "handlog_ack"
+MAX_ID_LENGTH = 64
+MAX_EVENTS = 10_000  # a real hand has a few hundred; more is not a hand log
+
+
+class HandlogError(ValueError):
+    """A payload that is not a valid handlog (or ack); the message names the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Handlog:
+    parlour: str
+    table: str
+    hand_id: str
+    session_id: str | None
+    hand_no: int
+    ruleset: str
+    dealer: int | None
+    result: str
+    winner: int | None
+    discarder: int | None
+    started_at: datetime
+    finished_at: datetime
+    events: tuple[dict[str, Any], ...]
+    settlement: dict[str, Any]
+
+    @property
+    def net(self) -> tuple[float, float, float, float]:
+        n = self.settlement["net"]
+        return (float(n[0]), float(n[1]), float(n[2]), float(n[3]))
+
+
+# --- topics -------------------------------------------------------------------------------
+
+
+def handlog_topic(topics: Topics) -> str:
+    return topics.topic("handlog")
+
+
+def ack_topic(topics: Topics) -> str:
+    """Where the hub acknowledges this table's hands (not one of ``Topics``' public names:
+    displays never see it)."""
+    return topics.prefix + ACK_NAME
+
+
+def hub_filter(parlour: str, root: str = "mahjong") -> str:
+    """What the hub subscribes to: every table's handlog."""
+    return f"{root}/{parlour}/+/handlog"
+
+
+def table_of_topic(topic: str) -> tuple[str, str]:
+    """(parlour, table) of ``<root>/<parlour>/<table>/handlog`` (or ``…/handlog_ack``)."""
+    parts = topic.split("/")
+    if len(parts) < 4 or parts[-1] not in ("handlog", ACK_NAME):
+        raise HandlogError(f"not a handlog topic: {topic!r}")
+    return parts[-3], parts[-2]
+
+
+def ack_topic_for(handlog_topic_name: str) -> str:
+    """The ack topic beside a handlog topic."""
+    table_of_topic(handlog_topic_name)
+    return handlog_topic_name.rsplit("/", 1)[0] + "/" + ACK_NAME
+
+
+def topics_identity(topics: Topics) -> tuple[str, str]:
+    """(parlour, table) a ``Topics`` was made for."""
+    parts = topics.prefix.rstrip("/").split("/")
+    return parts[-2], parts[-1]
+
+
+# --- building ----------------------------------------------------------------------------
+
+
+def build_handlog(stored: StoredHand, *, parlour: str, table: str) -> dict[str, Any]:
+    """The handlog payload of a finished, settled hand (``EventStore.load_hand``)."""
+    hand = stored.hand
+    if hand.status != "finished" or stored.settlement is None or hand.ended_at is None:
+        raise ValueError(f"hand {hand.id} is {hand.status}, not finished and settled")
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "parlour": parlour,
+        "table": table,
+        "hand_id": hand.id,
+        "session_id": hand.session_id,
+        "hand_no": hand.hand_no,
+        "ruleset": hand.ruleset,
+        "dealer": hand.dealer,
+        "result": hand.result,
+        "winner": hand.winner,
+        "discarder": hand.discarder,
+        "started_at": hand.started_at.isoformat(),
+        "finished_at": hand.ended_at.isoformat(),
+        "events": stored.event_dicts(),
+        "settlement": stored.settlement,
+    }
+
+
+def build_ack(hand_id: str) -> dict[str, Any]:
+    return {"hand_id": hand_id}
+
+
+# --- parsing -----------------------------------------------------------------------------
+
+
+def _load(payload: bytes | str | Mapping[str, Any], what: str) -> Mapping[str, Any]:
+    if isinstance(payload, Mapping):
+        return payload
+    try:
+        data = json.loads(payload)
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise HandlogError(f"{what}: not JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise HandlogError(f"{what}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _text(data: Mapping[str, Any], key: str, limit: int = MAX_ID_LENGTH) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not 1 <= len(value) <= limit:
+        raise HandlogError(
+            f"handlog.{key}: expected a string of 1-{limit} characters, got {value!r}"
+        )
+    return value
+
+
+def _level(data: Mapping[str, Any], key: str) -> str:
+    value = _text(data, key)
+    if not re.fullmatch(ID_PATTERN, value):
+        raise HandlogError(f"handlog.{key}: not a topic level id: {value!r}")
+    return value
+
+
+def _int(data: Mapping[str, Any], key: str, *, seat: bool = False, optional: bool = False) -> Any:
+    value = data.get(key)
+    if value is None and optional:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise HandlogError(f"handlog.{key}: expected an integer, got {value!r}")
+    if seat and value not in range(4):
+        raise HandlogError(f"handlog.{key}: a seat 0-3, got {value!r}")
+    if value < 0:
+        raise HandlogError(f"handlog.{key}: must not be negative, got {value!r}")
+    return value
+
+
+def _time(data: Mapping[str, Any], key: str) -> datetime:
+    value = data.get(key)
+    try:
+        when = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise HandlogError(f"handlog.{key}: expected an ISO 8601 time with offset, got {value!r}")
+    return when
+
+
+def _events(data: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
+    events = data.get("events")
+    if not isinstance(events, list) or not events:
+        raise HandlogError("handlog.events: expected a non-empty list of event objects")
+    if len(events) > MAX_EVENTS:
+        raise HandlogError(f"handlog.events: {len(events)} events, more than {MAX_EVENTS}")
+    for i, event in enumerate(events):
+        if not isinstance(event, dict):
+            raise HandlogError(f"handlog.events[{i}]: expected an object, got {event!r}")
+        kind = event.get("type")
+        if not isinstance(kind, str) or not 1 <= len(kind) <= MAX_ID_LENGTH:
+            raise HandlogError(f"handlog.events[{i}]: needs a 'type' name")
+    return tuple(events)
+
+
+def _settlement(data: Mapping[str, Any]) -> dict[str, Any]:
+    settlement = data.get("settlement")
+    if not isinstance(settlement, dict):
+        raise HandlogError(f"handlog.settlement: expected an object, got {settlement!r}")
+    net = settlement.get("net")
+    if (
+        not isinstance(net, list)
+        or len(net) != 4
+        or not all(isinstance(n, Real) and not isinstance(n, bool) for n in net)
+    ):
+        raise HandlogError(f"handlog.settlement.net: expected 4 numbers, got {net!r}")
+    return settlement
+
+
+def parse_handlog(payload: bytes | str | Mapping[str, Any], *, topic: str | None = None) -> Handlog:
+    """Validate a handlog; with ``topic``, its parlour and table must be the topic's (a table
+    may only report its own hands)."""
+    data = _load(payload, "handlog")
+    if data.get("format") != FORMAT:
+        raise HandlogError(f"handlog.format: expected {FORMAT!r}, got {data.get('format')!r}")
+    version = data.get("version")
+    if version != VERSION:
+        raise HandlogError(f"handlog.version: this hub reads version {VERSION}, got {version!r}")
+    session_id = data.get("session_id")
+    if session_id is not None:
+        session_id = _text(data, "session_id")
+    log = Handlog(
+        parlour=_level(data, "parlour"),
+        table=_level(data, "table"),
+        hand_id=_text(data, "hand_id"),
+        session_id=session_id,
+        hand_no=_int(data, "hand_no"),
+        ruleset=_text(data, "ruleset"),
+        dealer=_int(data, "dealer", seat=True, optional=True),
+        result=_text(data, "result", 32),
+        winner=_int(data, "winner", seat=True, optional=True),
+        discarder=_int(data, "discarder", seat=True, optional=True),
+        started_at=_time(data, "started_at"),
+        finished_at=_time(data, "finished_at"),
+        events=_events(data),
+        settlement=_settlement(data),
+    )
+    if topic is not None:
+        parlour, table = table_of_topic(topic)
+        if (log.parlour, log.table) != (parlour, table):
+            raise HandlogError(
+                f"handlog: says {log.parlour}/{log.table} but came on {topic!r} "
+                "(a table reports only its own hands)"
+            )
+    return log
+
+
+def parse_ack(payload: bytes | str | Mapping[str, Any]) -> str:
+    """The hand id of a ``handlog_ack`` payload."""
+    data = _load(payload, "handlog_ack")
+    hand_id = data.get("hand_id")
+    if not isinstance(hand_id, str) or not 1 <= len(hand_id) <= MAX_ID_LENGTH:
+        raise HandlogError(f"handlog_ack.hand_id: expected a string, got {hand_id!r}")
+    return hand_id

@@ -1,0 +1,156 @@
+"""The table's side of the hub's acknowledgements: record acks, re-send what is not acked.
+
+The service publishes each finished hand's handlog through the outbox as it settles. This
+task keeps its own connection, subscribed to ``…/handlog_ack``: each ack is recorded with
+``store.mark_handlog_acked``. On every (re)connect it sends again every finished hand the hub
+has not acknowledged, and then, while connected, any that stays unacknowledged
+``resend_after`` seconds after it finished or was last sent (the hub was down, or a broker
+restart lost the message). The hub stores by hand id, so a copy too many is harmless.
+
+    sync = HandlogSync(store, config.mqtt, topics)
+    task = asyncio.create_task(sync.run())
+    ...
+    sync.stop(); await task
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+
+import aiomqtt
+import structlog
+
+from controller.config import MqttSettings
+from controller.handlog import (
+    HandlogError,
+    ack_topic,
+    build_handlog,
+    handlog_topic,
+    parse_ack,
+    topics_identity,
+)
+from controller.mqtt.client import make_client
+from controller.mqtt.topics import Topics, encode
+from controller.store import EventStore, UnknownHand
+
+log = structlog.get_logger(__name__)
+
+RESEND_LIMIT = 10_000  # unacked hands looked at per pass (a week offline is ~2,000)
+
+
+class HandlogSync:
+    def __init__(
+        self,
+        store: EventStore,
+        settings: MqttSettings,
+        topics: Topics,
+        *,
+        client_id: str | None = None,
+        resend_after: float = 60.0,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.topics = topics
+        self.parlour, self.table = topics_identity(topics)
+        self.client_id = client_id or f"mjtable-{self.parlour}-{self.table}-handlog"
+        self.resend_after = resend_after
+        self.connected = asyncio.Event()
+        self.sent = 0  # handlogs this task (re-)sent
+        self.acked = 0  # acks recorded for the first time
+        self._last_sent: dict[str, float] = {}  # hand id -> time.monotonic() of our send
+        self._stop = asyncio.Event()
+        self._wake = asyncio.Event()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def wake(self) -> None:
+        """Look for unacknowledged hands now (from the event loop's thread)."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Connect, sync, reconnect with backoff; returns after ``stop()``."""
+        delay = self.settings.reconnect_min
+        while not self._stop.is_set():
+            try:
+                async with make_client(self.settings, self.client_id) as client:
+                    await client.subscribe(ack_topic(self.topics), qos=1)
+                    self.connected.set()
+                    delay = self.settings.reconnect_min
+                    log.info("handlog sync connected", table=self.table)
+                    await self._session(client)
+                    return
+            except (aiomqtt.MqttError, OSError) as err:
+                log.warning("handlog sync: mqtt connection failed", error=str(err) or repr(err))
+            except Exception:
+                log.exception("handlog sync error")  # e.g. the database briefly locked
+            finally:
+                self.connected.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), delay * random.uniform(0.8, 1.0))
+            delay = min(delay * 2, self.settings.reconnect_max)
+
+    async def _session(self, client: aiomqtt.Client) -> None:
+        """Until the connection drops (raises) or stop() (returns)."""
+        self._last_sent.clear()  # after an outage, everything unacked goes again
+        acks = asyncio.create_task(self._receive_acks(client))
+        resend = asyncio.create_task(self._resend_loop(client))
+        stop = asyncio.create_task(self._stop.wait())
+        tasks = (acks, resend, stop)
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for task in (acks, resend):
+            if task in done:
+                task.result()  # the error that ended the session
+
+    async def _receive_acks(self, client: aiomqtt.Client) -> None:
+        async for message in client.messages:
+            try:
+                hand_id = parse_ack(message.payload if isinstance(message.payload, bytes) else b"")
+            except HandlogError as err:
+                log.warning("bad handlog ack", error=str(err))
+                continue
+            try:
+                first = await asyncio.to_thread(self.store.mark_handlog_acked, hand_id)
+            except UnknownHand:
+                log.warning("handlog ack for a hand this table does not have", hand_id=hand_id)
+                continue
+            self._last_sent.pop(hand_id, None)
+            if first:
+                self.acked += 1
+
+    async def _resend_loop(self, client: aiomqtt.Client) -> None:
+        first = True
+        while True:
+            await self._resend(client, everything=first)
+            first = False
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), max(self.resend_after / 4, 0.05))
+
+    async def _resend(self, client: aiomqtt.Client, *, everything: bool) -> None:
+        hands = await asyncio.to_thread(self.store.unacked_handlogs, RESEND_LIMIT)
+        now_wall, now = time.time(), time.monotonic()
+        topic = handlog_topic(self.topics)
+        for hand in hands:
+            if not everything:
+                last = self._last_sent.get(hand.id)
+                if last is not None and now - last < self.resend_after:
+                    continue
+                finished = hand.ended_at.timestamp() if hand.ended_at is not None else 0.0
+                if last is None and now_wall - finished < self.resend_after:
+                    continue  # just published by the service: give the hub time to ack
+            stored = await asyncio.to_thread(self.store.load_hand, hand.id)
+            payload = build_handlog(stored, parlour=self.parlour, table=self.table)
+            await client.publish(topic, encode(payload), qos=1)
+            self._last_sent[hand.id] = time.monotonic()
+            self.sent += 1
+        if hands and everything:
+            log.info("handlogs re-sent", count=len(hands), table=self.table)

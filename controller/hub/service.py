@@ -1,0 +1,166 @@
+"""The hub's MQTT side: every table's handlogs in, stored in batches, acknowledged after
+the commit.
+
+The hub keeps a persistent session (clean_session false, a fixed client id): while it is
+down the broker queues the tables' handlogs for it (up to Mosquitto's
+``max_queued_messages``); anything lost beyond that the tables re-send, unacknowledged.
+Messages are stored in batches of whatever has arrived while the previous batch was being
+written, so a burst (tables re-sending after an outage) costs few commits. A payload that
+is not a valid handlog is logged and dropped; it is never acknowledged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from dataclasses import dataclass, field
+
+import aiomqtt
+import structlog
+
+from controller.config import MqttSettings
+from controller.handlog import (
+    Handlog,
+    HandlogError,
+    ack_topic_for,
+    build_ack,
+    hub_filter,
+    parse_handlog,
+)
+from controller.hub.ingest import StoreResult, store_handlogs
+from controller.mqtt.client import make_client
+from controller.mqtt.topics import encode
+from controller.store import EventStore
+
+log = structlog.get_logger(__name__)
+
+BATCH_MAX = 500  # hands per transaction
+DB_RETRY_MAX = 30.0  # seconds between attempts while the database is down
+
+
+@dataclass
+class HubCounters:
+    received: int = 0
+    stored: int = 0
+    duplicates: int = 0
+    rejected: int = 0
+    batches: int = 0
+    db_failures: int = 0
+    last_error: str | None = field(default=None, repr=False)
+
+
+class HubIngest:
+    """``run()`` until ``stop()``; share nothing else with it."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        settings: MqttSettings,
+        *,
+        parlour: str,
+        client_id: str | None = None,
+        batch_max: int = BATCH_MAX,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.parlour = parlour
+        self.filter = hub_filter(parlour, settings.topic_root)
+        self.client_id = client_id or f"mjtable-hub-{parlour}"
+        self.batch_max = batch_max
+        self.counters = HubCounters()
+        self.connected = asyncio.Event()
+        self._stop = asyncio.Event()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def run(self) -> None:
+        delay = self.settings.reconnect_min
+        while not self._stop.is_set():
+            try:
+                client = make_client(self.settings, self.client_id, clean_session=False)
+                async with client:
+                    await client.subscribe(self.filter, qos=1)
+                    self.connected.set()
+                    delay = self.settings.reconnect_min
+                    log.info("hub subscribed", filter=self.filter)
+                    await self._session(client)
+                    return
+            except (aiomqtt.MqttError, OSError) as err:
+                log.warning("hub: mqtt connection failed", error=str(err) or repr(err))
+            finally:
+                self.connected.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), delay * random.uniform(0.8, 1.0))
+            delay = min(delay * 2, self.settings.reconnect_max)
+
+    async def _session(self, client: aiomqtt.Client) -> None:
+        queue: asyncio.Queue[tuple[str, Handlog]] = asyncio.Queue()
+        receive = asyncio.create_task(self._receive(client, queue))
+        write = asyncio.create_task(self._write(client, queue))
+        stop = asyncio.create_task(self._stop.wait())
+        tasks = (receive, write, stop)
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for task in (receive, write):
+            if task in done:
+                task.result()
+
+    async def _receive(
+        self, client: aiomqtt.Client, queue: asyncio.Queue[tuple[str, Handlog]]
+    ) -> None:
+        async for message in client.messages:
+            topic = message.topic.value
+            self.counters.received += 1
+            try:
+                raw = message.payload if isinstance(message.payload, bytes) else b""
+                queue.put_nowait((topic, parse_handlog(raw, topic=topic)))
+            except HandlogError as err:
+                self.counters.rejected += 1
+                log.warning("handlog rejected", topic=topic, error=str(err))
+
+    async def _write(
+        self, client: aiomqtt.Client, queue: asyncio.Queue[tuple[str, Handlog]]
+    ) -> None:
+        while True:
+            batch = [await queue.get()]
+            while len(batch) < self.batch_max and not queue.empty():
+                batch.append(queue.get_nowait())
+            result = await self._store(batch)
+            ack_topics = {log.hand_id: ack_topic_for(topic) for topic, log in batch}
+            self.counters.batches += 1
+            self.counters.stored += len(result.stored)
+            self.counters.duplicates += len(result.duplicates)
+            # QoS 1 acks, all in flight at once; a lost one only means a re-send.
+            await asyncio.gather(
+                *(
+                    client.publish(ack_topics[hid], encode(build_ack(hid)), qos=1)
+                    for hid in dict.fromkeys(result.acked)
+                )
+            )
+
+    async def _store(self, batch: list[tuple[str, Handlog]]) -> StoreResult:
+        logs = [log for _, log in batch]
+        delay = 0.5
+        while True:
+            try:
+                started = time.perf_counter()
+                result = await asyncio.to_thread(store_handlogs, self.store.engine, logs)
+                log.debug(
+                    "handlogs stored",
+                    n=len(logs),
+                    ms=round(1000 * (time.perf_counter() - started), 1),
+                )
+                return result
+            except Exception as err:  # the database is down or refusing: keep the batch
+                self.counters.db_failures += 1
+                self.counters.last_error = str(err)
+                log.warning("hub: storing failed, will retry", error=str(err), retry_in=delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, DB_RETRY_MAX)

@@ -1,0 +1,74 @@
+"""Real hands for the hub tests and the bench: played by the engine's bots, stored the way the
+table service stores them, published the way it publishes them."""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from typing import Any
+
+from controller.handlog import build_handlog
+from controller.mqtt import Publisher
+from controller.store import EventStore
+from engine.simulation import play_session
+
+EventDicts = list[dict[str, Any]]
+
+
+@lru_cache(maxsize=8)
+def _played(n: int, ruleset: str, seed: int) -> tuple[tuple[dict[str, Any], ...], ...]:
+    return tuple(
+        tuple(e.to_dict() for e in r.log) for r in play_session(ruleset, n, random.Random(seed))
+    )
+
+
+def played_hands(n: int, ruleset: str = "xingguo", seed: int = 0) -> list[EventDicts]:
+    """``n`` hands in a row (one session), each its list of event dicts."""
+    return [[dict(e) for e in hand] for hand in _played(n, ruleset, seed)]
+
+
+def outcome(events: EventDicts) -> tuple[str, int | None, int | None]:
+    """(result, winner, discarder) as the service records them."""
+    wins = [e for e in events if e["type"] == "win_declared"]
+    if not wins:
+        return "draw", None, None
+    win = wins[0]
+    return ("self_draw" if win["source"] == "self" else "win"), win["seat"], win.get("discarder")
+
+
+def record_hand(
+    store: EventStore, events: EventDicts, *, session_id: str | None = None, hand_no: int = 1
+) -> str:
+    """Store a whole hand and its settlement (the Settled event's) as the service does."""
+    started = events[0]
+    hand_id = store.start_hand(
+        ruleset=started["ruleset"],
+        hand_no=hand_no,
+        session_id=session_id,
+        dealer=started["dealer"],
+        events=events,
+    )
+    result, winner, discarder = outcome(events)
+    settled = events[-1]
+    assert settled["type"] == "settled"
+    store.record_settlement(
+        hand_id, settled["settlement"], result=result, winner=winner, discarder=discarder
+    )
+    return hand_id
+
+
+def finish_and_publish(
+    store: EventStore,
+    publisher: Publisher,
+    events: EventDicts,
+    *,
+    parlour: str,
+    table: str,
+    session_id: str | None = None,
+    hand_no: int = 1,
+) -> str:
+    """What the service does when a hand settles: store it, then its handlog via the outbox."""
+    hand_id = record_hand(store, events, session_id=session_id, hand_no=hand_no)
+    payload = build_handlog(store.load_hand(hand_id), parlour=parlour, table=table)
+    publisher.publish("handlog", payload)
+    return hand_id

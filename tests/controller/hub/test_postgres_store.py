@@ -1,0 +1,143 @@
+"""The store and its migrations on a real PostgreSQL (a throwaway cluster), and the hub's
+idempotent ingestion: duplicates stored once, any arrival order."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import func, inspect, select
+
+from controller.handlog import Handlog, build_handlog, parse_handlog
+from controller.hub import store_handlogs
+from controller.store import EventStore, make_engine, upgrade
+from controller.store.migrate import current_revision, head_revision
+from controller.store.models import Base, EventRow, HandRow, SessionRow, SettlementRow
+from controller.store.tables import list_tables, table_hands
+from tests.controller.hub.hands import played_hands, record_hand
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def test_migrations_run_on_postgresql(pg_url: str) -> None:
+    upgrade(pg_url)
+    upgrade(pg_url)  # idempotent
+    engine = make_engine(pg_url)
+    try:
+        assert current_revision(engine) == head_revision()
+        with engine.connect() as connection:
+            context = MigrationContext.configure(connection, opts={"compare_type": True})
+            assert compare_metadata(context, Base.metadata) == []
+        columns = {c["name"]: c for c in inspect(engine).get_columns("hands")}
+        assert {"parlour", "table_id"} <= set(columns)
+        assert str(columns["started_at"]["type"]) == "TIMESTAMP"
+        assert columns["started_at"]["type"].timezone  # type: ignore[attr-defined]
+        indexes = {i["name"] for i in inspect(engine).get_indexes("hands")}
+        assert "ix_hands_table_started" in indexes
+    finally:
+        engine.dispose()
+
+
+def test_event_store_on_postgresql(pg_url: str) -> None:
+    store = EventStore.open(pg_url)
+    try:
+        sid = store.start_session(ruleset="xingguo", parlour="p1", table_id="t1")
+        hands = played_hands(2)
+        ids = [record_hand(store, h, session_id=sid, hand_no=i + 1) for i, h in enumerate(hands)]
+        loaded = store.load_hand(ids[0])
+        assert loaded.event_dicts() == hands[0]
+        assert loaded.hand.started_at.tzinfo is not None
+        assert [h.id for h in store.unacked_handlogs()] == ids
+        assert store.mark_handlog_acked(ids[0]) and not store.mark_handlog_acked(ids[0])
+        assert [h.id for h in store.unacked_handlogs()] == ids[1:]
+    finally:
+        store.close()
+
+
+def _logs(n: int, tables: tuple[str, ...] = ("t1", "t2", "t3")) -> list[Handlog]:
+    """Handlogs as tables would send them: each table's hands in its own sessions."""
+    source = EventStore.open("sqlite://")
+    try:
+        out: list[Handlog] = []
+        for t_index, table in enumerate(tables):
+            sid = source.start_session(ruleset="xingguo", parlour="p1", table_id=table)
+            for i, events in enumerate(played_hands(n, seed=t_index)):
+                hid = record_hand(source, events, session_id=sid, hand_no=i + 1)
+                payload = build_handlog(source.load_hand(hid), parlour="p1", table=table)
+                out.append(parse_handlog(payload))
+        return out
+    finally:
+        source.close()
+
+
+def _counts(store: EventStore) -> dict[str, Any]:
+    with store.engine.connect() as c:
+        return {
+            "hands": c.scalar(select(func.count()).select_from(HandRow)),
+            "events": c.scalar(select(func.count()).select_from(EventRow)),
+            "settlements": c.scalar(select(func.count()).select_from(SettlementRow)),
+            "sessions": c.scalar(select(func.count()).select_from(SessionRow)),
+        }
+
+
+def test_ingestion_duplicates_and_reordering(pg_url: str) -> None:
+    store = EventStore.open(pg_url)
+    try:
+        logs = _logs(4)
+        shuffled = logs[:]
+        random.Random(7).shuffle(shuffled)
+        first = store_handlogs(store.engine, shuffled[:5] + shuffled[:2])  # dupes in a batch
+        assert sorted(first.stored) == sorted(h.hand_id for h in shuffled[:5])
+        assert sorted(first.duplicates) == sorted(h.hand_id for h in shuffled[:2])
+        second = store_handlogs(store.engine, list(reversed(shuffled)))
+        assert sorted(second.stored) == sorted(h.hand_id for h in shuffled[5:])
+        assert sorted(second.acked) == sorted(h.hand_id for h in logs)
+        again = store_handlogs(store.engine, logs)
+        assert again.stored == [] and len(again.duplicates) == len(logs)
+
+        n_events = sum(len(h.events) for h in logs)
+        assert _counts(store) == {"hands": 12, "events": n_events, "settlements": 12, "sessions": 3}
+        for log in logs:
+            stored = store.load_hand(log.hand_id)
+            assert stored.event_dicts() == list(log.events)
+            assert stored.settlement == log.settlement
+            assert stored.hand.net == log.net
+            assert (stored.hand.status, stored.hand.result) == ("finished", log.result)
+            assert stored.hand.started_at == log.started_at
+        # A session starts with its earliest hand, whichever arrived first.
+        for table in ("t1", "t2", "t3"):
+            earliest = min(h.started_at for h in logs if h.table == table)
+            session = store.get_session(next(h for h in logs if h.table == table).session_id or "")
+            assert session.table_id == table and session.started_at == earliest
+        # The owners' queries see every table, each with its own hands.
+        tables = {t.table_id: t.hands for t in list_tables(store, default_table="hub")}
+        assert tables == {"hub": 0, "t1": 4, "t2": 4, "t3": 4}
+        t2 = table_hands(store, "t2", default_table="hub", oldest_first=True)
+        assert [h.id for h in t2] == [h.hand_id for h in logs if h.table == "t2"]
+    finally:
+        store.close()
+
+
+def test_hands_outside_sessions_keep_their_table(pg_url: str) -> None:
+    store = EventStore.open(pg_url)
+    try:
+        log = _logs(1, ("t9",))[0]
+        lone = Handlog(**{**{f: getattr(log, f) for f in log.__slots__}, "session_id": None})
+        later = Handlog(
+            **{
+                **{f: getattr(log, f) for f in log.__slots__},
+                "hand_id": "later",
+                "session_id": None,
+                "started_at": log.started_at + timedelta(minutes=5),
+            }
+        )
+        assert store_handlogs(store.engine, [later, lone]).stored == ["later", log.hand_id]
+        with store.engine.connect() as c:
+            rows = c.execute(select(HandRow.id, HandRow.parlour, HandRow.table_id)).all()
+        assert sorted(rows) == sorted([("later", "p1", "t9"), (log.hand_id, "p1", "t9")])
+    finally:
+        store.close()
