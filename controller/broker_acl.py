@@ -1,0 +1,64 @@
+"""The parlour broker's access rules (a Mosquitto ``acl_file``), from the list of tables.
+
+Three kinds of account, one password each (``mosquitto_passwd``):
+
+- ``table-<id>``: the table's Pi. Reads and writes its own subtree only
+  (``<root>/<parlour>/<id>/#``): it cannot speak for another table.
+- ``display-<id>``: the table's displays. Read only, and only the public topics of that
+  table: never ``handlog`` (concealed hands, wall order) or ``handlog_ack``.
+- the hub (``hub``): reads every table's ``handlog`` and ``status``, writes ``handlog_ack``.
+
+Anything not granted is refused (Mosquitto denies by default once an acl_file is set).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from controller.config import ID_PATTERN
+from controller.handlog import ACK_NAME
+from controller.mqtt.topics import RETAINED
+
+# What a display may read: the retained state and the public streams.
+PUBLIC = (*RETAINED, "events", "alerts")
+
+
+def table_user(table: str) -> str:
+    return f"table-{table}"
+
+
+def display_user(table: str) -> str:
+    return f"display-{table}"
+
+
+def render_acl(
+    parlour: str, tables: Iterable[str], *, root: str = "mahjong", hub_user: str = "hub"
+) -> str:
+    names = list(dict.fromkeys(tables))
+    for name in (parlour, *names):
+        if not re.fullmatch(ID_PATTERN, name):
+            raise ValueError(f"not a parlour or table id (letters, digits, _ . -): {name!r}")
+    base = f"{root}/{parlour}"
+    lines = [
+        "# mjtable: Mosquitto acl_file, written by `mjtable broker-acl`. Regenerate it when",
+        "# tables are added; passwords: mosquitto_passwd /etc/mosquitto/mjtable.passwd <user>",
+        "",
+        "# The hub: every table's finished hands and status in, acknowledgements out.",
+        f"user {hub_user}",
+        f"topic read {base}/+/handlog",
+        f"topic read {base}/+/status",
+        f"topic write {base}/+/{ACK_NAME}",
+    ]
+    for table in names:
+        lines += [
+            "",
+            f"# Table {table}: its own subtree, nothing else.",
+            f"user {table_user(table)}",
+            f"topic readwrite {base}/{table}/#",
+            "",
+            f"# Displays of table {table}: its public topics, read only.",
+            f"user {display_user(table)}",
+            *(f"topic read {base}/{table}/{name}" for name in PUBLIC),
+        ]
+    return "\n".join(lines) + "\n"
