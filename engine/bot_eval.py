@@ -3,9 +3,12 @@
 ``engine.analysis.shanten`` answers one hand at a time; a bot asks the same question for
 each of its ~12 possible discards on every turn. Removing one tile changes one section
 (万, 筒, 条, honors) only, so the other three are combined once per turn and each
-candidate costs one memoised table lookup and a small combine. Shapes: the standard
-shape (its pung-only form included), seven pairs and 十三烂 when the ruleset has them;
-the rarer special shapes are left to the engine's own check at the moment of winning.
+candidate costs one C-level max over precomputed pairs. Everything a section's counts
+decide (its usable vector, the vectors with one tile fewer, its pairs and singles, its
+十三烂 keep) is memoised per section key, so a turn is a few dict lookups plus the combine.
+Shapes: the standard shape (its pung-only form included), seven pairs and 十三烂 when the
+ruleset has them; the rarer special shapes are left to the engine's own check at the
+moment of winning.
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ def _combine(a: Vec, b: Vec, sets: int) -> tuple[int, ...]:
 
 
 def _pairing(sets: int) -> Callable[[Vec], tuple[int, ...]]:
-    """Picks from b the entries that ``_best`` adds to a's (see ``_left``)."""
+    """Picks from b the entries that ``_best`` adds to a's (see ``_LEFTS``)."""
     idx: list[int] = []
     for g1 in range(sets + 1):
         g2 = (sets - g1) * 2
@@ -69,56 +72,60 @@ def _pairing(sets: int) -> Callable[[Vec], tuple[int, ...]]:
     return itemgetter(*idx)
 
 
-_PAIRINGS = {s: _pairing(s) for s in range(5)}
-
-
-def _left(a: Vec, sets: int) -> tuple[int, ...]:
-    out: list[int] = []
+def _lefting(sets: int) -> Callable[[Vec], tuple[int, ...]]:
+    """Picks from a the entries that ``_best`` adds to b's picks (see ``_PAIRINGS``)."""
+    idx: list[int] = []
     for g1 in range(sets + 1):
-        out += [a[g1 * 2], a[g1 * 2], a[g1 * 2 + 1]]
-    return tuple(out)
+        idx += [g1 * 2, g1 * 2, g1 * 2 + 1]
+    return itemgetter(*idx)
+
+
+_PAIRINGS = {s: _pairing(s) for s in range(5)}
+_LEFTS = {s: _lefting(s) for s in range(5)}
 
 
 def _best(a: Vec, b: Vec, sets: int) -> int:
     """Most naturals in exactly ``sets`` groups and at most one pair over a and b."""
-    best = _NEG
-    for g1 in range(sets + 1):
-        g2 = (sets - g1) * 2
-        i = g1 * 2
-        v = max(a[i] + b[g2], a[i] + b[g2 + 1], a[i + 1] + b[g2])
-        if v > best:
-            best = v
-    return best
+    return max(map(add, _LEFTS[sets](a), _PAIRINGS[sets](b)))
 
 
-def _mask(nat: Sequence[int], lo: int) -> int:
-    m = 0
-    for i in range(9):
-        if nat[lo + i]:
-            m |= 1 << i
-    return m
+class _Info:
+    """What one section's natural counts decide, for one number of sets to make."""
 
+    __slots__ = ("honors", "less", "mask", "pairs", "singles", "vec")
 
-_REMOVALS: dict[tuple[Section, bytes], tuple[Vec | None, ...]] = {}
-
-
-def _removals(section: Section, key: bytes) -> tuple[Vec | None, ...]:
-    """For each position, the usable vector of the section with one tile fewer there
-    (memoised: a hand keeps three of its four sections from one turn to the next)."""
-    hit = _REMOVALS.get((section, key))
-    if hit is None:
-        out: list[Vec | None] = []
+    def __init__(self, section: Section, key: bytes, sets: int) -> None:
+        self.vec = usable(section, key)
+        pick = _PAIRINGS[sets]
+        # per position: the usable vector with one tile fewer there, picked for ``_best``
+        less: list[tuple[int, ...] | None] = []
         for i, c in enumerate(key):
             if c:
-                less = bytearray(key)
-                less[i] = c - 1
-                out.append(usable(section, bytes(less)))
+                fewer = bytearray(key)
+                fewer[i] = c - 1
+                less.append(pick(usable(section, bytes(fewer))))
             else:
-                out.append(None)
-        hit = tuple(out)
-        if len(_REMOVALS) >= _MEMO_LIMIT:
-            _REMOVALS.clear()
-        _REMOVALS[(section, key)] = hit
+                less.append(None)
+        self.less = tuple(less)
+        self.pairs = sum(c >> 1 for c in key)
+        self.singles = sum(c & 1 for c in key)
+        mask = 0
+        for i, c in enumerate(key):
+            if c:
+                mask |= 1 << i
+        self.mask = mask
+        self.honors = sum(1 for c in key if c)
+
+
+_INFO: dict[tuple[Section, bytes, int], _Info] = {}
+
+
+def _info(section: Section, key: bytes, sets: int) -> _Info:
+    hit = _INFO.get((section, key, sets))
+    if hit is None:
+        if len(_INFO) >= _MEMO_LIMIT:
+            _INFO.clear()
+        hit = _INFO[(section, key, sets)] = _Info(section, key, sets)
     return hit
 
 
@@ -127,15 +134,14 @@ class HandShape:
 
     __slots__ = (
         "honors",
-        "keys",
+        "infos",
         "lan",
-        "masks",
         "nat",
         "options",
         "pairs",
-        "sections",
         "sets",
         "singles",
+        "special",
         "target",
         "vecs",
         "w",
@@ -154,33 +160,38 @@ class HandShape:
             nat[k] = 0
         self.nat = nat
         self.w = w
-        self.sets = 4 - melds
+        sets = self.sets = 4 - melds
         self.target = 14 - 3 * melds
-        honors = honor_section(options)
-        self.sections = (Section.SUIT, Section.SUIT, Section.SUIT, honors)
         b = bytes(nat)
-        self.keys = tuple(b[lo:hi] for lo, hi in _SECTIONS)
-        self.vecs = tuple(usable(self.sections[j], self.keys[j]) for j in range(4))
+        suit = Section.SUIT
+        infos = self.infos = (
+            _info(suit, b[0:9], sets),
+            _info(suit, b[9:18], sets),
+            _info(suit, b[18:27], sets),
+            _info(honor_section(options), b[27:34], sets),
+        )
+        self.vecs = tuple(i.vec for i in infos)
         # seven pairs and 十三烂 parts, so that one discard updates them in O(1)
         self.pairs = self.singles = self.lan = self.honors = 0
-        self.masks = [0, 0, 0]
-        if melds:
+        self.special = not melds and bool(options.shapes & _CONCEALED_SHAPES)
+        if not self.special:
             return  # both shapes are concealed only
         shapes = options.shapes
         if Shape.XIAOQI in shapes:
-            self.pairs = sum(c >> 1 for c in nat)
-            self.singles = sum(c & 1 for c in nat)
+            self.pairs = sum(i.pairs for i in infos)
+            self.singles = sum(i.singles for i in infos)
         if Shape.SHISANLAN in shapes:
-            self.masks = [_mask(nat, lo) for lo in (0, 9, 18)]
-            self.lan = sum(_LAN_KEEP[m] for m in self.masks)
-            self.honors = sum(1 for c in nat[27:34] if c)
+            self.lan = sum(_LAN_KEEP[i.mask] for i in infos[:3])
+            self.honors = infos[3].honors
 
     def shanten(self) -> int:
         """Shanten of the hand as it is (13 tiles: 0 = ready)."""
         v, s = self.vecs, self.sets
         keep = _best(_combine(_combine(v[0], v[1], s), v[2], s), v[3], s)
         need = self.target - self.w - keep
-        return self._special(need, self.w, self.pairs, self.singles, self.lan, self.honors) - 1
+        if self.special:
+            need = self._special(need, self.w, self.pairs, self.singles, self.lan, self.honors)
+        return need - 1
 
     def discards(self, kinds: Iterable[int]) -> dict[int, int]:
         """Shanten after discarding one tile of each kind in ``kinds`` (held kinds)."""
@@ -193,40 +204,51 @@ class HandShape:
             _combine(p01, v[3], s),
             _combine(p01, v[2], s),
         )
-        pick = _PAIRINGS[s]
-        out: dict[int, int] = {}
-        w, target = self.w, self.target
-        special = self.sets == 4 and bool(self.options.shapes & _CONCEALED_SHAPES)
-        removals: list[tuple[Vec | None, ...] | None] = [None] * 4
+        lefter = _LEFTS[s]
         lefts: list[tuple[int, ...] | None] = [None] * 4
+        out: dict[int, int] = {}
+        base = self.target - self.w
+        special = self.special
+        floor = self._special_floor() if special else 0
+        wild = self.wild
+        infos = self.infos
         for k in kinds:
-            if k in self.wild:
+            if k in wild:
                 # a wildcard leaves the naturals as they are: the whole hand's keep
-                keep = _best(others[0], v[0], s)
-                need = target - (w - 1) - keep
+                need = base + 1 - _best(others[0], v[0], s)
                 if special:
                     need = self._special(
-                        need, w - 1, self.pairs, self.singles, self.lan, self.honors
+                        need, self.w - 1, self.pairs, self.singles, self.lan, self.honors
                     )
                 out[k] = need - 1
                 continue
             j = 3 if k >= 27 else k // 9
-            lo = _SECTIONS[j][0]
-            rem = removals[j]
-            if rem is None:
-                rem = removals[j] = _removals(self.sections[j], self.keys[j])
-                lefts[j] = _left(others[j], s)
-            less = rem[k - lo]
             left = lefts[j]
-            assert less is not None and left is not None
-            # _best(others[j], less) as one C-level max over precomputed pairs
-            need = target - w - max(map(add, left, pick(less)))
-            if special:
-                need = self._special_less(need, k, j, lo)
+            if left is None:
+                left = lefts[j] = lefter(others[j])
+            less = infos[j].less[k - _SECTIONS[j][0]]
+            assert less is not None
+            need = base - max(map(add, left, less))
+            if special and need > floor:
+                need = self._special_less(need, k, j)
             out[k] = need - 1
         return out
 
-    def _special_less(self, need: int, k: int, j: int, lo: int) -> int:
+    def _special_floor(self) -> int:
+        """No discard of a natural tile brings a concealed shape's need below this."""
+        shapes = self.options.shapes
+        floor = 99
+        w, pairs, singles = self.w, self.pairs, self.singles
+        if Shape.XIAOQI in shapes:
+            for p, q in ((pairs, singles - 1), (pairs - 1, singles + 1)):
+                p = min(7, p)
+                floor = min(floor, 14 - w - 2 * p - min(q, 7 - p))
+        if Shape.SHISANLAN in shapes:
+            free = w if self.options.wild_in_shisanlan else 0
+            floor = min(floor, 14 - free - min(self.lan, 9) - self.honors)
+        return floor
+
+    def _special_less(self, need: int, k: int, j: int) -> int:
         """``_special`` for the hand less one natural tile of kind ``k``."""
         c = self.nat[k]
         pairs, singles = (
@@ -237,14 +259,12 @@ class HandShape:
             if j == 3:
                 honors -= 1
             else:
-                m = self.masks[j]
-                lan = lan - _LAN_KEEP[m] + _LAN_KEEP[m & ~(1 << (k - lo))]
+                m = self.infos[j].mask
+                lan = lan - _LAN_KEEP[m] + _LAN_KEEP[m & ~(1 << (k - _SECTIONS[j][0]))]
         return self._special(need, self.w, pairs, singles, lan, honors)
 
     def _special(self, need: int, w: int, pairs: int, singles: int, lan: int, honors: int) -> int:
         """The standard need against the concealed-only shapes (no melds)."""
-        if self.sets != 4:
-            return need
         shapes = self.options.shapes
         if Shape.XIAOQI in shapes:
             p = min(7, pairs)
