@@ -86,7 +86,8 @@ _LEFTS = {s: _lefting(s) for s in range(5)}
 
 def _best(a: Vec, b: Vec, sets: int) -> int:
     """Most naturals in exactly ``sets`` groups and at most one pair over a and b."""
-    return max(map(add, _LEFTS[sets](a), _PAIRINGS[sets](b)))
+    best: int = max(map(add, _LEFTS[sets](a), _PAIRINGS[sets](b)))
+    return best
 
 
 class _Info:
