@@ -1,0 +1,125 @@
+"""``mjtable hub``: the parlour hub. Every table's finished hands from the parlour's broker
+into PostgreSQL, acknowledged to each table; the owners' web app over all of them.
+
+    mjtable hub --db postgresql+psycopg://mjtable@/mjtable --mqtt mqtt://127.0.0.1:1883 \\
+        --parlour p1 --username hub   # password from MJTABLE_HUB_MQTT_PASSWORD
+
+Under systemd (``Type=notify``) it says READY once subscribed and pings the watchdog.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from pathlib import Path
+from typing import Annotated, Any
+
+import structlog
+import typer
+
+from controller import sd_notify
+from controller.cli import app
+from controller.config import ConfigError, MqttSettings, StoreSettings, TableConfig
+from controller.hub import HubIngest
+from controller.logs import configure_logging
+from controller.store import EventStore
+
+log = structlog.get_logger(__name__)
+
+
+def _settings(
+    mqtt: str, username: str | None, password: str | None, ca_file: Path | None
+) -> MqttSettings:
+    values: dict[str, Any] = {"url": mqtt, "embedded": False}
+    if username is not None:
+        values["username"] = username
+    if password is not None:
+        values["password"] = password
+    if ca_file is not None:
+        values["ca_file"] = ca_file
+    return MqttSettings(**values)
+
+
+async def _serve_web(store: EventStore, parlour: str, data_dir: Path, host: str, port: int) -> None:
+    import uvicorn
+
+    from controller.web import LiveHub, WebAppSettings, create_app
+    from controller.web.settings import SECRET_FILE
+    from controller.web.tokens import load_or_create_secret
+
+    # The hub plays no table: its "own" table name only labels hands outside any session.
+    settings = WebAppSettings(
+        parlour=parlour, table="hub", secret_key=load_or_create_secret(data_dir / SECRET_FILE)
+    )
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(store, LiveHub(), settings), host=host, port=port, log_level="warning"
+        )
+    )
+    await server.serve()
+
+
+async def _run(hub: HubIngest, store: EventStore, web: tuple[Path, str, int] | None) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, hub.stop)
+    tasks = [asyncio.create_task(hub.run())]
+    if web is not None:
+        tasks.append(asyncio.create_task(_serve_web(store, hub.parlour, *web)))
+    await hub.connected.wait()
+    sd_notify.ready(f"subscribed to {hub.filter}")
+    watchdog = asyncio.create_task(sd_notify.watchdog_loop())
+    try:
+        await tasks[0]
+    finally:
+        sd_notify.stopping()
+        for task in (*tasks[1:], watchdog):
+            task.cancel()
+        for task in (*tasks[1:], watchdog):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+@app.command()
+def hub(
+    db: Annotated[
+        str,
+        typer.Option(
+            envvar="MJTABLE_HUB_DB",
+            help="SQLAlchemy URL, e.g. postgresql+psycopg://mjtable@/mjtable",
+        ),
+    ],
+    parlour: Annotated[str, typer.Option(envvar="MJTABLE_HUB_PARLOUR", help="Parlour id.")],
+    mqtt: Annotated[str, typer.Option(envvar="MJTABLE_HUB_MQTT", help="Broker URL.")] = (
+        "mqtt://127.0.0.1:1883"
+    ),
+    username: Annotated[str | None, typer.Option(envvar="MJTABLE_HUB_MQTT_USERNAME")] = None,
+    password: Annotated[
+        str | None, typer.Option(envvar="MJTABLE_HUB_MQTT_PASSWORD", help="Prefer the variable.")
+    ] = None,
+    ca_file: Annotated[Path | None, typer.Option(help="CA of the broker's certificate.")] = None,
+    web: Annotated[bool, typer.Option(help="Serve the owners' web app.")] = True,
+    web_host: Annotated[str, typer.Option()] = "0.0.0.0",
+    web_port: Annotated[int, typer.Option()] = 8080,
+    data_dir: Annotated[Path, typer.Option(envvar="MJTABLE_HUB_DATA", help="Web secret key.")] = (
+        Path("data")
+    ),
+    log_level: Annotated[str, typer.Option()] = "info",
+    log_format: Annotated[str, typer.Option(help="console or json")] = "console",
+) -> None:
+    """Store every table's finished hands (idempotent by hand id) and acknowledge them."""
+    try:
+        TableConfig(parlour=parlour)  # the same id rules as the tables
+        StoreSettings(url=db)
+        settings = _settings(mqtt, username, password, ca_file)
+    except (ConfigError, ValueError) as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
+    configure_logging(log_level, log_format)
+    store = EventStore.open(db)  # migrates to head first
+    try:
+        ingest = HubIngest(store, settings, parlour=parlour)
+        asyncio.run(_run(ingest, store, (data_dir, web_host, web_port) if web else None))
+    finally:
+        store.close()

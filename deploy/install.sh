@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Install the table service on Raspberry Pi OS (Bookworm), from this checkout:
+#   sudo deploy/install.sh            # install or upgrade; enables the service
+#   sudo deploy/install.sh --start    # … and (re)start it now
+# Idempotent: run it again after `git pull` to upgrade. It never overwrites an existing
+# /etc/mjtable/table.toml, udev rules or journald settings you have edited.
+# See docs/parlour.md for the whole parlour (broker, hub).
+set -euo pipefail
+
+SRC="$(cd "$(dirname "$0")/.." && pwd)"
+PREFIX=/opt/mjtable
+CONF=/etc/mjtable
+DATA=/var/lib/mjtable
+USER_NAME=mjtable
+START=0
+for arg in "$@"; do
+  case "$arg" in
+    --start) START=1 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) echo "unknown option: $arg" >&2; exit 2 ;;
+  esac
+done
+if [ "$(id -u)" -ne 0 ]; then
+  echo "run as root: sudo $0 $*" >&2
+  exit 1
+fi
+
+echo "== system packages"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# python3-lgpio: GPIO on a Pi 5 (gpiozero's lgpio pin factory; RPi.GPIO on older boards).
+# fonts-noto-cjk: without it every 万, 东 and 精 on the display is an empty box.
+apt-get install -y -q python3 python3-venv python3-dev python3-lgpio fonts-noto-cjk \
+  mosquitto-clients sqlite3 rsync
+
+echo "== service user $USER_NAME (groups dialout, gpio)"
+getent group gpio >/dev/null || groupadd --system gpio
+if ! id "$USER_NAME" >/dev/null 2>&1; then
+  useradd --system --home-dir "$DATA" --no-create-home --shell /usr/sbin/nologin \
+    --user-group "$USER_NAME"
+fi
+usermod -a -G dialout,gpio "$USER_NAME"
+
+echo "== code in $PREFIX"
+install -d -m 755 "$PREFIX"
+rsync -a --delete --exclude .git --exclude .venv --exclude data --exclude '__pycache__' \
+  "$SRC/" "$PREFIX/src/"
+# System site packages: the venv sees python3-lgpio from apt (no compiler needed).
+[ -x "$PREFIX/venv/bin/python" ] || python3 -m venv --system-site-packages "$PREFIX/venv"
+"$PREFIX/venv/bin/python" -m pip install --quiet --upgrade pip
+"$PREFIX/venv/bin/python" -m pip install --quiet "$PREFIX/src"
+
+echo "== config in $CONF, data in $DATA"
+install -d -m 750 -o root -g "$USER_NAME" "$CONF"
+if [ ! -e "$CONF/table.toml" ]; then
+  install -m 640 -o root -g "$USER_NAME" "$SRC/deploy/table.example.toml" "$CONF/table.toml"
+  echo "   wrote $CONF/table.toml from the example: set parlour, table, hardware, mqtt"
+fi
+if [ ! -e "$CONF/table.env" ]; then
+  install -m 600 -o root -g root /dev/null "$CONF/table.env"
+  echo "# MJTABLE_MQTT__PASSWORD=…" >"$CONF/table.env"
+fi
+install -d -m 750 -o "$USER_NAME" -g "$USER_NAME" "$DATA"
+
+echo "== udev rules, journald retention, systemd unit"
+if [ ! -e /etc/udev/rules.d/99-mjtable.rules ]; then
+  install -m 644 "$SRC/deploy/udev/99-mjtable.rules" /etc/udev/rules.d/99-mjtable.rules
+  echo "   edit /etc/udev/rules.d/99-mjtable.rules: your adapters' vendor/product/serial"
+fi
+udevadm control --reload || true
+udevadm trigger --subsystem-match=tty || true
+install -d -m 755 /etc/systemd/journald.conf.d
+if [ ! -e /etc/systemd/journald.conf.d/mjtable.conf ]; then
+  install -m 644 "$SRC/deploy/journald/mjtable.conf" /etc/systemd/journald.conf.d/mjtable.conf
+  install -d -m 2755 -g systemd-journal /var/log/journal
+  systemctl restart systemd-journald
+fi
+install -m 644 "$SRC/deploy/systemd/mjtable.service" /etc/systemd/system/mjtable.service
+systemctl daemon-reload
+systemctl enable mjtable.service
+if [ "$START" -eq 1 ]; then
+  systemctl restart mjtable.service
+  echo "   started: journalctl -u mjtable -f"
+else
+  echo "   enabled; start with: systemctl start mjtable && journalctl -u mjtable -f"
+fi
+"$PREFIX/venv/bin/mjtable" version
