@@ -1,8 +1,8 @@
 """Queries by table, for the owners' web app: which tables the store has seen, and their hands.
 
-A Pi stores one table's hands; the hub stores many. A table is the ``table_id`` of the
-sessions; a hand played outside any session belongs to the table the service is configured
-as (``default_table``), so a table always lists every hand it played.
+A Pi stores one table's hands; the hub stores many. A hand's table is its own ``table_id``
+(always set at the hub), else its session's; a hand with neither belongs to the table the
+service is configured as (``default_table``), so a table always lists every hand it played.
 """
 
 from __future__ import annotations
@@ -53,16 +53,17 @@ class _Acc:
             self.last_seen = last if self.last_seen is None else max(last, self.last_seen)
 
 
+def _hand_table(default_table: str) -> ColumnElement[str]:
+    return func.coalesce(HandRow.table_id, SessionRow.table_id, default_table)
+
+
 def _belongs(table_id: str, default_table: str) -> ColumnElement[bool]:
-    cond = SessionRow.table_id == table_id
-    if table_id == default_table:
-        cond = or_(cond, HandRow.session_id.is_(None))
-    return cond
+    return _hand_table(default_table) == table_id
 
 
 def list_tables(store: EventStore, *, default_table: str, parlour: str = "") -> list[TableRecord]:
     """Every table seen in sessions or hands, and the configured one even before any hand."""
-    table = func.coalesce(SessionRow.table_id, default_table)
+    table = _hand_table(default_table)
     hands_q = (
         select(
             table,
@@ -146,15 +147,13 @@ def table_hands(
 def table_of_hand(store: EventStore, hand_id: str, *, default_table: str) -> str | None:
     """The table a hand was played at, or None for an unknown hand."""
     query = (
-        select(HandRow.id, SessionRow.table_id)
+        select(_hand_table(default_table))
+        .select_from(HandRow)
         .outerjoin(SessionRow, SessionRow.id == HandRow.session_id)
         .where(HandRow.id == hand_id)
     )
     with Session(store.engine) as s:
-        row = s.execute(query).first()
-    if row is None:
-        return None
-    return row[1] if row[1] is not None else default_table
+        return s.scalars(query).first()
 
 
 def settlements_for(store: EventStore, hand_ids: Sequence[str]) -> dict[str, dict[str, Any]]:

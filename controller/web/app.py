@@ -9,8 +9,12 @@ not wait for them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -35,15 +39,43 @@ Everything else: log in with `POST /api/v1/auth/login`, then send the cookie it 
 
 def _validation_problem(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    problems = []
+    problems, errors = [], []
     for err in exc.errors():
         where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("query", "path", "body"))
         problems.append(f"{where or 'request'}: {err.get('msg', 'invalid')}")
-    return JSONResponse({"detail": "; ".join(problems), "errors": exc.errors()}, status_code=422)
+        # Not the input itself: it may be bytes, or a password.
+        errors.append({k: err[k] for k in ("type", "loc", "msg") if k in err})
+    return JSONResponse({"detail": "; ".join(problems), "errors": errors}, status_code=422)
 
 
 def _store_input_problem(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, status_code=422)
+
+
+def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
+    """FastAPI's document, with the 422 body as ``_validation_problem`` writes it."""
+
+    def build() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            schema.setdefault("components", {}).setdefault("schemas", {})["HTTPValidationError"] = {
+                "title": "HTTPValidationError",
+                "type": "object",
+                "properties": {
+                    "detail": {"type": "string", "description": "Each problem: 'field: why'"},
+                    "errors": {"type": "array", "items": {"type": "object"}},
+                },
+                "required": ["detail"],
+            }
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    return build
 
 
 def create_app(
@@ -82,4 +114,5 @@ def create_app(
     if metrics is not None:
         app.mount("/metrics", metrics.asgi_app())
     app.add_middleware(pages.SecurityHeaders)
+    app.openapi = _openapi(app)  # type: ignore[method-assign]
     return app

@@ -53,7 +53,7 @@ Owner = Annotated[OwnerRecord, Depends(current_owner)]
 
 @router.post(
     "/login",
-    responses={401: {"model": Problem}, 429: {"model": Problem}},
+    responses={400: {"model": Problem}, 401: {"model": Problem}, 429: {"model": Problem}},
     summary="Log in as an owner",
 )
 def login(

@@ -359,10 +359,15 @@ class LiveHub:
         with self._lock:
             return len(self._subscribers)
 
-    def close(self) -> None:
-        """End every open stream (at shutdown: the server need not wait for the pages)."""
+    def disconnect_all(self) -> None:
+        """End the open streams; pages reconnect by themselves (and get the state again)."""
         with self._lock:
-            self.closed = True
             subscribers = list(self._subscribers)
         for sub in subscribers:
             self._deliver(sub, None)
+
+    def close(self) -> None:
+        """End every stream for good (at shutdown: the server need not wait for the pages)."""
+        with self._lock:
+            self.closed = True
+        self.disconnect_all()

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
-from fastapi.responses import PlainTextResponse, Response
+from fastapi.responses import Response
 
 from controller.store import HandRecord, StoredHand, UnknownHand, UnknownSession
 from controller.store.tables import (
@@ -183,8 +183,7 @@ def get_table_hands(
 @router.get(
     "/tables/{table_id}/export.csv",
     summary="The filtered hand log as CSV (one row per hand, nets and reasons)",
-    response_class=PlainTextResponse,
-    responses={200: {"content": {"text/csv": {}}}},
+    responses={200: {"content": {"text/csv": {}}, "description": "CSV, UTF-8 with a BOM"}},
 )
 def export_csv(ctx: Ctx, table_id: TableId, filters: Filters) -> Response:
     hands = _hands(ctx, table_id, filters, oldest_first=True, limit=EXPORT_LIMIT)
@@ -226,13 +225,14 @@ def get_totals(ctx: Ctx, table_id: TableId, filters: Filters) -> TotalsOut:
     return TotalsOut.model_validate(totals(table_id, hands))
 
 
-_SVG: dict[int | str, dict[str, Any]] = {200: {"content": {"image/svg+xml": {}}}}
+_SVG: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"image/svg+xml": {}}, "description": "An SVG image"}
+}
 
 
 @router.get(
     "/tables/{table_id}/charts/{chart}.svg",
     summary="Charts: 'seats' (cumulative net per seat) or 'days' (hands per day)",
-    response_class=Response,
     responses=_SVG,
 )
 def get_chart(

@@ -39,7 +39,7 @@ async def _events(ctx: WebContext) -> AsyncIterator[str]:
             if item is TIMEOUT:
                 yield ": keepalive\n\n"
             elif item is None:
-                return  # the hub is closing (shutdown)
+                return  # the hub ends the stream (shutdown, or pages told to reconnect)
             elif item is RESYNC:  # the page fell behind: the current state instead
                 for message in ctx.live.resync():
                     yield message.sse()

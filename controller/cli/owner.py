@@ -1,0 +1,107 @@
+"""``mjtable owner add|passwd|list``: owner accounts for the web app's hand logs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from controller.cli import app
+from controller.config import ConfigError, load_config
+from controller.store import EventStore, StoreInputError
+from controller.store.owners import OwnerAccounts, OwnerExists, UnknownOwner, check_name
+from controller.web.passwords import WeakPassword, check_password, hash_password
+
+owner_app = typer.Typer(help="Owner accounts (login to the web app's hand logs).")
+app.add_typer(owner_app, name="owner")
+
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="The table's settings (TOML); gives the store.")
+]
+StoreOpt = Annotated[
+    str | None, typer.Option("--store", help="A database URL, instead of the settings' store.")
+]
+StdinOpt = Annotated[
+    bool, typer.Option("--password-stdin", help="Read the password from the first line of stdin.")
+]
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _store(config: Path | None, store: str | None) -> EventStore:
+    try:
+        url = store or load_config(config).store_url
+        return EventStore.open(url)
+    except ConfigError as err:
+        raise _fail(str(err)) from None
+    except Exception as err:  # a bad URL or an unreachable database: say so, no traceback
+        raise _fail(f"cannot open the store: {err}") from None
+
+
+def _password(from_stdin: bool) -> str:
+    if from_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    try:
+        return check_password(password)
+    except WeakPassword as err:
+        raise _fail(str(err)) from None
+
+
+@owner_app.command("add")
+def add(
+    name: Annotated[str, typer.Argument(help="The login name.")],
+    password_stdin: StdinOpt = False,
+    config: ConfigOpt = None,
+    store: StoreOpt = None,
+) -> None:
+    """Create an owner; prompts for the password (twice) unless --password-stdin."""
+    try:
+        check_name(name)
+    except StoreInputError as err:
+        raise _fail(str(err)) from None
+    password = _password(password_stdin)
+    events = _store(config, store)
+    try:
+        OwnerAccounts(events).add(name, hash_password(password))
+    except OwnerExists as err:
+        raise _fail(f"{err} (use 'mjtable owner passwd {name}')") from None
+    finally:
+        events.close()
+    typer.echo(f"owner {name} added")
+
+
+@owner_app.command("passwd")
+def passwd(
+    name: Annotated[str, typer.Argument(help="The login name.")],
+    password_stdin: StdinOpt = False,
+    config: ConfigOpt = None,
+    store: StoreOpt = None,
+) -> None:
+    """Set an owner's password (ends that owner's logins on every device)."""
+    password = _password(password_stdin)
+    events = _store(config, store)
+    try:
+        OwnerAccounts(events).set_password(name, hash_password(password))
+    except UnknownOwner:
+        raise _fail(f"no owner {name!r}") from None
+    finally:
+        events.close()
+    typer.echo(f"password of {name} changed")
+
+
+@owner_app.command("list")
+def list_owners(config: ConfigOpt = None, store: StoreOpt = None) -> None:
+    """The owners' names and when each was added."""
+    events = _store(config, store)
+    try:
+        for o in OwnerAccounts(events).list():
+            typer.echo(f"{o.name}\t{o.created_at.isoformat(timespec='seconds')}")
+    finally:
+        events.close()

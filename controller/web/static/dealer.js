@@ -1,0 +1,108 @@
+/* The dealer's view: where to break the wall and which 墩 to flip (the live hub's `dealer`
+   topic), and alerts with what to do (`alerts`). */
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const S = { dealer: null, hand: null, jing: null, alerts: [], dismissed: new Set() };
+
+  /** The 墩 to mark: {rel: wall relative to the dealer 0-3, n: 1-17 from its right end}. */
+  function place(d) {
+    if (!d) return null;
+    const dealer = d.dealer ?? (S.hand ? S.hand.dealer : 0);
+    let wall = null, n = null;
+    if (d.place && Number.isInteger(d.place.wall_seat)) { wall = d.place.wall_seat; n = d.place.stack; }
+    else if (d.count_from === "left") { wall = d.wall_seat; n = 18 - d.stack; }
+    else if (d.count_from !== "tail") { wall = d.wall_seat; n = d.stack; }
+    if (!Number.isInteger(wall) || !Number.isInteger(n) || n < 1 || n > 17) return null;
+    return { rel: (wall - dealer + 4) % 4, n };
+  }
+
+  /** Four walls of 17 墩 seen from the dealer's chair (the dealer's wall at the bottom). */
+  function wallMap(mark) {
+    const S0 = 18, T = 12, L = 17 * S0, O = 40;
+    const size = L + 2 * O;
+    const rects = [];
+    for (let rel = 0; rel < 4; rel++) {
+      for (let n = 1; n <= 17; n++) {
+        let x, y, w, h;
+        if (rel === 0) { x = O + (17 - n) * S0; y = O + L - T; w = S0 - 2; h = T; }
+        else if (rel === 1) { x = O + L - T; y = O + (n - 1) * S0; w = T; h = S0 - 2; }
+        else if (rel === 2) { x = O + (n - 1) * S0; y = O; w = S0 - 2; h = T; }
+        else { x = O; y = O + (17 - n) * S0; w = T; h = S0 - 2; }
+        const hit = mark && mark.rel === rel && mark.n === n;
+        rects.push(`<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="2" fill="${hit ? "#e63946" : "#e9e2cf"}" ${hit ? 'stroke="#fff" stroke-width="2" data-mark="1"' : ""}/>`);
+      }
+    }
+    const zh = MJ.lang() === "zh";
+    const names = zh ? ["庄家（你）", "下家", "对家", "上家"] : ["Dealer (you)", "Next", "Opposite", "Previous"];
+    const labels = [
+      `<text x="${size / 2}" y="${size - 10}" text-anchor="middle">${names[0]}</text>`,
+      `<text x="${size - 12}" y="${size / 2}" text-anchor="middle" transform="rotate(-90 ${size - 12} ${size / 2})">${names[1]}</text>`,
+      `<text x="${size / 2}" y="24" text-anchor="middle">${names[2]}</text>`,
+      `<text x="14" y="${size / 2}" text-anchor="middle" transform="rotate(90 14 ${size / 2})">${names[3]}</text>`,
+    ];
+    return `<svg class="wall-map" viewBox="0 0 ${size} ${size}" font-size="15" fill="#cfe3d8" role="img" aria-label="wall">${rects.join("")}${labels.join("")}</svg>`;
+  }
+
+  function renderInstruction() {
+    const d = S.dealer && (!S.hand || !S.dealer.hand_id || S.dealer.hand_id === S.hand.hand_id) ? S.dealer : null;
+    const text = d && d.text ? d.text[MJ.lang()] || d.text.zh : MJ.t("waiting");
+    $("instruction").textContent = text;
+    const rolls = d && d.dice ? (Array.isArray(d.dice) ? d.dice : [d.dice]) : [];
+    $("dice").innerHTML = rolls.map((r) => MJ.die(r.a) + MJ.die(r.b) + `<span class="dice-sum">${r.a + r.b}</span>`).join(`<span class="dice-gap"></span>`);
+    const h = S.hand;
+    $("hand-title").textContent = h ? `${MJ.t("hand_no", { n: h.hand_no })} · ${h.ruleset}` : "";
+    const bits = [];
+    if (h) bits.push(`${MJ.t("dealer")}: ${MJ.seatName(h.dealer, h.dealer)}`, MJ.t("phase_" + h.phase));
+    if (h && h.live !== null && h.live !== undefined) bits.push(`${MJ.t("wall")} ${h.live} ${MJ.t("tiles")}`);
+    const j = S.jing && (!h || S.jing.hand_id === h.hand_id) ? S.jing : null;
+    if (j) bits.push(j.caishen ? `${MJ.t("caishen")} ${MJ.tileName(j.caishen)}` : `${MJ.t("zheng")} ${MJ.tileName(j.zheng_jing)} · ${MJ.t("fu")} ${MJ.tileName(j.fu_jing)}`);
+    $("sub").textContent = bits.join(" · ");
+    $("wall-map").innerHTML = d && d.step !== "wait" ? wallMap(place(d)) : "";
+  }
+
+  function renderAlerts() {
+    const shown = S.alerts.filter((a) => !S.dismissed.has(a.key));
+    if (!shown.length) { $("alerts").innerHTML = `<p class="muted">${MJ.t("no_alerts")}</p>`; return; }
+    const lang = MJ.lang();
+    $("alerts").innerHTML = shown.slice().reverse().map((a) => {
+      const p = a.payload;
+      const title = p.title ? p.title[lang] || p.title.zh : p.kind;
+      const advice = p.advice ? p.advice[lang] || p.advice.zh : "";
+      const seat = Number.isInteger(p.seat) ? ` · ${MJ.seatName(p.seat, S.hand ? S.hand.dealer : null)}` : "";
+      const when = new Date(a.at * 1000).toLocaleTimeString();
+      return `<div class="alert ${a.fresh ? "fresh" : ""} ${a.replayed ? "replayed" : ""}" data-kind="${MJ.esc(p.kind)}">
+        <span class="when">${when}${a.replayed ? " · " + MJ.t("recent") : ""}</span>
+        <h3>${MJ.esc(title)}${MJ.esc(seat)}</h3>
+        <div>${MJ.esc(p.message || "")}</div>
+        <div class="advice">${MJ.t("what_to_do")}: ${MJ.esc(advice)}</div>
+        <button class="btn" type="button" data-dismiss="${a.key}">${MJ.t("dismiss")}</button></div>`;
+    }).join("");
+  }
+
+  function render() { renderInstruction(); renderAlerts(); }
+
+  function onMessage(topic, payload, meta) {
+    if (topic === "alerts") {
+      S.alerts.push({ key: meta.id || String(Math.random()), payload, at: meta.at, replayed: meta.replayed, fresh: !meta.replayed });
+      S.alerts = S.alerts.slice(-30);
+      renderAlerts();
+      S.alerts.forEach((a) => { a.fresh = false; });
+      return;
+    }
+    if (["dealer", "hand", "jing"].includes(topic)) { S[topic] = payload; renderInstruction(); }
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    MJ.applyI18n();
+    MJ.langToggle($("lang"));
+    $("alerts").addEventListener("click", (e) => {
+      const key = e.target && e.target.dataset ? e.target.dataset.dismiss : null;
+      if (key) { S.dismissed.add(key); renderAlerts(); }
+    });
+    document.addEventListener("mj:lang", render);
+    render();
+    MJ.live(onMessage, $("live-banner"));
+  });
+})();

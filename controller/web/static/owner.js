@@ -1,0 +1,252 @@
+/* The owners' pages: login, tables, a table's hand log (filters, exports, totals and charts)
+   and a finished hand's replay, step by step with all four hands. Hash routes:
+   #/  #/t/<table>?<filters>  #/h/<hand>  */
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const TXT = {
+    zh: {
+      brand: "牌局记录", login: "登录", name: "用户名", password: "密码", logout: "退出",
+      wrong: "用户名或密码错误", tables: "牌桌", table: "牌桌", status: "状态", hands: "局数",
+      open: "进行中", sessions: "场次", last: "最近", online: "在线", offline: "离线",
+      unknown: "未知", filter: "筛选", from: "从", to: "到", ruleset: "规则", seat: "座位",
+      result: "结果", any: "全部", export_csv: "导出 CSV", export_json: "导出 JSON",
+      totals: "累计", time: "时间", no: "局", dealer: "庄", winner: "胡家", net: "输赢",
+      replay: "回放", more: "更多", settlement: "结算", reason: "项目", payer: "付",
+      payee: "收", amount: "分", step: "第 {i} / {n} 步", play: "播放", pause: "暂停",
+      not_finished: "此局尚未结束：只显示公开信息（不显示手牌）。", check_ok: "结算已复核",
+      check_bad: "结算不一致：", hand: "手牌", melds: "副露", discards: "弃牌", wall: "余牌",
+      win: "胡", self_draw: "自摸", draw: "流局", finished: "已结束", aborted: "已中止",
+      no_hands: "没有符合条件的牌局", status_f: "状态", error: "出错了",
+    },
+    en: {
+      brand: "Hand logs", login: "Log in", name: "Name", password: "Password", logout: "Log out",
+      wrong: "Wrong name or password", tables: "Tables", table: "Table", status: "Status",
+      hands: "Hands", open: "In play", sessions: "Sessions", last: "Last", online: "online",
+      offline: "offline", unknown: "unknown", filter: "Filter", from: "From", to: "To",
+      ruleset: "Ruleset", seat: "Seat", result: "Result", any: "any", export_csv: "Export CSV",
+      export_json: "Export JSON", totals: "Totals", time: "Time", no: "No.", dealer: "Dealer",
+      winner: "Winner", net: "Net", replay: "Replay", more: "More", settlement: "Settlement",
+      reason: "Reason", payer: "Pays", payee: "Gets", amount: "Pts", step: "Step {i} / {n}",
+      play: "Play", pause: "Pause",
+      not_finished: "This hand is not finished: public information only (no hands shown).",
+      check_ok: "Settlement re-checked", check_bad: "Settlement differs: ", hand: "Hand",
+      melds: "Melds", discards: "Discards", wall: "Wall", win: "wins", self_draw: "self-draw",
+      draw: "draw", finished: "finished", aborted: "aborted", no_hands: "No hands match",
+      status_f: "Status", error: "Error",
+    },
+  };
+  const T = (k, vars) => {
+    let s = TXT[MJ.lang()][k] ?? TXT.zh[k] ?? MJ.t(k);
+    if (vars) for (const [a, b] of Object.entries(vars)) s = s.replace(`{${a}}`, b);
+    return s;
+  };
+  const esc = MJ.esc;
+  let replayTimer = null;
+
+  async function api(path, options) {
+    const r = await fetch(path, { credentials: "same-origin", ...options });
+    if (r.status === 401) { showLogin(); throw new Error("unauthorised"); }
+    if (!r.ok) {
+      let detail = r.statusText;
+      try { detail = (await r.json()).detail; } catch { /* not JSON */ }
+      throw new Error(detail);
+    }
+    return r.status === 204 ? null : r.json();
+  }
+
+  const when = (iso) => (iso ? new Date(iso).toLocaleString(MJ.lang() === "zh" ? "zh-CN" : "en-GB") : "");
+  const numCell = (n) => `<td class="num ${n > 0 ? "pos" : n < 0 ? "neg" : ""}">${n === null || n === undefined ? "" : MJ.fmtNum(n) || "0"}</td>`;
+  const seatLabel = (s) => (s === null || s === undefined ? "" : MJ.lang() === "zh" ? `${s + 1}号位` : `Seat ${s + 1}`);
+
+  function netsHtml(nets, label) {
+    return `<div class="nets-light">${nets.map((n, s) => `<div class="${n > 0 ? "pos" : n < 0 ? "neg" : ""}"><span>${label(s)}</span><b>${MJ.fmtNum(n) || "0"}</b></div>`).join("")}</div>`;
+  }
+
+  function showLogin(message = "") {
+    stopReplay();
+    $("logout").hidden = true;
+    $("who").textContent = "";
+    $("main").innerHTML = `<form class="panel login" id="login-form">
+        <h1>${T("login")}</h1>
+        <label>${T("name")}<input name="name" id="login-name" autocomplete="username" required></label>
+        <label>${T("password")}<input name="password" id="login-password" type="password" autocomplete="current-password" required></label>
+        <div class="error" id="login-error">${esc(message)}</div>
+        <button class="btn primary" type="submit" id="login-submit">${T("login")}</button></form>`;
+    $("login-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const body = JSON.stringify({ name: $("login-name").value, password: $("login-password").value });
+      const r = await fetch("/api/v1/auth/login", { method: "POST", headers: { "Content-Type": "application/json" }, body });
+      if (r.ok) { route(); return; }
+      let detail = T("wrong");
+      if (r.status === 429) { try { detail = (await r.json()).detail; } catch { /* keep */ } }
+      $("login-error").textContent = detail;
+    });
+  }
+
+  async function showTables() {
+    const tables = await api("/api/v1/tables");
+    $("main").innerHTML = `<h1>${T("tables")}</h1><div class="panel"><table class="grid-table" id="tables">
+      <thead><tr><th>${T("table")}</th><th>${T("status")}</th><th>${T("hands")}</th><th>${T("open")}</th><th>${T("sessions")}</th><th>${T("last")}</th></tr></thead><tbody>${
+        tables.map((t) => `<tr><td><a href="#/t/${encodeURIComponent(t.table_id)}">${esc(t.parlour ? t.parlour + " · " : "")}${esc(t.table_id)}</a></td>
+          <td><span class="status-dot ${t.status}"></span>${T(t.status)}${t.current ? ` · ${MJ.t("hand_no", { n: t.current.hand_no })} ${MJ.t("phase_" + t.current.phase)}` : ""}</td>
+          <td class="num">${t.hands}</td><td class="num">${t.open_hands}</td><td class="num">${t.sessions}</td><td>${when(t.last_seen)}</td></tr>`).join("")
+      }</tbody></table></div>`;
+  }
+
+  function filterQuery(form) {
+    const q = new URLSearchParams();
+    const v = (n) => form.elements[n].value.trim();
+    if (v("from")) q.set("since", v("from"));
+    if (v("to")) { const d = new Date(v("to") + "T00:00:00"); d.setDate(d.getDate() + 1); q.set("until", `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`); }
+    for (const n of ["ruleset", "seat", "result", "status"]) if (v(n)) q.set(n, v(n));
+    return q;
+  }
+
+  async function showTable(tableId, query) {
+    const base = `/api/v1/tables/${encodeURIComponent(tableId)}`;
+    const q = new URLSearchParams(query);
+    const sel = (name, options) => `<select name="${name}"><option value="">${T("any")}</option>${options.map(([v, l]) => `<option value="${v}" ${q.get(name) === String(v) ? "selected" : ""}>${l}</option>`).join("")}</select>`;
+    const toValue = q.get("until") ? (() => { const d = new Date(q.get("until") + "T00:00:00"); d.setDate(d.getDate() - 1); return d.toISOString().slice(0, 10); })() : "";
+    $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › ${esc(tableId)}</div>
+      <h1>${T("table")} ${esc(tableId)}</h1>
+      <form class="panel filters" id="filters">
+        <label>${T("from")}<input type="date" name="from" value="${esc((q.get("since") || "").slice(0, 10))}"></label>
+        <label>${T("to")}<input type="date" name="to" value="${esc(toValue)}"></label>
+        <label>${T("ruleset")}<input name="ruleset" size="10" value="${esc(q.get("ruleset") || "")}"></label>
+        <label>${T("seat")}${sel("seat", [0, 1, 2, 3].map((s) => [s, seatLabel(s)]))}</label>
+        <label>${T("result")}${sel("result", [["win", T("win")], ["self_draw", T("self_draw")], ["draw", T("draw")]])}</label>
+        <label>${T("status_f")}${sel("status", [["finished", T("finished")], ["open", T("open")], ["aborted", T("aborted")]])}</label>
+        <button class="btn primary" type="submit">${T("filter")}</button>
+        <a class="btn" id="export-csv" href="${base}/export.csv?${q}">${T("export_csv")}</a>
+        <a class="btn" id="export-json" href="${base}/export.json?${q}">${T("export_json")}</a>
+      </form>
+      <div class="panel" id="totals"></div>
+      <div class="panel"><table class="grid-table" id="hands"><thead><tr><th>${T("time")}</th><th>${T("no")}</th><th>${T("ruleset")}</th><th>${T("dealer")}</th><th>${T("result")}</th><th>${T("winner")}</th>
+        ${[0, 1, 2, 3].map((s) => `<th class="num">${seatLabel(s)}</th>`).join("")}<th></th></tr></thead><tbody></tbody></table>
+        <button class="btn" id="more" type="button" hidden>${T("more")}</button></div>`;
+    $("filters").addEventListener("submit", (e) => {
+      e.preventDefault();
+      location.hash = `#/t/${encodeURIComponent(tableId)}?${filterQuery(e.target)}`;
+    });
+    const totalsQ = new URLSearchParams(q); totalsQ.delete("status");
+    const [totals] = await Promise.all([api(`${base}/totals?${totalsQ}`)]);
+    $("totals").innerHTML = `<h2>${MJ.lang() === "zh" ? `累计 · 共${totals.hands}局` : `Totals · ${totals.hands} hands`}</h2>
+      ${netsHtml(totals.seats, (s) => seatLabel(s))}
+      <div class="charts"><img alt="seats" src="${base}/charts/seats.svg?${totalsQ}&lang=${MJ.lang()}"><img alt="days" src="${base}/charts/days.svg?${totalsQ}&lang=${MJ.lang()}"></div>`;
+    let offset = 0;
+    const more = async () => {
+      const rows = await api(`${base}/hands?${q}&limit=100&offset=${offset}`);
+      offset += rows.length;
+      const body = $("hands").tBodies[0];
+      if (!rows.length && offset === 0) body.innerHTML = `<tr><td colspan="11" class="muted">${T("no_hands")}</td></tr>`;
+      body.insertAdjacentHTML("beforeend", rows.map((h) => `<tr data-hand="${esc(h.id)}">
+        <td>${when(h.started_at)}</td><td class="num">${h.hand_no}</td><td>${esc(h.ruleset)}</td><td>${seatLabel(h.dealer)}</td>
+        <td>${h.status === "finished" ? esc(T(h.result) || h.result) : T(h.status)}</td><td>${seatLabel(h.winner)}</td>
+        ${(h.net || [null, null, null, null]).map(numCell).join("")}
+        <td><a href="#/h/${encodeURIComponent(h.id)}">${T("replay")}</a></td></tr>`).join(""));
+      $("more").hidden = rows.length < 100;
+    };
+    $("more").addEventListener("click", more);
+    await more();
+  }
+
+  function stopReplay() { clearInterval(replayTimer); replayTimer = null; }
+
+  function boardHtml(step, concealed, dealer) {
+    const v = step.view;
+    const j = v.jing || {};
+    const jing = j.zheng ? `${MJ.t("zheng")} ${MJ.tile(j.zheng, "tile-m")} ${MJ.t("fu")} ${MJ.tile(j.fu, "tile-m")}${j.an ? ` 暗精 ${MJ.tile(j.an, "tile-m")}` : ""}`
+      : j.caishen ? `${MJ.t("caishen")} ${MJ.tile(j.caishen, "tile-m")}` : "";
+    const wild = new Set([j.zheng, j.fu, j.caishen].filter(Boolean));
+    const face = (x, cls) => MJ.tile(x, cls, { mark: wild.has(x) ? "zheng" : undefined });
+    const seats = v.seats.map((s, i) => `<div class="board-seat ${v.turn === i && ["turn", "draw", "replacement"].includes(v.phase) ? "is-turn" : ""}" data-seat="${i}">
+        <span class="who">${MJ.seatName(i, dealer)}${dealer === i ? " · " + T("dealer") : ""}</span><span class="muted">${s.tiles} ${MJ.t("tiles")}</span>
+        ${concealed ? `<div class="row hand-row"><span class="label">${T("hand")}</span>${(s.hand || []).map((x) => face(x, "tile-m")).join("")}</div>` : ""}
+        <div class="row"><span class="label">${T("melds")}</span>${s.melds.map((m) => `<span class="meld">${(m.tiles.length ? m.tiles : [null, null, null, null]).map((x) => MJ.tile(x, "tile-s", { hidden: x === null })).join("")}</span>`).join(" ")}</div>
+        <div class="row"><span class="label">${T("discards")}</span>${s.discards.map((x) => face(x, "tile-s")).join("")}</div></div>`).join("");
+    return `<div class="row">${jing} <span class="muted">${v.live !== null && v.live !== undefined ? ` · ${T("wall")} ${v.live}` : ""} · ${MJ.t("phase_" + v.phase)}</span></div><div class="board">${seats}</div>`;
+  }
+
+  function settlementHtml(st, dealer) {
+    if (!st) return "";
+    return `<h2>${T("settlement")}</h2>${netsHtml(st.net, (s) => MJ.seatName(s, dealer))}
+      <table class="grid-table" id="settle-lines"><thead><tr><th>${T("reason")}</th><th>${T("payer")}</th><th>${T("payee")}</th><th class="num">${T("amount")}</th></tr></thead><tbody>${
+        (st.lines || []).map((l) => `<tr><td>${esc(l.reason)}</td><td>${MJ.seatName(l.from, dealer)}</td><td>${MJ.seatName(l.to, dealer)}</td><td class="num">${esc(l.amount)}</td></tr>`).join("")
+      }</tbody></table>`;
+  }
+
+  async function showHand(handId) {
+    const [detail, rp] = await Promise.all([
+      api(`/api/v1/hands/${encodeURIComponent(handId)}`),
+      api(`/api/v1/hands/${encodeURIComponent(handId)}/replay`),
+    ]);
+    const h = detail.hand;
+    const dealer = h.dealer;
+    const n = rp.steps.length;
+    let i = 0;
+    $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › <a href="#/t/${encodeURIComponent(detail.table_id)}">${esc(detail.table_id)}</a> › ${MJ.t("hand_no", { n: h.hand_no })}</div>
+      <h1>${MJ.t("hand_no", { n: h.hand_no })} · ${esc(h.ruleset)} · ${when(h.started_at)}</h1>
+      ${rp.concealed ? `<p class="muted">${rp.check ? T("check_bad") + esc(rp.check) : T("check_ok")}</p>` : `<p class="notice" id="public-only">${T("not_finished")}</p>`}
+      <div class="panel"><div class="replay-controls">
+        <button class="btn" id="first" type="button">«</button><button class="btn" id="prev" type="button">◀</button>
+        <button class="btn" id="play" type="button">${T("play")}</button>
+        <button class="btn" id="next" type="button">▶</button><button class="btn" id="last" type="button">»</button>
+        <input type="range" id="slider" min="0" max="${n - 1}" value="0"><span id="step-no"></span></div>
+        <div class="step-text" id="step-text"></div><div id="board"></div></div>
+      <div class="panel" id="settlement">${settlementHtml(detail.settlement, dealer)}</div>`;
+    const show = (k) => {
+      i = Math.max(0, Math.min(n - 1, k));
+      const step = rp.steps[i];
+      $("slider").value = i;
+      $("step-no").textContent = T("step", { i: i + 1, n });
+      $("step-text").textContent = step.text[MJ.lang()] || step.text.zh;
+      $("board").innerHTML = boardHtml(step, rp.concealed, dealer);
+      document.body.dataset.step = String(i);
+    };
+    $("first").onclick = () => show(0);
+    $("prev").onclick = () => show(i - 1);
+    $("next").onclick = () => show(i + 1);
+    $("last").onclick = () => show(n - 1);
+    $("slider").oninput = (e) => show(Number(e.target.value));
+    $("play").onclick = () => {
+      if (replayTimer) { stopReplay(); $("play").textContent = T("play"); return; }
+      $("play").textContent = T("pause");
+      replayTimer = setInterval(() => { if (i >= n - 1) { stopReplay(); $("play").textContent = T("play"); } else show(i + 1); }, 700);
+    };
+    show(0);
+  }
+
+  async function route() {
+    stopReplay();
+    $("brand").textContent = T("brand");
+    $("logout").textContent = T("logout");
+    let me;
+    try { me = await api("/api/v1/auth/me"); } catch { return; }
+    $("who").textContent = me.name;
+    $("logout").hidden = false;
+    const hash = location.hash.replace(/^#/, "") || "/";
+    const [path, query = ""] = hash.split("?");
+    const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+    try {
+      if (parts[0] === "t" && parts[1]) await showTable(parts[1], query);
+      else if (parts[0] === "h" && parts[1]) await showHand(parts[1]);
+      else await showTables();
+    } catch (err) {
+      if (err.message !== "unauthorised") $("main").innerHTML = `<div class="panel error">${T("error")}: ${esc(err.message)}</div>`;
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    MJ.applyI18n();
+    MJ.langToggle($("lang"));
+    $("logout").addEventListener("click", async () => {
+      await fetch("/api/v1/auth/logout", { method: "POST", credentials: "same-origin" });
+      showLogin();
+    });
+    document.addEventListener("mj:lang", route);
+    window.addEventListener("hashchange", route);
+    route();
+  });
+})();

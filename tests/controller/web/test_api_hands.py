@@ -1,0 +1,201 @@
+"""The owners' API over a real store of hands the engine played: lists, filters, events,
+replays (concealed only when finished), settlements, exports and totals."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import UTC, datetime, timedelta
+
+from fastapi.testclient import TestClient
+
+from controller.store import EventStore
+from engine.round.events import EVENT_TYPES
+from tests.controller.web.helpers import Filled, fill_store
+
+
+def test_tables_and_sessions(authed: TestClient, filled: Filled, hub: object) -> None:
+    tables = authed.get("/api/v1/tables").json()
+    assert [t["table_id"] for t in tables] == ["t1"]
+    t1 = tables[0]
+    assert (t1["hands"], t1["open_hands"], t1["sessions"], t1["this_table"]) == (4, 1, 1, True)
+    assert t1["status"] == "unknown"
+    sessions = authed.get("/api/v1/tables/t1/sessions").json()
+    assert [s["id"] for s in sessions] == [filled.session_id]
+    assert authed.get(f"/api/v1/sessions/{filled.session_id}").json()["ruleset"] == "xingguo"
+    assert len(authed.get(f"/api/v1/sessions/{filled.session_id}/hands").json()) == 4
+    r = authed.get("/api/v1/tables/nope")
+    assert r.status_code == 404 and "unknown table" in r.json()["detail"]
+    assert authed.get("/api/v1/sessions/nope").status_code == 404
+
+
+def test_live_status_of_this_table(authed: TestClient, hub) -> None:  # type: ignore[no-untyped-def]
+    hub.publish("status", {"state": "online"})
+    hub.publish("hand", {"hand_id": "h9", "hand_no": 9, "phase": "turn", "dealer": 1, "turn": 2})
+    t1 = authed.get("/api/v1/tables/t1").json()
+    assert t1["status"] == "online" and t1["current"]["hand_no"] == 9
+
+
+def test_several_tables(store: EventStore, filled: Filled, authed: TestClient) -> None:
+    fill_store(store, hands=2, table_id="t2", seed=3, open_hand=False)
+    tables = {t["table_id"]: t for t in authed.get("/api/v1/tables").json()}
+    assert set(tables) == {"t1", "t2"} and tables["t2"]["hands"] == 2
+    assert tables["t2"]["status"] == "unknown" and not tables["t2"]["this_table"]
+    assert len(authed.get("/api/v1/tables/t2/hands").json()) == 2
+    assert len(authed.get("/api/v1/tables/t1/hands").json()) == 4
+
+
+def test_hand_filters(authed: TestClient, filled: Filled) -> None:
+    def ids(query: str) -> set[str]:
+        r = authed.get(f"/api/v1/tables/t1/hands?{query}")
+        assert r.status_code == 200, r.text
+        return {h["id"] for h in r.json()}
+
+    everything = ids("")
+    assert everything == {*filled.finished, filled.open_hand}
+    assert ids("status=finished") == set(filled.finished)
+    assert ids("status=open") == {filled.open_hand}
+    assert ids("ruleset=jian") == set()
+    assert ids("ruleset=xingguo") == everything
+    for result in set(filled.results.values()):
+        assert ids(f"result={result}") == {h for h, r in filled.results.items() if r == result}
+    hands = authed.get("/api/v1/tables/t1/hands?status=finished").json()
+    for seat in range(4):
+        expected = {h["id"] for h in hands if seat in (h["winner"], h["discarder"])}
+        assert ids(f"seat={seat}") == expected
+    today = datetime.now(UTC).date()
+    assert ids(f"since={today - timedelta(days=1)}") == everything
+    assert ids(f"until={today - timedelta(days=1)}") == set()
+    assert ids(f"since={today + timedelta(days=2)}") == set()
+    assert len(ids("limit=2")) == 2 and len(ids("limit=2&offset=3")) == 1
+
+
+def test_bad_requests_get_clear_4xx(authed: TestClient) -> None:
+    for query, word in (
+        ("seat=4", "seat"),
+        ("status=lost", "status"),
+        ("since=yesterday", "since"),
+        ("limit=0", "limit"),
+        ("since=2026-02-02&until=2026-01-01", "until"),
+    ):
+        r = authed.get(f"/api/v1/tables/t1/hands?{query}")
+        assert r.status_code == 422, query
+        assert word in r.json()["detail"], r.json()
+    assert authed.get("/api/v1/hands/nope").status_code == 404
+    assert authed.get("/api/v1/hands/nope/replay").status_code == 404
+    assert authed.get("/api/v1/tables/t1/charts/pie.svg").status_code == 422
+
+
+def test_finished_hand_events_replay_and_settlement(authed: TestClient, filled: Filled) -> None:
+    hid = filled.finished[0]
+    detail = authed.get(f"/api/v1/hands/{hid}").json()
+    assert detail["concealed"] and detail["hand"]["status"] == "finished"
+    assert sum(detail["settlement"]["net"]) == 0
+    events = authed.get(f"/api/v1/hands/{hid}/events").json()
+    assert events["concealed"]
+    dealt = next(e for e in events["events"] if e["type"] == "dealt")
+    assert len(dealt["data"]["tiles"]) == 4  # the whole log, concealed tiles included
+    replay = authed.get(f"/api/v1/hands/{hid}/replay").json()
+    assert replay["concealed"] and replay["check"] is None
+    steps = replay["steps"]
+    assert [s["seq"] for s in steps] == list(range(len(events["events"])))
+    after_deal = next(s for s in steps if s["type"] == "dealt")
+    hands = [seat["hand"] for seat in after_deal["view"]["seats"]]
+    assert sorted(len(h) for h in hands) == [13, 13, 13, 14]
+    assert all(s["text"]["zh"] and s["text"]["en"] for s in steps)
+    assert steps[-1]["type"] == "settled" and steps[-1]["view"]["settlement"]["net"]
+    settlement = authed.get(f"/api/v1/hands/{hid}/settlement").json()
+    assert settlement["settlement"] == detail["settlement"]
+    reasons = [line["reason"] for line in settlement["settlement"]["lines"]]
+    assert any("精" in r for r in reasons)
+
+
+def _secret_fields(event: dict[str, object]) -> set[str]:
+    cls = EVENT_TYPES[str(event["type"])]
+    return set(cls.secret) & set(event)
+
+
+def test_unfinished_hand_shows_only_the_public_projection(
+    authed: TestClient, filled: Filled
+) -> None:
+    hid = filled.open_hand
+    assert authed.get(f"/api/v1/hands/{hid}").json()["concealed"] is False
+    events = authed.get(f"/api/v1/hands/{hid}/events").json()
+    assert events["concealed"] is False
+    assert all(not _secret_fields(e["data"]) for e in events["events"])
+    assert authed.get(f"/api/v1/hands/{hid}/settlement").status_code == 404
+    replay = authed.get(f"/api/v1/hands/{hid}/replay").json()
+    assert replay["concealed"] is False
+    for step in replay["steps"]:
+        assert not _secret_fields(step["event"])
+        assert all("hand" not in seat for seat in step["view"]["seats"])
+        assert "an" not in step["view"]["jing"]
+    # Draws say who drew, not what: no drawn tile appears in the words either.
+    draws = [s for s in replay["steps"] if s["type"] == "drew"]
+    assert draws and all(s["text"]["zh"].endswith("摸牌") for s in draws)
+    text = json.dumps(replay, ensure_ascii=False)
+    assert '"order"' not in text and '"under_tile"' not in text
+
+
+def test_exports(authed: TestClient, filled: Filled) -> None:
+    r = authed.get("/api/v1/tables/t1/export.csv?status=finished")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    assert "attachment" in r.headers["content-disposition"]
+    rows = list(csv.DictReader(io.StringIO(r.text.lstrip("\ufeff"))))
+    assert [row["hand_id"] for row in rows] == filled.finished  # oldest first
+    for row in rows:
+        assert sum(float(row[f"net_{s}"]) for s in range(4)) == 0
+        assert "精" in row["reasons"] or row["result"] == "draw"
+    data = authed.get("/api/v1/tables/t1/export.json").json()
+    assert [h["id"] for h in data] == [*filled.finished, filled.open_hand]
+    assert data[0]["settlement"]["lines"] and data[-1]["settlement"] is None
+    assert data[0]["table_id"] == "t1"
+
+
+def test_totals_and_charts(authed: TestClient, filled: Filled) -> None:
+    totals = authed.get("/api/v1/tables/t1/totals").json()
+    assert totals["hands"] == 3 and len(totals["series"]) == 3
+    nets = [authed.get(f"/api/v1/hands/{h}").json()["hand"]["net"] for h in filled.finished]
+    assert totals["seats"] == [sum(n[s] for n in nets) for s in range(4)]
+    assert totals["series"][-1]["cumulative"] == totals["seats"]
+    assert sum(d["hands"] for d in totals["days"]) == 3
+    for chart in ("seats", "days"):
+        r = authed.get(f"/api/v1/tables/t1/charts/{chart}.svg")
+        assert r.status_code == 200 and r.headers["content-type"] == "image/svg+xml"
+        assert r.text.startswith("<svg") and r.text.endswith("</svg>")
+    assert "各位累计输赢" in authed.get("/api/v1/tables/t1/charts/seats.svg").text
+    assert "Cumulative" in authed.get("/api/v1/tables/t1/charts/seats.svg?lang=en").text
+
+
+def test_settlements_list(authed: TestClient, filled: Filled) -> None:
+    found = authed.get("/api/v1/tables/t1/settlements").json()
+    assert {s["hand_id"] for s in found} == set(filled.finished)
+
+
+def test_pages_allow_nothing_from_elsewhere(client: TestClient) -> None:
+    r = client.get("/")
+    csp = r.headers["content-security-policy"]
+    assert "default-src 'self'" in csp and "http" not in csp
+    assert '<script src="/static/common.js"' in r.text
+    for page in ("/", "/dealer", "/owner"):
+        html = client.get(page).text
+        assert "http://" not in html and "https://" not in html
+    js = client.get("/static/common.js").text
+    assert "https://" not in js and "http://" not in js
+
+
+def test_hub_hands_carry_their_own_table(
+    store: EventStore, filled: Filled, authed: TestClient
+) -> None:
+    from sqlalchemy import update
+
+    from controller.store.models import HandRow
+
+    hid = store.start_hand(ruleset="jian", hand_no=1)  # no session: the hub tags the hand
+    with store.engine.begin() as c:
+        c.execute(update(HandRow).where(HandRow.id == hid).values(parlour="p", table_id="t9"))
+    tables = {t["table_id"]: t for t in authed.get("/api/v1/tables").json()}
+    assert tables["t9"]["hands"] == 1 and tables["t1"]["hands"] == 4
+    assert [h["id"] for h in authed.get("/api/v1/tables/t9/hands").json()] == [hid]
+    assert authed.get(f"/api/v1/hands/{hid}").json()["table_id"] == "t9"

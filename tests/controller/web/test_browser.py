@@ -1,0 +1,243 @@
+"""The pages in Debian's Chromium (Playwright, no downloaded browser): a simulated hand's
+public messages go through the live hub step by step, as the service will send them.
+
+Set MJTABLE_SCREENSHOTS=docs/screenshots to refresh the screenshots the docs show.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.store import EventStore
+from controller.web import LiveHub, WebAppSettings, create_app
+from engine.session import Session
+from engine.simulation import play_hand
+from tests.controller.web.conftest import OWNER, PASSWORD, SECRET
+from tests.controller.web.feed import hand_messages
+from tests.controller.web.helpers import Filled
+from tests.controller.web.server import serve
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-gpu",
+    "--disable-component-update",
+    "--no-first-run",
+]
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists() and not os.environ.get("CI"),
+    reason="needs Debian's chromium (apt-get install chromium fonts-noto-cjk)",
+)
+sync_api = pytest.importorskip("playwright.sync_api")
+
+# 精 drawn in the CJK font and a code point no font has: different pixels unless 精 is tofu.
+FONT_CHECK = """() => {
+  const draw = (ch) => {
+    const c = document.createElement('canvas'); c.width = 64; c.height = 64;
+    const g = c.getContext('2d'); g.font = '48px "Noto Sans CJK SC"'; g.fillText(ch, 4, 52);
+    return { data: Array.from(g.getImageData(0, 0, 64, 64).data).join(','),
+             width: g.measureText(ch).width };
+  };
+  const jing = draw('精'), missing = draw('\\u{10FFFD}');
+  return { loaded: document.fonts.check('16px "Noto Sans CJK SC"'),
+           differs: jing.data !== missing.data, width: jing.width };
+}"""
+
+
+def _shot(page: Any, tmp_path: Path, name: str, full_page: bool = False) -> None:
+    path = tmp_path / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    target = os.environ.get("MJTABLE_SCREENSHOTS")
+    if target:
+        Path(target).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(target) / path.name)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def site(store: EventStore, filled: Filled) -> Iterator[tuple[str, LiveHub]]:
+    hub = LiveHub()
+    app = create_app(store, hub, WebAppSettings(parlour="demo", table="t1", secret_key=SECRET))
+    with serve(app, hub) as url:
+        yield url, hub
+
+
+def _hand(seed: int = 3) -> list[list[tuple[str, Any]]]:
+    started = Session("xingguo").next_hand()
+    _, log = play_hand(started, random.Random(seed))
+    return list(hand_messages("live-1", log, [5, -3, 0, -2]))
+
+
+def _push(hub: LiveHub, steps: list[list[tuple[str, Any]]]) -> None:
+    for step in steps:
+        for topic, payload in step:
+            hub.publish(topic, payload)
+
+
+def _index(steps: list[list[tuple[str, Any]]], topic: str) -> int:
+    return next(i for i, step in enumerate(steps) if any(t == topic for t, _ in step))
+
+
+def test_display_follows_a_hand_live(
+    browser: Any, site: tuple[str, LiveHub], tmp_path: Path
+) -> None:
+    url, hub = site
+    steps = _hand()
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 720})
+    page.goto(f"{url}/display")
+    page.wait_for_selector('#live-banner[data-state="connected"]')
+    assert page.text_content("#live-banner") == "已连接"
+    fonts = page.evaluate(FONT_CHECK)
+    assert fonts["loaded"] and fonts["differs"] and fonts["width"] > 40, fonts
+
+    hub.publish("scores", {"session_id": "s1", "hand_no": 0, "totals": [5, -3, 0, -2]})
+    flip = _index(steps, "jing")
+    _push(hub, steps[:flip])
+    page.wait_for_function("document.body.dataset.handId === 'live-1'")
+    assert page.query_selector('#jing [data-role="zheng"]') is None  # not flipped yet
+    _push(hub, steps[flip : flip + 1])
+    jing = dict(steps[flip])["jing"]
+    page.wait_for_selector(f'#jing [data-role="zheng"] svg[data-tile="{jing["zheng_jing"]}"]')
+    page.wait_for_selector(f'#jing [data-role="fu"] svg[data-tile="{jing["fu_jing"]}"]')
+    assert "正精" in page.text_content("#jing") and "副精" in page.text_content("#jing")
+    assert page.text_content('[data-seat-score="0"]') == "+5"
+
+    settle = _index(steps, "settlement")
+    middle = (flip + settle) // 2
+    _push(hub, steps[flip + 1 : middle])
+    hand = dict(steps[middle - 1])["hand"]
+    page.wait_for_function(f"document.getElementById('wall-big').textContent === '{hand['live']}'")
+    assert page.is_hidden("#settlement")
+    turn = page.query_selector(".seat.is-turn")
+    if hand["phase"] in ("turn", "draw", "replacement"):
+        assert turn is not None and turn.get_attribute("id") == f"seat-{hand['turn']}"
+    _shot(page, tmp_path, "display-during-hand")
+
+    _push(hub, steps[middle:])
+    page.wait_for_selector("#settlement:not([hidden])")
+    settlement = dict(steps[settle])["settlement"]
+    text = page.text_content("#settlement") or ""
+    assert "结算" in text
+    for line in settlement["lines"]:
+        assert line["reason"] in text
+    assert page.query_selector_all("#settlement .lines tbody tr").__len__() == len(
+        settlement["lines"]
+    )
+    _shot(page, tmp_path, "display-settlement")
+
+    # The next hand starts: the settlement goes away.
+    hub.publish("hand", dict(steps[0])["hand"] | {"hand_id": "live-2"})
+    page.wait_for_selector("#settlement", state="hidden")
+
+    # English, and a phone-sized screen without sideways scrolling.
+    phone = browser.new_page(bypass_csp=True, viewport={"width": 390, "height": 844})
+    phone.goto(f"{url}/display?lang=en")
+    phone.wait_for_selector('#live-banner[data-state="connected"]')
+    assert phone.text_content("#live-banner") == "Connected"
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    _shot(phone, tmp_path, "display-phone", full_page=True)
+    phone.close()
+    page.close()
+
+
+def test_display_shows_when_it_reconnects(browser: Any, site: tuple[str, LiveHub]) -> None:
+    url, hub = site
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 720})
+    page.goto(f"{url}/display")
+    page.wait_for_selector('#live-banner[data-state="connected"]')
+    hub.disconnect_all()
+    page.wait_for_selector('#live-banner[data-state="reconnecting"]')
+    assert "重连" in (page.text_content("#live-banner") or "")
+    hub.publish("status", {"state": "online"})
+    page.wait_for_selector('#live-banner[data-state="connected"]', timeout=15_000)
+    page.close()
+
+
+def test_dealer_view_shows_break_flip_and_alerts(
+    browser: Any, site: tuple[str, LiveHub], tmp_path: Path
+) -> None:
+    url, hub = site
+    steps = _hand()
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 720})
+    page.goto(f"{url}/dealer")
+    page.wait_for_selector('#live-banner[data-state="connected"]')
+    first_dealer = _index(steps, "dealer")
+    _push(hub, steps[: first_dealer + 1])
+    page.wait_for_function("document.getElementById('instruction').textContent.includes('抓牌')")
+    assert page.query_selector('#wall-map rect[data-mark="1"]') is not None
+    flip = _index(steps, "jing")
+    _push(hub, steps[first_dealer + 1 : flip + 1])
+    page.wait_for_function("document.getElementById('instruction').textContent.includes('翻精')")
+    text = page.text_content("#instruction") or ""
+    assert text.startswith("从牌尾数第") and text.endswith("墩翻精")
+    assert page.query_selector('#wall-map rect[data-mark="1"]') is not None
+    hub.publish("alerts", {"kind": "false_win", "seat": 2, "message": "3号位 胡牌不成立"})
+    page.wait_for_selector('.alert[data-kind="false_win"]')
+    assert "诈胡" in (page.text_content(".alert") or "")
+    assert "处理办法" in (page.text_content(".alert") or "")
+    _shot(page, tmp_path, "dealer-view")
+    page.click(".alert button")
+    page.wait_for_selector(".alert", state="detached")
+    page.close()
+
+
+def test_owner_logs_in_and_replays_a_hand(
+    browser: Any, site: tuple[str, LiveHub], filled: Filled, tmp_path: Path
+) -> None:
+    url, _ = site
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 720})
+    page.goto(f"{url}/owner")
+    page.wait_for_selector("#login-form")
+    page.fill("#login-name", OWNER)
+    page.fill("#login-password", "not the password")
+    page.click("#login-submit")
+    page.wait_for_function("document.getElementById('login-error').textContent.length > 0")
+    page.fill("#login-password", PASSWORD)
+    page.click("#login-submit")
+    page.wait_for_selector("#tables a")
+    page.click("#tables a")
+    page.wait_for_selector("#hands tr[data-hand]")
+    assert len(page.query_selector_all("#hands tr[data-hand]")) == 4
+    page.select_option("#filters select[name=status]", "finished")
+    page.click("#filters button[type=submit]")
+    page.wait_for_function("document.querySelectorAll('#hands tr[data-hand]').length === 3")
+    assert "status=finished" in (page.get_attribute("#export-csv", "href") or "")
+
+    hand_id = filled.finished[0]
+    page.click(f'#hands tr[data-hand="{hand_id}"] a')
+    page.wait_for_selector("#board .board-seat")
+    assert page.text_content("#step-text") and page.get_attribute("body", "data-step") == "0"
+    for _ in range(30):
+        page.click("#next")
+    assert page.get_attribute("body", "data-step") == "30"
+    hands = page.query_selector_all("#board .hand-row")
+    assert len(hands) == 4  # all four hands visible
+    tiles = [len(h.query_selector_all("svg.tile")) for h in hands]
+    assert all(n >= 10 for n in tiles), tiles
+    assert page.is_hidden("#public-only") if page.query_selector("#public-only") else True
+    assert "结算" in (page.text_content("#settlement") or "")
+    _shot(page, tmp_path, "owner-replay", full_page=True)
+    page.click("#last")
+    assert page.text_content("#step-text").startswith("结算")  # type: ignore[union-attr]
+
+    # An unfinished hand: public information only.
+    page.goto(f"{url}/owner#/h/{filled.open_hand}")
+    page.wait_for_selector("#public-only")
+    page.wait_for_selector("#board .board-seat")
+    assert page.query_selector_all("#board .hand-row") == []
+    page.close()
