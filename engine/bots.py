@@ -14,8 +14,11 @@ from engine.bot_eval import HandShape
 from engine.hand import MeldType
 from engine.round.actions import Action, Chow, DeclareWin, Discard, Draw, Kong, Pass, Pung
 from engine.round.claims import candidate_win, refusal
+from engine.round.events import HandStarted
 from engine.round.state import SEATS, Phase, RoundState, Source
 from engine.tiles import counts_of
+
+_CACHE_LIMIT = 256
 
 
 def _value(kind: int) -> int:
@@ -39,23 +42,37 @@ def _links(counts: list[int], kind: int) -> int:
     return total
 
 
+class _Held:
+    """A concealed hand (with its number of melds) as the bot sees it, kept while the hand
+    stays the same: others' discards only ask the same questions of it again."""
+
+    __slots__ = ("counts", "melds", "shanten", "wins")
+
+    def __init__(self, counts: list[int], melds: int, shanten: int | None = None) -> None:
+        self.counts = counts
+        self.melds = melds
+        self.shanten = shanten
+        self.wins: dict[int, bool] = {}  # kind added -> is_win
+
+
 class Bot:
-    """One virtual player. Its choices depend on the state only; it remembers shanten
-    results for hands it has seen (a hand does not change while others play)."""
+    """One virtual player. Its choices depend on the state only; it remembers what it
+    worked out for hands it has seen this hand (a hand does not change while others play)."""
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
-        self._shanten: dict[tuple[int, ...], int] = {}
+        self._held: dict[tuple[int, tuple[int, ...]], _Held] = {}
+        self._for: tuple[HandStarted | None, frozenset[int]] = (None, frozenset())
 
     def act(self, state: RoundState) -> Action:
         seat = self.seat
         phase = state.phase
-        if phase in (Phase.DRAW, Phase.REPLACEMENT):
+        if phase is Phase.CLAIM or phase is Phase.ROB:
+            return self._answer(state)
+        if phase is Phase.DRAW or phase is Phase.REPLACEMENT:
             return Draw(seat)
         if phase is Phase.TURN:
             return self._turn(state)
-        if phase in (Phase.CLAIM, Phase.ROB):
-            return self._answer(state)
         raise ValueError(f"seat {seat} has nothing to do at {phase.value}")
 
     # -- shared ------------------------------------------------------------------------
@@ -63,44 +80,60 @@ class Bot:
     def _shape(self, state: RoundState, counts: list[int], melds: int) -> HandShape:
         return HandShape(counts, state.wild, state.options, melds)
 
-    def _key(self, state: RoundState, tiles: list[int]) -> tuple[int, ...]:
-        # tile ids in hand order: the order the fold keeps, so a hand finds its own entry
-        return (len(state.melds[self.seat]), state.indicator or -1, *tiles)
+    def _hand(self, state: RoundState, tiles: list[int]) -> _Held:
+        """What the bot knows of these concealed tiles (the seat's melds as they are)."""
+        for_ = self._for
+        if for_[0] is not state.started or for_[1] is not state.wild:
+            self._held.clear()
+            self._for = (state.started, state.wild)
+        n = len(state.melds[self.seat])
+        key = (n, tuple(tiles))
+        held = self._held.get(key)
+        if held is None:
+            if len(self._held) >= _CACHE_LIMIT:
+                self._held.clear()
+            held = self._held[key] = _Held(counts_of([t // 4 for t in tiles]), n)
+        return held
 
-    def _shanten_of(self, state: RoundState, tiles: list[int]) -> int:
+    def _shanten_of(self, state: RoundState, held: _Held) -> int:
         """Shanten of 13 tiles (counting melds) by the bot's shapes: the rare special shapes
         are not looked for, so a bot may miss such a win."""
-        key = self._key(state, tiles)
-        hit = self._shanten.get(key)
+        s = held.shanten
+        if s is None:
+            s = held.shanten = self._shape(state, held.counts, held.melds).shanten()
+        return s
+
+    def _wins_with(self, state: RoundState, held: _Held, kind: int) -> bool:
+        """Whether 13 tiles and one of ``kind`` win (is_win; the ruleset's bars aside)."""
+        hit = held.wins.get(kind)
         if hit is None:
-            counts = counts_of(t // 4 for t in tiles)
-            hit = self._shape(state, counts, len(state.melds[self.seat])).shanten()
-            self._remember(key, hit)
+            counts = list(held.counts)
+            counts[kind] += 1
+            hit = held.wins[kind] = is_win(
+                counts, state.wild, state.options, state.held_melds(self.seat)
+            )
         return hit
 
-    def _remember(self, key: tuple[int, ...], value: int) -> None:
-        if len(self._shanten) > 256:
-            self._shanten.clear()
-        self._shanten[key] = value
-
     def _can_win(self, state: RoundState, extra: int | None) -> bool:
-        seat = self.seat
-        hand = state.hands[seat]
+        """The seat may win now: on its own last tile (``extra`` None) or with a tile of
+        kind ``extra``; the engine's own check (readings, ruleset bars) has the last word."""
+        hand = state.hands[self.seat]
         if extra is None:
+            last = state.last_tile
+            assert last is not None
             before = list(hand)
-            assert state.last_tile is not None
-            before.remove(state.last_tile)
+            before.remove(last)
+            held = self._hand(state, before)
+            kind = last // 4
         else:
-            before = hand
-        if self._shanten_of(state, before) > 0:
+            held = self._hand(state, hand)
+            kind = extra
+        if self._shanten_of(state, held) > 0:
             return False
-        counts = counts_of(t // 4 for t in hand)
-        if extra is not None:
-            counts[extra] += 1
         # is_win first: it is cheap, and the full check (readings, ruleset bars) is not
-        if not is_win(counts, state.wild, state.options, state.held_melds(seat)):
+        if not self._wins_with(state, held, kind):
             return False
-        return refusal(state, candidate_win(state, seat)) is None
+        return refusal(state, candidate_win(state, self.seat)) is None
 
     # -- own turn ----------------------------------------------------------------------
 
@@ -117,18 +150,19 @@ class Bot:
     def _self_kong(self, state: RoundState) -> Action | None:
         seat = self.seat
         hand = state.hands[seat]
-        counts = counts_of(t // 4 for t in hand)
-        pungs = {m.tiles[0] // 4 for m in state.melds[seat] if m.type is MeldType.PUNG}
-        fours = [k for k in range(34) if counts[k] == 4]
-        added = [t for t in hand if t // 4 in pungs]
-        if not fours and not added:
+        counts = counts_of([t // 4 for t in hand])
+        melds = state.melds[seat]
+        pungs = {m.tiles[0] // 4 for m in melds if m.type is MeldType.PUNG}
+        added = [t for t in hand if t // 4 in pungs] if pungs else []
+        if not added and 4 not in counts:
             return None
         assert state.wall is not None
         if state.wall.peek_tail() is None:
             return None
         if added:
             return Kong(seat, added[0])  # the fourth of a pung is no use in the hand
-        n = len(state.melds[seat])
+        fours = [k for k in range(34) if counts[k] == 4]
+        n = len(melds)
         held = {k for k in range(34) if counts[k]}
         now = min(self._shape(state, counts, n).discards(held).values())
         for k in fours:
@@ -141,12 +175,13 @@ class Bot:
     def _discard_tile(self, state: RoundState) -> int:
         seat = self.seat
         hand = state.hands[seat]
-        counts = counts_of(t // 4 for t in hand)
+        counts = counts_of([t // 4 for t in hand])
         kinds = {t // 4 for t in hand}
         keep = state.keep[seat] if state.claim_rules.keep_claimed else None
         if keep is not None and len(kinds) > 1:
             kinds.discard(keep)
-        scores = self._shape(state, counts, len(state.melds[seat])).discards(kinds)
+        n = len(state.melds[seat])
+        scores = self._shape(state, counts, n).discards(kinds)
         wild = state.wild
 
         low = min(scores.values())
@@ -159,7 +194,9 @@ class Bot:
         tile = max(t for t in hand if t // 4 == best)
         rest = list(hand)
         rest.remove(tile)
-        self._remember(self._key(state, rest), scores[best])
+        # the hand after the discard: its shanten is known, others' discards ask for it
+        held = self._hand(state, rest)
+        held.shanten = scores[best]
         return tile
 
     # -- someone else's tile -----------------------------------------------------------
@@ -177,34 +214,36 @@ class Bot:
         return claim if claim is not None else Pass(seat)
 
     def _claim(self, state: RoundState, kind: int) -> Action | None:
-        if kind in state.wild:
+        wild = state.wild
+        if kind in wild:
             return None  # a jing is worth more in the hand than in a meld
         seat = self.seat
-        hand = state.hands[seat]
-        held = sum(1 for t in hand if t // 4 == kind)
-        pairs = self._chow_pairs(state, kind) if seat == (state.turn + 1) % SEATS else []
-        if held < 2 and not pairs:
+        held = self._hand(state, state.hands[seat])
+        counts = held.counts
+        same = counts[kind]
+        pairs = self._chow_pairs(counts, wild, kind) if seat == (state.turn + 1) % SEATS else []
+        if same < 2 and not pairs:
             return None
         rules = state.claim_rules
         assert state.wall is not None
-        counts = counts_of(t // 4 for t in hand)
         limit_ok = not rules.max_claims or state.claims_count[seat] < rules.max_claims
-        n = len(state.melds[seat])
-        now = self._shanten_of(state, hand)
+        n = held.melds
+        now = self._shanten_of(state, held)
         if now <= 0:
             return None  # ready already: keep the hand concealed and wait
-        if held == 3 and state.wall.peek_tail() is not None:
+        if same == 3 and state.wall.peek_tail() is not None:
             rest = list(counts)
             rest[kind] = 0
             if self._shape(state, rest, n + 1).shanten() <= now:
                 return Kong(seat)
-        if held >= 2 and limit_ok:
+        if same >= 2 and limit_ok:
             rest = list(counts)
             rest[kind] -= 2
             if self._after_claim(state, rest, n + 1, kind) < now:
                 return Pung(seat)
         if not limit_ok:
             return None
+        hand = state.hands[seat]
         for a, b in pairs:
             rest = list(counts)
             rest[a] -= 1
@@ -215,15 +254,22 @@ class Bot:
                 return Chow(seat, (ta, tb))
         return None
 
-    def _chow_pairs(self, state: RoundState, kind: int) -> list[tuple[int, int]]:
+    @staticmethod
+    def _chow_pairs(counts: list[int], wild: frozenset[int], kind: int) -> list[tuple[int, int]]:
         """The two kinds the hand could chow ``kind`` with (never using a wildcard)."""
         if kind >= 27:
             return []
-        held = {t // 4 for t in state.hands[self.seat]} - state.wild
         lo = kind - kind % 9
         out = []
         for a, b in ((kind - 2, kind - 1), (kind - 1, kind + 1), (kind + 1, kind + 2)):
-            if a >= lo and b < lo + 9 and a in held and b in held:
+            if (
+                a >= lo
+                and b < lo + 9
+                and counts[a]
+                and counts[b]
+                and a not in wild
+                and b not in wild
+            ):
                 out.append((a, b))
         return out
 

@@ -80,16 +80,32 @@ def play_hand(
     log: list[Event] = [started]
     if on_event is not None:
         on_event(started)
+    append = log.append
     while state.settlement is None:
-        action = table_action(state, rng)
-        if action is None:
-            action = bots[waiting_seats(state)[0]].act(state)
+        phase = state.phase
+        action: Action | None
+        if phase is Phase.CLAIM or phase is Phase.ROB:
+            # waiting_seats(state)[0], without building the list: the hot path
+            turn = state.turn
+            responses = state.responses
+            seat = (turn + 1) % SEATS
+            if seat in responses:
+                seat = (turn + 2) % SEATS
+                if seat in responses:
+                    seat = (turn + 3) % SEATS
+            action = bots[seat].act(state)
+        elif phase is Phase.TURN or phase is Phase.DRAW or phase is Phase.REPLACEMENT:
+            action = bots[state.turn].act(state)
+        else:
+            action = table_action(state, rng)
+            if action is None:
+                action = bots[waiting_seats(state)[0]].act(state)
         result = apply(state, action)
         if isinstance(result, Rejection):
             raise IllegalMove(f"{action!r} refused: {result}")
         for event in result:
             evolve(state, event)
-            log.append(event)
+            append(event)
             if on_event is not None:
                 on_event(event)
     return state, log

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import combinations_with_replacement
+from operator import sub
 
 from engine.analysis.special import (
     _natural_lan,
@@ -121,13 +122,13 @@ class _Hand:
         marks, used = self._marks(filled, self.tiles)
         diao = self._jingdiao(shape, structure, filled)
         if diao is None:
-            self._record(shape, structure, marks, used, None, 0)
+            self._record(shape, structure, positions, marks, used, None, 0)
             return
         d_marks, d_used, pair_index, pair_marks = diao
         if d_used > used:
             # standing the winning jing in the pair costs one 精还原: both readings exist
-            self._record(shape, structure, marks, used, None, 0)
-        self._record(shape, structure, d_marks, d_used, pair_index, pair_marks)
+            self._record(shape, structure, positions, marks, used, None, 0)
+        self._record(shape, structure, positions, d_marks, d_used, pair_index, pair_marks)
 
     def _marks(self, filled: Sequence[int], tiles: Mapping[int, int]) -> tuple[list[int], int]:
         """Per kind, how many wild-filled positions stand for another kind; total used."""
@@ -177,6 +178,7 @@ class _Hand:
         self,
         shape: Shape,
         structure: Structure,
+        positions: Sequence[int],
         marks: Sequence[int],
         used: int,
         pair_index: int | None,
@@ -184,12 +186,7 @@ class _Hand:
     ) -> None:
         marks_left = list(marks)
         # positions of each kind taken by natural tiles (or wildcards as themselves)
-        natural = [0] * 34
-        for _, kinds in structure:
-            for k in kinds:
-                natural[k] += 1
-        for k in range(34):
-            natural[k] -= marks[k]
+        natural = list(map(sub, positions, marks))
         flags: list[list[bool]] = [[False] * len(kinds) for _, kinds in structure]
         done = [False] * len(structure)
         if pair_index is not None:
@@ -349,6 +346,21 @@ class _Hand:
 def _one_natural_each(groups: list[tuple[int, ...]], natural: list[int]) -> list[tuple[int, int]]:
     """(group, position) picks giving as many groups as possible one natural tile each;
     ``natural`` is reduced by the picks."""
+    # the search's first path: each group takes its first kind with a natural left. When
+    # that gives every group one, the search below would stop on it, so it is the answer.
+    greedy: list[tuple[int, int]] = []
+    for g, kinds in enumerate(groups):
+        for j, k in enumerate(kinds):
+            if natural[k]:
+                natural[k] -= 1
+                greedy.append((g, j))
+                break
+        else:
+            for g2, j2 in greedy:  # undo: the full search starts from the same counts
+                natural[groups[g2][j2]] += 1
+            break
+    else:
+        return greedy
     best: list[tuple[int, int]] = []
     picks: list[tuple[int, int]] = []
 
@@ -391,7 +403,8 @@ def _positions(groups: Structure) -> list[int]:
 
 
 def _group_order(g: Group) -> tuple[bool, tuple[int, ...], str, tuple[bool, ...]]:
-    return (g.type is GroupType.PAIR, g.kinds, g.type.value, g.wild)
+    # GroupType is a StrEnum: the member orders as its value
+    return (g.type is GroupType.PAIR, g.kinds, g.type, g.wild)
 
 
 def _decompose(counts: list[int]) -> Structure | None:

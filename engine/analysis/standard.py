@@ -165,6 +165,29 @@ def section_rooms(
     return out
 
 
+SectionRun = list[tuple[tuple[SectionGroup, ...], int, int]]
+_SECTION_RUNS: dict[tuple[Section, bytes | None, bytes, int, int], SectionRun] = {}
+_SECTION_RUNS_LIMIT = 50_000
+
+
+def _section_run(
+    section: Section, room: bytes | None, free: NeedTable, key: bytes, budget: int, off: int
+) -> SectionRun:
+    """``SectionEnumerator(...).run`` with the groups' kinds moved to the section's offset,
+    memoised: the result depends on these inputs only (``free`` is the section's own
+    table) and is never changed by its readers."""
+    memo_key = (section, room, key, budget, off)
+    hit = _SECTION_RUNS.get(memo_key)
+    if hit is None:
+        if len(_SECTION_RUNS) >= _SECTION_RUNS_LIMIT:
+            _SECTION_RUNS.clear()
+        hit = _SECTION_RUNS[memo_key] = [
+            (tuple((g, tuple(off + x for x in pos)) for g, pos in groups), added, p)
+            for groups, added, p in SectionEnumerator(section, room, free).run(key, budget)
+        ]
+    return hit
+
+
 def enumerate_standard(
     nat: Sequence[int], w: int, options: ShapeOptions, melds: Sequence[Meld]
 ) -> list[tuple[list[tuple[GroupType, tuple[int, ...]]], int, bool]]:
@@ -180,24 +203,23 @@ def enumerate_standard(
     rooms = section_rooms(options, melds, nat)
     keys = [b[0:9], b[9:18], b[18:27], b[27:34]]
     mins = [min(frees[j].get(keys[j])) for j in range(4)]
-    per: list[list[SectionResult]] = []
-    for j, (sec, _) in enumerate(secs):
+    per: list[SectionRun] = []
+    for j, (sec, off) in enumerate(secs):
         budget = w - (sum(mins) - mins[j])
         if budget < 0:
             return []
-        per.append(SectionEnumerator(sec, rooms[j], frees[j]).run(keys[j], budget))
+        per.append(_section_run(sec, rooms[j], frees[j], keys[j], budget, off))
     out: list[tuple[list[tuple[GroupType, tuple[int, ...]]], int, bool]] = []
 
     def rec(j: int, acc: list[tuple[GroupType, tuple[int, ...]]], used: int, pairs: int) -> None:
         if j == 4:
             out.append((list(acc), w - used, pairs == 1))
             return
-        off = secs[j][1]
         for groups, added, p in per[j]:
             if used + added > w or pairs + p > 1:
                 continue
             n = len(acc)
-            acc.extend((g, tuple(off + x for x in pos)) for g, pos in groups)
+            acc.extend(groups)
             rec(j + 1, acc, used + added, pairs + p)
             del acc[n:]
 
