@@ -37,6 +37,7 @@ from controller.store import EventStore
 log = structlog.get_logger(__name__)
 
 BATCH_MAX = 500  # hands per transaction
+ACKS_IN_FLIGHT = 8
 DB_RETRY_MAX = 30.0  # seconds between attempts while the database is down
 
 
@@ -137,13 +138,16 @@ class HubIngest:
             self.counters.batches += 1
             self.counters.stored += len(result.stored)
             self.counters.duplicates += len(result.duplicates)
-            # QoS 1 acks, all in flight at once; a lost one only means a re-send.
-            await asyncio.gather(
-                *(
-                    client.publish(ack_topics[hid], encode(build_ack(hid)), qos=1)
-                    for hid in dict.fromkeys(result.acked)
+            # QoS 1 acks, a few in flight at a time (the client warns beyond ten pending);
+            # a lost one only means a re-send.
+            ids = list(dict.fromkeys(result.acked))
+            for start in range(0, len(ids), ACKS_IN_FLIGHT):
+                await asyncio.gather(
+                    *(
+                        client.publish(ack_topics[hid], encode(build_ack(hid)), qos=1)
+                        for hid in ids[start : start + ACKS_IN_FLIGHT]
+                    )
                 )
-            )
 
     async def _store(self, batch: list[tuple[str, Handlog]]) -> StoreResult:
         logs = [log for _, log in batch]
