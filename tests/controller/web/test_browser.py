@@ -144,7 +144,9 @@ def test_display_follows_a_hand_live(
     hub.publish("hand", dict(steps[0])["hand"] | {"hand_id": "live-2"})
     page.wait_for_selector("#settlement", state="hidden")
 
-    # English, and a phone-sized screen without sideways scrolling.
+    # English, and a phone-sized screen without sideways scrolling (back in mid-hand).
+    hub.publish("settlement", None)
+    hub.publish("hand", hand)
     phone = browser.new_page(bypass_csp=True, viewport={"width": 390, "height": 844})
     phone.goto(f"{url}/display?lang=en")
     phone.wait_for_selector('#live-banner[data-state="connected"]')
