@@ -28,12 +28,17 @@ retained (the last value is replayed to every new page)
 
                         {"hand_id": "…", "dealer": 0,
                          "step": "break" | "flip" | "caishen" | "xia_jing" | "wait",
-                         "dice": {"seat": 0, "a": 3, "b": 4} | None,  # the roll it follows
+                         "dice": {"seat": 0, "a": 3, "b": 4} | [roll, …] | None,
                          "wall_seat": 1,        # whose wall, absolute seat
                          "stack": 13,           # 1-based 墩 count
                          "count_from": "right" | "left" | "tail",
                          "start": "at" | "after",   # break: AT that 墩, or AFTER n left
+                         "place": {"wall_seat": 2, "stack": 9},   # optional, see below
                          "text": {"zh": "…", "en": "…"}}   # optional
+
+                    ``dice``: the roll(s) the step follows (both rolls of a two-roll
+                    break). ``place``: the 墩 itself, counted from the right end of that
+                    wall, for the wall map (needed when counting from the tail).
 
                     Leave ``text`` out and the hub writes it from the fields
                     (``dealer_text``): "从下家门前右数第13墩开始抓牌", "从牌尾数第7墩翻精".
