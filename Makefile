@@ -13,12 +13,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# Until the table service lands, the demo analyses and settles sample hands.
+# The table service against the virtual table: four bots play until Ctrl-C
+# (RULESET=guangdong, HANDS=5, SEED=7 to choose).
 demo: $(STAMP)
-	$(BIN)/mjtable analyze "123m 456p 789s EEE 5m 6m" --indicator 5m
-	$(BIN)/mjtable analyze "147m 258p 3s ESWN CF 6m" --indicator 5m
-	$(BIN)/mjtable analyze "123m 456p 11s 2s 3s" --melds "pung 777p"
-	$(BIN)/mjtable settle docs/examples/xingguo-deguo-self-draw.json
+	$(BIN)/mjtable demo --ruleset $(or $(RULESET),xingguo) $(if $(HANDS),--hands $(HANDS)) $(if $(SEED),--seed $(SEED))
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,0 +1,107 @@
+"""``mjtable demo``: the whole service against the virtual table, four bots playing.
+
+The virtual table runs over ptys in this process; the service opens them like serial
+devices. An embedded MQTT broker (amqtt) unless ``--mqtt`` names one, SQLite in the data
+directory, the web app when installed. Plays hands until Ctrl-C, or ``--hands N`` and
+exits 0. A new session each time (the virtual table has no history).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from controller.cli import app
+from controller.config import ConfigError, TableConfig
+from controller.logs import bind_table, configure_logging
+from controller.runtime import RunOptions, serve
+from engine.rulesets import builtin_ids
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _say(info: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(info, ensure_ascii=False), err=False)
+        return
+    typer.echo("mjtable demo: four bots at a virtual table")
+    if info.get("web"):
+        typer.echo(f"  table display   {info['web']}display")
+        typer.echo(f"  dealer's view   {info['web']}dealer")
+        typer.echo(f"  owners          {info['web']}owner")
+    typer.echo(f"  MQTT            {info['mqtt']}  topics {info['topics']}")
+    typer.echo(f"                  mosquitto_sub -L '{info['mqtt']}/{info['topics']}' -v")
+    if info.get("metrics"):
+        typer.echo(f"  metrics         {info['metrics']}")
+    typer.echo(f"  store           {info['store']}")
+    typer.echo(f"  virtual table   {info.get('board')}  seed {info.get('seed')}")
+    typer.echo("Ctrl-C stops it.")
+
+
+@app.command()
+def demo(
+    ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(builtin_ids())}.")] = "xingguo",
+    hands: Annotated[
+        int | None, typer.Option(min=1, help="Play this many hands, then exit (default: go on).")
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Seeds the tiles, shuffles and dice (default: random).")
+    ] = None,
+    mqtt: Annotated[
+        str | None, typer.Option(help="Use this broker (mqtt://host:port) instead of amqtt.")
+    ] = None,
+    data: Annotated[Path, typer.Option(help="Data directory (SQLite, tag registry).")] = Path(
+        "data"
+    ),
+    port: Annotated[int, typer.Option(help="Web app port.")] = 8080,
+    think: Annotated[float, typer.Option(help="Seconds a bot thinks before each move.")] = 0.3,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Say where to look as one JSON line.")
+    ] = False,
+    log_level: Annotated[str, typer.Option(help="debug, info, warning, error.")] = "warning",
+) -> None:
+    """Play hands with four bots on the virtual table through the whole service."""
+    if ruleset not in builtin_ids():
+        typer.echo(
+            f"error: ruleset: unknown {ruleset!r}; known: {', '.join(builtin_ids())}", err=True
+        )
+        raise typer.Exit(2)
+    broker_port = 1883 if _port_free(1883) else 0
+    mqtt_settings: dict[str, Any] = {"embedded": True, "url": f"mqtt://127.0.0.1:{broker_port}"}
+    if mqtt is not None:
+        mqtt_settings = {"embedded": False, "url": mqtt}
+    try:
+        config = TableConfig(
+            data_dir=data,
+            ruleset={"id": ruleset},
+            hardware={"virtual": True},
+            mqtt=mqtt_settings,
+            web={"host": "127.0.0.1", "port": port},
+            metrics={"host": "127.0.0.1", "port": 9108 if _port_free(9108) else 0},
+            log={"level": log_level},
+        )
+    except (ConfigError, ValueError) as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
+    configure_logging(config.log.level, config.log.format)
+    bind_table(config.parlour, config.table)
+    opts = RunOptions(
+        seed=seed,
+        hands=hands,
+        fresh_session=True,
+        think=think,
+        ready=lambda info: _say(info, as_json),
+    )
+    raise typer.Exit(asyncio.run(serve(config, opts)))

@@ -1,0 +1,271 @@
+"""The hand in progress and its session, kept in the store: the tracker's ``HandPort``.
+
+``submit(action)``: the engine checks it (``apply``); the events and every message they
+cause are appended in one transaction (event log + outbox), and only then folded, woken
+for MQTT and shown on the live hub. A batch that ends the hand carries the settlement and
+the new scores too; the hand is then closed in the store and its log sent for the hub.
+
+``resume()`` after a restart: the open session's totals from its finished hands, the open
+hand folded from its log (closing it if its log already holds the settlement).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import structlog
+
+from controller.publication import (
+    Message,
+    Outlet,
+    event_messages,
+    number,
+    settlement_messages,
+)
+from controller.store import EventStore, StoredHand
+from engine.round.actions import Action, Rejection, Shuffle
+from engine.round.events import Event, Settled, Shuffled, event_from_dict
+from engine.round.finish import settlement_from_dict
+from engine.round.fold import advance, fold
+from engine.round.rules import apply
+from engine.round.state import RoundState
+from engine.session import Session
+from engine.settlement import Settlement
+
+log = structlog.get_logger(__name__)
+
+
+def hand_result(state: RoundState) -> tuple[str, int | None, int | None]:
+    """(result, winner, discarder) for the store's filters."""
+    if not state.wins:
+        return "draw", None, None
+    first = state.wins[0]
+    result = "self_draw" if first.source in ("self", "kong_replacement") else "win"
+    return result, first.seat, first.discarder
+
+
+def _log_of(stored: StoredHand) -> list[Event]:
+    return [event_from_dict(d) for d in stored.event_dicts()]
+
+
+class HandKeeper:
+    def __init__(
+        self,
+        store: EventStore,
+        outlet: Outlet,
+        *,
+        parlour: str,
+        table: str,
+        ruleset: str,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        self.store = store
+        self.outlet = outlet
+        self.parlour = parlour
+        self.table = table
+        self.ruleset = ruleset
+        self.options = dict(options or {})
+        self.session = Session(ruleset, dict(self.options))
+        self.session_id: str | None = None
+        self.hand_id: str | None = None
+        self.state: RoundState | None = None
+        self.log: list[Event] = []
+        self.last_order: tuple[int, ...] | None = None
+        """The wall order of the latest hand (to tell its walls from a new build)."""
+        self.played = 0
+        """Hands this keeper has seen to their end."""
+        self.last_finished: bool = False
+        """Whether any hand was played before (a fresh table may start at once)."""
+
+    # --- sessions ----------------------------------------------------------------------------
+
+    def new_session(self) -> None:
+        """End whatever was open and start afresh (a new virtual table knows no history)."""
+        old = self.store.open_session()
+        if old is not None:
+            self.store.end_session(old.id)
+        hand = self.store.open_hand()
+        if hand is not None:
+            self.store.abort_hand(hand.hand.id, "a new session started")
+        self._start_session()
+
+    def _start_session(self) -> None:
+        self.session = Session(self.ruleset, dict(self.options))
+        self.session_id = self.store.start_session(
+            ruleset=self.ruleset, parlour=self.parlour, table_id=self.table, options=self.options
+        )
+        self.hand_id, self.state, self.log = None, None, []
+        self.last_order, self.last_finished = None, False
+        log.info("session started", session_id=self.session_id, ruleset=self.ruleset)
+
+    def resume(self) -> None:
+        """Carry on from the store: the open session, and the open hand if there is one."""
+        found = self.store.open_session()
+        if found is None or found.ruleset != self.ruleset or found.options != self.options:
+            if found is not None:
+                self.store.end_session(found.id)
+            self._start_session()
+        else:
+            self.session_id = found.id
+            self._replay_session()
+        hand = self.store.open_hand()
+        if hand is None:
+            return
+        if hand.hand.session_id != self.session_id:
+            self.store.abort_hand(hand.hand.id, "its session is over")
+            return
+        events = _log_of(hand)
+        self.hand_id, self.log = hand.hand.id, events
+        self.state = fold(events)
+        self.last_order = self.state.order
+        log.info(
+            "hand resumed", hand_id=self.hand_id, events=len(events), phase=self.state.phase.value
+        )
+        settled = next((e for e in events if isinstance(e, Settled)), None)
+        if settled is not None:
+            self._close(settled)  # the settlement was logged, the hand not yet closed
+
+    def _replay_session(self) -> None:
+        self.session = Session(self.ruleset, dict(self.options))
+        hands = self.store.list_hands(session_id=self.session_id, status="finished", limit=100_000)
+        for record in sorted(hands, key=lambda h: (h.hand_no, h.started_at)):
+            events = _log_of(self.store.load_hand(record.id))
+            settled = next((e for e in events if isinstance(e, Settled)), None)
+            if settled is None:
+                continue
+            self.session.record(settlement_from_dict(settled.settlement))
+            shuffled = next((e for e in events if isinstance(e, Shuffled)), None)
+            self.last_order = None if shuffled is None else shuffled.order
+            self.last_finished = True
+
+    # --- hands --------------------------------------------------------------------------------
+
+    @property
+    def in_progress(self) -> bool:
+        return self.state is not None and not self.state.finished
+
+    def start_hand(self, order: tuple[int, ...] | None) -> str:
+        """A new hand on new walls (``order``: the lift order as tile ids, if known)."""
+        assert not self.in_progress, "a hand is in progress"
+        if self.session_id is None:
+            self._start_session()
+        started = self.session.next_hand()
+        state = RoundState(started)
+        shuffled = apply(state, Shuffle(order))
+        if isinstance(shuffled, Rejection):
+            log.warning("lift order refused; wall order unknown", why=str(shuffled))
+            shuffled = apply(state, Shuffle(None))
+            assert not isinstance(shuffled, Rejection)
+        events: list[Event] = [started, *shuffled]
+        after = advance(state, shuffled)
+        hand_id = uuid.uuid4().hex
+        messages = event_messages(hand_id, 0, events, after)
+        self.store.start_hand(
+            ruleset=started.ruleset,
+            hand_no=started.hand_no,
+            session_id=self.session_id,
+            dealer=started.dealer,
+            hand_id=hand_id,
+            events=[e.to_dict() for e in events],
+            outbox=self.outlet.outbox(messages),
+        )
+        self.hand_id, self.state, self.log = hand_id, after, events
+        self.last_order = after.order
+        self.outlet.committed(messages)
+        log.info("hand started", hand_id=hand_id, hand_no=started.hand_no, dealer=started.dealer)
+        return hand_id
+
+    def submit(self, action: Action) -> list[Event] | Rejection:
+        state, hand_id = self.state, self.hand_id
+        if state is None or hand_id is None:
+            return Rejection("no_hand", "还没开局 (no hand in progress)")
+        result = apply(state, action)
+        if isinstance(result, Rejection):
+            return result
+        self._commit(hand_id, state, result)
+        return result
+
+    def _commit(self, hand_id: str, state: RoundState, events: list[Event]) -> None:
+        after = advance(state, events)
+        seq = len(self.log)
+        messages = event_messages(hand_id, seq, events, after)
+        settled = next((e for e in events if isinstance(e, Settled)), None)
+        if settled is not None:
+            messages += self._settlement_messages(hand_id, after, settled)
+        self.store.append(
+            hand_id,
+            [e.to_dict() for e in events],
+            expected_seq=seq,
+            outbox=self.outlet.outbox(messages),
+        )
+        self.state = after
+        self.log.extend(events)
+        self.outlet.committed(messages)
+        if settled is not None:
+            self._close(settled, published=True)
+
+    def _settlement_messages(
+        self, hand_id: str, state: RoundState, settled: Settled
+    ) -> list[Message]:
+        settlement = settlement_from_dict(settled.settlement)
+        totals = [a + b for a, b in zip(self.session.totals, settlement.net, strict=True)]
+        return settlement_messages(
+            hand_id,
+            settlement,
+            session_id=self.session_id,
+            hand_no=state.started.hand_no,
+            totals=totals,
+        )
+
+    def _close(self, settled: Settled, *, published: bool = False) -> None:
+        """The hand is over: settle it in the store, move the session on, send its log."""
+        state, hand_id = self.state, self.hand_id
+        assert state is not None and hand_id is not None
+        settlement: Settlement = settlement_from_dict(settled.settlement)
+        messages: list[Message] = []
+        if not published:  # resumed between the Settled event and this: say it now
+            messages = self._settlement_messages(hand_id, state, settled)
+        result, winner, discarder = hand_result(state)
+        self.store.record_settlement(
+            hand_id,
+            settlement.as_dict(),
+            result=result,
+            winner=winner,
+            discarder=discarder,
+            outbox=self.outlet.outbox(messages),
+        )
+        self.session.record(settlement)
+        self.played += 1
+        self.last_finished = True
+        self.outlet.committed(messages)
+        log.info(
+            "hand settled",
+            hand_id=hand_id,
+            result=result,
+            net=[number(n) for n in settlement.net],
+            totals=[number(t) for t in self.session.totals],
+        )
+        self._send_handlog(hand_id)
+
+    def _send_handlog(self, hand_id: str) -> None:
+        stored = self.store.load_hand(hand_id)
+        try:
+            from controller.handlog import build_handlog
+
+            payload = build_handlog(stored, parlour=self.parlour, table=self.table)
+        except ImportError:  # the hub's module is optional: the same shape, built here
+            payload = {
+                "format": "mjtable.handlog",
+                "version": 1,
+                "parlour": self.parlour,
+                "table": self.table,
+                "hand_id": hand_id,
+                "session_id": stored.hand.session_id,
+                "hand_no": stored.hand.hand_no,
+                "ruleset": stored.hand.ruleset,
+                "events": stored.event_dicts(),
+                "settlement": stored.settlement,
+            }
+        self.store.enqueue(self.outlet.outbox([("handlog", payload)]))
+        self.outlet.committed([])

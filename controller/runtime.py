@@ -1,0 +1,336 @@
+"""Putting the service together from its settings: store, broker, publisher, web app,
+metrics, the table (real serial devices or the virtual table with bots), and the loop.
+
+``mjtable run`` and ``mjtable demo`` both call :func:`serve`; tests call it too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import signal
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from controller.config import TableConfig
+from controller.dice import DiceRoller
+from controller.hand_keeper import HandKeeper
+from controller.metrics import Metrics, MetricsServer, serve_metrics
+from controller.mqtt import EmbeddedBroker, Publisher, Topics
+from controller.publication import LiveSink, Outlet
+from controller.service import ServiceOptions, TableService
+from controller.store import EventStore
+from controller.tags import TagBook
+from controller.tracker import Tracker, TrackerSettings
+from controller.virtual_players import VirtualPlayers
+from engine.tiles import NUM_KINDS, kind_name
+from firmware_bridge.protocol.link import Link, LinkConfig
+from firmware_bridge.protocol.transport import LinkTransport
+from firmware_bridge.registry import KindLabel, TagRegistry
+from firmware_bridge.rfid.hf_frame import HfCodec
+from firmware_bridge.rfid.ref_frame import RefCodec
+from firmware_bridge.rfid.transport import ReaderTransport
+from firmware_bridge.rfid.zones import ZoneMap
+from firmware_bridge.sim import SimConfig, VirtualTable
+from firmware_bridge.table import TableBridge
+
+log = structlog.get_logger(__name__)
+
+KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
+
+
+@dataclass
+class RunOptions:
+    seed: int | None = None
+    """Dice derived from this seed (and the virtual table's shuffles); None: ``secrets``."""
+    hands: int | None = None
+    fresh_session: bool = False
+    """Start a new session instead of resuming the open one (the demo's new table)."""
+    tracker: TrackerSettings = field(default_factory=TrackerSettings)
+    sim: dict[str, Any] = field(default_factory=dict)
+    """SimConfig overrides for a virtual table (speeds, misreads)."""
+    think: float = 0.0
+    """The virtual players' pause before each move."""
+    ready: Callable[[dict[str, Any]], None] | None = None
+    """Called once everything listens, with where to look (web, mqtt, topics...)."""
+    stop: asyncio.Event | None = None
+
+
+@dataclass
+class Running:
+    """What :func:`serve` started, for tests and for ``ready``."""
+
+    store: EventStore
+    keeper: HandKeeper
+    service: TableService
+    tracker: Tracker
+    bridge: TableBridge
+    publisher: Publisher
+    metrics: Metrics
+    mqtt_url: str
+    topics: Topics
+    table: VirtualTable | None = None
+    players: VirtualPlayers | None = None
+    web_url: str | None = None
+    metrics_url: str | None = None
+    live: LiveSink | None = None
+
+
+def _zones_of(config: TableConfig) -> ZoneMap:
+    merged: dict[int, Any] = {}
+    for reader in config.hardware.readers:
+        zones = ZoneMap.load(reader.zone_map)
+        for reader_id, zone in zones.items():
+            if reader_id in merged:
+                raise ValueError(f"reader id {reader_id} is in two zone maps")
+            merged[reader_id] = zone
+    return ZoneMap(merged)
+
+
+def _bridge_for_hardware(config: TableConfig, zones: ZoneMap) -> TableBridge:
+    board = LinkTransport(config.hardware.board.url, Link(LinkConfig()))
+    readers = []
+    for r in config.hardware.readers:
+        ids = list(ZoneMap.load(r.zone_map))
+        codec = HfCodec(ids[0]) if r.codec == "hf" else RefCodec()
+        readers.append(ReaderTransport(r.url, codec, baudrate=r.baud))
+    return TableBridge(zones, board=board, readers=readers)
+
+
+def bridge_for_table(table: VirtualTable, **options: Any) -> TableBridge:
+    """A bridge on every device a virtual table exposes, reconnecting quickly."""
+    readers = []
+    for port in table.readers:
+        codec = HfCodec(port.reader_ids[0]) if port.codec == "hf" else RefCodec()
+        readers.append(ReaderTransport(port.port.url, codec, backoff_initial=0.02, backoff_max=0.5))
+    board = LinkTransport(table.board_url, Link(LinkConfig()), backoff_initial=0.02)
+    return TableBridge(table.config.zones, board=board, readers=readers, **options)
+
+
+def _live_hub() -> Any:
+    try:
+        from controller.web.live import LiveHub
+    except ImportError:  # the web package is optional
+        return None
+    return LiveHub()
+
+
+async def _web_server(
+    config: TableConfig, store: EventStore, live: Any, metrics: Metrics, stack: Any
+) -> str | None:
+    if not config.web.enabled or live is None:
+        return None
+    try:
+        import uvicorn
+
+        from controller.web import WebAppSettings, create_app
+    except ImportError:
+        log.info("web app not installed: serving MQTT only")
+        return None
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield  # the service handles SIGINT/SIGTERM itself
+
+    app = create_app(store, live, WebAppSettings.from_config(config), metrics=metrics)
+    server = Server(
+        uvicorn.Config(
+            app, host=config.web.host, port=config.web.port, log_config=None, access_log=False
+        )
+    )
+    task = asyncio.create_task(server.serve())
+
+    async def stop() -> None:
+        live.close()
+        server.should_exit = True
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, 5.0)
+
+    stack.push_async_callback(stop)
+    while not server.started:
+        if task.done():
+            task.result()  # the bind error
+            return None
+        await asyncio.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    host = "127.0.0.1" if config.web.host in ("0.0.0.0", "::") else config.web.host
+    return f"http://{host}:{port}/"
+
+
+@contextlib.asynccontextmanager
+async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Running]:
+    """Everything started; stopped in reverse order on exit."""
+    async with contextlib.AsyncExitStack() as stack:
+        config.data_dir.mkdir(parents=True, exist_ok=True)
+        metrics = Metrics()
+        store = EventStore.open(config.store_url, metrics=metrics)
+        stack.callback(store.close)
+        metrics_url = None
+        if config.metrics.enabled:
+            server: MetricsServer = serve_metrics(metrics, config.metrics.host, config.metrics.port)
+            stack.callback(server.close)
+            metrics_url = f"http://127.0.0.1:{server.port}/metrics"
+
+        mqtt = config.mqtt
+        if mqtt.embedded:
+            broker = EmbeddedBroker(mqtt.host, mqtt.port)
+            await broker.start()
+            stack.push_async_callback(broker.stop)
+            mqtt = mqtt.model_copy(update={"url": broker.url})
+        topics = Topics(config.parlour, config.table, mqtt.topic_root)
+        publisher = Publisher(store, mqtt, topics, client_id=config.mqtt_client_id, metrics=metrics)
+        pub_task = asyncio.create_task(publisher.run())
+
+        async def stop_publisher() -> None:
+            publisher.stop(drain_timeout=5.0)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(pub_task, 10.0)
+
+        stack.push_async_callback(stop_publisher)
+
+        live = _live_hub()
+        web_url = await _web_server(config, store, live, metrics, stack)
+        outlet = Outlet(topics, publisher=publisher, live=live, metrics=metrics)
+        if live is not None:
+            live.publish("status", {"state": "online"})
+
+        table: VirtualTable | None = None
+        players: VirtualPlayers | None = None
+        if config.hardware.virtual:
+            seed = opts.seed if opts.seed is not None else random.randrange(1 << 30)
+            sim = SimConfig(seed=seed, kinds=KINDS, registry_path=config.registry_path, **opts.sim)
+            table = VirtualTable(sim)
+            players = VirtualPlayers(
+                config.ruleset.id,
+                table.tiles.uids,
+                options=config.ruleset.options,
+                zones=sim.zones,
+                think=opts.think,
+            )
+            table.driver = players
+            await table.start()
+            stack.push_async_callback(table.close)
+            zones = sim.zones
+            bridge = bridge_for_table(table)
+        else:
+            zones = _zones_of(config)
+            bridge = _bridge_for_hardware(config, zones)
+        book = TagBook(TagRegistry.load(config.registry_path))
+
+        keeper = HandKeeper(
+            store,
+            outlet,
+            parlour=config.parlour,
+            table=config.table,
+            ruleset=config.ruleset.id,
+            options=config.ruleset.options,
+        )
+        if opts.fresh_session:
+            keeper.new_session()
+        else:
+            keeper.resume()
+        service = TableService(
+            keeper,
+            bridge,
+            book,
+            outlet,
+            options=ServiceOptions(hands=opts.hands),
+            metrics=metrics,
+        )
+        tracker = Tracker(
+            keeper,
+            book,
+            zones,
+            roller=DiceRoller(opts.seed),
+            alert=service.on_alert,
+            settings=opts.tracker,
+        )
+        service.attach(tracker)
+        panel = _panel(config, service)
+        if panel is not None:
+            stack.callback(panel.close)
+            service.panel = panel
+
+        await bridge.start()
+        stack.push_async_callback(bridge.close)
+        if bridge.board is not None:
+            board = bridge.board
+            metrics.watch_link("board", lambda: board.link.counters)
+        for reader in bridge.readers:
+            metrics.watch_reader(reader.url, lambda r=reader: r.stats)  # type: ignore[misc]
+
+        yield Running(
+            store=store,
+            keeper=keeper,
+            service=service,
+            tracker=tracker,
+            bridge=bridge,
+            publisher=publisher,
+            metrics=metrics,
+            mqtt_url=mqtt.url,
+            topics=topics,
+            table=table,
+            players=players,
+            web_url=web_url,
+            metrics_url=metrics_url,
+            live=live,
+        )
+
+
+def _panel(config: TableConfig, service: TableService) -> Any:
+    """The GPIO panel (dice button, LEDs, buzzer) when enabled; presses go to the service."""
+    if not config.gpio.enabled:
+        return None
+    from firmware_bridge.gpio import TablePanel, make_pin_factory
+
+    factory_name = None if config.gpio.pin_factory == "auto" else config.gpio.pin_factory
+    panel = TablePanel(config.gpio.to_gpio_config(), make_pin_factory(factory_name))
+    loop = asyncio.get_running_loop()
+
+    def pressed(_t: float) -> None:  # in gpiozero's thread
+        loop.call_soon_threadsafe(lambda: service.dice_pressed(service.clock()))
+
+    panel.on_dice(pressed)
+    return panel
+
+
+def describe(run: Running, config: TableConfig) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "web": run.web_url,
+        "mqtt": run.mqtt_url,
+        "topics": run.topics.all,
+        "metrics": run.metrics_url,
+        "store": config.store_url,
+        "ruleset": config.ruleset.id,
+    }
+    if run.table is not None:
+        info["board"] = run.table.board_url
+        info["seed"] = run.table.config.seed
+    return info
+
+
+async def serve(config: TableConfig, opts: RunOptions) -> int:
+    """Run until stopped (SIGINT/SIGTERM, ``opts.stop``) or ``opts.hands`` are played."""
+    stop = opts.stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    async with running(config, opts) as run:
+        if opts.ready is not None:
+            opts.ready(describe(run, config))
+        await run.service.run(stop)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(run.publisher.wait_drained(), 10.0)
+    return 0
+
+
+def data_path(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path

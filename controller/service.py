@@ -1,0 +1,266 @@
+"""The table service's loop: bridge events in, hands kept, the table's display kept current.
+
+    TableBridge events ──> TableService ──> Tracker ──> HandKeeper ──> store + outbox
+         (status, lift order)   │ starts hands                          └─> MQTT, live hub
+                                └─> board display (centre: hand, #seq, dice, instruction)
+
+The service itself decides only what no single hand decides: when new walls make a new
+hand (a fresh build after a shuffle, never the walls of a hand already played), the lift
+order, the table's display and the dealer's instructions, alerts, and when to stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import structlog
+
+from controller.dealer_guide import Roll, instruction, short_text
+from controller.display import status_text
+from controller.hand_keeper import HandKeeper
+from controller.metrics import Metrics
+from controller.publication import Outlet, alert_message, number
+from controller.tags import TagBook
+from controller.tracker import Alert, Tracker
+from firmware_bridge.protocol.messages import TableState
+from firmware_bridge.table_events import (
+    BOARD,
+    BridgeEvent,
+    DeviceState,
+    DiceRolled,
+    LiftOrder,
+    TableStatus,
+)
+
+log = structlog.get_logger(__name__)
+
+
+class Board(Protocol):
+    """What the service needs of the bridge."""
+
+    async def next_event(self) -> BridgeEvent: ...
+
+    def show_text(self, target: int, text: str) -> None: ...
+
+
+class Panel(Protocol):
+    def set_link(self, up: bool) -> None: ...
+
+    def beep(self, on_time: float = 0.1, off_time: float = 0.1, n: int = 1) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceOptions:
+    hands: int | None = None
+    """Stop once this many hands have been played to their end (None: run until stopped)."""
+    lift_wait: float = 1.0
+    """Seconds after walls-up to wait for the lift order before starting without one."""
+    tick: float = 0.2
+    """How often time-based checks run (alerts, claim timeouts, new hands)."""
+
+
+class TableService:
+    def __init__(
+        self,
+        keeper: HandKeeper,
+        board: Board,
+        book: TagBook,
+        outlet: Outlet,
+        *,
+        options: ServiceOptions | None = None,
+        metrics: Metrics | None = None,
+        panel: Panel | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.keeper = keeper
+        self.board = board
+        self.book = book
+        self.outlet = outlet
+        self.options = options or ServiceOptions()
+        self.metrics = metrics
+        self.panel = panel
+        self.clock = clock
+        self.tracker: Tracker | None = None
+        self.done = asyncio.Event()
+        self._table = TableState.IDLE
+        self._walls_up_at: float | None = None
+        self._lift: tuple[int, ...] | None = None
+        self._fresh_build = False
+        self._shown = ""
+        self._instruction: dict[str, Any] | None = None
+        self._scored: str | None = None
+        self._played_at_start = keeper.played
+        self._walls_alerted: str | None = None
+
+    def attach(self, tracker: Tracker) -> None:
+        self.tracker = tracker
+
+    # --- alerts ------------------------------------------------------------------------------
+
+    def on_alert(self, alert: Alert) -> None:
+        if self.metrics is not None:
+            self.metrics.alerts.labels(alert.kind).inc()
+        message = alert_message(alert.kind, alert.message, alert.seat, self.keeper.hand_id)
+        try:
+            self.keeper.store.enqueue(self.outlet.outbox([message]))
+        except Exception:  # an alert must not take the table down
+            log.exception("could not store an alert", kind=alert.kind)
+        self.outlet.committed([message])
+        if self.panel is not None:
+            with contextlib.suppress(Exception):
+                self.panel.beep(n=2)
+
+    # --- the loop ----------------------------------------------------------------------------
+
+    async def run(self, stop: asyncio.Event) -> None:
+        tracker = self.tracker
+        assert tracker is not None, "attach() a tracker first"
+        tick = self.options.tick
+        next_tick = self.clock()
+        self._after(self.clock())
+        while not stop.is_set() and not self.done.is_set():
+            wait = max(0.0, next_tick - self.clock())
+            event: BridgeEvent | None = None
+            try:
+                async with asyncio.timeout(wait):
+                    event = await self.board.next_event()
+            except TimeoutError:
+                pass
+            now = self.clock()
+            if event is not None:
+                self.handle(event, now)
+            if now >= next_tick:
+                tracker.tick(now)
+                next_tick = now + tick
+            self._after(now)
+
+    def dice_pressed(self, now: float) -> None:
+        """The panel's GPIO dice button (whoever is due to roll)."""
+        assert self.tracker is not None
+        self.tracker.press_dice(None, now)
+        self._after(now)
+
+    def handle(self, event: BridgeEvent, now: float) -> None:
+        assert self.tracker is not None
+        if isinstance(event, TableStatus):
+            self._status(event, now)
+        elif isinstance(event, LiftOrder):
+            self._lift_order(event)
+        elif isinstance(event, DiceRolled):
+            log.info("the board rolled its own dice (ignored: the Pi rolls)", values=event.values)
+        else:
+            if isinstance(event, DeviceState) and event.device == BOARD and self.panel is not None:
+                self.panel.set_link(event.state == "up")
+            self.tracker.observe(event, now)
+
+    def _status(self, event: TableStatus, now: float) -> None:
+        assert self.tracker is not None
+        state = event.state
+        if state in (TableState.SHUFFLING, TableState.WALLS_RISING):
+            if not self._fresh_build:
+                self.tracker.reset_table()
+            self._fresh_build, self._lift, self._walls_up_at = True, None, None
+        elif state is TableState.WALLS_UP:
+            if self._walls_up_at is None:
+                self._walls_up_at = now
+        elif state is TableState.FAULT:
+            self.on_alert(Alert("table_fault", f"the table reports faults {list(event.faults)}"))
+        self._table = state
+
+    def _lift_order(self, event: LiftOrder) -> None:
+        tiles = self.book.tiles_of(event.uids)
+        if tiles is None or len(set(tiles)) != len(tiles):
+            self.on_alert(Alert("lift_order", "the lift order holds tags that are not tiles"))
+            tiles = None
+        self._lift = tiles
+        st = self.keeper.state
+        hand_id = self.keeper.hand_id
+        stale = st is not None and st.order is not None and tiles is not None and tiles != st.order
+        if self.keeper.in_progress and stale and hand_id != self._walls_alerted:
+            self._walls_alerted = hand_id
+            self.on_alert(Alert("walls_changed", "the walls on the table are not this hand's"))
+
+    # --- after every event -------------------------------------------------------------------
+
+    def _after(self, now: float) -> None:
+        self._maybe_start(now)
+        self._show()
+        played = self.keeper.played - self._played_at_start
+        limit = self.options.hands
+        if limit is not None and played >= limit and not self.keeper.in_progress:
+            self.done.set()
+
+    def _maybe_start(self, now: float) -> None:
+        keeper = self.keeper
+        if keeper.in_progress or self._table is not TableState.WALLS_UP:
+            return
+        limit = self.options.hands
+        if limit is not None and keeper.played - self._played_at_start >= limit:
+            return
+        lift = self._lift
+        if lift is None and (
+            self._walls_up_at is None or now - self._walls_up_at < self.options.lift_wait
+        ):
+            return
+        # Never a second hand on the walls of one already played (a restart between hands
+        # sees the old walls again): only a new build, or walls unlike the last hand's.
+        new_walls = lift is not None and keeper.last_order is not None and lift != keeper.last_order
+        if not (self._fresh_build or not keeper.last_finished or new_walls):
+            return
+        keeper.start_hand(lift)
+        self._fresh_build = False
+
+    def _roll(self) -> tuple[Roll | None, Roll | None]:
+        st = self.keeper.state
+        assert st is not None and self.tracker is not None
+        last = None
+        if st.dice:
+            d = st.dice[-1]
+            last = Roll(d.purpose, d.seat, d.a, d.b, len(st.dice) - 1)
+        return last, self.tracker.pending_roll
+
+    def _show(self) -> None:
+        keeper = self.keeper
+        st = keeper.state
+        hand_id = keeper.hand_id
+        if st is None or hand_id is None:
+            self._display(0, "等待开局 (waiting for the first walls)")
+            return
+        last, pending = self._roll()
+        guide = instruction(st, hand_id, last, pending)
+        if guide != self._instruction:
+            self._instruction = guide
+            self.outlet.to_live("dealer", guide)
+        shown = pending or last
+        roll = None if shown is None else (shown.index, shown.a, shown.b)
+        nets = None
+        if st.settlement is not None:
+            nets = [f"{number(n):+}" for n in st.settlement.net]
+            self._show_scores(hand_id, [number(n) for n in st.settlement.net])
+        self._display(0, status_text(st, len(keeper.log), roll, short_text(guide), nets))
+
+    def _show_scores(self, hand_id: str, nets: list[int | float]) -> None:
+        if self._scored == hand_id:
+            return
+        self._scored = hand_id
+        st = self.keeper.state
+        assert st is not None
+        totals = [number(t) for t in self.keeper.session.totals]
+        for seat in range(4):
+            text = f"第{st.started.hand_no}局 {nets[seat]:+} 合计{totals[seat]}"
+            self._display(seat + 1, text, remember=False)
+
+    def _display(self, target: int, text: str, *, remember: bool = True) -> None:
+        if remember:
+            if text == self._shown:
+                return
+            self._shown = text
+        try:
+            self.board.show_text(target, text)
+        except Exception as err:  # no board, a full queue: the display waits, play goes on
+            log.warning("display not updated", target=target, error=str(err))

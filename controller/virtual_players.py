@@ -1,0 +1,342 @@
+"""Four engine bots at the virtual table: a ``Driver`` whose every move is a person's.
+
+The players keep their own engine round, fed only from what people at a table see: the
+wall as the lift built it (``view.lift_order`` is the wall order) and the dice the
+service shows on the centre display. They press the dice button (seat confirm: the Pi
+rolls), take the dealt tiles from the wall positions the engine computes, turn the 精 onto
+the jing spot, draw, discard, claim with a seat button and the meld's tiles, declare wins
+and, when the hand is settled, let the table collect the tiles (``EndHand``).
+
+They wait for the table: after each move they do nothing until the display's event count
+(``#seq``, controller.display) has caught up with their own round, exactly as players
+wait for the dealer's display. If the display does not move for ``retry_after`` seconds
+(the service restarted and lost a press), they press the same buttons again.
+
+Claims are made only as they would stand: if several seats want the same discard, the
+one that gets it claims and the others say nothing (a person does not lay down a meld
+that loses). Passes are not pressed: the next draw says them, except after a 胡 and on
+the last tile, when the silent seats press 过.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import structlog
+
+from controller.dealer_guide import due_roll
+from controller.display import parse_status
+from engine.bots import Bot
+from engine.round.actions import (
+    Action,
+    Chow,
+    Deal,
+    DeclareWin,
+    Discard,
+    FlipCaishen,
+    Kong,
+    Pass,
+    Pung,
+    Rejection,
+    RollDice,
+    Shuffle,
+)
+from engine.round.events import Chowed, Event, Konged, Punged
+from engine.round.fold import evolve
+from engine.round.rules import apply
+from engine.round.state import SEATS, Phase, RoundState
+from engine.session import Session
+from engine.wall import FlipKind
+from firmware_bridge.protocol.messages import SeatButton
+from firmware_bridge.rfid.zones import Zone, ZoneKind, ZoneMap
+from firmware_bridge.sim.moves import (
+    EndHand,
+    FlipToJing,
+    Move,
+    MoveTag,
+    Pause,
+    PressButton,
+    TableView,
+    TakeFromWall,
+)
+
+log = structlog.get_logger(__name__)
+
+
+class ShadowError(RuntimeError):
+    """The players' own round refused a move of theirs: a bug, never play."""
+
+
+@dataclass(slots=True)
+class _Shadow:
+    state: RoundState
+    events: int
+    table_hand: int
+    awaiting_roll: tuple[str, int] | None = None
+    sent_buttons: list[PressButton] = field(default_factory=list)
+    sent_at: float = 0.0
+    waiting_for: int = 0
+
+
+class VirtualPlayers:
+    """``Driver`` for ``VirtualTable``: ``uids[t]`` is the tag of tile id ``t``."""
+
+    def __init__(
+        self,
+        ruleset: str,
+        uids: Sequence[bytes],
+        *,
+        options: dict[str, object] | None = None,
+        zones: ZoneMap | None = None,
+        think: float = 0.0,
+        retry_after: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.session = Session(ruleset, dict(options or {}))
+        self.uids = tuple(uids)
+        self.tile_of = {uid: t for t, uid in enumerate(self.uids)}
+        self.bots = [Bot(s) for s in range(SEATS)]
+        zone_set = set((zones or ZoneMap.standard()).values())
+        self.pool = Zone(ZoneKind.POOL) in zone_set
+        self.think = think
+        self.retry_after = retry_after
+        self._clock = clock
+        self.shadow: _Shadow | None = None
+        self.finished: list[RoundState] = []
+        """Every hand the players saw settled, in order."""
+        self.stalls = 0
+
+    # --- the Driver protocol -------------------------------------------------------------
+
+    async def next_moves(self, view: TableView) -> Sequence[Move]:
+        now = self._now()
+        sh = self.shadow
+        if sh is None or sh.table_hand != view.hand:
+            if not view.lift_order:
+                return ()
+            sh = self.shadow = self._new_hand(view)
+        shown = parse_status(view.texts.get(0, ""))
+        if shown is None or shown.hand_no != sh.state.started.hand_no:
+            return ()
+        if sh.awaiting_roll is not None:
+            moves = self._take_roll(sh, shown.roll)
+            if moves is None:
+                return self._retry(sh, now)
+            return moves
+        if shown.seq != sh.events:
+            if shown.seq > sh.events and sh.waiting_for != shown.seq:
+                sh.waiting_for = shown.seq
+                log.warning("the table is ahead of the players", table=shown.seq, own=sh.events)
+            return self._retry(sh, now)
+        if sh.state.finished:
+            return self._end_hand(sh)
+        moves = self._act(sh, view)
+        sh.sent_buttons = [m for m in moves if isinstance(m, PressButton)]
+        sh.sent_at = now
+        if moves and self.think > 0:
+            return [Pause(self.think), *moves]
+        return moves
+
+    def _now(self) -> float:
+        return self._clock()
+
+    def _retry(self, sh: _Shadow, now: float) -> Sequence[Move]:
+        if sh.sent_buttons and now - sh.sent_at >= self.retry_after:
+            sh.sent_at = now
+            self.stalls += 1
+            log.info("the table did not answer: pressing again", buttons=len(sh.sent_buttons))
+            return list(sh.sent_buttons)
+        return ()
+
+    # --- the round the players keep ----------------------------------------------------------
+
+    def _new_hand(self, view: TableView) -> _Shadow:
+        old = self.shadow
+        if old is not None and not old.state.finished:
+            log.warning("new walls before the hand was settled", hand=old.state.started.hand_no)
+        started = self.session.next_hand()
+        state = RoundState(started)
+        order = tuple(self.tile_of[uid] for uid in view.lift_order)
+        sh = _Shadow(state, 1, view.hand)
+        self._apply(sh, Shuffle(order))
+        return sh
+
+    def _apply(self, sh: _Shadow, action: Action) -> list[Event]:
+        result = apply(sh.state, action)
+        if isinstance(result, Rejection):
+            raise ShadowError(f"{action!r} refused: {result}")
+        for e in result:
+            evolve(sh.state, e)
+        sh.events += len(result)
+        return result
+
+    def _end_hand(self, sh: _Shadow) -> Sequence[Move]:
+        settlement = sh.state.settlement
+        assert settlement is not None
+        if not self.finished or self.finished[-1] is not sh.state:
+            self.session.record(settlement)
+            self.finished.append(sh.state)
+        return [EndHand()]
+
+    # --- deciding ------------------------------------------------------------------------------
+
+    def _act(self, sh: _Shadow, view: TableView) -> list[Move]:
+        st = sh.state
+        due = due_roll(st)
+        if due is not None:
+            sh.awaiting_roll = due
+            return [PressButton(due[1], SeatButton.CONFIRM)]
+        phase = st.phase
+        if phase is Phase.DEAL:
+            return self._deal(sh)
+        if phase is Phase.FLIP:  # the 财神: no dice, the service turns it up at once
+            self._apply(sh, FlipCaishen())
+            return self._flip_moves(st)
+        if phase is Phase.TURN:
+            return self._turn(sh, view)
+        if phase in (Phase.DRAW, Phase.REPLACEMENT):
+            return self._draw(sh, view, st.turn)
+        if phase in (Phase.CLAIM, Phase.ROB):
+            return self._answer(sh, view)
+        return []
+
+    def _take_roll(self, sh: _Shadow, roll: tuple[int, int, int] | None) -> list[Move] | None:
+        """The dice the display shows for the roll pressed for; None while not shown yet."""
+        st = sh.state
+        assert sh.awaiting_roll is not None
+        if roll is None or roll[0] != len(st.dice):
+            return None
+        purpose, seat = sh.awaiting_roll
+        sh.awaiting_roll = None
+        self._apply(sh, RollDice(purpose, seat, roll[1], roll[2]))  # type: ignore[arg-type]
+        if purpose in ("jing", "xia_jing"):
+            return self._flip_moves(st, xia=purpose == "xia_jing")
+        return []
+
+    def _flip_moves(self, st: RoundState, *, xia: bool = False) -> list[Move]:
+        wall = st.wall
+        assert wall is not None
+        flip = wall.xia_jing if xia else wall.flip
+        if flip is None or flip.tile is None:
+            return []
+        return [FlipToJing(self.uids[flip.tile])]
+
+    def _deal(self, sh: _Shadow) -> list[Move]:
+        st = sh.state
+        assert st.wall is not None
+        deal = st.wall.copy().deal()
+        moves: list[Move] = []
+        for s in range(SEATS):
+            moves += [TakeFromWall(d.position, _hand(s)) for d in deal.hands[s]]
+        self._apply(sh, Deal())
+        if st.phase is Phase.FLIP and st.ruleset.flip_kind is FlipKind.CAISHEN:
+            self._apply(sh, FlipCaishen())  # the service turns the 财神 up with the deal
+            moves += self._flip_moves(st)
+        return moves
+
+    def _take(self, view: TableView, tile: int, seat: int) -> Move:
+        """A tile from the wall, or from the jing spot if it was turned up there."""
+        uid = self.uids[tile]
+        position = view.position_of(uid)
+        if position is None:
+            return MoveTag(uid, _hand(seat))
+        return TakeFromWall(position, _hand(seat))
+
+    def _draw(self, sh: _Shadow, view: TableView, seat: int) -> list[Move]:
+        st = sh.state
+        assert st.wall is not None
+        nxt = st.wall.peek_tail() if st.phase is Phase.REPLACEMENT else st.wall.peek_head()
+        assert nxt is not None and nxt.tile is not None
+        self._apply(sh, self.bots[seat].act(st))
+        return [self._take(view, nxt.tile, seat)]
+
+    def _turn(self, sh: _Shadow, view: TableView) -> list[Move]:
+        st = sh.state
+        seat = st.turn
+        action = self.bots[seat].act(st)
+        if isinstance(action, DeclareWin):
+            self._apply(sh, action)
+            return [PressButton(seat, SeatButton.WIN)]
+        if isinstance(action, Discard):
+            self._apply(sh, action)
+            return [MoveTag(self.uids[action.tile], self._discards(seat))]
+        if isinstance(action, Kong):
+            events = self._apply(sh, action)
+            konged = next(e for e in events if isinstance(e, Konged))
+            melds = _melds(seat)
+            return [
+                PressButton(seat, SeatButton.KONG),
+                *(MoveTag(self.uids[t], melds) for t in konged.tiles),
+            ]
+        raise ShadowError(f"seat {seat} chose {action!r} on its turn")
+
+    def _answer(self, sh: _Shadow, view: TableView) -> list[Move]:
+        st = sh.state
+        order = [(st.turn + k) % SEATS for k in (1, 2, 3)]
+        answers = {s: self.bots[s].act(st) for s in order}
+        wins = [s for s in order if isinstance(answers[s], DeclareWin)]
+        if wins:
+            moves: list[Move] = []
+            for s in wins:
+                self._apply(sh, DeclareWin(s))
+                moves.append(PressButton(s, SeatButton.WIN))
+            for s in order:
+                if s in wins:
+                    continue
+                if sh.state.phase not in (Phase.CLAIM, Phase.ROB):
+                    break
+                self._apply(sh, Pass(s))
+                moves.append(PressButton(s, SeatButton.PASS))
+            return moves
+        claim = _winning_claim(st.turn, order, answers)
+        if st.phase is Phase.CLAIM and claim is not None:
+            return self._claim(sh, claim, order)
+        # nobody wants it: the next draw says so, or at the last tile everyone presses 过
+        last = st.phase is Phase.CLAIM and st.wall is not None and st.wall.is_exhausted
+        for s in order:
+            self._apply(sh, Pass(s))
+        if last:
+            return [PressButton(s, SeatButton.PASS) for s in order]
+        if sh.state.phase in (Phase.DRAW, Phase.REPLACEMENT):
+            return self._draw(sh, view, sh.state.turn)
+        return []
+
+    def _claim(self, sh: _Shadow, claim: Action, order: list[int]) -> list[Move]:
+        seat = getattr(claim, "seat")  # noqa: B009
+        discard = sh.state.last_tile
+        assert discard is not None
+        events = self._apply(sh, claim)
+        for s in order:
+            if s != seat and sh.state.phase is Phase.CLAIM:
+                events += self._apply(sh, Pass(s))
+        meld = next(e for e in events if isinstance(e, Chowed | Punged | Konged))
+        button = {Chowed: SeatButton.CHOW, Punged: SeatButton.PUNG, Konged: SeatButton.KONG}
+        melds = _melds(seat)
+        # The discard goes last: the meld's reader then sees the whole meld at once.
+        return [
+            PressButton(seat, button[type(meld)]),
+            *(MoveTag(self.uids[t], melds) for t in meld.tiles),
+            MoveTag(self.uids[discard], melds),
+        ]
+
+    def _discards(self, seat: int) -> Zone:
+        return Zone(ZoneKind.POOL) if self.pool else Zone(ZoneKind.DISCARDS, seat)
+
+
+def _hand(seat: int) -> Zone:
+    return Zone(ZoneKind.HAND, seat)
+
+
+def _melds(seat: int) -> Zone:
+    return Zone(ZoneKind.MELDS, seat)
+
+
+def _winning_claim(discarder: int, order: list[int], answers: dict[int, Action]) -> Action | None:
+    """The claim that would stand: kong or pung (nearest seat first), else a chow."""
+    for kinds in ((Kong, Pung), (Chow,)):
+        for s in sorted(order, key=lambda s: (s - discarder) % SEATS):
+            if isinstance(answers[s], kinds):
+                return answers[s]
+    return None
