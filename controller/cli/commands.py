@@ -2,10 +2,12 @@
 
 from controller.cli import (  # noqa: F401
     analyze,
+    demo,
     enroll,
     owner,
     replay,
     rules,
+    run,
     settle,
     sim_table,
     simulate,
