@@ -118,15 +118,19 @@ class _Info:
         self.honors = sum(1 for c in key if c)
 
 
-_INFO: dict[tuple[Section, bytes, int], _Info] = {}
+# (section, sets) -> section key -> info
+_INFOS: dict[tuple[Section, int], dict[bytes, _Info]] = {
+    (section, sets): {} for section in Section for sets in range(5)
+}
 
 
 def _info(section: Section, key: bytes, sets: int) -> _Info:
-    hit = _INFO.get((section, key, sets))
+    table = _INFOS[(section, sets)]
+    hit = table.get(key)
     if hit is None:
-        if len(_INFO) >= _MEMO_LIMIT:
-            _INFO.clear()
-        hit = _INFO[(section, key, sets)] = _Info(section, key, sets)
+        if len(table) >= _MEMO_LIMIT:
+            table.clear()
+        hit = table[key] = _Info(section, key, sets)
     return hit
 
 
@@ -164,14 +168,13 @@ class HandShape:
         sets = self.sets = 4 - melds
         self.target = 14 - 3 * melds
         b = bytes(nat)
-        suit = Section.SUIT
-        infos = self.infos = (
-            _info(suit, b[0:9], sets),
-            _info(suit, b[9:18], sets),
-            _info(suit, b[18:27], sets),
-            _info(honor_section(options), b[27:34], sets),
-        )
-        self.vecs = tuple(i.vec for i in infos)
+        suits = _INFOS[(Section.SUIT, sets)]
+        m = suits.get(b[0:9]) or _info(Section.SUIT, b[0:9], sets)
+        p = suits.get(b[9:18]) or _info(Section.SUIT, b[9:18], sets)
+        s = suits.get(b[18:27]) or _info(Section.SUIT, b[18:27], sets)
+        h = _info(honor_section(options), b[27:34], sets)
+        self.infos = (m, p, s, h)
+        self.vecs = (m.vec, p.vec, s.vec, h.vec)
         # seven pairs and 十三烂 parts, so that one discard updates them in O(1)
         self.pairs = self.singles = self.lan = self.honors = 0
         self.special = not melds and bool(options.shapes & _CONCEALED_SHAPES)
@@ -179,11 +182,11 @@ class HandShape:
             return  # both shapes are concealed only
         shapes = options.shapes
         if Shape.XIAOQI in shapes:
-            self.pairs = sum(i.pairs for i in infos)
-            self.singles = sum(i.singles for i in infos)
+            self.pairs = m.pairs + p.pairs + s.pairs + h.pairs
+            self.singles = m.singles + p.singles + s.singles + h.singles
         if Shape.SHISANLAN in shapes:
-            self.lan = sum(_LAN_KEEP[i.mask] for i in infos[:3])
-            self.honors = infos[3].honors
+            self.lan = _LAN_KEEP[m.mask] + _LAN_KEEP[p.mask] + _LAN_KEEP[s.mask]
+            self.honors = h.honors
 
     def shanten(self) -> int:
         """Shanten of the hand as it is (13 tiles: 0 = ready)."""
@@ -274,3 +277,15 @@ class HandShape:
             free = w if self.options.wild_in_shisanlan else 0
             need = min(need, 14 - free - min(lan, 9) - honors)
         return need
+
+
+def clear_memos() -> None:
+    """Forget every memoised section and combine (the benchmark measures cold start)."""
+    _MEMO.clear()
+    for table in _INFOS.values():
+        table.clear()
+
+
+def memo_sizes() -> dict[str, int]:
+    """How many keys the bots' memos hold (for the benchmark and diagnostics)."""
+    return {"bots/combine": len(_MEMO), "bots/sections": sum(len(t) for t in _INFOS.values())}

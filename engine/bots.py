@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from engine.analysis import is_win
 from engine.bot_eval import HandShape
-from engine.hand import MeldType
+from engine.hand import Meld, MeldType
 from engine.round.actions import Action, Chow, DeclareWin, Discard, Draw, Kong, Pass, Pung
 from engine.round.claims import candidate_win, refusal
 from engine.round.events import HandStarted
@@ -46,13 +46,14 @@ class _Held:
     """A concealed hand (with its number of melds) as the bot sees it, kept while the hand
     stays the same: others' discards only ask the same questions of it again."""
 
-    __slots__ = ("counts", "melds", "shanten", "wins")
+    __slots__ = ("counts", "meld_list", "melds", "shanten", "wins")
 
     def __init__(self, counts: list[int], melds: int, shanten: int | None = None) -> None:
         self.counts = counts
         self.melds = melds
         self.shanten = shanten
         self.wins: dict[int, bool] = {}  # kind added -> is_win
+        self.meld_list: tuple[Meld, ...] | None = None  # the seat's melds, once asked
 
 
 class Bot:
@@ -109,9 +110,11 @@ class Bot:
         if hit is None:
             counts = list(held.counts)
             counts[kind] += 1
-            hit = held.wins[kind] = is_win(
-                counts, state.wild, state.options, state.held_melds(self.seat)
-            )
+            melds = held.meld_list
+            if melds is None:
+                # the same concealed tiles and meld count: the same melds within a hand
+                melds = held.meld_list = state.held_melds(self.seat)
+            hit = held.wins[kind] = is_win(counts, state.wild, state.options, melds)
         return hit
 
     def _can_win(self, state: RoundState, extra: int | None) -> bool:

@@ -125,8 +125,15 @@ def resolve(state: RoundState, answers: dict[int, ClaimDeclared | None]) -> list
     tile = state.last_tile
     assert tile is not None
     passed = tuple(s for s in sorted(answers) if answers[s] is None)
-    claims = {s: c for s, c in answers.items() if c is not None}
     out: list[Event] = [ClaimsResolved(tile, passed)]
+    if len(passed) == len(answers):
+        # everyone passed (the usual case): the replacement or the next draw is due
+        if state.phase is not Phase.ROB:
+            wall = state.wall
+            if wall is not None and wall.is_exhausted:
+                out.append(Exhausted())
+        return out
+    claims = {s: c for s, c in answers.items() if c is not None}
     wins = [candidate_win(state, s) for s, c in sorted(claims.items()) if c.claim == "win"]
     if wins:
         hand = finished_hand(state, wins)
