@@ -2,8 +2,10 @@
 
 from controller.cli import (  # noqa: F401
     analyze,
+    broker_acl,
     demo,
     enroll,
+    hub,
     owner,
     replay,
     rules,

@@ -41,7 +41,7 @@ def _settings(
     return MqttSettings(**values)
 
 
-async def _serve_web(store: EventStore, parlour: str, data_dir: Path, host: str, port: int) -> None:
+def _web_server(store: EventStore, parlour: str, data_dir: Path, host: str, port: int) -> Any:
     import uvicorn
 
     from controller.web import LiveHub, WebAppSettings, create_app
@@ -52,33 +52,40 @@ async def _serve_web(store: EventStore, parlour: str, data_dir: Path, host: str,
     settings = WebAppSettings(
         parlour=parlour, table="hub", secret_key=load_or_create_secret(data_dir / SECRET_FILE)
     )
+    app = create_app(store, LiveHub(), settings)
     server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(store, LiveHub(), settings), host=host, port=port, log_level="warning"
-        )
+        uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False)
     )
-    await server.serve()
+    # Our SIGTERM handler stops the hub, then the server (uvicorn's would only stop itself).
+    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
+    return server
 
 
 async def _run(hub: HubIngest, store: EventStore, web: tuple[Path, str, int] | None) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, hub.stop)
-    tasks = [asyncio.create_task(hub.run())]
-    if web is not None:
-        tasks.append(asyncio.create_task(_serve_web(store, hub.parlour, *web)))
-    await hub.connected.wait()
-    sd_notify.ready(f"subscribed to {hub.filter}")
+    ingest = asyncio.create_task(hub.run())
+    server = _web_server(store, hub.parlour, *web) if web is not None else None
+    serving = asyncio.create_task(server.serve()) if server is not None else None
+    # Ready once subscribed; a stop before that (broker unreachable, SIGTERM) just ends.
+    subscribed = asyncio.create_task(hub.connected.wait())
+    await asyncio.wait({subscribed, ingest}, return_when=asyncio.FIRST_COMPLETED)
+    subscribed.cancel()
+    if hub.connected.is_set():
+        sd_notify.ready(f"subscribed to {hub.filter}")
     watchdog = asyncio.create_task(sd_notify.watchdog_loop())
     try:
-        await tasks[0]
+        await ingest
     finally:
         sd_notify.stopping()
-        for task in (*tasks[1:], watchdog):
-            task.cancel()
-        for task in (*tasks[1:], watchdog):
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        watchdog.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watchdog
+        if server is not None and serving is not None:
+            server.should_exit = True
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(serving, 10.0)
 
 
 @app.command()

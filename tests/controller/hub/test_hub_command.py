@@ -1,0 +1,126 @@
+"""``mjtable hub`` as systemd runs it: READY=1 once subscribed, hands stored and acked, the
+owners' web app listing every table; SIGTERM stops it cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiomqtt
+import httpx
+import pytest
+
+from controller.handlog import build_handlog, parse_ack
+from controller.mqtt import Topics, encode
+from controller.store import EventStore
+from controller.store.owners import OwnerAccounts
+from controller.web.passwords import hash_password
+from tests.controller.hub.hands import played_hands, record_hand
+from tests.controller.mosquitto import Mosquitto, free_port
+from tests.controller.mqtt_helpers import guarded
+
+pytestmark = pytest.mark.timeout(180)
+GUARD = 60.0  # seconds: a hang guard only
+
+
+def mjtable() -> str:
+    return str(Path(sys.executable).with_name("mjtable"))
+
+
+def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path) -> None:
+    # An owner in the hub's database, so that the web app can be asked for the tables.
+    hub_store = EventStore.open(pg_url)
+    OwnerAccounts(hub_store).add("boss", hash_password("a long enough secret"))
+    hub_store.close()
+    table_store = EventStore.open(f"sqlite:///{tmp_path / 'table.db'}")
+    payloads = {}
+    for i, table in enumerate(("t1", "t2")):
+        sid = table_store.start_session(ruleset="xingguo", parlour="p1", table_id=table)
+        hid = record_hand(table_store, played_hands(1, seed=i)[0], session_id=sid)
+        payloads[table] = build_handlog(table_store.load_hand(hid), parlour="p1", table=table)
+    table_store.close()
+
+    notify = tmp_path / "notify"
+    web_port = free_port()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as systemd:
+        systemd.bind(str(notify))
+        systemd.settimeout(GUARD)
+        env = os.environ | {"NOTIFY_SOCKET": str(notify), "MJTABLE_HUB_DB": pg_url}
+        proc = subprocess.Popen(
+            [
+                mjtable(),
+                "hub",
+                "--parlour",
+                "p1",
+                "--mqtt",
+                mosquitto.url,
+                "--web-host",
+                "127.0.0.1",
+                "--web-port",
+                str(web_port),
+                "--data-dir",
+                str(tmp_path / "hub"),
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            ready = systemd.recv(4096)
+            assert ready == b"READY=1\nSTATUS=subscribed to mahjong/p1/+/handlog"
+
+            async def tables_send() -> list[str]:
+                acked = []
+                async with aiomqtt.Client("127.0.0.1", mosquitto.port) as c:
+                    for table in payloads:
+                        await c.subscribe(Topics("p1", table).prefix + "handlog_ack", qos=1)
+                    for table, payload in payloads.items():
+                        await c.publish(
+                            Topics("p1", table).topic("handlog"), encode(payload), qos=1
+                        )
+                    async for m in c.messages:
+                        assert isinstance(m.payload, bytes)
+                        acked.append(parse_ack(m.payload))
+                        if len(acked) == len(payloads):
+                            return acked
+                return acked
+
+            acked = asyncio.run(guarded(tables_send(), "the acks"))
+            assert sorted(acked) == sorted(p["hand_id"] for p in payloads.values())
+
+            base = f"http://127.0.0.1:{web_port}"
+            deadline = time.monotonic() + GUARD
+            while True:  # the web server may still be binding
+                try:
+                    login = httpx.post(
+                        f"{base}/api/v1/auth/login",
+                        json={"name": "boss", "password": "a long enough secret"},
+                    )
+                    break
+                except httpx.ConnectError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.1)
+            assert login.status_code == 200, login.text
+            token = login.json()["token"]
+            tables = httpx.get(
+                f"{base}/api/v1/tables", headers={"Authorization": f"Bearer {token}"}
+            ).json()
+            counts = {t["table_id"]: t["hands"] for t in tables}
+            assert counts["t1"] == 1 and counts["t2"] == 1, json.dumps(tables)
+
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(GUARD) == 0
+            assert systemd.recv(4096) == b"STOPPING=1"
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            output = proc.communicate(timeout=GUARD)[0].decode(errors="replace")
+        assert "Traceback" not in output, output
