@@ -11,7 +11,9 @@ hand folded from its log (closing it if its log already holds the settlement).
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import structlog
@@ -77,6 +79,7 @@ class HandKeeper:
         """Hands this keeper has seen to their end."""
         self.last_finished: bool = False
         """Whether any hand was played before (a fresh table may start at once)."""
+        self._batch: list[Event] | None = None
 
     # --- sessions ----------------------------------------------------------------------------
 
@@ -183,8 +186,30 @@ class HandKeeper:
         result = apply(state, action)
         if isinstance(result, Rejection):
             return result
-        self._commit(hand_id, state, result)
+        if self._batch is not None:
+            self.state = advance(state, result)
+            self._batch.extend(result)
+        else:
+            self._commit(hand_id, state, result)
         return result
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Actions submitted inside are stored (and published) together when it ends: one
+        transaction for, say, three passes and the draw that implied them. The state moves
+        on at each submit; nothing is published before the commit."""
+        if self._batch is not None or self.state is None or self.hand_id is None:
+            yield
+            return
+        before, hand_id = self.state, self.hand_id
+        self._batch = []
+        try:
+            yield
+        finally:
+            events, self._batch = self._batch, None
+            if events:
+                self.state = before
+                self._commit(hand_id, before, events)
 
     def _commit(self, hand_id: str, state: RoundState, events: list[Event]) -> None:
         after = advance(state, events)

@@ -326,8 +326,10 @@ async def serve(config: TableConfig, opts: RunOptions) -> int:
         if opts.ready is not None:
             opts.ready(describe(run, config))
         await run.service.run(stop)
+        # Played out (--hands): publish everything before leaving; stopped: do not linger.
+        drain = 60.0 if run.service.done.is_set() else 10.0
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(run.publisher.wait_drained(), 10.0)
+            await asyncio.wait_for(run.publisher.wait_drained(), drain)
     return 0
 
 

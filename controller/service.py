@@ -57,7 +57,8 @@ class Panel(Protocol):
 @dataclass(frozen=True, slots=True)
 class ServiceOptions:
     hands: int | None = None
-    """Stop once this many hands have been played to their end (None: run until stopped)."""
+    """Stop once the session holds this many finished hands (None: run until stopped). A
+    session resumed after a restart counts the hands played before it too."""
     lift_wait: float = 1.0
     """Seconds after walls-up to wait for the lift order before starting without one."""
     tick: float = 0.2
@@ -94,7 +95,6 @@ class TableService:
         self._shown = ""
         self._instruction: dict[str, Any] | None = None
         self._scored: str | None = None
-        self._played_at_start = keeper.played
         self._walls_alerted: str | None = None
 
     def attach(self, tracker: Tracker) -> None:
@@ -132,12 +132,16 @@ class TableService:
             except TimeoutError:
                 pass
             now = self.clock()
-            if event is not None:
-                self.handle(event, now)
-            if now >= next_tick:
-                tracker.tick(now)
-                next_tick = now + tick
-            self._after(now)
+            try:
+                if event is not None:
+                    self.handle(event, now)
+                if now >= next_tick:
+                    next_tick = now + tick
+                    tracker.tick(now)
+                self._after(now)
+            except Exception as err:  # e.g. the disk is full: say so, keep the table going
+                log.exception("could not handle a table event", event=repr(event))
+                self.on_alert(Alert("internal_error", f"{type(err).__name__}: {err}"))
 
     def dice_pressed(self, now: float) -> None:
         """The panel's GPIO dice button (whoever is due to roll)."""
@@ -190,17 +194,18 @@ class TableService:
     def _after(self, now: float) -> None:
         self._maybe_start(now)
         self._show()
-        played = self.keeper.played - self._played_at_start
-        limit = self.options.hands
-        if limit is not None and played >= limit and not self.keeper.in_progress:
+        if self._enough() and not self.keeper.in_progress:
             self.done.set()
+
+    def _enough(self) -> bool:
+        limit = self.options.hands
+        return limit is not None and self.keeper.session.hand_no >= limit
 
     def _maybe_start(self, now: float) -> None:
         keeper = self.keeper
         if keeper.in_progress or self._table is not TableState.WALLS_UP:
             return
-        limit = self.options.hands
-        if limit is not None and keeper.played - self._played_at_start >= limit:
+        if self._enough():
             return
         lift = self._lift
         if lift is None and (

@@ -29,6 +29,7 @@ copies, 诈胡 and silent readers are alerted at once. Sans-IO: time comes in as
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -104,6 +105,10 @@ class HandPort(Protocol):
     def state(self) -> RoundState | None: ...
 
     def submit(self, action: Action) -> list[Event] | Rejection: ...
+
+    def batch(self) -> contextlib.AbstractContextManager[None]:
+        """Submits inside are stored together when it ends."""
+        ...
 
 
 @dataclass(slots=True)
@@ -257,10 +262,12 @@ class Tracker:
     # --- reconciling ------------------------------------------------------------------------
 
     def reconcile(self, now: float) -> None:
-        """Apply every action the table's picture explains, one at a time."""
-        for _ in range(200):  # a hand has fewer actions than this between two reports
-            if not self._step(now):
-                return
+        """Apply every action the table's picture explains, one at a time (stored as one
+        batch: what one report explains is durable, and published, together)."""
+        with self.port.batch():
+            for _ in range(200):  # a hand has fewer actions than this between two reports
+                if not self._step(now):
+                    return
 
     def _step(self, now: float) -> bool:
         st = self.port.state

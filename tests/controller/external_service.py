@@ -1,0 +1,150 @@
+"""The service as its own process (``mjtable run``) against a virtual table that lives in
+the test's process, configured exactly as for real hardware (board and reader URLs, zone
+maps, registry). It can be killed (-9) and restarted while the table plays on."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from controller.runtime import KINDS
+from controller.store import EventStore, StoredHand
+from controller.virtual_players import VirtualPlayers
+from engine.settlement import Settlement
+from firmware_bridge.rfid.zones import ZoneMap
+from firmware_bridge.sim import SimConfig, VirtualTable
+from tests.controller.service_helpers import FAST_SIM, finished_hands, refold
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def table_toml(table: VirtualTable, work: Path, data: Path, mqtt_url: str, ruleset: str) -> Path:
+    """The service's settings for the virtual table's devices, as for real hardware."""
+    zones = table.config.zones
+    readers = []
+    for port in table.readers:
+        zone_file = work / f"zones-{port.reader_ids[0]}.json"
+        ZoneMap({r: zones[r] for r in port.reader_ids}).save(zone_file)
+        readers.append(
+            f'[[hardware.readers]]\nurl = "{port.port.url}"\ncodec = "{port.codec}"\n'
+            f'zone_map = "{zone_file}"\n'
+        )
+    text = f"""
+data_dir = "{data}"
+[ruleset]
+id = "{ruleset}"
+[hardware]
+virtual = false
+registry = "{table.config.registry_path}"
+[hardware.board]
+url = "{table.board_url}"
+[mqtt]
+embedded = false
+url = "{mqtt_url}"
+reconnect_min = 0.05
+reconnect_max = 0.5
+[web]
+enabled = false
+[metrics]
+enabled = false
+[log]
+level = "info"
+format = "json"
+"""
+    path = work / "table.toml"
+    path.write_text(text + "\n".join(readers))
+    return path
+
+
+@dataclass
+class Outcome:
+    hands: list[StoredHand]
+    statuses: list[str]
+    players: list[Settlement]
+    kills: int
+    killed_mid_hand: int
+
+    @property
+    def nets(self) -> list[tuple[Any, ...]]:
+        return [tuple(h.hand.net or ()) for h in self.hands]
+
+    @property
+    def hand_nos(self) -> list[int]:
+        return [h.hand.hand_no for h in self.hands]
+
+
+async def play(
+    work: Path,
+    data: Path,
+    mqtt_url: str,
+    *,
+    ruleset: str,
+    hands: int,
+    seed: int,
+    kills: int = 0,
+    rng: random.Random | None = None,
+    guard: float = 300.0,
+) -> Outcome:
+    """Run ``mjtable run`` until the session has ``hands`` hands, killing it ``kills``
+    times at random moments (each within a few seconds of its start)."""
+    rng = rng or random.Random(0)
+    work.mkdir(parents=True, exist_ok=True)
+    sim = SimConfig(seed=seed, kinds=KINDS, registry_path=work / "tags.json", **FAST_SIM)
+    table = VirtualTable(sim)
+    players = VirtualPlayers(ruleset, table.tiles.uids, zones=sim.zones, retry_after=1.0)
+    table.driver = players
+    killed = mid_hand = 0
+    proc: asyncio.subprocess.Process | None = None
+    async with table:
+        config = table_toml(table, work, data, mqtt_url, ruleset)
+        command = [sys.executable, "-m", "controller.cli", "run", "--config", str(config)]
+        command += ["--seed", str(seed), "--hands", str(hands)]
+        env = os.environ | {"PYTHONPATH": str(ROOT)}
+        log_path = work / "service.log"
+        with log_path.open("ab") as log:
+            try:
+                async with asyncio.timeout(guard):
+                    while True:
+                        proc = await asyncio.create_subprocess_exec(
+                            *command, cwd=work, env=env, stdout=log, stderr=log
+                        )
+                        if killed < kills:
+                            # somewhere in the next seconds: mid-deal, mid-turn, mid-claim
+                            with contextlib.suppress(TimeoutError):
+                                await asyncio.wait_for(proc.wait(), rng.uniform(1.5, 4.0))
+                            if proc.returncode is None:
+                                proc.send_signal(signal.SIGKILL)
+                                await proc.wait()
+                                killed += 1
+                                shadow = players.shadow
+                                mid_hand += shadow is not None and not shadow.state.finished
+                                continue
+                        code = await proc.wait()
+                        assert code == 0, log_path.read_text()[-3000:]
+                        break
+            finally:
+                if proc is not None and proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
+    store = EventStore.open(f"sqlite:///{data / 'mjtable.db'}")
+    try:
+        stored = finished_hands(store)
+        everything = store.list_hands(limit=100_000)
+    finally:
+        store.close()
+    for hand in stored:
+        refold(hand)
+    return Outcome(
+        hands=stored,
+        statuses=sorted(h.status for h in everything),
+        players=[s.settlement for s in players.finished if s.settlement is not None],
+        kills=killed,
+        killed_mid_hand=mid_hand,
+    )

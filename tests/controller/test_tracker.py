@@ -1,0 +1,268 @@
+"""The tracker with scripted reader reports and buttons (no ports, no clock: ``now`` is given).
+
+Moves become engine actions whatever order the reports come in; what no rule explains
+waits, and becomes an alert only if it is still unexplained after the grace time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Iterator
+
+from controller.dealer_guide import due_roll
+from controller.dice import DiceRoller
+from controller.runtime import KINDS
+from controller.tags import TagBook
+from controller.tracker import Alert, Tracker, TrackerSettings
+from engine.round.actions import Action, Rejection, Shuffle
+from engine.round.events import Event, HandStarted
+from engine.round.fold import evolve
+from engine.round.rules import apply
+from engine.round.state import Phase, RoundState
+from firmware_bridge.protocol.messages import SeatButton
+from firmware_bridge.registry import TagRegistry
+from firmware_bridge.rfid.inventory import TagIn, TagOut
+from firmware_bridge.rfid.zones import Zone, ZoneKind, ZoneMap
+from firmware_bridge.sim import TileSet
+from firmware_bridge.table_events import ButtonPressed, ReaderBack, ReaderSilent
+
+GRACE = 3.0
+UIDS = TileSet(0, KINDS).uids
+
+
+def hand(seat: int) -> Zone:
+    return Zone(ZoneKind.HAND, seat)
+
+
+def discards(seat: int) -> Zone:
+    return Zone(ZoneKind.DISCARDS, seat)
+
+
+class Port:
+    """The engine alone, as the tracker's HandPort."""
+
+    def __init__(self, state: RoundState) -> None:
+        self.state = state
+        self.log: list[Event] = []
+
+    def submit(self, action: Action) -> list[Event] | Rejection:
+        result = apply(self.state, action)
+        if not isinstance(result, Rejection):
+            for e in result:
+                evolve(self.state, e)
+            self.log += result
+        return result
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        yield
+
+
+class Table:
+    """A tracker on a xingguo hand with a known wall, and helpers to report moves."""
+
+    def __init__(self, registry: TagRegistry | None = None, wall_seed: int = 1) -> None:
+        self.port = Port(RoundState(HandStarted("xingguo", dealer=0)))
+        order = list(range(136))
+        random.Random(wall_seed).shuffle(order)
+        assert not isinstance(self.port.submit(Shuffle(tuple(order))), Rejection)
+        self.alerts: list[Alert] = []
+        book = TagBook(registry or TileSet(0, KINDS).registry())
+        self.tracker = Tracker(
+            self.port,
+            book,
+            ZoneMap.standard(),
+            roller=DiceRoller(seed=1),
+            alert=self.alerts.append,
+            settings=TrackerSettings(grace=GRACE, claim_timeout=5.0),
+        )
+        self.now = 0.0
+
+    @property
+    def state(self) -> RoundState:
+        return self.port.state
+
+    def at(self, dt: float = 0.01) -> float:
+        self.now += dt
+        return self.now
+
+    def tag_in(self, zone: Zone, tile: int) -> None:
+        self.tracker.observe(TagIn(zone, UIDS[tile], self.now), self.at())
+
+    def tag_out(self, zone: Zone, tile: int) -> None:
+        self.tracker.observe(TagOut(zone, UIDS[tile], self.now, self.now), self.at())
+
+    def press(self, seat: int, button: SeatButton) -> None:
+        self.tracker.observe(ButtonPressed(seat, button, self.now), self.at())
+
+    def move(self, tile: int, src: Zone | None, dst: Zone) -> None:
+        """A tile moved: the new zone reports it first, the old one lets it go later."""
+        self.tag_in(dst, tile)
+        if src is not None:
+            self.tag_out(src, tile)
+
+    def wait(self, seconds: float) -> None:
+        """Time passes; the service ticks the tracker a few times a second."""
+        end = self.now + seconds
+        while self.now < end:
+            self.tracker.tick(self.at(min(0.25, end - self.now)))
+
+    def kinds(self) -> list[str]:
+        return [a.kind for a in self.alerts]
+
+    def to_play(self) -> None:
+        """Dice, the deal (every tile reported in its hand) and the 精: the dealer's turn."""
+        while (due := due_roll(self.state)) is not None:
+            self.tracker.press_dice(due[1], self.at())
+            if self.state.phase is Phase.DEAL:
+                assert self.state.wall is not None
+                deal = self.state.wall.copy().deal()
+                for s in range(4):
+                    for t in deal.tiles(s):
+                        assert t is not None
+                        self.tag_in(hand(s), t)
+        assert self.state.wall is not None and self.state.wall.flip is not None
+        flip = self.state.wall.flip.tile
+        assert flip is not None
+        self.tag_in(Zone(ZoneKind.JING), flip)  # the dealer turns the 精 up on its spot
+        assert self.state.phase is Phase.TURN and self.state.turn == 0
+
+
+def test_moves_become_actions_and_the_next_draw_says_pass() -> None:
+    t = Table()
+    t.to_play()
+    assert [e.type for e in t.port.log[:5]] == [
+        "shuffled",
+        "dice_rolled",
+        "dice_rolled",
+        "dealt",
+        "dice_rolled",
+    ]
+    tile = t.state.hands[0][0]
+    t.move(tile, hand(0), discards(0))
+    assert t.state.phase is Phase.CLAIM and t.state.discards[0] == [tile]
+    assert t.state.wall is not None
+    head = t.state.wall.peek_head()
+    assert head is not None and head.tile is not None
+    t.move(head.tile, None, hand(1))  # seat 1 drew: nobody claimed the discard
+    assert [e.type for e in t.port.log[-5:]] == [
+        "passed",
+        "passed",
+        "passed",
+        "claims_resolved",
+        "drew",
+    ]
+    assert t.state.phase is Phase.TURN and t.state.turn == 1
+    t.wait(GRACE + 1)
+    assert t.alerts == []
+
+
+def test_unknown_tag_is_alerted_at_once_and_changes_nothing() -> None:
+    t = Table()
+    t.to_play()
+    before = len(t.port.log)
+    stranger = b"\xe0\x04\x00\x00\x00\x00\x00\x01"
+    t.tracker.observe(TagIn(discards(0), stranger, t.now), t.at())
+    assert t.kinds() == ["unknown_tag"]
+    assert len(t.port.log) == before
+    t.tracker.observe(TagIn(discards(0), stranger, t.now), t.at())
+    assert t.kinds() == ["unknown_tag"]  # once per tag
+
+
+def test_a_fifth_copy_is_alerted() -> None:
+    registry = TileSet(0, KINDS).registry()
+    extra = b"\xe0\x04\x99\x99\x99\x99\x99\x99"
+    registry.add(extra, "5m", 4)
+    t = Table(registry)
+    t.to_play()
+    t.tracker.observe(TagIn(hand(2), extra, t.now), t.at())
+    assert t.kinds() == ["fifth_copy"]
+
+
+def test_a_tile_in_two_zones_waits_then_alerts() -> None:
+    t = Table()
+    t.to_play()
+    tile = t.state.hands[2][0]
+    t.tag_in(discards(3), tile)  # read in seat 3's discards but still in seat 2's hand
+    t.wait(GRACE / 2)
+    assert t.alerts == []
+    t.wait(GRACE)
+    assert "duplicate_tag" in t.kinds()
+    assert t.state.hands[2][0] == tile  # nothing was made of it
+
+
+def test_a_misread_that_resolves_itself_raises_nothing() -> None:
+    t = Table()
+    t.to_play()
+    before = len(t.port.log)
+    tile = t.state.hands[2][0]
+    t.tag_in(discards(1), tile)  # an antenna caught a neighbour's tile for a moment
+    t.wait(1.0)
+    t.tag_out(discards(1), tile)
+    t.tag_out(hand(2), tile)  # and a scan missed it in its own zone
+    t.wait(1.0)
+    t.tag_in(hand(2), tile)
+    t.wait(GRACE + 1)
+    assert t.alerts == [] and len(t.port.log) == before
+
+
+def test_a_seat_with_one_tile_too_many_is_xianggong() -> None:
+    t = Table()
+    t.to_play()
+    assert t.state.wall is not None
+    head = t.state.wall.peek_head()
+    assert head is not None and head.tile is not None
+    t.move(head.tile, None, hand(2))  # seat 2 takes a tile out of turn
+    t.wait(GRACE / 2)
+    assert t.alerts == []
+    t.wait(GRACE)
+    assert t.kinds() == ["xianggong"]
+    assert t.alerts[0].seat == 2
+    assert t.state.phase is Phase.TURN and t.state.turn == 0  # play did not move on
+
+
+def test_a_false_win_is_refused_and_alerted() -> None:
+    t = Table()
+    t.to_play()
+    t.press(0, SeatButton.WIN)  # the dealer's fourteen tiles are not a win
+    assert t.kinds() == ["false_win"]
+    assert t.port.log[-1].type == "win_rejected"
+    assert t.state.phase is Phase.TURN  # play goes on
+
+
+def test_a_silent_reader_is_alerted() -> None:
+    t = Table()
+    t.to_play()
+    t.tracker.observe(ReaderSilent(9, discards(0), None, t.now), t.at())
+    t.tracker.observe(ReaderBack(9, discards(0), t.now), t.at())
+    assert t.kinds() == ["reader_silent"]
+
+
+def _pung_wall() -> tuple[Table, int, list[int]]:
+    """A hand where seat 2 holds a pair of a kind the dealer holds."""
+    for seed in range(1, 200):
+        t = Table(wall_seed=seed)
+        t.to_play()
+        st = t.state
+        for tile in st.hands[0]:
+            pair = [x for x in st.hands[2] if x // 4 == tile // 4]
+            if len(pair) == 2 and tile // 4 not in st.wild:
+                return t, tile, pair
+    raise AssertionError("no wall gives a pung")
+
+
+def test_a_claim_by_button_and_tiles() -> None:
+    t, tile, pair = _pung_wall()
+    t.move(tile, hand(0), discards(0))
+    melds = Zone(ZoneKind.MELDS, 2)
+    t.press(2, SeatButton.PUNG)
+    t.move(pair[0], hand(2), melds)
+    t.move(tile, discards(0), melds)
+    assert t.state.phase is Phase.CLAIM  # the button waits for the whole meld
+    t.move(pair[1], hand(2), melds)
+    assert [e.type for e in t.port.log[-2:]] == ["claims_resolved", "punged"]
+    assert t.state.turn == 2 and t.state.phase is Phase.TURN
+    assert t.state.melds[2][0].tiles == (*pair, tile)
+    t.wait(GRACE + 1)
+    assert t.alerts == []
