@@ -9,6 +9,7 @@ All integers are big-endian. Tag UIDs are 8 raw bytes; the bridge never interpre
 from __future__ import annotations
 
 import struct
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
@@ -94,17 +95,17 @@ class MalformedMessage(MessageError):
 
 
 @dataclass(frozen=True, slots=True)
-class Message:
+class Message(ABC):
     """Base of all messages; subclasses set TYPE and implement encode/decode."""
 
     TYPE: ClassVar[MessageType]
 
-    def encode(self) -> bytes:
-        raise NotImplementedError
+    @abstractmethod
+    def encode(self) -> bytes: ...
 
     @classmethod
-    def decode(cls, payload: bytes) -> Self:
-        raise NotImplementedError
+    @abstractmethod
+    def decode(cls, payload: bytes) -> Self: ...
 
 
 _REGISTRY: dict[int, type[Message]] = {}

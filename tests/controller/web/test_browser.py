@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright import sync_api
 
 from controller.store import EventStore
 from controller.web import LiveHub, WebAppSettings, create_app
@@ -32,11 +33,6 @@ ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists() and not os.environ.get("CI"),
-    reason="needs Debian's chromium (apt-get install chromium fonts-noto-cjk)",
-)
-sync_api = pytest.importorskip("playwright.sync_api")
 
 # 精 drawn in the CJK font and a code point no font has: different pixels unless 精 is tofu.
 FONT_CHECK = """() => {
@@ -63,6 +59,10 @@ def _shot(page: Any, tmp_path: Path, name: str, full_page: bool = False) -> None
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(
+            "needs Debian's chromium: run .ci/run (apt-get install chromium fonts-noto-cjk)"
+        )
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         yield b
