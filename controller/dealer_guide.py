@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.round.state import Phase, RoundState
-from engine.wall import CAISHEN_COUNT, FlipKind, second_roller
+from engine.wall import CAISHEN_COUNT, Dice, FlipKind, second_roller, wall_place
 
 _REL_ZH = ("自己", "下家", "对家", "上家")
 
@@ -34,8 +34,6 @@ def due_roll(state: RoundState) -> tuple[str, int] | None:
         return "break", state.dealer
     if phase is Phase.SECOND_DICE:
         first = state.dice[0]
-        from engine.wall import Dice
-
         roller = second_roller(state.wall_rules.procedure, state.dealer, Dice(first.a, first.b))
         return ("break_second", roller) if roller is not None else None
     if phase is Phase.FLIP and state.ruleset.flip_kind is FlipKind.JING:
@@ -49,6 +47,41 @@ def _dice(roll: Roll | None) -> dict[str, int] | None:
     return None if roll is None else {"seat": roll.seat, "a": roll.a, "b": roll.b}
 
 
+def _place(position: int | None) -> dict[str, int] | None:
+    """The 墩 itself, counted from the right end of its wall (for the dealer's wall map)."""
+    if position is None:
+        return None
+    owner, n = wall_place(position // 2)
+    return {"wall_seat": owner, "stack": n}
+
+
+def _flip_position(state: RoundState, roll: Roll) -> int | None:
+    wall = state.wall
+    if wall is None:
+        return None
+    done = wall.xia_jing if roll.purpose == "xia_jing" else wall.flip
+    if done is not None:
+        return done.position
+    try:
+        trial = wall.copy()
+        dice = Dice(roll.a, roll.b)
+        flip = trial.flip_xia_jing(dice) if roll.purpose == "xia_jing" else trial.flip_jing(dice)
+    except ValueError:
+        return None
+    return flip.position
+
+
+def _flip_step(state: RoundState, base: dict[str, Any], roll: Roll) -> dict[str, Any]:
+    return base | {
+        "step": "flip" if roll.purpose == "jing" else "xia_jing",
+        "dice": _dice(roll),
+        "wall_seat": None,
+        "stack": roll.a + roll.b,
+        "count_from": "tail",
+        "place": _place(_flip_position(state, roll)),
+    }
+
+
 def instruction(
     state: RoundState, hand_id: str, last_roll: Roll | None, pending: Roll | None
 ) -> dict[str, Any]:
@@ -56,25 +89,19 @@ def instruction(
     base: dict[str, Any] = {"hand_id": hand_id, "dealer": state.dealer}
     wall = state.wall
     phase = state.phase
-    due = due_roll(state)
     if pending is not None and pending.purpose in ("jing", "xia_jing"):
-        step = "flip" if pending.purpose == "jing" else "xia_jing"
-        return base | {
-            "step": step,
-            "dice": _dice(pending),
-            "wall_seat": None,
-            "stack": pending.a + pending.b,
-            "count_from": "tail",
-        }
+        return _flip_step(state, base, pending)
     if phase is Phase.DEAL and wall is not None:
         brk = wall.break_
+        rolls = [d for d in state.dice if d.purpose in ("break", "break_second")]
         return base | {
             "step": "break",
-            "dice": _dice(last_roll),
+            "dice": [{"seat": d.seat, "a": d.a, "b": d.b} for d in rolls],
             "wall_seat": brk.wall_owner,
             "stack": brk.count,
             "count_from": "right",
             "start": brk.start.value,
+            "place": _place(2 * brk.stack),
         }
     if phase is Phase.FLIP and wall is not None and state.ruleset.flip_kind is FlipKind.CAISHEN:
         return base | {
@@ -83,21 +110,18 @@ def instruction(
             "wall_seat": (wall.break_.wall_owner + 1) % 4,
             "stack": CAISHEN_COUNT,
             "count_from": "left",
+            "place": _place(wall.caishen_position()),
         }
-    flip = None if wall is None else wall.flip
-    recent = last_roll is not None and last_roll.purpose in ("jing", "xia_jing")
-    if flip is not None and recent and phase in (Phase.TURN, Phase.SETTLE, Phase.DONE):
+    # until the first draw (or, for the 下精, the end) the dealer still turns it up
+    flipping = last_roll is not None and (
+        (last_roll.purpose == "jing" and state.draws == [0, 0, 0, 0])
+        or last_roll.purpose == "xia_jing"
+    )
+    if flipping:
         assert last_roll is not None
-        step = "flip" if last_roll.purpose == "jing" else "xia_jing"
-        if state.draws == [0, 0, 0, 0] or last_roll.purpose == "xia_jing":
-            return base | {
-                "step": step,
-                "dice": _dice(last_roll),
-                "wall_seat": None,
-                "stack": last_roll.a + last_roll.b,
-                "count_from": "tail",
-            }
+        return _flip_step(state, base, last_roll)
     out = base | {"step": "wait", "dice": _dice(last_roll)}
+    due = due_roll(state)
     if due is not None:
         out["roller"] = due[1]
     return out

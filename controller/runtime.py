@@ -327,7 +327,7 @@ async def serve(config: TableConfig, opts: RunOptions) -> int:
             opts.ready(describe(run, config))
         await run.service.run(stop)
         # Played out (--hands): publish everything before leaving; stopped: do not linger.
-        drain = 60.0 if run.service.done.is_set() else 10.0
+        drain = 600.0 if run.service.done.is_set() else 10.0
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(run.publisher.wait_drained(), drain)
     return 0

@@ -59,3 +59,7 @@ def run(
     bind_table(settings.parlour, settings.table)
     opts = RunOptions(seed=seed, hands=hands, ready=_ready(as_json))
     raise typer.Exit(asyncio.run(serve(settings, opts)))
+
+
+if __name__ == "__main__":  # `python -m controller.cli.run`: the service without the other commands
+    app()

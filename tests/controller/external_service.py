@@ -91,12 +91,16 @@ async def play(
     kills: int = 0,
     rng: random.Random | None = None,
     guard: float = 300.0,
+    scan_interval: float | None = None,
 ) -> Outcome:
     """Run ``mjtable run`` until the session has ``hands`` hands, killing it ``kills``
     times at random moments (each within a few seconds of its start)."""
     rng = rng or random.Random(0)
     work.mkdir(parents=True, exist_ok=True)
-    sim = SimConfig(seed=seed, kinds=KINDS, registry_path=work / "tags.json", **FAST_SIM)
+    fast = dict(FAST_SIM)
+    if scan_interval is not None:
+        fast["scan_interval"] = scan_interval
+    sim = SimConfig(seed=seed, kinds=KINDS, registry_path=work / "tags.json", **fast)
     table = VirtualTable(sim)
     players = VirtualPlayers(ruleset, table.tiles.uids, zones=sim.zones, retry_after=1.0)
     table.driver = players
