@@ -12,7 +12,6 @@ import random
 import signal
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import structlog
@@ -331,8 +330,3 @@ async def serve(config: TableConfig, opts: RunOptions) -> int:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(run.publisher.wait_drained(), drain)
     return 0
-
-
-def data_path(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    return path
