@@ -16,9 +16,11 @@ from typing import Any
 
 import structlog
 
+from controller import sd_notify
 from controller.config import TableConfig
 from controller.dice import DiceRoller
 from controller.hand_keeper import HandKeeper
+from controller.handlog_sync import HandlogSync
 from controller.metrics import Metrics, MetricsServer, serve_metrics
 from controller.mqtt import EmbeddedBroker, Publisher, Topics
 from controller.publication import LiveSink, Outlet
@@ -193,6 +195,19 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
 
         stack.push_async_callback(stop_publisher)
 
+        if not config.mqtt.embedded:
+            # A parlour broker means a hub: re-send every finished hand it has not acked.
+            # (The embedded broker of a standalone table has no hub to ack anything.)
+            sync = HandlogSync(store, mqtt, topics)
+            sync_task = asyncio.create_task(sync.run())
+
+            async def stop_sync() -> None:
+                sync.stop()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(sync_task, 10.0)
+
+            stack.push_async_callback(stop_sync)
+
         live = _live_hub()
         web_url = await _web_server(config, store, live, metrics, stack)
         outlet = Outlet(topics, publisher=publisher, live=live, metrics=metrics)
@@ -324,7 +339,14 @@ async def serve(config: TableConfig, opts: RunOptions) -> int:
     async with running(config, opts) as run:
         if opts.ready is not None:
             opts.ready(describe(run, config))
-        await run.service.run(stop)
+        # systemd (Type=notify): READY once serving, then watchdog pings while the loop runs
+        sd_notify.ready()
+        watchdog = asyncio.create_task(sd_notify.watchdog_loop())
+        try:
+            await run.service.run(stop)
+        finally:
+            sd_notify.stopping()
+            watchdog.cancel()
         # Played out (--hands): publish everything before leaving; stopped: do not linger.
         drain = 600.0 if run.service.done.is_set() else 10.0
         with contextlib.suppress(TimeoutError):
