@@ -22,7 +22,7 @@ from controller.dice import DiceRoller
 from controller.hand_keeper import HandKeeper
 from controller.handlog_sync import HandlogSync
 from controller.metrics import Metrics, MetricsServer, serve_metrics
-from controller.mqtt import EmbeddedBroker, Publisher, Topics
+from controller.mqtt import Publisher, Topics
 from controller.publication import LiveSink, Outlet
 from controller.service import ServiceOptions, TableService
 from controller.store import EventStore
@@ -180,6 +180,8 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
 
         mqtt = config.mqtt
         if mqtt.embedded:
+            from controller.mqtt.embedded import EmbeddedBroker  # amqtt: the demo's only
+
             broker = EmbeddedBroker(mqtt.host, mqtt.port)
             await broker.start()
             stack.push_async_callback(broker.stop)

@@ -218,17 +218,31 @@ class Publisher:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), IDLE_POLL)
                 continue
-            for entry in entries:
-                await self._send(client, entry)
+            sent: list[OutboxEntry] = []
+            try:
+                for entry in entries:
+                    await self._send(client, entry)
+                    sent.append(entry)
+            finally:
+                # One transaction for the batch: acking row by row waited for the store's
+                # write lock once per message. If the link dies mid-batch, what was sent is
+                # still forgotten and the rest is sent again (at least once, in order).
+                if sent:
+                    await asyncio.to_thread(self.store.outbox_ack, [e.id for e in sent])
+                    self._sent(sent)
 
     async def _send(self, client: aiomqtt.Client, entry: OutboxEntry) -> None:
         # QoS 1: returns once the broker's PUBACK arrived; raises if the link died first.
         await client.publish(entry.topic, entry.payload, qos=entry.qos, retain=entry.retain)
-        await asyncio.to_thread(self.store.outbox_ack, entry.id)
         if entry.retain:
             self._retained[entry.topic] = entry.payload
-        if self.metrics is not None:
-            self.metrics.publish_latency.observe(max(0.0, time.time() - entry.enqueued_at))
+
+    def _sent(self, entries: list[OutboxEntry]) -> None:
+        if self.metrics is None:
+            return
+        now = time.time()
+        for entry in entries:
+            self.metrics.publish_latency.observe(max(0.0, now - entry.enqueued_at))
             self.metrics.published.labels(entry.topic.rsplit("/", 1)[-1]).inc()
             self.metrics.outbox_depth.dec()
 

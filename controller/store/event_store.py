@@ -473,10 +473,14 @@ class EventStore:
                 for r in s.scalars(query.limit(limit))
             ]
 
-    def outbox_ack(self, entry_id: int) -> None:
-        """The broker acknowledged it: forget it."""
+    def outbox_ack(self, entry_ids: int | Sequence[int]) -> None:
+        """The broker acknowledged them: forget them (a batch is one transaction, so the
+        publisher does not wait for the write lock once per message)."""
+        ids = [entry_ids] if isinstance(entry_ids, int) else list(entry_ids)
+        if not ids:
+            return
         with self._session() as s, s.begin():
-            s.execute(delete(OutboxRow).where(OutboxRow.id == entry_id))
+            s.execute(delete(OutboxRow).where(OutboxRow.id.in_(ids)))
 
     def outbox_depth(self) -> int:
         with self._session() as s:
