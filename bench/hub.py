@@ -281,10 +281,10 @@ def tables_process(
 
 
 def owner_queries(db_url: str, tables: int, rounds: int) -> dict[str, list[float]]:
-    """The hub's indexed queries (controller.hub.queries), then the web app's current ones
-    (controller.store.tables) for comparison."""
-    from controller.hub.queries import seat_totals, table_hand_log, table_ids
-    from controller.store.tables import list_tables, table_hands
+    """The owners' indexed queries: controller.store.tables (the web app's, at a Pi and the
+    hub) and controller.hub.queries (the hub's own)."""
+    from controller.hub.queries import seat_totals, table_ids
+    from controller.store.tables import list_tables, table_hands, table_record
 
     store = EventStore.open(db_url, migrate=False)
     rng = random.Random(5)
@@ -303,8 +303,8 @@ def owner_queries(db_url: str, tables: int, rounds: int) -> dict[str, list[float
             since = now - timedelta(days=rng.randrange(31, 360))
             window = {"since": since, "until": since + timedelta(days=rng.choice((1, 7, 30)))}
             f = filters[i % len(filters)]
-            timed("hub: hand log", partial(table_hand_log, store, table, limit=100, **window, **f))
-            timed("hub: hand log, newest", partial(table_hand_log, store, table, limit=100, **f))
+            timed("hub: hand log", partial(table_hands, store, table, limit=100, **window, **f))
+            timed("hub: hand log, newest", partial(table_hands, store, table, limit=100, **f))
             timed("hub: seat totals", partial(seat_totals, store, table, **window))
             timed("hub: seat totals, all", partial(seat_totals, store, table))
             if i < max(5, rounds // 10):
@@ -312,6 +312,8 @@ def owner_queries(db_url: str, tables: int, rounds: int) -> dict[str, list[float
                 web = {"default_table": "hub", "limit": 100, **window, **f}
                 timed("web: hand log", partial(table_hands, store, table, **web))
                 timed("web: list tables", partial(list_tables, store, default_table="hub"))
+                one = partial(table_record, store, table, default_table="hub")
+                timed("web: one table", one)
     finally:
         store.close()
     return timings

@@ -172,6 +172,8 @@ class HandKeeper:
             hand_id=hand_id,
             events=[e.to_dict() for e in events],
             outbox=self.outlet.outbox(messages),
+            parlour=self.parlour,
+            table_id=self.table,
         )
         self.hand_id, self.state, self.log = hand_id, after, events
         self.last_order = after.order

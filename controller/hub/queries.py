@@ -1,22 +1,20 @@
-"""The owners' queries at the hub, on ``hands.table_id`` (always set there) so that they use
-``ix_hands_table_started`` whatever the size: a table's hand log by date with filters, its
-per-seat totals, the tables. Measured by bench/hub.py over a million hands.
-
-(The table's own store may have hands without ``table_id``; controller.store.tables covers
-those through their sessions.)
+"""The hub's own owner queries, on ``hands.table_id`` (always set there) so that they use
+``ix_hands_table_started`` whatever the size: a table's per-seat totals, the tables' ids.
+A table's hand log and the list of tables are controller.store.tables (one implementation
+for a Pi and the hub). Measured by bench/hub.py over a million hands.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, func, literal_column, or_, select, text
+from sqlalchemy import func, literal_column, select, text
 from sqlalchemy.orm import Session
 
-from controller.store import EventStore, HandRecord
-from controller.store.event_store import _hand_record
+from controller.store import EventStore
 from controller.store.models import HandRow, SettlementRow
+from controller.store.tables import started_between
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,59 +22,6 @@ class SeatTotals:
     table_id: str
     hands: int  # settled hands counted
     net: tuple[float, float, float, float]
-
-
-def _window(since: datetime | None, until: datetime | None) -> list[ColumnElement[bool]]:
-    conds: list[ColumnElement[bool]] = []
-    if since is not None:
-        conds.append(HandRow.started_at >= since)
-    if until is not None:
-        conds.append(HandRow.started_at < until)
-    return conds
-
-
-def table_hand_log(
-    store: EventStore,
-    table_id: str,
-    *,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    ruleset: str | None = None,
-    result: str | None = None,
-    winner: int | None = None,
-    seat: int | None = None,
-    oldest_first: bool = False,
-    limit: int = 100,
-    offset: int = 0,
-) -> list[HandRecord]:
-    """A table's hands, newest first; ``seat``: hands it won or dealt in."""
-    # The nets only, not the settlement's JSON: a list shows 100 hands, a hand shows one.
-    nets = (SettlementRow.net_0, SettlementRow.net_1, SettlementRow.net_2, SettlementRow.net_3)
-    query = (
-        select(HandRow, *nets)
-        .outerjoin(SettlementRow, SettlementRow.hand_id == HandRow.id)
-        .where(HandRow.table_id == table_id, *_window(since, until))
-    )
-    if ruleset is not None:
-        query = query.where(HandRow.ruleset == ruleset)
-    if result is not None:
-        query = query.where(HandRow.result == result)
-    if winner is not None:
-        query = query.where(HandRow.winner == winner)
-    if seat is not None:
-        query = query.where(or_(HandRow.winner == seat, HandRow.discarder == seat))
-    order = (
-        (HandRow.started_at.asc(), HandRow.id.asc())
-        if oldest_first
-        else (HandRow.started_at.desc(), HandRow.id.desc())
-    )
-    query = query.order_by(*order).limit(limit).offset(offset)
-    with Session(store.engine) as s:
-        out = []
-        for hand, n0, n1, n2, n3 in s.execute(query):
-            record = _hand_record(hand, None)
-            out.append(record if n0 is None else replace(record, net=(n0, n1, n2, n3)))
-        return out
 
 
 def seat_totals(
@@ -97,7 +42,7 @@ def seat_totals(
         )
         .select_from(HandRow)
         .join(SettlementRow, SettlementRow.hand_id == HandRow.id)
-        .where(HandRow.table_id == table_id, *_window(since, until))
+        .where(HandRow.table_id == table_id, *started_between(since, until))
     )
     with Session(store.engine) as s:
         row = s.execute(query).one()

@@ -244,8 +244,13 @@ class EventStore:
         hand_id: str | None = None,
         events: Sequence[Mapping[str, Any]] = (),
         outbox: Sequence[OutboxMessage] = (),
+        parlour: str | None = None,
+        table_id: str | None = None,
     ) -> str:
-        """A new open hand (with its first events, if given, in the same transaction)."""
+        """A new open hand (with its first events, if given, in the same transaction).
+
+        ``table_id``/``parlour``: where it is played (the owners' queries find a table's
+        hands by ``hands.table_id``, indexed); when not given they are the session's."""
         payloads = [_event_payload(i, e) for i, e in enumerate(events)]
         messages = _check_messages(outbox)
         now = utcnow()
@@ -257,10 +262,16 @@ class EventStore:
             dealer=_seat(dealer, "dealer"),
             status=OPEN,
             started_at=now,
+            parlour=parlour or None,
+            table_id=table_id or None,
         )
         with self._session() as s, s.begin():
-            if session_id is not None and s.get(SessionRow, session_id) is None:
-                raise UnknownSession(session_id)
+            if session_id is not None:
+                session = s.get(SessionRow, session_id)
+                if session is None:
+                    raise UnknownSession(session_id)
+                row.table_id = row.table_id or session.table_id or None
+                row.parlour = row.parlour or session.parlour or None
             if s.get(HandRow, row.id) is not None:
                 raise StoreInputError(f"hand_id: {row.id!r} already exists")
             s.add(row)

@@ -114,8 +114,9 @@ class HandRow(Base):
     note: Mapped[str | None] = mapped_column(Text)  # why a hand was aborted
     # When the parlour hub acknowledged this hand's handlog message (None: not yet).
     handlog_acked_at: Mapped[datetime | None]
-    # Where it was played: always set at the hub, which stores many tables' hands (a hand
-    # outside any session has no other link to its table); None on a Pi for its own hands.
+    # Where it was played (the owners' queries find a table's hands by it, indexed): set at
+    # the hub from the handlog, on a Pi when the hand starts (else from its session). None
+    # only for a hand outside any session stored before that: the configured table's.
     parlour: Mapped[str | None] = mapped_column(String(64))
     table_id: Mapped[str | None] = mapped_column(String(64))
 

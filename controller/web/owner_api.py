@@ -12,10 +12,13 @@ from fastapi.responses import Response
 
 from controller.store import HandRecord, StoredHand, UnknownHand, UnknownSession
 from controller.store.tables import (
+    TableRecord,
+    has_table,
     list_tables,
     settlements_for,
     table_hands,
     table_of_hand,
+    table_record,
     table_sessions,
 )
 from controller.web import charts
@@ -114,33 +117,41 @@ Limit = Annotated[int, Query(ge=1, le=1000)]
 Offset = Annotated[int, Query(ge=0, le=1_000_000)]
 
 
+def _table_out(ctx: WebContext, t: TableRecord) -> TableOut:
+    this = t.table_id == ctx.settings.table
+    state, current = "unknown", None
+    if this:
+        live_status = ctx.live.last("status")
+        if isinstance(live_status, dict) and live_status.get("state") in ("online", "offline"):
+            state = live_status["state"]
+        hand = ctx.live.last("hand")
+        if isinstance(hand, dict):
+            keys = ("hand_id", "hand_no", "ruleset", "phase", "dealer", "turn", "live")
+            current = {k: hand.get(k) for k in keys}
+    return TableOut.of(t, this_table=this, status=state, current=current)
+
+
 def _tables(ctx: WebContext) -> list[TableOut]:
     s = ctx.settings
-    out = []
-    for t in list_tables(ctx.store, default_table=s.table, parlour=s.parlour):
-        this = t.table_id == s.table
-        state, current = "unknown", None
-        if this:
-            live_status = ctx.live.last("status")
-            if isinstance(live_status, dict) and live_status.get("state") in ("online", "offline"):
-                state = live_status["state"]
-            hand = ctx.live.last("hand")
-            if isinstance(hand, dict):
-                keys = ("hand_id", "hand_no", "ruleset", "phase", "dealer", "turn", "live")
-                current = {k: hand.get(k) for k in keys}
-        out.append(TableOut.of(t, this_table=this, status=state, current=current))
-    return out
+    found = list_tables(ctx.store, default_table=s.table, parlour=s.parlour)
+    return [_table_out(ctx, t) for t in found]
 
 
 def _table(ctx: WebContext, table_id: str) -> TableOut:
-    for t in _tables(ctx):
-        if t.table_id == table_id:
-            return t
-    raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown table {table_id!r}")
+    s = ctx.settings
+    found = table_record(ctx.store, table_id, default_table=s.table, parlour=s.parlour)
+    if found is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown table {table_id!r}")
+    return _table_out(ctx, found)
+
+
+def _known(ctx: WebContext, table_id: str) -> None:
+    if not has_table(ctx.store, table_id, default_table=ctx.settings.table):
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown table {table_id!r}")
 
 
 def _hands(ctx: WebContext, table_id: str, filters: HandFilters, **kw: Any) -> list[HandRecord]:
-    _table(ctx, table_id)
+    _known(ctx, table_id)
     return table_hands(
         ctx.store, table_id, default_table=ctx.settings.table, **filters.query(), **kw
     )
@@ -167,7 +178,7 @@ def get_table(ctx: Ctx, table_id: TableId) -> TableOut:
 def get_table_sessions(
     ctx: Ctx, table_id: TableId, limit: Limit = 100, offset: Offset = 0
 ) -> list[SessionOut]:
-    _table(ctx, table_id)
+    _known(ctx, table_id)
     return [
         SessionOut.of(s) for s in table_sessions(ctx.store, table_id, limit=limit, offset=offset)
     ]

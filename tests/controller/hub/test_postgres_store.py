@@ -14,7 +14,7 @@ from sqlalchemy import func, inspect, select
 
 from controller.handlog import Handlog, build_handlog, parse_handlog
 from controller.hub import store_handlogs
-from controller.hub.queries import seat_totals, table_hand_log, table_ids
+from controller.hub.queries import seat_totals, table_ids
 from controller.store import EventStore, make_engine, upgrade
 from controller.store.migrate import current_revision, head_revision
 from controller.store.models import Base, EventRow, HandRow, SessionRow, SettlementRow
@@ -122,10 +122,10 @@ def test_ingestion_duplicates_and_reordering(pg_url: str) -> None:
         # The hub's indexed queries agree.
         assert table_ids(store) == ["t1", "t2", "t3"]
         t2_logs = [h for h in logs if h.table == "t2"]
-        assert [h.id for h in table_hand_log(store, "t2")] == [h.hand_id for h in t2_logs][::-1]
+        assert [h.id for h in table_hands(store, "t2")] == [h.hand_id for h in t2_logs][::-1]
         winner = t2_logs[0].winner
         if winner is not None:
-            won = table_hand_log(store, "t2", seat=winner, oldest_first=True)
+            won = table_hands(store, "t2", seat=winner, oldest_first=True)
             assert [h.id for h in won] == [
                 h.hand_id for h in t2_logs if winner in (h.winner, h.discarder)
             ]
