@@ -13,7 +13,7 @@ from engine.analysis import is_win
 from engine.bot_eval import HandShape
 from engine.hand import Meld, MeldType
 from engine.round.actions import Action, Chow, DeclareWin, Discard, Draw, Kong, Pass, Pung
-from engine.round.claims import candidate_win, refusal
+from engine.round.claims import candidate_win, win_stands
 from engine.round.events import HandStarted
 from engine.round.state import SEATS, Phase, RoundState, Source
 from engine.tiles import counts_of
@@ -136,7 +136,7 @@ class Bot:
         # is_win first: it is cheap, and the full check (readings, ruleset bars) is not
         if not self._wins_with(state, held, kind):
             return False
-        return refusal(state, candidate_win(state, self.seat)) is None
+        return win_stands(state, candidate_win(state, self.seat))
 
     # -- own turn ----------------------------------------------------------------------
 

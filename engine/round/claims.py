@@ -76,6 +76,25 @@ def candidate_win(state: RoundState, seat: int) -> Win:
 
 def refusal(state: RoundState, win: Win) -> Refusal | None:
     """None if ``win`` stands; else why not (诈胡, 相公, 漏胡, 自摸不胡, a ruleset bar)."""
+    why_not = _table_refusal(state, win)
+    if why_not is not None:
+        return why_not
+    why = state.ruleset.win_refusal(finished_hand(state, [win]), win)
+    if why is None:
+        return None
+    code = "not_a_win" if why.startswith("不是胡牌") else "forbidden"
+    return Refusal(code, why)
+
+
+def win_stands(state: RoundState, win: Win) -> bool:
+    """``refusal(state, win) is None`` without the reason (the ruleset may decide faster)."""
+    if _table_refusal(state, win) is not None:
+        return False
+    return state.ruleset.win_stands(finished_hand(state, [win]), win)
+
+
+def _table_refusal(state: RoundState, win: Win) -> Refusal | None:
+    """The bars the table keeps whatever the ruleset: 相公, 自摸不胡, 漏胡."""
     seat = win.seat
     want = 14 if win.self_drawn else 13
     if state.tile_count(seat) != want:
@@ -87,11 +106,7 @@ def refusal(state: RoundState, win: Win) -> Refusal | None:
             )
         if win.tile in state.passed_kinds[seat]:
             return Refusal("louhu", "漏胡：过胡的牌摸牌前不能再胡 (passed this tile; wait a draw)")
-    why = state.ruleset.win_refusal(finished_hand(state, [win]), win)
-    if why is None:
-        return None
-    code = "not_a_win" if why.startswith("不是胡牌") else "forbidden"
-    return Refusal(code, why)
+    return None
 
 
 def win_events(state: RoundState, win: Win) -> WinDeclared:

@@ -116,6 +116,11 @@ class Ruleset(ABC):
             return reasons[0]
         return None
 
+    def win_stands(self, hand: FinishedHand, win: Win) -> bool:
+        """``win_refusal(hand, win) is None``, for a player that only needs the yes or no
+        (the bots): rulesets may answer it without reading the whole hand."""
+        return self.win_refusal(hand, win) is None
+
     def false_win_penalised(self) -> bool:
         """Whether a 诈胡 is paid for (listed in ``FinishedHand.false_win``) or only refused.
 

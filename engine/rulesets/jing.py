@@ -7,13 +7,14 @@ this module holds the formula and the rules about who may win and who pays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Literal
 
 from pydantic import Field
 
-from engine.hand import Meld, MeldType, Reading, Shape
+from engine.analysis import is_win
+from engine.hand import Meld, MeldType, Reading, Shape, ShapeOptions
 from engine.rulesets.base import (
     SHAPE_ZH,
     ClaimRules,
@@ -31,7 +32,7 @@ from engine.settlement.finished_hand import (
     check_tiles,
 )
 from engine.settlement.ledger import Amount, Ledger, Settlement
-from engine.tiles import format_kinds, successor
+from engine.tiles import counts_of, format_kinds, successor
 from engine.wall import FlipKind
 
 
@@ -135,6 +136,7 @@ class JingRuleset(Ruleset):
 
     def __init__(self, preset: JingPreset) -> None:
         self.preset: JingPreset = preset
+        self._shape_options: tuple[ShapeOptions, ShapeOptions] | None = None
 
     def _an_jing(self) -> bool:
         return self.preset.jing.an_jing
@@ -180,6 +182,38 @@ class JingRuleset(Ruleset):
         if w.chi_jing_must_discard and not self._chi_jing_rule_ok(hand, win.seat):
             return "吃了精，本局至少要打出一个精才能胡"
         return None
+
+    def win_stands(self, hand: FinishedHand, win: Win) -> bool:
+        if self._only_barred_pinghu(hand, win):
+            return False
+        return super().win_stands(hand, win)
+
+    def _only_barred_pinghu(self, hand: FinishedHand, win: Win) -> bool:
+        """有精平胡不能抓炮 decided by two is_win checks instead of every reading: on a
+        discard, a seat holding jing wins only by a reading that is not a 平胡, or a 德国
+        one (every jing as itself, so the tiles win as naturals). When the hand has
+        neither, every reading it has is barred; the bots ask this for most wins they see
+        refused."""
+        if win.source is not WinSource.DISCARD or self.preset.win.jing_pinghu_on_discard:
+            return False
+        seat = hand.seats[win.seat]
+        wild = self.wild_kinds(hand.indicator)
+        if not any(k in wild for k in seat.concealed):
+            return False
+        options, not_pinghu = self._options()
+        counts = counts_of(seat.concealed)
+        if is_win(counts, frozenset(), options, seat.melds):
+            return False  # a 德国 reading may exist
+        return not is_win(counts, wild, not_pinghu, seat.melds)
+
+    def _options(self) -> tuple[ShapeOptions, ShapeOptions]:
+        """The shape options, and the same without 平胡 (built once: is_win keeps a plan
+        per options object)."""
+        if self._shape_options is None:
+            options = self.shape_options()
+            not_pinghu = replace(options, shapes=options.shapes - {Shape.PINGHU})
+            self._shape_options = (options, not_pinghu)
+        return self._shape_options
 
     def _holds_jing(self, seat: SeatEnd, indicator: int | None) -> bool:
         wild = self.wild_kinds(indicator)
