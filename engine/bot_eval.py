@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import add, itemgetter
 
 from engine.analysis.special import SPACED_MASKS
-from engine.analysis.standard import honor_section
 from engine.analysis.suit_tables import Section, usable
 from engine.hand import Shape, ShapeOptions
 
@@ -93,21 +92,26 @@ def _best(a: Vec, b: Vec, sets: int) -> int:
 class _Info:
     """What one section's natural counts decide, for one number of sets to make."""
 
-    __slots__ = ("honors", "less", "mask", "pairs", "singles", "vec")
+    __slots__ = ("free", "honors", "mask", "pairs", "picked", "singles", "vec")
 
     def __init__(self, section: Section, key: bytes, sets: int) -> None:
         self.vec = usable(section, key)
         pick = _PAIRINGS[sets]
-        # per position: the usable vector with one tile fewer there, picked for ``_best``
-        less: list[tuple[int, ...] | None] = []
+        picked = self.picked = pick(self.vec)  # the entries ``_best`` adds to the others'
+        # per position: the splits (bits over ``picked``) whose count one tile fewer there
+        # leaves as it is. A discard loses one natural at most, so it keeps the whole
+        # hand's best count exactly when one of the best splits is among these.
+        free: list[int] = []
         for i, c in enumerate(key):
+            bits = 0
             if c:
                 fewer = bytearray(key)
                 fewer[i] = c - 1
-                less.append(pick(usable(section, bytes(fewer))))
-            else:
-                less.append(None)
-        self.less = tuple(less)
+                for x, n in enumerate(pick(usable(section, bytes(fewer)))):
+                    if n == picked[x]:
+                        bits |= 1 << x
+            free.append(bits)
+        self.free = tuple(free)
         self.pairs = sum(c >> 1 for c in key)
         self.singles = sum(c & 1 for c in key)
         mask = 0
@@ -132,6 +136,15 @@ def _info(section: Section, key: bytes, sets: int) -> _Info:
             table.clear()
         hit = table[key] = _Info(section, key, sets)
     return hit
+
+
+def _mask(sums: Sequence[int], keep: int) -> int:
+    """Bits of the splits whose sum reaches ``keep``."""
+    bits = 0
+    for x, n in enumerate(sums):
+        if n == keep:
+            bits |= 1 << x
+    return bits
 
 
 class HandShape:
@@ -172,7 +185,8 @@ class HandShape:
         m = suits.get(b[0:9]) or _info(Section.SUIT, b[0:9], sets)
         p = suits.get(b[9:18]) or _info(Section.SUIT, b[9:18], sets)
         s = suits.get(b[18:27]) or _info(Section.SUIT, b[18:27], sets)
-        h = _info(honor_section(options), b[27:34], sets)
+        hsec = Section.HONOR_SETS if options.honor_sets else Section.HONOR
+        h = _INFOS[(hsec, sets)].get(b[27:34]) or _info(hsec, b[27:34], sets)
         self.infos = (m, p, s, h)
         self.vecs = (m.vec, p.vec, s.vec, h.vec)
         # seven pairs and 十三烂 parts, so that one discard updates them in O(1)
@@ -209,17 +223,20 @@ class HandShape:
             _combine(p01, v[2], s),
         )
         lefter = _LEFTS[s]
-        lefts: list[tuple[int, ...] | None] = [None] * 4
+        infos = self.infos
+        # the whole hand's most naturals kept, and per section the splits that reach it
+        sums = list(map(add, lefter(others[0]), infos[0].picked))
+        keep = max(sums)
+        best: list[int | None] = [_mask(sums, keep), None, None, None]
         out: dict[int, int] = {}
         base = self.target - self.w
         special = self.special
         floor = self._special_floor() if special else 0
         wild = self.wild
-        infos = self.infos
         for k in kinds:
             if k in wild:
                 # a wildcard leaves the naturals as they are: the whole hand's keep
-                need = base + 1 - _best(others[0], v[0], s)
+                need = base + 1 - keep
                 if special:
                     need = self._special(
                         need, self.w - 1, self.pairs, self.singles, self.lan, self.honors
@@ -227,12 +244,10 @@ class HandShape:
                 out[k] = need - 1
                 continue
             j = 3 if k >= 27 else k // 9
-            left = lefts[j]
-            if left is None:
-                left = lefts[j] = lefter(others[j])
-            less = infos[j].less[k - _SECTIONS[j][0]]
-            assert less is not None
-            need = base - max(map(add, left, less))
+            mask = best[j]
+            if mask is None:
+                mask = best[j] = _mask(list(map(add, lefter(others[j]), infos[j].picked)), keep)
+            need = base - keep if mask & infos[j].free[k - _SECTIONS[j][0]] else base + 1 - keep
             if special and need > floor:
                 need = self._special_less(need, k, j)
             out[k] = need - 1

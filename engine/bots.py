@@ -29,6 +29,9 @@ def _value(kind: int) -> int:
     return 1 if n in (0, 8) else 2 if n in (1, 7) else 3
 
 
+_VALUES = tuple(_value(k) for k in range(34))
+
+
 def _links(counts: list[int], kind: int) -> int:
     """Tiles of the hand that a tile works with (same kind, or within two in its suit)."""
     if kind >= 27:
@@ -81,8 +84,9 @@ class Bot:
     def _shape(self, state: RoundState, counts: list[int], melds: int) -> HandShape:
         return HandShape(counts, state.wild, state.options, melds)
 
-    def _hand(self, state: RoundState, tiles: list[int]) -> _Held:
-        """What the bot knows of these concealed tiles (the seat's melds as they are)."""
+    def _hand(self, state: RoundState, tiles: list[int], counts: list[int] | None = None) -> _Held:
+        """What the bot knows of these concealed tiles (the seat's melds as they are);
+        ``counts``, when the caller has them, are the tiles' kind counts."""
         for_ = self._for
         if for_[0] is not state.started or for_[1] is not state.wild:
             self._held.clear()
@@ -93,7 +97,9 @@ class Bot:
         if held is None:
             if len(self._held) >= _CACHE_LIMIT:
                 self._held.clear()
-            held = self._held[key] = _Held(counts_of([t // 4 for t in tiles]), n)
+            if counts is None:
+                counts = counts_of([t // 4 for t in tiles])
+            held = self._held[key] = _Held(counts, n)
         return held
 
     def _shanten_of(self, state: RoundState, held: _Held) -> int:
@@ -142,18 +148,18 @@ class Bot:
 
     def _turn(self, state: RoundState) -> Action:
         seat = self.seat
+        counts = counts_of([t // 4 for t in state.hands[seat]])
         if state.source is not Source.CLAIM:
             if self._can_win(state, None):
                 return DeclareWin(seat)
-            kong = self._self_kong(state)
+            kong = self._self_kong(state, counts)
             if kong is not None:
                 return kong
-        return Discard(seat, self._discard_tile(state))
+        return Discard(seat, self._discard_tile(state, counts))
 
-    def _self_kong(self, state: RoundState) -> Action | None:
+    def _self_kong(self, state: RoundState, counts: list[int]) -> Action | None:
         seat = self.seat
         hand = state.hands[seat]
-        counts = counts_of([t // 4 for t in hand])
         melds = state.melds[seat]
         pungs = {m.tiles[0] // 4 for m in melds if m.type is MeldType.PUNG}
         added = [t for t in hand if t // 4 in pungs] if pungs else []
@@ -175,10 +181,9 @@ class Bot:
                 return Kong(seat, next(t for t in hand if t // 4 == k))
         return None
 
-    def _discard_tile(self, state: RoundState) -> int:
+    def _discard_tile(self, state: RoundState, counts: list[int]) -> int:
         seat = self.seat
         hand = state.hands[seat]
-        counts = counts_of([t // 4 for t in hand])
         kinds = {t // 4 for t in hand}
         keep = state.keep[seat] if state.claim_rules.keep_claimed else None
         if keep is not None and len(kinds) > 1:
@@ -189,17 +194,19 @@ class Bot:
 
         low = min(scores.values())
         tied = [k for k in kinds if scores[k] == low]
-
-        def rank(k: int) -> tuple[bool, int, int, int]:
-            return (k in wild, _links(counts, k), _value(k), k)
-
-        best = min(tied, key=rank) if len(tied) > 1 else tied[0]
+        if len(tied) > 1:
+            # keep wildcards, then the better connected tiles, then the more useful kinds
+            best = min((k in wild, _links(counts, k), _VALUES[k], k) for k in tied)[3]
+        else:
+            best = tied[0]
         tile = max(t for t in hand if t // 4 == best)
         rest = list(hand)
         rest.remove(tile)
+        after = list(counts)
+        after[best] -= 1
         # the hand after the discard: its shanten is known, others' discards ask for it
-        held = self._hand(state, rest)
-        held.shanten = scores[best]
+        held = self._hand(state, rest, after)
+        held.shanten = low
         return tile
 
     # -- someone else's tile -----------------------------------------------------------
