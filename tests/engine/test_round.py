@@ -62,7 +62,7 @@ class PassiveBot(Bot):
     def _claim(self, state: RoundState, kind: int) -> Action | None:
         return None
 
-    def _self_kong(self, state: RoundState) -> Action | None:
+    def _self_kong(self, state: RoundState, counts: list[int]) -> Action | None:
         return None
 
 
