@@ -181,6 +181,9 @@ async def run(moves: int, seed: int, lean: bool = False) -> dict[str, Any]:
             profile = os.environ.get("MJTABLE_BENCH_PROFILE")  # cProfile the service
             wrap = ["-m", "cProfile", "-o", profile] if profile else []
             entry = ["controller.cli.run"] if lean else ["controller.cli", "run"]
+            # ours first, then the caller's (e.g. a sitecustomize that traces the service)
+            paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+            python_path = os.pathsep.join(paths)
             service = await asyncio.create_subprocess_exec(
                 sys.executable,
                 *wrap,
@@ -191,7 +194,7 @@ async def run(moves: int, seed: int, lean: bool = False) -> dict[str, Any]:
                 "--seed",
                 str(seed),
                 cwd=work,
-                env=os.environ | {"PYTHONPATH": str(ROOT)},
+                env=os.environ | {"PYTHONPATH": python_path},
                 stdout=subprocess.DEVNULL,
                 stderr=(work / "service.log").open("wb"),
             )

@@ -1,12 +1,11 @@
 """Durable storage: sessions, hands, append-only events, settlements and the MQTT outbox.
 
 SQLite (WAL) on the Pi, PostgreSQL at the hub; one schema, migrated with Alembic at start-up
-(``EventStore.open(url)`` upgrades first).
+(``EventStore.open(url)`` upgrades first; ``controller.store.migrate.upgrade`` does it alone).
 """
 
 from controller.store.database import make_engine
 from controller.store.event_store import EventStore
-from controller.store.migrate import upgrade
 from controller.store.records import (
     HandClosed,
     HandRecord,
@@ -37,5 +36,4 @@ __all__ = [
     "UnknownHand",
     "UnknownSession",
     "make_engine",
-    "upgrade",
 ]

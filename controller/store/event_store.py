@@ -14,14 +14,13 @@ import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from numbers import Real
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Engine, Select, delete, func, or_, select
+from sqlalchemy import Engine, Select, Table, bindparam, delete, func, insert, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from controller.store.database import make_engine
-from controller.store.migrate import upgrade
 from controller.store.models import (
     EventRow,
     HandRow,
@@ -43,6 +42,7 @@ from controller.store.records import (
     UnknownHand,
     UnknownSession,
 )
+from controller.store.schema_head import ensure_schema
 
 if TYPE_CHECKING:
     from controller.metrics import Metrics
@@ -90,10 +90,47 @@ def _seat(value: int | None, name: str) -> int | None:
 
 
 def _outbox_rows(messages: Sequence[OutboxMessage], now: float) -> list[OutboxRow]:
+    return [OutboxRow(**v) for v in _outbox_values(messages, now)]
+
+
+def _outbox_values(messages: Sequence[OutboxMessage], now: float) -> list[dict[str, Any]]:
     return [
-        OutboxRow(topic=m.topic, payload=m.payload, qos=m.qos, retain=m.retain, enqueued_at=now)
+        {
+            "topic": m.topic,
+            "payload": m.payload,
+            "qos": m.qos,
+            "retain": m.retain,
+            "enqueued_at": now,
+        }
         for m in messages
     ]
+
+
+def _event_values(
+    hand_id: str, first_seq: int, payloads: list[dict[str, Any]], now: datetime
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "hand_id": hand_id,
+            "seq": first_seq + i,
+            "type": p["type"],
+            "payload": p,
+            "created_at": now,
+        }
+        for i, p in enumerate(payloads)
+    ]
+
+
+EVENTS = cast(Table, EventRow.__table__)
+OUTBOX = cast(Table, OutboxRow.__table__)
+_HANDS = cast(Table, HandRow.__table__)
+# A hand's status and the seq its next event takes, in one statement.
+_HAND_STATE = select(
+    _HANDS.c.status,
+    select(func.coalesce(func.max(EVENTS.c.seq) + 1, 0))
+    .where(EVENTS.c.hand_id == _HANDS.c.id)
+    .scalar_subquery(),
+).where(_HANDS.c.id == bindparam("hand_id"))
 
 
 def _session_record(row: SessionRow) -> SessionRecord:
@@ -149,7 +186,7 @@ class EventStore:
         """Connect to ``url``, upgrading the schema first (idempotent) unless told not to."""
         engine = make_engine(url)
         if migrate:
-            upgrade(engine)
+            ensure_schema(engine)
         return cls(engine, metrics)
 
     def close(self) -> None:
@@ -297,25 +334,24 @@ class EventStore:
         payloads = [_event_payload(i, e) for i, e in enumerate(events)]
         messages = _check_messages(outbox)
         now = utcnow()
+        # Core statements, not the ORM: this is on the path from a tile moving to the
+        # display, and the unit of work cost more than the fsync (bench/latency.py).
         try:
-            with self._session() as s, s.begin():
-                hand = s.get(HandRow, hand_id)
-                if hand is None:
+            with self.engine.begin() as c:
+                found = c.execute(_HAND_STATE, {"hand_id": hand_id}).first()
+                if found is None:
                     raise UnknownHand(hand_id)
-                if hand.status != OPEN:
-                    raise HandClosed(f"hand {hand_id} is {hand.status}")
-                next_seq = s.scalar(
-                    select(func.coalesce(func.max(EventRow.seq) + 1, 0)).where(
-                        EventRow.hand_id == hand_id
-                    )
-                )
-                assert next_seq is not None
+                status, next_seq = found
+                if status != OPEN:
+                    raise HandClosed(f"hand {hand_id} is {status}")
                 if expected_seq is not None and expected_seq != next_seq:
                     raise SequenceConflict(
                         f"hand {hand_id}: expected seq {expected_seq}, the next is {next_seq}"
                     )
-                s.add_all(self._event_rows(hand_id, next_seq, payloads, now))
-                s.add_all(_outbox_rows(messages, time.time()))
+                if payloads:
+                    c.execute(insert(EVENTS), _event_values(hand_id, next_seq, payloads, now))
+                if messages:
+                    c.execute(insert(OUTBOX), _outbox_values(messages, time.time()))
         except IntegrityError:
             # (hand_id, seq) unique: another writer appended between our read and insert.
             raise SequenceConflict(f"hand {hand_id}: concurrent append") from None
@@ -469,20 +505,26 @@ class EventStore:
 
     def enqueue(self, messages: Sequence[OutboxMessage]) -> list[int]:
         """Store messages to publish (committed before it returns); returns their ids."""
-        rows = _outbox_rows(_check_messages(messages), time.time())
-        with self._session() as s, s.begin():
-            s.add_all(rows)
-            s.flush()
-            return [r.id for r in rows]
+        values = _outbox_values(_check_messages(messages), time.time())
+        if not values:
+            return []
+        with self.engine.begin() as c:
+            ids = c.execute(
+                insert(OUTBOX).returning(OUTBOX.c.id, sort_by_parameter_order=True), values
+            )
+            return [i for (i,) in ids]
 
     def outbox_peek(self, limit: int = 100, after_id: int = 0) -> list[OutboxEntry]:
         """The oldest messages not yet acknowledged, in order."""
-        query = select(OutboxRow).where(OutboxRow.id > after_id).order_by(OutboxRow.id)
-        with self._session() as s:
-            return [
-                OutboxEntry(r.id, r.topic, r.payload, r.qos, r.retain, r.enqueued_at)
-                for r in s.scalars(query.limit(limit))
-            ]
+        o = OUTBOX.c
+        query = (
+            select(o.id, o.topic, o.payload, o.qos, o.retain, o.enqueued_at)
+            .where(o.id > after_id)
+            .order_by(o.id)
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            return [OutboxEntry(*row) for row in c.execute(query)]
 
     def outbox_ack(self, entry_ids: int | Sequence[int]) -> None:
         """The broker acknowledged them: forget them (a batch is one transaction, so the
@@ -490,8 +532,8 @@ class EventStore:
         ids = [entry_ids] if isinstance(entry_ids, int) else list(entry_ids)
         if not ids:
             return
-        with self._session() as s, s.begin():
-            s.execute(delete(OutboxRow).where(OutboxRow.id.in_(ids)))
+        with self.engine.begin() as c:
+            c.execute(delete(OUTBOX).where(OUTBOX.c.id.in_(ids)))
 
     def outbox_depth(self) -> int:
         with self._session() as s:
@@ -503,10 +545,7 @@ class EventStore:
     def _event_rows(
         hand_id: str, first_seq: int, payloads: list[dict[str, Any]], now: datetime
     ) -> list[EventRow]:
-        return [
-            EventRow(hand_id=hand_id, seq=first_seq + i, type=p["type"], payload=p, created_at=now)
-            for i, p in enumerate(payloads)
-        ]
+        return [EventRow(**v) for v in _event_values(hand_id, first_seq, payloads, now)]
 
     @staticmethod
     def _stored_hand(s: Session, hand: HandRow, settlement: SettlementRow | None) -> StoredHand:

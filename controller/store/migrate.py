@@ -10,6 +10,7 @@ which autogenerates it against a scratch SQLite database upgraded to head; revie
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 
@@ -68,12 +69,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Store migrations.")
     sub = parser.add_subparsers(dest="command", required=True)
     up = sub.add_parser("upgrade", help="upgrade a database to head")
-    up.add_argument("url")
+    up.add_argument(
+        "url", help="database URL, or - to read it from stdin (keeps a password off ps)"
+    )
     rev = sub.add_parser("revision", help="autogenerate a migration from models.py")
     rev.add_argument("message")
     args = parser.parse_args()
     if args.command == "upgrade":
-        upgrade(args.url)
+        upgrade(sys.stdin.read().strip() if args.url == "-" else args.url)
     else:
         _revision(args.message)
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from sqlalchemy import select, text
 
-from controller.store import EventStore, make_engine, upgrade
+from controller.store import EventStore, make_engine
+from controller.store.migrate import upgrade
 from controller.store.models import HandRow
 from controller.store.tables import (
     has_table,

@@ -15,8 +15,8 @@ from sqlalchemy import func, inspect, select
 from controller.handlog import Handlog, build_handlog, parse_handlog
 from controller.hub import store_handlogs
 from controller.hub.queries import seat_totals, table_ids
-from controller.store import EventStore, make_engine, upgrade
-from controller.store.migrate import current_revision, head_revision
+from controller.store import EventStore, make_engine
+from controller.store.migrate import current_revision, head_revision, upgrade
 from controller.store.models import Base, EventRow, HandRow, SessionRow, SettlementRow
 from controller.store.tables import list_tables, table_hands
 from tests.controller.hub.hands import played_hands, record_hand
