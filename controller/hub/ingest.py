@@ -20,6 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from controller.handlog import Handlog
 from controller.store.models import EventRow, HandRow, SessionRow, SettlementRow, utcnow
+from controller.store.table_stats import Changes, bump
 
 FINISHED = "finished"
 CHUNK = 1000  # ids per IN (...) list
@@ -49,7 +50,7 @@ def _existing(conn: Connection, ids: list[str]) -> set[str]:
     return found
 
 
-def _sessions(conn: Connection, logs: Sequence[Handlog]) -> None:
+def _sessions(conn: Connection, logs: Sequence[Handlog], stats: Changes) -> None:
     first: dict[str, Handlog] = {}
     for log in logs:
         if log.session_id is None:
@@ -59,6 +60,14 @@ def _sessions(conn: Connection, logs: Sequence[Handlog]) -> None:
             first[log.session_id] = log
     if not first:
         return
+    known: set[str] = set()
+    ids = sorted(first)
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        known.update(conn.scalars(select(SessionRow.id).where(SessionRow.id.in_(chunk))))
+    for sid, log in first.items():
+        if sid not in known:
+            stats.of(log.table, log.parlour).sessions += 1
     rows: list[dict[str, Any]] = [
         {
             "id": sid,
@@ -118,7 +127,10 @@ def _write(conn: Connection, logs: Sequence[Handlog]) -> StoreResult:
     new = [log for hid, log in unique.items() if hid not in existing]
     if not new:
         return StoreResult([], duplicates)
-    _sessions(conn, new)
+    stats = Changes()
+    _sessions(conn, new, stats)
+    for log in new:
+        stats.of(log.table, log.parlour).seen(log.started_at).hands += 1
     now = utcnow()
     conn.execute(
         _insert(conn, HandRow.__table__),
@@ -140,10 +152,15 @@ def _write(conn: Connection, logs: Sequence[Handlog]) -> StoreResult:
                 "handlog_acked_at": now,
                 "parlour": log.parlour,
                 "table_id": log.table,
+                "net_0": log.net[0],
+                "net_1": log.net[1],
+                "net_2": log.net[2],
+                "net_3": log.net[3],
             }
             for log in new
         ],
     )
+    bump(conn, stats.by_table.values())
     _events(conn, new, now)
     conn.execute(
         _insert(conn, SettlementRow.__table__),

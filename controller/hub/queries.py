@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, literal_column, select, text
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from controller.store import EventStore
-from controller.store.models import HandRow, SettlementRow
+from controller.store.models import HandRow, TableStatsRow
 from controller.store.tables import started_between
 
 
@@ -32,42 +32,23 @@ def seat_totals(
     until: datetime | None = None,
 ) -> SeatTotals:
     """Each seat's net over the table's settled hands in the window, summed in the database."""
-    query = (
-        select(
-            func.count(SettlementRow.hand_id),
-            func.coalesce(func.sum(SettlementRow.net_0), 0),
-            func.coalesce(func.sum(SettlementRow.net_1), 0),
-            func.coalesce(func.sum(SettlementRow.net_2), 0),
-            func.coalesce(func.sum(SettlementRow.net_3), 0),
-        )
-        .select_from(HandRow)
-        .join(SettlementRow, SettlementRow.hand_id == HandRow.id)
-        .where(HandRow.table_id == table_id, *started_between(since, until))
-    )
+    # The hands rows' own nets (ix_hands_table_started carries them on PostgreSQL: an
+    # index-only scan); count(net_0) counts the settled hands.
+    query = select(
+        func.count(HandRow.net_0),
+        func.coalesce(func.sum(HandRow.net_0), 0),
+        func.coalesce(func.sum(HandRow.net_1), 0),
+        func.coalesce(func.sum(HandRow.net_2), 0),
+        func.coalesce(func.sum(HandRow.net_3), 0),
+    ).where(HandRow.table_id == table_id, *started_between(since, until))
     with Session(store.engine) as s:
         row = s.execute(query).one()
-    return SeatTotals(table_id, int(row[0]), (row[1], row[2], row[3], row[4]))
-
-
-# A loose index scan: one index probe per table instead of reading every hand.
-_TABLES = text(
-    """
-    WITH RECURSIVE t(table_id) AS (
-        (SELECT table_id FROM hands WHERE table_id IS NOT NULL ORDER BY table_id LIMIT 1)
-        UNION ALL
-        SELECT (SELECT h.table_id FROM hands h WHERE h.table_id > t.table_id
-                ORDER BY h.table_id LIMIT 1)
-        FROM t WHERE t.table_id IS NOT NULL
-    )
-    SELECT table_id FROM t WHERE table_id IS NOT NULL
-    """
-)
+    n, n0, n1, n2, n3 = row  # sums, never NULL (coalesce)
+    return SeatTotals(table_id, int(n), (n0 or 0, n1 or 0, n2 or 0, n3 or 0))
 
 
 def table_ids(store: EventStore) -> list[str]:
-    """Every table the hub has hands of, sorted."""
+    """Every table the hub has hands or sessions of, sorted (a row each in table_stats)."""
+    query = select(TableStatsRow.table_id).where(TableStatsRow.table_id != "")
     with Session(store.engine) as s:
-        if store.engine.dialect.name == "postgresql":
-            return [r[0] for r in s.execute(_TABLES)]
-        query = select(HandRow.table_id).where(HandRow.table_id.is_not(None)).distinct()
-        return sorted(r for r in s.scalars(query.order_by(literal_column("1"))) if r)
+        return sorted(s.scalars(query))

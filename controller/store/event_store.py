@@ -43,6 +43,7 @@ from controller.store.records import (
     UnknownSession,
 )
 from controller.store.schema_head import ensure_schema
+from controller.store.table_stats import Change, bump
 
 if TYPE_CHECKING:
     from controller.metrics import Metrics
@@ -146,9 +147,17 @@ def _session_record(row: SessionRow) -> SessionRecord:
     )
 
 
+def nets_of(*nets: float | None) -> tuple[float, float, float, float] | None:
+    """A hand's four nets from its row, or None while unsettled."""
+    n0, n1, n2, n3 = nets
+    if n0 is None or n1 is None or n2 is None or n3 is None:
+        return None
+    return (n0, n1, n2, n3)
+
+
 def _hand_record(row: HandRow, settlement: SettlementRow | None) -> HandRecord:
-    net = None
-    if settlement is not None:
+    net = nets_of(row.net_0, row.net_1, row.net_2, row.net_3)
+    if net is None and settlement is not None:
         net = (settlement.net_0, settlement.net_1, settlement.net_2, settlement.net_3)
     return HandRecord(
         id=row.id,
@@ -219,6 +228,8 @@ class EventStore:
         )
         with self._session() as s, s.begin():
             s.add(row)
+            change = Change(table_id, parlour, sessions=1).seen(row.started_at)
+            bump(s, [change])
         return row.id
 
     def end_session(self, session_id: str) -> None:
@@ -313,6 +324,8 @@ class EventStore:
                 raise StoreInputError(f"hand_id: {row.id!r} already exists")
             s.add(row)
             s.flush()  # the hand row first: events reference it
+            change = Change(row.table_id or "", row.parlour or "", hands=1, open_hands=1)
+            bump(s, [change.seen(now)])
             s.add_all(self._event_rows(row.id, 0, payloads, now))
             s.add_all(_outbox_rows(messages, time.time()))
         self._count_appended(len(payloads))
@@ -413,6 +426,8 @@ class EventStore:
                 raise HandClosed(f"hand {hand_id} is {hand.status}")
             hand.status, hand.result, hand.ended_at = FINISHED, result, now
             hand.winner, hand.discarder = winner, discarder
+            hand.net_0, hand.net_1, hand.net_2, hand.net_3 = net
+            bump(s, [Change(hand.table_id or "", open_hands=-1)])
             s.add(
                 SettlementRow(
                     hand_id=hand_id,
@@ -437,6 +452,7 @@ class EventStore:
             if hand.status != OPEN:
                 raise HandClosed(f"hand {hand_id} is {hand.status}")
             hand.status, hand.ended_at, hand.note = ABORTED, utcnow(), note
+            bump(s, [Change(hand.table_id or "", open_hands=-1)])
 
     def list_hands(
         self,

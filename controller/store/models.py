@@ -96,8 +96,15 @@ class HandRow(Base):
     __tablename__ = "hands"
     __table_args__ = (
         Index("ix_hands_status_started", "status", "started_at"),
-        # The owners' per-table hand log by date (the hub holds every table's hands).
-        Index("ix_hands_table_started", "table_id", "started_at"),
+        # The owners' per-table hand log by date (the hub holds every table's hands); on
+        # PostgreSQL it carries the nets, so a table's seat totals over a year of hands are
+        # an index-only scan (no visit to a row per hand).
+        Index(
+            "ix_hands_table_started",
+            "table_id",
+            "started_at",
+            postgresql_include=["net_0", "net_1", "net_2", "net_3"],
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -119,6 +126,29 @@ class HandRow(Base):
     # only for a hand outside any session stored before that: the configured table's.
     parlour: Mapped[str | None] = mapped_column(String(64))
     table_id: Mapped[str | None] = mapped_column(String(64))
+    # The settlement's nets, copied here when it is stored (None until then): the owners'
+    # totals and lists read them from the hands row (and its index) alone.
+    net_0: Mapped[float | None] = mapped_column(Money)
+    net_1: Mapped[float | None] = mapped_column(Money)
+    net_2: Mapped[float | None] = mapped_column(Money)
+    net_3: Mapped[float | None] = mapped_column(Money)
+
+
+class TableStatsRow(Base):
+    """One row per table: what the owners' list of tables shows, kept up to date by every
+    write (a session or hand started, a hand closed, hands ingested at the hub) in the same
+    transaction, so listing the tables reads a row per table, not a million hands.
+    ``table_id`` "" holds what no table was recorded for (the configured table's)."""
+
+    __tablename__ = "table_stats"
+
+    table_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    parlour: Mapped[str] = mapped_column(String(64))
+    sessions: Mapped[int] = mapped_column(BigInteger)
+    hands: Mapped[int] = mapped_column(BigInteger)
+    open_hands: Mapped[int] = mapped_column(BigInteger)
+    first_seen: Mapped[datetime | None]
+    last_seen: Mapped[datetime | None]
 
 
 class EventRow(Base):

@@ -11,7 +11,7 @@ import sys
 
 from sqlalchemy import Engine, inspect, text
 
-HEAD = "0004"
+HEAD = "0005"
 
 
 class MigrationFailed(RuntimeError):

@@ -1,7 +1,8 @@
 """Queries by table, for the owners' web app on a Pi and at the hub: which tables the store
 has seen, and their hands.
 
-A hand's table is ``hands.table_id`` (set at the hub from the handlog; on a Pi when the hand
+The list of tables reads ``table_stats`` (a row per table, kept current by every write). A
+hand's table is ``hands.table_id`` (set at the hub from the handlog; on a Pi when the hand
 starts, or from its session; migration 0004 back-filled older hands), so every query uses
 ``ix_hands_table_started`` whatever the size. A hand with NULL there (one played outside any
 session before the table was recorded) belongs to the table the service is configured as
@@ -13,15 +14,15 @@ Measured by bench/hub.py over a million hands.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
-from controller.store.event_store import OPEN, EventStore, _hand_record, _session_record
-from controller.store.models import HandRow, SessionRow, SettlementRow
+from controller.store.event_store import EventStore, _hand_record, _session_record
+from controller.store.models import HandRow, SessionRow, SettlementRow, TableStatsRow
 from controller.store.records import HandRecord, SessionRecord
 
 
@@ -34,33 +35,6 @@ class TableRecord:
     open_hands: int
     first_seen: datetime | None
     last_seen: datetime | None
-
-
-@dataclass(slots=True)
-class _Acc:
-    parlour: str
-    sessions: int = 0
-    hands: int = 0
-    open_hands: int = 0
-    first_seen: datetime | None = None
-    last_seen: datetime | None = None
-
-    def seen(self, first: datetime | None, last: datetime | None) -> None:
-        if first is not None:
-            self.first_seen = first if self.first_seen is None else min(first, self.first_seen)
-        if last is not None:
-            self.last_seen = last if self.last_seen is None else max(last, self.last_seen)
-
-    def record(self, table_id: str) -> TableRecord:
-        return TableRecord(
-            table_id,
-            self.parlour,
-            self.sessions,
-            self.hands,
-            self.open_hands,
-            self.first_seen,
-            self.last_seen,
-        )
 
 
 def _untabled(s: Session) -> bool:
@@ -84,18 +58,33 @@ def started_between(since: datetime | None, until: datetime | None) -> list[Colu
     return conds
 
 
-def _hand_stats() -> Any:
-    # Only columns of ix_hands_table_started (an index-only scan); open hands apart, by
-    # ix_hands_status_started (they are few).
-    return func.count(), func.min(HandRow.started_at), func.max(HandRow.started_at)
+def _record(table_id: str, stats: TableStatsRow | None, parlour: str = "") -> TableRecord:
+    if stats is None:
+        return TableRecord(table_id, parlour, 0, 0, 0, None, None)
+    return TableRecord(
+        table_id,
+        stats.parlour or parlour,
+        stats.sessions,
+        stats.hands,
+        stats.open_hands,
+        stats.first_seen,
+        stats.last_seen,
+    )
 
 
-def _session_stats() -> Any:
-    return (
-        func.min(SessionRow.parlour),
-        func.count(SessionRow.id),
-        func.min(SessionRow.started_at),
-        func.max(SessionRow.started_at),
+def _merged(table_id: str, rows: Sequence[TableStatsRow], parlour: str) -> TableRecord:
+    """The configured table's own row and the untabled one ("") as one table."""
+    records = [_record(table_id, r) for r in rows]
+    firsts = [r.first_seen for r in records if r.first_seen is not None]
+    lasts = [r.last_seen for r in records if r.last_seen is not None]
+    return TableRecord(
+        table_id,
+        next((r.parlour for r in records if r.parlour), parlour),
+        sum(r.sessions for r in records),
+        sum(r.hands for r in records),
+        sum(r.open_hands for r in records),
+        min(firsts, default=None),
+        max(lasts, default=None),
     )
 
 
@@ -103,56 +92,26 @@ def list_tables(
     store: EventStore, *, default_table: str | None, parlour: str = ""
 ) -> list[TableRecord]:
     """Every table seen in sessions or hands, and the configured one even before any hand:
-    two aggregates grouped by the indexed ``table_id``, no join."""
-    hands_q = select(HandRow.table_id, *_hand_stats()).group_by(HandRow.table_id)
-    open_q = (
-        select(HandRow.table_id, func.count())
-        .where(HandRow.status == OPEN)
-        .group_by(HandRow.table_id)
-    )
-    sessions_q = select(SessionRow.table_id, *_session_stats()).group_by(SessionRow.table_id)
-    found: dict[str, _Acc] = {} if default_table is None else {default_table: _Acc(parlour)}
-
-    def acc_of(tid: str | None, par: str = "") -> _Acc | None:
-        key = tid or default_table  # no table recorded: the configured one's
-        return None if key is None else found.setdefault(key, _Acc(par))
-
+    a row per table from ``table_stats`` (kept current by every write)."""
     with Session(store.engine) as s:
-        for tid, par, n, first, last in s.execute(sessions_q):
-            if (acc := acc_of(tid, par or "")) is not None:
-                acc.parlour = par or acc.parlour
-                acc.sessions += n
-                acc.seen(first, last)
-        for tid, n, first, last in s.execute(hands_q):
-            if (acc := acc_of(tid)) is not None:
-                acc.hands += n
-                acc.seen(first, last)
-        for tid, n in s.execute(open_q):
-            if (acc := acc_of(tid)) is not None:
-                acc.open_hands += n
-    return [a.record(tid) for tid, a in sorted(found.items())]
+        rows = list(s.scalars(select(TableStatsRow)))
+    own = [r for r in rows if r.table_id in ("", default_table)]
+    found = {r.table_id: _record(r.table_id, r) for r in rows if r not in own and r.table_id}
+    if default_table is not None:
+        found[default_table] = _merged(default_table, own, parlour)
+    return [found[tid] for tid in sorted(found)]
 
 
 def table_record(
     store: EventStore, table_id: str, *, default_table: str | None, parlour: str = ""
 ) -> TableRecord | None:
-    """One table as ``list_tables`` lists it (only its own rows read), or None if unknown."""
+    """One table as ``list_tables`` lists it, or None if unknown."""
     ids = [table_id, ""] if table_id == default_table else [table_id]
     with Session(store.engine) as s:
-        belongs = _belongs(s, table_id, default_table)
-        hands_q = select(*_hand_stats()).where(belongs)
-        open_q = select(func.count()).select_from(HandRow).where(belongs, HandRow.status == OPEN)
-        sessions_q = select(*_session_stats()).where(SessionRow.table_id.in_(ids))
-        par, n_sessions, s_first, s_last = s.execute(sessions_q).one()
-        n_hands, h_first, h_last = s.execute(hands_q).one()
-        n_open = s.scalar(open_q)
-    if not n_sessions and not n_hands and table_id != default_table:
-        return None
-    acc = _Acc(par or (parlour if table_id == default_table else ""))
-    acc.sessions, acc.hands, acc.open_hands = n_sessions, n_hands, n_open or 0
-    acc.seen(s_first, s_last)
-    acc.seen(h_first, h_last)
-    return acc.record(table_id)
+        rows = list(s.scalars(select(TableStatsRow).where(TableStatsRow.table_id.in_(ids))))
+    if table_id == default_table:
+        return _merged(table_id, rows, parlour)
+    return _record(table_id, rows[0]) if rows else None
 
 
 def has_table(store: EventStore, table_id: str, *, default_table: str | None) -> bool:
@@ -188,13 +147,10 @@ def table_hands(
 ) -> list[HandRecord]:
     """A table's hands, newest first unless ``oldest_first``. ``seat``: hands that seat won
     or dealt in (as ``EventStore.list_hands``); ``until`` is exclusive."""
-    # The nets only, not the settlement's JSON: a list shows 100 hands, a hand shows one.
-    nets = (SettlementRow.net_0, SettlementRow.net_1, SettlementRow.net_2, SettlementRow.net_3)
+    # The hands rows alone (they carry the nets): a list shows 100 hands, a hand shows one.
     with Session(store.engine) as s:
-        query = (
-            select(HandRow, *nets)
-            .outerjoin(SettlementRow, SettlementRow.hand_id == HandRow.id)
-            .where(_belongs(s, table_id, default_table), *started_between(since, until))
+        query = select(HandRow).where(
+            _belongs(s, table_id, default_table), *started_between(since, until)
         )
         if ruleset is not None:
             query = query.where(HandRow.ruleset == ruleset)
@@ -214,11 +170,7 @@ def table_hands(
             else (HandRow.started_at.desc(), HandRow.id.desc())
         )
         query = query.order_by(*order).limit(limit).offset(offset)
-        out = []
-        for hand, n0, n1, n2, n3 in s.execute(query):
-            record = _hand_record(hand, None)
-            out.append(record if n0 is None else replace(record, net=(n0, n1, n2, n3)))
-        return out
+        return [_hand_record(hand, None) for hand in s.scalars(query)]
 
 
 def table_of_hand(store: EventStore, hand_id: str, *, default_table: str) -> str | None:

@@ -24,6 +24,7 @@ TABLES = {
     "settlements",
     "outbox",
     "owners",
+    "table_stats",
     "alembic_version",
 }
 

@@ -188,13 +188,8 @@ def test_pages_allow_nothing_from_elsewhere(client: TestClient) -> None:
 def test_hub_hands_carry_their_own_table(
     store: EventStore, filled: Filled, authed: TestClient
 ) -> None:
-    from sqlalchemy import update
-
-    from controller.store.models import HandRow
-
-    hid = store.start_hand(ruleset="jian", hand_no=1)  # no session: the hub tags the hand
-    with store.engine.begin() as c:
-        c.execute(update(HandRow).where(HandRow.id == hid).values(parlour="p", table_id="t9"))
+    # No session: the hand names its own table, as the hub's hands do.
+    hid = store.start_hand(ruleset="jian", hand_no=1, parlour="p", table_id="t9")
     tables = {t["table_id"]: t for t in authed.get("/api/v1/tables").json()}
     assert tables["t9"]["hands"] == 1 and tables["t1"]["hands"] == 4
     assert [h["id"] for h in authed.get("/api/v1/tables/t9/hands").json()] == [hid]
