@@ -13,8 +13,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from controller.store import EventStore
+from controller.store.hand_filters import started_between
 from controller.store.models import HandRow, TableStatsRow
-from controller.store.tables import started_between
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,11 +16,12 @@ from datetime import datetime
 from numbers import Real
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Engine, Select, Table, bindparam, delete, func, insert, or_, select
+from sqlalchemy import Engine, Select, Table, bindparam, delete, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from controller.store.database import make_engine
+from controller.store.hand_filters import hand_filters
 from controller.store.models import (
     EventRow,
     HandRow,
@@ -470,23 +471,18 @@ class EventStore:
     ) -> list[HandRecord]:
         """Newest first. ``seat``: hands that seat won or dealt in; ``since``/``until``
         bound the start time (aware datetimes, ``until`` exclusive)."""
-        query = _hands_query()
-        if session_id is not None:
-            query = query.where(HandRow.session_id == session_id)
-        if since is not None:
-            query = query.where(HandRow.started_at >= since)
-        if until is not None:
-            query = query.where(HandRow.started_at < until)
-        if ruleset is not None:
-            query = query.where(HandRow.ruleset == ruleset)
-        if status is not None:
-            query = query.where(HandRow.status == status)
-        if result is not None:
-            query = query.where(HandRow.result == result)
-        if winner is not None:
-            query = query.where(HandRow.winner == winner)
-        if seat is not None:
-            query = query.where(or_(HandRow.winner == seat, HandRow.discarder == seat))
+        query = _hands_query().where(
+            *hand_filters(
+                since=since,
+                until=until,
+                ruleset=ruleset,
+                status=status,
+                result=result,
+                winner=winner,
+                seat=seat,
+                session_id=session_id,
+            )
+        )
         query = (
             query.order_by(HandRow.started_at.desc(), HandRow.id.desc()).limit(limit).offset(offset)
         )

@@ -22,6 +22,7 @@ from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
 from controller.store.event_store import EventStore, _hand_record, _session_record
+from controller.store.hand_filters import hand_filters
 from controller.store.models import HandRow, SessionRow, SettlementRow, TableStatsRow
 from controller.store.records import HandRecord, SessionRecord
 
@@ -47,15 +48,6 @@ def _belongs(s: Session, table_id: str, default_table: str | None) -> ColumnElem
     if table_id == default_table and _untabled(s):
         return or_(HandRow.table_id == table_id, HandRow.table_id.is_(None))
     return HandRow.table_id == table_id
-
-
-def started_between(since: datetime | None, until: datetime | None) -> list[ColumnElement[bool]]:
-    conds: list[ColumnElement[bool]] = []
-    if since is not None:
-        conds.append(HandRow.started_at >= since)
-    if until is not None:
-        conds.append(HandRow.started_at < until)
-    return conds
 
 
 def _record(table_id: str, stats: TableStatsRow | None, parlour: str = "") -> TableRecord:
@@ -150,20 +142,18 @@ def table_hands(
     # The hands rows alone (they carry the nets): a list shows 100 hands, a hand shows one.
     with Session(store.engine) as s:
         query = select(HandRow).where(
-            _belongs(s, table_id, default_table), *started_between(since, until)
+            _belongs(s, table_id, default_table),
+            *hand_filters(
+                since=since,
+                until=until,
+                ruleset=ruleset,
+                status=status,
+                result=result,
+                winner=winner,
+                seat=seat,
+                session_id=session_id,
+            ),
         )
-        if ruleset is not None:
-            query = query.where(HandRow.ruleset == ruleset)
-        if status is not None:
-            query = query.where(HandRow.status == status)
-        if result is not None:
-            query = query.where(HandRow.result == result)
-        if winner is not None:
-            query = query.where(HandRow.winner == winner)
-        if seat is not None:
-            query = query.where(or_(HandRow.winner == seat, HandRow.discarder == seat))
-        if session_id is not None:
-            query = query.where(HandRow.session_id == session_id)
         order = (
             (HandRow.started_at.asc(), HandRow.id.asc())
             if oldest_first

@@ -1,0 +1,49 @@
+"""The owners' filters on hands, as WHERE conditions: one set for ``EventStore.list_hands``
+(a Pi's own hands), ``tables.table_hands`` (a table's, at a Pi or the hub) and the hub's
+seat totals."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ColumnElement, or_
+
+from controller.store.models import HandRow
+
+
+def started_between(since: datetime | None, until: datetime | None) -> list[ColumnElement[bool]]:
+    """Hands started in [since, until) (aware datetimes; either end open)."""
+    conds: list[ColumnElement[bool]] = []
+    if since is not None:
+        conds.append(HandRow.started_at >= since)
+    if until is not None:
+        conds.append(HandRow.started_at < until)
+    return conds
+
+
+def hand_filters(
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    ruleset: str | None = None,
+    status: str | None = None,
+    result: str | None = None,
+    winner: int | None = None,
+    seat: int | None = None,
+    session_id: str | None = None,
+) -> list[ColumnElement[bool]]:
+    """``seat``: hands that seat won or dealt in; None: no condition."""
+    conds = started_between(since, until)
+    if ruleset is not None:
+        conds.append(HandRow.ruleset == ruleset)
+    if status is not None:
+        conds.append(HandRow.status == status)
+    if result is not None:
+        conds.append(HandRow.result == result)
+    if winner is not None:
+        conds.append(HandRow.winner == winner)
+    if seat is not None:
+        conds.append(or_(HandRow.winner == seat, HandRow.discarder == seat))
+    if session_id is not None:
+        conds.append(HandRow.session_id == session_id)
+    return conds
