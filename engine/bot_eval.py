@@ -14,6 +14,7 @@ moment of winning.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from itertools import count
 from operator import add, itemgetter
 
 from engine.analysis.special import SPACED_MASKS
@@ -30,32 +31,48 @@ _LAN_KEEP = tuple(
 Vec = Sequence[int]
 
 
-_MEMO: dict[tuple[Vec, Vec, int], tuple[int, ...]] = {}
+# Vectors go by a number in the combine memo: hashing two 10-tuples on every lookup
+# costs more than the lookup. Numbers are never reused (``_NEXT``), so one that outlives a
+# cleared table still names its vector.
+Numbered = tuple[int, tuple[int, ...]]
+_NUMBERS: dict[tuple[int, ...], int] = {}
+_NEXT = count()
+_MEMO: dict[tuple[int, int, int], Numbered] = {}
 _MEMO_LIMIT = 200_000
 
 
-def _combine(a: Vec, b: Vec, sets: int) -> tuple[int, ...]:
+def _numbered(v: tuple[int, ...]) -> Numbered:
+    n = _NUMBERS.get(v)
+    if n is None:
+        if len(_NUMBERS) >= _MEMO_LIMIT:
+            _NUMBERS.clear()
+        n = _NUMBERS[v] = next(_NEXT)
+    return n, v
+
+
+def _combine(a: Numbered, b: Numbered, sets: int) -> Numbered:
     """Two sections' usable vectors as one (memoised: a hand keeps most sections a turn)."""
-    key = (a, b, sets)
+    key = (a[0], b[0], sets)
     hit = _MEMO.get(key)
     if hit is not None:
         return hit
+    av, bv = a[1], b[1]
     out = [_NEG] * 10
     for g1 in range(sets + 1):
         for p1 in (0, 1):
-            x = a[g1 * 2 + p1]
+            x = av[g1 * 2 + p1]
             if x < 0:
                 continue
             for g2 in range(sets + 1 - g1):
                 i = (g1 + g2) * 2 + p1
-                v = x + b[g2 * 2]
+                v = x + bv[g2 * 2]
                 if v > out[i]:
                     out[i] = v
                 if not p1:
-                    v = x + b[g2 * 2 + 1]
+                    v = x + bv[g2 * 2 + 1]
                     if v > out[i + 1]:
                         out[i + 1] = v
-    res = tuple(out)
+    res = _numbered(tuple(out))
     if len(_MEMO) >= _MEMO_LIMIT:
         _MEMO.clear()
     _MEMO[key] = res
@@ -95,9 +112,9 @@ class _Info:
     __slots__ = ("free", "honors", "mask", "pairs", "picked", "singles", "vec")
 
     def __init__(self, section: Section, key: bytes, sets: int) -> None:
-        self.vec = usable(section, key)
+        self.vec = _numbered(usable(section, key))
         pick = _PAIRINGS[sets]
-        picked = self.picked = pick(self.vec)  # the entries ``_best`` adds to the others'
+        picked = self.picked = pick(self.vec[1])  # the entries ``_best`` adds to the others'
         # per position: the splits (bits over ``picked``) whose count one tile fewer there
         # leaves as it is. A discard loses one natural at most, so it keeps the whole
         # hand's best count exactly when one of the best splits is among these.
@@ -205,7 +222,7 @@ class HandShape:
     def shanten(self) -> int:
         """Shanten of the hand as it is (13 tiles: 0 = ready)."""
         v, s = self.vecs, self.sets
-        keep = _best(_combine(_combine(v[0], v[1], s), v[2], s), v[3], s)
+        keep = _best(_combine(_combine(v[0], v[1], s), v[2], s)[1], v[3][1], s)
         need = self.target - self.w - keep
         if self.special:
             need = self._special(need, self.w, self.pairs, self.singles, self.lan, self.honors)
@@ -217,10 +234,10 @@ class HandShape:
         p01 = _combine(v[0], v[1], s)
         s23 = _combine(v[2], v[3], s)
         others = (
-            _combine(v[1], s23, s),
-            _combine(v[0], s23, s),
-            _combine(p01, v[3], s),
-            _combine(p01, v[2], s),
+            _combine(v[1], s23, s)[1],
+            _combine(v[0], s23, s)[1],
+            _combine(p01, v[3], s)[1],
+            _combine(p01, v[2], s)[1],
         )
         lefter = _LEFTS[s]
         infos = self.infos
@@ -297,10 +314,15 @@ class HandShape:
 def clear_memos() -> None:
     """Forget every memoised section and combine (the benchmark measures cold start)."""
     _MEMO.clear()
+    _NUMBERS.clear()
     for table in _INFOS.values():
         table.clear()
 
 
 def memo_sizes() -> dict[str, int]:
     """How many keys the bots' memos hold (for the benchmark and diagnostics)."""
-    return {"bots/combine": len(_MEMO), "bots/sections": sum(len(t) for t in _INFOS.values())}
+    return {
+        "bots/combine": len(_MEMO),
+        "bots/vectors": len(_NUMBERS),
+        "bots/sections": sum(len(t) for t in _INFOS.values()),
+    }

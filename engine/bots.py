@@ -67,6 +67,9 @@ class Bot:
         self.seat = seat
         self._held: dict[tuple[int, tuple[int, ...]], _Held] = {}
         self._for: tuple[HandStarted | None, frozenset[int]] = (None, frozenset())
+        # actions are frozen: the two the bot sends most are made once
+        self._pass = Pass(seat)
+        self._draw = Draw(seat)
 
     def act(self, state: RoundState) -> Action:
         seat = self.seat
@@ -74,7 +77,7 @@ class Bot:
         if phase is Phase.CLAIM or phase is Phase.ROB:
             return self._answer(state)
         if phase is Phase.DRAW or phase is Phase.REPLACEMENT:
-            return Draw(seat)
+            return self._draw
         if phase is Phase.TURN:
             return self._turn(state)
         raise ValueError(f"seat {seat} has nothing to do at {phase.value}")
@@ -216,12 +219,22 @@ class Bot:
         tile = state.last_tile
         assert tile is not None
         kind = tile // 4
+        held = self._hand(state, state.hands[seat])
+        if (held.shanten if held.shanten is not None else self._shanten_of(state, held)) > 0:
+            # not ready, so no win: most tiles are no use for a claim either
+            counts = held.counts
+            useless = state.phase is Phase.ROB or kind in state.wild
+            if not useless and counts[kind] < 2:
+                chows = seat == (state.turn + 1) % SEATS
+                useless = not chows or not self._chow_pairs(counts, state.wild, kind)
+            if useless:
+                return self._pass
         if self._can_win(state, kind):
             return DeclareWin(seat)
         if state.phase is Phase.ROB:
-            return Pass(seat)
+            return self._pass
         claim = self._claim(state, kind)
-        return claim if claim is not None else Pass(seat)
+        return claim if claim is not None else self._pass
 
     def _claim(self, state: RoundState, kind: int) -> Action | None:
         wild = state.wild
