@@ -13,13 +13,13 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
-from engine.hand import Meld, MeldType
+from engine.hand import Meld, MeldType, ShapeOptions
 from engine.round.events import ClaimDeclared, DiceRolled, HandStarted, WinDeclared
 from engine.rulesets import Ruleset, load_ruleset
 from engine.rulesets.base import ClaimRules
 from engine.settlement import Settlement
 from engine.tiles import NUM_TILES
-from engine.wall import Wall
+from engine.wall import Wall, WallRules
 
 SEATS = 4
 
@@ -72,6 +72,13 @@ def ruleset_for(started: HandStarted) -> Ruleset:
     return _ruleset(started.ruleset, json.dumps(started.options, sort_keys=True))
 
 
+@lru_cache(maxsize=64)
+def _rules_of(ruleset: Ruleset) -> tuple[ClaimRules, ShapeOptions, WallRules]:
+    """What a state reads of its ruleset on every move; frozen, so hands share them (and
+    is_win, which keeps a plan per options object, finds it again the next hand)."""
+    return ruleset.claim_rules(), ruleset.shape_options(), ruleset.wall_rules()
+
+
 class RoundState:
     """One hand in progress. Read it; change it only through ``engine.round.fold``."""
 
@@ -114,9 +121,8 @@ class RoundState:
     def __init__(self, started: HandStarted) -> None:
         self.started = started
         self.ruleset = ruleset_for(started)
-        self.claim_rules: ClaimRules = self.ruleset.claim_rules()
-        self.options = self.ruleset.shape_options()  # built once: bots ask on every move
-        self.wall_rules = self.ruleset.wall_rules()
+        self.claim_rules: ClaimRules
+        self.claim_rules, self.options, self.wall_rules = _rules_of(self.ruleset)
         self.wild: frozenset[int] = frozenset()  # set when the 精/财神 is turned up
         self.phase = Phase.SHUFFLE
         self.turn = started.dealer
