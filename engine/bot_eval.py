@@ -14,8 +14,8 @@ moment of winning.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from itertools import count
-from operator import add, itemgetter
+from itertools import compress, count
+from operator import add, eq, itemgetter
 
 from engine.analysis.special import SPACED_MASKS
 from engine.analysis.suit_tables import Section, usable
@@ -79,13 +79,18 @@ def _combine(a: Numbered, b: Numbered, sets: int) -> Numbered:
     return res
 
 
-def _pairing(sets: int) -> Callable[[Vec], tuple[int, ...]]:
-    """Picks from b the entries that ``_best`` adds to a's (see ``_LEFTS``)."""
+def _pair_index(sets: int) -> list[int]:
+    """The entries of b that ``_best`` adds to a's (see ``_LEFTS``), in order."""
     idx: list[int] = []
     for g1 in range(sets + 1):
         g2 = (sets - g1) * 2
         idx += [g2, g2 + 1, g2]
-    return itemgetter(*idx)
+    return idx
+
+
+def _pairing(sets: int) -> Callable[[Vec], tuple[int, ...]]:
+    """Picks from b the entries that ``_best`` adds to a's (see ``_LEFTS``)."""
+    return itemgetter(*_pair_index(sets))
 
 
 def _lefting(sets: int) -> Callable[[Vec], tuple[int, ...]]:
@@ -106,29 +111,28 @@ def _best(a: Vec, b: Vec, sets: int) -> int:
     return best
 
 
-class _Info:
-    """What one section's natural counts decide, for one number of sets to make."""
+_BITS10 = tuple(1 << g for g in range(10))
 
-    __slots__ = ("free", "honors", "mask", "pairs", "picked", "singles", "vec")
 
-    def __init__(self, section: Section, key: bytes, sets: int) -> None:
-        self.vec = _numbered(usable(section, key))
-        pick = _PAIRINGS[sets]
-        picked = self.picked = pick(self.vec[1])  # the entries ``_best`` adds to the others'
-        # per position: the splits (bits over ``picked``) whose count one tile fewer there
-        # leaves as it is. A discard loses one natural at most, so it keeps the whole
-        # hand's best count exactly when one of the best splits is among these.
-        free: list[int] = []
+class _Section:
+    """What one section's natural counts decide, whatever the number of sets to make."""
+
+    __slots__ = ("honors", "mask", "pairs", "same", "singles", "vec")
+
+    def __init__(self, section: Section, key: bytes) -> None:
+        vec = usable(section, key)
+        self.vec = _numbered(vec)
+        # per position: the usable entries (bits over 10) that one tile fewer there leaves
+        # as they are
+        same: list[int] = []
         for i, c in enumerate(key):
             bits = 0
             if c:
                 fewer = bytearray(key)
                 fewer[i] = c - 1
-                for x, n in enumerate(pick(usable(section, bytes(fewer)))):
-                    if n == picked[x]:
-                        bits |= 1 << x
-            free.append(bits)
-        self.free = tuple(free)
+                bits = sum(compress(_BITS10, map(eq, usable(section, bytes(fewer)), vec)))
+            same.append(bits)
+        self.same = tuple(same)
         self.pairs = sum(c >> 1 for c in key)
         self.singles = sum(c & 1 for c in key)
         mask = 0
@@ -139,29 +143,89 @@ class _Info:
         self.honors = sum(1 for c in key if c)
 
 
-# (section, sets) -> section key -> info
+_SPREADS: dict[int, tuple[int, ...]] = {}
+
+
+def _spread(sets: int) -> tuple[int, ...]:
+    """Bits over the 10 usable entries -> bits over the entries ``_best`` picks."""
+    table = _SPREADS.get(sets)
+    if table is None:
+        idx = _pair_index(sets)
+        table = _SPREADS[sets] = tuple(
+            sum(1 << x for x, g in enumerate(idx) if m >> g & 1) for m in range(1024)
+        )
+    return table
+
+
+class _Info:
+    """What one section's natural counts decide, for one number of sets to make."""
+
+    __slots__ = ("free", "honors", "mask", "n", "pairs", "picked", "singles", "vec")
+
+    def __init__(self, base: _Section, sets: int) -> None:
+        self.n = next(_NEXT)  # names it in ``_KEEPS`` (never reused, like vector numbers)
+        self.vec = base.vec
+        self.picked = _PAIRINGS[sets](base.vec[1])  # the entries ``_best`` adds to others'
+        # per position: the splits (bits over ``picked``) whose count one tile fewer there
+        # leaves as it is. A discard loses one natural at most, so it keeps the whole
+        # hand's best count exactly when one of the best splits is among these.
+        spread = _spread(sets)
+        self.free = tuple(spread[bits] for bits in base.same)
+        self.pairs = base.pairs
+        self.singles = base.singles
+        self.mask = base.mask
+        self.honors = base.honors
+
+
+# (section, sets) -> section key -> info; the sets-free part is shared by section key
 _INFOS: dict[tuple[Section, int], dict[bytes, _Info]] = {
     (section, sets): {} for section in Section for sets in range(5)
 }
+_BASES: dict[tuple[Section, bytes], _Section] = {}
 
 
 def _info(section: Section, key: bytes, sets: int) -> _Info:
     table = _INFOS[(section, sets)]
     hit = table.get(key)
     if hit is None:
+        base = _BASES.get((section, key))
+        if base is None:
+            if len(_BASES) >= _MEMO_LIMIT:
+                _BASES.clear()
+            base = _BASES[(section, key)] = _Section(section, key)
         if len(table) >= _MEMO_LIMIT:
             table.clear()
-        hit = table[key] = _Info(section, key, sets)
+        hit = table[key] = _Info(base, sets)
     return hit
 
 
-def _mask(sums: Sequence[int], keep: int) -> int:
-    """Bits of the splits whose sum reaches ``keep``."""
-    bits = 0
-    for x, n in enumerate(sums):
-        if n == keep:
-            bits |= 1 << x
-    return bits
+# (the other three sections' vector number, section info) -> (the whole hand's most
+# naturals kept, bits of the section's positions where one tile fewer still keeps them)
+_KEEPS: dict[tuple[int, int], tuple[int, int]] = {}
+
+
+def _keeps(others: Numbered, info: _Info, sets: int) -> tuple[int, int]:
+    key = (others[0], info.n)
+    hit = _KEEPS.get(key)
+    if hit is None:
+        sums = list(map(add, _LEFTS[sets](others[1]), info.picked))
+        keep = max(sums)
+        best = 0  # the splits that reach ``keep``
+        for x, n in enumerate(sums):
+            if n == keep:
+                best |= 1 << x
+        bits = 0
+        for i, free in enumerate(info.free):
+            if free & best:
+                bits |= 1 << i
+        if len(_KEEPS) >= _MEMO_LIMIT:
+            _KEEPS.clear()
+        hit = _KEEPS[key] = (keep, bits)
+    return hit
+
+
+# kind -> (section, position in it)
+_PLACES = tuple((3, k - 27) if k >= 27 else (k // 9, k % 9) for k in range(34))
 
 
 class HandShape:
@@ -234,17 +298,15 @@ class HandShape:
         p01 = _combine(v[0], v[1], s)
         s23 = _combine(v[2], v[3], s)
         others = (
-            _combine(v[1], s23, s)[1],
-            _combine(v[0], s23, s)[1],
-            _combine(p01, v[3], s)[1],
-            _combine(p01, v[2], s)[1],
+            _combine(v[1], s23, s),
+            _combine(v[0], s23, s),
+            _combine(p01, v[3], s),
+            _combine(p01, v[2], s),
         )
-        lefter = _LEFTS[s]
         infos = self.infos
-        # the whole hand's most naturals kept, and per section the splits that reach it
-        sums = list(map(add, lefter(others[0]), infos[0].picked))
-        keep = max(sums)
-        best: list[int | None] = [_mask(sums, keep), None, None, None]
+        # the whole hand's most naturals kept; per section, where a discard keeps them all
+        keep, first = _keeps(others[0], infos[0], s)
+        keeps: list[int | None] = [first, None, None, None]
         out: dict[int, int] = {}
         base = self.target - self.w
         special = self.special
@@ -260,11 +322,11 @@ class HandShape:
                     )
                 out[k] = need - 1
                 continue
-            j = 3 if k >= 27 else k // 9
-            mask = best[j]
-            if mask is None:
-                mask = best[j] = _mask(list(map(add, lefter(others[j]), infos[j].picked)), keep)
-            need = base - keep if mask & infos[j].free[k - _SECTIONS[j][0]] else base + 1 - keep
+            j, i = _PLACES[k]
+            bits = keeps[j]
+            if bits is None:
+                bits = keeps[j] = _keeps(others[j], infos[j], s)[1]
+            need = base - keep if bits >> i & 1 else base + 1 - keep
             if special and need > floor:
                 need = self._special_less(need, k, j)
             out[k] = need - 1
@@ -315,6 +377,8 @@ def clear_memos() -> None:
     """Forget every memoised section and combine (the benchmark measures cold start)."""
     _MEMO.clear()
     _NUMBERS.clear()
+    _BASES.clear()
+    _KEEPS.clear()
     for table in _INFOS.values():
         table.clear()
 
@@ -322,7 +386,7 @@ def clear_memos() -> None:
 def memo_sizes() -> dict[str, int]:
     """How many keys the bots' memos hold (for the benchmark and diagnostics)."""
     return {
-        "bots/combine": len(_MEMO),
+        "bots/combine": len(_MEMO) + len(_KEEPS),
         "bots/vectors": len(_NUMBERS),
-        "bots/sections": sum(len(t) for t in _INFOS.values()),
+        "bots/sections": len(_BASES) + sum(len(t) for t in _INFOS.values()),
     }

@@ -32,17 +32,20 @@ def _value(kind: int) -> int:
 _VALUES = tuple(_value(k) for k in range(34))
 
 
+def _near(kind: int) -> tuple[int, ...]:
+    """The kinds within two of a suited kind in its suit (none for an honor)."""
+    if kind >= 27:
+        return ()
+    lo = kind - kind % 9
+    return tuple(k for k in range(kind - 2, kind + 3) if k != kind and lo <= k < lo + 9)
+
+
+_NEAR = tuple(_near(k) for k in range(34))
+
+
 def _links(counts: list[int], kind: int) -> int:
     """Tiles of the hand that a tile works with (same kind, or within two in its suit)."""
-    if kind >= 27:
-        return counts[kind] - 1
-    lo = kind - kind % 9
-    total = counts[kind] - 1
-    for d in (-2, -1, 1, 2):
-        k = kind + d
-        if lo <= k < lo + 9:
-            total += counts[k]
-    return total
+    return counts[kind] - 1 + sum([counts[k] for k in _NEAR[kind]])
 
 
 class _Held:
@@ -202,7 +205,7 @@ class Bot:
             best = min((k in wild, _links(counts, k), _VALUES[k], k) for k in tied)[3]
         else:
             best = tied[0]
-        tile = max(t for t in hand if t // 4 == best)
+        tile = next(t for t in range(4 * best + 3, 4 * best - 1, -1) if t in hand)  # highest
         rest = list(hand)
         rest.remove(tile)
         after = list(counts)
