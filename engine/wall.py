@@ -758,10 +758,19 @@ class Wall:
         return f is not None and not f.in_play and f.position == position
 
     def _head_ok(self, d: int) -> bool:
+        return self._head_position(d) is not None
+
+    def _head_position(self, d: int) -> int | None:
+        """Ring position of draw index ``d`` if the head may still draw it."""
         if d >= NUM_TILES or d // 2 >= RING_STACKS - self._rules.reserve_stacks:
-            return False
-        p = self._pos(d)
-        return not self._taken[p] and not self._is_dead_flip(p)
+            return None
+        p = 2 * ((self._break.stack + d // 2) % RING_STACKS) + d % 2  # _pos(d)
+        if self._taken[p]:
+            return None
+        f = self._flip
+        if f is not None and not f.in_play and f.position == p:  # _is_dead_flip(p)
+            return None
+        return p
 
     def _next_tail(self) -> tuple[int, int] | None:
         t = self._tail
@@ -930,14 +939,15 @@ class Wall:
     def peek_head(self) -> Draw | None:
         """The next ordinary draw, or None when the live wall is exhausted."""
         self._check_ready()
-        return self._draw(self._pos(self._head)) if self._head_ok(self._head) else None
+        p = self._head_position(self._head)
+        return None if p is None else Draw(p, self._order[p])
 
     def take_head(self) -> Draw:
         """Take the next ordinary draw. Raises ValueError when the live wall is exhausted."""
         self._check_ready()
-        if not self._head_ok(self._head):
+        p = self._head_position(self._head)
+        if p is None:
             raise ValueError("the live wall is exhausted (流局)")
-        p = self._pos(self._head)
         self._taken[p] = 1
         self._head += 1
         return self._draw(p)
@@ -980,7 +990,7 @@ class Wall:
     def is_exhausted(self) -> bool:
         """True when no further ordinary draw is possible: the hand is drawn (流局) unless
         someone wins on the last discard."""
-        return not self._head_ok(self._head)
+        return self._head_position(self._head) is None
 
     @property
     def remaining(self) -> int:

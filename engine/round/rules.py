@@ -301,9 +301,10 @@ def _chow(state: RoundState, a: Chow) -> Result:
 
 
 def _answer_check(state: RoundState, seat: int) -> Rejection | None:
-    if state.phase not in (Phase.CLAIM, Phase.ROB):
+    phase = state.phase
+    if phase is not Phase.CLAIM and phase is not Phase.ROB:
         return _wrong_phase(state)
-    if not _seat_ok(seat):
+    if not (type(seat) is int and 0 <= seat < SEATS) and not _seat_ok(seat):
         return reject("bad_seat", "没有这个座位", "seats are 0–3")
     if seat == state.turn:
         return reject("own_tile", "不能要自己的牌", "this is your own tile")
@@ -418,7 +419,10 @@ def _declare_win(state: RoundState, a: DeclareWin) -> Result:
 
 def _finish(state: RoundState, events: list[Event]) -> Result:
     """Append the settlement when ``events`` end the hand and nothing else is due."""
-    if not any(isinstance(e, _ENDINGS) for e in events):
+    for e in events:
+        if isinstance(e, _ENDINGS):
+            break
+    else:
         return events
     scratch = advance(state, events)
     if scratch.phase is Phase.SETTLE:

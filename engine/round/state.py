@@ -59,8 +59,15 @@ class HeldMeld:
     claimed: int | None = None
 
     def meld(self) -> Meld:
-        claimed = None if self.claimed is None else self.claimed // 4
-        return Meld(self.type, tuple(t // 4 for t in self.tiles), self.from_seat, claimed)
+        return _meld_of(self)
+
+
+@lru_cache(maxsize=1024)
+def _meld_of(held: HeldMeld) -> Meld:
+    """A held meld as kinds, memoised: every win check and the settlement ask for every
+    seat's melds, and building a ``Meld`` validates it."""
+    claimed = None if held.claimed is None else held.claimed // 4
+    return Meld(held.type, tuple(t // 4 for t in held.tiles), held.from_seat, claimed)
 
 
 @lru_cache(maxsize=64)

@@ -74,8 +74,13 @@ class Ruleset(ABC):
     def wild_kinds(self, indicator: int | None) -> frozenset[int]:
         """The wildcard kinds a flipped tile makes (none for rulesets without wildcards)."""
 
+    _shapes: ShapeOptions | None = None
+
     def shape_options(self) -> ShapeOptions:
-        return self.preset.shapes.options()
+        """Built once (presets are frozen): every reading of a hand asks for it."""
+        if self._shapes is None:
+            self._shapes = self.preset.shapes.options()
+        return self._shapes
 
     def readings(self, hand: FinishedHand, win: Win) -> list[Reading]:
         seat = hand.seats[win.seat]
