@@ -23,7 +23,6 @@ from engine.hand import Shape, ShapeOptions
 
 _NEG = -100
 _CONCEALED_SHAPES = frozenset({Shape.XIAOQI, Shape.SHISANLAN})
-_SECTIONS = ((0, 9), (9, 18), (18, 27), (27, 34))
 # suit presence mask -> most of its kinds inside one 十三烂 pattern (1-4-7, 2-5-8, ...)
 _LAN_KEEP = tuple(
     max(bin(t & m).count("1") for t in SPACED_MASKS if bin(t).count("1") == 3) for m in range(512)
@@ -310,17 +309,28 @@ class HandShape:
         out: dict[int, int] = {}
         base = self.target - self.w
         special = self.special
-        floor = self._special_floor() if special else 0
+        floor = xq_even = xq_odd = lan_same = 0
+        if special:
+            # one natural fewer: seven pairs as its kind was held an even or odd number of
+            # times; 十三烂 as it was while the kind stays; no discard needs less than these
+            w, pairs, singles = self.w, self.pairs, self.singles
+            xq_even = self._xiaoqi_need(w, pairs - 1, singles + 1)
+            xq_odd = self._xiaoqi_need(w, pairs, singles - 1)
+            lan_same = self._lan_need(w, self.lan, self.honors)
+            floor = min(xq_even, xq_odd, lan_same)
         wild = self.wild
+        nat = self.nat
+        wild_need: int | None = None
         for k in kinds:
             if k in wild:
-                # a wildcard leaves the naturals as they are: the whole hand's keep
-                need = base + 1 - keep
-                if special:
-                    need = self._special(
-                        need, self.w - 1, self.pairs, self.singles, self.lan, self.honors
-                    )
-                out[k] = need - 1
+                if wild_need is None:
+                    # a wildcard leaves the naturals as they are: the whole hand's keep
+                    wild_need = base + 1 - keep
+                    if special:
+                        wild_need = self._special(
+                            wild_need, self.w - 1, self.pairs, self.singles, self.lan, self.honors
+                        )
+                out[k] = wild_need - 1
                 continue
             j, i = _PLACES[k]
             bits = keeps[j]
@@ -328,49 +338,37 @@ class HandShape:
                 bits = keeps[j] = _keeps(others[j], infos[j], s)[1]
             need = base - keep if bits >> i & 1 else base + 1 - keep
             if special and need > floor:
-                need = self._special_less(need, k, j)
+                c = nat[k]
+                lan = lan_same if c > 1 else self._lan_without(j, i)
+                need = min(need, xq_odd if c & 1 else xq_even, lan)
             out[k] = need - 1
         return out
 
-    def _special_floor(self) -> int:
-        """No discard of a natural tile brings a concealed shape's need below this."""
-        shapes = self.options.shapes
-        floor = 99
-        w, pairs, singles = self.w, self.pairs, self.singles
-        if Shape.XIAOQI in shapes:
-            for p, q in ((pairs, singles - 1), (pairs - 1, singles + 1)):
-                p = min(7, p)
-                floor = min(floor, 14 - w - 2 * p - min(q, 7 - p))
-        if Shape.SHISANLAN in shapes:
-            free = w if self.options.wild_in_shisanlan else 0
-            floor = min(floor, 14 - free - min(self.lan, 9) - self.honors)
-        return floor
+    def _xiaoqi_need(self, w: int, pairs: int, singles: int) -> int:
+        if Shape.XIAOQI not in self.options.shapes:
+            return 99
+        p = min(7, pairs)
+        return 14 - w - 2 * p - min(singles, 7 - p)
 
-    def _special_less(self, need: int, k: int, j: int) -> int:
-        """``_special`` for the hand less one natural tile of kind ``k``."""
-        c = self.nat[k]
-        pairs, singles = (
-            (self.pairs, self.singles - 1) if c & 1 else (self.pairs - 1, self.singles + 1)
-        )
+    def _lan_need(self, w: int, lan: int, honors: int) -> int:
+        if Shape.SHISANLAN not in self.options.shapes:
+            return 99
+        free = w if self.options.wild_in_shisanlan else 0
+        return 14 - free - min(lan, 9) - honors
+
+    def _lan_without(self, j: int, i: int) -> int:
+        """十三烂's need after the last tile at position ``i`` of section ``j`` goes."""
         lan, honors = self.lan, self.honors
-        if c == 1:
-            if j == 3:
-                honors -= 1
-            else:
-                m = self.infos[j].mask
-                lan = lan - _LAN_KEEP[m] + _LAN_KEEP[m & ~(1 << (k - _SECTIONS[j][0]))]
-        return self._special(need, self.w, pairs, singles, lan, honors)
+        if j == 3:
+            honors -= 1
+        else:
+            m = self.infos[j].mask
+            lan = lan - _LAN_KEEP[m] + _LAN_KEEP[m & ~(1 << i)]
+        return self._lan_need(self.w, lan, honors)
 
     def _special(self, need: int, w: int, pairs: int, singles: int, lan: int, honors: int) -> int:
         """The standard need against the concealed-only shapes (no melds)."""
-        shapes = self.options.shapes
-        if Shape.XIAOQI in shapes:
-            p = min(7, pairs)
-            need = min(need, 14 - w - 2 * p - min(singles, 7 - p))
-        if Shape.SHISANLAN in shapes:
-            free = w if self.options.wild_in_shisanlan else 0
-            need = min(need, 14 - free - min(lan, 9) - honors)
-        return need
+        return min(need, self._xiaoqi_need(w, pairs, singles), self._lan_need(w, lan, honors))
 
 
 def clear_memos() -> None:

@@ -43,9 +43,18 @@ def _near(kind: int) -> tuple[int, ...]:
 _NEAR = tuple(_near(k) for k in range(34))
 
 
-def _links(counts: list[int], kind: int) -> int:
-    """Tiles of the hand that a tile works with (same kind, or within two in its suit)."""
-    return counts[kind] - 1 + sum([counts[k] for k in _NEAR[kind]])
+def _keep_first(counts: list[int], wild: frozenset[int], tied: list[int]) -> int:
+    """Of kinds that score the same, the one to discard: keep wildcards, then the better
+    connected tiles (links: the tiles of the same kind or within two in the suit), then
+    the more useful kinds, then the lower kind. The rank (wild, links, value, kind) is
+    packed in one int: each part is below its field."""
+    best = -1
+    for k in tied:
+        links = counts[k] + sum([counts[x] for x in _NEAR[k]])
+        rank = (k in wild) << 16 | links << 8 | _VALUES[k] << 6 | k
+        if best < 0 or rank < best:
+            best = rank
+    return best & 63
 
 
 class _Held:
@@ -200,12 +209,10 @@ class Bot:
 
         low = min(scores.values())
         tied = [k for k in kinds if scores[k] == low]
-        if len(tied) > 1:
-            # keep wildcards, then the better connected tiles, then the more useful kinds
-            best = min((k in wild, _links(counts, k), _VALUES[k], k) for k in tied)[3]
-        else:
-            best = tied[0]
-        tile = next(t for t in range(4 * best + 3, 4 * best - 1, -1) if t in hand)  # highest
+        best = _keep_first(counts, wild, tied) if len(tied) > 1 else tied[0]
+        tile = 4 * best + 3  # the highest tile of that kind in the hand
+        while tile not in hand:
+            tile -= 1
         rest = list(hand)
         rest.remove(tile)
         after = list(counts)

@@ -130,10 +130,13 @@ def special_win(
         return False
     if Shape.XIAOQI in shapes and xiaoqi_win(nat, w):
         return True
-    if Shape.SHISANLAN in shapes and shisanlan_win(counts, nat, w, wild, options, False):
-        return True
-    if Shape.QIXING_SHISANLAN in shapes and shisanlan_win(counts, nat, w, wild, options, True):
-        return True
+    # 十三烂 holds no two of a kind: not as naturals, nor (counts >= nat) with the jing as
+    # themselves; most hands asked about have a pair
+    if (Shape.SHISANLAN in shapes or Shape.QIXING_SHISANLAN in shapes) and max(nat) <= 1:
+        if Shape.SHISANLAN in shapes and shisanlan_win(counts, nat, w, wild, options, False):
+            return True
+        if Shape.QIXING_SHISANLAN in shapes and shisanlan_win(counts, nat, w, wild, options, True):
+            return True
     if Shape.SHISANYAO in shapes and shisanyao_win(nat):
         return True
     return Shape.JIULIAN in shapes and jiulian_target(nat, w, {}, None) is not None
