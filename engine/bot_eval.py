@@ -296,15 +296,10 @@ class HandShape:
         v, s = self.vecs, self.sets
         p01 = _combine(v[0], v[1], s)
         s23 = _combine(v[2], v[3], s)
-        others = (
-            _combine(v[1], s23, s),
-            _combine(v[0], s23, s),
-            _combine(p01, v[3], s),
-            _combine(p01, v[2], s),
-        )
         infos = self.infos
-        # the whole hand's most naturals kept; per section, where a discard keeps them all
-        keep, first = _keeps(others[0], infos[0], s)
+        # the whole hand's most naturals kept; per section (with the other three combined
+        # when a discard is asked there), where a discard keeps them all
+        keep, first = _keeps(_combine(v[1], s23, s), infos[0], s)
         keeps: list[int | None] = [first, None, None, None]
         out: dict[int, int] = {}
         base = self.target - self.w
@@ -335,7 +330,9 @@ class HandShape:
             j, i = _PLACES[k]
             bits = keeps[j]
             if bits is None:
-                bits = keeps[j] = _keeps(others[j], infos[j], s)[1]
+                # 万 with 条 and honors for 筒; 万筒 with honors for 条, with 条 for honors
+                others = _combine(v[0], s23, s) if j == 1 else _combine(p01, v[5 - j], s)
+                bits = keeps[j] = _keeps(others, infos[j], s)[1]
             need = base - keep if bits >> i & 1 else base + 1 - keep
             if special and need > floor:
                 c = nat[k]

@@ -380,7 +380,10 @@ def _pass(state: RoundState, a: Pass) -> Result:
     bad = _answer_check(state, a.seat)
     if bad is not None:
         return bad
-    return _answered(state, Passed(a.seat))
+    return _answered(state, _PASSED[a.seat])
+
+
+_PASSED = tuple(Passed(s) for s in range(SEATS))  # events are frozen: one per seat serves
 
 
 def _answered(state: RoundState, event: Event) -> Result:
