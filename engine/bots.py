@@ -230,7 +230,8 @@ class Bot:
         assert tile is not None
         kind = tile // 4
         held = self._hand(state, state.hands[seat])
-        if (held.shanten if held.shanten is not None else self._shanten_of(state, held)) > 0:
+        ready = (held.shanten if held.shanten is not None else self._shanten_of(state, held)) <= 0
+        if not ready:
             # not ready, so no win: most tiles are no use for a claim either
             counts = held.counts
             useless = state.phase is Phase.ROB or kind in state.wild
@@ -241,8 +242,8 @@ class Bot:
                 return self._pass
         if self._can_win(state, kind):
             return DeclareWin(seat)
-        if state.phase is Phase.ROB:
-            return self._pass
+        if state.phase is Phase.ROB or ready:
+            return self._pass  # ready: keep the hand concealed and wait (as _claim would)
         claim = self._claim(state, kind)
         return claim if claim is not None else self._pass
 
