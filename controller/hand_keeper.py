@@ -18,6 +18,7 @@ from typing import Any
 
 import structlog
 
+from controller.handlog import handlog_of
 from controller.publication import (
     Message,
     Outlet,
@@ -25,7 +26,7 @@ from controller.publication import (
     number,
     settlement_messages,
 )
-from controller.store import EventStore, StoredHand
+from controller.store import EventStore, HandRecord, StoredHand
 from engine.round.actions import Action, Rejection, Shuffle
 from engine.round.events import Event, Settled, Shuffled, event_from_dict
 from engine.round.finish import settlement_from_dict
@@ -254,9 +255,10 @@ class HandKeeper:
         if not published:  # resumed between the Settled event and this: say it now
             messages = self._settlement_messages(hand_id, state, settled)
         result, winner, discarder = hand_result(state)
-        self.store.record_settlement(
+        stored = settlement.as_dict()
+        record = self.store.record_settlement(
             hand_id,
-            settlement.as_dict(),
+            stored,
             result=result,
             winner=winner,
             discarder=discarder,
@@ -273,26 +275,11 @@ class HandKeeper:
             net=[number(n) for n in settlement.net],
             totals=[number(t) for t in self.session.totals],
         )
-        self._send_handlog(hand_id)
+        self._send_handlog(record, stored)
 
-    def _send_handlog(self, hand_id: str) -> None:
-        stored = self.store.load_hand(hand_id)
-        try:
-            from controller.handlog import build_handlog
-
-            payload = build_handlog(stored, parlour=self.parlour, table=self.table)
-        except ImportError:  # the hub's module is optional: the same shape, built here
-            payload = {
-                "format": "mjtable.handlog",
-                "version": 1,
-                "parlour": self.parlour,
-                "table": self.table,
-                "hand_id": hand_id,
-                "session_id": stored.hand.session_id,
-                "hand_no": stored.hand.hand_no,
-                "ruleset": stored.hand.ruleset,
-                "events": stored.event_dicts(),
-                "settlement": stored.settlement,
-            }
+    def _send_handlog(self, hand: HandRecord, settlement: dict[str, Any]) -> None:
+        # From the log in memory: it is what the store holds (appended before folding).
+        events = [e.to_dict() for e in self.log]
+        payload = handlog_of(hand, events, settlement, parlour=self.parlour, table=self.table)
         self.store.enqueue(self.outlet.outbox([("handlog", payload)]))
         self.outlet.committed([])

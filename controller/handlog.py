@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from numbers import Real
@@ -33,7 +33,7 @@ from typing import Any
 
 from controller.config import ID_PATTERN
 from controller.mqtt.topics import Topics
-from controller.store import StoredHand
+from controller.store import HandRecord, StoredHand
 
 FORMAT = "mjtable.handlog"
 VERSION = 1
@@ -112,8 +112,21 @@ def topics_identity(topics: Topics) -> tuple[str, str]:
 
 def build_handlog(stored: StoredHand, *, parlour: str, table: str) -> dict[str, Any]:
     """The handlog payload of a finished, settled hand (``EventStore.load_hand``)."""
-    hand = stored.hand
-    if hand.status != "finished" or stored.settlement is None or hand.ended_at is None:
+    return handlog_of(
+        stored.hand, stored.event_dicts(), stored.settlement, parlour=parlour, table=table
+    )
+
+
+def handlog_of(
+    hand: HandRecord,
+    events: Sequence[Mapping[str, Any]],
+    settlement: Mapping[str, Any] | None,
+    *,
+    parlour: str,
+    table: str,
+) -> dict[str, Any]:
+    """The same from the parts a table service holds when it closes a hand (no reload)."""
+    if hand.status != "finished" or settlement is None or hand.ended_at is None:
         raise ValueError(f"hand {hand.id} is {hand.status}, not finished and settled")
     return {
         "format": FORMAT,
@@ -130,8 +143,8 @@ def build_handlog(stored: StoredHand, *, parlour: str, table: str) -> dict[str, 
         "discarder": hand.discarder,
         "started_at": hand.started_at.isoformat(),
         "finished_at": hand.ended_at.isoformat(),
-        "events": stored.event_dicts(),
-        "settlement": stored.settlement,
+        "events": list(events),
+        "settlement": settlement,
     }
 
 

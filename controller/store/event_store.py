@@ -16,7 +16,7 @@ from datetime import datetime
 from numbers import Real
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Engine, Select, Table, bindparam, delete, func, insert, select
+from sqlalchemy import Engine, Select, Table, bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -125,7 +125,17 @@ def _event_values(
 
 EVENTS = cast(Table, EventRow.__table__)
 OUTBOX = cast(Table, OutboxRow.__table__)
+SETTLEMENTS = cast(Table, SettlementRow.__table__)
 _HANDS = cast(Table, HandRow.__table__)
+# Statements built once: building one costs more than SQLite takes to run it.
+_INSERT_EVENTS = insert(EVENTS)
+_INSERT_OUTBOX = insert(OUTBOX)
+_OUTBOX_PEEK = (
+    select(*(OUTBOX.c[name] for name in ("id", "topic", "payload", "qos", "retain", "enqueued_at")))
+    .where(OUTBOX.c.id > bindparam("after_id"))
+    .order_by(OUTBOX.c.id)
+    .limit(bindparam("limit"))
+)
 # A hand's status and the seq its next event takes, in one statement.
 _HAND_STATE = select(
     _HANDS.c.status,
@@ -363,9 +373,9 @@ class EventStore:
                         f"hand {hand_id}: expected seq {expected_seq}, the next is {next_seq}"
                     )
                 if payloads:
-                    c.execute(insert(EVENTS), _event_values(hand_id, next_seq, payloads, now))
+                    c.execute(_INSERT_EVENTS, _event_values(hand_id, next_seq, payloads, now))
                 if messages:
-                    c.execute(insert(OUTBOX), _outbox_values(messages, time.time()))
+                    c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
         except IntegrityError:
             # (hand_id, seq) unique: another writer appended between our read and insert.
             raise SequenceConflict(f"hand {hand_id}: concurrent append") from None
@@ -400,8 +410,9 @@ class EventStore:
         winner: int | None = None,
         discarder: int | None = None,
         outbox: Sequence[OutboxMessage] = (),
-    ) -> None:
-        """Store ``Settlement.as_dict()`` and finish the hand, in one transaction.
+    ) -> HandRecord:
+        """Store ``Settlement.as_dict()`` and finish the hand, in one transaction; returns
+        the finished hand's record.
 
         ``result`` says how it ended (win, self_draw, draw, …) for the owners' filters.
         """
@@ -419,30 +430,39 @@ class EventStore:
         _seat(discarder, "discarder")
         messages = _check_messages(outbox)
         now = utcnow()
-        with self._session() as s, s.begin():
-            hand = s.get(HandRow, hand_id)
+        nets = {f"net_{i}": n for i, n in enumerate(net)}
+        # Core, as append: it runs as the hand ends, between a win and its display.
+        with self.engine.begin() as c:
+            hand = c.execute(select(_HANDS).where(_HANDS.c.id == hand_id)).first()
             if hand is None:
                 raise UnknownHand(hand_id)
             if hand.status != OPEN:
                 raise HandClosed(f"hand {hand_id} is {hand.status}")
-            hand.status, hand.result, hand.ended_at = FINISHED, result, now
-            hand.winner, hand.discarder = winner, discarder
-            hand.net_0, hand.net_1, hand.net_2, hand.net_3 = net
-            bump(s, [Change(hand.table_id or "", open_hands=-1)])
-            s.add(
-                SettlementRow(
-                    hand_id=hand_id,
-                    ruleset=hand.ruleset,
-                    void=bool(payload.get("void", False)),
-                    net_0=net[0],
-                    net_1=net[1],
-                    net_2=net[2],
-                    net_3=net[3],
-                    payload=payload,
-                    created_at=now,
-                )
-            )
-            s.add_all(_outbox_rows(messages, time.time()))
+            done = {"status": FINISHED, "result": result, "ended_at": now}
+            done |= {"winner": winner, "discarder": discarder}
+            c.execute(update(_HANDS).where(_HANDS.c.id == hand_id).values(**done, **nets))
+            void = bool(payload.get("void", False))
+            row = {"hand_id": hand_id, "ruleset": hand.ruleset, "void": void, **nets}
+            c.execute(insert(SETTLEMENTS).values(**row, payload=payload, created_at=now))
+            bump(c, [Change(hand.table_id or "", open_hands=-1)])
+            if messages:
+                c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
+        return HandRecord(
+            id=hand_id,
+            session_id=hand.session_id,
+            hand_no=hand.hand_no,
+            ruleset=hand.ruleset,
+            dealer=hand.dealer,
+            status=FINISHED,
+            result=result,
+            winner=winner,
+            discarder=discarder,
+            started_at=hand.started_at,
+            ended_at=now,
+            note=hand.note,
+            handlog_acked_at=hand.handlog_acked_at,
+            net=(net[0], net[1], net[2], net[3]),
+        )
 
     def abort_hand(self, hand_id: str, note: str) -> None:
         """Give up an open hand (it cannot be resumed); its events stay for the owner."""
@@ -528,15 +548,9 @@ class EventStore:
 
     def outbox_peek(self, limit: int = 100, after_id: int = 0) -> list[OutboxEntry]:
         """The oldest messages not yet acknowledged, in order."""
-        o = OUTBOX.c
-        query = (
-            select(o.id, o.topic, o.payload, o.qos, o.retain, o.enqueued_at)
-            .where(o.id > after_id)
-            .order_by(o.id)
-            .limit(limit)
-        )
         with self.engine.connect() as c:
-            return [OutboxEntry(*row) for row in c.execute(query)]
+            rows = c.execute(_OUTBOX_PEEK, {"after_id": after_id, "limit": limit})
+            return [OutboxEntry(*row) for row in rows]
 
     def outbox_ack(self, entry_ids: int | Sequence[int]) -> None:
         """The broker acknowledged them: forget them (a batch is one transaction, so the
@@ -544,8 +558,21 @@ class EventStore:
         ids = [entry_ids] if isinstance(entry_ids, int) else list(entry_ids)
         if not ids:
             return
-        with self.engine.begin() as c:
-            c.execute(delete(OUTBOX).where(OUTBOX.c.id.in_(ids)))
+        with self.engine.connect() as c:
+            lazy = c.dialect.name == "sqlite"
+            if lazy:
+                # No fsync for this one: a delete lost in a power cut only sends those
+                # messages again (delivery is at least once anyway), and a short write
+                # keeps the next append from waiting for the lock.
+                c.exec_driver_sql("PRAGMA synchronous=NORMAL")
+                c.commit()  # (a pragma starts no transaction in SQLite; SQLAlchemy's ends)
+            try:
+                c.execute(delete(OUTBOX).where(OUTBOX.c.id.in_(ids)))
+                c.commit()
+            finally:
+                if lazy:
+                    c.exec_driver_sql("PRAGMA synchronous=FULL")
+                    c.commit()
 
     def outbox_depth(self) -> int:
         with self._session() as s:
