@@ -789,6 +789,24 @@ class Wall:
     def deal(self) -> Deal:
         """跳庄 deal: three rounds of 2 墩 each from the dealer on, then the jump. Dealer 14,
         others 13."""
+        result: list[tuple[Draw, ...]] = []
+        order = self._order
+        for hand in self._deal_positions():
+            for p in hand:
+                self._taken[p] = 1
+            result.append(tuple([Draw(p, order[p]) for p in hand]))
+        self._head = 5 + 2 * STACKS_PER_TAKE * DEAL_ROUNDS * NUM_SEATS
+        self._dealt = True
+        return Deal(self._break.dealer, tuple(result))
+
+    def peek_deal(self) -> tuple[tuple[int | None, ...], ...]:
+        """The tiles ``deal`` would give each seat (None if unknown), the wall untouched:
+        the rules check a deal without copying the wall and making its draws."""
+        order = self._order
+        return tuple(tuple([order[p] for p in hand]) for hand in self._deal_positions())
+
+    def _deal_positions(self) -> list[list[int]]:
+        """Ring positions of each seat's dealt tiles, in the order it takes them."""
         if self._dealt:
             raise ValueError("the wall has already been dealt")
         if self._taken_any():
@@ -808,20 +826,13 @@ class Wall:
         hands[dealer].extend(dealer_jump)
         for k, di in enumerate(others, start=1):
             hands[(dealer + k) % NUM_SEATS].append(di)
-        d += 5
-        result: list[tuple[Draw, ...]] = []
+        out: list[list[int]] = []
         for hand in hands:
-            draws = []
-            for di in hand:
-                p = self._pos(di)
-                if self._is_dead_flip(p):  # only possible if flipped before the deal
-                    raise ValueError("the flipped tile lies in the deal")
-                self._taken[p] = 1
-                draws.append(self._draw(p))
-            result.append(tuple(draws))
-        self._head = d
-        self._dealt = True
-        return Deal(dealer, tuple(result))
+            ps = [self._pos(di) for di in hand]
+            if self._flip is not None and any(self._is_dead_flip(p) for p in ps):
+                raise ValueError("the flipped tile lies in the deal")  # flipped before it
+            out.append(ps)
+        return out
 
     def _taken_any(self) -> bool:
         return any(self._taken)

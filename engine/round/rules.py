@@ -187,7 +187,7 @@ def _deal(state: RoundState, a: Deal) -> Result:
     if state.phase is not Phase.DEAL:
         return _wrong_phase(state)
     assert state.wall is not None
-    deal = state.wall.copy().deal()
+    deal = state.wall.peek_deal()
     dealer = state.dealer
     if a.tiles is not None:
         if len(a.tiles) != SEATS:
@@ -201,7 +201,7 @@ def _deal(state: RoundState, a: Deal) -> Result:
             return reject("bad_deal", "发牌不对", "tiles must be distinct ids 0–135")
     tiles: list[tuple[int, ...]] = []
     for s in range(SEATS):
-        known = deal.tiles(s)
+        known = deal[s]
         if all(t is not None for t in known):
             mine = tuple(t for t in known if t is not None)
             if a.tiles is not None and tuple(a.tiles[s]) != mine:
