@@ -227,8 +227,11 @@ class Publisher:
                 await self._update_depth()  # idle: the exact figure, once a poll
             if until_empty:
                 continue
+            # asyncio.timeout, not wait_for: wait_for wraps the wait in a task of its own,
+            # two more turns of the loop between a stored event and its publication.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), IDLE_POLL)
+                async with asyncio.timeout(IDLE_POLL):
+                    await self._wake.wait()
 
     async def _send_batch(self, client: aiomqtt.Client, entries: list[OutboxEntry]) -> None:
         sent: list[OutboxEntry] = []
