@@ -15,7 +15,7 @@ import re
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -36,6 +36,9 @@ from pydantic_settings import (
 )
 
 from firmware_bridge.gpio.config import GpioConfig
+
+if TYPE_CHECKING:
+    from controller.tracker import TrackerSettings
 
 ENV_PREFIX = "MJTABLE_"
 ENV_NESTED = "__"
@@ -136,6 +139,29 @@ class GpioSettings(_Section):
             button_pull_up=self.button_pull_up,
             bounce_time=self.bounce_time,
             buzzer_active_high=self.buzzer_active_high,
+        )
+
+
+class TrackerConfig(_Section):
+    """How long the tracker waits before it raises an alert or closes a claim window."""
+
+    grace: float = Field(3.0, gt=0)
+    """Seconds an unexplained observation (a misread, a tile in two zones) waits for the
+    readers to settle before it becomes an alert."""
+    claim_timeout: float | None = Field(6.0, gt=0)
+    """After a 胡 on a discard, seats that said nothing for this long pass (unset: only
+    buttons and the next draw close a claim window)."""
+    button_ttl: float = Field(5.0, gt=0)
+    """Seconds a seat button that does not apply yet is kept (pressed before the readers
+    saw the discard)."""
+    reader_silent_after: float = Field(3.0, gt=0)
+    """Seconds without a scan before a reader is reported silent (the bridge's default)."""
+
+    def to_settings(self) -> TrackerSettings:
+        from controller.tracker import TrackerSettings  # the engine, only when it runs
+
+        return TrackerSettings(
+            grace=self.grace, claim_timeout=self.claim_timeout, button_ttl=self.button_ttl
         )
 
 
@@ -266,6 +292,7 @@ class TableConfig(BaseSettings):
     ruleset: RulesetSettings = RulesetSettings()
     hardware: HardwareSettings = HardwareSettings()
     gpio: GpioSettings = GpioSettings()
+    tracker: TrackerConfig = TrackerConfig()
     mqtt: MqttSettings = MqttSettings()
     store: StoreSettings = StoreSettings()
     web: WebSettings = WebSettings()

@@ -52,7 +52,8 @@ class RunOptions:
     hands: int | None = None
     fresh_session: bool = False
     """Start a new session instead of resuming the open one (the demo's new table)."""
-    tracker: TrackerSettings = field(default_factory=TrackerSettings)
+    tracker: TrackerSettings | None = None
+    """None: the config's ``[tracker]``."""
     sim: dict[str, Any] = field(default_factory=dict)
     """SimConfig overrides for a virtual table (speeds, misreads)."""
     think: float = 0.0
@@ -100,7 +101,8 @@ def _bridge_for_hardware(config: TableConfig, zones: ZoneMap) -> TableBridge:
         ids = list(ZoneMap.load(r.zone_map))
         codec = HfCodec(ids[0]) if r.codec == "hf" else RefCodec()
         readers.append(ReaderTransport(r.url, codec, baudrate=r.baud))
-    return TableBridge(zones, board=board, readers=readers)
+    silent = config.tracker.reader_silent_after
+    return TableBridge(zones, board=board, readers=readers, silent_after=silent)
 
 
 def bridge_for_table(table: VirtualTable, **options: Any) -> TableBridge:
@@ -233,7 +235,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             await table.start()
             stack.push_async_callback(table.close)
             zones = sim.zones
-            bridge = bridge_for_table(table)
+            bridge = bridge_for_table(table, silent_after=config.tracker.reader_silent_after)
         else:
             zones = _zones_of(config)
             bridge = _bridge_for_hardware(config, zones)
@@ -265,7 +267,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             zones,
             roller=DiceRoller(opts.seed),
             alert=service.on_alert,
-            settings=opts.tracker,
+            settings=opts.tracker or config.tracker.to_settings(),
         )
         service.attach(tracker)
         panel = _panel(config, service)

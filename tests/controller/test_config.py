@@ -152,6 +152,8 @@ def test_error_message_says_which_variable(monkeypatch: pytest.MonkeyPatch) -> N
         ('[store]\nurl = "nonsense"', "store.url", "not a database URL"),
         ('[ruleset]\nid = "mars"', "ruleset", "mars"),
         ("[hardware]\nvirtual = false", "hardware", "at least one reader"),
+        ("[tracker]\ngrace = 0", "tracker.grace", "greater than 0"),
+        ("[tracker]\nclaim_timeout = -1", "tracker.claim_timeout", "greater than 0"),
     ],
 )
 def test_more_errors(tmp_path: Path, toml: str, field: str, words: str) -> None:
@@ -167,3 +169,19 @@ def test_unreadable_or_broken_file(tmp_path: Path) -> None:
 
 def test_constructed_directly() -> None:
     assert TableConfig(table="t3").table == "t3"
+
+
+def test_tracker_timings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from controller.tracker import TrackerSettings
+    from firmware_bridge.table import DEFAULT_SILENT_AFTER
+
+    default = load_config()
+    assert default.tracker.to_settings() == TrackerSettings()
+    assert default.tracker.reader_silent_after == DEFAULT_SILENT_AFTER
+    path = write(tmp_path, "[tracker]\ngrace = 1.5\nbutton_ttl = 8\nreader_silent_after = 10\n")
+    monkeypatch.setenv("MJTABLE_TRACKER__CLAIM_TIMEOUT", "4")
+    config = load_config(path)
+    assert config.tracker.to_settings() == TrackerSettings(
+        grace=1.5, claim_timeout=4.0, button_ttl=8.0
+    )
+    assert config.tracker.reader_silent_after == 10.0
