@@ -81,6 +81,7 @@ def play_hand(
     if on_event is not None:
         on_event(started)
     append = log.append
+    extend = log.extend
     while state.settlement is None:
         phase = state.phase
         action: Action | None
@@ -103,10 +104,14 @@ def play_hand(
         result = apply(state, action)
         if isinstance(result, Rejection):
             raise IllegalMove(f"{action!r} refused: {result}")
-        for event in result:
-            evolve(state, event)
-            append(event)
-            if on_event is not None:
+        if on_event is None:
+            for event in result:
+                evolve(state, event)
+            extend(result)
+        else:
+            for event in result:
+                evolve(state, event)
+                append(event)
                 on_event(event)
     return state, log
 

@@ -139,16 +139,17 @@ def resolve(state: RoundState, answers: dict[int, ClaimDeclared | None]) -> list
     """Close the window: ``answers`` holds every other seat's claim (None: passed)."""
     tile = state.last_tile
     assert tile is not None
-    passed = tuple(s for s in sorted(answers) if answers[s] is None)
-    out: list[Event] = [ClaimsResolved(tile, passed)]
-    if len(passed) == len(answers):
+    claims = {s: c for s, c in answers.items() if c is not None}
+    if not claims:
         # everyone passed (the usual case): the replacement or the next draw is due
+        out: list[Event] = [ClaimsResolved(tile, tuple(sorted(answers)))]
         if state.phase is not Phase.ROB:
             wall = state.wall
             if wall is not None and wall.is_exhausted:
                 out.append(Exhausted())
         return out
-    claims = {s: c for s, c in answers.items() if c is not None}
+    passed = tuple(s for s in sorted(answers) if answers[s] is None)
+    out = [ClaimsResolved(tile, passed)]
     wins = [candidate_win(state, s) for s, c in sorted(claims.items()) if c.claim == "win"]
     if wins:
         hand = finished_hand(state, wins)

@@ -377,10 +377,24 @@ def _chow_tiles(
 
 
 def _pass(state: RoundState, a: Pass) -> Result:
-    bad = _answer_check(state, a.seat)
+    seat = a.seat
+    phase = state.phase
+    responses = state.responses
+    if (
+        (phase is Phase.CLAIM or phase is Phase.ROB)
+        and type(seat) is int
+        and 0 <= seat < SEATS
+        and seat != state.turn
+        and seat not in responses
+    ):
+        # _answer_check's tests inline (three passes a discard): not the last answer yet
+        if len(responses) < SEATS - 2:
+            return [_PASSED[seat]]
+        return _answered(state, _PASSED[seat])
+    bad = _answer_check(state, seat)
     if bad is not None:
         return bad
-    return _answered(state, _PASSED[a.seat])
+    return _answered(state, _PASSED[seat])
 
 
 _PASSED = tuple(Passed(s) for s in range(SEATS))  # events are frozen: one per seat serves
