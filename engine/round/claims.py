@@ -23,7 +23,7 @@ from engine.round.events import (
 )
 from engine.round.finish import finished_hand
 from engine.round.state import SEATS, Phase, RoundState, Source
-from engine.settlement import Win, WinSource
+from engine.settlement import SeatEnd, Win, WinSource
 
 _SOURCE_NAMES: dict[WinSource, SourceName] = {
     WinSource.SELF_DRAW: "self",
@@ -90,7 +90,23 @@ def win_stands(state: RoundState, win: Win) -> bool:
     """``refusal(state, win) is None`` without the reason (the ruleset may decide faster)."""
     if _table_refusal(state, win) is not None:
         return False
-    return state.ruleset.win_stands(finished_hand(state, [win]), win)
+    ruleset = state.ruleset
+    if ruleset.refuses_by_seat and _seat_refuses(state, win):
+        return False  # most refused wins the bots see: no need to build the whole hand
+    return ruleset.win_stands(finished_hand(state, [win]), win)
+
+
+def _seat_refuses(state: RoundState, win: Win) -> bool:
+    """The ruleset's verdict on the winner's seat alone, built as ``finished_hand`` would
+    (the winner's melds are never a robbed kong: that is the discarder's)."""
+    seat = win.seat
+    concealed = [t // 4 for t in state.hands[seat]]
+    if not win.self_drawn:
+        concealed.append(win.tile)
+    end = SeatEnd(tuple(concealed), state.held_melds(seat))
+    wall = state.wall
+    flip = None if wall is None else wall.flip
+    return state.ruleset.seat_refuses(end, None if flip is None else flip.kind, win)
 
 
 def _table_refusal(state: RoundState, win: Win) -> Refusal | None:

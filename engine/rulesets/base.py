@@ -11,7 +11,13 @@ from typing import ClassVar, Literal
 from engine.analysis import analyze
 from engine.hand import Meld, Reading, ShapeOptions
 from engine.rulesets.preset import PresetBase
-from engine.settlement.finished_hand import FinishedHand, SettleInputError, Win, WinSource
+from engine.settlement.finished_hand import (
+    FinishedHand,
+    SeatEnd,
+    SettleInputError,
+    Win,
+    WinSource,
+)
 from engine.settlement.ledger import Ledger, Settlement
 from engine.wall import FlipKind, WallRules
 
@@ -125,6 +131,14 @@ class Ruleset(ABC):
         """``win_refusal(hand, win) is None``, for a player that only needs the yes or no
         (the bots): rulesets may answer it without reading the whole hand."""
         return self.win_refusal(hand, win) is None
+
+    # whether ``seat_refuses`` may ever say True (the bots skip building the seat if not)
+    refuses_by_seat: ClassVar[bool] = False
+
+    def seat_refuses(self, seat: SeatEnd, indicator: int | None, win: Win) -> bool:
+        """True only when the winner's own tiles (``seat``) and the indicator bar ``win``
+        whatever the rest of the hand: a refusal found without building the whole hand."""
+        return False
 
     def false_win_penalised(self) -> bool:
         """Whether a 诈胡 is paid for (listed in ``FinishedHand.false_win``) or only refused.

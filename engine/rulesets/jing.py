@@ -133,6 +133,7 @@ def _holdings(
 
 class JingRuleset(Ruleset):
     flip_kind = FlipKind.JING
+    refuses_by_seat = True  # 有精平胡不能抓炮 (seat_refuses)
 
     def __init__(self, preset: JingPreset) -> None:
         self.preset: JingPreset = preset
@@ -184,11 +185,11 @@ class JingRuleset(Ruleset):
         return None
 
     def win_stands(self, hand: FinishedHand, win: Win) -> bool:
-        if self._only_barred_pinghu(hand, win):
+        if self.seat_refuses(hand.seats[win.seat], hand.indicator, win):
             return False
         return super().win_stands(hand, win)
 
-    def _only_barred_pinghu(self, hand: FinishedHand, win: Win) -> bool:
+    def seat_refuses(self, seat: SeatEnd, indicator: int | None, win: Win) -> bool:
         """有精平胡不能抓炮 decided by two is_win checks instead of every reading: on a
         discard, a seat holding jing wins only by a reading that is not a 平胡, or a 德国
         one (every jing as itself, so the tiles win as naturals). When the hand has
@@ -196,8 +197,7 @@ class JingRuleset(Ruleset):
         refused."""
         if win.source is not WinSource.DISCARD or self.preset.win.jing_pinghu_on_discard:
             return False
-        seat = hand.seats[win.seat]
-        wild = self.wild_kinds(hand.indicator)
+        wild = self.wild_kinds(indicator)
         if not any(k in wild for k in seat.concealed):
             return False
         options, not_pinghu = self._options()
