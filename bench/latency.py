@@ -4,8 +4,9 @@ The service runs as its own process (``mjtable run``, settings as for real hardw
 against the virtual table in this process, with four bot players and a real Mosquitto.
 For every move whose event names its tile (a draw, a discard, a claimed tile) we take
 the time the reader frame that first shows the tile in its new zone is written to the
-pty, and the time the matching ``events`` message reaches a subscriber here. Both clocks
-are this process's, so the figure includes the subscriber's side too (a pessimistic one).
+pty, and the time the matching ``events`` message reaches a subscriber (a process of its
+own, so that neither the bots' thinking nor this process's garbage collector delays the
+reading; CLOCK_MONOTONIC is the same in every process).
 
 The players play briskly (``MJTABLE_BENCH_THINK``, default 0.05 s before each move: up
 to 20 moves a second, faster than any table) but do not flood the service: this measures
@@ -174,9 +175,21 @@ async def run(moves: int, seed: int, lean: bool = False) -> dict[str, Any]:
     uids = table.tiles.uids
     samples: list[float] = []
     service: asyncio.subprocess.Process | None = None
+    subscriber: asyncio.subprocess.Process | None = None
     try:
-        async with table, aiomqtt.Client("127.0.0.1", port) as sub:
-            await sub.subscribe(PREFIX + "events", qos=1)
+        async with table:
+            # The display's side in a process of its own: the time a message arrives is
+            # taken there, not here, where the bots' thinking and this process's garbage
+            # collector would delay it (CLOCK_MONOTONIC is the same in every process).
+            subscriber = await asyncio.create_subprocess_exec(
+                sys.executable,
+                __file__,
+                "--subscribe",
+                str(port),
+                stdout=subprocess.PIPE,
+            )
+            assert subscriber.stdout is not None
+            await subscriber.stdout.readline()  # "subscribed"
             config = toml(table, work, port)
             profile = os.environ.get("MJTABLE_BENCH_PROFILE")  # cProfile the service
             wrap = ["-m", "cProfile", "-o", profile] if profile else []
@@ -199,10 +212,10 @@ async def run(moves: int, seed: int, lean: bool = False) -> dict[str, Any]:
                 stderr=(work / "service.log").open("wb"),
             )
             async with asyncio.timeout(60 + moves * 0.5):
-                async for message in sub.messages:
-                    arrived = time.monotonic()
-                    assert isinstance(message.payload, bytes)
-                    event = json.loads(message.payload)["event"]
+                async for line in subscriber.stdout:
+                    stamp, payload = line.split(b" ", 1)
+                    arrived = float(stamp)
+                    event = json.loads(payload)["event"]
                     found = moved_zone(event)
                     if found is None:
                         continue
@@ -226,6 +239,8 @@ async def run(moves: int, seed: int, lean: bool = False) -> dict[str, Any]:
                 await asyncio.wait_for(service.wait(), 20)
             if service.returncode is None:
                 service.kill()
+        if subscriber is not None and subscriber.returncode is None:
+            subscriber.kill()
         broker.kill()
         if os.environ.get("MJTABLE_BENCH_KEEP") is None:
             shutil.rmtree(work, ignore_errors=True)
@@ -243,7 +258,24 @@ async def run(moves: int, seed: int, lean: bool = False) -> dict[str, Any]:
     }
 
 
+async def subscribe(port: int) -> None:
+    """The ``--subscribe`` child: each events message as "<monotonic time> <payload>"."""
+    out = sys.stdout.buffer
+    async with aiomqtt.Client("127.0.0.1", port) as sub:
+        await sub.subscribe(PREFIX + "events", qos=1)
+        out.write(b"subscribed\n")
+        out.flush()
+        async for message in sub.messages:
+            arrived = time.monotonic()
+            assert isinstance(message.payload, bytes)
+            out.write(b"%r %s\n" % (arrived, message.payload))
+            out.flush()
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--subscribe"]:
+        asyncio.run(subscribe(int(sys.argv[2])))
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--moves", type=int, default=1000, help="moves to measure (>= 1000)")
     parser.add_argument("--seed", type=int, default=1)

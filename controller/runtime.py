@@ -19,6 +19,7 @@ import structlog
 from controller import sd_notify
 from controller.config import TableConfig
 from controller.dice import DiceRoller
+from controller.gc_pauses import collect_and_freeze
 from controller.hand_keeper import HandKeeper
 from controller.handlog_sync import HandlogSync
 from controller.metrics import Metrics, MetricsServer, serve_metrics
@@ -343,6 +344,7 @@ async def serve(config: TableConfig, opts: RunOptions) -> int:
     async with running(config, opts) as run:
         if opts.ready is not None:
             opts.ready(describe(run, config))
+        collect_and_freeze()  # what start-up built stays: out of the collector's way
         # systemd (Type=notify): READY once serving, then watchdog pings while the loop runs
         sd_notify.ready()
         watchdog = asyncio.create_task(sd_notify.watchdog_loop())

@@ -22,6 +22,7 @@ import structlog
 
 from controller.dealer_guide import Roll, instruction, short_text
 from controller.display import status_text
+from controller.gc_pauses import collect_and_freeze
 from controller.hand_keeper import HandKeeper
 from controller.metrics import Metrics
 from controller.publication import Outlet, alert_message, number
@@ -63,6 +64,10 @@ class ServiceOptions:
     """Seconds after walls-up to wait for the lift order before starting without one."""
     tick: float = 0.2
     """How often time-based checks run (alerts, claim timeouts, new hands)."""
+    quiet_gc_after: float | None = 0.05
+    """Seconds after a hand's settlement is shown (its messages out) to run the full GC pass
+    (``controller.gc_pauses``) while the table shuffles; skipped if a new hand has begun by
+    then (the next hand's end tries again). None: never."""
 
 
 class TableService:
@@ -95,6 +100,7 @@ class TableService:
         self._shown = ""
         self._instruction: dict[str, Any] | None = None
         self._scored: str | None = None
+        self._quiet_gc_at: float | None = None
         self._walls_alerted: str | None = None
 
     def attach(self, tracker: Tracker) -> None:
@@ -124,7 +130,8 @@ class TableService:
         next_tick = self.clock()
         self._after(self.clock())
         while not stop.is_set() and not self.done.is_set():
-            wait = max(0.0, next_tick - self.clock())
+            due = next_tick if self._quiet_gc_at is None else min(next_tick, self._quiet_gc_at)
+            wait = max(0.0, due - self.clock())
             event: BridgeEvent | None = None
             try:
                 async with asyncio.timeout(wait):
@@ -139,6 +146,10 @@ class TableService:
                     next_tick = now + tick
                     tracker.tick(now)
                 self._after(now)
+                if self._quiet_gc_at is not None and now >= self._quiet_gc_at:
+                    self._quiet_gc_at = None
+                    if not self.keeper.in_progress:
+                        collect_and_freeze()
             except Exception as err:  # e.g. the disk is full: say so, keep the table going
                 log.exception("could not handle a table event", event=repr(event))
                 self.on_alert(Alert("internal_error", f"{type(err).__name__}: {err}"))
@@ -253,6 +264,8 @@ class TableService:
         if self._scored == hand_id:
             return
         self._scored = hand_id
+        if self.options.quiet_gc_after is not None:
+            self._quiet_gc_at = self.clock() + self.options.quiet_gc_after
         st = self.keeper.state
         assert st is not None
         totals = [number(t) for t in self.keeper.session.totals]

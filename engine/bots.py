@@ -138,20 +138,19 @@ class Bot:
             hit = held.wins[kind] = is_win(counts, state.wild, state.options, melds)
         return hit
 
-    def _can_win(self, state: RoundState, extra: int | None, held: _Held | None = None) -> bool:
+    def _can_win(self, state: RoundState, extra: int | None) -> bool:
         """The seat may win now: on its own last tile (``extra`` None) or with a tile of
-        kind ``extra`` (``held``: the seat's hand, when the caller has looked it up); the
-        engine's own check (readings, ruleset bars) has the last word."""
+        kind ``extra``; the engine's own check (readings, ruleset bars) has the last word."""
+        hand = state.hands[self.seat]
         if extra is None:
             last = state.last_tile
             assert last is not None
-            before = list(state.hands[self.seat])
+            before = list(hand)
             before.remove(last)
             held = self._hand(state, before)
             kind = last // 4
         else:
-            if held is None:
-                held = self._hand(state, state.hands[self.seat])
+            held = self._hand(state, hand)
             kind = extra
         if self._shanten_of(state, held) > 0:
             return False
@@ -241,19 +240,19 @@ class Bot:
                 useless = not chows or not self._chow_pairs(counts, state.wild, kind)
             if useless:
                 return self._pass
-        if self._can_win(state, kind, held):
+        if self._can_win(state, kind):
             return DeclareWin(seat)
         if state.phase is Phase.ROB or ready:
             return self._pass  # ready: keep the hand concealed and wait (as _claim would)
-        claim = self._claim(state, kind, held)
+        claim = self._claim(state, kind)
         return claim if claim is not None else self._pass
 
-    def _claim(self, state: RoundState, kind: int, held: _Held) -> Action | None:
-        """``held``: the seat's hand as it is."""
+    def _claim(self, state: RoundState, kind: int) -> Action | None:
         wild = state.wild
         if kind in wild:
             return None  # a jing is worth more in the hand than in a meld
         seat = self.seat
+        held = self._hand(state, state.hands[seat])
         counts = held.counts
         same = counts[kind]
         pairs = self._chow_pairs(counts, wild, kind) if seat == (state.turn + 1) % SEATS else []

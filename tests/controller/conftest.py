@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -8,6 +9,14 @@ import pytest
 
 from controller.store import EventStore
 from tests.controller.mosquitto import Mosquitto
+
+
+@pytest.fixture(autouse=True)
+def _unfreeze_after() -> Iterator[None]:
+    """A service run in-process freezes the test process's objects at quiet moments
+    (controller.gc_pauses): give them back to the collector after each test."""
+    yield
+    gc.unfreeze()
 
 
 @pytest.fixture

@@ -9,10 +9,12 @@ their own round.
 from __future__ import annotations
 
 import asyncio
+import gc
 from pathlib import Path
 
 import pytest
 
+from controller import service as service_module
 from controller.runtime import running
 from engine.settlement.ledger import plain
 from tests.controller.mosquitto import Mosquitto
@@ -81,3 +83,34 @@ def test_hands_end_to_end(mosquitto: Mosquitto, tmp_path: Path, ruleset: str, se
             assert {"indicator", "zheng_jing", "fu_jing"} <= set(retained["jing"])
 
     asyncio.run(main())
+
+
+@pytest.mark.timeout(120)
+def test_full_gc_passes_run_between_hands(mosquitto: Mosquitto, tmp_path: Path) -> None:
+    # After a settled hand, while the table shuffles, the service runs the collector's full
+    # pass and freezes the survivors (controller.gc_pauses), so none lands mid-hand.
+    config = config_for(data_dir(tmp_path), "guangdong", mosquitto.url)
+    passes: list[float] = []
+
+    opts = options(4, 2)
+    opts.sim["shuffle_time"] = 0.5  # a table takes its time to shuffle (a real one, ~20 s)
+
+    async def main() -> None:
+        async with running(config, opts) as run:
+            service = run.service
+            original = service_module.collect_and_freeze
+
+            def counted() -> float:
+                assert not run.keeper.in_progress  # between hands only
+                passes.append(original())
+                return passes[-1]
+
+            service_module.collect_and_freeze = counted
+            try:
+                await asyncio.wait_for(service.run(asyncio.Event()), GUARD * 2)
+            finally:
+                service_module.collect_and_freeze = original
+            assert gc.get_freeze_count() > 0
+
+    asyncio.run(main())
+    assert passes  # after the first hand at least (the last one may end the run first)
