@@ -16,7 +16,7 @@ from datetime import datetime
 from numbers import Real
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Engine, Select, Table, bindparam, delete, func, insert, select, update
+from sqlalchemy import Engine, Row, Select, Table, bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -166,10 +166,9 @@ def nets_of(*nets: float | None) -> tuple[float, float, float, float] | None:
     return (n0, n1, n2, n3)
 
 
-def _hand_record(row: HandRow, settlement: SettlementRow | None) -> HandRecord:
-    net = nets_of(row.net_0, row.net_1, row.net_2, row.net_3)
-    if net is None and settlement is not None:
-        net = (settlement.net_0, settlement.net_1, settlement.net_2, settlement.net_3)
+def _hand_record(row: HandRow | Row[Any]) -> HandRecord:
+    """A hands row (ORM or Core) as a record; its nets are on the row once it is settled
+    (every write of a settlement puts them there; migration 0005 back-filled older ones)."""
     return HandRecord(
         id=row.id,
         session_id=row.session_id,
@@ -184,7 +183,7 @@ def _hand_record(row: HandRow, settlement: SettlementRow | None) -> HandRecord:
         ended_at=row.ended_at,
         note=row.note,
         handlog_acked_at=row.handlog_acked_at,
-        net=net,
+        net=nets_of(row.net_0, row.net_1, row.net_2, row.net_3),
     )
 
 
@@ -433,36 +432,30 @@ class EventStore:
         nets = {f"net_{i}": n for i, n in enumerate(net)}
         # Core, as append: it runs as the hand ends, between a win and its display.
         with self.engine.begin() as c:
-            hand = c.execute(select(_HANDS).where(_HANDS.c.id == hand_id)).first()
+            hand = c.execute(
+                select(_HANDS.c.status, _HANDS.c.ruleset, _HANDS.c.table_id).where(
+                    _HANDS.c.id == hand_id
+                )
+            ).first()
             if hand is None:
                 raise UnknownHand(hand_id)
             if hand.status != OPEN:
                 raise HandClosed(f"hand {hand_id} is {hand.status}")
             done = {"status": FINISHED, "result": result, "ended_at": now}
             done |= {"winner": winner, "discarder": discarder}
-            c.execute(update(_HANDS).where(_HANDS.c.id == hand_id).values(**done, **nets))
+            finished = c.execute(
+                update(_HANDS)
+                .where(_HANDS.c.id == hand_id)
+                .values(**done, **nets)
+                .returning(*_HANDS.c)
+            ).one()
             void = bool(payload.get("void", False))
             row = {"hand_id": hand_id, "ruleset": hand.ruleset, "void": void, **nets}
             c.execute(insert(SETTLEMENTS).values(**row, payload=payload, created_at=now))
             bump(c, [Change(hand.table_id or "", open_hands=-1)])
             if messages:
                 c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
-        return HandRecord(
-            id=hand_id,
-            session_id=hand.session_id,
-            hand_no=hand.hand_no,
-            ruleset=hand.ruleset,
-            dealer=hand.dealer,
-            status=FINISHED,
-            result=result,
-            winner=winner,
-            discarder=discarder,
-            started_at=hand.started_at,
-            ended_at=now,
-            note=hand.note,
-            handlog_acked_at=hand.handlog_acked_at,
-            net=(net[0], net[1], net[2], net[3]),
-        )
+        return _hand_record(finished)
 
     def abort_hand(self, hand_id: str, note: str) -> None:
         """Give up an open hand (it cannot be resumed); its events stay for the owner."""
@@ -491,7 +484,7 @@ class EventStore:
     ) -> list[HandRecord]:
         """Newest first. ``seat``: hands that seat won or dealt in; ``since``/``until``
         bound the start time (aware datetimes, ``until`` exclusive)."""
-        query = _hands_query().where(
+        query = select(HandRow).where(
             *hand_filters(
                 since=since,
                 until=until,
@@ -507,7 +500,7 @@ class EventStore:
             query.order_by(HandRow.started_at.desc(), HandRow.id.desc()).limit(limit).offset(offset)
         )
         with self._session() as s:
-            return [_hand_record(h, st) for h, st in s.execute(query)]
+            return [_hand_record(h) for h in s.scalars(query)]
 
     # --- the hub's acknowledgements of handlog messages -------------------------------------
 
@@ -525,13 +518,13 @@ class EventStore:
     def unacked_handlogs(self, limit: int = 100) -> list[HandRecord]:
         """Finished hands the hub has not acknowledged yet, oldest first (to resend)."""
         query = (
-            _hands_query()
+            select(HandRow)
             .where(HandRow.status == FINISHED, HandRow.handlog_acked_at.is_(None))
             .order_by(HandRow.ended_at, HandRow.id)
             .limit(limit)
         )
         with self._session() as s:
-            return [_hand_record(h, st) for h, st in s.execute(query)]
+            return [_hand_record(h) for h in s.scalars(query)]
 
     # --- outbox -----------------------------------------------------------------------------
 
@@ -591,7 +584,7 @@ class EventStore:
         rows = s.scalars(select(EventRow).where(EventRow.hand_id == hand.id).order_by(EventRow.seq))
         events = tuple(StoredEvent(r.seq, r.type, r.payload, r.created_at) for r in rows)
         return StoredHand(
-            hand=_hand_record(hand, settlement),
+            hand=_hand_record(hand),
             events=events,
             settlement=settlement.payload if settlement is not None else None,
         )

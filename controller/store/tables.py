@@ -160,7 +160,7 @@ def table_hands(
             else (HandRow.started_at.desc(), HandRow.id.desc())
         )
         query = query.order_by(*order).limit(limit).offset(offset)
-        return [_hand_record(hand, None) for hand in s.scalars(query)]
+        return [_hand_record(hand) for hand in s.scalars(query)]
 
 
 def table_of_hand(store: EventStore, hand_id: str, *, default_table: str) -> str | None:
