@@ -45,9 +45,10 @@ import aiomqtt  # noqa: E402
 
 from controller.runtime import KINDS  # noqa: E402
 from controller.virtual_players import VirtualPlayers  # noqa: E402
-from firmware_bridge.rfid.zones import Zone, ZoneMap  # noqa: E402
+from firmware_bridge.rfid.zones import Zone  # noqa: E402
 from firmware_bridge.sim import Move, SimConfig, TableView, VirtualTable  # noqa: E402
 from firmware_bridge.sim.readers import VirtualReaderPort  # noqa: E402
+from tests.controller.external_service import table_toml  # noqa: E402
 
 PREFIX = "mahjong/demo/t1/"
 SCAN = 0.02  # s between reader scans: fast enough to play briskly
@@ -110,28 +111,6 @@ class Pausable:
         return () if self.paused else await self.players.next_moves(view)
 
 
-def toml(table: VirtualTable, work: Path, mqtt_port: int) -> Path:
-    zones = table.config.zones
-    readers = []
-    for port in table.readers:
-        zone_file = work / f"zones-{port.reader_ids[0]}.json"
-        ZoneMap({r: zones[r] for r in port.reader_ids}).save(zone_file)
-        readers.append(
-            f'[[hardware.readers]]\nurl = "{port.port.url}"\ncodec = "{port.codec}"\n'
-            f'zone_map = "{zone_file}"\n'
-        )
-    path = work / "table.toml"
-    path.write_text(
-        f'data_dir = "{work / "data"}"\n[ruleset]\nid = "xingguo"\n'
-        f'[hardware]\nvirtual = false\nregistry = "{table.config.registry_path}"\n'
-        f'[hardware.board]\nurl = "{table.board_url}"\n'
-        f'[mqtt]\nembedded = false\nurl = "mqtt://127.0.0.1:{mqtt_port}"\n'
-        '[web]\nenabled = false\n[metrics]\nenabled = false\n[log]\nlevel = "warning"\n'
-        + "\n".join(readers)
-    )
-    return path
-
-
 def proc_stat(pid: int) -> tuple[float, int]:
     """(CPU seconds used, resident bytes) of a process."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -190,7 +169,8 @@ async def run(moves: int, seed: int, lean: bool = False) -> dict[str, Any]:
             )
             assert subscriber.stdout is not None
             await subscriber.stdout.readline()  # "subscribed"
-            config = toml(table, work, port)
+            url = f"mqtt://127.0.0.1:{port}"
+            config = table_toml(table, work, work / "data", url, "xingguo", log_level="warning")
             profile = os.environ.get("MJTABLE_BENCH_PROFILE")  # cProfile the service
             wrap = ["-m", "cProfile", "-o", profile] if profile else []
             entry = ["controller.cli.run"] if lean else ["controller.cli", "run"]

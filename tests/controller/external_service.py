@@ -25,8 +25,17 @@ from tests.controller.service_helpers import FAST_SIM, finished_hands, refold
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def table_toml(table: VirtualTable, work: Path, data: Path, mqtt_url: str, ruleset: str) -> Path:
-    """The service's settings for the virtual table's devices, as for real hardware."""
+def table_toml(
+    table: VirtualTable,
+    work: Path,
+    data: Path,
+    mqtt_url: str,
+    ruleset: str,
+    *,
+    log_level: str = "info",
+) -> Path:
+    """The service's settings for the virtual table's devices, as for real hardware (also
+    bench/latency.py's)."""
     zones = table.config.zones
     readers = []
     for port in table.readers:
@@ -55,7 +64,7 @@ enabled = false
 [metrics]
 enabled = false
 [log]
-level = "info"
+level = "{log_level}"
 format = "json"
 """
     path = work / "table.toml"
