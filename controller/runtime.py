@@ -339,6 +339,9 @@ async def serve(config: TableConfig, opts: RunOptions) -> int:
     stop = opts.stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
+        # Only the main thread's loop on a Unix may take signals (tests run serve() in a
+        # worker thread: RuntimeError; a Windows loop has no add_signal_handler at all):
+        # then whoever runs us stops it through opts.stop.
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     async with running(config, opts) as run:
