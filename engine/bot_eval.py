@@ -18,7 +18,7 @@ from itertools import compress, count
 from operator import add, eq, itemgetter
 
 from engine.analysis.special import SPACED_MASKS
-from engine.analysis.suit_tables import Section, usable
+from engine.analysis.suit_tables import Section, canonical, usable
 from engine.hand import Shape, ShapeOptions
 
 _NEG = -100
@@ -114,9 +114,10 @@ _BITS10 = tuple(1 << g for g in range(10))
 
 
 class _Section:
-    """What one section's natural counts decide, whatever the number of sets to make."""
+    """What one canonical section key decides, whatever the number of sets to make (a
+    section's place-free facts: the keys that share a canonical key share these)."""
 
-    __slots__ = ("honors", "mask", "pairs", "same", "singles", "vec")
+    __slots__ = ("honors", "pairs", "same", "singles", "vec")
 
     def __init__(self, section: Section, key: bytes) -> None:
         vec = usable(section, key)
@@ -134,11 +135,6 @@ class _Section:
         self.same = tuple(same)
         self.pairs = sum(c >> 1 for c in key)
         self.singles = sum(c & 1 for c in key)
-        mask = 0
-        for i, c in enumerate(key):
-            if c:
-                mask |= 1 << i
-        self.mask = mask
         self.honors = sum(1 for c in key if c)
 
 
@@ -161,40 +157,51 @@ class _Info:
 
     __slots__ = ("free", "honors", "mask", "n", "pairs", "picked", "singles", "vec")
 
-    def __init__(self, base: _Section, sets: int) -> None:
+    def __init__(self, base: _Section, where: tuple[int, ...], key: bytes, sets: int) -> None:
         self.n = next(_NEXT)  # names it in ``_KEEPS`` (never reused, like vector numbers)
         self.vec = base.vec
         self.picked = _PAIRINGS[sets](base.vec[1])  # the entries ``_best`` adds to others'
         # per position: the splits (bits over ``picked``) whose count one tile fewer there
         # leaves as it is. A discard loses one natural at most, so it keeps the whole
         # hand's best count exactly when one of the best splits is among these.
+        # (``where``: each position's place in the canonical key ``base`` was built from)
         spread = _spread(sets)
-        self.free = tuple(spread[bits] for bits in base.same)
+        same = base.same
+        self.free = tuple(spread[same[x]] if x >= 0 else 0 for x in where)
         self.pairs = base.pairs
         self.singles = base.singles
-        self.mask = base.mask
+        mask = 0
+        for i, c in enumerate(key):
+            if c:
+                mask |= 1 << i
+        self.mask = mask
         self.honors = base.honors
 
 
-# (section, sets) -> section key -> info; the sets-free part is shared by section key
+# (section, sets) -> section key -> info; the sets-free part is shared by canonical key
 _INFOS: dict[tuple[Section, int], dict[bytes, _Info]] = {
     (section, sets): {} for section in Section for sets in range(5)
 }
 _BASES: dict[tuple[Section, bytes], _Section] = {}
+# the hot path's lookups without building keys (``Section.X`` is slow on Python 3.11)
+_SUIT, _HONOR, _HONOR_SETS = Section.SUIT, Section.HONOR, Section.HONOR_SETS
+_SUIT_INFOS = tuple(_INFOS[(Section.SUIT, sets)] for sets in range(5))
 
 
 def _info(section: Section, key: bytes, sets: int) -> _Info:
     table = _INFOS[(section, sets)]
     hit = table.get(key)
     if hit is None:
-        base = _BASES.get((section, key))
+        # keys that differ only by place share the costly part (see ``canonical``)
+        ckey, where = canonical(section, key)
+        base = _BASES.get((section, ckey))
         if base is None:
             if len(_BASES) >= _MEMO_LIMIT:
                 _BASES.clear()
-            base = _BASES[(section, key)] = _Section(section, key)
+            base = _BASES[(section, ckey)] = _Section(section, ckey)
         if len(table) >= _MEMO_LIMIT:
             table.clear()
-        hit = table[key] = _Info(base, sets)
+        hit = table[key] = _Info(base, where, key, sets)
     return hit
 
 
@@ -223,8 +230,11 @@ def _keeps(others: Numbered, info: _Info, sets: int) -> tuple[int, int]:
     return hit
 
 
-# kind -> (section, position in it)
+# kind -> (section, position in it); section -> its first kind
 _PLACES = tuple((3, k - 27) if k >= 27 else (k // 9, k % 9) for k in range(34))
+_OFFSETS = (0, 9, 18, 27)
+# bits over a section's positions -> the positions set
+_BIT_POSITIONS = tuple(tuple(i for i in range(9) if m >> i & 1) for m in range(512))
 
 
 class HandShape:
@@ -234,6 +244,7 @@ class HandShape:
         "honors",
         "infos",
         "lan",
+        "loose",
         "nat",
         "options",
         "pairs",
@@ -253,19 +264,23 @@ class HandShape:
         self.options = options
         nat = list(counts)
         w = 0
+        loose: list[int] = []
         for k in wild:
-            w += nat[k]
-            nat[k] = 0
+            if nat[k]:
+                w += nat[k]
+                nat[k] = 0
+                loose.append(k)
         self.nat = nat
+        self.loose = loose  # the wild kinds held
         self.w = w
         sets = self.sets = 4 - melds
         self.target = 14 - 3 * melds
         b = bytes(nat)
-        suits = _INFOS[(Section.SUIT, sets)]
-        m = suits.get(b[0:9]) or _info(Section.SUIT, b[0:9], sets)
-        p = suits.get(b[9:18]) or _info(Section.SUIT, b[9:18], sets)
-        s = suits.get(b[18:27]) or _info(Section.SUIT, b[18:27], sets)
-        hsec = Section.HONOR_SETS if options.honor_sets else Section.HONOR
+        suits = _SUIT_INFOS[sets]
+        m = suits.get(b[0:9]) or _info(_SUIT, b[0:9], sets)
+        p = suits.get(b[9:18]) or _info(_SUIT, b[9:18], sets)
+        s = suits.get(b[18:27]) or _info(_SUIT, b[18:27], sets)
+        hsec = _HONOR_SETS if options.honor_sets else _HONOR
         h = _INFOS[(hsec, sets)].get(b[27:34]) or _info(hsec, b[27:34], sets)
         self.infos = (m, p, s, h)
         self.vecs = (m.vec, p.vec, s.vec, h.vec)
@@ -340,6 +355,53 @@ class HandShape:
                 need = min(need, xq_odd if c & 1 else xq_even, lan)
             out[k] = need - 1
         return out
+
+    def choice(self, barred: int | None = None) -> tuple[int, list[int]]:
+        """The shanten the best discards leave, and the kinds to discard for it: any held
+        kind but ``barred`` (the caller makes sure some other kind is held).
+
+        The same scores as ``discards``, without scoring each kind: a discard keeps the
+        whole hand's best count exactly where its section's keep bits say so, and every
+        other discard (a wildcard too) leaves one fewer.
+        """
+        infos = self.infos
+        if self.special:
+            kinds = [k for k in self.loose if k != barred]
+            for j in range(4):
+                off = _OFFSETS[j]
+                kinds += [off + i for i in _BIT_POSITIONS[infos[j].mask] if off + i != barred]
+            scores = self.discards(kinds)
+            low = min(scores.values())
+            return low, [k for k in kinds if scores[k] == low]
+        v, s = self.vecs, self.sets
+        p01 = _combine(v[0], v[1], s)
+        s23 = _combine(v[2], v[3], s)
+        keep, bits = _keeps(_combine(v[1], s23, s), infos[0], s)
+        masks = [infos[0].mask, infos[1].mask, infos[2].mask, infos[3].mask]
+        if barred is not None and barred not in self.wild:
+            j, i = _PLACES[barred]
+            masks[j] &= ~(1 << i)
+        tied: list[int] = []
+        for j in range(4):
+            mask = masks[j]
+            if not mask:
+                continue
+            if j:
+                # 万 with 条 and honors for 筒; 万筒 with honors for 条, with 条 for honors
+                others = _combine(v[0], s23, s) if j == 1 else _combine(p01, v[5 - j], s)
+                bits = _keeps(others, infos[j], s)[1]
+            off = _OFFSETS[j]
+            tied += [off + i for i in _BIT_POSITIONS[bits & mask]]
+        # shanten: the tiles still needed, less one (13 tiles: 0 = ready)
+        kept = self.target - self.w - keep - 1
+        if tied:
+            return kept, tied
+        # no discard keeps the best count: each leaves one natural fewer (or one wildcard)
+        tied = [k for k in self.loose if k != barred]
+        for j in range(4):
+            off = _OFFSETS[j]
+            tied += [off + i for i in _BIT_POSITIONS[masks[j]]]
+        return kept + 1, tied
 
     def _xiaoqi_need(self, w: int, pairs: int, singles: int) -> int:
         if Shape.XIAOQI not in self.options.shapes:

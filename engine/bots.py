@@ -9,13 +9,22 @@ that brings it closer to ready. Every restriction the engine enforces (claim lim
 
 from __future__ import annotations
 
-from engine.analysis import is_win
+from engine.analysis.waits import waits_of_counts
 from engine.bot_eval import HandShape
 from engine.hand import Meld, MeldType
 from engine.round.actions import Action, Chow, DeclareWin, Discard, Draw, Kong, Pass, Pung
 from engine.round.claims import candidate_win, win_stands
 from engine.round.events import HandStarted
-from engine.round.state import SEATS, Phase, RoundState, Source
+from engine.round.state import (
+    AT_CLAIM,
+    AT_DRAW,
+    AT_REPLACEMENT,
+    AT_ROB,
+    AT_TURN,
+    BY_CLAIM,
+    SEATS,
+    RoundState,
+)
 from engine.tiles import counts_of
 
 _CACHE_LIMIT = 256
@@ -61,13 +70,13 @@ class _Held:
     """A concealed hand (with its number of melds) as the bot sees it, kept while the hand
     stays the same: others' discards only ask the same questions of it again."""
 
-    __slots__ = ("counts", "meld_list", "melds", "shanten", "wins")
+    __slots__ = ("counts", "meld_list", "melds", "shanten", "waits")
 
     def __init__(self, counts: list[int], melds: int, shanten: int | None = None) -> None:
         self.counts = counts
         self.melds = melds
         self.shanten = shanten
-        self.wins: dict[int, bool] = {}  # kind added -> is_win
+        self.waits: frozenset[int] | None = None  # the kinds that win, once asked
         self.meld_list: tuple[Meld, ...] | None = None  # the seat's melds, once asked
 
 
@@ -86,11 +95,11 @@ class Bot:
     def act(self, state: RoundState) -> Action:
         seat = self.seat
         phase = state.phase
-        if phase is Phase.CLAIM or phase is Phase.ROB:
+        if phase is AT_CLAIM or phase is AT_ROB:
             return self._answer(state)
-        if phase is Phase.DRAW or phase is Phase.REPLACEMENT:
+        if phase is AT_DRAW or phase is AT_REPLACEMENT:
             return self._draw
-        if phase is Phase.TURN:
+        if phase is AT_TURN:
             return self._turn(state)
         raise ValueError(f"seat {seat} has nothing to do at {phase.value}")
 
@@ -127,16 +136,18 @@ class Bot:
 
     def _wins_with(self, state: RoundState, held: _Held, kind: int) -> bool:
         """Whether 13 tiles and one of ``kind`` win (is_win; the ruleset's bars aside)."""
-        hit = held.wins.get(kind)
-        if hit is None:
-            counts = list(held.counts)
-            counts[kind] += 1
+        won = held.waits
+        if won is None:
+            # every wait at once (a ready hand is asked about several kinds); a tile that
+            # is offered is never a fifth, so a wait is exactly a kind that wins
             melds = held.meld_list
             if melds is None:
                 # the same concealed tiles and meld count: the same melds within a hand
                 melds = held.meld_list = state.held_melds(self.seat)
-            hit = held.wins[kind] = is_win(counts, state.wild, state.options, melds)
-        return hit
+            won = held.waits = frozenset(
+                waits_of_counts(held.counts, melds, state.wild, state.options)
+            )
+        return kind in won
 
     def _can_win(self, state: RoundState, extra: int | None) -> bool:
         """The seat may win now: on its own last tile (``extra`` None) or with a tile of
@@ -154,7 +165,7 @@ class Bot:
             kind = extra
         if self._shanten_of(state, held) > 0:
             return False
-        # is_win first: it is cheap, and the full check (readings, ruleset bars) is not
+        # the waits first: they are cheap, and the full check (readings, ruleset bars) is not
         if not self._wins_with(state, held, kind):
             return False
         return win_stands(state, candidate_win(state, self.seat))
@@ -164,7 +175,7 @@ class Bot:
     def _turn(self, state: RoundState) -> Action:
         seat = self.seat
         counts = counts_of([t // 4 for t in state.hands[seat]])
-        if state.source is not Source.CLAIM:
+        if state.source is not BY_CLAIM:
             if self._can_win(state, None):
                 return DeclareWin(seat)
             kong = self._self_kong(state, counts)
@@ -187,8 +198,7 @@ class Bot:
             return Kong(seat, added[0])  # the fourth of a pung is no use in the hand
         fours = [k for k in range(34) if counts[k] == 4]
         n = len(melds)
-        held = {k for k in range(34) if counts[k]}
-        now = min(self._shape(state, counts, n).discards(held).values())
+        now = self._shape(state, counts, n).choice()[0]
         for k in fours:
             rest = list(counts)
             rest[k] = 0
@@ -199,17 +209,12 @@ class Bot:
     def _discard_tile(self, state: RoundState, counts: list[int]) -> int:
         seat = self.seat
         hand = state.hands[seat]
-        kinds = {t // 4 for t in hand}
         keep = state.keep[seat] if state.claim_rules.keep_claimed else None
-        if keep is not None and len(kinds) > 1:
-            kinds.discard(keep)
+        if keep is not None and all(t // 4 == keep for t in hand):
+            keep = None  # nothing else to discard
         n = len(state.melds[seat])
-        scores = self._shape(state, counts, n).discards(kinds)
-        wild = state.wild
-
-        low = min(scores.values())
-        tied = [k for k in kinds if scores[k] == low]
-        best = _keep_first(counts, wild, tied) if len(tied) > 1 else tied[0]
+        low, tied = self._shape(state, counts, n).choice(keep)
+        best = _keep_first(counts, state.wild, tied) if len(tied) > 1 else tied[0]
         tile = 4 * best + 3  # the highest tile of that kind in the hand
         while tile not in hand:
             tile -= 1
@@ -230,20 +235,23 @@ class Bot:
         assert tile is not None
         kind = tile // 4
         held = self._hand(state, state.hands[seat])
-        ready = (held.shanten if held.shanten is not None else self._shanten_of(state, held)) <= 0
-        if not ready:
-            # not ready, so no win: most tiles are no use for a claim either
-            counts = held.counts
-            useless = state.phase is Phase.ROB or kind in state.wild
-            if not useless and counts[kind] < 2:
-                chows = seat == (state.turn + 1) % SEATS
-                useless = not chows or not self._chow_pairs(counts, state.wild, kind)
-            if useless:
-                return self._pass
-        if self._can_win(state, kind):
-            return DeclareWin(seat)
-        if state.phase is Phase.ROB or ready:
-            return self._pass  # ready: keep the hand concealed and wait (as _claim would)
+        shanten = held.shanten
+        if shanten is None:
+            shanten = self._shanten_of(state, held)
+        if shanten <= 0:
+            # ready: win when the tile completes the hand, else keep it concealed and wait
+            # (as _claim would)
+            if self._wins_with(state, held, kind) and self._can_win(state, kind):
+                return DeclareWin(seat)
+            return self._pass
+        # not ready, so no win: most tiles are no use for a claim either
+        if state.phase is AT_ROB or kind in state.wild:
+            return self._pass
+        counts = held.counts
+        if counts[kind] < 2 and (
+            seat != (state.turn + 1) % SEATS or not self._chow_pairs(counts, state.wild, kind)
+        ):
+            return self._pass
         claim = self._claim(state, kind)
         return claim if claim is not None else self._pass
 
@@ -309,9 +317,9 @@ class Bot:
 
     def _after_claim(self, state: RoundState, rest: list[int], melds: int, kind: int) -> int:
         """Best shanten after claiming and discarding (the claimed kind may be barred)."""
-        kinds = {k for k in range(34) if rest[k]}
-        if state.claim_rules.keep_claimed and len(kinds) > 1:
-            kinds.discard(kind)
-        if not kinds:
+        if not any(rest):
             return 99
-        return min(self._shape(state, rest, melds).discards(kinds).values())
+        barred = None
+        if state.claim_rules.keep_claimed and any(rest[k] for k in range(34) if k != kind):
+            barred = kind
+        return self._shape(state, rest, melds).choice(barred)[0]

@@ -17,7 +17,16 @@ from engine.round.events import Event, HandStarted
 from engine.round.finish import finished_hand, win_of
 from engine.round.fold import evolve
 from engine.round.rules import apply
-from engine.round.state import SEATS, Phase, RoundState
+from engine.round.state import (
+    AT_CLAIM,
+    AT_DRAW,
+    AT_REPLACEMENT,
+    AT_ROB,
+    AT_TURN,
+    SEATS,
+    Phase,
+    RoundState,
+)
 from engine.session import Session
 from engine.settlement import Settlement
 from engine.wall import Dice, FlipKind, second_roller
@@ -85,7 +94,7 @@ def play_hand(
     while state.settlement is None:
         phase = state.phase
         action: Action | None
-        if phase is Phase.CLAIM or phase is Phase.ROB:
+        if phase is AT_CLAIM or phase is AT_ROB:
             # waiting_seats(state)[0], without building the list: the hot path
             turn = state.turn
             responses = state.responses
@@ -95,7 +104,7 @@ def play_hand(
                 if seat in responses:
                     seat = (turn + 3) % SEATS
             action = bots[seat].act(state)
-        elif phase is Phase.TURN or phase is Phase.DRAW or phase is Phase.REPLACEMENT:
+        elif phase is AT_TURN or phase is AT_DRAW or phase is AT_REPLACEMENT:
             action = bots[state.turn].act(state)
         else:
             action = table_action(state, rng)

@@ -232,6 +232,11 @@ def _solve_usable(section: Section, c: bytes, memo: dict[bytes, Usable]) -> Usab
     hit = memo.get(c)
     if hit is not None:
         return hit
+    key = canonical(section, c)[0]
+    if key != c:
+        # many keys share one canonical key (sub-keys too): solve that one once
+        hit = memo[c] = memo.get(key) or _solve_usable(section, key, memo)
+        return hit
     i = next((k for k, v in enumerate(c) if v), -1)
     if i < 0:
         res: Usable = (0,) * 10
@@ -265,6 +270,40 @@ def _solve_usable(section: Section, c: bytes, memo: dict[bytes, Usable]) -> Usab
 
 
 _USABLE_MEMO: dict[Section, dict[bytes, Usable]] = {s: {} for s in Section}
+
+
+def canonical(section: Section, c: bytes) -> tuple[bytes, tuple[int, ...]]:
+    """A key with the same usable vector as ``c``, shared by many keys, and where each of
+    c's positions went in it (-1: none held there).
+
+    A suit's groups only care how far apart its tiles are: a chow window fits anywhere
+    inside 1–9 whatever the tiles' place, so a suit shifts to start at 1 and reads the
+    way that sorts first (9–1 mirrors 1–9). Honors form pungs and pairs only, so their
+    counts sort; with honor sets the winds sort among themselves and the dragons too.
+    """
+    size = len(c)
+    if section is Section.SUIT:
+        held = [i for i in range(size) if c[i]]
+        if not held:
+            return c, (-1,) * size
+        lo, hi = held[0], held[-1]
+        run = c[lo : hi + 1]
+        back = run[::-1]
+        pad = bytes(size - len(run))
+        if back < run:
+            return back + pad, tuple(hi - i if c[i] else -1 for i in range(size))
+        return run + pad, tuple(i - lo if c[i] else -1 for i in range(size))
+    groups = ((0, 1, 2, 3), (4, 5, 6)) if section is Section.HONOR_SETS else (tuple(range(7)),)
+    out = bytearray(size)
+    where = [-1] * size
+    for group in groups:
+        # most tiles first, then by position: a fixed order, so the map is well defined
+        ranked = sorted(group, key=lambda i: (-c[i], i))
+        for slot, i in zip(group, ranked, strict=True):
+            out[slot] = c[i]
+            if c[i]:
+                where[i] = slot
+    return bytes(out), tuple(where)
 
 
 def usable(section: Section, c: bytes) -> Usable:

@@ -32,7 +32,19 @@ def waits(
     """
     if len(concealed13) + 3 * len(melds) != 13:
         return []
-    counts = counts_of(concealed13)
+    return waits_of_counts(counts_of(concealed13), melds, wild, options)
+
+
+def waits_of_counts(
+    counts: list[int],
+    melds: Sequence[Meld] = (),
+    wild: frozenset[int] = frozenset(),
+    options: ShapeOptions = DEFAULT_OPTIONS,
+) -> list[int]:
+    """``waits`` of a hand given as kind counts (13 tiles with the melds; left as it was)."""
+    if sum(counts) + 3 * len(melds) != 13:
+        return []
+    counts = list(counts)
     held = counts
     if melds:
         mc = meld_counts(melds)

@@ -31,7 +31,19 @@ from engine.round.events import (
     WinDeclared,
     WinRejected,
 )
-from engine.round.state import SEATS, HeldMeld, Phase, RoundState, Source
+from engine.round.state import (
+    AT_CLAIM,
+    AT_DRAW,
+    AT_REPLACEMENT,
+    AT_ROB,
+    AT_TURN,
+    BY_DRAW,
+    SEATS,
+    HeldMeld,
+    Phase,
+    RoundState,
+    Source,
+)
 from engine.wall import Dice, Wall
 
 
@@ -148,7 +160,7 @@ def _take(state: RoundState, seat: int, tile: int, position: int, tail: bool) ->
     state.hands[seat].append(tile)
     state.last_tile = tile
     state.turn = seat
-    state.phase = Phase.TURN
+    state.phase = AT_TURN
     state.keep[seat] = None
     state.passed_kinds[seat].clear()
     state.blocked[seat] = False
@@ -158,7 +170,7 @@ def _drew(state: RoundState, e: Drew) -> None:
     _take(state, e.seat, e.tile, e.position, tail=False)
     state.draws[e.seat] += 1
     state.last_drawer = e.seat
-    state.source = Source.DRAW
+    state.source = BY_DRAW
 
 
 def _replacement(state: RoundState, e: ReplacementDrawn) -> None:
@@ -176,7 +188,7 @@ def _discarded(state: RoundState, e: Discarded) -> None:
         state.blocked[e.seat] = True
     _genzhuang(state, e.seat, e.tile // 4)
     state.responses = {}
-    state.phase = Phase.CLAIM
+    state.phase = AT_CLAIM
     state.turn = e.seat
 
 
@@ -210,10 +222,10 @@ def _resolved(state: RoundState, e: ClaimsResolved) -> None:
     for seat in e.passed:
         state.passed_kinds[seat].add(kind)
     state.responses = {}
-    if state.phase is Phase.ROB:
-        state.phase = Phase.REPLACEMENT  # nobody robbed: the konger takes a replacement
+    if state.phase is AT_ROB:
+        state.phase = AT_REPLACEMENT  # nobody robbed: the konger takes a replacement
     else:
-        state.phase = Phase.DRAW
+        state.phase = AT_DRAW
         state.turn = (state.turn + 1) % SEATS
 
 

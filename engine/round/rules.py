@@ -46,7 +46,19 @@ from engine.round.events import (
 )
 from engine.round.finish import settle, settlement_to_dict
 from engine.round.fold import advance
-from engine.round.state import SEATS, Phase, RoundState, Source
+from engine.round.state import (
+    AT_CLAIM,
+    AT_DONE,
+    AT_DRAW,
+    AT_REPLACEMENT,
+    AT_ROB,
+    AT_TURN,
+    BY_CLAIM,
+    SEATS,
+    Phase,
+    RoundState,
+    Source,
+)
 from engine.tiles import NUM_TILES, counts_of
 from engine.wall import Dice, FlipKind, second_roller
 
@@ -62,7 +74,7 @@ def apply(state: RoundState, action: Action) -> Result:
     handler = _HANDLERS.get(type(action))
     if handler is None:
         return reject("unknown_action", "不认识的动作", f"unknown action {action!r}")
-    if state.phase is Phase.DONE:
+    if state.phase is AT_DONE:
         return reject("hand_over", "本局已结束", "the hand is over")
     return handler(state, action)
 
@@ -224,12 +236,13 @@ def _caishen(state: RoundState, a: FlipCaishen) -> Result:
 
 
 def _draw(state: RoundState, a: Draw) -> Result:
-    if state.phase not in (Phase.DRAW, Phase.REPLACEMENT):
+    phase = state.phase
+    if phase is not AT_DRAW and phase is not AT_REPLACEMENT:
         return _wrong_phase(state)
     if a.seat != state.turn:
         return reject("not_your_turn", "还没轮到你摸牌", f"seat {state.turn} draws")
     assert state.wall is not None
-    tail = state.phase is Phase.REPLACEMENT
+    tail = phase is AT_REPLACEMENT
     nxt = state.wall.peek_tail() if tail else state.wall.peek_head()
     if nxt is None:
         return reject("wall_empty", "牌墙已摸完", "no tile is left to draw")
@@ -242,7 +255,7 @@ def _draw(state: RoundState, a: Draw) -> Result:
 
 
 def _own_turn(state: RoundState, seat: int) -> Rejection | None:
-    if state.phase is not Phase.TURN:
+    if state.phase is not AT_TURN:
         return _wrong_phase(state)
     if seat != state.turn:
         return reject("not_your_turn", "还没轮到你", f"it is seat {state.turn}'s turn")
@@ -263,7 +276,7 @@ def _discard(state: RoundState, a: Discard) -> Result:
             "keep_claimed", "不能吃啥打啥、碰啥打啥", "cannot discard the tile just claimed"
         )
     declined = False
-    if state.claim_rules.self_draw_pass_blocks and state.source is not Source.CLAIM:
+    if state.claim_rules.self_draw_pass_blocks and state.source is not BY_CLAIM:
         counts = counts_of(state.kinds(a.seat))
         if is_win(counts, state.wild, state.options, state.held_melds(a.seat)):
             declined = refusal(state, candidate_win(state, a.seat)) is None
@@ -381,7 +394,7 @@ def _pass(state: RoundState, a: Pass) -> Result:
     phase = state.phase
     responses = state.responses
     if (
-        (phase is Phase.CLAIM or phase is Phase.ROB)
+        (phase is AT_CLAIM or phase is AT_ROB)
         and type(seat) is int
         and 0 <= seat < SEATS
         and seat != state.turn

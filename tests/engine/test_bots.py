@@ -57,3 +57,25 @@ def test_bots_are_deterministic() -> None:
     a = play_hand(HandStarted("chongji", 1), random.Random(8))[1]
     b = play_hand(HandStarted("chongji", 1), random.Random(8))[1]
     assert a == b
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+@pytest.mark.parametrize("wild", [frozenset(), frozenset({4, 5})])
+@pytest.mark.parametrize("melds", [0, 1])
+def test_choice_is_the_best_of_the_discard_scores(
+    options: ShapeOptions, wild: frozenset[int], melds: int
+) -> None:
+    rng = random.Random(f"choice-{options}-{sorted(wild)}-{melds}")
+    for _ in range(300):
+        hand = [t // 4 for t in rng.sample(range(136), 14 - 3 * melds)]
+        shape = HandShape(counts_of(hand), wild, options, melds)
+        barred = rng.choice([None, *hand, rng.randrange(34)])
+        kinds = set(hand)
+        if barred is not None and len(kinds) > 1:
+            kinds.discard(barred)
+        else:
+            barred = None
+        scores = shape.discards(kinds)
+        low, tied = shape.choice(barred)
+        assert low == min(scores.values()), (hand, barred)
+        assert sorted(tied) == sorted(k for k in kinds if scores[k] == low), (hand, barred)
