@@ -9,6 +9,8 @@ that brings it closer to ready. Every restriction the engine enforces (claim lim
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from engine.analysis.waits import waits_of_counts
 from engine.bot_eval import HandShape
 from engine.hand import Meld, MeldType
@@ -39,6 +41,7 @@ def _value(kind: int) -> int:
 
 
 _VALUES = tuple(_value(k) for k in range(34))
+_PUNG = MeldType.PUNG  # (enum members are slow to look up on Python 3.11)
 
 
 def _near(kind: int) -> tuple[int, ...]:
@@ -50,6 +53,10 @@ def _near(kind: int) -> tuple[int, ...]:
 
 
 _NEAR = tuple(_near(k) for k in range(34))
+# per kind: what reads its links off the counts (itself and its near kinds; honors: None),
+# and the low bits of its rank (value, kind)
+_LINKS = tuple(itemgetter(k, *_NEAR[k]) if _NEAR[k] else None for k in range(34))
+_RANK = tuple(_VALUES[k] << 6 | k for k in range(34))
 
 
 def _keep_first(counts: list[int], wild: frozenset[int], tied: list[int]) -> int:
@@ -57,11 +64,12 @@ def _keep_first(counts: list[int], wild: frozenset[int], tied: list[int]) -> int
     connected tiles (links: the tiles of the same kind or within two in the suit), then
     the more useful kinds, then the lower kind. The rank (wild, links, value, kind) is
     packed in one int: each part is below its field."""
-    best = -1
+    best = 1 << 30
     for k in tied:
-        links = counts[k] + sum([counts[x] for x in _NEAR[k]])
-        rank = (k in wild) << 16 | links << 8 | _VALUES[k] << 6 | k
-        if best < 0 or rank < best:
+        links = _LINKS[k]
+        n = sum(links(counts)) if links is not None else counts[k]
+        rank = (k in wild) << 16 | n << 8 | _RANK[k]
+        if rank < best:
             best = rank
     return best & 63
 
@@ -88,6 +96,9 @@ class Bot:
         self.seat = seat
         self._held: dict[tuple[int, tuple[int, ...]], _Held] = {}
         self._for: tuple[HandStarted | None, frozenset[int]] = (None, frozenset())
+        # the seat's own hand as it stands, and the state's move count it was read at
+        self._now: _Held | None = None
+        self._now_at = -1
         # actions are frozen: the two the bot sends most are made once
         self._pass = Pass(seat)
         self._draw = Draw(seat)
@@ -114,6 +125,7 @@ class Bot:
         for_ = self._for
         if for_[0] is not state.started or for_[1] is not state.wild:
             self._held.clear()
+            self._now = None
             self._for = (state.started, state.wild)
         n = len(state.melds[self.seat])
         key = (n, tuple(tiles))
@@ -187,8 +199,10 @@ class Bot:
         seat = self.seat
         hand = state.hands[seat]
         melds = state.melds[seat]
-        pungs = {m.tiles[0] // 4 for m in melds if m.type is MeldType.PUNG}
-        added = [t for t in hand if t // 4 in pungs] if pungs else []
+        added: list[int] = []
+        if melds:
+            pungs = {m.tiles[0] // 4 for m in melds if m.type is _PUNG}
+            added = [t for t in hand if t // 4 in pungs]
         if not added and 4 not in counts:
             return None
         assert state.wall is not None
@@ -234,7 +248,17 @@ class Bot:
         tile = state.last_tile
         assert tile is not None
         kind = tile // 4
-        held = self._hand(state, state.hands[seat])
+        held = self._now
+        for_ = self._for
+        if (
+            held is None
+            or self._now_at != state.hand_moves[seat]
+            or for_[0] is not state.started
+            or for_[1] is not state.wild
+        ):
+            # the others' discards ask about the same hand until the seat moves
+            held = self._now = self._hand(state, state.hands[seat])
+            self._now_at = state.hand_moves[seat]
         shanten = held.shanten
         if shanten is None:
             shanten = self._shanten_of(state, held)

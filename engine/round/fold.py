@@ -119,6 +119,7 @@ def _dealt(state: RoundState, e: Dealt) -> None:
                 wall.observe(draw.position, tile)
             state.seen.add(tile)
         state.hands[seat] = list(e.tiles[seat])
+        state.hand_moves[seat] += 1
     state.last_tile = e.tiles[state.dealer][-1]
     state.phase = Phase.FLIP if state.needs_flip else Phase.TURN
     state.turn = state.dealer
@@ -158,6 +159,7 @@ def _take(state: RoundState, seat: int, tile: int, position: int, tail: bool) ->
         wall.observe(position, tile)
     state.seen.add(tile)
     state.hands[seat].append(tile)
+    state.hand_moves[seat] += 1
     state.last_tile = tile
     state.turn = seat
     state.phase = AT_TURN
@@ -180,6 +182,7 @@ def _replacement(state: RoundState, e: ReplacementDrawn) -> None:
 
 def _discarded(state: RoundState, e: Discarded) -> None:
     state.hands[e.seat].remove(e.tile)
+    state.hand_moves[e.seat] += 1
     state.discards[e.seat].append(e.tile)
     state.discards_total += 1
     state.last_tile = e.tile
@@ -233,6 +236,7 @@ def _claimed(state: RoundState, seat: int, src: int, tile: int, own: tuple[int, 
     hand = state.hands[seat]
     for t in own:
         hand.remove(t)
+    state.hand_moves[seat] += 1
     lying = state.discards[src]
     if not lying or lying[-1] != tile:
         raise CorruptLog(f"tile {tile} is not the last discard of seat {src}")
@@ -275,6 +279,7 @@ def _konged(state: RoundState, e: Konged) -> None:
     hand = state.hands[seat]
     for t in e.tiles:
         hand.remove(t)
+    state.hand_moves[seat] += 1
     state.claims_made = True
     if e.kong == "concealed":
         state.melds[seat].append(HeldMeld(MeldType.KONG_CONCEALED, e.tiles))

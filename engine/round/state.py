@@ -116,6 +116,7 @@ class RoundState:
         "gz_active",
         "gz_kinds",
         "gz_rounds",
+        "hand_moves",
         "hands",
         "keep",
         "last_drawer",
@@ -150,6 +151,8 @@ class RoundState:
         self.dice: list[DiceRolled] = []
         self.wall: Wall | None = None
         self.hands: list[list[int]] = [[] for _ in range(SEATS)]
+        # per seat: how often its concealed tiles or melds changed (a key for readers' caches)
+        self.hand_moves = [0] * SEATS
         self.melds: list[list[HeldMeld]] = [[] for _ in range(SEATS)]
         self.discards: list[list[int]] = [[] for _ in range(SEATS)]  # still lying there
         self.seen: set[int] = set()  # tiles known to be out of the wall, or face up
@@ -181,6 +184,7 @@ class RoundState:
         new.dice = list(self.dice)
         new.wall = None if self.wall is None else self.wall.copy()
         new.hands = [list(h) for h in self.hands]
+        new.hand_moves = list(self.hand_moves)
         new.melds = [list(m) for m in self.melds]
         new.discards = [list(d) for d in self.discards]
         new.seen = set(self.seen)
