@@ -14,8 +14,8 @@ moment of winning.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from itertools import compress, count
-from operator import add, eq, itemgetter
+from itertools import compress, count, repeat
+from operator import add, and_, eq, itemgetter
 
 from engine.analysis.special import SPACED_MASKS
 from engine.analysis.suit_tables import Section, canonical, usable
@@ -111,6 +111,7 @@ def _best(a: Vec, b: Vec, sets: int) -> int:
 
 
 _BITS10 = tuple(1 << g for g in range(10))
+_POWERS = tuple(1 << x for x in range(16))
 
 
 class _Section:
@@ -216,14 +217,9 @@ def _keeps(others: Numbered, info: _Info, sets: int) -> tuple[int, int]:
     if hit is None:
         sums = list(map(add, _LEFTS[sets](others[1]), info.picked))
         keep = max(sums)
-        best = 0  # the splits that reach ``keep``
-        for x, n in enumerate(sums):
-            if n == keep:
-                best |= 1 << x
-        bits = 0
-        for i, free in enumerate(info.free):
-            if free & best:
-                bits |= 1 << i
+        # the splits that reach ``keep``; the positions where one of them stays free
+        best = sum(compress(_POWERS, map(eq, sums, repeat(keep))))
+        bits = sum(compress(_POWERS, map(and_, info.free, repeat(best))))
         if len(_KEEPS) >= _MEMO_LIMIT:
             _KEEPS.clear()
         hit = _KEEPS[key] = (keep, bits)
@@ -233,8 +229,9 @@ def _keeps(others: Numbered, info: _Info, sets: int) -> tuple[int, int]:
 # kind -> (section, position in it); section -> its first kind
 _PLACES = tuple((3, k - 27) if k >= 27 else (k // 9, k % 9) for k in range(34))
 _OFFSETS = (0, 9, 18, 27)
-# bits over a section's positions -> the positions set
+# bits over a section's positions -> the positions set; per section, the kinds there
 _BIT_POSITIONS = tuple(tuple(i for i in range(9) if m >> i & 1) for m in range(512))
+_KINDS_AT = tuple(tuple(tuple(off + i for i in at) for at in _BIT_POSITIONS) for off in _OFFSETS)
 
 
 class HandShape:
@@ -368,30 +365,40 @@ class HandShape:
         if self.special:
             kinds = [k for k in self.loose if k != barred]
             for j in range(4):
-                off = _OFFSETS[j]
-                kinds += [off + i for i in _BIT_POSITIONS[infos[j].mask] if off + i != barred]
+                kinds += [k for k in _KINDS_AT[j][infos[j].mask] if k != barred]
             scores = self.discards(kinds)
             low = min(scores.values())
             return low, [k for k in kinds if scores[k] == low]
-        v, s = self.vecs, self.sets
-        p01 = _combine(v[0], v[1], s)
-        s23 = _combine(v[2], v[3], s)
-        keep, bits = _keeps(_combine(v[1], s23, s), infos[0], s)
-        masks = [infos[0].mask, infos[1].mask, infos[2].mask, infos[3].mask]
+        v0, v1, v2, v3 = self.vecs
+        s = self.sets
+        # the memos looked up here, not through _combine/_keeps: a turn makes ten lookups
+        combined = _MEMO.get
+        keeps = _KEEPS.get
+        p01 = combined((v0[0], v1[0], s)) or _combine(v0, v1, s)
+        s23 = combined((v2[0], v3[0], s)) or _combine(v2, v3, s)
+        others = combined((v1[0], s23[0], s)) or _combine(v1, s23, s)
+        m0, m1, m2, m3 = infos
+        keep, bits = keeps((others[0], m0.n)) or _keeps(others, m0, s)
+        masks = [m0.mask, m1.mask, m2.mask, m3.mask]
         if barred is not None and barred not in self.wild:
             j, i = _PLACES[barred]
             masks[j] &= ~(1 << i)
         tied: list[int] = []
-        for j in range(4):
-            mask = masks[j]
-            if not mask:
-                continue
-            if j:
-                # 万 with 条 and honors for 筒; 万筒 with honors for 条, with 条 for honors
-                others = _combine(v[0], s23, s) if j == 1 else _combine(p01, v[5 - j], s)
-                bits = _keeps(others, infos[j], s)[1]
-            off = _OFFSETS[j]
-            tied += [off + i for i in _BIT_POSITIONS[bits & mask]]
+        if masks[0]:
+            tied += _KINDS_AT[0][bits & masks[0]]
+        # 万 with 条 and honors for 筒; 万筒 with honors for 条, with 条 for honors
+        if masks[1]:
+            others = combined((v0[0], s23[0], s)) or _combine(v0, s23, s)
+            bits = (keeps((others[0], m1.n)) or _keeps(others, m1, s))[1]
+            tied += _KINDS_AT[1][bits & masks[1]]
+        if masks[2]:
+            others = combined((p01[0], v3[0], s)) or _combine(p01, v3, s)
+            bits = (keeps((others[0], m2.n)) or _keeps(others, m2, s))[1]
+            tied += _KINDS_AT[2][bits & masks[2]]
+        if masks[3]:
+            others = combined((p01[0], v2[0], s)) or _combine(p01, v2, s)
+            bits = (keeps((others[0], m3.n)) or _keeps(others, m3, s))[1]
+            tied += _KINDS_AT[3][bits & masks[3]]
         # shanten: the tiles still needed, less one (13 tiles: 0 = ready)
         kept = self.target - self.w - keep - 1
         if tied:
@@ -399,8 +406,7 @@ class HandShape:
         # no discard keeps the best count: each leaves one natural fewer (or one wildcard)
         tied = [k for k in self.loose if k != barred]
         for j in range(4):
-            off = _OFFSETS[j]
-            tied += [off + i for i in _BIT_POSITIONS[masks[j]]]
+            tied += _KINDS_AT[j][masks[j]]
         return kept + 1, tied
 
     def _xiaoqi_need(self, w: int, pairs: int, singles: int) -> int:
