@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, count, repeat
 from operator import add, and_, eq, itemgetter
 
+from engine.analysis.section_table import kept_by_fewer, stored
 from engine.analysis.special import SPACED_MASKS
 from engine.analysis.suit_tables import Section, canonical, usable
 from engine.hand import Shape, ShapeOptions
@@ -110,7 +111,6 @@ def _best(a: Vec, b: Vec, sets: int) -> int:
     return best
 
 
-_BITS10 = tuple(1 << g for g in range(10))
 _POWERS = tuple(1 << x for x in range(16))
 
 
@@ -121,19 +121,16 @@ class _Section:
     __slots__ = ("honors", "pairs", "same", "singles", "vec")
 
     def __init__(self, section: Section, key: bytes) -> None:
-        vec = usable(section, key)
-        self.vec = _numbered(vec)
-        # per position: the usable entries (bits over 10) that one tile fewer there leaves
-        # as they are
-        same: list[int] = []
-        for i, c in enumerate(key):
-            bits = 0
-            if c:
-                fewer = bytearray(key)
-                fewer[i] = c - 1
-                bits = sum(compress(_BITS10, map(eq, usable(section, bytes(fewer)), vec)))
-            same.append(bits)
-        self.same = tuple(same)
+        found = stored(key) if section is _SUIT else None
+        if found is not None:
+            # a common suit key: solved ahead of time (see ``section_table``)
+            self.vec = _numbered(found[0])
+            self.same = found[1]
+        else:
+            vec = usable(section, key)
+            self.vec = _numbered(vec)
+            # per position: the usable entries that one tile fewer there leaves as they are
+            self.same = kept_by_fewer(key, vec, lambda k: usable(section, k))
         self.pairs = sum(c >> 1 for c in key)
         self.singles = sum(c & 1 for c in key)
         self.honors = sum(1 for c in key if c)

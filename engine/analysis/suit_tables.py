@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from engine.analysis.section_table import stored
 from engine.hand import GroupType
 
 INF = 99  # "impossible" in a need table; larger than any wildcard count
@@ -310,7 +311,20 @@ def usable(section: Section, c: bytes) -> Usable:
     memo = _USABLE_MEMO[section]
     hit = memo.get(c)
     if hit is None:
-        hit = _solve_usable(section, c, memo)
+        hit = memo[c] = _usable_miss(section, c, memo)
+    return hit
+
+
+def _usable_miss(section: Section, c: bytes, memo: dict[bytes, Usable]) -> Usable:
+    """A key the memo lacks: its canonical key's vector, stored or searched."""
+    key = canonical(section, c)[0]
+    hit = memo.get(key)
+    if hit is None and section is Section.SUIT:
+        found = stored(key)
+        if found is not None:
+            hit = memo[key] = found[0]
+    if hit is None:
+        hit = _solve_usable(section, key, memo)
     return hit
 
 

@@ -1,0 +1,103 @@
+"""The common suit sections, solved ahead of time: usable vectors and one-tile-fewer facts.
+
+``suit_tables.usable`` solves a section key the first time it is asked, and a long run of
+hands keeps meeting new keys (a bot's discard looks at every key one tile away): after
+hundreds of hands, each hand still cost a few searches. Every canonical suit key of up
+to ``MAX_TILES`` tiles is stored instead, in ``suit_sections.bin`` beside this module;
+keys with more tiles in one suit are rare and still solved on demand.
+
+A record per canonical key (``suit_tables.canonical``), in key order: the key (9 bytes),
+its usable vector (10 signed bytes) and, per position, the usable entries that one tile
+fewer there leaves as they are (9 little-endian 16-bit masks over the 10 entries; 0
+where no tile is held). Regenerate after changing the section rules with
+``python -m engine.analysis.write_section_table`` (tests check the file against a fresh build).
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Callable, Sequence
+from importlib import resources
+from itertools import compress, product
+from operator import eq
+
+MAX_TILES = 9
+FILE = "suit_sections.bin"
+_RECORD = struct.Struct("<9s10b9H")
+_BITS10 = tuple(1 << g for g in range(10))
+
+# (usable vector, per position: the usable entries one tile fewer there keeps, as bits)
+Facts = tuple[tuple[int, ...], tuple[int, ...]]
+
+# the records, and each stored key's offset in them (records decode on demand: a dict of
+# decoded tuples would take 5 MB, these take 2)
+_RAW = b""
+_AT: dict[bytes, int] | None = None
+
+
+def _load() -> dict[bytes, int]:
+    global _RAW, _AT
+    if _AT is None:
+        _RAW = zlib.decompress((resources.files("engine.analysis") / FILE).read_bytes())
+        _AT = {_RAW[i : i + 9]: i for i in range(0, len(_RAW), _RECORD.size)}
+    return _AT
+
+
+def stored(key: bytes) -> Facts | None:
+    """The stored facts of a canonical suit key, or None (more tiles than stored). The
+    file is read on first use."""
+    at = (_AT if _AT is not None else _load()).get(key)
+    if at is None:
+        return None
+    rec = _RECORD.unpack_from(_RAW, at)
+    return rec[1:11], rec[11:20]
+
+
+# --- building the file (tooling and tests; solves every key afresh) ----------------------
+
+
+def facts(key: bytes, memo: dict[bytes, tuple[int, ...]]) -> Facts:
+    """A suit key's usable vector and, per position, the entries one tile fewer keeps,
+    solved with the search (``memo``: the search's own, never the stored file)."""
+    from engine.analysis.suit_tables import Section, _solve_usable
+
+    vec = _solve_usable(Section.SUIT, key, memo)
+    return vec, kept_by_fewer(key, vec, lambda k: _solve_usable(Section.SUIT, k, memo))
+
+
+def kept_by_fewer(
+    key: bytes, vec: Sequence[int], usable_of: Callable[[bytes], Sequence[int]]
+) -> tuple[int, ...]:
+    """Per position of ``key``: the entries of its usable vector ``vec`` (bits over 10)
+    that one tile fewer there leaves as they are (0 where no tile is held)."""
+    same: list[int] = []
+    for i, c in enumerate(key):
+        bits = 0
+        if c:
+            fewer = bytearray(key)
+            fewer[i] = c - 1
+            bits = sum(compress(_BITS10, map(eq, usable_of(bytes(fewer)), vec)))
+        same.append(bits)
+    return tuple(same)
+
+
+def canonical_keys(max_tiles: int = MAX_TILES) -> list[bytes]:
+    """Every canonical suit key of at most ``max_tiles`` tiles, sorted."""
+    from engine.analysis.suit_tables import Section, canonical
+
+    keys: set[bytes] = set()
+    for counts in product(range(5), repeat=9):
+        if sum(counts) <= max_tiles:
+            keys.add(canonical(Section.SUIT, bytes(counts))[0])
+    return sorted(keys)
+
+
+def build(max_tiles: int = MAX_TILES) -> bytes:
+    """The file's bytes: zlib over the records."""
+    memo: dict[bytes, tuple[int, ...]] = {}
+    out = bytearray()
+    for key in canonical_keys(max_tiles):
+        vec, same = facts(key, memo)
+        out += _RECORD.pack(key, *vec, *same)
+    return zlib.compress(bytes(out), 9)

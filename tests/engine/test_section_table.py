@@ -1,0 +1,42 @@
+"""The stored suit sections: the file matches a fresh search, and lookups agree with it."""
+
+from __future__ import annotations
+
+import random
+import zlib
+from importlib import resources
+
+from engine.analysis import section_table
+from engine.analysis.suit_tables import Section, _solve_usable, canonical, usable
+
+
+def test_the_file_is_what_a_fresh_build_writes() -> None:
+    # compare records, not zlib output (another zlib may compress the same bytes otherwise)
+    on_disk = (resources.files("engine.analysis") / section_table.FILE).read_bytes()
+    assert zlib.decompress(on_disk) == zlib.decompress(section_table.build())
+
+
+def test_stored_facts_agree_with_the_search() -> None:
+    rng = random.Random(5)
+    memo: dict[bytes, tuple[int, ...]] = {}
+    checked = 0
+    while checked < 400:
+        counts = [0] * 9
+        for _ in range(rng.randint(0, 14)):
+            i = rng.randrange(9)
+            if counts[i] < 4:
+                counts[i] += 1
+        key = canonical(Section.SUIT, bytes(counts))[0]
+        found = section_table.stored(key)
+        if sum(counts) > section_table.MAX_TILES:
+            assert found is None
+        else:
+            assert found == section_table.facts(key, memo)
+            checked += 1
+        # whatever is stored, usable answers as the search does, for the key as it is
+        assert usable(Section.SUIT, bytes(counts)) == _solve_usable(Section.SUIT, key, memo)
+
+
+def test_only_canonical_keys_are_stored() -> None:
+    assert section_table.stored(bytes([0, 0, 1, 1, 1, 0, 0, 0, 0])) is None  # shifted
+    assert section_table.stored(bytes([1, 1, 1, 0, 0, 0, 0, 0, 0])) is not None
