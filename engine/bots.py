@@ -102,6 +102,7 @@ class Bot:
         # actions are frozen: the two the bot sends most are made once
         self._pass = Pass(seat)
         self._draw = Draw(seat)
+        self._discards: dict[int, Discard] = {}  # by tile, made once each
 
     def act(self, state: RoundState) -> Action:
         seat = self.seat
@@ -193,7 +194,11 @@ class Bot:
             kong = self._self_kong(state, counts)
             if kong is not None:
                 return kong
-        return Discard(seat, self._discard_tile(state, counts))
+        tile = self._discard_tile(state, counts)
+        action = self._discards.get(tile)
+        if action is None:
+            action = self._discards[tile] = Discard(seat, tile)
+        return action
 
     def _self_kong(self, state: RoundState, counts: list[int]) -> Action | None:
         seat = self.seat

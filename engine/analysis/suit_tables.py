@@ -273,9 +273,25 @@ def _solve_usable(section: Section, c: bytes, memo: dict[bytes, Usable]) -> Usab
 _USABLE_MEMO: dict[Section, dict[bytes, Usable]] = {s: {} for s in Section}
 
 
+# a suit's place maps: [lo][hi] -> (shifted to start at 0, mirrored) for tiles in lo..hi
+_SHIFTS = tuple(
+    tuple(
+        (
+            tuple(i - lo if lo <= i <= hi else -1 for i in range(9)),
+            tuple(hi - i if lo <= i <= hi else -1 for i in range(9)),
+        )
+        for hi in range(9)
+    )
+    for lo in range(9)
+)
+_NOWHERE = (-1,) * 9
+_PADS = tuple(bytes(n) for n in range(10))
+
+
 def canonical(section: Section, c: bytes) -> tuple[bytes, tuple[int, ...]]:
     """A key with the same usable vector as ``c``, shared by many keys, and where each of
-    c's positions went in it (-1: none held there).
+    c's positions went in it (-1: none held there; a suit maps the empty positions between
+    its tiles too, to empty ones).
 
     A suit's groups only care how far apart its tiles are: a chow window fits anywhere
     inside 1–9 whatever the tiles' place, so a suit shifts to start at 1 and reads the
@@ -284,16 +300,15 @@ def canonical(section: Section, c: bytes) -> tuple[bytes, tuple[int, ...]]:
     """
     size = len(c)
     if section is Section.SUIT:
-        held = [i for i in range(size) if c[i]]
-        if not held:
-            return c, (-1,) * size
-        lo, hi = held[0], held[-1]
-        run = c[lo : hi + 1]
+        run = c.strip(b"\0")
+        if not run:
+            return c, _NOWHERE
+        lo = size - len(c.lstrip(b"\0"))
         back = run[::-1]
-        pad = bytes(size - len(run))
+        pad = _PADS[size - len(run)]
         if back < run:
-            return back + pad, tuple(hi - i if c[i] else -1 for i in range(size))
-        return run + pad, tuple(i - lo if c[i] else -1 for i in range(size))
+            return back + pad, _SHIFTS[lo][lo + len(run) - 1][1]
+        return run + pad, _SHIFTS[lo][lo + len(run) - 1][0]
     groups = ((0, 1, 2, 3), (4, 5, 6)) if section is Section.HONOR_SETS else (tuple(range(7)),)
     out = bytearray(size)
     where = [-1] * size

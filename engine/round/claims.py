@@ -22,7 +22,7 @@ from engine.round.events import (
     WinRejected,
 )
 from engine.round.finish import finished_hand
-from engine.round.state import SEATS, Phase, RoundState, Source
+from engine.round.state import AT_ROB, SEATS, Phase, RoundState, Source
 from engine.settlement import SeatEnd, Win, WinSource
 
 _SOURCE_NAMES: dict[WinSource, SourceName] = {
@@ -155,15 +155,15 @@ def resolve(state: RoundState, answers: dict[int, ClaimDeclared | None]) -> list
     """Close the window: ``answers`` holds every other seat's claim (None: passed)."""
     tile = state.last_tile
     assert tile is not None
-    claims = {s: c for s, c in answers.items() if c is not None}
-    if not claims:
+    if not any(answers.values()):
         # everyone passed (the usual case): the replacement or the next draw is due
         out: list[Event] = [ClaimsResolved(tile, tuple(sorted(answers)))]
-        if state.phase is not Phase.ROB:
+        if state.phase is not AT_ROB:
             wall = state.wall
             if wall is not None and wall.is_exhausted:
                 out.append(Exhausted())
         return out
+    claims = {s: c for s, c in answers.items() if c is not None}
     passed = tuple(s for s in sorted(answers) if answers[s] is None)
     out = [ClaimsResolved(tile, passed)]
     wins = [candidate_win(state, s) for s, c in sorted(claims.items()) if c.claim == "win"]
