@@ -118,9 +118,10 @@ class _Section:
     """What one canonical section key decides, whatever the number of sets to make (a
     section's place-free facts: the keys that share a canonical key share these)."""
 
-    __slots__ = ("honors", "pairs", "same", "singles", "vec")
+    __slots__ = ("honors", "ns", "pairs", "same", "singles", "vec")
 
     def __init__(self, section: Section, key: bytes) -> None:
+        self.ns = tuple(next(_NEXT) for _ in range(5))  # per number of sets (``_SPLITS``)
         found = stored(key) if section is _SUIT else None
         if found is not None:
             # a common suit key: solved ahead of time (see ``section_table``)
@@ -153,10 +154,11 @@ def _spread(sets: int) -> tuple[int, ...]:
 class _Info:
     """What one section's natural counts decide, for one number of sets to make."""
 
-    __slots__ = ("free", "honors", "mask", "n", "pairs", "picked", "singles", "vec")
+    __slots__ = ("free", "honors", "mask", "n", "pairs", "picked", "shared", "singles", "vec")
 
     def __init__(self, base: _Section, where: tuple[int, ...], key: bytes, sets: int) -> None:
         self.n = next(_NEXT)  # names it in ``_KEEPS`` (never reused, like vector numbers)
+        self.shared = base.ns[sets]  # names what it shares with its canonical key
         self.vec = base.vec
         self.picked = _PAIRINGS[sets](base.vec[1])  # the entries ``_best`` adds to others'
         # per position: the splits (bits over ``picked``) whose count one tile fewer there
@@ -184,6 +186,8 @@ _BASES: dict[tuple[Section, bytes], _Section] = {}
 # the hot path's lookups without building keys (``Section.X`` is slow on Python 3.11)
 _SUIT, _HONOR, _HONOR_SETS = Section.SUIT, Section.HONOR, Section.HONOR_SETS
 _SUIT_INFOS = tuple(_INFOS[(Section.SUIT, sets)] for sets in range(5))
+_HONOR_INFOS = tuple(_INFOS[(Section.HONOR, sets)] for sets in range(5))
+_HONOR_SETS_INFOS = tuple(_INFOS[(Section.HONOR_SETS, sets)] for sets in range(5))
 
 
 def _info(section: Section, key: bytes, sets: int) -> _Info:
@@ -208,14 +212,27 @@ def _info(section: Section, key: bytes, sets: int) -> _Info:
 _KEEPS: dict[tuple[int, int], tuple[int, int]] = {}
 
 
+# (the other three sections' vector number, a canonical section's number for a number of
+# sets) -> (the whole hand's most naturals kept, bits of the splits that reach it): keys
+# that differ only by place share these, only the positions differ
+_SPLITS: dict[tuple[int, int], tuple[int, int]] = {}
+
+
 def _keeps(others: Numbered, info: _Info, sets: int) -> tuple[int, int]:
     key = (others[0], info.n)
     hit = _KEEPS.get(key)
     if hit is None:
-        sums = list(map(add, _LEFTS[sets](others[1]), info.picked))
-        keep = max(sums)
-        # the splits that reach ``keep``; the positions where one of them stays free
-        best = sum(compress(_POWERS, map(eq, sums, repeat(keep))))
+        shared = (others[0], info.shared)
+        split = _SPLITS.get(shared)
+        if split is None:
+            sums = list(map(add, _LEFTS[sets](others[1]), info.picked))
+            keep = max(sums)
+            split = (keep, sum(compress(_POWERS, map(eq, sums, repeat(keep)))))
+            if len(_SPLITS) >= _MEMO_LIMIT:
+                _SPLITS.clear()
+            _SPLITS[shared] = split
+        keep, best = split
+        # the positions where one of the best splits stays free
         bits = sum(compress(_POWERS, map(and_, info.free, repeat(best))))
         if len(_KEEPS) >= _MEMO_LIMIT:
             _KEEPS.clear()
@@ -256,14 +273,15 @@ class HandShape:
     ) -> None:
         self.wild = wild
         self.options = options
-        nat = list(counts)
         w = 0
-        loose: list[int] = []
-        for k in wild:
-            if nat[k]:
-                w += nat[k]
-                nat[k] = 0
-                loose.append(k)
+        loose = [k for k in wild if counts[k]]
+        nat = counts
+        if loose:
+            split = list(counts)  # (the caller's counts stay as they are)
+            for k in loose:
+                w += split[k]
+                split[k] = 0
+            nat = split
         self.nat = nat
         self.loose = loose  # the wild kinds held
         self.w = w
@@ -274,13 +292,15 @@ class HandShape:
         m = suits.get(b[0:9]) or _info(_SUIT, b[0:9], sets)
         p = suits.get(b[9:18]) or _info(_SUIT, b[9:18], sets)
         s = suits.get(b[18:27]) or _info(_SUIT, b[18:27], sets)
-        hsec = _HONOR_SETS if options.honor_sets else _HONOR
-        h = _INFOS[(hsec, sets)].get(b[27:34]) or _info(hsec, b[27:34], sets)
+        if options.honor_sets:
+            h = _HONOR_SETS_INFOS[sets].get(b[27:34]) or _info(_HONOR_SETS, b[27:34], sets)
+        else:
+            h = _HONOR_INFOS[sets].get(b[27:34]) or _info(_HONOR, b[27:34], sets)
         self.infos = (m, p, s, h)
         self.vecs = (m.vec, p.vec, s.vec, h.vec)
         # seven pairs and 十三烂 parts, so that one discard updates them in O(1)
         self.pairs = self.singles = self.lan = self.honors = 0
-        self.special = not melds and bool(options.shapes & _CONCEALED_SHAPES)
+        self.special = not melds and not options.shapes.isdisjoint(_CONCEALED_SHAPES)
         if not self.special:
             return  # both shapes are concealed only
         shapes = options.shapes
@@ -439,6 +459,7 @@ def clear_memos() -> None:
     _NUMBERS.clear()
     _BASES.clear()
     _KEEPS.clear()
+    _SPLITS.clear()
     for table in _INFOS.values():
         table.clear()
 
@@ -446,7 +467,7 @@ def clear_memos() -> None:
 def memo_sizes() -> dict[str, int]:
     """How many keys the bots' memos hold (for the benchmark and diagnostics)."""
     return {
-        "bots/combine": len(_MEMO) + len(_KEEPS),
+        "bots/combine": len(_MEMO) + len(_KEEPS) + len(_SPLITS),
         "bots/vectors": len(_NUMBERS),
         "bots/sections": len(_BASES) + sum(len(t) for t in _INFOS.values()),
     }

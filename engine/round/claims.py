@@ -157,7 +157,12 @@ def resolve(state: RoundState, answers: dict[int, ClaimDeclared | None]) -> list
     assert tile is not None
     if not any(answers.values()):
         # everyone passed (the usual case): the replacement or the next draw is due
-        out: list[Event] = [ClaimsResolved(tile, tuple(sorted(answers)))]
+        key = (tile, state.turn)
+        done = _ALL_PASSED.get(key)
+        if done is None:
+            # events are frozen: one per tile and discarder serves every such window
+            done = _ALL_PASSED[key] = ClaimsResolved(tile, tuple(sorted(answers)))
+        out: list[Event] = [done]
         if state.phase is not AT_ROB:
             wall = state.wall
             if wall is not None and wall.is_exhausted:
@@ -184,6 +189,9 @@ def resolve(state: RoundState, answers: dict[int, ClaimDeclared | None]) -> list
     if wall is not None and wall.is_exhausted:
         out.append(Exhausted())
     return out
+
+
+_ALL_PASSED: dict[tuple[int, int], ClaimsResolved] = {}
 
 
 def _claim_event(src: int, tile: int, c: ClaimDeclared) -> Event:

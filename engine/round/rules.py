@@ -280,7 +280,16 @@ def _discard(state: RoundState, a: Discard) -> Result:
         counts = counts_of(state.kinds(a.seat))
         if is_win(counts, state.wild, state.options, state.held_melds(a.seat)):
             declined = refusal(state, candidate_win(state, a.seat)) is None
-    return [Discarded(a.seat, a.tile, declined)]
+    if declined:
+        return [Discarded(a.seat, a.tile, True)]
+    # events are frozen: each seat's plain discard of a tile is made once
+    event = _DISCARDED.get((a.seat, a.tile))
+    if event is None:
+        event = _DISCARDED[(a.seat, a.tile)] = Discarded(a.seat, a.tile)
+    return [event]
+
+
+_DISCARDED: dict[tuple[int, int], Discarded] = {}
 
 
 def _kong(state: RoundState, a: Kong) -> Result:
