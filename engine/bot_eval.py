@@ -165,16 +165,12 @@ class _Info:
         # leaves as it is. A discard loses one natural at most, so it keeps the whole
         # hand's best count exactly when one of the best splits is among these.
         # (``where``: each position's place in the canonical key ``base`` was built from)
-        spread = _spread(sets)
-        same = base.same
-        self.free = tuple(spread[same[x]] if x >= 0 else 0 for x in where)
+        # (a position outside the canonical key, -1, reads the 0 put after its last)
+        kept = (*base.same, 0)
+        self.free = tuple(map(_spread(sets).__getitem__, map(kept.__getitem__, where)))
         self.pairs = base.pairs
         self.singles = base.singles
-        mask = 0
-        for i, c in enumerate(key):
-            if c:
-                mask |= 1 << i
-        self.mask = mask
+        self.mask = sum(compress(_POWERS, key))  # the positions held
         self.honors = base.honors
 
 
@@ -378,14 +374,6 @@ class HandShape:
         whole hand's best count exactly where its section's keep bits say so, and every
         other discard (a wildcard too) leaves one fewer.
         """
-        infos = self.infos
-        if self.special:
-            kinds = [k for k in self.loose if k != barred]
-            for j in range(4):
-                kinds += [k for k in _KINDS_AT[j][infos[j].mask] if k != barred]
-            scores = self.discards(kinds)
-            low = min(scores.values())
-            return low, [k for k in kinds if scores[k] == low]
         v0, v1, v2, v3 = self.vecs
         s = self.sets
         # the memos looked up here, not through _combine/_keeps: a turn makes ten lookups
@@ -394,7 +382,7 @@ class HandShape:
         p01 = combined((v0[0], v1[0], s)) or _combine(v0, v1, s)
         s23 = combined((v2[0], v3[0], s)) or _combine(v2, v3, s)
         others = combined((v1[0], s23[0], s)) or _combine(v1, s23, s)
-        m0, m1, m2, m3 = infos
+        m0, m1, m2, m3 = self.infos
         keep, bits = keeps((others[0], m0.n)) or _keeps(others, m0, s)
         masks = [m0.mask, m1.mask, m2.mask, m3.mask]
         if barred is not None and barred not in self.wild:
@@ -416,15 +404,64 @@ class HandShape:
             others = combined((p01[0], v2[0], s)) or _combine(p01, v2, s)
             bits = (keeps((others[0], m3.n)) or _keeps(others, m3, s))[1]
             tied += _KINDS_AT[3][bits & masks[3]]
-        # shanten: the tiles still needed, less one (13 tiles: 0 = ready)
-        kept = self.target - self.w - keep - 1
+        # the tiles still needed after a discard that keeps the best count (shanten: one
+        # fewer; 13 tiles: 0 = ready); any other discard (a wildcard too) needs one more
+        need = self.target - self.w - keep
+        loose = [k for k in self.loose if k != barred] if self.loose else []
+        if self.special:
+            return self._special_choice(need, tied, masks, loose)
         if tied:
-            return kept, tied
-        # no discard keeps the best count: each leaves one natural fewer (or one wildcard)
-        tied = [k for k in self.loose if k != barred]
+            return need - 1, tied
         for j in range(4):
-            tied += _KINDS_AT[j][masks[j]]
-        return kept + 1, tied
+            loose += _KINDS_AT[j][masks[j]]
+        return need, loose
+
+    def _special_choice(
+        self, need: int, tied: list[int], masks: list[int], loose: list[int]
+    ) -> tuple[int, list[int]]:
+        """``choice`` when seven pairs or 十三烂 count (see ``discards``): they lower a
+        natural discard's need to ``floor`` at best, so the standard answer stands when it
+        is below that; a wildcard's need is worked out on its own."""
+        w, pairs, singles, lan, honors = self.w, self.pairs, self.singles, self.lan, self.honors
+        # one natural fewer: seven pairs as its kind was held an even or odd number of
+        # times; 十三烂 as it was while the kind stays
+        xq_even = self._xiaoqi_need(w, pairs - 1, singles + 1)
+        xq_odd = self._xiaoqi_need(w, pairs, singles - 1)
+        lan_same = self._lan_need(w, lan, honors)
+        floor = min(xq_even, xq_odd, lan_same)
+        naturals = [k for j in range(4) for k in _KINDS_AT[j][masks[j]]]
+        if tied and need < floor:
+            low = need
+        elif not tied and naturals and need + 1 <= floor:
+            low = need + 1
+            tied = naturals
+        else:
+            # the special shapes may tie or beat the standard: each natural on its own
+            kept = set(tied)
+            nat = self.nat
+            low = 99
+            for k in naturals:
+                n = need if k in kept else need + 1
+                if n > floor:
+                    c = nat[k]
+                    j, i = _PLACES[k]
+                    n = min(
+                        n,
+                        xq_odd if c & 1 else xq_even,
+                        lan_same if c > 1 else self._lan_without(j, i),
+                    )
+                if n < low:
+                    low = n
+                    tied = [k]
+                elif n == low:
+                    tied.append(k)
+        if loose:
+            wild_need = self._special(need + 1, w - 1, pairs, singles, lan, honors)
+            if wild_need < low:
+                return wild_need - 1, loose
+            if wild_need == low:
+                tied += loose
+        return low - 1, tied
 
     def _xiaoqi_need(self, w: int, pairs: int, singles: int) -> int:
         if Shape.XIAOQI not in self.options.shapes:

@@ -139,6 +139,22 @@ class Bot:
             held = self._held[key] = _Held(counts, n)
         return held
 
+    def _current(self, state: RoundState) -> _Held:
+        """The seat's concealed hand as it stands: others' discards ask about the same hand
+        until the seat moves (the state counts its moves)."""
+        held = self._now
+        for_ = self._for
+        moves = state.hand_moves[self.seat]
+        if (
+            held is None
+            or self._now_at != moves
+            or for_[0] is not state.started
+            or for_[1] is not state.wild
+        ):
+            held = self._now = self._hand(state, state.hands[self.seat])
+            self._now_at = moves
+        return held
+
     def _shanten_of(self, state: RoundState, held: _Held) -> int:
         """Shanten of 13 tiles (counting melds) by the bot's shapes: the rare special shapes
         are not looked for, so a bot may miss such a win."""
@@ -174,7 +190,7 @@ class Bot:
             held = self._hand(state, before)
             kind = last // 4
         else:
-            held = self._hand(state, hand)
+            held = self._current(state)
             kind = extra
         if self._shanten_of(state, held) > 0:
             return False
@@ -253,17 +269,7 @@ class Bot:
         tile = state.last_tile
         assert tile is not None
         kind = tile // 4
-        held = self._now
-        for_ = self._for
-        if (
-            held is None
-            or self._now_at != state.hand_moves[seat]
-            or for_[0] is not state.started
-            or for_[1] is not state.wild
-        ):
-            # the others' discards ask about the same hand until the seat moves
-            held = self._now = self._hand(state, state.hands[seat])
-            self._now_at = state.hand_moves[seat]
+        held = self._current(state)
         shanten = held.shanten
         if shanten is None:
             shanten = self._shanten_of(state, held)
@@ -289,7 +295,7 @@ class Bot:
         if kind in wild:
             return None  # a jing is worth more in the hand than in a meld
         seat = self.seat
-        held = self._hand(state, state.hands[seat])
+        held = self._current(state)
         counts = held.counts
         same = counts[kind]
         pairs = self._chow_pairs(counts, wild, kind) if seat == (state.turn + 1) % SEATS else []

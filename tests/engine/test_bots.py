@@ -66,8 +66,16 @@ def test_choice_is_the_best_of_the_discard_scores(
     options: ShapeOptions, wild: frozenset[int], melds: int
 ) -> None:
     rng = random.Random(f"choice-{options}-{sorted(wild)}-{melds}")
-    for _ in range(300):
-        hand = [t // 4 for t in rng.sample(range(136), 14 - 3 * melds)]
+    for n in range(600):
+        size = 14 - 3 * melds
+        if n % 3 == 0:
+            hand = [t // 4 for t in rng.sample(range(136), size)]
+        elif n % 3 == 1:  # near seven pairs
+            kinds = rng.sample(range(34), 7)
+            hand = [k for k in kinds[: size // 2] for _ in range(2)]
+            hand += rng.sample(range(34), size - len(hand))
+        else:  # near 十三烂: kinds apart, a few honors, maybe a wildcard
+            hand = rng.sample([k for k in range(34) if k >= 27 or k % 3 == n % 3], size)
         shape = HandShape(counts_of(hand), wild, options, melds)
         barred = rng.choice([None, *hand, rng.randrange(34)])
         kinds = set(hand)
