@@ -103,12 +103,16 @@ def settle(state: RoundState) -> Settlement:
 
 
 def _amount_out(a: Amount) -> int | str:
+    if type(a) is int:  # nearly every amount: skip the Fraction isinstance (an ABC check)
+        return a
     if isinstance(a, Fraction):
         return int(a) if a.denominator == 1 else f"{a.numerator}/{a.denominator}"
     return a
 
 
 def _amount_in(a: Any) -> Amount:
+    if type(a) is int:  # nearly every amount (never a bool: its type is bool)
+        return a
     if isinstance(a, str):
         return Fraction(a)
     if isinstance(a, int) and not isinstance(a, bool):
