@@ -320,7 +320,15 @@ class JingRuleset(Ruleset):
 
     def _settle_win(self, hand: FinishedHand, win: Win, holdings: list[_Holding]) -> Ledger:
         options = []
+        seen: set[tuple[Shape, bool, bool]] = set()
         for reading in self.readings(hand, win):
+            # a reading's ledger (and whether it is forbidden) follows from its shape, 德国
+            # and 精吊 alone: readings differing only in their groups pay the same, and the
+            # first of equal totals is the one kept
+            key = (reading.shape, reading.deguo, reading.jingdiao)
+            if key in seen:
+                continue
+            seen.add(key)
             if self.forbidden(hand, win, reading) is None:
                 options.append((reading, self._win_ledger(hand, win, reading, holdings)))
         return best_by_total(options, win.seat)[1]
