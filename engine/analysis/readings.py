@@ -116,7 +116,7 @@ class _Hand:
         for _, kinds in structure:
             for k in kinds:
                 positions[k] += 1
-        filled = [positions[k] - self.nat[k] for k in range(34)]
+        filled = list(map(sub, positions, self.nat))
         if min(filled) < 0 or sum(filled) != self.w:  # pragma: no cover - enumerator bug
             raise AssertionError(f"structure does not cover the hand: {structure}")
         marks, used = self._marks(filled, self.tiles)
@@ -184,6 +184,39 @@ class _Hand:
         pair_index: int | None,
         pair_marks: int,
     ) -> None:
+        if used == 0 and pair_index is None:
+            # no wildcard stands for another kind (every hand without one, every 德国
+            # reading): every position is natural, nothing to assign
+            groups = [Group(gtype, kinds, (False,) * len(kinds)) for gtype, kinds in structure]
+        else:
+            groups = self._assign(structure, positions, marks, pair_index, pair_marks)
+        pair = groups[pair_index] if pair_index is not None else None
+        if pair is None and shape is not Shape.XIAOQI:
+            pair = next((g for g in groups if g.type is GroupType.PAIR), None)
+        ordered = sorted(groups, key=_group_order) + list(self.meld_groups)
+        reading = Reading(
+            shape=shape,
+            groups=tuple(ordered),
+            pair=pair,
+            wildcards_used=used,
+            deguo=bool(self.wild) and used == 0,
+            jingdiao=pair_index is not None,
+            winning_kind=self.winning_kind,
+        )
+        key = (shape, reading.groups)
+        old = self.out.get(key)
+        if old is None or (reading.jingdiao and not old.jingdiao):
+            self.out[key] = reading
+
+    def _assign(
+        self,
+        structure: Structure,
+        positions: Sequence[int],
+        marks: Sequence[int],
+        pair_index: int | None,
+        pair_marks: int,
+    ) -> list[Group]:
+        """The groups with the positions their wildcards fill (``marks`` per kind)."""
         marks_left = list(marks)
         # positions of each kind taken by natural tiles (or wildcards as themselves)
         natural = list(map(sub, positions, marks))
@@ -213,27 +246,10 @@ class _Hand:
                     natural[k] -= 1
                 else:
                     flags[i][j] = True
-        groups = [
+        return [
             Group(gtype, kinds, tuple(fl))
             for (gtype, kinds), fl in zip(structure, flags, strict=True)
         ]
-        pair = groups[pair_index] if pair_index is not None else None
-        if pair is None and shape is not Shape.XIAOQI:
-            pair = next((g for g in groups if g.type is GroupType.PAIR), None)
-        ordered = sorted(groups, key=_group_order) + list(self.meld_groups)
-        reading = Reading(
-            shape=shape,
-            groups=tuple(ordered),
-            pair=pair,
-            wildcards_used=used,
-            deguo=bool(self.wild) and used == 0,
-            jingdiao=pair_index is not None,
-            winning_kind=self.winning_kind,
-        )
-        key = (shape, reading.groups)
-        old = self.out.get(key)
-        if old is None or (reading.jingdiao and not old.jingdiao):
-            self.out[key] = reading
 
     # -- shapes --------------------------------------------------------------------------
 
