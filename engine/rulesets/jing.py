@@ -113,9 +113,13 @@ def _holdings(
     """Each seat's jing: hand, melds, the winning tile and its own unclaimed discards."""
     out: list[_Holding] = []
     for i, seat in enumerate(seats):
-        kinds = seat.all_kinds() + list(seat.discards)
+        concealed, discards = seat.concealed, seat.discards
+        z = concealed.count(zheng) + discards.count(zheng)
+        f = concealed.count(fu) + discards.count(fu)
         claimed: dict[int, list[int]] = {}
         for meld in seat.melds:
+            z += meld.kinds.count(zheng)
+            f += meld.kinds.count(fu)
             if meld.from_seat is not None and meld.claimed in (zheng, fu):
                 claimed.setdefault(meld.from_seat, []).append(meld.claimed)
         for w in wins:
@@ -123,8 +127,8 @@ def _holdings(
                 claimed.setdefault(w.discarder, []).append(w.tile)
         out.append(
             _Holding(
-                zheng=kinds.count(zheng),
-                fu=kinds.count(fu),
+                zheng=z,
+                fu=f,
                 from_discards={s: (ks.count(zheng), ks.count(fu)) for s, ks in claimed.items()},
             )
         )
