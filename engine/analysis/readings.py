@@ -15,7 +15,9 @@ from itertools import combinations_with_replacement
 from operator import sub
 
 from engine.analysis.special import (
+    MAX_EXT,
     _natural_lan,
+    _suit_masks,
     jiulian_target,
     quanfeng_win,
     shisanlan_target,
@@ -217,13 +219,13 @@ class _Hand:
         pair_marks: int,
     ) -> list[Group]:
         """The groups with the positions their wildcards fill (``marks`` per kind)."""
-        marks_left = list(marks)
         # positions of each kind taken by natural tiles (or wildcards as themselves)
         natural = list(map(sub, positions, marks))
         flags: list[list[bool]] = [[False] * len(kinds) for _, kinds in structure]
-        done = [False] * len(structure)
+        order = list(range(len(structure)))
         if pair_index is not None:
             # the 精吊 pair takes its wildcards first
+            marks_left = list(marks)
             kinds = structure[pair_index][1]
             for j, k in enumerate(kinds):
                 if pair_marks and marks_left[k]:
@@ -232,20 +234,22 @@ class _Hand:
                     pair_marks -= 1
                 else:
                     natural[k] -= 1
-            done[pair_index] = True
-        # every group first gets one natural where possible (a small matching), then the rest
-        taken = [[False] * len(kinds) for _, kinds in structure]
-        order = [i for i in range(len(structure)) if not done[i]]
+            order.remove(pair_index)
+        # every group first gets one natural where possible (a small matching), then the
+        # rest; the matching takes at most one position a group
+        taken = [-1] * len(structure)
         for i, j in _one_natural_each([structure[i][1] for i in order], natural):
-            taken[order[i]][j] = True
+            taken[order[i]] = j
         for i in order:
+            t = taken[i]
+            fl = flags[i]
             for j, k in enumerate(structure[i][1]):
-                if taken[i][j]:
+                if j == t:
                     continue
                 if natural[k]:
                     natural[k] -= 1
                 else:
-                    flags[i][j] = True
+                    fl[j] = True
         return [
             Group(gtype, kinds, tuple(fl))
             for (gtype, kinds), fl in zip(structure, flags, strict=True)
@@ -304,6 +308,8 @@ class _Hand:
             elif want_p:
                 self._singles(Shape.SHISANLAN, kinds)
             return
+        if max(self.nat) > 1 or not _lan_room(self.nat):
+            return  # neither target exists: most hands, found without the search
         q = (
             shisanlan_target(self.nat, self.tiles, True, opts.wild_for_qixing_honor)
             if want_q
@@ -404,6 +410,16 @@ def _one_natural_each(groups: list[tuple[int, ...]], natural: list[int]) -> list
     for g, j in best:
         natural[groups[g][j]] -= 1
     return best
+
+
+def _lan_room(nat: Sequence[int]) -> bool:
+    """Whether the naturals (none doubled) leave room for a 十三烂 target: each suit's
+    spaced, and the suits' widest spaced sets plus the 7 honors reach 14 kinds."""
+    masks = _suit_masks(nat)
+    if masks is None:  # pragma: no cover - no kind is doubled
+        return False
+    ext = [MAX_EXT[m] for m in masks]
+    return min(ext) >= 0 and sum(ext) + 7 >= 14
 
 
 def _self_count(target: Sequence[int], hand: _Hand) -> int:
