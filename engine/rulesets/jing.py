@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import Field
@@ -152,7 +153,7 @@ class JingRuleset(Ruleset):
     def wild_kinds(self, indicator: int | None) -> frozenset[int]:
         if indicator is None:
             return frozenset()
-        return frozenset({indicator, successor(indicator)})
+        return _jing_kinds(indicator)
 
     def claim_rules(self) -> ClaimRules:
         # jian: 吃了精须飘精 — a discarded jing may be chi'd, not punged or konged
@@ -565,6 +566,13 @@ class JingRuleset(Ruleset):
             label = "跟庄" if rounds == 1 else f"跟庄 第{r + 1}轮"
             ledger.pays_each("genzhuang", label, hand.dealer, self.preset.extras.genzhuang)
         return ledger
+
+
+@lru_cache(maxsize=64)
+def _jing_kinds(indicator: int) -> frozenset[int]:
+    """正精 and 副精, one set per indicator: readings are memoised by it, and a set made
+    once keeps its hash."""
+    return frozenset({indicator, successor(indicator)})
 
 
 def half(value: int) -> Amount:
