@@ -15,7 +15,9 @@ from itertools import combinations_with_replacement
 from operator import sub
 
 from engine.analysis.special import (
+    MAX_EXT,
     _natural_lan,
+    _suit_masks,
     jiulian_target,
     quanfeng_win,
     shisanlan_target,
@@ -116,7 +118,7 @@ class _Hand:
         for _, kinds in structure:
             for k in kinds:
                 positions[k] += 1
-        filled = [positions[k] - self.nat[k] for k in range(34)]
+        filled = list(map(sub, positions, self.nat))
         if min(filled) < 0 or sum(filled) != self.w:  # pragma: no cover - enumerator bug
             raise AssertionError(f"structure does not cover the hand: {structure}")
         marks, used = self._marks(filled, self.tiles)
@@ -184,39 +186,12 @@ class _Hand:
         pair_index: int | None,
         pair_marks: int,
     ) -> None:
-        marks_left = list(marks)
-        # positions of each kind taken by natural tiles (or wildcards as themselves)
-        natural = list(map(sub, positions, marks))
-        flags: list[list[bool]] = [[False] * len(kinds) for _, kinds in structure]
-        done = [False] * len(structure)
-        if pair_index is not None:
-            # the 精吊 pair takes its wildcards first
-            kinds = structure[pair_index][1]
-            for j, k in enumerate(kinds):
-                if pair_marks and marks_left[k]:
-                    flags[pair_index][j] = True
-                    marks_left[k] -= 1
-                    pair_marks -= 1
-                else:
-                    natural[k] -= 1
-            done[pair_index] = True
-        # every group first gets one natural where possible (a small matching), then the rest
-        taken = [[False] * len(kinds) for _, kinds in structure]
-        order = [i for i in range(len(structure)) if not done[i]]
-        for i, j in _one_natural_each([structure[i][1] for i in order], natural):
-            taken[order[i]][j] = True
-        for i in order:
-            for j, k in enumerate(structure[i][1]):
-                if taken[i][j]:
-                    continue
-                if natural[k]:
-                    natural[k] -= 1
-                else:
-                    flags[i][j] = True
-        groups = [
-            Group(gtype, kinds, tuple(fl))
-            for (gtype, kinds), fl in zip(structure, flags, strict=True)
-        ]
+        if used == 0 and pair_index is None:
+            # no wildcard stands for another kind (every hand without one, every 德国
+            # reading): every position is natural, nothing to assign
+            groups = [Group(gtype, kinds, (False,) * len(kinds)) for gtype, kinds in structure]
+        else:
+            groups = self._assign(structure, positions, marks, pair_index, pair_marks)
         pair = groups[pair_index] if pair_index is not None else None
         if pair is None and shape is not Shape.XIAOQI:
             pair = next((g for g in groups if g.type is GroupType.PAIR), None)
@@ -234,6 +209,51 @@ class _Hand:
         old = self.out.get(key)
         if old is None or (reading.jingdiao and not old.jingdiao):
             self.out[key] = reading
+
+    def _assign(
+        self,
+        structure: Structure,
+        positions: Sequence[int],
+        marks: Sequence[int],
+        pair_index: int | None,
+        pair_marks: int,
+    ) -> list[Group]:
+        """The groups with the positions their wildcards fill (``marks`` per kind)."""
+        # positions of each kind taken by natural tiles (or wildcards as themselves)
+        natural = list(map(sub, positions, marks))
+        flags: list[list[bool]] = [[False] * len(kinds) for _, kinds in structure]
+        order = list(range(len(structure)))
+        if pair_index is not None:
+            # the 精吊 pair takes its wildcards first
+            marks_left = list(marks)
+            kinds = structure[pair_index][1]
+            for j, k in enumerate(kinds):
+                if pair_marks and marks_left[k]:
+                    flags[pair_index][j] = True
+                    marks_left[k] -= 1
+                    pair_marks -= 1
+                else:
+                    natural[k] -= 1
+            order.remove(pair_index)
+        # every group first gets one natural where possible (a small matching), then the
+        # rest; the matching takes at most one position a group
+        taken = [-1] * len(structure)
+        for i, j in _one_natural_each([structure[i][1] for i in order], natural):
+            taken[order[i]] = j
+        for i in order:
+            t = taken[i]
+            fl = flags[i]
+            for j, k in enumerate(structure[i][1]):
+                if j == t:
+                    continue
+                if natural[k]:
+                    natural[k] -= 1
+                else:
+                    fl[j] = True
+        return [
+            Group(gtype, kinds, tuple(fl))
+            for (gtype, kinds), fl in zip(structure, flags, strict=True)
+        ]
 
     # -- shapes --------------------------------------------------------------------------
 
@@ -288,6 +308,8 @@ class _Hand:
             elif want_p:
                 self._singles(Shape.SHISANLAN, kinds)
             return
+        if max(self.nat) > 1 or not _lan_room(self.nat):
+            return  # neither target exists: most hands, found without the search
         q = (
             shisanlan_target(self.nat, self.tiles, True, opts.wild_for_qixing_honor)
             if want_q
@@ -388,6 +410,16 @@ def _one_natural_each(groups: list[tuple[int, ...]], natural: list[int]) -> list
     for g, j in best:
         natural[groups[g][j]] -= 1
     return best
+
+
+def _lan_room(nat: Sequence[int]) -> bool:
+    """Whether the naturals (none doubled) leave room for a 十三烂 target: each suit's
+    spaced, and the suits' widest spaced sets plus the 7 honors reach 14 kinds."""
+    masks = _suit_masks(nat)
+    if masks is None:  # pragma: no cover - no kind is doubled
+        return False
+    ext = [MAX_EXT[m] for m in masks]
+    return min(ext) >= 0 and sum(ext) + 7 >= 14
 
 
 def _self_count(target: Sequence[int], hand: _Hand) -> int:

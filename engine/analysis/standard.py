@@ -78,17 +78,29 @@ def _pung_need(c: int, limit: int | None, pair: bool) -> int:
     return 0 if c == 0 and not pair else INF
 
 
+# _pung_need of a kind without a limit (fifth copies allowed), by its count: (a set, the pair)
+_PUNG_FREE = tuple((_pung_need(c, None, False), _pung_need(c, None, True)) for c in range(15))
+
+
 def pung_only_need(nat: Sequence[int], options: ShapeOptions, melds: Sequence[Meld]) -> int:
     if any(m.type is MeldType.CHOW for m in melds):
         return INF
-    mc = meld_counts(melds) if not options.fifth_copy else None
     n0 = 0
     best_delta = 2
+    if options.fifth_copy:
+        for c in nat:
+            if c:
+                a, p = _PUNG_FREE[c]
+                n0 += a
+                if p - a < best_delta:
+                    best_delta = p - a
+        return n0 + best_delta
+    mc = meld_counts(melds)
     for k in range(34):
         c = nat[k]
         if not c:
             continue
-        lim = None if mc is None else 4 - mc[k]
+        lim = 4 - mc[k]
         a = _pung_need(c, lim, False)
         p = _pung_need(c, lim, True)
         n0 += a

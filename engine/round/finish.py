@@ -32,14 +32,51 @@ def win_of(e: WinDeclared) -> Win:
     )
 
 
+# FinishedHands by everything they are built from: a won hand is built for the bot's
+# check, again for the declaration and again for its settlement, from the same tiles.
+# Keyed by content (never by a state, which changes), so a hit is always current.
+_HANDS: dict[tuple[object, ...], FinishedHand] = {}
+
+
 def finished_hand(state: RoundState, wins: Sequence[Win] | None = None) -> FinishedHand:
     """The hand as the settlement sees it, with ``wins`` (default: the declared wins).
 
     A tile won off a discard leaves the discarder's discards; a robbed kong goes back to
     the pung it was, its fourth tile being the winner's.
     """
-    if wins is None:
-        wins = [win_of(e) for e in state.wins]
+    wins = tuple(win_of(e) for e in state.wins) if wins is None else tuple(wins)
+    started = state.started
+    wall = state.wall
+    flip = None if wall is None else wall.flip
+    xia = None if wall is None else wall.xia_jing
+    key = (
+        wins,
+        tuple(map(tuple, state.hands)),
+        tuple(map(tuple, state.melds)),
+        tuple(map(tuple, state.discards)),
+        flip,
+        xia,
+        started.ruleset,
+        started.dealer,
+        started.dealer_streak,
+        started.prevailing_wind,
+        started.first_dealer,
+        repr(started.options),  # JSON values: the repr is the content, and hashable
+        state.gz_rounds,
+        tuple(state.false_win),
+        state.last_drawer,
+        state.claim_rules.guan_fengxiang,
+        state.wild,
+    )
+    hand = _HANDS.get(key)
+    if hand is None:
+        if len(_HANDS) >= 64:
+            _HANDS.clear()
+        hand = _HANDS[key] = _build(state, wins)
+    return hand
+
+
+def _build(state: RoundState, wins: tuple[Win, ...]) -> FinishedHand:
     by_seat = {w.seat: w for w in wins}
     taken_from = next((w.discarder for w in wins if w.source is WinSource.DISCARD), None)
     robbed = next((w for w in wins if w.source is WinSource.ROB_KONG), None)
@@ -63,7 +100,7 @@ def finished_hand(state: RoundState, wins: Sequence[Win] | None = None) -> Finis
         ruleset=state.started.ruleset,
         dealer=state.dealer,
         seats=(seats[0], seats[1], seats[2], seats[3]),
-        wins=tuple(wins),
+        wins=wins,
         dealer_streak=state.started.dealer_streak,
         prevailing_wind=state.started.prevailing_wind,
         indicator=None if flip is None else flip.kind,
@@ -103,12 +140,16 @@ def settle(state: RoundState) -> Settlement:
 
 
 def _amount_out(a: Amount) -> int | str:
+    if type(a) is int:  # nearly every amount: skip the Fraction isinstance (an ABC check)
+        return a
     if isinstance(a, Fraction):
         return int(a) if a.denominator == 1 else f"{a.numerator}/{a.denominator}"
     return a
 
 
 def _amount_in(a: Any) -> Amount:
+    if type(a) is int:  # nearly every amount (never a bool: its type is bool)
+        return a
     if isinstance(a, str):
         return Fraction(a)
     if isinstance(a, int) and not isinstance(a, bool):

@@ -16,6 +16,7 @@ from engine.hand import MeldType, Reading, Shape
 from engine.rulesets.base import ClaimRules, Ruleset
 from engine.rulesets.preset import PresetBase, Section, ShapesConfig, TableConfig
 from engine.rulesets.winsettle import (
+    Facts,
     Scored,
     facts,
     false_win_ledger,
@@ -96,8 +97,10 @@ class GuangdongRuleset(Ruleset):
 
     def special(self, reading: Reading) -> Fan | None:
         """The special hand of a reading (the largest, if several apply), or None."""
+        return self._special(reading, facts(reading))
+
+    def _special(self, reading: Reading, f: Facts) -> Fan | None:
         t = self.preset.fan
-        f = facts(reading)
         found: list[Fan] = []
         if reading.shape is Shape.SHISANYAO:
             found.append(("十三幺", t.shisanyao))
@@ -131,10 +134,10 @@ class GuangdongRuleset(Ruleset):
     def fan(self, hand: FinishedHand, win: Win, reading: Reading, winners: int) -> list[Fan]:
         """The named 番 of one reading; their sum is the hand's 番."""
         t = self.preset.fan
-        special = self.special(reading)
+        f = facts(reading)
+        special = self._special(reading, f)
         if special is not None:
             return [special]
-        f = facts(reading)
         out: list[Fan] = []
         if f.chows == 4:
             out.append(("平胡", t.pinghu))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import Field
@@ -113,9 +114,13 @@ def _holdings(
     """Each seat's jing: hand, melds, the winning tile and its own unclaimed discards."""
     out: list[_Holding] = []
     for i, seat in enumerate(seats):
-        kinds = seat.all_kinds() + list(seat.discards)
+        concealed, discards = seat.concealed, seat.discards
+        z = concealed.count(zheng) + discards.count(zheng)
+        f = concealed.count(fu) + discards.count(fu)
         claimed: dict[int, list[int]] = {}
         for meld in seat.melds:
+            z += meld.kinds.count(zheng)
+            f += meld.kinds.count(fu)
             if meld.from_seat is not None and meld.claimed in (zheng, fu):
                 claimed.setdefault(meld.from_seat, []).append(meld.claimed)
         for w in wins:
@@ -123,8 +128,8 @@ def _holdings(
                 claimed.setdefault(w.discarder, []).append(w.tile)
         out.append(
             _Holding(
-                zheng=kinds.count(zheng),
-                fu=kinds.count(fu),
+                zheng=z,
+                fu=f,
                 from_discards={s: (ks.count(zheng), ks.count(fu)) for s, ks in claimed.items()},
             )
         )
@@ -148,7 +153,7 @@ class JingRuleset(Ruleset):
     def wild_kinds(self, indicator: int | None) -> frozenset[int]:
         if indicator is None:
             return frozenset()
-        return frozenset({indicator, successor(indicator)})
+        return _jing_kinds(indicator)
 
     def claim_rules(self) -> ClaimRules:
         # jian: 吃了精须飘精 — a discarded jing may be chi'd, not punged or konged
@@ -320,7 +325,15 @@ class JingRuleset(Ruleset):
 
     def _settle_win(self, hand: FinishedHand, win: Win, holdings: list[_Holding]) -> Ledger:
         options = []
+        seen: set[tuple[Shape, bool, bool]] = set()
         for reading in self.readings(hand, win):
+            # a reading's ledger (and whether it is forbidden) follows from its shape, 德国
+            # and 精吊 alone: readings differing only in their groups pay the same, and the
+            # first of equal totals is the one kept
+            key = (reading.shape, reading.deguo, reading.jingdiao)
+            if key in seen:
+                continue
+            seen.add(key)
             if self.forbidden(hand, win, reading) is None:
                 options.append((reading, self._win_ledger(hand, win, reading, holdings)))
         return best_by_total(options, win.seat)[1]
@@ -553,6 +566,13 @@ class JingRuleset(Ruleset):
             label = "跟庄" if rounds == 1 else f"跟庄 第{r + 1}轮"
             ledger.pays_each("genzhuang", label, hand.dealer, self.preset.extras.genzhuang)
         return ledger
+
+
+@lru_cache(maxsize=64)
+def _jing_kinds(indicator: int) -> frozenset[int]:
+    """正精 and 副精, one set per indicator: readings are memoised by it, and a set made
+    once keeps its hash."""
+    return frozenset({indicator, successor(indicator)})
 
 
 def half(value: int) -> Amount:

@@ -86,14 +86,29 @@ class Ledger:
     lines: list[Line] = field(default_factory=list)
 
     def pay(self, code: str, reason: str, payer: int, payee: int, amount: Amount) -> None:
-        if payer == payee or amount == 0:
+        if payer == payee:
             return
-        if amount < 0:
+        if type(amount) is int:
+            # the usual amount: ``== 0`` and ``< 0`` on a Fraction run slow Python code
+            if amount <= 0:
+                if amount == 0:
+                    return
+                payer, payee, amount = payee, payer, -amount
+        elif amount == 0:
+            return
+        elif amount < 0:
             payer, payee, amount = payee, payer, -amount
         self.lines.append(Line(code, reason, payer, payee, amount))
 
     def each_pays(self, code: str, reason: str, payee: int, amount: Amount) -> None:
         """Each of the three others pays ``amount`` to ``payee``."""
+        if type(amount) is int and amount > 0:
+            # what ``pay`` would do, checked once rather than per seat
+            append = self.lines.append
+            for seat in range(4):
+                if seat != payee:
+                    append(Line(code, reason, seat, payee, amount))
+            return
         for seat in range(4):
             self.pay(code, reason, seat, payee, amount)
 
