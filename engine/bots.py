@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from engine.analysis.waits import waits_of_counts
+from engine.analysis import is_win
 from engine.bot_eval import HandShape
 from engine.hand import Meld, MeldType
 from engine.round.actions import Action, Chow, DeclareWin, Discard, Draw, Kong, Pass, Pung
@@ -78,13 +78,13 @@ class _Held:
     """A concealed hand (with its number of melds) as the bot sees it, kept while the hand
     stays the same: others' discards only ask the same questions of it again."""
 
-    __slots__ = ("counts", "meld_list", "melds", "shanten", "waits")
+    __slots__ = ("counts", "meld_list", "melds", "shanten", "wins")
 
     def __init__(self, counts: list[int], melds: int, shanten: int | None = None) -> None:
         self.counts = counts
         self.melds = melds
         self.shanten = shanten
-        self.waits: frozenset[int] | None = None  # the kinds that win, once asked
+        self.wins: dict[int, bool] = {}  # kind added -> is_win
         self.meld_list: tuple[Meld, ...] | None = None  # the seat's melds, once asked
 
 
@@ -164,19 +164,19 @@ class Bot:
         return s
 
     def _wins_with(self, state: RoundState, held: _Held, kind: int) -> bool:
-        """Whether 13 tiles and one of ``kind`` win (is_win; the ruleset's bars aside)."""
-        won = held.waits
-        if won is None:
-            # every wait at once (a ready hand is asked about several kinds); a tile that
-            # is offered is never a fifth, so a wait is exactly a kind that wins
+        """Whether 13 tiles and one of ``kind`` win (is_win; the ruleset's bars aside).
+        One kind at a time: a hand's full list of waits costs more than the few kinds
+        its seat is offered while it stays the same."""
+        hit = held.wins.get(kind)
+        if hit is None:
+            counts = list(held.counts)
+            counts[kind] += 1
             melds = held.meld_list
             if melds is None:
                 # the same concealed tiles and meld count: the same melds within a hand
                 melds = held.meld_list = state.held_melds(self.seat)
-            won = held.waits = frozenset(
-                waits_of_counts(held.counts, melds, state.wild, state.options)
-            )
-        return kind in won
+            hit = held.wins[kind] = is_win(counts, state.wild, state.options, melds)
+        return hit
 
     def _can_win(self, state: RoundState, extra: int | None) -> bool:
         """The seat may win now: on its own last tile (``extra`` None) or with a tile of
@@ -194,7 +194,7 @@ class Bot:
             kind = extra
         if self._shanten_of(state, held) > 0:
             return False
-        # the waits first: they are cheap, and the full check (readings, ruleset bars) is not
+        # is_win first: it is cheap, and the full check (readings, ruleset bars) is not
         if not self._wins_with(state, held, kind):
             return False
         return win_stands(state, candidate_win(state, self.seat))

@@ -32,19 +32,7 @@ def waits(
     """
     if len(concealed13) + 3 * len(melds) != 13:
         return []
-    return waits_of_counts(counts_of(concealed13), melds, wild, options)
-
-
-def waits_of_counts(
-    counts: list[int],
-    melds: Sequence[Meld] = (),
-    wild: frozenset[int] = frozenset(),
-    options: ShapeOptions = DEFAULT_OPTIONS,
-) -> list[int]:
-    """``waits`` of a hand given as kind counts (13 tiles with the melds; left as it was)."""
-    if sum(counts) + 3 * len(melds) != 13:
-        return []
-    counts = list(counts)
+    counts = counts_of(concealed13)
     held = counts
     if melds:
         mc = meld_counts(melds)
