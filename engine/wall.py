@@ -52,6 +52,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -571,6 +572,30 @@ def order_from_draw_sequence(tiles: Sequence[int], start_stack: int) -> list[int
 # The wall
 
 
+@lru_cache(maxsize=1024)
+def _deal_layout(stack: int, dealer: int, jump: JumpStyle) -> tuple[tuple[int, ...], ...]:
+    """Ring positions of each seat's dealt tiles, in the order it takes them, for a break
+    at ``stack`` (the same few hundred layouts serve every hand: worked out once each)."""
+    hands: list[list[int]] = [[] for _ in range(NUM_SEATS)]
+    d = 0
+    per_take = 2 * STACKS_PER_TAKE
+    for _ in range(DEAL_ROUNDS):
+        for k in range(NUM_SEATS):
+            hands[(dealer + k) % NUM_SEATS].extend(range(d, d + per_take))
+            d += per_take
+    if jump is JumpStyle.TILES_1_3:
+        dealer_jump, others = (d, d + 2), (d + 1, d + 3, d + 4)
+    else:
+        dealer_jump, others = (d, d + 4), (d + 1, d + 2, d + 3)
+    hands[dealer].extend(dealer_jump)
+    for k, di in enumerate(others, start=1):
+        hands[(dealer + k) % NUM_SEATS].append(di)
+    # draw index -> ring position, as Wall._pos does for a break at ``stack``
+    return tuple(
+        tuple(2 * ((stack + di // 2) % RING_STACKS) + di % 2 for di in hand) for hand in hands
+    )
+
+
 class Wall:
     """The state of one hand's wall. Mutable; :meth:`copy` is cheap (a few small arrays).
 
@@ -811,34 +836,16 @@ class Wall:
         order = self._order
         return tuple(tuple([order[p] for p in hand]) for hand in self._deal_positions())
 
-    def _deal_positions(self) -> list[list[int]]:
+    def _deal_positions(self) -> tuple[tuple[int, ...], ...]:
         """Ring positions of each seat's dealt tiles, in the order it takes them."""
         if self._dealt:
             raise ValueError("the wall has already been dealt")
         if self._taken_any():
             raise ValueError("tiles were taken before the deal")
-        dealer = self._break.dealer
-        hands: list[list[int]] = [[] for _ in range(NUM_SEATS)]
-        d = 0
-        per_take = 2 * STACKS_PER_TAKE
-        for _ in range(DEAL_ROUNDS):
-            for k in range(NUM_SEATS):
-                hands[(dealer + k) % NUM_SEATS].extend(range(d, d + per_take))
-                d += per_take
-        if self._rules.jump is JumpStyle.TILES_1_3:
-            dealer_jump, others = (d, d + 2), (d + 1, d + 3, d + 4)
-        else:
-            dealer_jump, others = (d, d + 4), (d + 1, d + 2, d + 3)
-        hands[dealer].extend(dealer_jump)
-        for k, di in enumerate(others, start=1):
-            hands[(dealer + k) % NUM_SEATS].append(di)
-        out: list[list[int]] = []
-        for hand in hands:
-            ps = [self._pos(di) for di in hand]
-            if self._flip is not None and any(self._is_dead_flip(p) for p in ps):
-                raise ValueError("the flipped tile lies in the deal")  # flipped before it
-            out.append(ps)
-        return out
+        layout = _deal_layout(self._break.stack, self._break.dealer, self._rules.jump)
+        if self._flip is not None and any(self._is_dead_flip(p) for ps in layout for p in ps):
+            raise ValueError("the flipped tile lies in the deal")  # flipped before it
+        return layout
 
     def _taken_any(self) -> bool:
         return any(self._taken)
