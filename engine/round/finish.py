@@ -76,6 +76,11 @@ def finished_hand(state: RoundState, wins: Sequence[Win] | None = None) -> Finis
     return hand
 
 
+def clear_finished_hands() -> None:
+    """Forget the built hands (the benchmark measures cold start)."""
+    _HANDS.clear()
+
+
 def _build(state: RoundState, wins: tuple[Win, ...]) -> FinishedHand:
     by_seat = {w.seat: w for w in wins}
     taken_from = next((w.discarder for w in wins if w.source is WinSource.DISCARD), None)

@@ -8,7 +8,6 @@ wins, or none for 流局), the flipped tiles and the extras that the tiles alone
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -298,21 +297,22 @@ def check_tiles(hand: FinishedHand, flipped_out_of_play: bool = False) -> None:
             raise SettleInputError(
                 f"win: the winning tile {format_kinds([w.tile])} is not in seats[{w.seat}].hand"
             )
-    kinds: list[int] = []
+    totals = [0] * 34
     for seat in hand.seats:
-        kinds += seat.concealed
+        for k in seat.concealed:
+            totals[k] += 1
         for meld in seat.melds:
-            kinds += meld.kinds
-        kinds += seat.discards
-    totals = Counter(kinds)  # counted in C: every settlement checks every tile
+            for k in meld.kinds:
+                totals[k] += 1
+        for k in seat.discards:
+            totals[k] += 1
     if flipped_out_of_play and hand.indicator is not None:
         totals[hand.indicator] += 1
     if len(hand.wins) > 1:
         # several winners on one discard each hold that one tile: count it once
         totals[hand.wins[0].tile] -= len(hand.wins) - 1
-    over = [kind for kind, n in totals.items() if n > 4]
-    if over:
-        kind = min(over)
-        raise SettleInputError(
-            f"seats: {totals[kind]} tiles of {format_kinds([kind])} on the table, there are only 4"
-        )
+    for kind, n in enumerate(totals):
+        if n > 4:
+            raise SettleInputError(
+                f"seats: {n} tiles of {format_kinds([kind])} on the table, there are only 4"
+            )

@@ -86,17 +86,9 @@ class Ledger:
     lines: list[Line] = field(default_factory=list)
 
     def pay(self, code: str, reason: str, payer: int, payee: int, amount: Amount) -> None:
-        if payer == payee:
+        if payer == payee or amount == 0:
             return
-        if type(amount) is int:
-            # the usual amount: ``== 0`` and ``< 0`` on a Fraction run slow Python code
-            if amount <= 0:
-                if amount == 0:
-                    return
-                payer, payee, amount = payee, payer, -amount
-        elif amount == 0:
-            return
-        elif amount < 0:
+        if amount < 0:
             payer, payee, amount = payee, payer, -amount
         self.lines.append(Line(code, reason, payer, payee, amount))
 
