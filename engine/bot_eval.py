@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, count, repeat
-from operator import add, eq, itemgetter
+from operator import add, and_, eq, itemgetter
 
 from engine.analysis.section_table import kept_by_fewer, stored
 from engine.analysis.special import SPACED_MASKS
@@ -37,16 +37,8 @@ Vec = Sequence[int]
 Numbered = tuple[int, tuple[int, ...]]
 _NUMBERS: dict[tuple[int, ...], int] = {}
 _NEXT = count()
-_MEMO: dict[int, Numbered] = {}  # key: ``_pair_key``
+_MEMO: dict[tuple[int, int, int], Numbered] = {}
 _MEMO_LIMIT = 200_000
-
-
-# The memos' keys and values are ints, not tuples, where they can be: nothing to allocate
-# and hash per lookup, and nothing the garbage collector has to track as the memos grow.
-def _pair_key(a: int, b: int, sets: int) -> int:
-    """Two numbers (below 2**40: numbers are never reused, and a hand makes a few dozen) and
-    a number of sets as one key."""
-    return (a << 40 | b) << 3 | sets
 
 
 def _numbered(v: tuple[int, ...]) -> Numbered:
@@ -60,7 +52,7 @@ def _numbered(v: tuple[int, ...]) -> Numbered:
 
 def _combine(a: Numbered, b: Numbered, sets: int) -> Numbered:
     """Two sections' usable vectors as one (memoised: a hand keeps most sections a turn)."""
-    key = _pair_key(a[0], b[0], sets)
+    key = (a[0], b[0], sets)
     hit = _MEMO.get(key)
     if hit is not None:
         return hit
@@ -162,18 +154,7 @@ def _spread(sets: int) -> tuple[int, ...]:
 class _Info:
     """What one section's natural counts decide, for one number of sets to make."""
 
-    __slots__ = (
-        "free",
-        "free_at",
-        "honors",
-        "mask",
-        "n",
-        "pairs",
-        "picked",
-        "shared",
-        "singles",
-        "vec",
-    )
+    __slots__ = ("free", "honors", "mask", "n", "pairs", "picked", "shared", "singles", "vec")
 
     def __init__(self, base: _Section, where: tuple[int, ...], key: bytes, sets: int) -> None:
         self.n = next(_NEXT)  # names it in ``_KEEPS`` (never reused, like vector numbers)
@@ -186,10 +167,7 @@ class _Info:
         # (``where``: each position's place in the canonical key ``base`` was built from)
         # (a position outside the canonical key, -1, reads the 0 put after its last)
         kept = (*base.same, 0)
-        free = tuple(map(_spread(sets).__getitem__, map(kept.__getitem__, where)))
-        self.free = free
-        # per split: the positions where it is free (bits over positions)
-        self.free_at = tuple(sum(compress(_POWERS, [f >> x & 1 for f in free])) for x in range(16))
+        self.free = tuple(map(_spread(sets).__getitem__, map(kept.__getitem__, where)))
         self.pairs = base.pairs
         self.singles = base.singles
         self.mask = sum(compress(_POWERS, key))  # the positions held
@@ -225,53 +203,37 @@ def _info(section: Section, key: bytes, sets: int) -> _Info:
     return hit
 
 
-# (the other three sections' vector number, section info; ``_pair_key``) -> the whole
-# hand's most naturals kept and bits of the section's positions where one tile fewer still
-# keeps them, as one int (``_kept``; never 0, so ``get() or`` tells a miss)
-_KEEPS: dict[int, int] = {}
+# (the other three sections' vector number, section info) -> (the whole hand's most
+# naturals kept, bits of the section's positions where one tile fewer still keeps them)
+_KEEPS: dict[tuple[int, int], tuple[int, int]] = {}
 
 
 # (the other three sections' vector number, a canonical section's number for a number of
-# sets) -> the whole hand's most naturals kept and bits of the splits that reach it (as
-# ``_kept``): keys that differ only by place share these, only the positions differ
-_SPLITS: dict[int, int] = {}
+# sets) -> (the whole hand's most naturals kept, bits of the splits that reach it): keys
+# that differ only by place share these, only the positions differ
+_SPLITS: dict[tuple[int, int], tuple[int, int]] = {}
 
 
-def _kept(keep: int, bits: int) -> int:
-    return 1 << 40 | keep << 20 | bits
-
-
-def _keeps(others: Numbered, info: _Info, sets: int) -> int:
-    """``_KEEPS``'s entry, worked out on a miss; read it with ``>> 20 & _LOW`` (the most
-    naturals kept) and ``& _LOW`` (the positions)."""
-    key = _pair_key(others[0], info.n, 0)
+def _keeps(others: Numbered, info: _Info, sets: int) -> tuple[int, int]:
+    key = (others[0], info.n)
     hit = _KEEPS.get(key)
     if hit is None:
-        shared = _pair_key(others[0], info.shared, 0)
+        shared = (others[0], info.shared)
         split = _SPLITS.get(shared)
         if split is None:
             sums = list(map(add, _LEFTS[sets](others[1]), info.picked))
             keep = max(sums)
-            split = _kept(keep, sum(compress(_POWERS, map(eq, sums, repeat(keep)))))
+            split = (keep, sum(compress(_POWERS, map(eq, sums, repeat(keep)))))
             if len(_SPLITS) >= _MEMO_LIMIT:
                 _SPLITS.clear()
             _SPLITS[shared] = split
-        best = split & _LOW
-        # the positions where one of the best splits stays free (a split or three reach
-        # the best: one lookup each)
-        bits = 0
-        at = info.free_at
-        while best:
-            low = best & -best
-            bits |= at[low.bit_length() - 1]
-            best ^= low
+        keep, best = split
+        # the positions where one of the best splits stays free
+        bits = sum(compress(_POWERS, map(and_, info.free, repeat(best))))
         if len(_KEEPS) >= _MEMO_LIMIT:
             _KEEPS.clear()
-        hit = _KEEPS[key] = _kept(split >> 20 & _LOW, bits)
+        hit = _KEEPS[key] = (keep, bits)
     return hit
-
-
-_LOW = (1 << 20) - 1
 
 
 # kind -> (section, position in it); section -> its first kind
@@ -362,9 +324,8 @@ class HandShape:
         infos = self.infos
         # the whole hand's most naturals kept; per section (with the other three combined
         # when a discard is asked there), where a discard keeps them all
-        kept = _keeps(_combine(v[1], s23, s), infos[0], s)
-        keep = kept >> 20 & _LOW
-        keeps: list[int | None] = [kept & _LOW, None, None, None]
+        keep, first = _keeps(_combine(v[1], s23, s), infos[0], s)
+        keeps: list[int | None] = [first, None, None, None]
         out: dict[int, int] = {}
         base = self.target - self.w
         special = self.special
@@ -396,7 +357,7 @@ class HandShape:
             if bits is None:
                 # 万 with 条 and honors for 筒; 万筒 with honors for 条, with 条 for honors
                 others = _combine(v[0], s23, s) if j == 1 else _combine(p01, v[5 - j], s)
-                bits = keeps[j] = _keeps(others, infos[j], s) & _LOW
+                bits = keeps[j] = _keeps(others, infos[j], s)[1]
             need = base - keep if bits >> i & 1 else base + 1 - keep
             if special and need > floor:
                 c = nat[k]
@@ -418,14 +379,11 @@ class HandShape:
         # the memos looked up here, not through _combine/_keeps: a turn makes ten lookups
         combined = _MEMO.get
         keeps = _KEEPS.get
-        # (the keys as _pair_key makes them, inline)
-        p01 = combined((v0[0] << 40 | v1[0]) << 3 | s) or _combine(v0, v1, s)
-        s23 = combined((v2[0] << 40 | v3[0]) << 3 | s) or _combine(v2, v3, s)
-        others = combined((v1[0] << 40 | s23[0]) << 3 | s) or _combine(v1, s23, s)
+        p01 = combined((v0[0], v1[0], s)) or _combine(v0, v1, s)
+        s23 = combined((v2[0], v3[0], s)) or _combine(v2, v3, s)
+        others = combined((v1[0], s23[0], s)) or _combine(v1, s23, s)
         m0, m1, m2, m3 = self.infos
-        kept = keeps((others[0] << 40 | m0.n) << 3) or _keeps(others, m0, s)
-        keep = kept >> 20 & _LOW
-        bits = kept & _LOW
+        keep, bits = keeps((others[0], m0.n)) or _keeps(others, m0, s)
         masks = [m0.mask, m1.mask, m2.mask, m3.mask]
         if barred is not None and barred not in self.wild:
             j, i = _PLACES[barred]
@@ -435,16 +393,16 @@ class HandShape:
             tied += _KINDS_AT[0][bits & masks[0]]
         # 万 with 条 and honors for 筒; 万筒 with honors for 条, with 条 for honors
         if masks[1]:
-            others = combined((v0[0] << 40 | s23[0]) << 3 | s) or _combine(v0, s23, s)
-            bits = (keeps((others[0] << 40 | m1.n) << 3) or _keeps(others, m1, s)) & _LOW
+            others = combined((v0[0], s23[0], s)) or _combine(v0, s23, s)
+            bits = (keeps((others[0], m1.n)) or _keeps(others, m1, s))[1]
             tied += _KINDS_AT[1][bits & masks[1]]
         if masks[2]:
-            others = combined((p01[0] << 40 | v3[0]) << 3 | s) or _combine(p01, v3, s)
-            bits = (keeps((others[0] << 40 | m2.n) << 3) or _keeps(others, m2, s)) & _LOW
+            others = combined((p01[0], v3[0], s)) or _combine(p01, v3, s)
+            bits = (keeps((others[0], m2.n)) or _keeps(others, m2, s))[1]
             tied += _KINDS_AT[2][bits & masks[2]]
         if masks[3]:
-            others = combined((p01[0] << 40 | v2[0]) << 3 | s) or _combine(p01, v2, s)
-            bits = (keeps((others[0] << 40 | m3.n) << 3) or _keeps(others, m3, s)) & _LOW
+            others = combined((p01[0], v2[0], s)) or _combine(p01, v2, s)
+            bits = (keeps((others[0], m3.n)) or _keeps(others, m3, s))[1]
             tied += _KINDS_AT[3][bits & masks[3]]
         # the tiles still needed after a discard that keeps the best count (shanten: one
         # fewer; 13 tiles: 0 = ready); any other discard (a wildcard too) needs one more
