@@ -62,8 +62,9 @@ def facts(key: bytes, memo: dict[bytes, tuple[int, ...]]) -> Facts:
     solved with the search (``memo``: the search's own, never the stored file)."""
     from engine.analysis.suit_tables import Section, _solve_usable
 
-    vec = _solve_usable(Section.SUIT, key, memo)
-    return vec, kept_by_fewer(key, vec, lambda k: _solve_usable(Section.SUIT, k, memo))
+    vec = _solve_usable(Section.SUIT, key, memo, table=False)
+    fewer = kept_by_fewer(key, vec, lambda k: _solve_usable(Section.SUIT, k, memo, table=False))
+    return vec, fewer
 
 
 def kept_by_fewer(

@@ -229,15 +229,24 @@ Usable = tuple[int, ...]
 _NEG = -100
 
 
-def _solve_usable(section: Section, c: bytes, memo: dict[bytes, Usable]) -> Usable:
+def _solve_usable(
+    section: Section, c: bytes, memo: dict[bytes, Usable], table: bool = True
+) -> Usable:
+    """usable(c) by search, on ``memo``; with ``table``, a stored suit key (see
+    ``section_table``) ends the search there (building that table searches without it)."""
     hit = memo.get(c)
     if hit is not None:
         return hit
     key = canonical(section, c)[0]
     if key != c:
         # many keys share one canonical key (sub-keys too): solve that one once
-        hit = memo[c] = memo.get(key) or _solve_usable(section, key, memo)
+        hit = memo[c] = memo.get(key) or _solve_usable(section, key, memo, table)
         return hit
+    if table and section is Section.SUIT:
+        found = stored(key)
+        if found is not None:
+            hit = memo[key] = found[0]
+            return hit
     i = next((k for k, v in enumerate(c) if v), -1)
     if i < 0:
         res: Usable = (0,) * 10
@@ -246,14 +255,14 @@ def _solve_usable(section: Section, c: bytes, memo: dict[bytes, Usable]) -> Usab
     # drop one tile i (it is not used)
     dropped = bytearray(c)
     dropped[i] -= 1
-    best = list(_solve_usable(section, bytes(dropped), memo))
+    best = list(_solve_usable(section, bytes(dropped), memo, table))
     for gtype, pos in SHAPES[section][i]:
         step = consume(c, pos, None)
         if step is None:  # pragma: no cover - no room rule here
             continue
         rest, added, _ = step
         used = len(pos) - added
-        sub = _solve_usable(section, rest, memo)
+        sub = _solve_usable(section, rest, memo, table)
         if gtype is GroupType.PAIR:
             for g in range(5):
                 v = sub[g * 2] + used
@@ -326,20 +335,7 @@ def usable(section: Section, c: bytes) -> Usable:
     memo = _USABLE_MEMO[section]
     hit = memo.get(c)
     if hit is None:
-        hit = memo[c] = _usable_miss(section, c, memo)
-    return hit
-
-
-def _usable_miss(section: Section, c: bytes, memo: dict[bytes, Usable]) -> Usable:
-    """A key the memo lacks: its canonical key's vector, stored or searched."""
-    key = canonical(section, c)[0]
-    hit = memo.get(key)
-    if hit is None and section is Section.SUIT:
-        found = stored(key)
-        if found is not None:
-            hit = memo[key] = found[0]
-    if hit is None:
-        hit = _solve_usable(section, key, memo)
+        hit = _solve_usable(section, c, memo)
     return hit
 
 
