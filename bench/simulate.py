@@ -10,7 +10,8 @@ Baselines measured in the same run:
 - the 200 hands/s per core target (ratio ≥ 1 meets it);
 - fold-only: re-folding the very same logs (the engine's bookkeeping without any
   decisions), which shows how much of a hand is the engine and how much the bots.
-Then cProfile of one run: where the time goes, top functions by cumulative time.
+Then cProfile of a run per ruleset: where the time goes, top functions by cumulative time
+(the bots' turn and their answers to others' discards, the engine's apply and fold).
 
     .venv/bin/python bench/simulate.py            # full run
     .venv/bin/python bench/simulate.py --quick    # smoke run
@@ -145,11 +146,11 @@ def main() -> None:
             f"{'':10s} fold-only (the same logs re-folded): {hands / folding:.0f} hands/s; "
             f"the engine's fold is {folding / elapsed:.1%} of a played hand"
         )
-    print()
-    ruleset = RULESETS[0]
     n = max(10, hands // 5)
-    print(f"where the time goes: cProfile, {ruleset}, {n} hands, top by cumulative time")
-    print(profile(ruleset, n, 25))
+    for ruleset in RULESETS:
+        print()
+        print(f"where the time goes: cProfile, {ruleset}, {n} hands, top by cumulative time")
+        print(profile(ruleset, n, 22))
 
 
 if __name__ == "__main__":
