@@ -94,13 +94,6 @@ class Ledger:
 
     def each_pays(self, code: str, reason: str, payee: int, amount: Amount) -> None:
         """Each of the three others pays ``amount`` to ``payee``."""
-        if type(amount) is int and amount > 0:
-            # what ``pay`` would do, checked once rather than per seat
-            append = self.lines.append
-            for seat in range(4):
-                if seat != payee:
-                    append(Line(code, reason, seat, payee, amount))
-            return
         for seat in range(4):
             self.pay(code, reason, seat, payee, amount)
 
