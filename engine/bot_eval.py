@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, count, repeat
 from operator import add, and_, eq, itemgetter
+from typing import NamedTuple
 
 from engine.analysis.section_table import kept_by_fewer, stored
 from engine.analysis.special import SPACED_MASKS
@@ -114,27 +115,31 @@ def _best(a: Vec, b: Vec, sets: int) -> int:
 _POWERS = tuple(1 << x for x in range(16))
 
 
-class _Section:
-    """What one canonical section key decides, whatever the number of sets to make (a
-    section's place-free facts: the keys that share a canonical key share these)."""
+class _Base(NamedTuple):
+    """What one canonical section key decides whatever the number of sets to make."""
 
-    __slots__ = ("honors", "ns", "pairs", "same", "singles", "vec")
+    vec: Numbered
+    same: tuple[int, ...]  # per position: the usable entries one tile fewer there keeps
+    pairs: int
+    singles: int
+    honors: int
 
-    def __init__(self, section: Section, key: bytes) -> None:
-        self.ns = tuple(next(_NEXT) for _ in range(5))  # per number of sets (``_SPLITS``)
-        found = stored(key) if section is _SUIT else None
-        if found is not None:
-            # a common suit key: solved ahead of time (see ``section_table``)
-            self.vec = _numbered(found[0])
-            self.same = found[1]
-        else:
-            vec = usable(section, key)
-            self.vec = _numbered(vec)
-            # per position: the usable entries that one tile fewer there leaves as they are
-            self.same = kept_by_fewer(key, vec, lambda k: usable(section, k))
-        self.pairs = sum(c >> 1 for c in key)
-        self.singles = sum(c & 1 for c in key)
-        self.honors = sum(1 for c in key if c)
+
+def _base(section: Section, key: bytes) -> _Base:
+    found = stored(key) if section is _SUIT else None
+    if found is not None:
+        # a common suit key: solved ahead of time (see ``section_table``)
+        vec, same = found
+    else:
+        vec = usable(section, key)
+        same = kept_by_fewer(key, vec, lambda k: usable(section, k))
+    return _Base(
+        _numbered(tuple(vec)),
+        tuple(same),
+        sum(c >> 1 for c in key),
+        sum(c & 1 for c in key),
+        sum(1 for c in key if c),
+    )
 
 
 _SPREADS: dict[int, tuple[int, ...]] = {}
@@ -151,39 +156,62 @@ def _spread(sets: int) -> tuple[int, ...]:
     return table
 
 
-class _Info:
-    """What one section's natural counts decide, for one number of sets to make."""
+class _Canon(NamedTuple):
+    """What one canonical section key decides for one number of sets to make: keys that
+    differ only by place (``canonical``) share it, and so share its splits (``_SPLITS``)."""
 
-    __slots__ = ("free", "honors", "mask", "n", "pairs", "picked", "shared", "singles", "vec")
+    n: int  # names it in ``_SPLITS`` (never reused, like vector numbers)
+    picked: tuple[int, ...]  # the entries ``_best`` adds to the other sections'
+    # per canonical position: the splits (bits over ``picked``) whose count one tile fewer
+    # there leaves as it is. A discard loses one natural at most, so it keeps the whole
+    # hand's best count exactly when one of the best splits is among these.
+    free: tuple[int, ...]
 
-    def __init__(self, base: _Section, where: tuple[int, ...], key: bytes, sets: int) -> None:
-        self.n = next(_NEXT)  # names it in ``_KEEPS`` (never reused, like vector numbers)
-        self.shared = base.ns[sets]  # names what it shares with its canonical key
-        self.vec = base.vec
-        self.picked = _PAIRINGS[sets](base.vec[1])  # the entries ``_best`` adds to others'
-        # per position: the splits (bits over ``picked``) whose count one tile fewer there
-        # leaves as it is. A discard loses one natural at most, so it keeps the whole
-        # hand's best count exactly when one of the best splits is among these.
-        # (``where``: each position's place in the canonical key ``base`` was built from)
-        # (a position outside the canonical key, -1, reads the 0 put after its last)
-        kept = (*base.same, 0)
-        self.free = tuple(map(_spread(sets).__getitem__, map(kept.__getitem__, where)))
-        self.pairs = base.pairs
-        self.singles = base.singles
-        self.mask = sum(compress(_POWERS, key))  # the positions held
-        self.honors = base.honors
+
+class _Info(NamedTuple):
+    """What one section's natural counts decide, for one number of sets to make (plain
+    tuples all through: the memo holds thousands, and the collector skips such tuples)."""
+
+    n: int  # its canonical key's number (``_Canon.n``)
+    vec: Numbered
+    mask: int  # the positions held
+    place: tuple[int, ...]  # bits over canonical positions -> bits over this key's
+    pairs: int
+    singles: int
+    honors: int
+    canon: _Canon
 
 
 # (section, sets) -> section key -> info; the sets-free part is shared by canonical key
 _INFOS: dict[tuple[Section, int], dict[bytes, _Info]] = {
     (section, sets): {} for section in Section for sets in range(5)
 }
-_BASES: dict[tuple[Section, bytes], _Section] = {}
+_BASES: dict[tuple[Section, bytes], _Base] = {}
+_CANONS: dict[tuple[Section, bytes, int], _Canon] = {}
+# a canonical key's place in a key (``canonical``'s map) -> its bits-to-bits table
+_PLACES_OF: dict[tuple[int, ...], tuple[int, ...]] = {}
 # the hot path's lookups without building keys (``Section.X`` is slow on Python 3.11)
 _SUIT, _HONOR, _HONOR_SETS = Section.SUIT, Section.HONOR, Section.HONOR_SETS
 _SUIT_INFOS = tuple(_INFOS[(Section.SUIT, sets)] for sets in range(5))
 _HONOR_INFOS = tuple(_INFOS[(Section.HONOR, sets)] for sets in range(5))
 _HONOR_SETS_INFOS = tuple(_INFOS[(Section.HONOR_SETS, sets)] for sets in range(5))
+
+
+def _placing(where: tuple[int, ...]) -> tuple[int, ...]:
+    """Bits over the canonical key's positions -> bits over the positions of a key that
+    maps there by ``where`` (its position i went to ``where[i]``; -1: none held)."""
+    table = _PLACES_OF.get(where)
+    if table is None:
+        back = [0] * len(where)
+        for i, q in enumerate(where):
+            if q >= 0:
+                back[q] = 1 << i
+        out = [0] * (1 << len(where))
+        for m in range(1, len(out)):
+            low = m & -m
+            out[m] = out[m ^ low] | back[low.bit_length() - 1]
+        table = _PLACES_OF[where] = tuple(out)
+    return table
 
 
 def _info(section: Section, key: bytes, sets: int) -> _Info:
@@ -192,48 +220,62 @@ def _info(section: Section, key: bytes, sets: int) -> _Info:
     if hit is None:
         # keys that differ only by place share the costly part (see ``canonical``)
         ckey, where = canonical(section, key)
+        canon = _CANONS.get((section, ckey, sets))
         base = _BASES.get((section, ckey))
         if base is None:
             if len(_BASES) >= _MEMO_LIMIT:
                 _BASES.clear()
-            base = _BASES[(section, ckey)] = _Section(section, ckey)
+            base = _BASES[(section, ckey)] = _base(section, ckey)
+        if canon is None:
+            if len(_CANONS) >= _MEMO_LIMIT:
+                _CANONS.clear()
+            spread = _spread(sets)
+            canon = _CANONS[(section, ckey, sets)] = _Canon(
+                next(_NEXT), _PAIRINGS[sets](base.vec[1]), tuple(spread[x] for x in base.same)
+            )
         if len(table) >= _MEMO_LIMIT:
             table.clear()
-        hit = table[key] = _Info(base, where, key, sets)
+        hit = table[key] = _Info(
+            canon.n,
+            base.vec,
+            sum(compress(_POWERS, key)),
+            _placing(where),
+            base.pairs,
+            base.singles,
+            base.honors,
+            canon,
+        )
     return hit
-
-
-# (the other three sections' vector number, section info) -> (the whole hand's most
-# naturals kept, bits of the section's positions where one tile fewer still keeps them)
-_KEEPS: dict[tuple[int, int], tuple[int, int]] = {}
 
 
 # (the other three sections' vector number, a canonical section's number for a number of
-# sets) -> (the whole hand's most naturals kept, bits of the splits that reach it): keys
-# that differ only by place share these, only the positions differ
+# sets) -> (the whole hand's most naturals kept, bits of the canonical positions where
+# one tile fewer still keeps them): keys that differ only by place share these, and
+# their ``place`` maps the bits to their own positions
 _SPLITS: dict[tuple[int, int], tuple[int, int]] = {}
 
 
-def _keeps(others: Numbered, info: _Info, sets: int) -> tuple[int, int]:
+def _split(others: Numbered, info: _Info, sets: int) -> tuple[int, int]:
     key = (others[0], info.n)
-    hit = _KEEPS.get(key)
+    hit = _SPLITS.get(key)
     if hit is None:
-        shared = (others[0], info.shared)
-        split = _SPLITS.get(shared)
-        if split is None:
-            sums = list(map(add, _LEFTS[sets](others[1]), info.picked))
-            keep = max(sums)
-            split = (keep, sum(compress(_POWERS, map(eq, sums, repeat(keep)))))
-            if len(_SPLITS) >= _MEMO_LIMIT:
-                _SPLITS.clear()
-            _SPLITS[shared] = split
-        keep, best = split
+        canon = info.canon
+        sums = list(map(add, _LEFTS[sets](others[1]), canon.picked))
+        keep = max(sums)
+        best = sum(compress(_POWERS, map(eq, sums, repeat(keep))))
         # the positions where one of the best splits stays free
-        bits = sum(compress(_POWERS, map(and_, info.free, repeat(best))))
-        if len(_KEEPS) >= _MEMO_LIMIT:
-            _KEEPS.clear()
-        hit = _KEEPS[key] = (keep, bits)
+        bits = sum(compress(_POWERS, map(and_, canon.free, repeat(best))))
+        if len(_SPLITS) >= _MEMO_LIMIT:
+            _SPLITS.clear()
+        hit = _SPLITS[key] = (keep, bits)
     return hit
+
+
+def _keeps(others: Numbered, info: _Info, sets: int) -> tuple[int, int]:
+    """(the whole hand's most naturals kept, bits of the section's positions where one
+    tile fewer still keeps them)."""
+    keep, bits = _split(others, info, sets)
+    return keep, info.place[bits]
 
 
 # kind -> (section, position in it); section -> its first kind
@@ -378,12 +420,13 @@ class HandShape:
         s = self.sets
         # the memos looked up here, not through _combine/_keeps: a turn makes ten lookups
         combined = _MEMO.get
-        keeps = _KEEPS.get
+        splits = _SPLITS.get
         p01 = combined((v0[0], v1[0], s)) or _combine(v0, v1, s)
         s23 = combined((v2[0], v3[0], s)) or _combine(v2, v3, s)
         others = combined((v1[0], s23[0], s)) or _combine(v1, s23, s)
         m0, m1, m2, m3 = self.infos
-        keep, bits = keeps((others[0], m0.n)) or _keeps(others, m0, s)
+        keep, bits = splits((others[0], m0.n)) or _split(others, m0, s)
+        bits = m0.place[bits]
         masks = [m0.mask, m1.mask, m2.mask, m3.mask]
         if barred is not None and barred not in self.wild:
             j, i = _PLACES[barred]
@@ -394,15 +437,15 @@ class HandShape:
         # 万 with 条 and honors for 筒; 万筒 with honors for 条, with 条 for honors
         if masks[1]:
             others = combined((v0[0], s23[0], s)) or _combine(v0, s23, s)
-            bits = (keeps((others[0], m1.n)) or _keeps(others, m1, s))[1]
+            bits = m1.place[(splits((others[0], m1.n)) or _split(others, m1, s))[1]]
             tied += _KINDS_AT[1][bits & masks[1]]
         if masks[2]:
             others = combined((p01[0], v3[0], s)) or _combine(p01, v3, s)
-            bits = (keeps((others[0], m2.n)) or _keeps(others, m2, s))[1]
+            bits = m2.place[(splits((others[0], m2.n)) or _split(others, m2, s))[1]]
             tied += _KINDS_AT[2][bits & masks[2]]
         if masks[3]:
             others = combined((p01[0], v2[0], s)) or _combine(p01, v2, s)
-            bits = (keeps((others[0], m3.n)) or _keeps(others, m3, s))[1]
+            bits = m3.place[(splits((others[0], m3.n)) or _split(others, m3, s))[1]]
             tied += _KINDS_AT[3][bits & masks[3]]
         # the tiles still needed after a discard that keeps the best count (shanten: one
         # fewer; 13 tiles: 0 = ready); any other discard (a wildcard too) needs one more
@@ -495,7 +538,8 @@ def clear_memos() -> None:
     _MEMO.clear()
     _NUMBERS.clear()
     _BASES.clear()
-    _KEEPS.clear()
+    _CANONS.clear()
+    _PLACES_OF.clear()
     _SPLITS.clear()
     for table in _INFOS.values():
         table.clear()
@@ -504,7 +548,7 @@ def clear_memos() -> None:
 def memo_sizes() -> dict[str, int]:
     """How many keys the bots' memos hold (for the benchmark and diagnostics)."""
     return {
-        "bots/combine": len(_MEMO) + len(_KEEPS) + len(_SPLITS),
+        "bots/combine": len(_MEMO) + len(_SPLITS),
         "bots/vectors": len(_NUMBERS),
-        "bots/sections": len(_BASES) + sum(len(t) for t in _INFOS.values()),
+        "bots/sections": len(_BASES) + len(_CANONS) + sum(len(t) for t in _INFOS.values()),
     }
