@@ -178,20 +178,9 @@ class Bot:
             hit = held.wins[kind] = is_win(counts, state.wild, state.options, melds)
         return hit
 
-    def _can_win(self, state: RoundState, extra: int | None) -> bool:
-        """The seat may win now: on its own last tile (``extra`` None) or with a tile of
-        kind ``extra``; the engine's own check (readings, ruleset bars) has the last word."""
-        hand = state.hands[self.seat]
-        if extra is None:
-            last = state.last_tile
-            assert last is not None
-            before = list(hand)
-            before.remove(last)
-            held = self._hand(state, before)
-            kind = last // 4
-        else:
-            held = self._current(state)
-            kind = extra
+    def _wins_own(self, state: RoundState, held: _Held, kind: int) -> bool:
+        """The seat may win with ``held`` and one of ``kind`` (its own tile, or the one in
+        the window); the engine's own check (readings, ruleset bars) has the last word."""
         if self._shanten_of(state, held) > 0:
             return False
         # is_win first: it is cheap, and the full check (readings, ruleset bars) is not
@@ -203,18 +192,42 @@ class Bot:
 
     def _turn(self, state: RoundState) -> Action:
         seat = self.seat
-        counts = counts_of([t // 4 for t in state.hands[seat]])
         if state.source is not BY_CLAIM:
-            if self._can_win(state, None):
+            # the 13 tiles before the one just taken, and the counts with it
+            before = self._before(state)
+            last = state.last_tile
+            assert last is not None
+            counts = list(before.counts)
+            counts[last // 4] += 1
+            if self._wins_own(state, before, last // 4):
                 return DeclareWin(seat)
             kong = self._self_kong(state, counts)
             if kong is not None:
                 return kong
+        else:
+            counts = counts_of([t // 4 for t in state.hands[seat]])
         tile = self._discard_tile(state, counts)
         action = self._discards.get(tile)
         if action is None:
             action = self._discards[tile] = Discard(seat, tile)
         return action
+
+    def _before(self, state: RoundState) -> _Held:
+        """The seat's hand before the tile it just took: the hand it held while others
+        played, when the take is its only move since (the state counts its moves)."""
+        held = self._now
+        for_ = self._for
+        if (
+            held is not None
+            and self._now_at == state.hand_moves[self.seat] - 1
+            and for_[0] is state.started
+            and for_[1] is state.wild
+        ):
+            return held
+        before = list(state.hands[self.seat])
+        assert state.last_tile is not None
+        before.remove(state.last_tile)
+        return self._hand(state, before)
 
     def _self_kong(self, state: RoundState, counts: list[int]) -> Action | None:
         seat = self.seat
@@ -276,7 +289,7 @@ class Bot:
         if shanten <= 0:
             # ready: win when the tile completes the hand, else keep it concealed and wait
             # (as _claim would)
-            if self._wins_with(state, held, kind) and self._can_win(state, kind):
+            if self._wins_own(state, held, kind):
                 return DeclareWin(seat)
             return self._pass
         # not ready, so no win: most tiles are no use for a claim either
