@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from engine.bots import Bot
+from engine.bots import Bot, _Held
 from engine.round import (
     Action,
     Chow,
@@ -56,7 +56,7 @@ from tests.engine.round_helpers import check_places, play
 class PassiveBot(Bot):
     """Never wins, claims or kongs: every hand it plays runs into 流局."""
 
-    def _can_win(self, state: RoundState, extra: int | None) -> bool:
+    def _wins_own(self, state: RoundState, held: _Held, kind: int) -> bool:
         return False
 
     def _claim(self, state: RoundState, kind: int) -> Action | None:
