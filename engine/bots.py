@@ -96,8 +96,10 @@ class Bot:
         self.seat = seat
         self._held: dict[tuple[int, tuple[int, ...]], _Held] = {}
         self._for: tuple[HandStarted | None, frozenset[int]] = (None, frozenset())
-        # the seat's own hand as it stands, and the state's move count it was read at
+        # the seat's own hand as it stands, and the state's move counts it was read at (the
+        # list names the state: a new hand, or a copy, has its own)
         self._now: _Held | None = None
+        self._now_of: list[int] | None = None
         self._now_at = -1
         # actions are frozen: the two the bot sends most are made once
         self._pass = Pass(seat)
@@ -108,7 +110,7 @@ class Bot:
         seat = self.seat
         phase = state.phase
         if phase is AT_CLAIM or phase is AT_ROB:
-            return self._answer(state)
+            return self.answer(state)
         if phase is AT_DRAW or phase is AT_REPLACEMENT:
             return self._draw
         if phase is AT_TURN:
@@ -143,16 +145,11 @@ class Bot:
         """The seat's concealed hand as it stands: others' discards ask about the same hand
         until the seat moves (the state counts its moves)."""
         held = self._now
-        for_ = self._for
-        moves = state.hand_moves[self.seat]
-        if (
-            held is None
-            or self._now_at != moves
-            or for_[0] is not state.started
-            or for_[1] is not state.wild
-        ):
+        moves = state.hand_moves
+        if held is None or self._now_of is not moves or self._now_at != moves[self.seat]:
             held = self._now = self._hand(state, state.hands[self.seat])
-            self._now_at = moves
+            self._now_of = moves
+            self._now_at = moves[self.seat]
         return held
 
     def _shanten_of(self, state: RoundState, held: _Held) -> int:
@@ -216,13 +213,8 @@ class Bot:
         """The seat's hand before the tile it just took: the hand it held while others
         played, when the take is its only move since (the state counts its moves)."""
         held = self._now
-        for_ = self._for
-        if (
-            held is not None
-            and self._now_at == state.hand_moves[self.seat] - 1
-            and for_[0] is state.started
-            and for_[1] is state.wild
-        ):
+        moves = state.hand_moves
+        if held is not None and self._now_of is moves and self._now_at == moves[self.seat] - 1:
             return held
         before = list(state.hands[self.seat])
         assert state.last_tile is not None
@@ -277,8 +269,15 @@ class Bot:
 
     # -- someone else's tile -----------------------------------------------------------
 
-    def _answer(self, state: RoundState) -> Action:
+    def answer(self, state: RoundState) -> Action:
+        """The seat's answer to the tile in a claim window (``act`` at a discard or an
+        added kong). It reads the seat's own hand and the tile, never the other seats'
+        answers: at a table those are not known until the window closes, so a driver may
+        ask every seat in a window against the same state."""
         seat = self.seat
+        phase = state.phase
+        if phase is not AT_CLAIM and phase is not AT_ROB:
+            raise ValueError(f"seat {seat} has no tile to answer at {phase.value}")
         tile = state.last_tile
         assert tile is not None
         kind = tile // 4
@@ -293,7 +292,7 @@ class Bot:
                 return DeclareWin(seat)
             return self._pass
         # not ready, so no win: most tiles are no use for a claim either
-        if state.phase is AT_ROB or kind in state.wild:
+        if phase is AT_ROB or kind in state.wild:
             return self._pass
         counts = held.counts
         if counts[kind] < 2 and (

@@ -103,7 +103,7 @@ def play_hand(
                 seat = (turn + 2) % SEATS
                 if seat in responses:
                     seat = (turn + 3) % SEATS
-            action = bots[seat].act(state)
+            action = bots[seat].answer(state)
         elif phase is AT_TURN or phase is AT_DRAW or phase is AT_REPLACEMENT:
             action = bots[state.turn].act(state)
         else:

@@ -8,10 +8,15 @@ import pytest
 
 from engine.analysis import shanten
 from engine.bot_eval import HandShape
+from engine.bots import Bot
 from engine.hand import Shape, ShapeOptions
-from engine.round.events import HandStarted
+from engine.round import Action, RoundState
+from engine.round.actions import Chow, DeclareWin, Kong, Pass, Pung
+from engine.round.events import Event, HandStarted
+from engine.round.state import Phase
 from engine.simulation import play_hand
 from engine.tiles import counts_of
+from tests.engine.round_helpers import play
 
 OPTIONS = [
     ShapeOptions(),
@@ -87,3 +92,35 @@ def test_choice_is_the_best_of_the_discard_scores(
         low, tied = shape.choice(barred)
         assert low == min(scores.values()), (hand, barred)
         assert sorted(tied) == sorted(k for k in kinds if scores[k] == low), (hand, barred)
+
+
+@pytest.mark.parametrize("ruleset", ["guangdong", "xingguo", "chongji"])
+def test_answers_do_not_depend_on_the_other_seats_answers(ruleset: str) -> None:
+    # at a table the answers in a claim window are not known until it closes: asking every
+    # seat against the state as the window opens gives the answers the seats send in turn
+    expected: dict[int, Action] = {}
+    asked = [Bot(s) for s in range(4)]  # bots of their own: no cache shared with the play
+    checked = 0
+
+    def each(state: RoundState, action: Action, result: list[Event]) -> None:
+        nonlocal checked
+        if isinstance(action, (Pass, DeclareWin, Pung, Chow, Kong)) and action.seat in expected:
+            assert action == expected.pop(action.seat), (state.phase, action)
+            checked += 1
+        if state.phase in (Phase.CLAIM, Phase.ROB) and not state.responses:
+            window = state.copy()
+            expected.clear()
+            for k in (1, 2, 3):
+                seat = (state.turn + k) % 4
+                expected[seat] = asked[seat].answer(window)
+
+    rng = random.Random(f"answers-{ruleset}")
+    for n in range(6):
+        play(HandStarted(ruleset, n % 4), rng, each=each)
+    assert checked > 200
+
+
+def test_a_bot_answers_only_in_a_claim_window() -> None:
+    state, _ = play(HandStarted("guangdong", 0), random.Random(3))
+    with pytest.raises(ValueError, match="no tile to answer"):
+        Bot(1).answer(state)
