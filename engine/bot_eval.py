@@ -24,7 +24,8 @@ from engine.analysis.suit_tables import Section, canonical, usable
 from engine.hand import Shape, ShapeOptions
 
 _NEG = -100
-_CONCEALED_SHAPES = frozenset({Shape.XIAOQI, Shape.SHISANLAN})
+_XIAOQI, _SHISANLAN = Shape.XIAOQI, Shape.SHISANLAN  # (enum lookups are slow on Python 3.11)
+_CONCEALED_SHAPES = frozenset({_XIAOQI, _SHISANLAN})
 # suit presence mask -> most of its kinds inside one 十三烂 pattern (1-4-7, 2-5-8, ...)
 _LAN_KEEP = tuple(
     max(bin(t & m).count("1") for t in SPACED_MASKS if bin(t).count("1") == 3) for m in range(512)
@@ -338,10 +339,10 @@ class HandShape:
         if not self.special:
             return  # both shapes are concealed only
         shapes = options.shapes
-        if Shape.XIAOQI in shapes:
+        if _XIAOQI in shapes:
             self.pairs = m.pairs + p.pairs + s.pairs + h.pairs
             self.singles = m.singles + p.singles + s.singles + h.singles
-        if Shape.SHISANLAN in shapes:
+        if _SHISANLAN in shapes:
             self.lan = _LAN_KEEP[m.mask] + _LAN_KEEP[p.mask] + _LAN_KEEP[s.mask]
             self.honors = h.honors
 
@@ -503,13 +504,13 @@ class HandShape:
         return low - 1, tied
 
     def _xiaoqi_need(self, w: int, pairs: int, singles: int) -> int:
-        if Shape.XIAOQI not in self.options.shapes:
+        if _XIAOQI not in self.options.shapes:
             return 99
         p = min(7, pairs)
         return 14 - w - 2 * p - min(singles, 7 - p)
 
     def _lan_need(self, w: int, lan: int, honors: int) -> int:
-        if Shape.SHISANLAN not in self.options.shapes:
+        if _SHISANLAN not in self.options.shapes:
             return 99
         free = w if self.options.wild_in_shisanlan else 0
         return 14 - free - min(lan, 9) - honors

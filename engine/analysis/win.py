@@ -113,6 +113,19 @@ def _fill_honor(k: bytes, options: ShapeOptions) -> tuple[int, int]:
 _DEFAULT_PLAN = _Plan(DEFAULT_OPTIONS)
 
 
+# shapes as plain module names: ``Shape.X`` is an attribute lookup on the enum class,
+# slow on Python 3.11, and special_win reads several on every call
+_JIULIAN, _QIXING_SHISANLAN, _QUANFENG, _SHISANLAN, _SHISANYAO, _SICAISHEN, _XIAOQI = (
+    Shape.JIULIAN,
+    Shape.QIXING_SHISANLAN,
+    Shape.QUANFENG,
+    Shape.SHISANLAN,
+    Shape.SHISANYAO,
+    Shape.SICAISHEN,
+    Shape.XIAOQI,
+)
+
+
 def special_win(
     counts: Sequence[int],
     nat: Sequence[int],
@@ -122,21 +135,21 @@ def special_win(
     melds: Sequence[Meld],
 ) -> bool:
     shapes = options.shapes
-    if Shape.SICAISHEN in shapes and sicaishen_win(counts, wild):
+    if _SICAISHEN in shapes and sicaishen_win(counts, wild):
         return True
-    if Shape.QUANFENG in shapes and quanfeng_win(nat, all(m.kinds[0] >= 27 for m in melds)):
+    if _QUANFENG in shapes and quanfeng_win(nat, all(m.kinds[0] >= 27 for m in melds)):
         return True
     if melds:
         return False
-    if Shape.XIAOQI in shapes and xiaoqi_win(nat, w):
+    if _XIAOQI in shapes and xiaoqi_win(nat, w):
         return True
     # 十三烂 holds no two of a kind: not as naturals, nor (counts >= nat) with the jing as
     # themselves; most hands asked about have a pair
-    if (Shape.SHISANLAN in shapes or Shape.QIXING_SHISANLAN in shapes) and max(nat) <= 1:
-        if Shape.SHISANLAN in shapes and shisanlan_win(counts, nat, w, wild, options, False):
+    if (_SHISANLAN in shapes or _QIXING_SHISANLAN in shapes) and max(nat) <= 1:
+        if _SHISANLAN in shapes and shisanlan_win(counts, nat, w, wild, options, False):
             return True
-        if Shape.QIXING_SHISANLAN in shapes and shisanlan_win(counts, nat, w, wild, options, True):
+        if _QIXING_SHISANLAN in shapes and shisanlan_win(counts, nat, w, wild, options, True):
             return True
-    if Shape.SHISANYAO in shapes and shisanyao_win(nat):
+    if _SHISANYAO in shapes and shisanyao_win(nat):
         return True
-    return Shape.JIULIAN in shapes and jiulian_target(nat, w, {}, None) is not None
+    return _JIULIAN in shapes and jiulian_target(nat, w, {}, None) is not None
