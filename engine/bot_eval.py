@@ -312,7 +312,7 @@ class HandShape:
         if wild:
             loose = [k for k in wild if counts[k]]
             if loose:
-                split = list(counts)  # (the caller's counts stay as they are)
+                split = bytearray(counts)  # (the caller's counts stay as they are)
                 for k in loose:
                     w += split[k]
                     split[k] = 0

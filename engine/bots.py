@@ -9,6 +9,7 @@ that brings it closer to ready. Every restriction the engine enforces (claim lim
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from operator import itemgetter
 
 from engine.analysis import is_win
@@ -27,7 +28,6 @@ from engine.round.state import (
     SEATS,
     RoundState,
 )
-from engine.tiles import counts_of
 
 _CACHE_LIMIT = 256
 
@@ -59,7 +59,16 @@ _LINKS = tuple(itemgetter(k, *_NEAR[k]) if _NEAR[k] else None for k in range(34)
 _RANK = tuple(_VALUES[k] << 6 | k for k in range(34))
 
 
-def _keep_first(counts: list[int], wild: frozenset[int], tied: list[int]) -> int:
+def _counts(tiles: Iterable[int]) -> bytearray:
+    """Kind counts of tiles, as bytes: a hand's section keys are slices of them, and bytes
+    copy and convert at C speed (a list of ints converts one item at a time)."""
+    counts = bytearray(34)
+    for t in tiles:
+        counts[t // 4] += 1
+    return counts
+
+
+def _keep_first(counts: bytearray, wild: frozenset[int], tied: list[int]) -> int:
     """Of kinds that score the same, the one to discard: keep wildcards, then the better
     connected tiles (links: the tiles of the same kind or within two in the suit), then
     the more useful kinds, then the lower kind. The rank (wild, links, value, kind) is
@@ -80,7 +89,7 @@ class _Held:
 
     __slots__ = ("counts", "meld_list", "melds", "shanten", "wins")
 
-    def __init__(self, counts: list[int], melds: int, shanten: int | None = None) -> None:
+    def __init__(self, counts: bytearray, melds: int, shanten: int | None = None) -> None:
         self.counts = counts
         self.melds = melds
         self.shanten = shanten
@@ -119,10 +128,10 @@ class Bot:
 
     # -- shared ------------------------------------------------------------------------
 
-    def _shape(self, state: RoundState, counts: list[int], melds: int) -> HandShape:
+    def _shape(self, state: RoundState, counts: bytearray, melds: int) -> HandShape:
         return HandShape(counts, state.wild, state.options, melds)
 
-    def _hand(self, state: RoundState, tiles: list[int], counts: list[int] | None = None) -> _Held:
+    def _hand(self, state: RoundState, tiles: list[int], counts: bytearray | None = None) -> _Held:
         """What the bot knows of these concealed tiles (the seat's melds as they are);
         ``counts``, when the caller has them, are the tiles' kind counts."""
         for_ = self._for
@@ -137,7 +146,7 @@ class Bot:
             if len(self._held) >= _CACHE_LIMIT:
                 self._held.clear()
             if counts is None:
-                counts = counts_of([t // 4 for t in tiles])
+                counts = _counts(tiles)
             held = self._held[key] = _Held(counts, n)
         return held
 
@@ -166,7 +175,7 @@ class Bot:
         its seat is offered while it stays the same."""
         hit = held.wins.get(kind)
         if hit is None:
-            counts = list(held.counts)
+            counts = bytearray(held.counts)
             counts[kind] += 1
             melds = held.meld_list
             if melds is None:
@@ -194,7 +203,7 @@ class Bot:
             before = self._before(state)
             last = state.last_tile
             assert last is not None
-            counts = list(before.counts)
+            counts = bytearray(before.counts)
             counts[last // 4] += 1
             if self._wins_own(state, before, last // 4):
                 return DeclareWin(seat)
@@ -202,7 +211,7 @@ class Bot:
             if kong is not None:
                 return kong
         else:
-            counts = counts_of([t // 4 for t in state.hands[seat]])
+            counts = _counts(state.hands[seat])
         tile = self._discard_tile(state, counts)
         action = self._discards.get(tile)
         if action is None:
@@ -221,7 +230,7 @@ class Bot:
         before.remove(state.last_tile)
         return self._hand(state, before)
 
-    def _self_kong(self, state: RoundState, counts: list[int]) -> Action | None:
+    def _self_kong(self, state: RoundState, counts: bytearray) -> Action | None:
         seat = self.seat
         hand = state.hands[seat]
         melds = state.melds[seat]
@@ -240,13 +249,13 @@ class Bot:
         n = len(melds)
         now = self._shape(state, counts, n).choice()[0]
         for k in fours:
-            rest = list(counts)
+            rest = bytearray(counts)
             rest[k] = 0
             if self._shape(state, rest, n + 1).shanten() <= now:
                 return Kong(seat, next(t for t in hand if t // 4 == k))
         return None
 
-    def _discard_tile(self, state: RoundState, counts: list[int]) -> int:
+    def _discard_tile(self, state: RoundState, counts: bytearray) -> int:
         seat = self.seat
         hand = state.hands[seat]
         keep = state.keep[seat] if state.claim_rules.keep_claimed else None
@@ -260,7 +269,7 @@ class Bot:
             tile -= 1
         rest = list(hand)
         rest.remove(tile)
-        after = list(counts)
+        after = bytearray(counts)
         after[best] -= 1
         # the hand after the discard: its shanten is known, others' discards ask for it
         held = self._hand(state, rest, after)
@@ -321,12 +330,12 @@ class Bot:
         if now <= 0:
             return None  # ready already: keep the hand concealed and wait
         if same == 3 and state.wall.peek_tail() is not None:
-            rest = list(counts)
+            rest = bytearray(counts)
             rest[kind] = 0
             if self._shape(state, rest, n + 1).shanten() <= now:
                 return Kong(seat)
         if same >= 2 and limit_ok:
-            rest = list(counts)
+            rest = bytearray(counts)
             rest[kind] -= 2
             if self._after_claim(state, rest, n + 1, kind) < now:
                 return Pung(seat)
@@ -334,7 +343,7 @@ class Bot:
             return None
         hand = state.hands[seat]
         for a, b in pairs:
-            rest = list(counts)
+            rest = bytearray(counts)
             rest[a] -= 1
             rest[b] -= 1
             if self._after_claim(state, rest, n + 1, kind) < now:
@@ -344,7 +353,7 @@ class Bot:
         return None
 
     @staticmethod
-    def _chow_pairs(counts: list[int], wild: frozenset[int], kind: int) -> list[tuple[int, int]]:
+    def _chow_pairs(counts: bytearray, wild: frozenset[int], kind: int) -> list[tuple[int, int]]:
         """The two kinds the hand could chow ``kind`` with (never using a wildcard)."""
         if kind >= 27:
             return []
@@ -362,7 +371,7 @@ class Bot:
                 out.append((a, b))
         return out
 
-    def _after_claim(self, state: RoundState, rest: list[int], melds: int, kind: int) -> int:
+    def _after_claim(self, state: RoundState, rest: bytearray, melds: int, kind: int) -> int:
         """Best shanten after claiming and discarding (the claimed kind may be barred)."""
         if not any(rest):
             return 99
