@@ -3,18 +3,25 @@
 Steady state: the memoised tables (suit tables, the bots' section memos, analyze's
 section enumerations) fill lazily, so each ruleset first plays a warm-up as long as the
 measured run (other seeds); the keys the tables still gain during the measured run are
-printed, to show it is steady. Cold start is measured and printed on its own: the first
-hands after every table is cleared, and what they cost over the same hands played warm.
+printed, to show how far from settled they are. Cold start is measured and printed on
+its own: the first hands after every table is cleared, and what they cost over the same
+hands played warm.
 
 Baselines measured in the same run:
 - the 200 hands/s per core target (ratio ≥ 1 meets it);
 - fold-only: re-folding the very same logs (the engine's bookkeeping without any
   decisions), which shows how much of a hand is the engine and how much the bots.
+Deeper in a long run: the tables keep filling for thousands of hands (a bot's hands meet
+new section keys and splits), so the same measurement is repeated on new seeds after
+``--deep`` more hands (default 2000), to show what the lazily filled tables still cost
+at the standard warm-up. Timings on a shared machine swing by a fifth from run to run:
+compare several runs.
 Then cProfile of a run per ruleset: where the time goes, top functions by cumulative time
 (the bots' turn and their answers to others' discards, the engine's apply and fold).
 
     .venv/bin/python bench/simulate.py            # full run
     .venv/bin/python bench/simulate.py --quick    # smoke run
+    .venv/bin/python bench/simulate.py --deep 0   # without the deeper measurement
 """
 
 from __future__ import annotations
@@ -111,6 +118,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run")
     parser.add_argument("--hands", type=int, default=0)
+    parser.add_argument(
+        "--deep", type=int, default=-1, help="hands played before the deeper measurement"
+    )
     args = parser.parse_args()
     hands = args.hands or (30 if args.quick else 300)
     cold_n = max(5, hands // 10)
@@ -146,6 +156,20 @@ def main() -> None:
             f"{'':10s} fold-only (the same logs re-folded): {hands / folding:.0f} hands/s; "
             f"the engine's fold is {folding / elapsed:.1%} of a played hand"
         )
+    deep = args.deep if args.deep >= 0 else (150 if args.quick else 2000)
+    if deep:
+        print()
+        print(f"deeper in: after {deep} more hands of warm-up (other seeds)")
+        for ruleset in RULESETS:
+            run(ruleset, deep, 4242)
+            before = keys()
+            elapsed = run(ruleset, hands, 5150)  # hands not played before
+            grown = keys() - before
+            rate = hands / elapsed
+            print(
+                f"{ruleset:10s} {rate:7.1f} hands/s  ({elapsed / hands * 1e3:.2f} ms/hand); "
+                f"×{rate / TARGET:.2f} of the target; tables gained {grown / hands:.1f} keys a hand"
+            )
     n = max(10, hands // 5)
     for ruleset in RULESETS:
         print()
