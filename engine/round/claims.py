@@ -91,12 +91,9 @@ def win_stands(state: RoundState, win: Win) -> bool:
     if _table_refusal(state, win) is not None:
         return False
     ruleset = state.ruleset
-    if not ruleset.refuses_by_seat:
-        return ruleset.win_stands(finished_hand(state, [win]), win)
-    if _seat_refuses(state, win):
+    if ruleset.refuses_by_seat and _seat_refuses(state, win):
         return False  # most refused wins the bots see: no need to build the whole hand
-    # the seat's verdict is in: ruleset.win_stands would ask it again, then win_refusal
-    return ruleset.win_refusal(finished_hand(state, [win]), win) is None
+    return ruleset.win_stands(finished_hand(state, [win]), win)
 
 
 def _seat_refuses(state: RoundState, win: Win) -> bool:
