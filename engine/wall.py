@@ -556,6 +556,11 @@ def _check_order(order: Sequence[int | None]) -> list[int | None]:
     return out
 
 
+def ring_position(stack: int, d: int) -> int:
+    """Ring position of draw index ``d`` (top, bottom, top, ...) from a break at ``stack``."""
+    return 2 * ((stack + d // 2) % RING_STACKS) + d % 2
+
+
 def order_from_draw_sequence(tiles: Sequence[int], start_stack: int) -> list[int]:
     """Turn tiles listed in draw order from the break (top, bottom, top, …) into a wall order
     indexed by position, given the ring stack where drawing starts."""
@@ -563,7 +568,7 @@ def order_from_draw_sequence(tiles: Sequence[int], start_stack: int) -> list[int
         raise ValueError(f"a wall has {NUM_TILES} tiles, got {len(tiles)}")
     order = [0] * NUM_TILES
     for d, tile in enumerate(tiles):
-        order[2 * ((start_stack + d // 2) % RING_STACKS) + d % 2] = tile
+        order[ring_position(start_stack, d)] = tile
     _check_order(order)
     return order
 
@@ -590,10 +595,7 @@ def _deal_layout(stack: int, dealer: int, jump: JumpStyle) -> tuple[tuple[int, .
     hands[dealer].extend(dealer_jump)
     for k, di in enumerate(others, start=1):
         hands[(dealer + k) % NUM_SEATS].append(di)
-    # draw index -> ring position, as Wall._pos does for a break at ``stack``
-    return tuple(
-        tuple(2 * ((stack + di // 2) % RING_STACKS) + di % 2 for di in hand) for hand in hands
-    )
+    return tuple(tuple(ring_position(stack, di) for di in hand) for hand in hands)
 
 
 class Wall:
@@ -776,7 +778,7 @@ class Wall:
 
     def _pos(self, d: int) -> int:
         """Ring position of draw index ``d``."""
-        return 2 * ((self._break.stack + d // 2) % RING_STACKS) + d % 2
+        return ring_position(self._break.stack, d)
 
     def _tail_pos(self, t: int) -> int:
         return self._pos(2 * (RING_STACKS - 1 - t // 2) + t % 2)
@@ -795,7 +797,8 @@ class Wall:
         """Ring position of draw index ``d`` if the head may still draw it."""
         if d >= NUM_TILES or d // 2 >= RING_STACKS - self._rules.reserve_stacks:
             return None
-        p = 2 * ((self._break.stack + d // 2) % RING_STACKS) + d % 2  # _pos(d)
+        # ring_position(self._break.stack, d), inline: three calls a draw
+        p = 2 * ((self._break.stack + d // 2) % RING_STACKS) + d % 2
         if self._taken[p]:
             return None
         f = self._flip
