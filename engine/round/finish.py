@@ -65,9 +65,7 @@ def finished_hand(state: RoundState, wins: Sequence[Win] | None = None) -> Finis
         state.gz_rounds,
         tuple(state.false_win),
         state.last_drawer,
-        state.claim_rules.guan_fengxiang,
-        state.wild,
-    )
+    )  # (the claim rules and the wild kinds follow from the ruleset, options and flip)
     hand = _HANDS.get(key)
     if hand is None:
         if len(_HANDS) >= 64:
