@@ -60,6 +60,15 @@ def run(ruleset: str, hands: int, seed: int) -> float:
     return time.process_time() - start
 
 
+def measured(ruleset: str, warm: int, warm_seed: int, hands: int, seed: int) -> tuple[float, int]:
+    """(CPU seconds for ``hands`` hands after ``warm`` warm-up hands, keys the tables gained
+    while they were played)."""
+    run(ruleset, warm, warm_seed)
+    before = keys()
+    elapsed = run(ruleset, hands, seed)
+    return elapsed, keys() - before
+
+
 def logs_of(ruleset: str, hands: int, seed: int) -> list[list[Event]]:
     """The logs of the hands ``run`` played (the bots are deterministic: the same seed
     plays the same hands), for the fold-only baseline."""
@@ -138,10 +147,7 @@ def main() -> None:
     print("steady state")
     clear_caches()
     for ruleset in RULESETS:
-        run(ruleset, hands, 12345)  # warm-up: fill the memoised tables
-        before = keys()
-        elapsed = run(ruleset, hands, 2024)
-        grown = keys() - before
+        elapsed, grown = measured(ruleset, hands, 12345, hands, 2024)
         rate = hands / elapsed
         logs = logs_of(ruleset, hands, 2024)
         folding = refold(logs)
@@ -161,10 +167,7 @@ def main() -> None:
         print()
         print(f"deeper in: after {deep} more hands of warm-up (other seeds)")
         for ruleset in RULESETS:
-            run(ruleset, deep, 4242)
-            before = keys()
-            elapsed = run(ruleset, hands, 5150)  # hands not played before
-            grown = keys() - before
+            elapsed, grown = measured(ruleset, deep, 4242, hands, 5150)  # new hands
             rate = hands / elapsed
             print(
                 f"{ruleset:10s} {rate:7.1f} hands/s  ({elapsed / hands * 1e3:.2f} ms/hand); "
