@@ -598,6 +598,9 @@ def _deal_layout(stack: int, dealer: int, jump: JumpStyle) -> tuple[tuple[int, .
     return tuple(tuple(ring_position(stack, di) for di in hand) for hand in hands)
 
 
+_STALE = -1  # Wall._next: not worked out since the wall last changed
+
+
 class Wall:
     """The state of one hand's wall. Mutable; :meth:`copy` is cheap (a few small arrays).
 
@@ -619,6 +622,7 @@ class Wall:
         "_face_up",
         "_flip",
         "_head",
+        "_next",
         "_order",
         "_rules",
         "_tail",
@@ -639,6 +643,7 @@ class Wall:
         self._order: list[int | None] = [None] * NUM_TILES if order is None else _check_order(order)
         self._taken = bytearray(NUM_TILES)
         self._head = 0
+        self._next: int | None = _STALE
         self._tail = 0
         self._dealt = False
         self._flip: Flip | None = None
@@ -666,6 +671,7 @@ class Wall:
         new._order = list(self._order)
         new._taken = bytearray(self._taken)
         new._head = self._head
+        new._next = self._next
         new._tail = self._tail
         new._dealt = self._dealt
         new._flip = self._flip
@@ -793,6 +799,14 @@ class Wall:
     def _head_ok(self, d: int) -> bool:
         return self._head_position(d) is not None
 
+    def _head_next(self) -> int | None:
+        """``_head_position(self._head)``, kept until the wall changes: a draw asks it three
+        times (the rules' peek, the fold's take, the claim window's exhaustion check)."""
+        p = self._next
+        if p == _STALE:
+            p = self._next = self._head_position(self._head)
+        return p
+
     def _head_position(self, d: int) -> int | None:
         """Ring position of draw index ``d`` if the head may still draw it."""
         if d >= NUM_TILES or d // 2 >= RING_STACKS - self._rules.reserve_stacks:
@@ -830,6 +844,7 @@ class Wall:
                 self._taken[p] = 1
             result.append(tuple([Draw(p, order[p]) for p in hand]))
         self._head = 5 + 2 * STACKS_PER_TAKE * DEAL_ROUNDS * NUM_SEATS
+        self._next = _STALE
         self._dealt = True
         return Deal(self._break.dealer, tuple(result))
 
@@ -899,6 +914,7 @@ class Wall:
         )
         self._flip = flip
         self._face_up.append(position)
+        self._next = _STALE  # a dead flip may lie where the head draws next
         return flip
 
     def caishen_position(self) -> int:
@@ -928,6 +944,7 @@ class Wall:
         )
         self._flip = flip
         self._face_up.append(position)
+        self._next = _STALE  # a dead flip may lie where the head draws next
         return flip
 
     def flip_xia_jing(self, dice: Dice) -> Flip:
@@ -950,6 +967,7 @@ class Wall:
         )
         self._xia = xia
         self._face_up.append(position)
+        self._next = _STALE
         return xia
 
     def _deal_end(self) -> int:
@@ -966,17 +984,18 @@ class Wall:
     def peek_head(self) -> Draw | None:
         """The next ordinary draw, or None when the live wall is exhausted."""
         self._check_ready()
-        p = self._head_position(self._head)
+        p = self._head_next()
         return None if p is None else Draw(p, self._order[p])
 
     def take_head(self) -> Draw:
         """Take the next ordinary draw. Raises ValueError when the live wall is exhausted."""
         self._check_ready()
-        p = self._head_position(self._head)
+        p = self._head_next()
         if p is None:
             raise ValueError("the live wall is exhausted (流局)")
         self._taken[p] = 1
         self._head += 1
+        self._next = _STALE
         return self._draw(p)
 
     def peek_tail(self) -> Draw | None:
@@ -996,6 +1015,7 @@ class Wall:
         t, p = nxt
         self._taken[p] = 1
         self._tail = t + 1
+        self._next = _STALE  # the tail may have reached the head
         return self._draw(p)
 
     def peek(self, end: End) -> Draw | None:
@@ -1017,7 +1037,7 @@ class Wall:
     def is_exhausted(self) -> bool:
         """True when no further ordinary draw is possible: the hand is drawn (流局) unless
         someone wins on the last discard."""
-        return self._head_position(self._head) is None
+        return self._head_next() is None
 
     @property
     def remaining(self) -> int:

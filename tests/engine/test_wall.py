@@ -279,6 +279,27 @@ def test_replacements_past_the_flip_shorten_the_live_wall() -> None:
     assert wall.live_count == 75
 
 
+@pytest.mark.parametrize("ruleset", sorted(WALL_RULES))
+def test_a_replacement_that_takes_the_heads_next_tile_exhausts_the_wall(ruleset: str) -> None:
+    rules = WALL_RULES[ruleset]
+    wall = Wall.open(rules, 0, Dice(3, 4), Dice(2, 5) if rules.procedure.rolls == 2 else None)
+    wall.deal()
+    if rules.flip is FlipKind.JING:
+        wall.flip_jing(Dice(1, 2))
+    elif rules.flip is FlipKind.CAISHEN:
+        wall.flip_caishen()
+    while wall.live_count > 2:
+        wall.take_head()
+    nxt = wall.peek_head()  # the top of the last live 墩
+    assert nxt is not None and not wall.is_exhausted
+    # the replacements eat into the wall from the other end until they take that tile
+    while wall.peek_tail() is not None and not wall.is_taken(nxt.position):
+        wall.take_tail()
+    assert wall.is_taken(nxt.position)
+    assert wall.is_exhausted
+    assert wall.peek_head() is None
+
+
 def test_draws_need_deal_and_flip_first() -> None:
     wall = xingguo_wall()
     with pytest.raises(ValueError, match="dealt"):
@@ -547,6 +568,8 @@ def test_every_tile_at_most_once(
         else:
             tails += 1
         seen.append(got.tile)
+        # the head's next position is kept between draws: it must follow every take
+        assert wall.is_exhausted == (wall.live_count == 0)
     # then drain both ends completely
     while not wall.is_exhausted:
         d = wall.take_head()
