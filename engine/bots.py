@@ -59,6 +59,26 @@ _LINKS = tuple(itemgetter(k, *_NEAR[k]) if _NEAR[k] else None for k in range(34)
 _RANK = tuple(_VALUES[k] << 6 | k for k in range(34))
 
 
+def _chows_with(kind: int) -> tuple[tuple[int, int], ...]:
+    """The pairs of kinds that make a chow with ``kind`` in its suit (none for an honor)."""
+    if kind >= 27:
+        return ()
+    lo = kind - kind % 9
+    pairs = ((kind - 2, kind - 1), (kind - 1, kind + 1), (kind + 1, kind + 2))
+    return tuple((a, b) for a, b in pairs if a >= lo and b < lo + 9)
+
+
+_CHOWS_WITH = tuple(_chows_with(k) for k in range(34))
+
+
+def _can_chow(counts: bytearray, wild: frozenset[int], kind: int) -> bool:
+    """Whether the hand holds a pair of kinds to chow ``kind`` with (no wildcard)."""
+    for a, b in _CHOWS_WITH[kind]:
+        if counts[a] and counts[b] and a not in wild and b not in wild:
+            return True
+    return False
+
+
 def _counts(tiles: Iterable[int]) -> bytearray:
     """Kind counts of tiles, as bytes: a hand's section keys are slices of them, and bytes
     copy and convert at C speed (a list of ints converts one item at a time)."""
@@ -290,7 +310,11 @@ class Bot:
         tile = state.last_tile
         assert tile is not None
         kind = tile // 4
-        held = self._current(state)
+        # _current(state), inline: about a hundred answers a hand
+        held = self._now
+        moves = state.hand_moves
+        if held is None or self._now_of is not moves or self._now_at != moves[seat]:
+            held = self._current(state)
         shanten = held.shanten
         if shanten is None:
             shanten = self._shanten_of(state, held)
@@ -305,7 +329,7 @@ class Bot:
             return self._pass
         counts = held.counts
         if counts[kind] < 2 and (
-            seat != (state.turn + 1) % SEATS or not self._chow_pairs(counts, state.wild, kind)
+            seat != (state.turn + 1) % SEATS or not _can_chow(counts, state.wild, kind)
         ):
             return self._pass
         claim = self._claim(state, kind)
@@ -355,21 +379,11 @@ class Bot:
     @staticmethod
     def _chow_pairs(counts: bytearray, wild: frozenset[int], kind: int) -> list[tuple[int, int]]:
         """The two kinds the hand could chow ``kind`` with (never using a wildcard)."""
-        if kind >= 27:
-            return []
-        lo = kind - kind % 9
-        out = []
-        for a, b in ((kind - 2, kind - 1), (kind - 1, kind + 1), (kind + 1, kind + 2)):
-            if (
-                a >= lo
-                and b < lo + 9
-                and counts[a]
-                and counts[b]
-                and a not in wild
-                and b not in wild
-            ):
-                out.append((a, b))
-        return out
+        return [
+            (a, b)
+            for a, b in _CHOWS_WITH[kind]
+            if counts[a] and counts[b] and a not in wild and b not in wild
+        ]
 
     def _after_claim(self, state: RoundState, rest: bytearray, melds: int, kind: int) -> int:
         """Best shanten after claiming and discarding (the claimed kind may be barred)."""
