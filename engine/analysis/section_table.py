@@ -22,7 +22,7 @@ from importlib import resources
 from itertools import compress, product
 from operator import eq
 
-MAX_TILES = 9
+MAX_TILES = 11
 FILE = "suit_sections.bin"
 _RECORD = struct.Struct("<9s10b9H")
 _BITS10 = tuple(1 << g for g in range(10))
