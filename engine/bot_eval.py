@@ -40,6 +40,9 @@ Numbered = tuple[int, tuple[int, ...]]
 _NUMBERS: dict[tuple[int, ...], int] = {}
 _NEXT = count()
 _MEMO: dict[tuple[int, int, int], Numbered] = {}
+# the same by (a, b) alone, both ways round: a combine is symmetric, and the entries of
+# fewer sets are the same whatever the number of sets (the picks read no further)
+_FULL: dict[tuple[int, int], Numbered] = {}
 _MEMO_LIMIT = 200_000
 
 
@@ -53,19 +56,34 @@ def _numbered(v: tuple[int, ...]) -> Numbered:
 
 
 def _combine(a: Numbered, b: Numbered, sets: int) -> Numbered:
-    """Two sections' usable vectors as one (memoised: a hand keeps most sections a turn)."""
+    """Two sections' usable vectors as one (memoised: a hand keeps most sections a turn).
+    Entries past ``sets`` are filled too: the picks for ``sets`` never read them, and so
+    one result serves every number of sets and both orders (``_FULL``)."""
     key = (a[0], b[0], sets)
     hit = _MEMO.get(key)
     if hit is not None:
         return hit
-    av, bv = a[1], b[1]
+    hit = _FULL.get((a[0], b[0]))
+    if hit is None:
+        hit = _full(a[1], b[1])
+        if len(_FULL) >= _MEMO_LIMIT:
+            _FULL.clear()
+        _FULL[(a[0], b[0])] = _FULL[(b[0], a[0])] = hit
+    if len(_MEMO) >= _MEMO_LIMIT:
+        _MEMO.clear()
+    _MEMO[key] = hit
+    return hit
+
+
+def _full(av: tuple[int, ...], bv: tuple[int, ...]) -> Numbered:
+    """Most naturals in g sets (up to 4) and at most one pair over two sections."""
     out = [_NEG] * 10
-    for g1 in range(sets + 1):
+    for g1 in range(5):
         for p1 in (0, 1):
             x = av[g1 * 2 + p1]
             if x < 0:
                 continue
-            for g2 in range(sets + 1 - g1):
+            for g2 in range(5 - g1):
                 i = (g1 + g2) * 2 + p1
                 v = x + bv[g2 * 2]
                 if v > out[i]:
@@ -74,11 +92,7 @@ def _combine(a: Numbered, b: Numbered, sets: int) -> Numbered:
                     v = x + bv[g2 * 2 + 1]
                     if v > out[i + 1]:
                         out[i + 1] = v
-    res = _numbered(tuple(out))
-    if len(_MEMO) >= _MEMO_LIMIT:
-        _MEMO.clear()
-    _MEMO[key] = res
-    return res
+    return _numbered(tuple(out))
 
 
 def _pair_index(sets: int) -> list[int]:
@@ -190,8 +204,10 @@ class _Info:
 _INFOS: dict[tuple[Section, int], dict[bytes, _Info]] = {
     (section, sets): {} for section in Section for sets in range(5)
 }
-_BASES: dict[tuple[Section, bytes], _Base] = {}
-_CANONS: dict[tuple[Section, bytes, int], _Canon] = {}
+# per section (keys without the enum member: a tuple holding one is never untracked by the
+# garbage collector, and these tables live long)
+_BASES: dict[Section, dict[bytes, _Base]] = {section: {} for section in Section}
+_CANONS: dict[Section, dict[tuple[bytes, int], _Canon]] = {section: {} for section in Section}
 # a canonical key's place in a key (``canonical``'s map) -> its bits-to-bits table
 _PLACES_OF: dict[tuple[int, ...], tuple[int, ...]] = {}
 # the hot path's lookups without building keys (``Section.X`` is slow on Python 3.11)
@@ -224,17 +240,19 @@ def _info(section: Section, key: bytes, sets: int) -> _Info:
     if hit is None:
         # keys that differ only by place share the costly part (see ``canonical``)
         ckey, where = canonical(section, key)
-        canon = _CANONS.get((section, ckey, sets))
-        base = _BASES.get((section, ckey))
+        canons = _CANONS[section]
+        bases = _BASES[section]
+        canon = canons.get((ckey, sets))
+        base = bases.get(ckey)
         if base is None:
-            if len(_BASES) >= _MEMO_LIMIT:
-                _BASES.clear()
-            base = _BASES[(section, ckey)] = _base(section, ckey)
+            if len(bases) >= _MEMO_LIMIT:
+                bases.clear()
+            base = bases[ckey] = _base(section, ckey)
         if canon is None:
-            if len(_CANONS) >= _MEMO_LIMIT:
-                _CANONS.clear()
+            if len(canons) >= _MEMO_LIMIT:
+                canons.clear()
             spread = _spread(sets)
-            canon = _CANONS[(section, ckey, sets)] = _Canon(
+            canon = canons[(ckey, sets)] = _Canon(
                 next(_NEXT), _PAIRINGS[sets](base.vec[1]), tuple(spread[x] for x in base.same)
             )
         if len(table) >= _MEMO_LIMIT:
@@ -533,9 +551,12 @@ class HandShape:
 def clear_memos() -> None:
     """Forget every memoised section and combine (the benchmark measures cold start)."""
     _MEMO.clear()
+    _FULL.clear()
     _NUMBERS.clear()
-    _BASES.clear()
-    _CANONS.clear()
+    for bases in _BASES.values():
+        bases.clear()
+    for canons in _CANONS.values():
+        canons.clear()
     _PLACES_OF.clear()
     _SPLITS.clear()
     for table in _INFOS.values():
@@ -545,7 +566,9 @@ def clear_memos() -> None:
 def memo_sizes() -> dict[str, int]:
     """How many keys the bots' memos hold (for the benchmark and diagnostics)."""
     return {
-        "bots/combine": len(_MEMO) + len(_SPLITS),
+        "bots/combine": len(_MEMO) + len(_FULL) + len(_SPLITS),
         "bots/vectors": len(_NUMBERS),
-        "bots/sections": len(_BASES) + len(_CANONS) + sum(len(t) for t in _INFOS.values()),
+        "bots/sections": sum(map(len, _BASES.values()))
+        + sum(map(len, _CANONS.values()))
+        + sum(map(len, _INFOS.values())),
     }
