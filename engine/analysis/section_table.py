@@ -1,4 +1,5 @@
-"""The common suit sections, solved ahead of time: usable vectors and one-tile-fewer facts.
+"""The common suit sections, solved ahead of time: usable vectors, one-tile-fewer facts, and
+the wildcards they need to be complete.
 
 ``suit_tables.usable`` solves a section key the first time it is asked, and a long run of
 hands keeps meeting new keys (a bot's discard looks at every key one tile away): after
@@ -9,7 +10,10 @@ keys with more tiles in one suit are rare and still solved on demand.
 A record per canonical key (``suit_tables.canonical``), in key order: the key (9 bytes),
 its usable vector (10 signed bytes) and, per position, the usable entries that one tile
 fewer there leaves as they are (9 little-endian 16-bit masks over the 10 entries; 0
-where no tile is held). Regenerate after changing the section rules with
+where no tile is held), then its need with no per-kind limit (``suit_tables``: n0 and n1, 2
+signed bytes; need is shift/mirror-invariant too when a kind may be added any number of
+times, since a group reaching past one end of the run has a twin reaching past the other
+with the same tiles added). Regenerate after changing the section rules with
 ``python -m engine.analysis.write_section_table`` (tests check the file against a fresh build).
 """
 
@@ -24,7 +28,7 @@ from operator import eq
 
 MAX_TILES = 11
 FILE = "suit_sections.bin"
-_RECORD = struct.Struct("<9s10b9H")
+_RECORD = struct.Struct("<9s10b9H2b")
 _BITS10 = tuple(1 << g for g in range(10))
 
 # (usable vector, per position: the usable entries one tile fewer there keeps, as bits)
@@ -54,6 +58,19 @@ def stored(key: bytes) -> Facts | None:
     return rec[1:11], rec[11:20]
 
 
+def stored_need(key: bytes) -> tuple[int, int] | None:
+    """The stored free need (n0, n1) of a canonical suit key, or None (not stored)."""
+    at = (_AT if _AT is not None else _load()).get(key)
+    if at is None:
+        return None
+    n0, n1 = _NEED.unpack_from(_RAW, at + _NEED_AT)
+    return n0, n1
+
+
+_NEED = struct.Struct("<2b")
+_NEED_AT = _RECORD.size - _NEED.size
+
+
 # --- building the file (tooling and tests; solves every key afresh) ----------------------
 
 
@@ -65,6 +82,16 @@ def facts(key: bytes, memo: dict[bytes, tuple[int, ...]]) -> Facts:
     vec = _solve_usable(Section.SUIT, key, memo, table=False)
     fewer = kept_by_fewer(key, vec, lambda k: _solve_usable(Section.SUIT, k, memo, table=False))
     return vec, fewer
+
+
+NeedMemo = dict[tuple[bytes, bytes | None], tuple[int, int]]
+
+
+def free_need(key: bytes, memo: NeedMemo) -> tuple[int, int]:
+    """A suit key's need with no per-kind limit, solved with the search (``memo``: its own)."""
+    from engine.analysis.suit_tables import Section, _solve_need
+
+    return _solve_need(Section.SUIT, key, None, memo)
 
 
 def kept_by_fewer(
@@ -97,8 +124,9 @@ def canonical_keys(max_tiles: int = MAX_TILES) -> list[bytes]:
 def build(max_tiles: int = MAX_TILES) -> bytes:
     """The file's bytes: zlib over the records."""
     memo: dict[bytes, tuple[int, ...]] = {}
+    needs: NeedMemo = {}
     out = bytearray()
     for key in canonical_keys(max_tiles):
         vec, same = facts(key, memo)
-        out += _RECORD.pack(key, *vec, *same)
+        out += _RECORD.pack(key, *vec, *same, *free_need(key, needs))
     return zlib.compress(bytes(out), 9)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from engine.analysis.section_table import stored
+from engine.analysis.section_table import stored, stored_need
 from engine.hand import GroupType
 
 INF = 99  # "impossible" in a need table; larger than any wildcard count
@@ -200,6 +200,12 @@ class NeedTable:
                 self.table[c] = res
                 return res
             room = bytes(lim - v for v, lim in zip(c, self.limit, strict=True))
+        elif self.section is Section.SUIT:
+            # a common suit key: solved ahead of time (see ``section_table``)
+            found = stored_need(canonical(Section.SUIT, c)[0])
+            if found is not None:
+                self.table[c] = found
+                return found
         res = _solve_need(self.section, c, room, self._search)
         self.table[c] = res
         # the search memo holds sub-keys that are rarely asked again at the top

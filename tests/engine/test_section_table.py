@@ -7,7 +7,14 @@ import zlib
 from importlib import resources
 
 from engine.analysis import section_table
-from engine.analysis.suit_tables import Section, _solve_usable, canonical, usable
+from engine.analysis.suit_tables import (
+    Section,
+    _solve_need,
+    _solve_usable,
+    canonical,
+    need_table,
+    usable,
+)
 
 
 def test_the_file_is_what_a_fresh_build_writes() -> None:
@@ -19,6 +26,7 @@ def test_the_file_is_what_a_fresh_build_writes() -> None:
 def test_stored_facts_agree_with_the_search() -> None:
     rng = random.Random(5)
     memo: dict[bytes, tuple[int, ...]] = {}
+    needs: dict[tuple[bytes, bytes | None], tuple[int, int]] = {}
     checked = 0
     while checked < 400:
         counts = [0] * 9
@@ -30,12 +38,18 @@ def test_stored_facts_agree_with_the_search() -> None:
         found = section_table.stored(key)
         if sum(counts) > section_table.MAX_TILES:
             assert found is None
+            assert section_table.stored_need(key) is None
         else:
             assert found == section_table.facts(key, memo)
+            assert section_table.stored_need(key) == section_table.free_need(key, needs)
             checked += 1
         # whatever is stored, usable answers as the search does, for the key as it is
         searched = _solve_usable(Section.SUIT, key, memo, table=False)
         assert usable(Section.SUIT, bytes(counts)) == searched
+        # and so does the free need (read from the canonical key's record)
+        assert need_table(Section.SUIT).fill(bytes(counts)) == _solve_need(
+            Section.SUIT, bytes(counts), None, needs
+        )
 
 
 def test_only_canonical_keys_are_stored() -> None:
