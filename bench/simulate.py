@@ -3,7 +3,11 @@
 Steady state: the memoised tables (suit tables, the bots' section memos, analyze's
 section enumerations) fill lazily, so each ruleset first plays a warm-up as long as the
 measured run (other seeds); the keys the tables still gain during the measured run are
-printed, to show how far from settled they are. Cold start is measured and printed on
+printed, to show how far from settled they are. The measured hands are played in
+``ROUNDS`` rounds, the rulesets taking turns and every round on new seeds, and the rate
+printed is the median round's, with the slowest and fastest beside it: timings on a
+shared machine swing by a fifth or more from one second to the next, and a slow spell
+then moves one round, not the whole figure. Cold start is measured and printed on
 its own: the first hands after every table is cleared, and what they cost over the same
 hands played warm.
 
@@ -14,8 +18,7 @@ Baselines measured in the same run:
 Deeper in a long run: the tables keep filling for thousands of hands (a bot's hands meet
 new section keys and splits), so the same measurement is repeated on new seeds after
 ``--deep`` more hands (default 2000), to show what the lazily filled tables still cost
-at the standard warm-up. Timings on a shared machine swing by a fifth from run to run:
-compare several runs.
+at the standard warm-up. Even the median moves from run to run: compare several runs.
 Then cProfile of a run per ruleset: where the time goes, top functions by cumulative time
 (the bots' turn and their answers to others' discards, the engine's apply and fold).
 
@@ -32,6 +35,7 @@ import io
 import platform
 import pstats
 import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -49,6 +53,7 @@ from engine.simulation import play_session
 
 TARGET = 200.0
 RULESETS = ("xingguo", "guangdong")
+ROUNDS = 5
 
 
 def run(ruleset: str, hands: int, seed: int) -> float:
@@ -60,19 +65,50 @@ def run(ruleset: str, hands: int, seed: int) -> float:
     return time.process_time() - start
 
 
-def measured(ruleset: str, warm: int, warm_seed: int, hands: int, seed: int) -> tuple[float, int]:
-    """(CPU seconds for ``hands`` hands after ``warm`` warm-up hands, keys the tables gained
-    while they were played)."""
-    run(ruleset, warm, warm_seed)
-    before = keys()
-    elapsed = run(ruleset, hands, seed)
-    return elapsed, keys() - before
+class Rounds:
+    """One ruleset's measured rounds: CPU seconds and hands of each, keys the tables
+    gained while they were played."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+        self.hands: list[int] = []
+        self.grown = 0
+
+    def rates(self) -> list[float]:
+        return sorted(h / s for h, s in zip(self.hands, self.seconds, strict=True))
+
+    def median(self) -> float:
+        return statistics.median(self.rates())
+
+    def spread(self) -> str:
+        rates = self.rates()
+        return f"rounds {rates[0]:.0f}–{rates[-1]:.0f}"
 
 
-def logs_of(ruleset: str, hands: int, seed: int) -> list[list[Event]]:
-    """The logs of the hands ``run`` played (the bots are deterministic: the same seed
-    plays the same hands), for the fold-only baseline."""
-    return [r.log for r in play_session(ruleset, hands, random.Random(seed))]
+def measured(warm: int, warm_seed: int, hands: int, seed: int) -> dict[str, Rounds]:
+    """Every ruleset warmed up by ``warm`` hands, then ``hands`` hands each in ``ROUNDS``
+    rounds, the rulesets taking turns (round r plays seed ``seed + r``)."""
+    for ruleset in RULESETS:
+        run(ruleset, warm, warm_seed)
+    out = {ruleset: Rounds() for ruleset in RULESETS}
+    for r in range(ROUNDS):
+        n = hands // ROUNDS + (1 if r < hands % ROUNDS else 0)
+        for ruleset in RULESETS:
+            before = keys()
+            out[ruleset].seconds.append(run(ruleset, n, seed + r))
+            out[ruleset].hands.append(n)
+            out[ruleset].grown += keys() - before
+    return out
+
+
+def logs_of(ruleset: str, rounds: Rounds, seed: int) -> list[list[Event]]:
+    """The logs of the hands ``measured`` played (the bots are deterministic: the same
+    seed plays the same hands), for the fold-only baseline."""
+    return [
+        r.log
+        for i, n in enumerate(rounds.hands)
+        for r in play_session(ruleset, n, random.Random(seed + i))
+    ]
 
 
 def clear_caches() -> None:
@@ -144,20 +180,25 @@ def main() -> None:
             f"filling {filled} keys costs {(cold - warm) * 1e3:.0f} ms once"
         )
     print()
-    print("steady state")
+    print(f"steady state: the median of {ROUNDS} rounds (the rulesets take turns)")
     clear_caches()
+    steady = measured(hands, 12345, hands, 2024)
     for ruleset in RULESETS:
-        elapsed, grown = measured(ruleset, hands, 12345, hands, 2024)
-        rate = hands / elapsed
-        logs = logs_of(ruleset, hands, 2024)
+        rounds = steady[ruleset]
+        rate = rounds.median()
+        elapsed = sum(rounds.seconds)
+        logs = logs_of(ruleset, rounds, 2024)
         folding = refold(logs)
         events = sum(len(log) for log in logs)
         print(
-            f"{ruleset:10s} {rate:7.1f} hands/s  ({elapsed / hands * 1e3:.2f} ms/hand, "
-            f"{events / hands:.0f} events/hand)"
+            f"{ruleset:10s} {rate:7.1f} hands/s  ({1e3 / rate:.2f} ms/hand, "
+            f"{rounds.spread()}, {events / hands:.0f} events/hand)"
         )
         print(f"{'':10s} vs {TARGET:.0f} hands/s target: ×{rate / TARGET:.2f}")
-        print(f"{'':10s} tables gained {grown} keys during the run ({grown / hands:.1f} a hand)")
+        print(
+            f"{'':10s} tables gained {rounds.grown} keys during the run "
+            f"({rounds.grown / hands:.1f} a hand)"
+        )
         print(
             f"{'':10s} fold-only (the same logs re-folded): {hands / folding:.0f} hands/s; "
             f"the engine's fold is {folding / elapsed:.1%} of a played hand"
@@ -166,12 +207,12 @@ def main() -> None:
     if deep:
         print()
         print(f"deeper in: after {deep} more hands of warm-up (other seeds)")
-        for ruleset in RULESETS:
-            elapsed, grown = measured(ruleset, deep, 4242, hands, 5150)  # new hands
-            rate = hands / elapsed
+        for ruleset, rounds in measured(deep, 4242, hands, 5150).items():  # new hands
+            rate = rounds.median()
             print(
-                f"{ruleset:10s} {rate:7.1f} hands/s  ({elapsed / hands * 1e3:.2f} ms/hand); "
-                f"×{rate / TARGET:.2f} of the target; tables gained {grown / hands:.1f} keys a hand"
+                f"{ruleset:10s} {rate:7.1f} hands/s  ({1e3 / rate:.2f} ms/hand, "
+                f"{rounds.spread()}); ×{rate / TARGET:.2f} of the target; "
+                f"tables gained {rounds.grown / hands:.1f} keys a hand"
             )
     n = max(10, hands // 5)
     for ruleset in RULESETS:
