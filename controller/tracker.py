@@ -51,6 +51,7 @@ from engine.round.actions import (
     FlipCaishen,
     Kong,
     Pass,
+    PassRest,
     Pung,
     Rejection,
     RollDice,
@@ -476,6 +477,12 @@ class Tracker:
         return [s for s in ((st.turn + k) % SEATS for k in (1, 2, 3)) if s not in st.responses]
 
     def _pass_all(self, st: RoundState, now: float, but: int | None = None) -> bool:
+        if but is None:
+            # everybody still silent passes: one step, stored whole or refused whole
+            current = self.port.state
+            if current is None or current.phase not in (Phase.CLAIM, Phase.ROB):
+                return False
+            return bool(self._unanswered(current)) and self._submit(PassRest(), now)
         moved = False
         for s in self._unanswered(st):
             if s == but:

@@ -86,6 +86,13 @@ class Pass:
     seat: int
 
 
+@dataclass(frozen=True, slots=True)
+class PassRest:
+    """Every seat that has not answered the tile in the window passes, in turn order: at a
+    table the next seat drew, so nobody else claimed. The same events as their ``Pass``es
+    one by one, in one step that is taken whole or refused whole."""
+
+
 Action = (
     Shuffle
     | RollDice
@@ -98,6 +105,7 @@ Action = (
     | Kong
     | DeclareWin
     | Pass
+    | PassRest
 )
 
 

@@ -22,6 +22,7 @@ from engine.round.actions import (
     FlipCaishen,
     Kong,
     Pass,
+    PassRest,
     Pung,
     Rejection,
     RollDice,
@@ -420,6 +421,24 @@ def _pass(state: RoundState, a: Pass) -> Result:
 
 
 _PASSED = tuple(Passed(s) for s in range(SEATS))  # events are frozen: one per seat serves
+# per seat whose tile is in the window: the others, in turn order
+_AFTER = tuple(tuple((turn + k) % SEATS for k in (1, 2, 3)) for turn in range(SEATS))
+
+
+def _pass_rest(state: RoundState, a: PassRest) -> Result:
+    phase = state.phase
+    if phase is not AT_CLAIM and phase is not AT_ROB:
+        return _wrong_phase(state)
+    responses = state.responses
+    answers = dict(responses)
+    events: list[Event] = []
+    for seat in _AFTER[state.turn]:
+        if seat not in responses:
+            events.append(_PASSED[seat])
+            answers[seat] = None
+    # (a window closes on its last answer, so one is always left to pass)
+    events += resolve(state, answers)
+    return _finish(state, events)
 
 
 def _answered(state: RoundState, event: Event) -> Result:
@@ -483,5 +502,6 @@ _HANDLERS: dict[type, Callable[[RoundState, Any], Result]] = {
     Pung: _pung,
     Chow: _chow,
     Pass: _pass,
+    PassRest: _pass_rest,
     DeclareWin: _declare_win,
 }

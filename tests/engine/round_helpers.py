@@ -65,5 +65,12 @@ def play(
     return state, log
 
 
+def play_hands(ruleset: str, seed: str, each: Step, hands: int = 6) -> None:
+    """``hands`` hands of ``ruleset`` with the deal moving round, ``each`` after a step."""
+    rng = random.Random(seed)
+    for n in range(hands):
+        play(HandStarted(ruleset, n % 4), rng, each=each)
+
+
 def replayed(log: list[Event]) -> RoundState:
     return fold(json_roundtrip(log))

@@ -18,6 +18,7 @@ from engine.round import (
     FlipCaishen,
     Kong,
     Pass,
+    PassRest,
     Phase,
     Pung,
     Rejection,
@@ -50,7 +51,7 @@ from engine.round.projection import public_view
 from engine.round.state import Source
 from engine.simulation import table_action, waiting_seats
 from engine.tiles import kind_name, successor
-from tests.engine.round_helpers import check_places, play
+from tests.engine.round_helpers import check_places, play, play_hands
 
 
 class PassiveBot(Bot):
@@ -348,6 +349,45 @@ def test_passed_wins_bar_later_discard_wins() -> None:
         return False
 
     assert _scan("guangdong", 30, louhu) > 0
+
+
+@pytest.mark.parametrize("ruleset", ["guangdong", "xingguo", "chongji"])
+def test_pass_rest_is_every_silent_seat_passing_in_turn(ruleset: str) -> None:
+    """In every claim window of a few hands (robbed kongs too), before any answer and
+    after each: PassRest gives the events of the Passes one by one, in one step."""
+    windows = 0
+
+    def each(state: RoundState, action: Action, events: list[Event]) -> None:
+        nonlocal windows
+        if state.phase not in (Phase.CLAIM, Phase.ROB):
+            return
+        windows += 1
+        one_by_one: list[Event] = []
+        scratch = state
+        for seat in waiting_seats(state):
+            step = apply(scratch, Pass(seat))
+            assert not isinstance(step, Rejection)
+            one_by_one += step
+            scratch = advance(scratch, step)
+        assert apply(state, PassRest()) == one_by_one
+
+    play_hands(ruleset, f"pass-rest-{ruleset}", each)
+    assert windows > 100
+
+
+def test_pass_rest_only_in_a_claim_window() -> None:
+    state, _ = play(HandStarted("guangdong", 0), random.Random(2))
+    assert state.phase is Phase.DONE
+    assert isinstance(apply(state, PassRest()), Rejection)
+    rng = random.Random(2)
+    state = RoundState(HandStarted("guangdong", 0))
+    while state.phase is not Phase.TURN:
+        action = table_action(state, rng)
+        assert action is not None
+        for e in apply(state, action):  # type: ignore[union-attr]
+            evolve(state, e)
+    refused = apply(state, PassRest())
+    assert isinstance(refused, Rejection) and refused.code == "wrong_phase"
 
 
 def test_passing_a_tile_records_it_until_the_next_draw() -> None:
