@@ -12,7 +12,16 @@ from dataclasses import dataclass
 
 from engine.bots import Bot
 from engine.hand import Shape
-from engine.round.actions import Action, Deal, FlipCaishen, Rejection, RollDice, Shuffle
+from engine.round.actions import (
+    Action,
+    Deal,
+    FlipCaishen,
+    Pass,
+    PassRest,
+    Rejection,
+    RollDice,
+    Shuffle,
+)
 from engine.round.events import Event, HandStarted
 from engine.round.finish import finished_hand, win_of
 from engine.round.fold import evolve
@@ -77,6 +86,9 @@ def waiting_seats(state: RoundState) -> list[int]:
     return []
 
 
+_PASS_REST = PassRest()
+
+
 def play_hand(
     started: HandStarted,
     rng: random.Random,
@@ -91,19 +103,31 @@ def play_hand(
         on_event(started)
     append = log.append
     extend = log.extend
+    # the answers of the seats in the open claim window: asked all at once when it opens
+    # (a bot's answer reads its own hand and the tile only), applied one by one unless
+    # every seat passes, as most do: then one PassRest says so
+    answers: tuple[Action, Action, Action] = (_PASS_REST, _PASS_REST, _PASS_REST)
     while state.settlement is None:
         phase = state.phase
         action: Action | None
         if phase is AT_CLAIM or phase is AT_ROB:
-            # waiting_seats(state)[0], without building the list: the hot path
             turn = state.turn
             responses = state.responses
-            seat = (turn + 1) % SEATS
-            if seat in responses:
-                seat = (turn + 2) % SEATS
-                if seat in responses:
-                    seat = (turn + 3) % SEATS
-            action = bots[seat].answer(state)
+            if not responses:
+                answers = (
+                    bots[(turn + 1) % SEATS].answer(state),
+                    bots[(turn + 2) % SEATS].answer(state),
+                    bots[(turn + 3) % SEATS].answer(state),
+                )
+                a1, a2, a3 = answers
+                if type(a1) is Pass and type(a2) is Pass and type(a3) is Pass:
+                    action = _PASS_REST
+                else:
+                    action = a1
+            elif (turn + 2) % SEATS not in responses:
+                action = answers[1]
+            else:
+                action = answers[2]
         elif phase is AT_TURN or phase is AT_DRAW or phase is AT_REPLACEMENT:
             action = bots[state.turn].act(state)
         else:
