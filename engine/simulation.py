@@ -24,7 +24,7 @@ from engine.round.actions import (
 )
 from engine.round.events import Event, HandStarted
 from engine.round.finish import finished_hand, win_of
-from engine.round.fold import evolve
+from engine.round.fold import evolve_all
 from engine.round.rules import apply
 from engine.round.state import (
     AT_CLAIM,
@@ -138,12 +138,11 @@ def play_hand(
         if isinstance(result, Rejection):
             raise IllegalMove(f"{action!r} refused: {result}")
         if on_event is None:
-            for event in result:
-                evolve(state, event)
+            evolve_all(state, result)
             extend(result)
         else:
             for event in result:
-                evolve(state, event)
+                evolve_all(state, (event,))
                 append(event)
                 on_event(event)
     return state, log
