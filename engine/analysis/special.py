@@ -237,11 +237,11 @@ def shisanyao_target(nat: Sequence[int], wild_tiles: Mapping[int, int]) -> list[
 def jiulian_target(
     nat: Sequence[int], w: int, wild_tiles: Mapping[int, int], limit: Sequence[int] | None
 ) -> list[int] | None:
-    suits = {k // 9 for k in range(34) if nat[k]}
-    if len(suits) != 1 or 3 in suits:
+    # the sections holding naturals, by slices (most hands asked about fail here)
+    suits = [s for s in range(4) if any(nat[s * 9 : s * 9 + 9])]
+    if len(suits) != 1 or suits[0] == 3:
         return None
-    s = suits.pop()
-    base = s * 9
+    base = suits[0] * 9
     deficit = 0
     excess: list[int] = []
     for i in range(9):
