@@ -476,11 +476,10 @@ def _declare_win(state: RoundState, a: DeclareWin) -> Result:
 
 
 def _finish(state: RoundState, events: list[Event]) -> Result:
-    """Append the settlement when ``events`` end the hand and nothing else is due."""
-    for e in events:
-        if isinstance(e, _ENDINGS):
-            break
-    else:
+    """Append the settlement when ``events`` end the hand and nothing else is due. An
+    ending comes last: resolve appends the wins or the 流局 after the window's answers, a
+    declaration is alone, and the 下精 flip follows its dice."""
+    if not isinstance(events[-1], _ENDINGS):
         return events
     scratch = advance(state, events)
     if scratch.phase is Phase.SETTLE:
