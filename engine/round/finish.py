@@ -68,7 +68,9 @@ def finished_hand(state: RoundState, wins: Sequence[Win] | None = None) -> Finis
     )  # (the claim rules and the wild kinds follow from the ruleset, options and flip)
     hand = _HANDS.get(key)
     if hand is None:
-        if len(_HANDS) >= 64:
+        if len(_HANDS) >= 16:
+            # a hand's wins are asked for within that hand only: a small table lets the
+            # old ones die young instead of piling up for the collector's full passes
             _HANDS.clear()
         hand = _HANDS[key] = _build(state, wins)
     return hand

@@ -75,10 +75,11 @@ class HeldMeld:
         return _meld_of(self)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=64)
 def _meld_of(held: HeldMeld) -> Meld:
     """A held meld as kinds, memoised: every win check and the settlement ask for every
-    seat's melds, and building a ``Meld`` validates it."""
+    seat's melds, and building a ``Meld`` validates it. A hand holds 16 melds at most and
+    a later hand seldom holds the same tiles: a small table lets the old ones die young."""
     claimed = None if held.claimed is None else held.claimed // 4
     return Meld(held.type, tuple(t // 4 for t in held.tiles), held.from_seat, claimed)
 

@@ -171,7 +171,7 @@ class Ruleset(ABC):
         return chosen[:1] or (nearest_winner(wins),)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=16)  # (a hand's wins only: no later hand asks again)
 def _analyze(
     concealed: tuple[int, ...],
     melds: tuple[Meld, ...],
