@@ -39,10 +39,9 @@ Vec = Sequence[int]
 Numbered = tuple[int, tuple[int, ...]]
 _NUMBERS: dict[tuple[int, ...], int] = {}
 _NEXT = count()
-_MEMO: dict[tuple[int, int, int], Numbered] = {}
-# the same by (a, b) alone, both ways round: a combine is symmetric, and the entries of
-# fewer sets are the same whatever the number of sets (the picks read no further)
-_FULL: dict[tuple[int, int], Numbered] = {}
+# (a, b) -> combined, both ways round: a combine is symmetric, and it serves every number
+# of sets (the entries of fewer sets are the same; the picks read no further)
+_MEMO: dict[tuple[int, int], Numbered] = {}
 _MEMO_LIMIT = 200_000
 
 
@@ -55,23 +54,15 @@ def _numbered(v: tuple[int, ...]) -> Numbered:
     return n, v
 
 
-def _combine(a: Numbered, b: Numbered, sets: int) -> Numbered:
+def _combine(a: Numbered, b: Numbered) -> Numbered:
     """Two sections' usable vectors as one (memoised: a hand keeps most sections a turn).
-    Entries past ``sets`` are filled too: the picks for ``sets`` never read them, and so
-    one result serves every number of sets and both orders (``_FULL``)."""
-    key = (a[0], b[0], sets)
-    hit = _MEMO.get(key)
-    if hit is not None:
-        return hit
-    hit = _FULL.get((a[0], b[0]))
+    Every entry up to 4 sets is filled: the picks for fewer sets never read past theirs."""
+    hit = _MEMO.get((a[0], b[0]))
     if hit is None:
         hit = _full(a[1], b[1])
-        if len(_FULL) >= _MEMO_LIMIT:
-            _FULL.clear()
-        _FULL[(a[0], b[0])] = _FULL[(b[0], a[0])] = hit
-    if len(_MEMO) >= _MEMO_LIMIT:
-        _MEMO.clear()
-    _MEMO[key] = hit
+        if len(_MEMO) >= _MEMO_LIMIT:
+            _MEMO.clear()
+        _MEMO[(a[0], b[0])] = _MEMO[(b[0], a[0])] = hit
     return hit
 
 
@@ -367,7 +358,7 @@ class HandShape:
     def shanten(self) -> int:
         """Shanten of the hand as it is (13 tiles: 0 = ready)."""
         v, s = self.vecs, self.sets
-        keep = _best(_combine(_combine(v[0], v[1], s), v[2], s)[1], v[3][1], s)
+        keep = _best(_combine(_combine(v[0], v[1]), v[2])[1], v[3][1], s)
         need = self.target - self.w - keep
         if self.special:
             need = self._special(need, self.w, self.pairs, self.singles, self.lan, self.honors)
@@ -376,12 +367,12 @@ class HandShape:
     def discards(self, kinds: Iterable[int]) -> dict[int, int]:
         """Shanten after discarding one tile of each kind in ``kinds`` (held kinds)."""
         v, s = self.vecs, self.sets
-        p01 = _combine(v[0], v[1], s)
-        s23 = _combine(v[2], v[3], s)
+        p01 = _combine(v[0], v[1])
+        s23 = _combine(v[2], v[3])
         infos = self.infos
         # the whole hand's most naturals kept; per section (with the other three combined
         # when a discard is asked there), where a discard keeps them all
-        keep, first = _keeps(_combine(v[1], s23, s), infos[0], s)
+        keep, first = _keeps(_combine(v[1], s23), infos[0], s)
         keeps: list[int | None] = [first, None, None, None]
         out: dict[int, int] = {}
         base = self.target - self.w
@@ -413,7 +404,7 @@ class HandShape:
             bits = keeps[j]
             if bits is None:
                 # 万 with 条 and honors for 筒; 万筒 with honors for 条, with 条 for honors
-                others = _combine(v[0], s23, s) if j == 1 else _combine(p01, v[5 - j], s)
+                others = _combine(v[0], s23) if j == 1 else _combine(p01, v[5 - j])
                 bits = keeps[j] = _keeps(others, infos[j], s)[1]
             need = base - keep if bits >> i & 1 else base + 1 - keep
             if special and need > floor:
@@ -436,9 +427,9 @@ class HandShape:
         # the memos looked up here, not through _combine/_keeps: a turn makes ten lookups
         combined = _MEMO.get
         splits = _SPLITS.get
-        p01 = combined((v0[0], v1[0], s)) or _combine(v0, v1, s)
-        s23 = combined((v2[0], v3[0], s)) or _combine(v2, v3, s)
-        others = combined((v1[0], s23[0], s)) or _combine(v1, s23, s)
+        p01 = combined((v0[0], v1[0])) or _combine(v0, v1)
+        s23 = combined((v2[0], v3[0])) or _combine(v2, v3)
+        others = combined((v1[0], s23[0])) or _combine(v1, s23)
         m0, m1, m2, m3 = self.infos
         keep, bits = splits((others[0], m0.n)) or _split(others, m0, s)
         bits = m0.place[bits]
@@ -451,15 +442,15 @@ class HandShape:
             tied += _KINDS_AT[0][bits & masks[0]]
         # 万 with 条 and honors for 筒; 万筒 with honors for 条, with 条 for honors
         if masks[1]:
-            others = combined((v0[0], s23[0], s)) or _combine(v0, s23, s)
+            others = combined((v0[0], s23[0])) or _combine(v0, s23)
             bits = m1.place[(splits((others[0], m1.n)) or _split(others, m1, s))[1]]
             tied += _KINDS_AT[1][bits & masks[1]]
         if masks[2]:
-            others = combined((p01[0], v3[0], s)) or _combine(p01, v3, s)
+            others = combined((p01[0], v3[0])) or _combine(p01, v3)
             bits = m2.place[(splits((others[0], m2.n)) or _split(others, m2, s))[1]]
             tied += _KINDS_AT[2][bits & masks[2]]
         if masks[3]:
-            others = combined((p01[0], v2[0], s)) or _combine(p01, v2, s)
+            others = combined((p01[0], v2[0])) or _combine(p01, v2)
             bits = m3.place[(splits((others[0], m3.n)) or _split(others, m3, s))[1]]
             tied += _KINDS_AT[3][bits & masks[3]]
         # the tiles still needed after a discard that keeps the best count (shanten: one
@@ -551,7 +542,6 @@ class HandShape:
 def clear_memos() -> None:
     """Forget every memoised section and combine (the benchmark measures cold start)."""
     _MEMO.clear()
-    _FULL.clear()
     _NUMBERS.clear()
     for bases in _BASES.values():
         bases.clear()
@@ -566,7 +556,7 @@ def clear_memos() -> None:
 def memo_sizes() -> dict[str, int]:
     """How many keys the bots' memos hold (for the benchmark and diagnostics)."""
     return {
-        "bots/combine": len(_MEMO) + len(_FULL) + len(_SPLITS),
+        "bots/combine": len(_MEMO) + len(_SPLITS),
         "bots/vectors": len(_NUMBERS),
         "bots/sections": sum(map(len, _BASES.values()))
         + sum(map(len, _CANONS.values()))
