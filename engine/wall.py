@@ -811,8 +811,7 @@ class Wall:
         """Ring position of draw index ``d`` if the head may still draw it."""
         if d >= NUM_TILES or d // 2 >= RING_STACKS - self._rules.reserve_stacks:
             return None
-        # ring_position(self._break.stack, d), inline: three calls a draw
-        p = 2 * ((self._break.stack + d // 2) % RING_STACKS) + d % 2
+        p = ring_position(self._break.stack, d)
         if self._taken[p]:
             return None
         f = self._flip
@@ -967,7 +966,6 @@ class Wall:
         )
         self._xia = xia
         self._face_up.append(position)
-        self._next = _STALE
         return xia
 
     def _deal_end(self) -> int:
