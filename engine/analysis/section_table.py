@@ -41,6 +41,7 @@ _AT: dict[bytes, int] | None = None
 
 
 def _load() -> dict[bytes, int]:
+    """Each stored key's record offset (the file is read on first use)."""
     global _RAW, _AT
     if _AT is None:
         _RAW = zlib.decompress((resources.files("engine.analysis") / FILE).read_bytes())
@@ -51,7 +52,7 @@ def _load() -> dict[bytes, int]:
 def stored(key: bytes) -> Facts | None:
     """The stored facts of a canonical suit key, or None (more tiles than stored). The
     file is read on first use."""
-    at = (_AT if _AT is not None else _load()).get(key)
+    at = _load().get(key)
     if at is None:
         return None
     rec = _RECORD.unpack_from(_RAW, at)
@@ -60,7 +61,7 @@ def stored(key: bytes) -> Facts | None:
 
 def stored_need(key: bytes) -> tuple[int, int] | None:
     """The stored free need (n0, n1) of a canonical suit key, or None (not stored)."""
-    at = (_AT if _AT is not None else _load()).get(key)
+    at = _load().get(key)
     if at is None:
         return None
     n0, n1 = _NEED.unpack_from(_RAW, at + _NEED_AT)
