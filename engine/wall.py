@@ -50,7 +50,7 @@ Decisions (each also noted where it is implemented)
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
@@ -466,6 +466,11 @@ class Draw(NamedTuple):
         return None if self.tile is None else self.tile // 4
 
 
+# Draw(position, tile) without the named tuple's Python-level __new__: the same tuple,
+# built in C (the deal, the peeks and the draws make over a hundred a hand)
+_make_draw: Callable[[type[Draw], tuple[int, int | None]], Draw] = tuple.__new__
+
+
 @dataclass(frozen=True, slots=True)
 class Deal:
     """The dealt tiles, per absolute seat, in the order each seat took them."""
@@ -790,7 +795,7 @@ class Wall:
         return self._pos(2 * (RING_STACKS - 1 - t // 2) + t % 2)
 
     def _draw(self, position: int) -> Draw:
-        return Draw(position, self._order[position])
+        return _make_draw(Draw, (position, self._order[position]))
 
     def _is_dead_flip(self, position: int) -> bool:
         f = self._flip
@@ -841,7 +846,7 @@ class Wall:
         for hand in self._deal_positions():
             for p in hand:
                 self._taken[p] = 1
-            result.append(tuple([Draw(p, order[p]) for p in hand]))
+            result.append(tuple([_make_draw(Draw, (p, order[p])) for p in hand]))
         self._head = 5 + 2 * STACKS_PER_TAKE * DEAL_ROUNDS * NUM_SEATS
         self._next = _STALE
         self._dealt = True
@@ -983,7 +988,7 @@ class Wall:
         """The next ordinary draw, or None when the live wall is exhausted."""
         self._check_ready()
         p = self._head_next()
-        return None if p is None else Draw(p, self._order[p])
+        return None if p is None else _make_draw(Draw, (p, self._order[p]))
 
     def take_head(self) -> Draw:
         """Take the next ordinary draw. Raises ValueError when the live wall is exhausted."""
