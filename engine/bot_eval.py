@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, count, repeat
-from operator import add, and_, eq, itemgetter
+from operator import add, and_, eq, itemgetter, or_
 from typing import NamedTuple
 
 from engine.analysis.section_table import kept_by_fewer, stored
@@ -217,10 +217,10 @@ def _placing(where: tuple[int, ...]) -> tuple[int, ...]:
         for i, q in enumerate(where):
             if q >= 0:
                 back[q] = 1 << i
-        out = [0] * (1 << len(where))
-        for m in range(1, len(out)):
-            low = m & -m
-            out[m] = out[m ^ low] | back[low.bit_length() - 1]
+        # doubling: the masks with canonical bit q set are those without it, or back[q]
+        out = [0]
+        for bit in back:
+            out += list(map(or_, out, repeat(bit)))
         table = _PLACES_OF[where] = tuple(out)
     return table
 
