@@ -603,7 +603,10 @@ def _deal_layout(stack: int, dealer: int, jump: JumpStyle) -> tuple[tuple[int, .
     return tuple(tuple(ring_position(stack, di) for di in hand) for hand in hands)
 
 
-_STALE = -1  # Wall._next: not worked out since the wall last changed
+# Wall._next: the head's next position, ``_head_position(_head)``, kept until the wall
+# changes (a draw asks it three times: the rules' peek, the fold's take, the claim
+# window's exhaustion check); _STALE: not worked out since the wall last changed
+_STALE = -1
 
 
 class Wall:
@@ -804,14 +807,6 @@ class Wall:
     def _head_ok(self, d: int) -> bool:
         return self._head_position(d) is not None
 
-    def _head_next(self) -> int | None:
-        """``_head_position(self._head)``, kept until the wall changes: a draw asks it three
-        times (the rules' peek, the fold's take, the claim window's exhaustion check)."""
-        p = self._next
-        if p == _STALE:
-            p = self._next = self._head_position(self._head)
-        return p
-
     def _head_position(self, d: int) -> int | None:
         """Ring position of draw index ``d`` if the head may still draw it."""
         if d >= NUM_TILES or d // 2 >= RING_STACKS - self._rules.reserve_stacks:
@@ -987,19 +982,23 @@ class Wall:
     def peek_head(self) -> Draw | None:
         """The next ordinary draw, or None when the live wall is exhausted."""
         self._check_ready()
-        p = self._head_next()
+        p = self._next  # (kept: see _STALE)
+        if p == _STALE:
+            p = self._next = self._head_position(self._head)
         return None if p is None else _make_draw(Draw, (p, self._order[p]))
 
     def take_head(self) -> Draw:
         """Take the next ordinary draw. Raises ValueError when the live wall is exhausted."""
         self._check_ready()
-        p = self._head_next()
+        p = self._next  # (kept: see _STALE)
+        if p == _STALE:
+            p = self._head_position(self._head)
         if p is None:
             raise ValueError("the live wall is exhausted (流局)")
         self._taken[p] = 1
         self._head += 1
         self._next = _STALE
-        return self._draw(p)
+        return _make_draw(Draw, (p, self._order[p]))
 
     def peek_tail(self) -> Draw | None:
         """The next kong replacement, or None when none is left."""
@@ -1040,7 +1039,10 @@ class Wall:
     def is_exhausted(self) -> bool:
         """True when no further ordinary draw is possible: the hand is drawn (流局) unless
         someone wins on the last discard."""
-        return self._head_next() is None
+        p = self._next  # (kept: see _STALE)
+        if p == _STALE:
+            p = self._next = self._head_position(self._head)
+        return p is None
 
     @property
     def remaining(self) -> int:
