@@ -632,6 +632,7 @@ class Wall:
         "_head",
         "_next",
         "_order",
+        "_ready",
         "_rules",
         "_tail",
         "_taken",
@@ -654,6 +655,7 @@ class Wall:
         self._next: int | None = _STALE
         self._tail = 0
         self._dealt = False
+        self._ready = False  # _check_ready passed (it stays so: a wall only moves on)
         self._flip: Flip | None = None
         self._xia: Flip | None = None
         self._face_up: list[int] = []
@@ -682,6 +684,7 @@ class Wall:
         new._next = self._next
         new._tail = self._tail
         new._dealt = self._dealt
+        new._ready = self._ready
         new._flip = self._flip
         new._xia = self._xia
         new._face_up = list(self._face_up)
@@ -974,14 +977,18 @@ class Wall:
     # -- draws -------------------------------------------------------------------------
 
     def _check_ready(self) -> None:
+        """Draws start once the wall is dealt and its 精/财神 is up. Callers skip the call
+        once it has passed (``_ready``): a wall is never dealt or flipped back."""
         if not self._dealt:
             raise ValueError("the wall has not been dealt")
         if self._flip is None and self._rules.flip is not _NO_FLIP:
             raise ValueError("the 精/财神 must be turned up before the first draw")
+        self._ready = True
 
     def peek_head(self) -> Draw | None:
         """The next ordinary draw, or None when the live wall is exhausted."""
-        self._check_ready()
+        if not self._ready:
+            self._check_ready()
         p = self._next  # (kept: see _STALE)
         if p == _STALE:
             p = self._next = self._head_position(self._head)
@@ -989,7 +996,8 @@ class Wall:
 
     def take_head(self) -> Draw:
         """Take the next ordinary draw. Raises ValueError when the live wall is exhausted."""
-        self._check_ready()
+        if not self._ready:
+            self._check_ready()
         p = self._next  # (kept: see _STALE)
         if p == _STALE:
             p = self._head_position(self._head)
@@ -1002,7 +1010,8 @@ class Wall:
 
     def peek_tail(self) -> Draw | None:
         """The next kong replacement, or None when none is left."""
-        self._check_ready()
+        if not self._ready:
+            self._check_ready()
         nxt = self._next_tail()
         return None if nxt is None else self._draw(nxt[1])
 
@@ -1010,7 +1019,8 @@ class Wall:
         """Take the next kong replacement from the tail (top first, skipping a flipped tile
         that is not in play). Replacements may eat into the reserve; the reserve's boundary
         does not move. Raises ValueError when no tile is left on that side."""
-        self._check_ready()
+        if not self._ready:
+            self._check_ready()
         nxt = self._next_tail()
         if nxt is None:
             raise ValueError("no tile is left for a replacement")
