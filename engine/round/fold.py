@@ -79,6 +79,10 @@ def evolve_all(state: RoundState, events: Iterable[Event]) -> None:
     makes: a played hand folds some two hundred)."""
     handlers = _HANDLERS
     for event in events:
+        if type(event) is Passed:
+            # _passed, inline: three a claim window, the commonest event by far
+            state.responses[event.seat] = None
+            continue
         handler = handlers.get(type(event))
         if handler is None:
             raise CorruptLog(f"{event.type} cannot appear after hand_started")
