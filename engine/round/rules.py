@@ -247,9 +247,13 @@ def _draw(state: RoundState, a: Draw) -> Result:
     nxt = state.wall.peek_tail() if tail else state.wall.peek_head()
     if nxt is None:
         return reject("wall_empty", "牌墙已摸完", "no tile is left to draw")
-    got = _new_tile(state, a.tile, nxt.tile)
-    if isinstance(got, Rejection):
-        return got
+    got = nxt.tile
+    if got is None or a.tile is not None:
+        # a tile the wall does not know, or one the table reports: _new_tile checks it
+        checked = _new_tile(state, a.tile, got)
+        if isinstance(checked, Rejection):
+            return checked
+        got = checked
     if tail:
         return [ReplacementDrawn(a.seat, got, nxt.position)]
     return [Drew(a.seat, got, nxt.position)]
