@@ -148,9 +148,6 @@ class Bot:
 
     # -- shared ------------------------------------------------------------------------
 
-    def _shape(self, state: RoundState, counts: bytearray, melds: int) -> HandShape:
-        return HandShape(counts, state.wild, state.options, melds)
-
     def _hand(self, state: RoundState, tiles: list[int], counts: bytearray | None = None) -> _Held:
         """What the bot knows of these concealed tiles (the seat's melds as they are);
         ``counts``, when the caller has them, are the tiles' kind counts."""
@@ -186,7 +183,8 @@ class Bot:
         are not looked for, so a bot may miss such a win."""
         s = held.shanten
         if s is None:
-            s = held.shanten = self._shape(state, held.counts, held.melds).shanten()
+            shape = HandShape(held.counts, state.wild, state.options, held.melds)
+            s = held.shanten = shape.shanten()
         return s
 
     def _wins_with(self, state: RoundState, held: _Held, kind: int) -> bool:
@@ -207,7 +205,10 @@ class Bot:
     def _wins_own(self, state: RoundState, held: _Held, kind: int) -> bool:
         """The seat may win with ``held`` and one of ``kind`` (its own tile, or the one in
         the window); the engine's own check (readings, ruleset bars) has the last word."""
-        if self._shanten_of(state, held) > 0:
+        s = held.shanten
+        if s is None:
+            s = self._shanten_of(state, held)
+        if s > 0:
             return False
         # is_win first: it is cheap, and the full check (readings, ruleset bars) is not
         if not self._wins_with(state, held, kind):
@@ -225,7 +226,11 @@ class Bot:
             assert last is not None
             counts = bytearray(before.counts)
             counts[last // 4] += 1
-            if self._wins_own(state, before, last // 4):
+            s = before.shanten
+            if s is None:
+                s = self._shanten_of(state, before)
+            # (_wins_own asks the same first: most turns are not ready, so no call)
+            if s <= 0 and self._wins_own(state, before, last // 4):
                 return DeclareWin(seat)
             kong = self._self_kong(state, counts)
             if kong is not None:
@@ -267,11 +272,11 @@ class Bot:
             return Kong(seat, added[0])  # the fourth of a pung is no use in the hand
         fours = [k for k in range(34) if counts[k] == 4]
         n = len(melds)
-        now = self._shape(state, counts, n).choice()[0]
+        now = HandShape(counts, state.wild, state.options, n).choice()[0]
         for k in fours:
             rest = bytearray(counts)
             rest[k] = 0
-            if self._shape(state, rest, n + 1).shanten() <= now:
+            if HandShape(rest, state.wild, state.options, n + 1).shanten() <= now:
                 return Kong(seat, next(t for t in hand if t // 4 == k))
         return None
 
@@ -282,7 +287,7 @@ class Bot:
         if keep is not None and all(t // 4 == keep for t in hand):
             keep = None  # nothing else to discard
         n = len(state.melds[seat])
-        low, tied = self._shape(state, counts, n).choice(keep)
+        low, tied = HandShape(counts, state.wild, state.options, n).choice(keep)
         best = _keep_first(counts, state.wild, tied) if len(tied) > 1 else tied[0]
         tile = 4 * best + 3  # the highest tile of that kind in the hand
         while tile not in hand:
@@ -356,7 +361,7 @@ class Bot:
         if same == 3 and state.wall.peek_tail() is not None:
             rest = bytearray(counts)
             rest[kind] = 0
-            if self._shape(state, rest, n + 1).shanten() <= now:
+            if HandShape(rest, state.wild, state.options, n + 1).shanten() <= now:
                 return Kong(seat)
         if same >= 2 and limit_ok:
             rest = bytearray(counts)
@@ -392,4 +397,4 @@ class Bot:
         barred = None
         if state.claim_rules.keep_claimed and any(rest[k] for k in range(34) if k != kind):
             barred = kind
-        return self._shape(state, rest, melds).choice(barred)[0]
+        return HandShape(rest, state.wild, state.options, melds).choice(barred)[0]
