@@ -8,7 +8,7 @@ end the hand (a win, 流局) and no 下精 dice are due, the Settled event comes
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from engine.analysis import is_win
 from engine.hand import MeldType
@@ -215,8 +215,8 @@ def _deal(state: RoundState, a: Deal) -> Result:
     tiles: list[tuple[int, ...]] = []
     for s in range(SEATS):
         known = deal[s]
-        if all(t is not None for t in known):
-            mine = tuple(t for t in known if t is not None)
+        if None not in known:
+            mine = cast("tuple[int, ...]", known)
             if a.tiles is not None and tuple(a.tiles[s]) != mine:
                 return reject("tile_mismatch", "发到的牌和牌墙不符", f"seat {s}'s tiles differ")
             tiles.append(mine)
@@ -268,8 +268,9 @@ def _own_turn(state: RoundState, seat: int) -> Rejection | None:
 
 
 def _discard(state: RoundState, a: Discard) -> Result:
-    bad = _own_turn(state, a.seat)
-    if bad is not None:
+    if state.phase is not AT_TURN or a.seat != state.turn:  # (_own_turn's tests: no call)
+        bad = _own_turn(state, a.seat)
+        assert bad is not None
         return bad
     hand = state.hands[a.seat]
     if a.tile not in hand:
