@@ -161,7 +161,9 @@ def _flipped(state: RoundState, e: JingFlipped) -> None:
 
 
 def _take(state: RoundState, seat: int, tile: int, position: int, tail: bool) -> None:
-    wall = _wall(state)
+    wall = state.wall
+    if wall is None:
+        wall = _wall(state)  # (raises)
     draw = wall.take_tail() if tail else wall.take_head()
     if draw.position != position:
         raise CorruptLog(f"the wall gives position {draw.position}, the log says {position}")
@@ -199,7 +201,8 @@ def _discarded(state: RoundState, e: Discarded) -> None:
     state.keep[e.seat] = None
     if e.declined_win:
         state.blocked[e.seat] = True
-    _genzhuang(state, e.seat, e.tile // 4)
+    if state.gz_active:  # (most discards come after 跟庄 is out of the question)
+        _genzhuang(state, e.seat, e.tile // 4)
     state.responses = {}
     state.phase = AT_CLAIM
     state.turn = e.seat
