@@ -244,7 +244,7 @@ def _info(section: Section, key: bytes, sets: int) -> _Info:
                 canons.clear()
             spread = _spread(sets)
             canon = canons[(ckey, sets)] = _Canon(
-                next(_NEXT), _PAIRINGS[sets](base.vec[1]), tuple(spread[x] for x in base.same)
+                next(_NEXT), _PAIRINGS[sets](base.vec[1]), tuple(map(spread.__getitem__, base.same))
             )
         if len(table) >= _MEMO_LIMIT:
             table.clear()
