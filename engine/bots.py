@@ -232,9 +232,10 @@ class Bot:
             # (_wins_own asks the same first: most turns are not ready, so no call)
             if s <= 0 and self._wins_own(state, before, last // 4):
                 return DeclareWin(seat)
-            kong = self._self_kong(state, counts)
-            if kong is not None:
-                return kong
+            if state.melds[seat] or 4 in counts:  # (else _self_kong finds none)
+                kong = self._self_kong(state, counts)
+                if kong is not None:
+                    return kong
         else:
             counts = _counts(state.hands[seat])
         tile = self._discard_tile(state, counts)
@@ -259,17 +260,19 @@ class Bot:
         seat = self.seat
         hand = state.hands[seat]
         melds = state.melds[seat]
-        added: list[int] = []
-        if melds:
-            pungs = {m.tiles[0] // 4 for m in melds if m.type is _PUNG}
-            added = [t for t in hand if t // 4 in pungs]
-        if not added and 4 not in counts:
+        added: int | None = None  # the first tile in the hand that adds to a pung
+        for m in melds:
+            if m.type is _PUNG and counts[m.tiles[0] // 4]:
+                pungs = {m.tiles[0] // 4 for m in melds if m.type is _PUNG}
+                added = next(t for t in hand if t // 4 in pungs)
+                break
+        if added is None and 4 not in counts:
             return None
         assert state.wall is not None
         if state.wall.peek_tail() is None:
             return None
-        if added:
-            return Kong(seat, added[0])  # the fourth of a pung is no use in the hand
+        if added is not None:
+            return Kong(seat, added)  # the fourth of a pung is no use in the hand
         fours = [k for k in range(34) if counts[k] == 4]
         n = len(melds)
         now = HandShape(counts, state.wild, state.options, n).choice()[0]
