@@ -53,9 +53,12 @@ def _near(kind: int) -> tuple[int, ...]:
 
 
 _NEAR = tuple(_near(k) for k in range(34))
-# per kind: what reads its links off the counts (itself and its near kinds; honors: None),
-# and the low bits of its rank (value, kind)
-_LINKS = tuple(itemgetter(k, *_NEAR[k]) if _NEAR[k] else None for k in range(34))
+# per kind: what reads its links off the counts (itself and its near kinds; an honor's is
+# the one-item slice of itself, so that every kind's links sum the same way), and the low
+# bits of its rank (value, kind)
+_LINKS = tuple(
+    itemgetter(k, *_NEAR[k]) if _NEAR[k] else itemgetter(slice(k, k + 1)) for k in range(34)
+)
 _RANK = tuple(_VALUES[k] << 6 | k for k in range(34))
 
 
@@ -94,10 +97,14 @@ def _keep_first(counts: bytearray, wild: frozenset[int], tied: list[int]) -> int
     the more useful kinds, then the lower kind. The rank (wild, links, value, kind) is
     packed in one int: each part is below its field."""
     best = 1 << 30
+    if wild.isdisjoint(tied):  # (most turns: no wildcard to keep among the kinds)
+        for k in tied:
+            rank = sum(_LINKS[k](counts)) << 8 | _RANK[k]
+            if rank < best:
+                best = rank
+        return best & 63
     for k in tied:
-        links = _LINKS[k]
-        n = sum(links(counts)) if links is not None else counts[k]
-        rank = (k in wild) << 16 | n << 8 | _RANK[k]
+        rank = (k in wild) << 16 | sum(_LINKS[k](counts)) << 8 | _RANK[k]
         if rank < best:
             best = rank
     return best & 63
