@@ -274,16 +274,24 @@ def parse_finished_hand(data: Mapping[str, Any]) -> FinishedHand:
     return hand
 
 
+_SHARED_TILE = frozenset({WinSource.DISCARD, WinSource.ROB_KONG})
+
+
 def check_tiles(hand: FinishedHand, flipped_out_of_play: bool = False) -> None:
     """Tile counts: 13 a seat (14 a winner), at most four of a kind on the table."""
     winners = {w.seat for w in hand.wins}
     if len(winners) != len(hand.wins):
         raise SettleInputError("win: a seat is listed twice")
-    discarders = {w.discarder for w in hand.wins if w.source is WinSource.DISCARD}
-    if len(discarders) > 1:
-        raise SettleInputError("win: several winners must win on the same discard")
-    if len(hand.wins) > 1 and any(w.source is not WinSource.DISCARD for w in hand.wins):
-        raise SettleInputError("win: only a discard can have several winners")
+    if len(hand.wins) > 1:
+        # 一炮多响: several seats win on one tile, a discard or the tile added to a kong
+        # (抢杠), which its seat pays for as it would a discard
+        sources = {w.source for w in hand.wins}
+        if not sources <= _SHARED_TILE or len(sources) > 1:
+            raise SettleInputError(
+                "win: several winners must all win on a discard, or all rob the same kong"
+            )
+        if len({(w.discarder, w.tile) for w in hand.wins}) > 1:
+            raise SettleInputError("win: several winners must win on the same tile")
     for i, seat in enumerate(hand.seats):
         want = 14 if i in winners else 13
         if seat.tile_count != want:
@@ -309,7 +317,7 @@ def check_tiles(hand: FinishedHand, flipped_out_of_play: bool = False) -> None:
     if flipped_out_of_play and hand.indicator is not None:
         totals[hand.indicator] += 1
     if len(hand.wins) > 1:
-        # several winners on one discard each hold that one tile: count it once
+        # several winners on one tile each hold it: count it once
         totals[hand.wins[0].tile] -= len(hand.wins) - 1
     for kind, n in enumerate(totals):
         if n > 4:

@@ -49,7 +49,7 @@ from engine.round.events import (
 from engine.round.fold import evolve
 from engine.round.projection import public_view
 from engine.round.state import Source
-from engine.simulation import table_action, waiting_seats
+from engine.simulation import play_session, table_action, waiting_seats
 from engine.tiles import kind_name, successor
 from tests.engine.round_helpers import check_places, play, play_hands
 
@@ -325,6 +325,25 @@ def test_claim_limit_and_rob_window() -> None:
         return True
 
     assert _scan("guangdong", 60, rob) > 0
+
+
+def test_two_seats_rob_one_kong_and_both_are_paid() -> None:
+    """一炮多响 on a robbed kong (guangdong): seat 0 adds to a pung and seats 2 and 3 both win
+    on that tile. The hand once crashed in its settlement, which took several winners for a
+    discard only. Hand 95 of this session is such a hand (found by simulation)."""
+    results = list(play_session("guangdong", 96, random.Random(508)))
+    log = results[95].log
+    wins = [e for e in log if isinstance(e, WinDeclared)]
+    assert [(w.seat, w.source, w.discarder) for w in wins] == [
+        (2, "rob_kong", 0),
+        (3, "rob_kong", 0),
+    ]
+    lines = results[95].settlement.lines
+    assert {(line.payer, line.payee) for line in lines if line.code == "win.rob_kong"} == {
+        (0, 2),
+        (0, 3),
+    }
+    assert sum(results[95].settlement.net) == 0
 
 
 def test_passed_wins_bar_later_discard_wins() -> None:

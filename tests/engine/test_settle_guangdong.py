@@ -142,6 +142,47 @@ def test_two_winners_no_floor_and_the_dealer_stays() -> None:
     assert (s.next_dealer, s.dealer_streak) == (D, 1)
 
 
+def test_two_seats_rob_one_kong_the_robbed_pays_each() -> None:
+    """一炮多响 on a robbed kong: the tile added to seat 3's 7s pung wins for seats 1 and 2,
+    and seat 3 pays each as a discarder would (a simulated hand once crashed here)."""
+    pung = {"type": "pung", "tiles": "777s", "from": 1}
+    req = request(None, "", "", 0)
+    # (by hand: the helper would count the one robbed 7s twice, once in each winner's hand)
+    req["seats"] = [
+        {"hand": "111p 999p 111s 999s W", "melds": [], "discards": ""},
+        {"hand": "123m 456p 56s 234p 99m 7s", "melds": [], "discards": ""},
+        {"hand": "123p 456m 789m 88s 56s 7s", "melds": [], "discards": ""},
+        {"hand": "EEE SSS WW NN", "melds": [pung], "discards": ""},
+    ]
+    req["win"] = [{"seat": s, "tile": "7s", "from": "rob_kong:3"} for s in (1, 2)]
+    s = settle(req)
+    assert received(s, "win") == {1: 2, 2: 2}  # 平胡 1 番 each
+    assert paid(s, "win") == {3: 4}
+    assert {line.code for line in s.lines} == {"win.rob_kong"}
+
+
+@pytest.mark.parametrize(
+    ("froms", "tiles", "why"),
+    [
+        (("rob_kong:3", 3), ("7s", "7s"), "all win on a discard, or all rob"),
+        (("rob_kong:3", "self"), ("7s", "7s"), "all win on a discard, or all rob"),
+        ((3, 0), ("7s", "7s"), "on the same tile"),
+        ((3, 3), ("7s", "8s"), "on the same tile"),
+    ],
+)
+def test_several_winners_share_one_tile(
+    froms: tuple[int | str, int | str], tiles: tuple[str, str], why: str
+) -> None:
+    hands = {1: "123m 456p 56s 234p 99m 7s", 2: "123p 456m 789m 88s 5s 7s"}
+    req = request(None, "", "", 0, hands=hands)
+    req["win"] = [
+        {"seat": seat, "tile": tile, "from": frm}
+        for seat, tile, frm in zip((1, 2), tiles, froms, strict=True)
+    ]
+    with pytest.raises(SettleInputError, match=why):
+        settle(req)
+
+
 def test_gangshang_kaihua_after_a_kong_on_a_discard_the_giver_pays_all() -> None:
     melds = {1: [{"type": "kong_exposed", "tiles": "7777p", "from": 2}]}
     s = settle(request(1, "123m 456m 789s 99s", "9s", "kong_replacement", melds=melds))
