@@ -69,7 +69,8 @@ def is_win(
     """True if the concealed ``counts`` (14 − 3·melds tiles) plus ``melds`` form a win."""
     if sum(counts) + 3 * len(melds) != 14:
         return False
-    plan = _DEFAULT_PLAN if options is DEFAULT_OPTIONS else _plan(options)
+    hit = _PLANS.get(id(options))  # _plan(options)'s lookup, inline: the bots ask often
+    plan = hit[1] if hit is not None and hit[0] is options else _plan(options)
     nat: Sequence[int]
     if wild:
         nat, w = split_wild(counts, wild)
@@ -108,9 +109,6 @@ def _fill_suit(k: bytes) -> tuple[int, int]:
 
 def _fill_honor(k: bytes, options: ShapeOptions) -> tuple[int, int]:
     return section_tables(options, ())[3].fill(k)
-
-
-_DEFAULT_PLAN = _Plan(DEFAULT_OPTIONS)
 
 
 # shapes as plain module names: ``Shape.X`` is an attribute lookup on the enum class,
