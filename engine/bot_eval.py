@@ -473,12 +473,22 @@ class HandShape:
         is below that; a wildcard's need is worked out on its own."""
         w, pairs, singles, lan, honors = self.w, self.pairs, self.singles, self.lan, self.honors
         # one natural fewer: seven pairs as its kind was held an even or odd number of
-        # times; 十三烂 as it was while the kind stays
-        xq_even = self._xiaoqi_need(w, pairs - 1, singles + 1)
-        xq_odd = self._xiaoqi_need(w, pairs, singles - 1)
-        lan_same = self._lan_need(w, lan, honors)
+        # times; 十三烂 as it was while the kind stays. (_xiaoqi_need and _lan_need, inline:
+        # a jing hand comes here every turn, and ~six calls cost more than their sums.)
+        shapes = self.options.shapes
+        if _XIAOQI in shapes:
+            p = min(7, pairs - 1)
+            xq_even = 14 - w - 2 * p - min(singles + 1, 7 - p)
+            p = min(7, pairs)
+            xq_odd = 14 - w - 2 * p - min(singles - 1, 7 - p)
+        else:
+            xq_even = xq_odd = 99
+        lan_ok = _SHISANLAN in shapes
+        lan_top = 14 - (w if self.options.wild_in_shisanlan else 0)  # before lan and honors
+        lan_same = lan_top - min(lan, 9) - honors if lan_ok else 99
         floor = min(xq_even, xq_odd, lan_same)
-        naturals = [k for j in range(4) for k in _KINDS_AT[j][masks[j]]]
+        k0, k1, k2, k3 = _KINDS_AT
+        naturals = [*k0[masks[0]], *k1[masks[1]], *k2[masks[2]], *k3[masks[3]]]
         if tied and need < floor:
             low = need
         elif not tied and naturals and need + 1 <= floor:
@@ -493,12 +503,18 @@ class HandShape:
                 n = need if k in kept else need + 1
                 if n > floor:
                     c = nat[k]
-                    j, i = _PLACES[k]
-                    n = min(
-                        n,
-                        xq_odd if c & 1 else xq_even,
-                        lan_same if c > 1 else self._lan_without(j, i),
-                    )
+                    if c > 1 or not lan_ok:
+                        lan_k = lan_same
+                    else:
+                        # its last tile goes (_lan_without, inline)
+                        j, i = _PLACES[k]
+                        if j == 3:
+                            lan_k = lan_same + 1
+                        else:
+                            m = self.infos[j].mask
+                            fewer = lan - _LAN_KEEP[m] + _LAN_KEEP[m & ~(1 << i)]
+                            lan_k = lan_top - min(fewer, 9) - honors
+                    n = min(n, xq_odd if c & 1 else xq_even, lan_k)
                 if n < low:
                     low = n
                     tied = [k]
