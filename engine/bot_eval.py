@@ -318,15 +318,16 @@ class HandShape:
         w = 0
         nat = counts
         loose: list[int] = []  # the wild kinds held
-        split: bytearray | None = None  # (the caller's counts stay as they are)
-        for k in wild:  # (a loop, not a comprehension: that would be a call a shape)
-            c = counts[k]
-            if c:
-                if split is None:
-                    split = nat = bytearray(counts)
-                loose.append(k)
-                w += c
-                split[k] = 0
+        if wild:
+            split: bytearray | None = None  # (the caller's counts stay as they are)
+            for k in wild:  # (a loop, not a comprehension: that would be a call a shape)
+                c = counts[k]
+                if c:
+                    if split is None:
+                        split = nat = bytearray(counts)
+                    loose.append(k)
+                    w += c
+                    split[k] = 0
         self.nat = nat
         self.loose = loose
         self.w = w
