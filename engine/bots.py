@@ -137,6 +137,12 @@ class Bot:
         self._now: _Held | None = None
         self._now_of: list[int] | None = None
         self._now_at = -1
+        # the hand the bot's last discard leaves, with the move count it is due at: the
+        # seat's next answer takes it when the state's hand is that one (no lookup)
+        self._after: _Held | None = None
+        self._after_tiles: list[int] = []
+        self._after_of: list[int] | None = None
+        self._after_at = -1
         # actions are frozen: the two the bot sends most are made once
         self._pass = Pass(seat)
         self._draw = Draw(seat)
@@ -179,10 +185,19 @@ class Bot:
         until the seat moves (the state counts its moves)."""
         held = self._now
         moves = state.hand_moves
-        if held is None or self._now_of is not moves or self._now_at != moves[self.seat]:
-            held = self._now = self._hand(state, state.hands[self.seat])
+        seat = self.seat
+        if held is None or self._now_of is not moves or self._now_at != moves[seat]:
+            held = self._after
+            if (
+                held is None
+                or self._after_of is not moves
+                or self._after_at != moves[seat]
+                or self._after_tiles != state.hands[seat]
+            ):
+                held = self._hand(state, state.hands[seat])
+            self._now = held
             self._now_of = moves
-            self._now_at = moves[self.seat]
+            self._now_at = moves[seat]
         return held
 
     def _shanten_of(self, state: RoundState, held: _Held) -> int:
@@ -309,6 +324,10 @@ class Bot:
         # the hand after the discard: its shanten is known, others' discards ask for it
         held = self._hand(state, rest, after)
         held.shanten = low
+        self._after = held
+        self._after_tiles = rest
+        self._after_of = state.hand_moves
+        self._after_at = state.hand_moves[seat] + 1  # (the discard is one move)
         return tile
 
     # -- someone else's tile -----------------------------------------------------------

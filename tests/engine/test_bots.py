@@ -11,10 +11,12 @@ from engine.bot_eval import HandShape
 from engine.bots import Bot
 from engine.hand import Shape, ShapeOptions
 from engine.round import Action, RoundState
-from engine.round.actions import Chow, DeclareWin, Kong, Pass, Pung
+from engine.round.actions import Chow, DeclareWin, Discard, Kong, Pass, Pung
 from engine.round.events import Event, HandStarted
+from engine.round.fold import evolve_all
+from engine.round.rules import Rejection, apply
 from engine.round.state import Phase
-from engine.simulation import play_hand
+from engine.simulation import play_hand, table_action, waiting_seats
 from engine.tiles import counts_of
 from tests.engine.round_helpers import play, play_hands
 
@@ -126,6 +128,31 @@ def test_answers_do_not_depend_on_the_other_seats_answers(ruleset: str) -> None:
 
     play_hands(ruleset, f"answers-{ruleset}", each)
     assert checked > 200
+
+
+def test_a_bot_reads_the_hand_played_not_the_discard_it_chose() -> None:
+    """A driver may ask a bot and play another tile (a hint the player ignores): the bot's
+    next answers read the hand as it is, not the one its own discard would have left."""
+    rng = random.Random(11)
+    bots = [Bot(s) for s in range(4)]
+    overridden = checked = 0
+    for n in range(4):
+        state = RoundState(HandStarted("guangdong", n))
+        while state.settlement is None:
+            action = table_action(state, rng) or bots[waiting_seats(state)[0]].act(state)
+            if isinstance(action, Discard) and action.seat == 0:
+                others = [t for t in state.hands[0] if t // 4 != action.tile // 4]
+                if others and overridden <= checked:
+                    action = Discard(0, others[-1])
+                    overridden += 1
+            result = apply(state, action)
+            assert not isinstance(result, Rejection), f"{action} refused: {result}"
+            evolve_all(state, result)
+            if state.phase is Phase.CLAIM and state.turn != 0 and not state.responses:
+                held = bots[0]._current(state)
+                assert list(held.counts) == counts_of([t // 4 for t in state.hands[0]])
+                checked += 1
+    assert overridden > 20 and checked > 60
 
 
 def test_a_bot_answers_only_in_a_claim_window() -> None:
