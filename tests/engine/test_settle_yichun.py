@@ -219,6 +219,25 @@ def test_several_winners_all_win_and_the_discarder_deals() -> None:
     assert s.next_dealer == 2  # 买庄
 
 
+def test_two_seats_rob_one_kong_the_robbed_pays_each_and_deals() -> None:
+    """不拦胡 on a robbed 补杠: both robbers win, and the robbed seat pays each as the
+    discarder and deals next, as after several winners on a discard."""
+    req = request(None, "", "", 0)
+    # (by hand: the helper would count the one robbed 6p twice, once in each winner's hand)
+    req["seats"] = [
+        {"hand": "555m 666m 777s 888s C", "melds": [], "discards": ""},
+        {"hand": "123m 45p 789s ESN 99m 6p", "melds": [], "discards": ""},
+        {"hand": "234m 78p 456s 789m 11s 6p", "melds": [], "discards": ""},
+        {"hand": "111p 222p 333s W", "melds": [pung("666p", 1)], "discards": ""},
+    ]
+    req["win"] = [{"seat": s, "tile": "6p", "from": "rob_kong:3"} for s in (1, 2)]
+    s = settle(req)
+    assert received(s, "win") == {1: 2 * 2, 2: 2 * 2}  # 平糊, 抢杠 ×2 each
+    assert paid(s, "win") == {3: 8}
+    assert {line.code for line in s.lines} == {"win.rob_kong"}
+    assert s.next_dealer == 3
+
+
 def test_winner_deals_next() -> None:
     assert settle(request(2, PINGHU, "9m", 1)).next_dealer == 2
     s = settle(request(D, PINGHU, "9m", 1))
