@@ -810,6 +810,13 @@ class Wall:
     def _head_ok(self, d: int) -> bool:
         return self._head_position(d) is not None
 
+    def _head_next(self) -> int | None:
+        """``_head_position(self._head)``, kept until the wall changes (see ``_STALE``)."""
+        p = self._next
+        if p == _STALE:
+            p = self._next = self._head_position(self._head)
+        return p
+
     def _head_position(self, d: int) -> int | None:
         """Ring position of draw index ``d`` if the head may still draw it."""
         if d >= NUM_TILES or d // 2 >= RING_STACKS - self._rules.reserve_stacks:
@@ -989,24 +996,20 @@ class Wall:
         """The next ordinary draw, or None when the live wall is exhausted."""
         if not self._ready:
             self._check_ready()
-        p = self._next  # (kept: see _STALE)
-        if p == _STALE:
-            p = self._next = self._head_position(self._head)
-        return None if p is None else _make_draw(Draw, (p, self._order[p]))
+        p = self._head_next()
+        return None if p is None else self._draw(p)
 
     def take_head(self) -> Draw:
         """Take the next ordinary draw. Raises ValueError when the live wall is exhausted."""
         if not self._ready:
             self._check_ready()
-        p = self._next  # (kept: see _STALE)
-        if p == _STALE:
-            p = self._head_position(self._head)
+        p = self._head_next()
         if p is None:
             raise ValueError("the live wall is exhausted (流局)")
         self._taken[p] = 1
         self._head += 1
         self._next = _STALE
-        return _make_draw(Draw, (p, self._order[p]))
+        return self._draw(p)
 
     def peek_tail(self) -> Draw | None:
         """The next kong replacement, or None when none is left."""
@@ -1049,10 +1052,7 @@ class Wall:
     def is_exhausted(self) -> bool:
         """True when no further ordinary draw is possible: the hand is drawn (流局) unless
         someone wins on the last discard."""
-        p = self._next  # (kept: see _STALE)
-        if p == _STALE:
-            p = self._next = self._head_position(self._head)
-        return p is None
+        return self._head_next() is None
 
     @property
     def remaining(self) -> int:
