@@ -227,10 +227,7 @@ class Bot:
     def _wins_own(self, state: RoundState, held: _Held, kind: int) -> bool:
         """The seat may win with ``held`` and one of ``kind`` (its own tile, or the one in
         the window); the engine's own check (readings, ruleset bars) has the last word."""
-        s = held.shanten
-        if s is None:
-            s = self._shanten_of(state, held)
-        if s > 0:
+        if self._shanten_of(state, held) > 0:
             return False
         # is_win first: it is cheap, and the full check (readings, ruleset bars) is not
         if not self._wins_with(state, held, kind):
@@ -248,11 +245,8 @@ class Bot:
             assert last is not None
             counts = bytearray(before.counts)
             counts[last // 4] += 1
-            s = before.shanten
-            if s is None:
-                s = self._shanten_of(state, before)
             # (_wins_own asks the same first: most turns are not ready, so no call)
-            if s <= 0 and self._wins_own(state, before, last // 4):
+            if self._shanten_of(state, before) <= 0 and self._wins_own(state, before, last // 4):
                 return DeclareWin(seat)
             if state.melds[seat] or 4 in counts:  # (else _self_kong finds none)
                 kong = self._self_kong(state, counts)
