@@ -161,9 +161,7 @@ def _flipped(state: RoundState, e: JingFlipped) -> None:
 
 
 def _take(state: RoundState, seat: int, tile: int, position: int, tail: bool) -> None:
-    wall = state.wall
-    if wall is None:
-        wall = _wall(state)  # (raises)
+    wall = _wall(state)
     draw = wall.take_tail() if tail else wall.take_head()
     if draw.position != position:
         raise CorruptLog(f"the wall gives position {draw.position}, the log says {position}")
