@@ -435,14 +435,8 @@ def _pass_rest(state: RoundState, a: PassRest) -> Result:
     if phase is not AT_CLAIM and phase is not AT_ROB:
         return _wrong_phase(state)
     responses = state.responses
-    if not responses:
-        # the usual window: nobody has answered yet, and all three pass
-        after = _AFTER[state.turn]
-        events: list[Event] = [_PASSED[after[0]], _PASSED[after[1]], _PASSED[after[2]]]
-        events += resolve(state, dict.fromkeys(after))
-        return _finish(state, events)
     answers = dict(responses)
-    events = []
+    events: list[Event] = []
     for seat in _AFTER[state.turn]:
         if seat not in responses:
             events.append(_PASSED[seat])
