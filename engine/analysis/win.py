@@ -69,8 +69,7 @@ def is_win(
     """True if the concealed ``counts`` (14 − 3·melds tiles) plus ``melds`` form a win."""
     if sum(counts) + 3 * len(melds) != 14:
         return False
-    hit = _PLANS.get(id(options))  # _plan(options)'s lookup, inline: the bots ask often
-    plan = hit[1] if hit is not None and hit[0] is options else _plan(options)
+    plan = _plan(options)
     nat: Sequence[int]
     if wild:
         nat, w = split_wild(counts, wild)
