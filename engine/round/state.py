@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.hand import Meld, MeldType, ShapeOptions
 from engine.round.events import ClaimDeclared, DiceRolled, HandStarted, WinDeclared
@@ -62,9 +61,10 @@ AT_CLAIM, AT_ROB, AT_TURN, AT_DRAW, AT_REPLACEMENT, AT_DONE = (
 BY_DRAW, BY_CLAIM = Source.DRAW, Source.CLAIM
 
 
-@dataclass(frozen=True, slots=True)
-class HeldMeld:
-    """A meld with its physical tiles; ``claimed`` is the tile taken from ``from_seat``."""
+class HeldMeld(NamedTuple):
+    """A meld with its physical tiles; ``claimed`` is the tile taken from ``from_seat``.
+    (A named tuple, not a frozen dataclass: a won hand's key hashes every seat's melds,
+    some thirty a hand, and a tuple hashes at C level.)"""
 
     type: MeldType
     tiles: tuple[int, ...]
