@@ -7,20 +7,23 @@ see: it drops the wall order, concealed tiles, draws and lianhua's 暗精.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import Field, TypeAdapter, ValidationError
 
 DicePurpose = Literal["break", "break_second", "jing", "xia_jing"]
 FlipName = Literal["jing", "caishen", "xia_jing"]
 ClaimName = Literal["win", "kong", "pung", "chow"]
 KongName = Literal["concealed", "exposed", "added"]
 SourceName = Literal["self", "discard", "rob_kong", "kong_replacement"]
-
-
-def _tuplify(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_tuplify(v) for v in value)
-    return value
+# what a log's numbers may be (checked when a log is read: ``event_from_dict``)
+Seat = Annotated[int, Field(ge=0, le=3)]
+TileId = Annotated[int, Field(ge=0, le=135)]  # a physical tile, or a wall position
+Die = Annotated[int, Field(ge=1, le=6)]
+Wind = Annotated[int, Field(ge=27, le=30)]  # 东 南 西 北 as kinds
+ClaimedPair = Annotated[tuple[TileId, ...], Field(min_length=2, max_length=2)]
 
 
 def _listify(value: Any) -> Any:
@@ -45,7 +48,8 @@ class Event:
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
-    """Inverse of ``Event.to_dict``; raises ValueError naming an unknown type or field."""
+    """Inverse of ``Event.to_dict``; raises ValueError naming an unknown type or field, or
+    the first field whose value the event cannot hold (a type, a seat, a tile id …)."""
     kind = data.get("type")
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
@@ -54,18 +58,34 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     extra = set(data) - names - {"type"}
     if extra:
         raise ValueError(f"{kind}: unknown field(s) {', '.join(sorted(extra))}")
-    return cls(**{k: _tuplify(v) for k, v in data.items() if k != "type"})
+    try:
+        # strict, as JSON: no "3" or 3.0 or true for a number; arrays become tuples
+        text = json.dumps({k: v for k, v in data.items() if k != "type"})
+        reader = _READERS.get(cls.type)
+        if reader is None:
+            reader = _READERS[cls.type] = TypeAdapter(cls)
+        event: Event = reader.validate_json(text, strict=True)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ValueError(f"{kind}.{where}: {first['msg']}") from None
+    except TypeError as err:  # a value JSON cannot hold (from a caller's dict)
+        raise ValueError(f"{kind}: {err}") from None
+    return event
+
+
+_READERS: dict[str, TypeAdapter[Event]] = {}  # by event type, built when first read
 
 
 @dataclass(frozen=True, slots=True)
 class HandStarted(Event):
     type: ClassVar[str] = "hand_started"
     ruleset: str
-    dealer: int
+    dealer: Seat
     hand_no: int = 1
     dealer_streak: int = 0
-    prevailing_wind: int = 27
-    first_dealer: int | None = None
+    prevailing_wind: Wind = 27
+    first_dealer: Seat | None = None
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -75,16 +95,16 @@ class Shuffled(Event):
 
     type: ClassVar[str] = "shuffled"
     secret: ClassVar[tuple[str, ...]] = ("order",)
-    order: tuple[int, ...] | None = None
+    order: tuple[TileId, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class DiceRolled(Event):
     type: ClassVar[str] = "dice_rolled"
     purpose: DicePurpose
-    seat: int
-    a: int
-    b: int
+    seat: Seat
+    a: Die
+    b: Die
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +113,7 @@ class Dealt(Event):
 
     type: ClassVar[str] = "dealt"
     secret: ClassVar[tuple[str, ...]] = ("tiles",)
-    tiles: tuple[tuple[int, ...], ...]
+    tiles: tuple[tuple[TileId, ...], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,27 +123,27 @@ class JingFlipped(Event):
     type: ClassVar[str] = "jing_flipped"
     secret: ClassVar[tuple[str, ...]] = ("under_tile",)
     purpose: FlipName
-    position: int
-    tile: int
-    under_tile: int | None = None
+    position: TileId
+    tile: TileId
+    under_tile: TileId | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Drew(Event):
     type: ClassVar[str] = "drew"
     secret: ClassVar[tuple[str, ...]] = ("tile", "position")
-    seat: int
-    tile: int
-    position: int
+    seat: Seat
+    tile: TileId
+    position: TileId
 
 
 @dataclass(frozen=True, slots=True)
 class ReplacementDrawn(Event):
     type: ClassVar[str] = "replacement_drawn"
     secret: ClassVar[tuple[str, ...]] = ("tile", "position")
-    seat: int
-    tile: int
-    position: int
+    seat: Seat
+    tile: TileId
+    position: TileId
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +153,8 @@ class Discarded(Event):
 
     type: ClassVar[str] = "discarded"
     secret: ClassVar[tuple[str, ...]] = ("declined_win",)
-    seat: int
-    tile: int
+    seat: Seat
+    tile: TileId
     declined_win: bool = False
 
 
@@ -145,15 +165,15 @@ class ClaimDeclared(Event):
 
     type: ClassVar[str] = "claim_declared"
     secret: ClassVar[tuple[str, ...]] = ("tiles",)
-    seat: int
+    seat: Seat
     claim: ClaimName
-    tiles: tuple[int, ...] = ()  # the claimer's own tiles that go into the meld
+    tiles: tuple[TileId, ...] = ()  # the claimer's own tiles that go into the meld
 
 
 @dataclass(frozen=True, slots=True)
 class Passed(Event):
     type: ClassVar[str] = "passed"
-    seat: int
+    seat: Seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,26 +181,26 @@ class ClaimsResolved(Event):
     """The window is closed; ``passed`` are the seats that let the tile go (漏胡)."""
 
     type: ClassVar[str] = "claims_resolved"
-    tile: int
-    passed: tuple[int, ...]
+    tile: TileId
+    passed: tuple[Seat, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Chowed(Event):
     type: ClassVar[str] = "chowed"
-    seat: int
-    from_seat: int
-    tile: int
-    tiles: tuple[int, ...]  # the claimer's two
+    seat: Seat
+    from_seat: Seat
+    tile: TileId
+    tiles: ClaimedPair  # the claimer's two
 
 
 @dataclass(frozen=True, slots=True)
 class Punged(Event):
     type: ClassVar[str] = "punged"
-    seat: int
-    from_seat: int
-    tile: int
-    tiles: tuple[int, ...]  # the claimer's two
+    seat: Seat
+    from_seat: Seat
+    tile: TileId
+    tiles: ClaimedPair  # the claimer's two
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,11 +209,11 @@ class Konged(Event):
 
     type: ClassVar[str] = "konged"
     secret: ClassVar[tuple[str, ...]] = ()
-    seat: int
+    seat: Seat
     kong: KongName
-    tiles: tuple[int, ...]
-    from_seat: int | None = None
-    tile: int | None = None  # the claimed discard (exposed)
+    tiles: tuple[TileId, ...]
+    from_seat: Seat | None = None
+    tile: TileId | None = None  # the claimed discard (exposed)
 
     def public_dict(self) -> dict[str, Any]:
         out = Event.public_dict(self)
@@ -205,10 +225,10 @@ class Konged(Event):
 @dataclass(frozen=True, slots=True)
 class WinDeclared(Event):
     type: ClassVar[str] = "win_declared"
-    seat: int
-    tile: int
+    seat: Seat
+    tile: TileId
     source: SourceName
-    discarder: int | None = None  # the discarder, or the robbed seat
+    discarder: Seat | None = None  # the discarder, or the robbed seat
     tian: bool = False
     di: bool = False
     last_tile: bool = False
@@ -219,7 +239,7 @@ class WinRejected(Event):
     """诈胡 (or a win the ruleset bars here): play goes on; ``penalised`` lists the seat."""
 
     type: ClassVar[str] = "win_rejected"
-    seat: int
+    seat: Seat
     code: str
     reason: str
     penalised: bool = False

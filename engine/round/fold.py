@@ -54,12 +54,20 @@ class CorruptLog(ValueError):
 def fold(events: Iterable[Event]) -> RoundState:
     """The state after ``events``; the first must be ``HandStarted``."""
     it = iter(events)
-    first = next(it, None)
-    if not isinstance(first, HandStarted):
-        raise CorruptLog("a hand log starts with hand_started")
-    state = RoundState(first)
+    state = start(next(it, None))
     evolve_all(state, it)
     return state
+
+
+def start(first: Event | None) -> RoundState:
+    """The state a hand log's first event opens (a log that names no ruleset it can load,
+    or bad options for it, is corrupt too)."""
+    if not isinstance(first, HandStarted):
+        raise CorruptLog("a hand log starts with hand_started")
+    try:
+        return RoundState(first)
+    except ValueError as err:
+        raise CorruptLog(f"hand_started: {err}") from None
 
 
 def advance(state: RoundState, events: Iterable[Event]) -> RoundState:
@@ -88,7 +96,7 @@ def evolve_all(state: RoundState, events: Iterable[Event]) -> None:
             raise CorruptLog(f"{event.type} cannot appear after hand_started")
         try:
             handler(state, event)
-        except (ValueError, KeyError, IndexError, AssertionError) as err:
+        except (ValueError, KeyError, IndexError, TypeError, AssertionError) as err:
             raise CorruptLog(f"{event.type}: {err}") from err
 
 
@@ -114,7 +122,9 @@ def _dice(state: RoundState, e: DiceRolled) -> None:
             state.wall = Wall.open(rules, state.dealer, dice, None, state.order)
             state.phase = Phase.DEAL
     elif e.purpose == "break_second":
-        first = next(d for d in state.dice if d.purpose == "break")
+        first = next((d for d in state.dice if d.purpose == "break"), None)
+        if first is None:
+            raise CorruptLog("dice_rolled: the second roll to break comes before the first")
         rules = state.wall_rules
         state.wall = Wall.open(rules, state.dealer, Dice(first.a, first.b), dice, state.order)
         state.phase = Phase.DEAL

@@ -27,7 +27,7 @@ from engine.round.events import (
     WinRejected,
 )
 from engine.round.finish import settle
-from engine.round.fold import CorruptLog, evolve
+from engine.round.fold import evolve, start
 from engine.round.state import RoundState
 from engine.tiles import format_kinds
 
@@ -48,9 +48,8 @@ def steps(events: Iterable[Event]) -> Iterator[tuple[Event, RoundState]]:
     """Each event with the state right after it."""
     it = iter(events)
     first = next(it, None)
-    if not isinstance(first, HandStarted):
-        raise CorruptLog("a hand log starts with hand_started")
-    state = RoundState(first)
+    state = start(first)
+    assert first is not None
     yield first, state
     for e in it:
         evolve(state, e)
@@ -61,7 +60,10 @@ def check(state: RoundState) -> str | None:
     """None when the recorded settlement is what the rules give now; else the difference."""
     if state.settlement is None:
         return "the log ends before the settlement"
-    again = settle(state)
+    try:
+        again = settle(state)
+    except ValueError as err:  # the folded tiles cannot be settled (SettleInputError …)
+        return f"the folded hand cannot be settled: {err}"
     if again != state.settlement:
         return f"recorded nets {state.settlement.net}, recomputed {again.net}"
     return None

@@ -66,3 +66,23 @@ def test_replay_rejects_garbage(tmp_path: Path) -> None:
     log = tmp_path / "bad.jsonl"
     log.write_text('{"type": "nonsense"}\n', encoding="utf-8")
     assert runner.invoke(app, ["replay", str(log)]).exit_code == 2
+
+
+def test_replay_names_the_field_a_damaged_log_gets_wrong(tmp_path: Path) -> None:
+    log = tmp_path / "one.jsonl"
+    args = ["simulate", "--ruleset", "xingguo", "--hands", "1", "--json", "--log", str(log)]
+    assert runner.invoke(app, args).exit_code == 0
+    events = [json.loads(ln) for ln in log.read_text(encoding="utf-8").splitlines()]
+    n = next(i for i, e in enumerate(events) if e["type"] == "drew")
+    events[n]["seat"] = 7
+    log.write_text("\n".join(json.dumps(e) for e in events), encoding="utf-8")
+    r = runner.invoke(app, ["replay", str(log)])
+    assert r.exit_code == 2
+    assert f"one.jsonl:{n + 1}: drew.seat: Input should be less than or equal to 3" in r.output
+
+
+def test_replay_refuses_a_hand_of_unknown_rules(tmp_path: Path) -> None:
+    log = tmp_path / "odd.jsonl"
+    log.write_text('{"type": "hand_started", "ruleset": "nope", "dealer": 0}\n', encoding="utf-8")
+    r = runner.invoke(app, ["replay", str(log)])
+    assert r.exit_code == 2 and "error: hand_started: ruleset: unknown ruleset 'nope'" in r.output
