@@ -112,16 +112,33 @@ class HandKeeper:
             self._start_session()
         else:
             self.session_id = found.id
-            self._replay_session()
+            try:
+                self._replay_session()
+            except (ValueError, KeyError, TypeError) as err:
+                # a finished hand this engine cannot read back (a damaged row): the
+                # session's totals cannot be rebuilt, so a new session starts; every hand
+                # stays stored as it is
+                why = f"a finished hand's log cannot be read: {err}"
+                log.error("session cannot be resumed; a new one starts", why=why)
+                self.store.end_session(found.id)
+                self._start_session()
         hand = self.store.open_hand()
         if hand is None:
             return
         if hand.hand.session_id != self.session_id:
             self.store.abort_hand(hand.hand.id, "its session is over")
             return
-        events = _log_of(hand)
-        self.hand_id, self.log = hand.hand.id, events
-        self.state = fold(events)
+        try:
+            events = _log_of(hand)
+            state = fold(events)
+        except ValueError as err:  # (CorruptLog is one)
+            # a log this engine cannot read back (a damaged row): the table must not stop
+            # on it at every start. Its events stay stored; the hand is closed with why.
+            why = f"its log cannot be replayed: {err}"
+            log.error("open hand aborted", hand_id=hand.hand.id, why=why)
+            self.store.abort_hand(hand.hand.id, why)
+            return
+        self.hand_id, self.log, self.state = hand.hand.id, events, state
         self.last_order = self.state.order
         log.info(
             "hand resumed", hand_id=self.hand_id, events=len(events), phase=self.state.phase.value
