@@ -123,8 +123,8 @@ def _dice(state: RoundState, e: DiceRolled) -> None:
             state.phase = Phase.DEAL
     elif e.purpose == "break_second":
         first = next((d for d in state.dice if d.purpose == "break"), None)
-        if first is None:
-            raise CorruptLog("dice_rolled: the second roll to break comes before the first")
+        if first is None:  # (evolve_all names the event)
+            raise ValueError("the second roll to break comes before the first")
         rules = state.wall_rules
         state.wall = Wall.open(rules, state.dealer, Dice(first.a, first.b), dice, state.order)
         state.phase = Phase.DEAL
