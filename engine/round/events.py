@@ -11,7 +11,8 @@ import json
 from dataclasses import dataclass, field, fields
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError, with_config
+from typing_extensions import TypedDict  # (pydantic reads typing's only from Python 3.12)
 
 DicePurpose = Literal["break", "break_second", "jing", "xia_jing"]
 FlipName = Literal["jing", "caishen", "xia_jing"]
@@ -24,6 +25,29 @@ TileId = Annotated[int, Field(ge=0, le=135)]  # a physical tile, or a wall posit
 Die = Annotated[int, Field(ge=1, le=6)]
 Wind = Annotated[int, Field(ge=27, le=30)]  # 东 南 西 北 as kinds
 ClaimedPair = Annotated[tuple[TileId, ...], Field(min_length=2, max_length=2)]
+# a settlement's amount: an int, or an exact fraction as "7/2" (never a float: a replay
+# must compare equal)
+WireAmount = int | Annotated[str, StringConstraints(pattern=r"^-?[0-9]+/[1-9][0-9]*$")]
+# one settlement line ("from" is a keyword, hence the call form)
+LineDict = TypedDict(
+    "LineDict", {"code": str, "reason": str, "from": Seat, "to": Seat, "amount": WireAmount}
+)
+with_config(ConfigDict(extra="forbid"))(LineDict)
+
+
+@with_config(ConfigDict(extra="forbid"))
+class SettlementDict(TypedDict):
+    """The Settled event's payload (``engine.round.finish.settlement_to_dict``): a log is
+    read back into a session and the owners' pages, so every value is checked."""
+
+    lines: list[LineDict]
+    net: Annotated[list[WireAmount], Field(min_length=4, max_length=4)]
+    next_dealer: Seat
+    void: bool
+    dealer_streak: Annotated[int, Field(ge=0)]
+    prevailing_wind: Wind | None
+    notes: list[str]
+    house_fee: WireAmount
 
 
 def _listify(value: Any) -> Any:
@@ -257,7 +281,7 @@ class Settled(Event):
     """The ruleset's settlement (see ``engine.round.finish.settlement_to_dict``)."""
 
     type: ClassVar[str] = "settled"
-    settlement: dict[str, Any]
+    settlement: SettlementDict
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.hand import Meld, MeldType
-from engine.round.events import WinDeclared
+from engine.round.events import SettlementDict, WinDeclared
 from engine.round.state import SEATS, RoundState
 from engine.settlement import FinishedHand, SeatEnd, Settlement, Win, WinSource
 from engine.settlement.ledger import Amount, Line
@@ -162,7 +162,7 @@ def _amount_in(a: Any) -> Amount:
     raise ValueError(f"not an amount: {a!r}")
 
 
-def settlement_to_dict(s: Settlement) -> dict[str, Any]:
+def settlement_to_dict(s: Settlement) -> SettlementDict:
     """Exact (halves as ``"7/2"``), so a replay compares equal; ``net`` is for readers."""
     return {
         "lines": [
@@ -185,12 +185,14 @@ def settlement_to_dict(s: Settlement) -> dict[str, Any]:
     }
 
 
-def settlement_from_dict(d: dict[str, Any]) -> Settlement:
+def settlement_from_dict(d: SettlementDict) -> Settlement:
+    """The Settlement a Settled event holds; raises ValueError when its ``net`` (what the
+    displays and the owners' pages show) is not what its lines pay."""
     lines = tuple(
         Line(ln["code"], ln["reason"], ln["from"], ln["to"], _amount_in(ln["amount"]))
         for ln in d["lines"]
     )
-    return Settlement(
+    settlement = Settlement(
         lines=lines,
         next_dealer=d["next_dealer"],
         void=d["void"],
@@ -199,3 +201,7 @@ def settlement_from_dict(d: dict[str, Any]) -> Settlement:
         notes=tuple(d["notes"]),
         house_fee=_amount_in(d["house_fee"]),
     )
+    if tuple(_amount_in(n) for n in d["net"]) != settlement.net:
+        shown = ", ".join(str(n) for n in settlement.net)
+        raise ValueError(f"net {d['net']} is not what its lines pay ({shown})")
+    return settlement

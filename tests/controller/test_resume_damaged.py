@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from sqlalchemy import text
 
 from controller.hand_keeper import HandKeeper
@@ -72,7 +75,19 @@ def _play_out(keeper: HandKeeper, seed: int) -> str:
     return hand_id
 
 
-def test_a_damaged_finished_hand_starts_a_new_session(tmp_path: Path) -> None:
+def _no_lines(settlement: dict[str, Any]) -> dict[str, Any]:
+    return {"lines": 5}
+
+
+def _dealer_seven(settlement: dict[str, Any]) -> dict[str, Any]:
+    # read and used before: the resumed session dealt its next hand from seat 7
+    return {**settlement, "next_dealer": 7}
+
+
+@pytest.mark.parametrize("damage", [_no_lines, _dealer_seven])
+def test_a_damaged_finished_hand_starts_a_new_session(
+    tmp_path: Path, damage: Callable[[dict[str, Any]], dict[str, Any]]
+) -> None:
     store = EventStore.open(f"sqlite:///{tmp_path / 'table.db'}")
     try:
         keeper = _keeper(store)
@@ -80,10 +95,15 @@ def test_a_damaged_finished_hand_starts_a_new_session(tmp_path: Path) -> None:
         hand_id = _play_out(keeper, 3)
         first_session = keeper.session_id
         assert store.load_hand(hand_id).hand.status == "finished"
+        settled = store.load_hand(hand_id).events[-1].payload
+        assert settled["type"] == "settled"
         with store.engine.begin() as c:  # its Settled event, damaged
             c.execute(
                 text("UPDATE events SET payload = :p WHERE hand_id = :h AND type = 'settled'"),
-                {"p": json.dumps({"type": "settled", "settlement": {"lines": 5}}), "h": hand_id},
+                {
+                    "p": json.dumps({**settled, "settlement": damage(settled["settlement"])}),
+                    "h": hand_id,
+                },
             )
 
         again = _keeper(store)
@@ -91,6 +111,7 @@ def test_a_damaged_finished_hand_starts_a_new_session(tmp_path: Path) -> None:
         assert again.session_id not in (None, first_session)
         assert store.get_session(first_session).ended_at is not None
         assert store.load_hand(hand_id).hand.status == "finished"  # kept as it was
+        assert again.session.dealer in range(4)
         _play_out(again, 4)  # the table plays on
     finally:
         store.close()

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pytest
@@ -56,6 +58,55 @@ def test_events_of_every_shape_are_checked(data: dict[str, Any], says: str) -> N
         event_from_dict(data)
 
 
+def _settled_log() -> list[dict[str, Any]]:
+    result = next(play_session("xingguo", 1, random.Random(3)))
+    log = [e.to_dict() for e in result.log]
+    assert log[-1]["type"] == "settled" and log[-1]["settlement"]["lines"]
+    return log
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "says"),
+    [
+        # each of these was read and folded: a resumed session took seat 7 as the dealer
+        (("next_dealer",), 7, "settled.settlement.next_dealer: Input should be less than"),
+        (("next_dealer",), "1", "settled.settlement.next_dealer: Input should be a valid int"),
+        (("void",), "no", "settled.settlement.void: Input should be a valid boolean"),
+        (("notes",), [1], "settled.settlement.notes.0: Input should be a valid string"),
+        (("prevailing_wind",), 99, "settled.settlement.prevailing_wind"),
+        (("dealer_streak",), -1, "settled.settlement.dealer_streak"),
+        (("net",), [0, 0, 0], "settled.settlement.net: List should have at least 4 items"),
+        (("mood",), "happy", "settled.settlement.mood: Extra inputs are not permitted"),
+        # ``check`` raised IndexError on this one (its nets index the seats)
+        (("lines", 0, "from"), 9, "settled.settlement.lines.0.from: Input should be less"),
+        (("lines", 0, "amount"), 1.5, "settled.settlement.lines.0.amount"),
+        (("lines", 0, "amount"), "1.5", "settled.settlement.lines.0.amount"),
+        (("house_fee",), "7/0", "settled.settlement.house_fee"),
+    ],
+)
+def test_a_settlement_the_session_cannot_use_is_refused(
+    where: tuple[str | int, ...], value: Any, says: str
+) -> None:
+    log = _settled_log()
+    target: Any = log[-1]["settlement"]
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = value
+    with pytest.raises(ValueError, match=says):
+        event_from_dict(log[-1])
+
+
+def test_a_settlement_whose_nets_are_not_its_lines_is_corrupt() -> None:
+    """The nets are what the displays and the owners' pages show: they must be the lines'."""
+    log = _settled_log()
+    net = log[-1]["settlement"]["net"]
+    net[0], net[1] = net[1], net[0]
+    assert net[0] != net[1]
+    events = [event_from_dict(e) for e in log]
+    with pytest.raises(CorruptLog, match=r"settled: net \[.*\] is not what its lines pay"):
+        fold(events)
+
+
 def test_a_log_event_round_trips_as_tuples() -> None:
     e = event_from_dict({"type": "dealt", "tiles": [[1, 2], [3], [], [4]]})
     assert e.to_dict() == {"type": "dealt", "tiles": [[1, 2], [3], [], [4]]}
@@ -94,6 +145,9 @@ def _logs() -> list[list[dict[str, Any]]]:
 
 
 def _damaged(value: Any, rng: random.Random) -> Any:
+    if isinstance(value, dict) and value and rng.random() < 0.8:
+        key = rng.choice(sorted(value))  # (a settlement, a line of it, the options)
+        return {**value, key: _damaged(value[key], rng)}
     if isinstance(value, list) and value and rng.random() < 0.5:
         value = list(value)
         i = rng.randrange(len(value))
@@ -108,22 +162,48 @@ def test_damaged_logs_are_refused_with_a_reason_and_nothing_else() -> None:
     """Fields changed, events dropped, swapped or repeated: every outcome is a reason."""
     rng = random.Random(20261130)
     logs = _logs()
-    outcomes = {"unreadable": 0, "corrupt": 0, "mismatch": 0, "matches": 0}
-    for _ in range(400):
+
+    def damaged() -> Iterator[list[dict[str, Any]]]:
+        for _ in range(400):
+            log = [dict(e) for e in rng.choice(logs)]
+            for _ in range(rng.randint(1, 3)):
+                i = rng.randrange(len(log))
+                op = rng.random()
+                if op < 0.6:
+                    key = rng.choice([k for k in log[i] if k != "type"] or ["type"])
+                    log[i][key] = _damaged(log[i][key], rng)
+                elif op < 0.75 and len(log) > 1:
+                    del log[i]
+                elif op < 0.9:
+                    j = rng.randrange(len(log))
+                    log[i], log[j] = log[j], log[i]
+                else:
+                    log.insert(i, dict(log[rng.randrange(len(log))]))
+            yield log
+
+    outcomes = _replayed(damaged())
+    # the damage reaches every stage (a change can also leave a log valid: a swapped pair)
+    assert outcomes["unreadable"] and outcomes["corrupt"] and outcomes["mismatch"]
+
+
+def test_a_damaged_settlement_is_refused_with_a_reason_and_nothing_else() -> None:
+    """The settled event's payload, deep inside: a line's seat, an amount, the dealer."""
+    rng = random.Random(20261201)
+    logs = _logs()
+    damaged = []
+    for _ in range(300):
         log = [dict(e) for e in rng.choice(logs)]
-        for _ in range(rng.randint(1, 3)):
-            i = rng.randrange(len(log))
-            op = rng.random()
-            if op < 0.6:
-                key = rng.choice([k for k in log[i] if k != "type"] or ["type"])
-                log[i][key] = _damaged(log[i][key], rng)
-            elif op < 0.75 and len(log) > 1:
-                del log[i]
-            elif op < 0.9:
-                j = rng.randrange(len(log))
-                log[i], log[j] = log[j], log[i]
-            else:
-                log.insert(i, dict(log[rng.randrange(len(log))]))
+        assert log[-1]["type"] == "settled"
+        log[-1]["settlement"] = _damaged(log[-1]["settlement"], rng)
+        damaged.append(log)
+    outcomes = _replayed(damaged)
+    assert outcomes["unreadable"] and outcomes["corrupt"]
+
+
+def _replayed(logs: Iterable[list[dict[str, Any]]]) -> Counter[str]:
+    """What ``mjtable replay`` makes of each log: a reason at some step, or a match."""
+    outcomes: Counter[str] = Counter()
+    for log in logs:
         try:
             events = [event_from_dict(json.loads(json.dumps(d))) for d in log]
         except ValueError as err:
@@ -142,5 +222,4 @@ def test_damaged_logs_are_refused_with_a_reason_and_nothing_else() -> None:
                 continue
             assert state is not None
             outcomes["mismatch" if check(state) else "matches"] += 1
-    # the damage reaches every stage (a change can also leave a log valid: a swapped pair)
-    assert outcomes["unreadable"] and outcomes["corrupt"] and outcomes["mismatch"]
+    return outcomes
