@@ -19,8 +19,10 @@ Deeper in a long run: the tables keep filling for thousands of hands (a bot's ha
 new section keys and splits), so the same measurement is repeated on new seeds after
 ``--deep`` more hands (default 2000), to show what the lazily filled tables still cost
 at the standard warm-up. Even the median moves from run to run: compare several runs.
-Then cProfile of a run per ruleset: where the time goes, top functions by cumulative time
-(the bots' turn and their answers to others' discards, the engine's apply and fold).
+Where the time goes, per ruleset: first the share of each part of a hand (a clock around
+each call ``play_hand`` makes: the bots' turns, their answers to others' discards, the
+engine's apply, the fold, the table's shuffle and dice; within them, the bots' full check
+of a win and the engine's settlement), then cProfile's top functions by cumulative time.
 
     .venv/bin/python bench/simulate.py            # full run
     .venv/bin/python bench/simulate.py --quick    # smoke run
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import platform
 import pstats
@@ -38,14 +41,18 @@ import random
 import statistics
 import sys
 import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import bot_eval
+from engine import bot_eval, bots, simulation
 from engine.analysis import clear_tables, table_sizes
 from engine.analysis.standard import clear_section_runs
-from engine.round import fold
+from engine.round import fold, rules
 from engine.round.events import Event
 from engine.round.finish import clear_finished_hands
 from engine.rulesets import base
@@ -144,6 +151,117 @@ def refold(logs: list[list[Event]]) -> float:
     return time.process_time() - start
 
 
+# the parts of a hand: where play_hand (or the code it calls) looks each one up, its name
+# there, and what the report calls it; the last two are inside the others
+PARTS: tuple[tuple[Any, str, str], ...] = (
+    (bots.Bot, "act", "the bots' own turns (draw, discard, kong, win)"),
+    (bots.Bot, "answer", "the bots' answers to others' discards"),
+    (simulation, "apply", "the engine's apply (checks an action, makes events)"),
+    (simulation, "evolve_all", "the fold (events into the state)"),
+    (simulation, "table_action", "the table: shuffle, dice, deal, flips"),
+    (bots, "win_stands", "  within the bots: the full check of a win"),
+    (rules, "settle", "  within apply: the settlement"),
+)
+
+
+Spent = defaultdict[str, float]  # seconds by part, and "calls"
+
+
+def _timed(label: str, fn: Callable[..., Any], spent: Spent) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        # (the wall clock: the process clock costs a system call, several times as much,
+        # and this process has its core to itself)
+        start = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            spent[label] += time.perf_counter() - start
+            spent["calls"] += 1.0
+
+    return call
+
+
+@contextmanager
+def clocked(spent: Spent) -> Iterator[None]:
+    """Every part of ``PARTS`` timed into ``spent`` while the block runs (and counted,
+    under "calls")."""
+    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in PARTS]
+    for owner, name, label in PARTS:
+        setattr(owner, name, _timed(label, getattr(owner, name), spent))
+    try:
+        yield
+    finally:
+        for owner, name, fn in saved:
+            setattr(owner, name, fn)
+
+
+def clock_cost(n: int = 200_000) -> float:
+    """Seconds one clocked call adds (a clocked no-op against a bare one)."""
+
+    def noop(*args: Any) -> None:
+        return None
+
+    clocked_noop = _timed("noop", noop, defaultdict(float))
+    best = [float("inf"), float("inf")]
+    for _ in range(3):
+        for i, fn in enumerate((noop, clocked_noop)):
+            start = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best[i] = min(best[i], time.perf_counter() - start)
+    return (best[1] - best[0]) / n
+
+
+def collector_share(ruleset: str, hands: int) -> float:
+    """The share of ``hands`` hands (seed 99) the garbage collector takes (its callbacks)."""
+    paused = [0.0]
+
+    def watch(phase: str, info: dict[str, Any]) -> None:
+        paused[0] += time.perf_counter() if phase == "stop" else -time.perf_counter()
+
+    gc.callbacks.append(watch)
+    try:
+        total = _play(ruleset, hands)
+    finally:
+        gc.callbacks.remove(watch)
+    return paused[0] / total
+
+
+def _play(ruleset: str, hands: int) -> float:
+    """Wall seconds for ``hands`` hands (seed 99), none of their wins known yet."""
+    base._analyze.cache_clear()
+    clear_finished_hands()
+    start = time.perf_counter()
+    for _ in play_session(ruleset, hands, random.Random(99)):
+        pass
+    return time.perf_counter() - start
+
+
+def parts(ruleset: str, hands: int) -> str:
+    """The share of a hand's time each part takes, what the clocks themselves cost, and
+    the collector's share (off while the parts are clocked: a full pass, tens of ms, would
+    land in whichever part it interrupts)."""
+    collector = collector_share(ruleset, hands)
+    spent: Spent = defaultdict(float)
+    gc.collect()
+    gc.disable()
+    try:
+        with clocked(spent):
+            total = _play(ruleset, hands)
+    finally:
+        gc.enable()
+    top = sum(spent[label] for _, _, label in PARTS if not label.startswith(" "))
+    lines = [f"  {label:52s} {spent[label] / total:6.1%}" for _, _, label in PARTS]
+    lines.append(f"  {'the loop of play_hand itself':52s} {(total - top) / total:6.1%}")
+    calls = spent["calls"]
+    lines.append(
+        f"  (clocked: {calls / hands:.0f} calls a hand; the clocks cost about "
+        f"{calls * clock_cost() / total:.0%} of the run)"
+    )
+    lines.append(f"  {'the garbage collector (off while clocking)':52s} {collector:6.1%}")
+    return "\n".join(lines)
+
+
 def profile(ruleset: str, hands: int, top: int) -> str:
     prof = cProfile.Profile()
     prof.enable()
@@ -217,7 +335,9 @@ def main() -> None:
     n = max(10, hands // 5)
     for ruleset in RULESETS:
         print()
-        print(f"where the time goes: cProfile, {ruleset}, {n} hands, top by cumulative time")
+        print(f"where the time goes: {ruleset}, {hands} hands, a clock around each part")
+        print(parts(ruleset, hands))
+        print(f"cProfile, {ruleset}, {n} hands, top by cumulative time")
         print(profile(ruleset, n, 22))
 
 
