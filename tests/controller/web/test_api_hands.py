@@ -9,6 +9,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
 from controller.store import EventStore
 from engine.round.events import EVENT_TYPES
@@ -109,6 +110,26 @@ def test_finished_hand_events_replay_and_settlement(authed: TestClient, filled: 
     assert settlement["settlement"] == detail["settlement"]
     reasons = [line["reason"] for line in settlement["settlement"]["lines"]]
     assert any("精" in r for r in reasons)
+
+
+def test_a_damaged_settlement_is_refused_with_the_reason(
+    authed: TestClient, filled: Filled, store: EventStore
+) -> None:
+    """A stored settlement line paying from seat 9: the replay answered 500 before (its
+    check of the settlement read the nets by seat); now the reading names the field."""
+    hid = filled.finished[0]
+    settled = store.load_hand(hid).events[-1].payload
+    assert settled["type"] == "settled"
+    settled["settlement"]["lines"][0]["from"] = 9
+    with store.engine.begin() as c:
+        c.execute(
+            text("UPDATE events SET payload = :p WHERE hand_id = :h AND type = 'settled'"),
+            {"p": json.dumps(settled), "h": hid},
+        )
+    r = authed.get(f"/api/v1/hands/{hid}/replay")
+    assert r.status_code == 409, r.text
+    assert "settled.settlement.lines.0.from" in r.json()["detail"]
+    assert authed.get(f"/api/v1/hands/{hid}/events").status_code == 200  # still listed
 
 
 def _secret_fields(event: dict[str, object]) -> set[str]:
