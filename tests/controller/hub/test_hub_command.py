@@ -53,6 +53,10 @@ def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path) -> None:
         systemd.bind(str(notify))
         systemd.settimeout(GUARD)
         env = os.environ | {"NOTIFY_SOCKET": str(notify), "MJTABLE_HUB_DB": pg_url}
+        # its output goes to a file: a pipe nobody reads until the end would block the hub
+        # once it had written a pipe's worth (64 KiB), before it could say READY
+        out_path = tmp_path / "hub.out"
+        out = out_path.open("wb")
         proc = subprocess.Popen(
             [
                 mjtable(),
@@ -69,11 +73,15 @@ def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path) -> None:
                 str(tmp_path / "hub"),
             ],
             env=env,
-            stdout=subprocess.PIPE,
+            stdout=out,
             stderr=subprocess.STDOUT,
         )
         try:
-            ready = systemd.recv(4096)
+            try:
+                ready = systemd.recv(4096)
+            except TimeoutError:
+                said = out_path.read_text(errors="replace")[-3000:]
+                raise AssertionError(f"no READY in {GUARD:.0f} s; the hub wrote:\n{said}") from None
             assert ready == b"READY=1\nSTATUS=subscribed to mahjong/p1/+/handlog"
 
             async def tables_send() -> list[str]:
@@ -122,5 +130,7 @@ def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path) -> None:
         finally:
             if proc.poll() is None:
                 proc.kill()
-            output = proc.communicate(timeout=GUARD)[0].decode(errors="replace")
+            proc.wait(GUARD)
+            out.close()
+        output = out_path.read_text(errors="replace")
         assert "Traceback" not in output, output
