@@ -63,13 +63,16 @@ RULESETS = ("xingguo", "guangdong")
 ROUNDS = 5
 
 
-def run(ruleset: str, hands: int, seed: int) -> float:
+def run(
+    ruleset: str, hands: int, seed: int, clock: Callable[[], float] = time.process_time
+) -> float:
     """CPU seconds (of this process: "per core", and steady when other jobs share the
-    machine) to play ``hands`` hands, keeping nothing, as ``mjtable simulate`` does."""
-    start = time.process_time()
+    machine) to play ``hands`` hands, keeping nothing, as ``mjtable simulate`` does; or
+    seconds by ``clock``."""
+    start = clock()
     for _ in play_session(ruleset, hands, random.Random(seed)):
         pass
-    return time.process_time() - start
+    return clock() - start
 
 
 class Rounds:
@@ -228,13 +231,11 @@ def collector_share(ruleset: str, hands: int) -> float:
 
 
 def _play(ruleset: str, hands: int) -> float:
-    """Wall seconds for ``hands`` hands (seed 99), none of their wins known yet."""
+    """Wall seconds for ``hands`` hands (seed 99), none of their wins known yet (the
+    clocks around the parts read the wall clock too)."""
     base._analyze.cache_clear()
     clear_finished_hands()
-    start = time.perf_counter()
-    for _ in play_session(ruleset, hands, random.Random(99)):
-        pass
-    return time.perf_counter() - start
+    return run(ruleset, hands, 99, time.perf_counter)
 
 
 def parts(ruleset: str, hands: int) -> str:

@@ -114,7 +114,7 @@ class HandKeeper:
             self.session_id = found.id
             try:
                 self._replay_session()
-            except (ValueError, KeyError, TypeError) as err:
+            except ValueError as err:  # (what event_from_dict and settlement_from_dict raise)
                 # a finished hand this engine cannot read back (a damaged row): the
                 # session's totals cannot be rebuilt, so a new session starts; every hand
                 # stays stored as it is

@@ -47,10 +47,8 @@ def split_hands(events: Iterable[Event]) -> Iterator[list[Event]]:
 def steps(events: Iterable[Event]) -> Iterator[tuple[Event, RoundState]]:
     """Each event with the state right after it."""
     it = iter(events)
-    first = next(it, None)
-    state = start(first)
-    assert first is not None
-    yield first, state
+    state = start(next(it, None))
+    yield state.started, state
     for e in it:
         evolve(state, e)
         yield e, state
