@@ -154,6 +154,9 @@ class TrackerConfig(_Section):
     button_ttl: float = Field(5.0, gt=0)
     """Seconds a seat button that does not apply yet is kept (pressed before the readers
     saw the discard)."""
+    meld_settle: float = Field(1.0, gt=0)
+    """Seconds a meld laid without its claim button must lie still before its tiles alone
+    decide, when two of a kind could still become a kong (the seat holds the third)."""
     reader_silent_after: float = Field(3.0, gt=0)
     """Seconds without a scan before a reader is reported silent (the bridge's default)."""
 
@@ -161,7 +164,10 @@ class TrackerConfig(_Section):
         from controller.tracker import TrackerSettings  # the engine, only when it runs
 
         return TrackerSettings(
-            grace=self.grace, claim_timeout=self.claim_timeout, button_ttl=self.button_ttl
+            grace=self.grace,
+            claim_timeout=self.claim_timeout,
+            button_ttl=self.button_ttl,
+            meld_settle=self.meld_settle,
         )
 
 

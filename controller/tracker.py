@@ -90,6 +90,10 @@ class TrackerSettings:
     button_ttl: float = 5.0
     """A button that does not apply yet (pressed before the reader saw the discard) is
     kept this long."""
+    meld_settle: float = 1.0
+    """Seconds a meld laid without its claim button (lost to a restart, say) must lie
+    unchanged before its tiles alone decide, when two of a kind could still become a kong
+    (the seat holds the third). A button decides at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -508,6 +512,8 @@ class Tracker:
                 key=lambda t: self._entered[t],
             )
             button = self._claim_button(seat)
+            if button is None and self._still_laying(st, seat, discard, laid, now):
+                return False  # (and the next draw does not pass it by)
             action = _meld_claim(seat, discard, laid, button)
             if action is None:
                 continue
@@ -524,6 +530,20 @@ class Tracker:
         if self._drawn(st, nxt, tail=False) is not None:
             return self._pass_all(st, now)  # the next seat drew: nobody wanted the tile
         return False
+
+    def _still_laying(
+        self, st: RoundState, seat: int, discard: int, laid: list[int], now: float
+    ) -> bool:
+        """Two of the discard's kind laid while the seat holds the third: a pung, or a kong
+        whose last tile is not read yet. Readers report a meld's tiles in no set order, so
+        the tiles decide only after ``meld_settle`` seconds without a new one."""
+        kind = discard // 4
+        if sum(1 for t in laid if t // 4 == kind) != 2:
+            return False
+        if not any(t // 4 == kind and t not in laid for t in st.hands[seat]):
+            return False
+        latest = max(self._entered[t] for t in (*laid, discard))
+        return now - latest < self.settings.meld_settle
 
     # --- time ----------------------------------------------------------------------------------
 

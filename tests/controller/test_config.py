@@ -154,6 +154,7 @@ def test_error_message_says_which_variable(monkeypatch: pytest.MonkeyPatch) -> N
         ("[hardware]\nvirtual = false", "hardware", "at least one reader"),
         ("[tracker]\ngrace = 0", "tracker.grace", "greater than 0"),
         ("[tracker]\nclaim_timeout = -1", "tracker.claim_timeout", "greater than 0"),
+        ("[tracker]\nmeld_settle = 0", "tracker.meld_settle", "greater than 0"),
     ],
 )
 def test_more_errors(tmp_path: Path, toml: str, field: str, words: str) -> None:
@@ -178,10 +179,13 @@ def test_tracker_timings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     default = load_config()
     assert default.tracker.to_settings() == TrackerSettings()
     assert default.tracker.reader_silent_after == DEFAULT_SILENT_AFTER
-    path = write(tmp_path, "[tracker]\ngrace = 1.5\nbutton_ttl = 8\nreader_silent_after = 10\n")
+    path = write(
+        tmp_path,
+        "[tracker]\ngrace = 1.5\nbutton_ttl = 8\nmeld_settle = 0.5\nreader_silent_after = 10\n",
+    )
     monkeypatch.setenv("MJTABLE_TRACKER__CLAIM_TIMEOUT", "4")
     config = load_config(path)
     assert config.tracker.to_settings() == TrackerSettings(
-        grace=1.5, claim_timeout=4.0, button_ttl=8.0
+        grace=1.5, claim_timeout=4.0, button_ttl=8.0, meld_settle=0.5
     )
     assert config.tracker.reader_silent_after == 10.0

@@ -266,3 +266,58 @@ def test_a_claim_by_button_and_tiles() -> None:
     assert t.state.melds[2][0].tiles == (*pair, tile)
     t.wait(GRACE + 1)
     assert t.alerts == []
+
+
+def _triplet_wall() -> tuple[Table, int, list[int]]:
+    """A hand where seat 2 holds three of a kind the dealer holds (a kong to claim)."""
+    for seed in range(1, 2000):
+        t = Table(wall_seed=seed)
+        t.to_play()
+        st = t.state
+        for tile in st.hands[0]:
+            three = [x for x in st.hands[2] if x // 4 == tile // 4]
+            if len(three) == 3 and tile // 4 not in st.wild:
+                return t, tile, three
+    raise AssertionError("no wall gives a kong to claim")
+
+
+def test_a_kong_laid_without_its_button_is_not_taken_for_a_pung() -> None:
+    # After a restart the claim button is lost, and the reader may report the meld's
+    # tiles in any order: two of a kind with the third still in the hand could be a kong
+    # being laid, so the tiles alone decide only once the meld lies still.
+    t, tile, three = _triplet_wall()
+    t.move(tile, hand(0), discards(0))
+    melds = Zone(ZoneKind.MELDS, 2)
+    t.move(tile, discards(0), melds)
+    t.move(three[0], hand(2), melds)
+    t.move(three[1], hand(2), melds)
+    assert t.state.phase is Phase.CLAIM  # not a pung yet
+    t.move(three[2], hand(2), melds)
+    assert [e.type for e in t.port.log[-2:]] == ["claims_resolved", "konged"]
+    assert sorted(t.state.melds[2][0].tiles) == sorted([*three, tile])
+
+
+def test_a_pung_laid_by_a_seat_holding_three_stands_once_the_meld_lies_still() -> None:
+    t, tile, three = _triplet_wall()
+    t.move(tile, hand(0), discards(0))
+    melds = Zone(ZoneKind.MELDS, 2)
+    t.move(three[0], hand(2), melds)
+    t.move(three[1], hand(2), melds)
+    t.move(tile, discards(0), melds)
+    assert t.state.phase is Phase.CLAIM
+    t.wait(TrackerSettings().meld_settle + 0.5)
+    assert [e.type for e in t.port.log[-2:]] == ["claims_resolved", "punged"]
+    assert t.state.turn == 2 and three[2] in t.state.hands[2]
+    t.wait(GRACE + 1)
+    assert t.alerts == []
+
+
+def test_a_pung_button_decides_at_once_even_with_three_held() -> None:
+    t, tile, three = _triplet_wall()
+    t.move(tile, hand(0), discards(0))
+    melds = Zone(ZoneKind.MELDS, 2)
+    t.press(2, SeatButton.PUNG)
+    t.move(three[0], hand(2), melds)
+    t.move(three[1], hand(2), melds)
+    t.move(tile, discards(0), melds)
+    assert [e.type for e in t.port.log[-2:]] == ["claims_resolved", "punged"]
