@@ -6,7 +6,8 @@ for MQTT and shown on the live hub. A batch that ends the hand carries the settl
 the new scores too; the hand is then closed in the store and its log sent for the hub.
 
 ``resume()`` after a restart: the open session's totals from its finished hands, the open
-hand folded from its log (closing it if its log already holds the settlement).
+hand folded from its log (closing it if its log already holds the settlement); between
+hands, the last finished hand as it ended (what the display showed).
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ class HandKeeper:
         self.last_finished: bool = False
         """Whether any hand was played before (a fresh table may start at once)."""
         self._batch: list[Event] | None = None
+        self._last: tuple[str, list[Event]] | None = None  # resume: the last finished hand
 
     # --- sessions ----------------------------------------------------------------------------
 
@@ -101,6 +103,7 @@ class HandKeeper:
         )
         self.hand_id, self.state, self.log = None, None, []
         self.last_order, self.last_finished = None, False
+        self._last = None
         log.info("session started", session_id=self.session_id, ruleset=self.ruleset)
 
     def resume(self) -> None:
@@ -124,9 +127,11 @@ class HandKeeper:
                 self._start_session()
         hand = self.store.open_hand()
         if hand is None:
+            self._between_hands()
             return
         if hand.hand.session_id != self.session_id:
             self.store.abort_hand(hand.hand.id, "its session is over")
+            self._between_hands()
             return
         try:
             events = _log_of(hand)
@@ -137,6 +142,7 @@ class HandKeeper:
             why = f"its log cannot be replayed: {err}"
             log.error("open hand aborted", hand_id=hand.hand.id, why=why)
             self.store.abort_hand(hand.hand.id, why)
+            self._between_hands()
             return
         self.hand_id, self.log, self.state = hand.hand.id, events, state
         self.last_order = self.state.order
@@ -149,6 +155,7 @@ class HandKeeper:
 
     def _replay_session(self) -> None:
         self.session = Session(self.ruleset, dict(self.options))
+        self._last = None
         hands = self.store.list_hands(session_id=self.session_id, status="finished", limit=100_000)
         for record in sorted(hands, key=lambda h: (h.hand_no, h.started_at)):
             events = _log_of(self.store.load_hand(record.id))
@@ -159,6 +166,24 @@ class HandKeeper:
             shuffled = next((e for e in events if isinstance(e, Shuffled)), None)
             self.last_order = None if shuffled is None else shuffled.order
             self.last_finished = True
+            self._last = (record.id, events)
+
+    def _between_hands(self) -> None:
+        """No hand open: the session's last finished hand stands as the state, as it did
+        before the restart. The display then shows its result until new walls come (the
+        players wait for that before they let the table shuffle); without it a restart
+        between hands showed only "waiting for the first walls"."""
+        if self._last is None:
+            return
+        hand_id, events = self._last
+        self._last = None
+        try:
+            state = fold(events)
+        except ValueError as err:  # (its settlement read back, its log does not fold)
+            log.error("the last hand cannot be shown", hand_id=hand_id, why=str(err))
+            return
+        self.hand_id, self.log, self.state = hand_id, events, state
+        log.info("between hands: the last hand stands", hand_id=hand_id, events=len(events))
 
     # --- hands --------------------------------------------------------------------------------
 
