@@ -10,7 +10,8 @@ and, when the hand is settled, let the table collect the tiles (``EndHand``).
 They wait for the table: after each move they do nothing until the display's event count
 (``#seq``, controller.display) has caught up with their own round, exactly as players
 wait for the dealer's display. If the display does not move for ``retry_after`` seconds
-(the service restarted and lost a press), they press the same buttons again.
+(the service restarted and lost a press), they press the same buttons again; a roll the
+display shows that they had not pressed for yet (a repeated press can roll it), they take.
 
 Claims are made only as they would stand: if several seats want the same discard, the
 one that gets it claims and the others say nothing (a person does not lay down a meld
@@ -120,6 +121,13 @@ class VirtualPlayers:
         shown = parse_status(view.texts.get(0, ""))
         if shown is None or shown.hand_no != sh.state.started.hand_no:
             return ()
+        if sh.awaiting_roll is None and shown.seq > sh.events:
+            # The table rolled a roll the players had not pressed for yet: a press repeated
+            # while the service restarted reaches it after the first, and rolls the next
+            # roll too when the same seat rolls both. People read it off the display.
+            due = due_roll(sh.state)
+            if due is not None and shown.roll is not None and shown.roll[0] == len(sh.state.dice):
+                sh.awaiting_roll = due
         if sh.awaiting_roll is not None:
             moves = self._take_roll(sh, shown.roll)
             if moves is None:

@@ -25,9 +25,10 @@ from tests.controller.service_helpers import FAST_SIM, finished_hands, refold
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _hung(guard: float, players: VirtualPlayers, log_path: Path) -> str:
-    """What a hang leaves to go on: where the players' own round stands, and the end of
-    the service's log (its alerts say what it refused or could not place)."""
+def _hung(guard: float, players: VirtualPlayers, table: VirtualTable, log_path: Path) -> str:
+    """What a hang leaves to go on: where the players' own round stands, what the centre
+    display shows them, and the end of the service's log (its alerts say what it refused
+    or could not place)."""
     shadow = players.shadow
     if shadow is None:
         where = "the players never saw a wall"
@@ -35,8 +36,9 @@ def _hung(guard: float, players: VirtualPlayers, log_path: Path) -> str:
         st = shadow.state
         where = (
             f"the players are at hand {st.started.hand_no}, {st.phase.value}, seat {st.turn}, "
-            f"event {shadow.events}, waiting for the display at {shadow.waiting_for}; "
-            f"{players.stalls} presses repeated"
+            f"event {shadow.events}, waiting for the display at {shadow.waiting_for}, "
+            f"for the roll {shadow.awaiting_roll}; {players.stalls} presses repeated "
+            f"({shadow.sent_buttons}); the display shows {table.board.texts.get(0)!r}"
         )
     tail = log_path.read_text(errors="replace").splitlines()[-40:]
     return f"the table hung for {guard:.0f} s: {where}; the service's log ends:\n" + "\n".join(tail)
@@ -160,7 +162,7 @@ async def play(
                         assert code == 0, log_path.read_text()[-3000:]
                         break
             except TimeoutError:
-                raise AssertionError(_hung(guard, players, log_path)) from None
+                raise AssertionError(_hung(guard, players, table, log_path)) from None
             finally:
                 if proc is not None and proc.returncode is None:
                     proc.kill()
