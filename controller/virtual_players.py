@@ -108,6 +108,8 @@ class VirtualPlayers:
         self.finished: list[RoundState] = []
         """Every hand the players saw settled, in order."""
         self.stalls = 0
+        self.moved = 0
+        """Events the players' own rounds have taken, all hands together (how far play got)."""
 
     # --- the Driver protocol -------------------------------------------------------------
 
@@ -178,6 +180,7 @@ class VirtualPlayers:
         for e in result:
             evolve(sh.state, e)
         sh.events += len(result)
+        self.moved += len(result)
         return result
 
     def _end_hand(self, sh: _Shadow) -> Sequence[Move]:

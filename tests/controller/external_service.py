@@ -5,7 +5,6 @@ maps, registry). It can be killed (-9) and restarted while the table plays on.""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import random
 import signal
@@ -91,6 +90,16 @@ format = "json"
     return path
 
 
+async def _until_moved(
+    proc: asyncio.subprocess.Process, players: VirtualPlayers, to: int, seconds: float
+) -> None:
+    """Until the players' events reach ``to``, the service ends, or ``seconds`` pass."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while proc.returncode is None and players.moved < to and loop.time() < deadline:
+        await asyncio.sleep(0.005)
+
+
 @dataclass
 class Outcome:
     hands: list[StoredHand]
@@ -122,7 +131,10 @@ async def play(
     scan_interval: float | None = None,
 ) -> Outcome:
     """Run ``mjtable run`` until the session has ``hands`` hands, killing it ``kills``
-    times at random moments (each within a few seconds of its start)."""
+    times at random moments: each after a random number (1–80) of the players' events
+    since its start or a random 1.5–4 s, whichever comes first. Counted in events, the
+    kills land mid-deal, mid-turn or mid-claim however fast the service plays (and the
+    session cannot end before them); counted in seconds, some land between hands."""
     rng = rng or random.Random(0)
     work.mkdir(parents=True, exist_ok=True)
     fast = dict(FAST_SIM)
@@ -148,9 +160,8 @@ async def play(
                             *command, cwd=work, env=env, stdout=log, stderr=log
                         )
                         if killed < kills:
-                            # somewhere in the next seconds: mid-deal, mid-turn, mid-claim
-                            with contextlib.suppress(TimeoutError):
-                                await asyncio.wait_for(proc.wait(), rng.uniform(1.5, 4.0))
+                            to = players.moved + rng.randint(1, 80)
+                            await _until_moved(proc, players, to, rng.uniform(1.5, 4.0))
                             if proc.returncode is None:
                                 proc.send_signal(signal.SIGKILL)
                                 await proc.wait()
