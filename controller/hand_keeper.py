@@ -82,7 +82,6 @@ class HandKeeper:
         self.last_finished: bool = False
         """Whether any hand was played before (a fresh table may start at once)."""
         self._batch: list[Event] | None = None
-        self._last: tuple[str, list[Event]] | None = None  # resume: the last finished hand
 
     # --- sessions ----------------------------------------------------------------------------
 
@@ -103,12 +102,12 @@ class HandKeeper:
         )
         self.hand_id, self.state, self.log = None, None, []
         self.last_order, self.last_finished = None, False
-        self._last = None
         log.info("session started", session_id=self.session_id, ruleset=self.ruleset)
 
     def resume(self) -> None:
         """Carry on from the store: the open session, and the open hand if there is one."""
         found = self.store.open_session()
+        last: tuple[str, list[Event]] | None = None  # the session's last finished hand
         if found is None or found.ruleset != self.ruleset or found.options != self.options:
             if found is not None:
                 self.store.end_session(found.id)
@@ -116,7 +115,7 @@ class HandKeeper:
         else:
             self.session_id = found.id
             try:
-                self._replay_session()
+                last = self._replay_session()
             except ValueError as err:  # (what event_from_dict and settlement_from_dict raise)
                 # a finished hand this engine cannot read back (a damaged row): the
                 # session's totals cannot be rebuilt, so a new session starts; every hand
@@ -127,11 +126,11 @@ class HandKeeper:
                 self._start_session()
         hand = self.store.open_hand()
         if hand is None:
-            self._between_hands()
+            self._between_hands(last)
             return
         if hand.hand.session_id != self.session_id:
             self.store.abort_hand(hand.hand.id, "its session is over")
-            self._between_hands()
+            self._between_hands(last)
             return
         try:
             events = _log_of(hand)
@@ -142,7 +141,7 @@ class HandKeeper:
             why = f"its log cannot be replayed: {err}"
             log.error("open hand aborted", hand_id=hand.hand.id, why=why)
             self.store.abort_hand(hand.hand.id, why)
-            self._between_hands()
+            self._between_hands(last)
             return
         self.hand_id, self.log, self.state = hand.hand.id, events, state
         self.last_order = self.state.order
@@ -153,9 +152,10 @@ class HandKeeper:
         if settled is not None:
             self._close(settled)  # the settlement was logged, the hand not yet closed
 
-    def _replay_session(self) -> None:
+    def _replay_session(self) -> tuple[str, list[Event]] | None:
+        """The session's totals from its finished hands; returns the last one (id, log)."""
         self.session = Session(self.ruleset, dict(self.options))
-        self._last = None
+        last = None
         hands = self.store.list_hands(session_id=self.session_id, status="finished", limit=100_000)
         for record in sorted(hands, key=lambda h: (h.hand_no, h.started_at)):
             events = _log_of(self.store.load_hand(record.id))
@@ -166,17 +166,17 @@ class HandKeeper:
             shuffled = next((e for e in events if isinstance(e, Shuffled)), None)
             self.last_order = None if shuffled is None else shuffled.order
             self.last_finished = True
-            self._last = (record.id, events)
+            last = (record.id, events)
+        return last
 
-    def _between_hands(self) -> None:
+    def _between_hands(self, last: tuple[str, list[Event]] | None) -> None:
         """No hand open: the session's last finished hand stands as the state, as it did
         before the restart. The display then shows its result until new walls come (the
         players wait for that before they let the table shuffle); without it a restart
         between hands showed only "waiting for the first walls"."""
-        if self._last is None:
+        if last is None:
             return
-        hand_id, events = self._last
-        self._last = None
+        hand_id, events = last
         try:
             state = fold(events)
         except ValueError as err:  # (its settlement read back, its log does not fold)
