@@ -239,21 +239,22 @@ def test_a_silent_reader_is_alerted() -> None:
     assert t.kinds() == ["reader_silent"]
 
 
-def _pung_wall() -> tuple[Table, int, list[int]]:
-    """A hand where seat 2 holds a pair of a kind the dealer holds."""
-    for seed in range(1, 200):
+def _claim_wall(same: int) -> tuple[Table, int, list[int]]:
+    """A hand where seat 2 holds ``same`` tiles (2: a pung to claim, 3: a kong) of a kind
+    the dealer holds; the dealer's tile, and seat 2's."""
+    for seed in range(1, 2000):
         t = Table(wall_seed=seed)
         t.to_play()
         st = t.state
         for tile in st.hands[0]:
-            pair = [x for x in st.hands[2] if x // 4 == tile // 4]
-            if len(pair) == 2 and tile // 4 not in st.wild:
-                return t, tile, pair
-    raise AssertionError("no wall gives a pung")
+            held = [x for x in st.hands[2] if x // 4 == tile // 4]
+            if len(held) == same and tile // 4 not in st.wild:
+                return t, tile, held
+    raise AssertionError(f"no wall gives seat 2 {same} of a dealer's kind")
 
 
 def test_a_claim_by_button_and_tiles() -> None:
-    t, tile, pair = _pung_wall()
+    t, tile, pair = _claim_wall(2)
     t.move(tile, hand(0), discards(0))
     melds = Zone(ZoneKind.MELDS, 2)
     t.press(2, SeatButton.PUNG)
@@ -268,24 +269,11 @@ def test_a_claim_by_button_and_tiles() -> None:
     assert t.alerts == []
 
 
-def _triplet_wall() -> tuple[Table, int, list[int]]:
-    """A hand where seat 2 holds three of a kind the dealer holds (a kong to claim)."""
-    for seed in range(1, 2000):
-        t = Table(wall_seed=seed)
-        t.to_play()
-        st = t.state
-        for tile in st.hands[0]:
-            three = [x for x in st.hands[2] if x // 4 == tile // 4]
-            if len(three) == 3 and tile // 4 not in st.wild:
-                return t, tile, three
-    raise AssertionError("no wall gives a kong to claim")
-
-
 def test_a_kong_laid_without_its_button_is_not_taken_for_a_pung() -> None:
     # After a restart the claim button is lost, and the reader may report the meld's
     # tiles in any order: two of a kind with the third still in the hand could be a kong
     # being laid, so the tiles alone decide only once the meld lies still.
-    t, tile, three = _triplet_wall()
+    t, tile, three = _claim_wall(3)
     t.move(tile, hand(0), discards(0))
     melds = Zone(ZoneKind.MELDS, 2)
     t.move(tile, discards(0), melds)
@@ -298,7 +286,7 @@ def test_a_kong_laid_without_its_button_is_not_taken_for_a_pung() -> None:
 
 
 def test_a_pung_laid_by_a_seat_holding_three_stands_once_the_meld_lies_still() -> None:
-    t, tile, three = _triplet_wall()
+    t, tile, three = _claim_wall(3)
     t.move(tile, hand(0), discards(0))
     melds = Zone(ZoneKind.MELDS, 2)
     t.move(three[0], hand(2), melds)
@@ -313,7 +301,7 @@ def test_a_pung_laid_by_a_seat_holding_three_stands_once_the_meld_lies_still() -
 
 
 def test_a_pung_button_decides_at_once_even_with_three_held() -> None:
-    t, tile, three = _triplet_wall()
+    t, tile, three = _claim_wall(3)
     t.move(tile, hand(0), discards(0))
     melds = Zone(ZoneKind.MELDS, 2)
     t.press(2, SeatButton.PUNG)
