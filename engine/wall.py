@@ -69,8 +69,6 @@ __all__ = [
     "CAISHEN_COUNT",
     "NUM_SEATS",
     "RING_STACKS",
-    "RULESET_BREAK_PROCEDURE",
-    "WALL_RULES",
     "WALL_STACKS",
     "Break",
     "BreakProcedure",
@@ -95,7 +93,6 @@ __all__ = [
     "second_roller",
     "top_position",
     "wall_place",
-    "wall_rules_for",
 ]
 
 
@@ -352,6 +349,9 @@ class JumpStyle(enum.Enum):
 class WallRules:
     """The wall-related parameters of a ruleset.
 
+    A ruleset's come from its preset (the ``[table]`` section, plus the flip the family
+    turns up): ``engine.rulesets.Ruleset.wall_rules``. Nothing here knows a ruleset by name.
+
     - ``procedure`` / ``start``: the break (``start`` None = the procedure's default).
     - ``flip`` / ``flip_in_play``: what is turned up, and whether that tile can still be
       drawn and taken by replacements.
@@ -377,60 +377,6 @@ class WallRules:
             raise ValueError(f"reserve_stacks {self.reserve_stacks} is outside 0–30")
         if self.flip is not FlipKind.JING and (self.an_jing or self.xia_jing):
             raise ValueError("an_jing and xia_jing need flip = JING")
-
-
-def _fixed_jing(procedure: BreakProcedure) -> WallRules:
-    """精 flipped and left face up, out of play; draws stop at it (no reserve)."""
-    return WallRules(procedure, flip=FlipKind.JING, flip_in_play=False)
-
-
-WALL_RULES: Mapping[str, WallRules] = MappingProxyType(
-    {
-        # xingguo / nanchang: no dice procedure in the seeds -> yongfeng's two rolls
-        # (documented default). 流局 when the draws reach the flipped tile: reserve 0 and the
-        # flipped tile is not in play, so the head stops there. (Seed 000's variant "或摸牌到
-        # 末端起算的第十七墩", whichever comes first, is reserve_stacks=17 on these rules.)
-        "xingguo": _fixed_jing(BreakProcedure.TWO_ROLLS_TOTAL_LEFT),
-        "nanchang": _fixed_jing(BreakProcedure.TWO_ROLLS_TOTAL_LEFT),
-        "jian": _fixed_jing(BreakProcedure.HIGH_DIE_SEAT_LOW_DIE_PLUS_ONE),
-        # yongfeng: 17 墩 kept back ("预留17墩牌"), fixed boundary; 下精 on.
-        "yongfeng": WallRules(
-            BreakProcedure.TWO_ROLLS_TOTAL_LEFT,
-            flip=FlipKind.JING,
-            flip_in_play=False,
-            reserve_stacks=17,
-            xia_jing=True,
-        ),
-        # lianhua: the flipped tile can be drawn and taken ("也能被杠走和摸走"), so draws run
-        # past it; the seed names no reserve -> play to the last tile.
-        "lianhua": WallRules(
-            BreakProcedure.TWO_ROLLS_SECOND_SUM,
-            flip=FlipKind.JING,
-            flip_in_play=True,
-            an_jing=True,
-        ),
-        # yichun: no reserve in the seed ("和局后最后一个摸牌的人为庄家") -> the last tile.
-        "yichun": WallRules(BreakProcedure.SUM_SEAT_SUM_STACKS),
-        # chongji: the seed never sets the turned-up tile aside; it stays in the wall and is
-        # drawn like any tile. 海底捞月 = "最后一张牌" -> play to the last tile.
-        "chongji": WallRules(
-            BreakProcedure.SUM_SEAT_LOW_DIE_PLUS_ONE, flip=FlipKind.CAISHEN, flip_in_play=True
-        ),
-        # guangdong: no procedure in the seed -> yichun's; 海底捞月 = the last tile.
-        "guangdong": WallRules(BreakProcedure.SUM_SEAT_SUM_STACKS),
-    }
-)
-
-RULESET_BREAK_PROCEDURE: Mapping[str, BreakProcedure] = MappingProxyType(
-    {name: rules.procedure for name, rules in WALL_RULES.items()}
-)
-
-
-def wall_rules_for(ruleset: str) -> WallRules:
-    try:
-        return WALL_RULES[ruleset]
-    except KeyError:
-        raise ValueError(f"unknown ruleset {ruleset!r}; known: {sorted(WALL_RULES)}") from None
 
 
 # ---------------------------------------------------------------------------
@@ -663,16 +609,15 @@ class Wall:
     @classmethod
     def open(
         cls,
-        rules: WallRules | str,
+        rules: WallRules,
         dealer: int,
         first: Dice,
         second: Dice | None = None,
         order: Sequence[int | None] | None = None,
     ) -> Wall:
-        """Build a wall from a ruleset id (or rules), the dealer and the break dice."""
-        r = wall_rules_for(rules) if isinstance(rules, str) else rules
-        brk = break_position(r.procedure, dealer, first, second, r.start)
-        return cls(r, brk, order)
+        """Build a wall from a ruleset's wall rules, the dealer and the break dice."""
+        brk = break_position(rules.procedure, dealer, first, second, rules.start)
+        return cls(rules, brk, order)
 
     def copy(self) -> Wall:
         new = Wall.__new__(Wall)

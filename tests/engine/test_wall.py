@@ -2,11 +2,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.rulesets import PresetError, builtin_ids, load_ruleset
 from engine.tiles import NUM_TILES, parse_kind, successor
 from engine.wall import (
     RING_STACKS,
-    RULESET_BREAK_PROCEDURE,
-    WALL_RULES,
     BreakProcedure,
     Dice,
     End,
@@ -26,6 +25,11 @@ from engine.wall import (
 )
 
 IDENTITY = list(range(NUM_TILES))  # tile id == position: assertions read as positions
+
+
+def rules_of(ruleset: str) -> WallRules:
+    """A built-in ruleset's wall rules, from its preset (their one source)."""
+    return load_ruleset(ruleset).wall_rules()
 
 
 def tile_of_kind(text: str, copy: int = 0) -> int:
@@ -82,7 +86,7 @@ def test_dice_validation() -> None:
 
 
 def test_ruleset_procedures() -> None:
-    assert RULESET_BREAK_PROCEDURE == {
+    assert {r: rules_of(r).procedure for r in builtin_ids()} == {
         "xingguo": BreakProcedure.TWO_ROLLS_TOTAL_LEFT,
         "nanchang": BreakProcedure.TWO_ROLLS_TOTAL_LEFT,
         "jian": BreakProcedure.HIGH_DIE_SEAT_LOW_DIE_PLUS_ONE,
@@ -91,6 +95,26 @@ def test_ruleset_procedures() -> None:
         "yichun": BreakProcedure.SUM_SEAT_SUM_STACKS,
         "chongji": BreakProcedure.SUM_SEAT_LOW_DIE_PLUS_ONE,
         "guangdong": BreakProcedure.SUM_SEAT_SUM_STACKS,
+    }
+
+
+def test_what_the_seeds_say_about_each_wall() -> None:
+    # (flip, flipped tile in play, reserve 墩, 暗精, 下精), from the presets
+    facts = {
+        r: (w.flip, w.flip_in_play, w.reserve_stacks, w.an_jing, w.xia_jing)
+        for r in builtin_ids()
+        for w in [rules_of(r)]
+    }
+    jing, caishen, none = FlipKind.JING, FlipKind.CAISHEN, FlipKind.NONE
+    assert facts == {
+        "xingguo": (jing, False, 0, False, False),
+        "nanchang": (jing, False, 0, False, False),
+        "jian": (jing, False, 0, False, False),
+        "yongfeng": (jing, False, 17, False, True),  # 预留17墩牌, 下精
+        "lianhua": (jing, True, 0, True, False),  # 也能被杠走和摸走, 暗精
+        "yichun": (none, True, 0, False, False),
+        "chongji": (caishen, True, 0, False, False),
+        "guangdong": (none, True, 0, False, False),
     }
 
 
@@ -171,7 +195,7 @@ def test_roll_count_is_checked() -> None:
 def test_tiaozhuang_deal_tile_by_tile() -> None:
     # yichun, dealer seat 1, 3+2 = 5 -> the dealer's own wall, start after the 5th 墩:
     # seat 1's 6th 墩 = ring stack 56. Tile id == position.
-    wall = Wall.open("yichun", 1, Dice(3, 2), order=IDENTITY)
+    wall = Wall.open(rules_of("yichun"), 1, Dice(3, 2), order=IDENTITY)
     assert wall.break_.stack == 56
     deal = wall.deal()
 
@@ -213,7 +237,7 @@ def test_jump_style_tops_of_stacks_1_and_3() -> None:
 
 def xingguo_wall(order: list[int] | None = IDENTITY) -> Wall:
     # dealer 0, 1+1 -> 下家 (seat 1); 1+2; 2 + 3 = 5 left -> start at seat 1's 6th = stack 56
-    wall = Wall.open("xingguo", 0, Dice(1, 1), Dice(1, 2), order=order)
+    wall = Wall.open(rules_of("xingguo"), 0, Dice(1, 1), Dice(1, 2), order=order)
     assert wall.break_.stack == 56
     return wall
 
@@ -279,9 +303,9 @@ def test_replacements_past_the_flip_shorten_the_live_wall() -> None:
     assert wall.live_count == 75
 
 
-@pytest.mark.parametrize("ruleset", sorted(WALL_RULES))
+@pytest.mark.parametrize("ruleset", builtin_ids())
 def test_a_replacement_that_takes_the_heads_next_tile_exhausts_the_wall(ruleset: str) -> None:
-    rules = WALL_RULES[ruleset]
+    rules = rules_of(ruleset)
     wall = Wall.open(rules, 0, Dice(3, 4), Dice(2, 5) if rules.procedure.rolls == 2 else None)
     wall.deal()
     if rules.flip is FlipKind.JING:
@@ -321,7 +345,7 @@ def test_draws_need_deal_and_flip_first() -> None:
 
 
 def test_jian_wall() -> None:
-    wall = Wall.open("jian", 1, Dice(5, 2), order=IDENTITY)
+    wall = Wall.open(rules_of("jian"), 1, Dice(5, 2), order=IDENTITY)
     assert wall.break_.stack == 53  # dealer's wall, 3rd 墩
     deal = wall.deal()
     assert deal.tiles(1)[:4] == (106, 107, 108, 109)
@@ -333,7 +357,7 @@ def test_jian_wall() -> None:
 
 
 def yongfeng_wall() -> Wall:
-    wall = Wall.open("yongfeng", 0, Dice(2, 4), Dice(5, 1), order=IDENTITY)
+    wall = Wall.open(rules_of("yongfeng"), 0, Dice(2, 4), Dice(5, 1), order=IDENTITY)
     assert wall.break_.stack == ring_stack(1, 13) == 63
     wall.deal()
     return wall
@@ -411,7 +435,7 @@ def test_lianhua_an_jing_and_flip_in_play() -> None:
     an = tile_of_kind("P")
     # dealer 0: 1+2 -> 对家 (seat 2) rolls 4+5 = 9 -> seat 2's 9th 墩 = stack 42
     placed = {2 * 39: zheng, 2 * 39 + 1: an}  # flip 3 墩 from the tail: 41, 40, 39
-    wall = Wall.open("lianhua", 0, Dice(1, 2), Dice(4, 5), order=order_with(placed))
+    wall = Wall.open(rules_of("lianhua"), 0, Dice(1, 2), Dice(4, 5), order=order_with(placed))
     assert wall.break_.stack == 42
     wall.deal()
     flip = wall.flip_jing(Dice(1, 2))
@@ -432,7 +456,8 @@ def test_chongji_caishen() -> None:
     # 3+4: opened on 对家's (seat 2) 4th 墩; the next player (seat 3): 7th 墩 from the left
     pos = 2 * ring_stack_from_left(3, 7)
     assert pos == 54
-    wall = Wall.open("chongji", 0, Dice(3, 4), order=order_with({pos: tile_of_kind("9m")}))
+    order = order_with({pos: tile_of_kind("9m")})
+    wall = Wall.open(rules_of("chongji"), 0, Dice(3, 4), order=order)
     wall.deal()
     flip = wall.flip_caishen()
     assert flip.position == 54 and flip.in_play
@@ -444,7 +469,7 @@ def test_chongji_caishen() -> None:
 
 
 def test_chongji_white_gives_red() -> None:
-    wall = Wall.open("chongji", 2, Dice(1, 1), order=order_with({20: tile_of_kind("P")}))
+    wall = Wall.open(rules_of("chongji"), 2, Dice(1, 1), order=order_with({20: tile_of_kind("P")}))
     # 2 from seat 2 -> seat 3; the next player is seat 0: 7th from the left = ring stack 10
     flip = wall.flip_caishen()  # before the deal is fine too
     assert flip.position == 20
@@ -482,8 +507,8 @@ def test_bad_orders() -> None:
         xingguo_wall(order=[*IDENTITY[:-1], 0])
     with pytest.raises(ValueError, match="tile id"):
         xingguo_wall(order=[*IDENTITY[:-1], 136])
-    with pytest.raises(ValueError, match="unknown ruleset"):
-        Wall.open("riichi", 0, Dice(1, 1))
+    with pytest.raises(PresetError, match="unknown ruleset"):
+        rules_of("riichi")
 
 
 def test_order_from_draw_sequence() -> None:
@@ -515,7 +540,7 @@ dice = st.builds(Dice, st.integers(1, 6), st.integers(1, 6))
 
 @settings(max_examples=150, deadline=None)
 @given(
-    ruleset=st.sampled_from(sorted(WALL_RULES)),
+    ruleset=st.sampled_from(builtin_ids()),
     dealer=st.integers(0, 3),
     first=dice,
     second=dice,
@@ -532,7 +557,7 @@ def test_every_tile_at_most_once(
     order: list[int],
     ends: list[End],
 ) -> None:
-    rules = WALL_RULES[ruleset]
+    rules = rules_of(ruleset)
     wall = Wall.open(rules, dealer, first, second if rules.procedure.rolls == 2 else None, order)
     blind = Wall.open(rules, dealer, first, second if rules.procedure.rolls == 2 else None)
     deal = wall.deal()
