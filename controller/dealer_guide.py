@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.round.events import DicePurpose
 from engine.round.state import Phase, RoundState
 from engine.wall import CAISHEN_COUNT, Dice, FlipKind, second_roller, wall_place
 
@@ -20,14 +21,14 @@ _REL_ZH = ("自己", "下家", "对家", "上家")
 class Roll:
     """A roll the Pi made (``index``: the how-manieth roll of the hand, from 0)."""
 
-    purpose: str
+    purpose: DicePurpose
     seat: int
     a: int
     b: int
     index: int
 
 
-def due_roll(state: RoundState) -> tuple[str, int] | None:
+def due_roll(state: RoundState) -> tuple[DicePurpose, int] | None:
     """(purpose, seat) of the roll the hand waits for, or None."""
     phase = state.phase
     if phase is Phase.BREAK_DICE:

@@ -261,7 +261,7 @@ class Tracker:
             # Without a lift order the turned-up tile is known only once it lies on the spot.
             self.pending_roll = roll
         else:
-            self._submit(RollDice(purpose, roller, a, b), now)  # type: ignore[arg-type]
+            self._submit(RollDice(purpose, roller, a, b), now)
         self.reconcile(now)
 
     # --- reconciling ------------------------------------------------------------------------
@@ -440,7 +440,7 @@ class Tracker:
         if tile is None:
             return False
         self.pending_roll = None
-        action = RollDice(roll.purpose, roll.seat, roll.a, roll.b, tile=tile)  # type: ignore[arg-type]
+        action = RollDice(roll.purpose, roll.seat, roll.a, roll.b, tile=tile)
         return self._submit(action, now)
 
     def _try_turn(self, st: RoundState, now: float) -> bool:

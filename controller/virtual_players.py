@@ -44,7 +44,7 @@ from engine.round.actions import (
     RollDice,
     Shuffle,
 )
-from engine.round.events import Chowed, Event, Konged, Punged
+from engine.round.events import Chowed, DicePurpose, Event, Konged, Punged
 from engine.round.fold import evolve
 from engine.round.rules import apply
 from engine.round.state import SEATS, Phase, RoundState
@@ -75,7 +75,7 @@ class _Shadow:
     state: RoundState
     events: int
     table_hand: int
-    awaiting_roll: tuple[str, int] | None = None
+    awaiting_roll: tuple[DicePurpose, int] | None = None
     sent_buttons: list[PressButton] = field(default_factory=list)
     sent_at: float = 0.0
     waiting_for: int = 0
@@ -221,7 +221,7 @@ class VirtualPlayers:
             return None
         purpose, seat = sh.awaiting_roll
         sh.awaiting_roll = None
-        self._apply(sh, RollDice(purpose, seat, roll[1], roll[2]))  # type: ignore[arg-type]
+        self._apply(sh, RollDice(purpose, seat, roll[1], roll[2]))
         if purpose in ("jing", "xia_jing"):
             return self._flip_moves(st, xia=purpose == "xia_jing")
         return []

@@ -31,12 +31,14 @@ from engine.round.actions import (
 from engine.round.claims import candidate_win, refusal, rejected, resolve, win_events
 from engine.round.events import (
     ClaimDeclared,
+    ClaimName,
     Dealt,
     DiceRolled,
     Discarded,
     Drew,
     Event,
     Exhausted,
+    FlipName,
     JingFlipped,
     Konged,
     Passed,
@@ -167,6 +169,7 @@ def _flip(
 ) -> Result:
     assert state.wall is not None
     wall = state.wall.copy()
+    purpose: FlipName
     try:
         if rolled is None:
             flip = wall.flip_caishen()
@@ -192,7 +195,7 @@ def _flip(
         if u == got:
             return reject("tile_seen", "暗精不能和精是同一张牌", "the 暗精 is another tile")
         under_tile = u
-    flipped = JingFlipped(purpose, flip.position, got, under_tile)  # type: ignore[arg-type]
+    flipped = JingFlipped(purpose, flip.position, got, under_tile)
     return [flipped] if rolled is None else [rolled, flipped]
 
 
@@ -341,7 +344,7 @@ def _answer_check(state: RoundState, seat: int) -> Rejection | None:
     return None
 
 
-def _claim(state: RoundState, seat: int, claim: str, tiles: tuple[int, ...] | None) -> Result:
+def _claim(state: RoundState, seat: int, claim: ClaimName, tiles: tuple[int, ...] | None) -> Result:
     bad = _answer_check(state, seat)
     if bad is not None:
         return bad
@@ -371,7 +374,7 @@ def _claim(state: RoundState, seat: int, claim: str, tiles: tuple[int, ...] | No
             return reject("wall_empty", "没有补牌了，不能杠", "no replacement tile is left")
     if isinstance(own, Rejection):
         return own
-    return _answered(state, ClaimDeclared(seat, claim, own))  # type: ignore[arg-type]
+    return _answered(state, ClaimDeclared(seat, claim, own))
 
 
 def _same_tiles(
