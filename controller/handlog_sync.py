@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import time
+from collections.abc import Coroutine
+from typing import Any
 
 import aiomqtt
 import structlog
@@ -33,6 +34,7 @@ from controller.handlog import (
     topics_identity,
 )
 from controller.mqtt.client import make_client
+from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import Topics, encode
 from controller.store import EventStore, UnknownHand
 
@@ -73,42 +75,23 @@ class HandlogSync:
 
     async def run(self) -> None:
         """Connect, sync, reconnect with backoff; returns after ``stop()``."""
-        delay = self.settings.reconnect_min
-        while not self._stop.is_set():
-            try:
-                async with make_client(self.settings, self.client_id) as client:
-                    await client.subscribe(ack_topic(self.topics), qos=1)
-                    self.connected.set()
-                    delay = self.settings.reconnect_min
-                    log.info("handlog sync connected", table=self.table)
-                    await self._session(client)
-                    return
-            except (aiomqtt.MqttError, OSError) as err:
-                log.warning("handlog sync: mqtt connection failed", error=str(err) or repr(err))
-            except Exception:
-                log.exception("handlog sync error")  # e.g. the database briefly locked
-            finally:
-                self.connected.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), delay * random.uniform(0.8, 1.0))
-            delay = min(delay * 2, self.settings.reconnect_max)
+        s = self.settings
+        await keep_connected(
+            lambda: make_client(s, self.client_id),
+            self._session,
+            self._stop,
+            Backoff(s.reconnect_min, s.reconnect_max),
+            name=f"handlog sync {self.table}",
+            connected=self.connected,
+            on_connect=self._subscribe,
+        )
 
-    async def _session(self, client: aiomqtt.Client) -> None:
-        """Until the connection drops (raises) or stop() (returns)."""
+    async def _subscribe(self, client: aiomqtt.Client) -> None:
+        await client.subscribe(ack_topic(self.topics), qos=1)
         self._last_sent.clear()  # after an outage, everything unacked goes again
-        acks = asyncio.create_task(self._receive_acks(client))
-        resend = asyncio.create_task(self._resend_loop(client))
-        stop = asyncio.create_task(self._stop.wait())
-        tasks = (acks, resend, stop)
-        try:
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        for task in (acks, resend):
-            if task in done:
-                task.result()  # the error that ended the session
+
+    def _session(self, client: aiomqtt.Client) -> tuple[Coroutine[Any, Any, None], ...]:
+        return self._receive_acks(client), self._resend_loop(client)
 
     async def _receive_acks(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:

@@ -12,10 +12,10 @@ is not a valid handlog is logged and dropped; it is never acknowledged.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import random
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 import aiomqtt
 import structlog
@@ -31,6 +31,7 @@ from controller.handlog import (
 )
 from controller.hub.ingest import StoreResult, store_handlogs
 from controller.mqtt.client import make_client
+from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import encode
 from controller.store import EventStore
 
@@ -78,40 +79,25 @@ class HubIngest:
         self._stop.set()
 
     async def run(self) -> None:
-        delay = self.settings.reconnect_min
-        while not self._stop.is_set():
-            try:
-                client = make_client(self.settings, self.client_id, clean_session=False)
-                async with client:
-                    await client.subscribe(self.filter, qos=1)
-                    self.connected.set()
-                    delay = self.settings.reconnect_min
-                    log.info("hub subscribed", filter=self.filter)
-                    await self._session(client)
-                    return
-            except (aiomqtt.MqttError, OSError) as err:
-                log.warning("hub: mqtt connection failed", error=str(err) or repr(err))
-            finally:
-                self.connected.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), delay * random.uniform(0.8, 1.0))
-            delay = min(delay * 2, self.settings.reconnect_max)
+        """Subscribe, store and acknowledge, reconnect with backoff; returns after ``stop()``."""
+        s = self.settings
+        await keep_connected(
+            lambda: make_client(s, self.client_id, clean_session=False),
+            self._session,
+            self._stop,
+            Backoff(s.reconnect_min, s.reconnect_max),
+            name=f"hub {self.parlour}",
+            connected=self.connected,
+            on_connect=self._subscribe,
+        )
 
-    async def _session(self, client: aiomqtt.Client) -> None:
+    async def _subscribe(self, client: aiomqtt.Client) -> None:
+        await client.subscribe(self.filter, qos=1)
+        log.info("hub subscribed", filter=self.filter)
+
+    def _session(self, client: aiomqtt.Client) -> tuple[Coroutine[Any, Any, None], ...]:
         queue: asyncio.Queue[tuple[str, Handlog]] = asyncio.Queue()
-        receive = asyncio.create_task(self._receive(client, queue))
-        write = asyncio.create_task(self._write(client, queue))
-        stop = asyncio.create_task(self._stop.wait())
-        tasks = (receive, write, stop)
-        try:
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        for task in (receive, write):
-            if task in done:
-                task.result()
+        return self._receive(client, queue), self._write(client, queue)
 
     async def _receive(
         self, client: aiomqtt.Client, queue: asyncio.Queue[tuple[str, Handlog]]

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
-import ssl
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -30,6 +28,8 @@ import structlog
 
 from controller.config import MqttSettings
 from controller.metrics import Metrics
+from controller.mqtt.client import make_client
+from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import OFFLINE, ONLINE, Topics, encode
 from controller.store import EventStore, OutboxEntry, OutboxMessage
 
@@ -107,70 +107,30 @@ class Publisher:
     # --- the connection ----------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Connect, drain, reconnect with exponential backoff; returns after ``stop()``
-        (also when stop() came first). One run per Publisher."""
+        """Connect, drain, reconnect with backoff (``controller.mqtt.reconnect``); returns
+        after ``stop()`` (also when stop() came first). One run per Publisher."""
         self._loop = asyncio.get_running_loop()
-        delay = self.settings.reconnect_min
-        while not self._stop.is_set():
-            try:
-                async with self._client() as client:
-                    try:
-                        await self._connected(client)
-                        delay = self.settings.reconnect_min
-                        await self._session(client)
-                        return  # stop() was asked for and the session said goodbye
-                    except asyncio.CancelledError:
-                        # Cancelled instead of stop(): a clean DISCONNECT fires no will,
-                        # so say offline ourselves, briefly, or displays think we are up.
-                        with contextlib.suppress(Exception):
-                            offline = client.publish(
-                                self.topics.status, encode(OFFLINE), qos=1, retain=True
-                            )
-                            await asyncio.wait_for(offline, 1.0)
-                        raise
-            except (aiomqtt.MqttError, OSError) as err:  # ssl.SSLError is an OSError
-                self._count_failure()
-                log.warning(
-                    "mqtt connection failed",
-                    broker=f"{self.settings.host}:{self.settings.port}",
-                    error=str(err) or type(err).__name__,
-                    retry_in=round(delay, 2),
-                )
-            except Exception:
-                # E.g. the database briefly locked: keep the rows, log, try again later.
-                self._count_failure()
-                log.exception("publisher error", retry_in=round(delay, 2))
-            finally:
-                self._set_connected(False)
-            # Sleep the backoff unless stopped meanwhile; jitter keeps tables from
-            # reconnecting in lockstep after the parlour's broker restarts.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), delay * random.uniform(0.8, 1.0))
-            delay = min(delay * 2, self.settings.reconnect_max)
+        s = self.settings
+        await keep_connected(
+            lambda: make_client(s, self.client_id, will=self._will()),
+            lambda client: (self._watch(client), self._drain(client)),
+            self._stop,
+            Backoff(s.reconnect_min, s.reconnect_max),
+            name=f"publisher {s.host}:{s.port}",
+            on_connect=self._connected,
+            on_stop=self._goodbye,
+            on_cancel=self._say_offline,
+            on_down=lambda: self._set_connected(False),
+            on_failure=lambda _err: self._count_failure(),
+        )
 
     def stop(self, drain_timeout: float = 5.0) -> None:
         """Ask ``run()`` to finish: drain for up to ``drain_timeout``, then say offline."""
         self._drain_timeout = drain_timeout
         self._stop.set()
 
-    def _client(self) -> aiomqtt.Client:
-        s = self.settings
-        tls_context = None
-        if s.tls:
-            tls_context = ssl.create_default_context(
-                cafile=str(s.ca_file) if s.ca_file is not None else None
-            )
-        return aiomqtt.Client(
-            hostname=s.host,
-            port=s.port,
-            username=s.username,
-            password=s.password.get_secret_value() if s.password is not None else None,
-            identifier=self.client_id,
-            keepalive=s.keepalive,
-            timeout=s.publish_timeout,
-            tls_context=tls_context,
-            will=aiomqtt.Will(self.topics.status, encode(OFFLINE), qos=1, retain=True),
-        )
+    def _will(self) -> aiomqtt.Will:
+        return aiomqtt.Will(self.topics.status, encode(OFFLINE), qos=1, retain=True)
 
     async def _connected(self, client: aiomqtt.Client) -> None:
         await client.publish(self.topics.status, encode(ONLINE), qos=1, retain=True)
@@ -179,27 +139,17 @@ class Publisher:
         self._set_connected(True)
         if self.metrics is not None:
             self.metrics.mqtt_connects.inc()
-        log.info("mqtt connected", broker=f"{self.settings.host}:{self.settings.port}")
 
-    async def _session(self, client: aiomqtt.Client) -> None:
-        """Drain until the connection drops (raises) or stop() (returns after goodbye)."""
-        watch = asyncio.create_task(self._watch(client))
-        drain = asyncio.create_task(self._drain(client))
-        stop = asyncio.create_task(self._stop.wait())
-        tasks = (watch, drain, stop)
-        try:
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        for task in (watch, drain):
-            if task in done:
-                task.result()  # the MqttError that ended the session
+    async def _goodbye(self, client: aiomqtt.Client) -> None:
+        """After stop(): drain what the time allows, then say offline ourselves."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._drain(client, until_empty=True), self._drain_timeout)
-        await client.publish(self.topics.status, encode(OFFLINE), qos=1, retain=True)
+        await self._say_offline(client)
         log.info("mqtt disconnecting", outbox=self.store.outbox_depth())
+
+    async def _say_offline(self, client: aiomqtt.Client) -> None:
+        # A clean DISCONNECT fires no will: without this, displays would think we are up.
+        await client.publish(self.topics.status, encode(OFFLINE), qos=1, retain=True)
 
     @staticmethod
     async def _watch(client: aiomqtt.Client) -> None:
