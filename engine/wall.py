@@ -11,8 +11,9 @@ hand is a parameter, not seat 0.
 
 Each seat builds 17 墩 in front of it. The 68 墩 form a ring in **clockwise** order seen from
 above. Along one seat's wall, clockwise runs from that seat's right end to its left end (the
-seeds' "从右向左数"), and past a wall's left end the ring continues onto the right end of the
-wall of that seat's 上家. So the ring holds::
+seeds' "从右向左数"; the seeds, the rule sources, are described in
+``docs/rules/README.md#sources``), and past a wall's left end the ring continues onto the
+right end of the wall of that seat's 上家. So the ring holds::
 
     ring stacks  0–16  seat 0's wall   (stack 0 = seat 0's right end, 16 = its left end)
     ring stacks 17–33  seat 3's wall
@@ -35,7 +36,8 @@ Decisions (each also noted where it is implemented)
 - Where drawing starts (AT the counted 墩 or AFTER it) is :class:`StartAt`, a parameter with a
   per-procedure default that follows the seed's words.
 - 跳庄: the dealer takes the 1st and 3rd tile of what follows the three rounds (the tops of the
-  next two 墩), per common.md and seed 002 ("由庄家拿第1张和第3张牌"); the reading "the tops of
+  next two 墩), per ``docs/rules/common.md#the-wall-and-the-deal`` and seed 002
+  ("由庄家拿第1张和第3张牌"); the reading "the tops of
   the 1st and 3rd 墩" (001's "隔一墩") is available as :attr:`JumpStyle.TOPS_OF_STACKS_1_3`.
 - A flipped tile that is not in play blocks the head (draws stop when they reach it) and is
   skipped by replacements, which take the tile under it and then go on counterclockwise to
@@ -197,8 +199,8 @@ class BreakProcedure(enum.Enum):
       the next wall clockwise.
     - ``TWO_ROLLS_SECOND_SUM`` (lianhua): as above, but the second roll's sum alone counts
       墩 right to left on the second roller's wall, and drawing starts AT that 墩
-      ("从第二个掷骰子的玩家门前牌墙从右向左数数到与点数相同的那一墩"; jing-family.md §7:
-      "drawing starts there").
+      ("从第二个掷骰子的玩家门前牌墙从右向左数数到与点数相同的那一墩";
+      ``docs/rules/jing-family.md#lianhua``: "drawing starts at that 墩").
     - ``SUM_SEAT_LOW_DIE_PLUS_ONE`` (chongji): one roll; the sum counted from the roller
       picks the wall; the smaller die + 1 gives the 墩 where the wall opens, and drawing
       starts AT it ("开牌位置以数字小的骰子为准，3+1，即第4墩").
@@ -335,7 +337,8 @@ _NO_FLIP = FlipKind.NONE  # for every draw's check (``FlipKind.NONE`` is slow on
 class JumpStyle(enum.Enum):
     """Which two tiles the dealer takes in the 跳庄 step, of the five that follow the rounds.
 
-    ``TILES_1_3`` (default; common.md, seed 002 "拿第1张和第3张牌"): the 1st and 3rd tile, i.e.
+    ``TILES_1_3`` (default; ``docs/rules/decisions.md#every-ruleset``, seed 002
+    "拿第1张和第3张牌"): the 1st and 3rd tile, i.e.
     the tops of the next two 墩; the others take the 2nd, 4th and 5th.
     ``TOPS_OF_STACKS_1_3`` (a reading of 001's "跳牌(隔一墩)抓上层两牌"): the tops of the 1st
     and 3rd 墩; the others take the 2nd, 3rd and 4th tiles.

@@ -1,8 +1,9 @@
 """Wins and the claim window: who may win, and how the claims on one tile resolve.
 
-Order of claims (common.md): 胡 beats 杠/碰 beats 吃. Several 胡 on one tile resolve by the
-ruleset (``Ruleset.rank_wins``): the nearest after the discarder (截胡), all of them
-(一炮多响), or the largest hand (chongji). The same resolution serves 抢杠.
+Order of claims (docs/rules/common.md#claims-on-a-discard): 胡 beats 杠/碰 beats 吃.
+Several 胡 on one tile resolve by the ruleset (``Ruleset.rank_wins``): the nearest after the
+discarder (截胡), all of them (一炮多响), or the largest hand (chongji). The same resolution
+serves 抢杠.
 """
 
 from __future__ import annotations

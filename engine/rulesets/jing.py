@@ -1,8 +1,8 @@
 """The 冲关 family with 正精/副精 wildcards: xingguo, nanchang, jian, yongfeng, lianhua.
 
-Every hand settles in two parts (``jing-family.md``): 胡计子, the win, built from one formula
-V = b × M per payer, and 精计子, the jing every seat ends with. The presets hold the numbers;
-this module holds the formula and the rules about who may win and who pays.
+Every hand settles in two parts (``docs/rules/jing-family.md``): 胡计子, the win, built from
+one formula V = b × M per payer, and 精计子, the jing every seat ends with. The presets hold
+the numbers; this module holds the formula and the rules about who may win and who pays.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ def win_paid(req: dict[str, Any]) -> dict[int, Any]:
     return paid(settle(req), "win")
 
 
-# --- xingguo: groups A–E of seed 000, through the formula V = b × M ----------------------
+# --- xingguo: groups A–E of seed 000, through the formula V = b × M (docs/rules/README.md#seed-000)
 
 
 @pytest.mark.parametrize(

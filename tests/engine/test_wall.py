@@ -168,7 +168,7 @@ def test_chongji_seed_example() -> None:
 
 
 def test_yichun_and_guangdong_start_after_the_counted_stack() -> None:
-    # seed 002: "点数为几则从第几墩后开始拿牌"
+    # seed 002 (docs/rules/README.md#seed-002): "点数为几则从第几墩后开始拿牌"
     brk = break_position(BreakProcedure.SUM_SEAT_SUM_STACKS, 0, Dice(3, 2))
     assert brk.wall_owner == 0
     assert wall_place(brk.stack) == (0, 6)
