@@ -62,49 +62,35 @@ XINGGUO_ROWS = [
 ]
 
 
-@pytest.mark.parametrize("ruleset", ["xingguo", "yongfeng", "lianhua"])
-@pytest.mark.parametrize(("row", "winner", "hand", "frm", "flag", "amount"), XINGGUO_ROWS)
-def test_xingguo_table(
+NANCHANG_ROWS = [
+    ("天胡 20", D, PINGHU_JING, "self", "tian", 20),
+    ("地胡 20, first draw", 1, PINGHU_JING, "self", "di", 20),
+    # the case: 有精平胡 may win on a discard in nanchang; was 20/10/10
+    ("地胡 20, on the dealer's first discard", 1, PINGHU_JING, D, "di", 20),
+    ("德国 地胡 20×2+5, on the dealer's first discard", 2, PINGHU_DEGUO, D, "di", 45),
+]
+JIAN_ROWS = [
+    ("天地胡-每人32个 (天胡)", D, PINGHU_JING, "self", "tian", 32),
+    ("天地胡-每人32个 (地胡, first draw)", 1, PINGHU_JING, "self", "di", 32),
+    ("天地胡-每人32个 (地胡, dealer's discard)", 1, XIAOQI_JING, D, "di", 32),
+    ("德国天胡-每人69个", D, PINGHU_DEGUO, "self", "tian", 69),
+    ("德国地胡-每人69个 (first draw)", 2, PINGHU_DEGUO, "self", "di", 69),
+    ("德国地胡-每人69个 (dealer's discard)", 2, PINGHU_DEGUO, D, "di", 69),
+    ("地胡精吊-每人64个", 3, JINGDIAO, "self", "di", 64),
+    ("德国地胡精吊-每人133个", 3, DEGUO_JINGDIAO, "self", "di", 133),
+]
+JING_ROWS = [
+    *[(r, *row) for r in ("xingguo", "yongfeng", "lianhua") for row in XINGGUO_ROWS],
+    *[("nanchang", *row) for row in NANCHANG_ROWS],  # keeps xingguo's amounts
+    *[("jian", *row) for row in JIAN_ROWS],
+]
+
+
+@pytest.mark.parametrize(("ruleset", "row", "winner", "hand", "frm", "flag", "amount"), JING_ROWS)
+def test_jing_family_fixed_amounts_from_each(
     ruleset: str, row: str, winner: int, hand: str, frm: int | str, flag: str, amount: int
 ) -> None:
     s = settle(request(ruleset, winner, hand, frm, flag))
-    assert paid(s, "win") == each(amount, winner), row
-
-
-@pytest.mark.parametrize(
-    ("row", "winner", "hand", "frm", "flag", "amount"),
-    [
-        ("天胡 20", D, PINGHU_JING, "self", "tian", 20),
-        ("地胡 20, first draw", 1, PINGHU_JING, "self", "di", 20),
-        # the case: 有精平胡 may win on a discard in nanchang; was 20/10/10
-        ("地胡 20, on the dealer's first discard", 1, PINGHU_JING, D, "di", 20),
-        ("德国 地胡 20×2+5, on the dealer's first discard", 2, PINGHU_DEGUO, D, "di", 45),
-    ],
-)
-def test_nanchang_keeps_xingguos_amounts(
-    row: str, winner: int, hand: str, frm: int | str, flag: str, amount: int
-) -> None:
-    s = settle(request("nanchang", winner, hand, frm, flag))
-    assert paid(s, "win") == each(amount, winner), row
-
-
-@pytest.mark.parametrize(
-    ("row", "winner", "hand", "frm", "flag", "amount"),
-    [
-        ("天地胡-每人32个 (天胡)", D, PINGHU_JING, "self", "tian", 32),
-        ("天地胡-每人32个 (地胡, first draw)", 1, PINGHU_JING, "self", "di", 32),
-        ("天地胡-每人32个 (地胡, dealer's discard)", 1, XIAOQI_JING, D, "di", 32),
-        ("德国天胡-每人69个", D, PINGHU_DEGUO, "self", "tian", 69),
-        ("德国地胡-每人69个 (first draw)", 2, PINGHU_DEGUO, "self", "di", 69),
-        ("德国地胡-每人69个 (dealer's discard)", 2, PINGHU_DEGUO, D, "di", 69),
-        ("地胡精吊-每人64个", 3, JINGDIAO, "self", "di", 64),
-        ("德国地胡精吊-每人133个", 3, DEGUO_JINGDIAO, "self", "di", 133),
-    ],
-)
-def test_jian_table(
-    row: str, winner: int, hand: str, frm: int | str, flag: str, amount: int
-) -> None:
-    s = settle(request("jian", winner, hand, frm, flag))
     assert paid(s, "win") == each(amount, winner), row
 
 
