@@ -6,19 +6,21 @@ import json
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from controller.cli import app
+from controller.cli.json_input import MAX_CHARS, JsonInputError, bounded_lines, loads
 from engine.analysis import analyze as analyze_hand
 from engine.analysis import shanten, waits
 from engine.hand import Meld, MeldType, Reading
 from engine.rulesets import PresetError, load_ruleset
 from engine.rulesets.base import SHAPE_ZH
 from engine.tiles import TileNotationError, format_kinds, parse_kind, parse_kinds, zh_name
+
+cli = typer.Typer(add_completion=False)
+
 
 MELD_WORDS = {
     "chow": MeldType.CHOW,
@@ -32,6 +34,11 @@ MELD_WORDS = {
 
 class AnalyzeInputError(ValueError):
     pass
+
+
+class Lang(StrEnum):
+    zh = "zh"
+    en = "en"
 
 
 @dataclass(frozen=True)
@@ -130,13 +137,17 @@ def run(req: Request) -> dict[str, Any]:
     }
 
 
-def json_lines(lines: Iterable[str]) -> Iterable[str]:
-    """One JSON object per input line; a bad line gets ``{"error": ...}`` and the run goes on."""
+def json_lines(lines: Iterable[str | None]) -> Iterable[str]:
+    """One JSON object per input line; a bad line gets ``{"error": ...}`` and the run goes on.
+
+    None stands for a line too long to read (``bounded_lines``)."""
     for raw in lines:
-        if not raw.strip():
+        if raw is not None and not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            if raw is None:
+                raise AnalyzeInputError(f"input: a line longer than {MAX_CHARS} characters")
+            obj = loads(raw)
             if not isinstance(obj, dict):
                 raise AnalyzeInputError("input: expected a JSON object")
             unknown = set(obj) - {"hand", "melds", "indicator", "ruleset"}
@@ -144,9 +155,14 @@ def json_lines(lines: Iterable[str]) -> Iterable[str]:
                 raise AnalyzeInputError(f"{sorted(unknown)[0]}: unknown field")
             if not isinstance(obj.get("hand"), str):
                 raise AnalyzeInputError("hand: required, a tile string")
+            for name in ("indicator", "ruleset"):
+                if not isinstance(obj.get(name), str | None):
+                    raise AnalyzeInputError(f"{name}: expected a string")
             melds_in = obj.get("melds") or []
             if not isinstance(melds_in, list):
                 raise AnalyzeInputError("melds: expected a list")
+            if len(melds_in) > 4:
+                raise AnalyzeInputError("melds: at most 4")
             req = build_request(
                 obj["hand"],
                 [parse_meld(m) for m in melds_in],
@@ -154,15 +170,17 @@ def json_lines(lines: Iterable[str]) -> Iterable[str]:
                 obj.get("ruleset"),
             )
             out: dict[str, Any] = run(req)
-        except json.JSONDecodeError as err:
-            out = {"error": f"not JSON: {err.msg}"}
-        except AnalyzeInputError as err:
+        except (JsonInputError, AnalyzeInputError) as err:
             out = {"error": str(err)}
         yield json.dumps(out, ensure_ascii=False)
 
 
-def _human(req: Request, result: dict[str, Any], lang: str, console: Console) -> None:
-    zh = lang == "zh"
+def _human(req: Request, result: dict[str, Any], lang: Lang) -> None:
+    from rich.console import Console  # only for people: --json and JSON lines skip it
+    from rich.table import Table
+
+    console = Console()
+    zh = lang is Lang.zh
     names = SHAPE_ZH if zh else {}
     tiles = (
         " ".join(zh_name(k, long=False) for k in req.concealed)
@@ -198,7 +216,7 @@ def _human(req: Request, result: dict[str, Any], lang: str, console: Console) ->
     console.print(f"{'向听' if zh else 'shanten'}: {result['shanten']}")
 
 
-@app.command()
+@cli.command()
 def analyze(
     hand: Annotated[
         str, typer.Argument(help='Tiles, e.g. "123m 456p 789s EEE 55m"; - for JSON lines.')
@@ -207,11 +225,11 @@ def analyze(
     indicator: Annotated[str | None, typer.Option(help="The flipped tile (翻精/财神).")] = None,
     ruleset: Annotated[str | None, typer.Option(help="Ruleset id (default xingguo).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON in and out.")] = False,
-    lang: Annotated[str, typer.Option(help="zh or en.")] = "zh",
+    lang: Annotated[Lang, typer.Option(help="Labels in Chinese or English.")] = Lang.zh,
 ) -> None:
     """Readings of a 14-tile hand, or waits of a 13-tile hand, and shanten."""
     if hand == "-":
-        for out in json_lines(sys.stdin):
+        for out in json_lines(bounded_lines(sys.stdin)):
             typer.echo(out)
         return
     try:
@@ -223,4 +241,4 @@ def analyze(
     if as_json:
         typer.echo(json.dumps(result, ensure_ascii=False))
     else:
-        _human(req, result, lang, Console())
+        _human(req, result, lang)

@@ -2,33 +2,45 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
-from controller.cli import app
+from controller.cli.json_input import MAX_CHARS, bounded_lines, loads
 from engine.round import CorruptLog, event_from_dict
 from engine.round.events import Event
 from engine.round.replay import check, describe, split_hands, steps
+
+cli = typer.Typer(add_completion=False)
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
 
 
 def _read(path: Path) -> list[Event]:
     events: list[Event] = []
     with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
+        for n, line in enumerate(bounded_lines(f), start=1):
+            if line is None:
+                _fail(f"{path}:{n}: longer than {MAX_CHARS} characters")
             if not line.strip():
                 continue
             try:
-                events.append(event_from_dict(json.loads(line)))
+                data = loads(line)
+                if not isinstance(data, dict):
+                    raise ValueError("expected a JSON object")
+                events.append(event_from_dict(data))
             except (ValueError, TypeError) as err:
-                typer.echo(f"error: {path}:{n}: {err}", err=True)
-                raise typer.Exit(2) from None
+                _fail(f"{path}:{n}: {err}")
+    if not events:
+        _fail(f"{path}: no events (an empty log)")
     return events
 
 
-@app.command()
+@cli.command()
 def replay(
     log: Annotated[Path, typer.Argument(help="An event log (JSON lines), one or more hands.")],
     quiet: Annotated[bool, typer.Option(help="Only each hand's settlement.")] = False,
@@ -37,8 +49,9 @@ def replay(
     try:
         events = _read(log)
     except OSError as err:
-        typer.echo(f"error: cannot read {log}: {err.strerror}", err=True)
-        raise typer.Exit(2) from None
+        _fail(f"cannot read {log}: {err.strerror}")
+    except UnicodeDecodeError:
+        _fail(f"{log}: not UTF-8 text")
     bad = 0
     for hand in split_hands(events):
         state = None
@@ -48,8 +61,7 @@ def replay(
                 if not quiet or event.type in ("hand_started", "settled"):
                     typer.echo(f"{n:4d}  {describe(event)}")
         except CorruptLog as err:
-            typer.echo(f"error: {err}", err=True)
-            raise typer.Exit(2) from None
+            _fail(str(err))
         assert state is not None
         if state.settlement is not None and not quiet:
             for line in state.settlement.lines:

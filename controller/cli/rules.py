@@ -4,19 +4,40 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from controller.cli import app
 from engine.rulesets import PresetError, builtin_ids, builtin_preset_text, load_ruleset
 from engine.rulesets.registry import ruleset_from_data
 
-rules_app = typer.Typer(help="Ruleset presets: list, show (to copy), check an edited copy.")
-app.add_typer(rules_app, name="rules")
+MAX_PRESET_CHARS = 1 << 16  # a built-in preset is about 2 KB
 
 
-@rules_app.command("list")
+def read_preset(path: Path) -> dict[str, Any]:
+    """An owner's preset file as data; any reason it cannot be read is a PresetError."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            text = f.read(MAX_PRESET_CHARS + 1)
+        if len(text) > MAX_PRESET_CHARS:
+            raise PresetError(f"preset: {path} is longer than {MAX_PRESET_CHARS} characters")
+        return tomllib.loads(text)
+    except OSError as err:
+        raise PresetError(f"preset: cannot read {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise PresetError(f"preset: {path} is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as err:
+        raise PresetError(f"preset: {path}: {err}") from None
+    except RecursionError:
+        raise PresetError(f"preset: {path} nests too deep") from None
+
+
+cli = typer.Typer(
+    help="Ruleset presets: list, show (to copy), check an edited copy.", add_completion=False
+)
+
+
+@cli.command("list")
 def list_rules() -> None:
     """The built-in rulesets."""
     for ruleset_id in builtin_ids():
@@ -24,7 +45,7 @@ def list_rules() -> None:
         typer.echo(f"{ruleset_id:10} {preset.name}  {preset.description}")
 
 
-@rules_app.command("show")
+@cli.command("show")
 def show(ruleset_id: Annotated[str, typer.Argument(help="e.g. xingguo")]) -> None:
     """Print a built-in preset (TOML): redirect it to a file, edit, then `rules check`."""
     try:
@@ -34,13 +55,12 @@ def show(ruleset_id: Annotated[str, typer.Argument(help="e.g. xingguo")]) -> Non
         raise typer.Exit(2) from None
 
 
-@rules_app.command("check")
+@cli.command("check")
 def check(file: Annotated[Path, typer.Argument(help="An edited preset (TOML).")]) -> None:
     """Validate an owner's preset; errors name the field."""
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
-        ruleset = ruleset_from_data(data)
-    except (OSError, tomllib.TOMLDecodeError, PresetError) as err:
+        ruleset = ruleset_from_data(read_preset(file))
+    except PresetError as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None
     typer.echo(f"ok: {ruleset.id} ({ruleset.preset.family} family)")

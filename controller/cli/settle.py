@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
-import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 
-from controller.cli import app
+from controller.cli.json_input import JsonInputError, loads, read_bounded
+from controller.cli.rules import read_preset
 from engine.rulesets import PresetError, load_ruleset, ruleset_from_data
 from engine.settlement import SettleInputError, parse_finished_hand
 
+cli = typer.Typer(add_completion=False)
 
-def _fail(message: str) -> None:
+
+def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(2)
 
@@ -26,14 +28,13 @@ def settle_data(data: Any, preset: Path | None = None) -> dict[str, Any]:
         raise SettleInputError("input: expected a JSON object")
     hand = parse_finished_hand(data)
     if preset is not None:
-        preset_data = tomllib.loads(preset.read_text(encoding="utf-8"))
-        ruleset = ruleset_from_data(preset_data, hand.options)
+        ruleset = ruleset_from_data(read_preset(preset), hand.options)
     else:
         ruleset = load_ruleset(hand.ruleset, hand.options)
     return ruleset.settle(hand).as_dict()
 
 
-@app.command()
+@cli.command()
 def settle(
     file: Annotated[str, typer.Argument(help="A finished hand as JSON, or - for stdin.")],
     preset: Annotated[
@@ -43,17 +44,16 @@ def settle(
 ) -> None:
     """Settle a finished hand: itemised lines, nets, who deals next (JSON on stdout)."""
     try:
-        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+        if file == "-":
+            text = read_bounded(sys.stdin)
+        else:
+            with Path(file).open(encoding="utf-8") as f:
+                text = read_bounded(f)
+        result = settle_data(loads(text), preset)
     except OSError as err:
-        _fail(f"cannot read {file}: {err.strerror}")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        _fail(f"input: not JSON ({err.msg} at line {err.lineno} column {err.colno})")
-    try:
-        result = settle_data(data, preset)
-    except (SettleInputError, PresetError) as err:
+        _fail(f"cannot read {err.filename or file}: {err.strerror}")
+    except UnicodeDecodeError:
+        _fail("input: not UTF-8 text")
+    except (JsonInputError, SettleInputError, PresetError) as err:
         _fail(str(err))
-    except (OSError, tomllib.TOMLDecodeError) as err:
-        _fail(f"preset: {err}")
     typer.echo(json.dumps(result, ensure_ascii=False))

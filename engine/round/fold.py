@@ -134,9 +134,17 @@ def _dealt(state: RoundState, e: Dealt) -> None:
     wall = _wall(state)
     deal = wall.deal()
     for seat in range(SEATS):
+        if len(e.tiles[seat]) != len(deal.hands[seat]):
+            raise ValueError(
+                f"seat {seat} is dealt {len(deal.hands[seat])} tiles, not {len(e.tiles[seat])}"
+            )
         for draw, tile in zip(deal.hands[seat], e.tiles[seat], strict=True):
-            if draw.tile is None:
+            # the wall checks each tile against the shuffle, or against the tiles seen so
+            # far (a tile dealt twice), before anything is folded on it
+            try:
                 wall.observe(draw.position, tile)
+            except ValueError as err:
+                raise ValueError(f"seat {seat}'s tile {tile!r}: {err}") from None
             state.seen.add(tile)
         state.hands[seat] = list(e.tiles[seat])
         state.hand_moves[seat] += 1

@@ -17,6 +17,7 @@ from engine.settlement.finished_hand import (
     SettleInputError,
     Win,
     WinSource,
+    check_hand,
 )
 from engine.settlement.ledger import Ledger, Settlement
 from engine.wall import FlipKind, WallRules
@@ -103,6 +104,17 @@ class Ruleset(ABC):
     @abstractmethod
     def settle(self, hand: FinishedHand) -> Settlement:
         """Itemised lines, nets summing to zero, who deals next."""
+
+    def check(self, hand: FinishedHand) -> None:
+        """Refuse a hand that could not have happened under this ruleset (``settle`` first
+        thing): the shared checks, plus the flipped tile a wildcard ruleset cannot do without
+        (without it a hand would settle with no wildcards at all)."""
+        flips = self.flip_kind is not FlipKind.NONE
+        check_hand(hand, flipped_out_of_play=flips and not self.preset.table.flipped_in_play)
+        if flips and hand.indicator is None:
+            raise SettleInputError(
+                f"indicator: required by {self.id} (the flipped tile that makes its wildcards)"
+            )
 
     # --- while the hand is played (engine.round) ---------------------------------------
 

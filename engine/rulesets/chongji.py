@@ -11,7 +11,7 @@ each pays the total. Of several winners on one discard only the largest hand win
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -32,7 +32,6 @@ from engine.settlement.finished_hand import (
     SettleInputError,
     Win,
     WinSource,
-    check_tiles,
 )
 from engine.settlement.ledger import Ledger, Settlement
 from engine.tiles import counts_of, successor
@@ -86,6 +85,7 @@ class ChongjiPay(Section):
 
 class ChongjiPreset(PresetBase):
     family: Literal["chongji"] = "chongji"
+    priced_shapes: ClassVar[frozenset[Shape]] = frozenset(Shape) - {Shape.SHISANYAO, Shape.JIULIAN}
     shapes: ShapesConfig = ShapesConfig(
         shisanlan=True,
         qixing_shisanlan=True,
@@ -256,7 +256,7 @@ class ChongjiRuleset(Ruleset):
 
     def settle(self, hand: FinishedHand) -> Settlement:
         p = self.preset
-        check_tiles(hand, flipped_out_of_play=not p.table.flipped_in_play)
+        self.check(hand)
         self._check_input(hand)
         scored, false_seats, notes = score_wins(
             hand, lambda w: self._score(hand, w), p.pay.false_win
@@ -323,8 +323,8 @@ class ChongjiRuleset(Ruleset):
         label = "冲击 " + " ".join(names)
         ledger = Ledger()
         if win.self_drawn:
-            word = "杠爆 自摸" if win.source is WinSource.KONG_REPLACEMENT else "自摸"
-            ledger.each_pays("win.self_draw", f"{label} {word}", win.seat, total)
+            # (a 杠爆 is already among the names: it adds its 龙)
+            ledger.each_pays("win.self_draw", f"{label} 自摸", win.seat, total)
             return ledger, total
         assert win.discarder is not None
         if win.source is WinSource.ROB_KONG:

@@ -8,7 +8,7 @@ On a self-draw each of the three pays; on a discard the discarder pays.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -25,7 +25,7 @@ from engine.rulesets.winsettle import (
     score_wins,
     seat_wind,
 )
-from engine.settlement.finished_hand import FinishedHand, Win, WinSource, check_tiles
+from engine.settlement.finished_hand import FinishedHand, Win, WinSource
 from engine.settlement.ledger import Ledger, Settlement
 from engine.tiles import DRAGONS, EAST, NORTH, WINDS, is_terminal
 
@@ -73,6 +73,9 @@ class GuangdongPay(Section):
 
 class GuangdongPreset(PresetBase):
     family: Literal["guangdong"] = "guangdong"
+    priced_shapes: ClassVar[frozenset[Shape]] = frozenset(
+        {Shape.PINGHU, Shape.XIAOQI, Shape.DAQI, Shape.SHISANYAO, Shape.JIULIAN}
+    )
     shapes: ShapesConfig = ShapesConfig(xiaoqi=False, shisanyao=True, jiulian=True)
     table: TableConfig = TableConfig(dice="sum_seat_sum_stacks", multiple_winners="all")
     fan: FanTable = FanTable()
@@ -153,9 +156,9 @@ class GuangdongRuleset(Ruleset):
             out.append(("门风", t.seat_wind))
         if hand.prevailing_wind in f.pungs:
             out.append(("圈风", t.prevailing_wind))
-        for k in f.pungs:
-            if k in DRAGONS:
-                out.append(("三元", t.dragon))
+        dragons = f.dragon_pungs
+        if dragons:
+            out.append(("三元" if dragons == 1 else f"三元×{dragons}", dragons * t.dragon))
         total = sum(v for _, v in out)
         if total > t.cap:
             out.append(("爆胡", t.cap - total))
@@ -177,7 +180,7 @@ class GuangdongRuleset(Ruleset):
 
     def settle(self, hand: FinishedHand) -> Settlement:
         p = self.preset
-        check_tiles(hand)
+        self.check(hand)
         winners = len(hand.wins)
         scored, false_seats, notes = score_wins(
             hand, lambda w: self._score(hand, w, winners), p.pay.false_win
@@ -240,11 +243,12 @@ class GuangdongRuleset(Ruleset):
             and kong.type is MeldType.KONG_EXPOSED
             and kong.from_seat is not None
         ):
-            reason = f"{label} 杠上开花 包三家"
+            reason = " ".join(filter(None, [label, _unless_named("杠上开花", named), "包三家"]))
             ledger.pay("win.bao", reason, kong.from_seat, win.seat, 3 * value)
         elif win.self_drawn:
             word = "杠上开花" if win.source is WinSource.KONG_REPLACEMENT else "自摸"
-            ledger.each_pays("win.self_draw", f"{label} {word}", win.seat, value)
+            reason = f"{label} {_unless_named(word, named)}".rstrip()
+            ledger.each_pays("win.self_draw", reason, win.seat, value)
         elif win.source is WinSource.DISCARD and self.preset.pay.bao_zimo:
             assert win.discarder is not None
             reason = f"{label} 包自摸"
@@ -258,3 +262,8 @@ class GuangdongRuleset(Ruleset):
             )
             ledger.pay(code, f"{label} {word}", win.discarder, win.seat, value)
         return ledger
+
+
+def _unless_named(word: str, named: list[str]) -> str:
+    """How a hand was won, unless a 番 already says it (自摸 +1, 杠上开花作3番)."""
+    return "" if any(name.startswith(word) for name in named) else word

@@ -7,10 +7,11 @@ the numbers; this module holds the formula and the rules about who may win and w
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -30,7 +31,6 @@ from engine.settlement.finished_hand import (
     SettleInputError,
     Win,
     WinSource,
-    check_tiles,
 )
 from engine.settlement.ledger import Amount, Ledger, Settlement
 from engine.tiles import counts_of, format_kinds, successor
@@ -96,6 +96,9 @@ class ExtrasConfig(Section):
 
 class JingPreset(PresetBase):
     family: Literal["jing"] = "jing"
+    priced_shapes: ClassVar[frozenset[Shape]] = frozenset(
+        {Shape.PINGHU, Shape.XIAOQI, Shape.DAQI, Shape.SHISANLAN, Shape.QIXING_SHISANLAN}
+    )
     jing: JingConfig = JingConfig()
     win: WinConfig = WinConfig()
     extras: ExtrasConfig = ExtrasConfig()
@@ -250,7 +253,7 @@ class JingRuleset(Ruleset):
     # --- settlement --------------------------------------------------------------------
 
     def settle(self, hand: FinishedHand) -> Settlement:
-        check_tiles(hand, flipped_out_of_play=not self.preset.table.flipped_in_play)
+        self.check(hand)
         ledgers: list[Ledger] = []
         notes: list[str] = []
         wins = hand.wins
@@ -345,9 +348,7 @@ class JingRuleset(Ruleset):
         w = self.preset.win
         names: list[str] = []
         deguo = reading.deguo
-        jingdiao = reading.jingdiao and (
-            w.shisanlan_jingdiao or reading.shape not in (Shape.SHISANLAN, Shape.QIXING_SHISANLAN)
-        )
+        jingdiao = self._jingdiao(reading)
         if deguo:
             names.append("德国")
         shape_value = {
@@ -385,6 +386,13 @@ class JingRuleset(Ruleset):
         bonus = deguo or (jingdiao and w.jingdiao_bonus)
         return m, names, bonus
 
+    def _jingdiao(self, reading: Reading) -> bool:
+        """精吊, unless the ruleset says a 十三烂 has none (jian: 十三烂没有经吊)."""
+        return reading.jingdiao and (
+            self.preset.win.shisanlan_jingdiao
+            or reading.shape not in (Shape.SHISANLAN, Shape.QIXING_SHISANLAN)
+        )
+
     def _discard_multipliers(self, hand: FinishedHand, seat: int) -> tuple[int, int]:
         j = self.preset.jing
         if j.discarded_zheng_multiplier == 1 and j.discarded_fu_multiplier == 1:
@@ -398,36 +406,31 @@ class JingRuleset(Ruleset):
         w = self.preset.win
         m, names, bonus_applies = self._multiplier(hand, win, reading, holdings)
         bonus = w.deguo_bonus if bonus_applies else 0
-        fixed = None
+        plus = f"+{bonus}" if bonus else ""
         if win.tian or win.di:
-            # [decision] 天胡/地胡 replace V; only 德国 (×2, +5) applies on top
-            fixed = w.tianhu_jingdiao if reading.jingdiao else w.tianhu
-            m = w.deguo if reading.deguo else 1
-            names = [("天胡" if win.tian else "地胡")] + [n for n in names if n in ("德国", "精吊")]
+            return self._fixed_ledger(win, reading, names, bonus)
 
         def value(payer: int) -> tuple[int, str]:
             """V for this payer and how it was reached, e.g. ``庄 4×8``."""
-            if fixed is not None:
-                return fixed * m, f"{fixed}×{m}" if m != 1 else str(fixed)
             dealer_involved = hand.dealer in (payer, win.seat)
             b = w.base_dealer if dealer_involved else w.base_other
             return b * m, f"{'庄 ' if dealer_involved else ''}{b}×{m}"
 
-        plus = f"+{bonus}" if bonus else ""
         ledger = Ledger()
         label = " ".join(names)
         if win.self_drawn:
-            word = "杠上花" if win.source is WinSource.KONG_REPLACEMENT else "自摸"
+            # a kong replacement win is paid as a self-draw; its 杠上花/杠吊 is in the label
             for payer in range(4):
                 if payer != win.seat:
                     v, how = value(payer)
-                    reason = f"{label} {word} {how}{plus}"
+                    reason = f"{label} 自摸 {how}{plus}"
                     ledger.pay("win.self_draw", reason, payer, win.seat, v + bonus)
         elif win.source is WinSource.ROB_KONG:
             assert win.discarder is not None
             shares = [value(p) for p in range(4) if p != win.seat]
             total = sum(v + bonus for v, _ in shares)
-            how = " + ".join(f"{h}{plus}" for _, h in shares)
+            counted = Counter(f"{h}{plus}" for _, h in shares)  # equal shares once, ×n
+            how = " + ".join(h if n == 1 else f"{n}×({h})" for h, n in counted.items())
             ledger.pay("win.rob_kong", f"{label} 包三家 {how}", win.discarder, win.seat, total)
         else:
             assert win.discarder is not None
@@ -441,6 +444,29 @@ class JingRuleset(Ruleset):
                 else:
                     reason = f"{label} 陪付 {how}÷2"
                     ledger.pay("win.discard_share", reason, payer, win.seat, half(v))
+        return ledger
+
+    def _fixed_ledger(self, win: Win, reading: Reading, names: list[str], bonus: int) -> Ledger:
+        """[decision] 天胡/地胡: a fixed amount replaces V, and every other seat pays it in
+        full, a 地胡 on the dealer's first discard too (seed: 20+20+20 = 60); only 德国
+        (×2, +5) applies on top."""
+        w = self.preset.win
+        fixed = w.tianhu_jingdiao if self._jingdiao(reading) else w.tianhu
+        m = w.deguo if reading.deguo else 1
+        kept = [n for n in names if n in ("德国", "精吊")]
+        label = " ".join(["天胡" if win.tian else "地胡", *kept])
+        how = (f"{fixed}×{m}" if m != 1 else str(fixed)) + (f"+{bonus}" if bonus else "")
+        ledger = Ledger()
+        for payer in range(4):
+            if payer == win.seat:
+                continue
+            if win.self_drawn:
+                code, word = "win.self_draw", "自摸"
+            elif payer == win.discarder:
+                code, word = "win.discard", "点炮"
+            else:
+                code, word = "win.discard_share", "陪付"
+            ledger.pay(code, f"{label} {word} {how}", payer, win.seat, fixed * m + bonus)
         return ledger
 
     # --- jing ------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import copy
 import tomllib
 from collections.abc import Mapping
 from importlib import resources
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -79,6 +79,9 @@ class TableConfig(Section):
 
 
 class PresetBase(Section):
+    # the shapes the family's settlement has a price for; a preset may enable no other
+    priced_shapes: ClassVar[frozenset[Shape]] = frozenset(Shape)
+
     id: str
     name: str
     family: str
@@ -132,9 +135,17 @@ P = TypeVar("P", bound=PresetBase)
 
 def validate_preset(model: type[P], data: Mapping[str, Any], where: str = "") -> P:
     try:
-        return model.model_validate(data)
+        preset = model.model_validate(data)
     except ValidationError as err:
         first = err.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])
         msg = "unknown field" if first["type"] == "extra_forbidden" else first["msg"]
         raise PresetError(f"{where}{loc}: {msg}") from None
+    enabled = preset.shapes.options().shapes
+    for shape in Shape:
+        if shape in enabled and shape not in model.priced_shapes:
+            raise PresetError(
+                f"{where}shapes.{shape.value}: the {preset.family} family has no price for "
+                f"this shape (it would pay as something else); leave it false"
+            )
+    return preset

@@ -9,7 +9,7 @@ discard wins (不拦胡), and the discarder then deals (买庄).
 from __future__ import annotations
 
 from math import prod
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -29,7 +29,6 @@ from engine.settlement.finished_hand import (
     SettleInputError,
     Win,
     WinSource,
-    check_tiles,
 )
 from engine.settlement.ledger import Ledger, Settlement
 from engine.tiles import WINDS
@@ -79,6 +78,16 @@ class MaiConfig(Section):
 
 class YichunPreset(PresetBase):
     family: Literal["yichun"] = "yichun"
+    priced_shapes: ClassVar[frozenset[Shape]] = frozenset(
+        {
+            Shape.PINGHU,
+            Shape.XIAOQI,
+            Shape.DAQI,
+            Shape.SHISANLAN,
+            Shape.QIXING_SHISANLAN,
+            Shape.QUANFENG,
+        }
+    )
     shapes: ShapesConfig = ShapesConfig(
         honor_sets=True, shisanlan=True, qixing_shisanlan=True, quanfeng=True
     )
@@ -162,7 +171,7 @@ class YichunRuleset(Ruleset):
     # --- settlement --------------------------------------------------------------------
 
     def settle(self, hand: FinishedHand) -> Settlement:
-        check_tiles(hand)
+        self.check(hand)
         self._check_input(hand)
         pay = self.preset.pay
         scored, false_seats, notes = score_wins(hand, lambda w: self._score(hand, w), pay.false_win)
@@ -196,11 +205,6 @@ class YichunRuleset(Ruleset):
     def _check_input(self, hand: FinishedHand) -> None:
         if hand.mai and not self.preset.mai.enabled:
             raise SettleInputError("extra.mai: 买 is off in this preset (option mai.enabled)")
-        for i, win in enumerate(hand.wins):
-            seat = hand.seats[win.seat]
-            if win.source is WinSource.KONG_REPLACEMENT and last_kong(seat) is None:
-                where = "win" if len(hand.wins) == 1 else f"win[{i}]"
-                raise SettleInputError(f"{where}.from: a kong replacement win needs a kong meld")
 
     def _buyers(self, hand: FinishedHand) -> frozenset[int]:
         if not self.preset.mai.enabled:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -109,7 +109,7 @@ class _MeldIn(_Strict):
 
 class _SeatIn(_Strict):
     hand: str
-    melds: list[_MeldIn] = []
+    melds: list[_MeldIn] = Field(default=[], max_length=4)
     discards: str = ""
 
 
@@ -123,8 +123,13 @@ class _WinIn(_Strict):
     pao_long: bool = False
 
 
+# 跟庄 go-rounds a hand can hold: each takes four of the 83 tiles left after the deal
+# (the first three, the dealer discarding from its 14), so at most 1 + 80 / 4
+MAX_GENZHUANG_ROUNDS = 21
+
+
 class _ExtraIn(_Strict):
-    genzhuang_rounds: int = Field(default=0, ge=0)
+    genzhuang_rounds: int = Field(default=0, ge=0, le=MAX_GENZHUANG_ROUNDS)
     false_win: list[int] = []
     last_drawer: int | None = Field(default=None, ge=0, le=3)
     first_dealer: int | None = Field(default=None, ge=0, le=3)
@@ -137,6 +142,8 @@ class _ExtraIn(_Strict):
         for seat in v:
             if not 0 <= seat <= 3:
                 raise ValueError(f"seat {seat} is not 0–3")
+        if len(set(v)) != len(v):
+            raise ValueError("a seat is listed twice")
         return v
 
 
@@ -150,7 +157,7 @@ class _SettleIn(_Strict):
     an_indicator: str | None = None
     xia_indicator: str | None = None
     seats: list[_SeatIn] = Field(min_length=4, max_length=4)
-    win: _WinIn | list[_WinIn] | None
+    win: _WinIn | Annotated[list[_WinIn], Field(min_length=1, max_length=3)] | None
     extra: _ExtraIn = _ExtraIn()
 
 
@@ -164,6 +171,10 @@ def _where(loc: tuple[int | str, ...]) -> str:
         else:
             out += ("." if out else "") + str(part)
     return out or "input"
+
+
+def _other_branch(loc: tuple[int | str, ...], kind: str) -> bool:
+    return loc[1:2] in (("_WinIn",), ("list[_WinIn]",)) and kind in ("model_type", "list_type")
 
 
 def _kinds(text: str, where: str) -> tuple[int, ...]:
@@ -224,7 +235,9 @@ def parse_finished_hand(data: Mapping[str, Any]) -> FinishedHand:
     try:
         req = _SettleIn.model_validate(data)
     except ValidationError as err:
-        first = err.errors()[0]
+        errors = err.errors()
+        # ``win`` is one win or a list: report the branch the input took, not the other
+        first = next((e for e in errors if not _other_branch(e["loc"], e["type"])), errors[0])
         msg = first["msg"]
         if first["type"] == "extra_forbidden":
             msg = "unknown field"
@@ -270,11 +283,72 @@ def parse_finished_hand(data: Mapping[str, Any]) -> FinishedHand:
         mai=tuple(sorted(set(req.extra.mai))),
         guan_fengxiang=req.extra.guan_fengxiang,
     )
-    check_tiles(hand)
+    check_hand(hand)
     return hand
 
 
 _SHARED_TILE = frozenset({WinSource.DISCARD, WinSource.ROB_KONG})
+
+
+def check_hand(hand: FinishedHand, flipped_out_of_play: bool = False) -> None:
+    """Everything a settlement assumes of its input, whoever built it (the JSON contract,
+    the round): the tiles add up, and every claim and flag could have happened."""
+    check_tiles(hand, flipped_out_of_play)
+    check_claims(hand)
+
+
+def check_claims(hand: FinishedHand) -> None:
+    """Melds come from another seat (a chow from the 上家); 天胡/地胡, 抢杠 and 杠上花 have
+    the dealer, the discard, the pung or the kong they need."""
+    for i, seat in enumerate(hand.seats):
+        for j, meld in enumerate(seat.melds):
+            where = f"seats[{i}].melds[{j}].from"
+            if meld.from_seat == i:
+                raise SettleInputError(f"{where}: a {meld.type.value} is claimed from another seat")
+            shangjia = (i + 3) % 4
+            if meld.type is MeldType.CHOW and meld.from_seat != shangjia:
+                raise SettleInputError(
+                    f"{where}: a chow is claimed from the 上家 (seat {shangjia}), "
+                    f"not seat {meld.from_seat}"
+                )
+    for n, win in enumerate(hand.wins):
+        _check_win(hand, win, "win" if len(hand.wins) == 1 else f"win[{n}]")
+
+
+def _check_win(hand: FinishedHand, win: Win, where: str) -> None:
+    source, dealer = win.source, hand.dealer
+    if win.tian and win.di:
+        raise SettleInputError(f"{where}.di: a win is 天胡 or 地胡, not both")
+    if win.tian and win.seat != dealer:
+        raise SettleInputError(f"{where}.tian: 天胡 is the dealer's win (seat {dealer})")
+    if win.tian and source is not WinSource.SELF_DRAW:
+        raise SettleInputError(f"{where}.tian: 天胡 is won on the dealt tiles (from 'self')")
+    if win.di and win.seat == dealer:
+        raise SettleInputError(f"{where}.di: 地胡 is a non-dealer's win; seat {dealer} deals")
+    if win.di and source not in (WinSource.SELF_DRAW, WinSource.DISCARD):
+        raise SettleInputError(
+            f"{where}.di: 地胡 is won on the first draw or on the dealer's first discard"
+        )
+    if win.di and source is WinSource.DISCARD and win.discarder != dealer:
+        raise SettleInputError(
+            f"{where}.di: 地胡 on a discard is on the dealer's (seat {dealer}) first discard"
+        )
+    if source is WinSource.ROB_KONG:
+        robbed = win.discarder
+        assert robbed is not None
+        if not any(
+            m.type is MeldType.PUNG and m.kinds[0] == win.tile for m in hand.seats[robbed].melds
+        ):
+            raise SettleInputError(
+                f"{where}.from: rob_kong:{robbed}, but seats[{robbed}] has no pung of "
+                f"{format_kinds([win.tile])} to add the robbed tile to"
+            )
+    if source is WinSource.KONG_REPLACEMENT and not any(
+        m.type.is_kong for m in hand.seats[win.seat].melds
+    ):
+        raise SettleInputError(
+            f"{where}.from: kong_replacement, but seats[{win.seat}].melds hold no kong"
+        )
 
 
 def check_tiles(hand: FinishedHand, flipped_out_of_play: bool = False) -> None:

@@ -122,7 +122,9 @@ def random_request(
     all_melds: dict[int, list[dict[str, Any]]] = {winner: melds}
 
     tile = rng.choice(concealed)
-    sources = ["self", "discard", "discard", "rob_kong"]
+    sources = ["self", "discard", "discard"]
+    if concealed.count(tile) == 1 and pool.left[tile] == 3:
+        sources.append("rob_kong")  # the other three make the pung the robbed seat added to
     if any(m["type"].startswith("kong") for m in melds):
         sources.append("kong_replacement")
     source = rng.choice(sources)
@@ -131,7 +133,11 @@ def random_request(
     if source == "discard":
         win["from"] = rng.choice(others)
     elif source == "rob_kong":
-        win["from"] = f"rob_kong:{rng.choice(others)}"
+        robbed = rng.choice(others)
+        pool.take([tile] * 3)
+        gave = rng.choice([s for s in range(4) if s != robbed])
+        all_melds[robbed] = [{"type": "pung", "tiles": kind_name(tile) * 3, "from": gave}]
+        win["from"] = f"rob_kong:{robbed}"
     else:
         win["from"] = source
         win["last_tile"] = rng.random() < 0.1
@@ -159,7 +165,7 @@ def random_request(
         if seat in hands:
             text = format_kinds(hands[seat])
         else:
-            text = format_kinds(pool.random_tiles(rng, 13))
+            text = format_kinds(pool.random_tiles(rng, 13 - 3 * len(all_melds.get(seat, []))))
         seats.append({"hand": text, "melds": all_melds.get(seat, [])})
     return {
         "ruleset": ruleset,

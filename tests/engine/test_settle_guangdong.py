@@ -111,7 +111,7 @@ def test_self_draw_adds_one_up_to_the_cap() -> None:
     assert win_paid(request(1, "123m 456p 789s 234s 99m", "9m", "self")) == {0: 4, 2: 4, 3: 4}
     s = settle(request(1, "123m 456m 789m 234m NN", "N", "self"))  # 混一色 平胡 自摸: 4 → 3
     assert paid(s, "win") == {0: 8, 2: 8, 3: 8}
-    assert s.lines[0].reason == "平胡 混一色 自摸 番 3 爆胡 自摸"
+    assert s.lines[0].reason == "平胡 混一色 自摸 番 3 爆胡"
 
 
 def test_special_hands_take_no_extras() -> None:

@@ -208,7 +208,9 @@ def test_xingguo_bahu_doubles() -> None:
 
 
 def test_xingguo_rob_kong_robbed_pays_all() -> None:
-    req = request("xingguo", 1, PINGHU_DEGUO, "5s", "rob_kong:3")
+    # the robbed seat keeps the pung it was adding to; the winner holds the fourth 5s
+    melds = {3: [{"type": "pung", "tiles": "555s", "from": 2}]}
+    req = request("xingguo", 1, "123p 456p 789s 99s 34s 5s", "5s", "rob_kong:3", melds=melds)
     # 抢杠 ×2 on 德国 平胡: shares 4·4+5, 2·4+5, 2·4+5 all paid by the robbed seat
     assert win_paid(req) == {3: 21 + 13 + 13}
 

@@ -77,7 +77,8 @@ def test_seed_example_daqi_dandiao_gangkai_36() -> None:
 
 
 def test_seed_example_by_a_non_dealer_the_dealer_pays_double() -> None:
-    s = settle(request(1, "5p 5p", "5p", "kong_replacement", melds={1: DAQI_DANDIAO_MELDS}))
+    melds = [{**m, "from": 0 if m["from"] == 1 else m["from"]} for m in DAQI_DANDIAO_MELDS]
+    s = settle(request(1, "5p 5p", "5p", "kong_replacement", melds={1: melds}))
     assert paid(s, "win") == {0: 24, 2: 12, 3: 12}
     assert "庄家×2" in next(ln.reason for ln in s.lines if ln.payer == 0 and ln.code[:3] == "win")
 
