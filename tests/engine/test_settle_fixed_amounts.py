@@ -1,11 +1,11 @@
 """Every row of the fixed-amount tables in the rules spec (天胡, 地胡, 精吊 天/地胡).
 
-``jing-family.md``: xingguo 天胡/地胡 20 from each (60), 精吊 天胡/地胡 40 each (120), 德国 on
-them ×2 and +5; jian 32 each, 德国 69, 地胡 精吊 64, 德国 地胡 精吊 133. nanchang, yongfeng and
-lianhua keep xingguo's. A fixed amount comes from each of the three, a 地胡 won on the
-dealer's first discard too (issue 19.4: it was paid as a discard, 20/10/10).
-``yichun.md``: 天糊/地糊 is a factor of 12, paid as any win. ``chongji.md``: +10 龙 each.
-Seat 0 deals throughout.
+docs/rules/jing-family.md: xingguo 天胡/地胡 20 from each (60), 精吊 天胡/地胡 40 each
+(120), 德国 on them ×2 and +5; jian 32 each, 德国 69, 地胡 精吊 64, 德国 地胡 精吊 133.
+nanchang, yongfeng and lianhua keep xingguo's. A fixed amount comes from each of the
+three, a 地胡 won on the dealer's first discard too (issue 19.4: it was paid as a
+discard, 20/10/10). docs/rules/yichun.md: 天糊/地糊 is a factor of 12, paid as any win.
+docs/rules/chongji.md: +10 龙 each. Seat 0 deals throughout.
 """
 
 from __future__ import annotations
