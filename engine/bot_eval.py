@@ -19,17 +19,13 @@ from operator import add, and_, eq, itemgetter, or_
 from typing import NamedTuple
 
 from engine.analysis.section_table import kept_by_fewer, stored
-from engine.analysis.special import SPACED_MASKS
+from engine.analysis.special import lan_suited, shisanlan_need, xiaoqi_need
 from engine.analysis.suit_tables import Section, canonical, usable
 from engine.hand import Shape, ShapeOptions
 
 _NEG = -100
 _XIAOQI, _SHISANLAN = Shape.XIAOQI, Shape.SHISANLAN  # (enum lookups are slow on Python 3.11)
 _CONCEALED_SHAPES = frozenset({_XIAOQI, _SHISANLAN})
-# suit presence mask -> most of its kinds inside one 十三烂 pattern (1-4-7, 2-5-8, ...)
-_LAN_KEEP = tuple(
-    max(bin(t & m).count("1") for t in SPACED_MASKS if bin(t).count("1") == 3) for m in range(512)
-)
 Vec = Sequence[int]
 
 
@@ -354,7 +350,7 @@ class HandShape:
             self.pairs = m.pairs + p.pairs + s.pairs + h.pairs
             self.singles = m.singles + p.singles + s.singles + h.singles
         if _SHISANLAN in shapes:
-            self.lan = _LAN_KEEP[m.mask] + _LAN_KEEP[p.mask] + _LAN_KEEP[s.mask]
+            self.lan = lan_suited(m.mask, p.mask, s.mask)
             self.honors = h.honors
 
     def shanten(self) -> int:
@@ -475,19 +471,11 @@ class HandShape:
         is below that; a wildcard's need is worked out on its own."""
         w, pairs, singles, lan, honors = self.w, self.pairs, self.singles, self.lan, self.honors
         # one natural fewer: seven pairs as its kind was held an even or odd number of
-        # times; 十三烂 as it was while the kind stays. (_xiaoqi_need and _lan_need, inline:
-        # a jing hand comes here every turn, and ~six calls cost more than their sums.)
-        shapes = self.options.shapes
-        if _XIAOQI in shapes:
-            p = min(7, pairs - 1)
-            xq_even = 14 - w - 2 * p - min(singles + 1, 7 - p)
-            p = min(7, pairs)
-            xq_odd = 14 - w - 2 * p - min(singles - 1, 7 - p)
-        else:
-            xq_even = xq_odd = 99
-        lan_ok = _SHISANLAN in shapes
-        lan_top = 14 - (w if self.options.wild_in_shisanlan else 0)  # before lan and honors
-        lan_same = lan_top - min(lan, 9) - honors if lan_ok else 99
+        # times; 十三烂 as it was while the kind stays
+        xq_even = self._xiaoqi_need(w, pairs - 1, singles + 1)
+        xq_odd = self._xiaoqi_need(w, pairs, singles - 1)
+        lan_ok = _SHISANLAN in self.options.shapes
+        lan_same = self._lan_need(w, lan, honors)
         floor = min(xq_even, xq_odd, lan_same)
         k0, k1, k2, k3 = _KINDS_AT
         naturals = [*k0[masks[0]], *k1[masks[1]], *k2[masks[2]], *k3[masks[3]]]
@@ -505,17 +493,7 @@ class HandShape:
                 n = need if k in kept else need + 1
                 if n > floor:
                     c = nat[k]
-                    if c > 1 or not lan_ok:
-                        lan_k = lan_same
-                    else:
-                        # its last tile goes (_lan_without, inline)
-                        j, i = _PLACES[k]
-                        if j == 3:
-                            lan_k = lan_same + 1
-                        else:
-                            m = self.infos[j].mask
-                            fewer = lan - _LAN_KEEP[m] + _LAN_KEEP[m & ~(1 << i)]
-                            lan_k = lan_top - min(fewer, 9) - honors
+                    lan_k = lan_same if c > 1 or not lan_ok else self._lan_without(*_PLACES[k])
                     n = min(n, xq_odd if c & 1 else xq_even, lan_k)
                 if n < low:
                     low = n
@@ -533,14 +511,12 @@ class HandShape:
     def _xiaoqi_need(self, w: int, pairs: int, singles: int) -> int:
         if _XIAOQI not in self.options.shapes:
             return 99
-        p = min(7, pairs)
-        return 14 - w - 2 * p - min(singles, 7 - p)
+        return xiaoqi_need(w, pairs, singles)
 
     def _lan_need(self, w: int, lan: int, honors: int) -> int:
         if _SHISANLAN not in self.options.shapes:
             return 99
-        free = w if self.options.wild_in_shisanlan else 0
-        return 14 - free - min(lan, 9) - honors
+        return shisanlan_need(w if self.options.wild_in_shisanlan else 0, lan, honors)
 
     def _lan_without(self, j: int, i: int) -> int:
         """十三烂's need after the last tile at position ``i`` of section ``j`` goes."""
@@ -548,8 +524,9 @@ class HandShape:
         if j == 3:
             honors -= 1
         else:
-            m = self.infos[j].mask
-            lan = lan - _LAN_KEEP[m] + _LAN_KEEP[m & ~(1 << i)]
+            masks = [info.mask for info in self.infos[:3]]
+            masks[j] &= ~(1 << i)
+            lan = lan_suited(*masks)
         return self._lan_need(self.w, lan, honors)
 
     def _special(self, need: int, w: int, pairs: int, singles: int, lan: int, honors: int) -> int:

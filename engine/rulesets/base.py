@@ -31,6 +31,7 @@ SHAPE_ZH = {
     "jiulian": "九莲宝灯",
     "quanfeng": "全风向",
     "sicaishen": "四财神",
+    "gangda": "杠达",
 }
 
 
