@@ -16,15 +16,15 @@ from operator import sub
 
 from engine.analysis.special import (
     MAX_EXT,
-    _natural_lan,
-    _suit_masks,
     gangda_kongs,
     gangda_structure,
     jiulian_target,
+    natural_lan,
     quanfeng_win,
     shisanlan_target,
     shisanyao_target,
     sicaishen_win,
+    suit_masks,
     xiaoqi_layouts,
 )
 from engine.analysis.standard import enumerate_standard, meld_counts
@@ -326,7 +326,7 @@ class _Hand:
         honors_ok = opts.wild_for_qixing_honor or not any(k >= 27 for k in self.wild)
         if not self.w or not opts.wild_in_shisanlan:
             # every wildcard as itself
-            if not _natural_lan(self.counts):
+            if not natural_lan(self.counts):
                 return
             kinds = [k for k in range(34) if self.counts[k]]
             if want_q and honors_ok and all(self.counts[27:34]):
@@ -450,7 +450,7 @@ def _one_natural_each(groups: list[tuple[int, ...]], natural: list[int]) -> list
 def _lan_room(nat: Sequence[int]) -> bool:
     """Whether the naturals (none doubled) leave room for a 十三烂 target: each suit's
     spaced, and the suits' widest spaced sets plus the 7 honors reach 14 kinds."""
-    masks = _suit_masks(nat)
+    masks = suit_masks(nat)
     if masks is None:  # pragma: no cover - no kind is doubled
         return False
     ext = [MAX_EXT[m] for m in masks]

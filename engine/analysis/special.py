@@ -78,11 +78,12 @@ def self_standing(positions: Mapping[int, int], wild_tiles: Mapping[int, int]) -
 # --- 小七 ---------------------------------------------------------------------------------
 
 
-_ODD = bytes(c & 1 for c in range(256))
+# a byte -> its lowest bit: ``bytes(counts).translate(ODD)`` marks the odd counts
+ODD = bytes(c & 1 for c in range(256))
 
 
 def xiaoqi_win(nat: Sequence[int], w: int) -> bool:
-    return sum(bytes(nat).translate(_ODD)) <= w
+    return sum(bytes(nat).translate(ODD)) <= w
 
 
 def xiaoqi_need(free: int, pairs: int, singles: int) -> int:
@@ -130,7 +131,7 @@ def xiaoqi_layouts(nat: Sequence[int], w: int, limit: Sequence[int] | None) -> l
 # --- 十三烂 / 七星十三烂 -------------------------------------------------------------------
 
 
-def _suit_masks(counts: Sequence[int]) -> tuple[int, int, int] | None:
+def suit_masks(counts: Sequence[int]) -> tuple[int, int, int] | None:
     masks = []
     for s in range(3):
         m = 0
@@ -144,8 +145,8 @@ def _suit_masks(counts: Sequence[int]) -> tuple[int, int, int] | None:
     return masks[0], masks[1], masks[2]
 
 
-def _natural_lan(counts: Sequence[int]) -> bool:
-    masks = _suit_masks(counts)
+def natural_lan(counts: Sequence[int]) -> bool:
+    masks = suit_masks(counts)
     if masks is None or any(counts[k] > 1 for k in range(27, 34)):
         return False
     return all(MAX_EXT[m] >= 0 for m in masks)
@@ -162,13 +163,13 @@ def shisanlan_win(
     """十三烂 (``qixing`` False) or 七星十三烂 (True); 14 concealed tiles, no melds."""
     honors_ok = options.wild_for_qixing_honor or not any(k >= 27 for k in wild)
     # every wildcard as itself (德国)
-    if _natural_lan(counts) and (
+    if natural_lan(counts) and (
         not qixing or (all(counts[k] for k in range(27, 34)) and honors_ok)
     ):
         return True
     if not w or not options.wild_in_shisanlan:
         return False
-    masks = _suit_masks(nat)
+    masks = suit_masks(nat)
     if masks is None or any(nat[k] > 1 for k in range(27, 34)):
         return False
     ext = MAX_EXT[masks[0]] + MAX_EXT[masks[1]] + MAX_EXT[masks[2]]
@@ -192,7 +193,7 @@ def shisanlan_target(
 
     ``honors_fillable`` False: every honor of the target must be a natural tile.
     """
-    masks = _suit_masks(nat)
+    masks = suit_masks(nat)
     if masks is None or any(nat[k] > 1 for k in range(27, 34)):
         return None
     # per section: size -> (self-standing, kinds) with the best self-standing, then smallest
@@ -344,24 +345,41 @@ def gangda_structure(
     nat: Sequence[int], wild_tiles: Mapping[int, int], kongs: int
 ) -> list[tuple[int, ...]] | None:
     """A 杠达 hand's concealed groups as kinds (pairs, then loose tiles), or None if it does
-    not win: natural pairs, then singles paired with a wildcard, then wildcard pairs;
-    wildcards left over stand for themselves."""
+    not win. Natural pairs first; the pairs still missing take, with the most wildcards
+    standing for themselves, two wildcards of one kind, then a single and a wildcard, then
+    two wildcards of different kinds; wildcards left over are loose tiles as themselves."""
     places = 7 - 2 * kongs
     pairs: list[tuple[int, ...]] = []
     singles: list[int] = []
     for kind, n in enumerate(nat):
         pairs += [(kind, kind)] * (n // 2)
         singles += [kind] * (n % 2)
-    wilds = [k for k, a in sorted(wild_tiles.items()) for _ in range(a)]
-    while len(pairs) < places and singles and wilds:
-        kind = singles.pop(0)
-        wilds.pop()
-        pairs.append((kind, kind))
-    while len(pairs) < places and len(wilds) >= 2:
-        pairs.append((wilds[0], wilds[0]))
-        del wilds[:2]
-    if len(pairs) < places:
+    missing = max(0, places - len(pairs))
+    w = sum(wild_tiles.values())
+    # the most same-kind wildcard pairs that still leave enough wildcards for the rest
+    same = min(missing, sum(a // 2 for a in wild_tiles.values()))
+    while same >= 0:
+        left = missing - same
+        with_single = min(len(singles), left)
+        if 2 * same + with_single + 2 * (left - with_single) <= w:
+            break
+        same -= 1
+    if same < 0:
         return None
+    wilds = dict(wild_tiles)
+    for k in sorted(wilds):
+        while same and wilds[k] >= 2:
+            pairs.append((k, k))
+            wilds[k] -= 2
+            same -= 1
+    loose = [k for k, a in sorted(wilds.items()) for _ in range(a)]
+    while len(pairs) < places and singles:
+        pairs.append((singles[0], singles[0]))
+        del singles[0]
+        loose.pop()
+    while len(pairs) < places:
+        pairs.append((loose[0], loose[0]))
+        del loose[:2]
     for extra in pairs[places:]:
         singles += extra
-    return pairs[:places] + [(k,) for k in sorted(singles + wilds)]
+    return pairs[:places] + [(k,) for k in sorted(singles + loose)]
