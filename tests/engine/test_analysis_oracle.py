@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import os
 import random
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.analysis import analyze, is_win, shanten
-from engine.hand import Meld, MeldType, Shape
+from engine.hand import Meld, MeldType, Reading, Shape
 from engine.rulesets import load_ruleset
 from engine.rulesets.base import Ruleset
-from engine.settlement import parse_finished_hand
+from engine.settlement import FinishedHand, parse_finished_hand
 from engine.tiles import counts_of, format_kinds
 from tests.engine.analysis_helpers import random_set
 from tests.engine.settle_helpers import seats_with
@@ -99,8 +100,9 @@ def _hand(rng: random.Random, ruleset: Ruleset, name: str) -> tuple[Hand, int] |
     )
 
 
-def _settle_refusal(ruleset: Ruleset, name: str, hand: Hand, indicator: int) -> str | None:
-    """The settlement's verdict on the hand won by self-draw (seat 1), or None."""
+def _finished(name: str, hand: Hand, indicator: int) -> FinishedHand | None:
+    """The hand won by self-draw (seat 1) as the settlement takes it, or None when the
+    others' tiles cannot be made up beside it (or it holds a chow, which needs a history)."""
     melds: list[dict[str, object]] = [
         {"type": m.type.value, "tiles": format_kinds(list(m.kinds))}
         | ({} if m.from_seat is None else {"from": m.from_seat})
@@ -108,7 +110,7 @@ def _settle_refusal(ruleset: Ruleset, name: str, hand: Hand, indicator: int) -> 
         if m.type is not MeldType.CHOW
     ]
     if len(melds) != len(hand.melds):
-        return "skip"  # a chow needs a 上家 discard history: not this test's subject
+        return None
     concealed = list(hand.concealed)
     concealed.remove(hand.winning_kind)
     text = format_kinds(concealed) + " " + format_kinds([hand.winning_kind])
@@ -121,7 +123,7 @@ def _settle_refusal(ruleset: Ruleset, name: str, hand: Hand, indicator: int) -> 
             indicator=format_kinds([indicator]),
         )
     except (AssertionError, ValueError):
-        return "skip"  # the other seats' tiles do not fit beside this hand
+        return None
     req = {
         "ruleset": name,
         "dealer": 0,
@@ -129,8 +131,25 @@ def _settle_refusal(ruleset: Ruleset, name: str, hand: Hand, indicator: int) -> 
         "seats": seats,
         "win": {"seat": 1, "tile": format_kinds([hand.winning_kind]), "from": "self"},
     }
-    fh = parse_finished_hand(req)
-    return ruleset.win_refusal(fh, fh.wins[0])
+    return parse_finished_hand(req)
+
+
+def _best_settlement_agrees(ruleset: Ruleset, fh: FinishedHand, hand: Hand) -> None:
+    """A jing-family win pays by its readings' (shape, 德国, 精吊) alone: settled on the
+    oracle's readings it pays what it pays on the analysis's."""
+    win = fh.wins[0]
+    synthetic = [
+        Reading(shape, (), None, used, used == 0, False, win.tile)
+        for shape, used in readings(hand).items()
+    ]
+    synthetic += [
+        Reading(shape, (), None, 0 if deguo else 1, deguo, True, win.tile)
+        for shape, deguo in jingdiao(hand)
+    ]
+    real = ruleset.settle(fh)
+    with patch.object(ruleset, "readings", lambda _hand, _win: synthetic):
+        oracle = ruleset.settle(fh)
+    assert real.net == oracle.net, (hand, real, oracle)
 
 
 def check_hand(name: str, ruleset: Ruleset, hand: Hand, indicator: int) -> None:
@@ -157,10 +176,14 @@ def check_hand(name: str, ruleset: Ruleset, hand: Hand, indicator: int) -> None:
     assert diao == jingdiao(hand), (hand, got)
     sh = shanten(hand.concealed, hand.melds, hand.wild, hand.options)
     assert (sh == -1) == won, (hand, sh)
-    verdict = _settle_refusal(ruleset, name, hand, indicator)
-    if verdict != "skip":
-        not_a_win = verdict is not None and verdict.startswith("不是胡牌")
-        assert not_a_win == (not won), (hand, verdict)
+    fh = _finished(name, hand, indicator)
+    if fh is None:
+        return
+    verdict = ruleset.win_refusal(fh, fh.wins[0])
+    not_a_win = verdict is not None and verdict.startswith("不是胡牌")
+    assert not_a_win == (not won), (hand, verdict)
+    if name != "chongji":
+        _best_settlement_agrees(ruleset, fh, hand)
 
 
 @pytest.mark.parametrize("name", WILD_RULESETS)
