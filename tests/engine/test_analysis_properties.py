@@ -75,6 +75,12 @@ def _near(rng: random.Random) -> tuple[list[int], list[Meld]]:
         s = rng.randrange(3) * 9
         tiles = [s + i for i, n in enumerate((3, 1, 1, 1, 1, 1, 1, 1, 3)) for _ in range(n)]
         tiles.append(s + rng.randrange(9))
+    elif roll < 0.7:
+        # 杠达-like: k concealed kongs, 7 − 2k pairs and k loose tiles
+        kongs = rng.randint(1, 3)
+        melds = [Meld(MeldType.KONG_CONCEALED, (k,) * 4) for k in rng.sample(range(34), kongs)]
+        tiles = [k for k in (rng.randrange(34) for _ in range(7 - 2 * kongs)) for _ in range(2)]
+        tiles += [rng.randrange(34) for _ in range(kongs)]
     elif roll < 0.75:
         k = rng.randrange(27, 34)
         melds = [Meld(MeldType.PUNG, (k,) * 3, from_seat=2)]
@@ -83,6 +89,9 @@ def _near(rng: random.Random) -> tuple[list[int], list[Meld]]:
         tiles = [*_sets(rng, 4), *[rng.randrange(34)] * 2]
     if rng.random() < 0.4:
         tiles[rng.randrange(len(tiles))] = rng.randrange(34)
+    held = counts_of(tiles + [k for m in melds for k in m.kinds])
+    if max(held) > 4:
+        return _near(rng)
     return tiles, melds
 
 
