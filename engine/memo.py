@@ -1,5 +1,6 @@
-"""Bounded memos with one registry: every memo the speed work keeps is sized and cleared
-in one place (the benchmark measures cold start by clearing them all).
+"""Bounded memos and the registry that clears and sizes a module's memos together (the
+bots' evaluation and the reading enumerator keep theirs in them; the benchmark measures
+cold start by clearing them).
 
 A ``BoundedMemo`` is a dict, so the hot paths read it with the dict's own ``get``; only a
 miss pays a method call (``put``), which forgets the whole memo once it holds ``limit``
