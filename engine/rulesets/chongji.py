@@ -145,15 +145,13 @@ class ChongjiRuleset(Ruleset):
 
     # --- readings ----------------------------------------------------------------------
 
-    def shape_options(self) -> ShapeOptions:
+    def build_shape_options(self) -> ShapeOptions:
         """The preset's shapes, and 杠达 when ``rules.gangda``: the analysis reads it like
         any other shape, so the round, the bots and ``analyze`` see the wins paid here."""
-        if self._shapes is None:
-            options = self.preset.shapes.options()
-            if self.preset.rules.gangda:
-                options = replace(options, shapes=options.shapes | {Shape.GANGDA})
-            self._shapes = options
-        return self._shapes
+        options = self.preset.shapes.options()
+        if self.preset.rules.gangda:
+            options = replace(options, shapes=options.shapes | {Shape.GANGDA})
+        return options
 
     def forbidden(self, hand: FinishedHand, win: Win, reading: Reading) -> str | None:
         """Why this reading may not win here; None if it may."""
