@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from engine.analysis import analyze, is_win, shanten, waits
 from engine.hand import Meld, MeldType, Shape
+from engine.round import RoundState
+from engine.round.events import HandStarted
 from engine.rulesets import load_ruleset
 from engine.tiles import counts_of, parse_kind, parse_kinds
 from tests.engine.settle_helpers import paid, seats_with, settle
@@ -115,3 +117,12 @@ def test_gangda_settles_as_before() -> None:
     s = settle(req)
     assert paid(s, "win") == {0: 14, 2: 14, 3: 14}  # 11 + 无龙 2 + 杠达 1
     assert any("一杠一达" in line.reason for line in s.lines)
+
+
+def test_the_round_reads_gangda_as_the_settlement_does() -> None:
+    """The round (and the bots, which read its options) win on what the settlement pays."""
+    hand = counts_of(parse_kinds(GANGDA_CONCEALED))
+    on = RoundState(HandStarted("chongji", 0)).options
+    off = RoundState(HandStarted("chongji", 0, options={"rules.gangda": False})).options
+    assert is_win(hand, CAISHEN_9S, on, KONG_EAST)
+    assert not is_win(hand, CAISHEN_9S, off, KONG_EAST)
