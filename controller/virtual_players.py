@@ -44,7 +44,8 @@ from engine.round.actions import (
     RollDice,
     Shuffle,
 )
-from engine.round.events import Chowed, DicePurpose, Event, Konged, Punged
+from engine.round.claims import standing_meld_claim
+from engine.round.events import Chowed, ClaimName, DicePurpose, Event, Konged, Punged
 from engine.round.fold import evolve
 from engine.round.rules import apply
 from engine.round.state import SEATS, Phase, RoundState
@@ -301,7 +302,7 @@ class VirtualPlayers:
                 self._apply(sh, Pass(s))
                 moves.append(PressButton(s, SeatButton.PASS))
             return moves
-        claim = _winning_claim(st.turn, order, answers)
+        claim = _standing_claim(st.turn, answers)
         if st.phase is Phase.CLAIM and claim is not None:
             return self._claim(sh, claim, order)
         # nobody wants it: the next draw says so, or at the last tile everyone presses 过
@@ -344,10 +345,13 @@ def _melds(seat: int) -> Zone:
     return Zone(ZoneKind.MELDS, seat)
 
 
-def _winning_claim(discarder: int, order: list[int], answers: dict[int, Action]) -> Action | None:
-    """The claim that would stand: kong or pung (nearest seat first), else a chow."""
-    for kinds in ((Kong, Pung), (Chow,)):
-        for s in sorted(order, key=lambda s: (s - discarder) % SEATS):
-            if isinstance(answers[s], kinds):
-                return answers[s]
-    return None
+_MELD_CLAIM_NAMES: dict[type, ClaimName] = {Kong: "kong", Pung: "pung", Chow: "chow"}
+
+
+def _standing_claim(discarder: int, answers: dict[int, Action]) -> Action | None:
+    """The meld claim that would stand, as the round resolves it (``standing_meld_claim``)."""
+    claims = {
+        s: _MELD_CLAIM_NAMES[type(a)] for s, a in answers.items() if type(a) in _MELD_CLAIM_NAMES
+    }
+    seat = standing_meld_claim(discarder, claims)
+    return None if seat is None else answers[seat]

@@ -19,50 +19,49 @@ from operator import add, and_, eq, itemgetter, or_
 from typing import NamedTuple
 
 from engine.analysis.section_table import kept_by_fewer, stored
-from engine.analysis.special import SPACED_MASKS
+from engine.analysis.special import lan_suited, shisanlan_need, xiaoqi_need
 from engine.analysis.suit_tables import Section, canonical, usable
 from engine.hand import Shape, ShapeOptions
+from engine.memo import BoundedMemo, MemoRegistry
 
 _NEG = -100
-_XIAOQI, _SHISANLAN = Shape.XIAOQI, Shape.SHISANLAN  # (enum lookups are slow on Python 3.11)
+# Enum members and section kinds the hot paths read, as module names: ``Shape.X`` and
+# ``Section.X`` are attribute lookups on the enum class, slow on Python 3.11 (the bench
+# pays for each on every turn)
+_XIAOQI, _SHISANLAN = Shape.XIAOQI, Shape.SHISANLAN
+_SUIT, _HONOR, _HONOR_SETS = Section.SUIT, Section.HONOR, Section.HONOR_SETS
 _CONCEALED_SHAPES = frozenset({_XIAOQI, _SHISANLAN})
-# suit presence mask -> most of its kinds inside one 十三烂 pattern (1-4-7, 2-5-8, ...)
-_LAN_KEEP = tuple(
-    max(bin(t & m).count("1") for t in SPACED_MASKS if bin(t).count("1") == 3) for m in range(512)
-)
 Vec = Sequence[int]
 
+# every memo below: sized and cleared together (``memo_sizes``, ``clear_memos``)
+_MEMOS = MemoRegistry()
+_LIMIT = 200_000
 
 # Vectors go by a number in the combine memo: hashing two 10-tuples on every lookup
 # costs more than the lookup. Numbers are never reused (``_NEXT``), so one that outlives a
 # cleared table still names its vector.
 Numbered = tuple[int, tuple[int, ...]]
-_NUMBERS: dict[tuple[int, ...], int] = {}
+_NUMBERS: BoundedMemo[tuple[int, ...], int] = BoundedMemo(_MEMOS, "bots/vectors", _LIMIT)
 _NEXT = count()
 # (a, b) -> combined, both ways round: a combine is symmetric, and it serves every number
 # of sets (the entries of fewer sets are the same; the picks read no further)
-_MEMO: dict[tuple[int, int], Numbered] = {}
-_MEMO_LIMIT = 200_000
+_COMBINED: BoundedMemo[tuple[int, int], Numbered] = BoundedMemo(_MEMOS, "bots/combine", _LIMIT)
 
 
 def _numbered(v: tuple[int, ...]) -> Numbered:
     n = _NUMBERS.get(v)
     if n is None:
-        if len(_NUMBERS) >= _MEMO_LIMIT:
-            _NUMBERS.clear()
-        n = _NUMBERS[v] = next(_NEXT)
+        n = _NUMBERS.put(v, next(_NEXT))
     return n, v
 
 
 def _combine(a: Numbered, b: Numbered) -> Numbered:
     """Two sections' usable vectors as one (memoised: a hand keeps most sections a turn).
     Every entry up to 4 sets is filled: the picks for fewer sets never read past theirs."""
-    hit = _MEMO.get((a[0], b[0]))
+    hit = _COMBINED.get((a[0], b[0]))
     if hit is None:
-        hit = _full(a[1], b[1])
-        if len(_MEMO) >= _MEMO_LIMIT:
-            _MEMO.clear()
-        _MEMO[(a[0], b[0])] = _MEMO[(b[0], a[0])] = hit
+        hit = _COMBINED.put((a[0], b[0]), _full(a[1], b[1]))
+        _COMBINED[(b[0], a[0])] = hit
     return hit
 
 
@@ -148,25 +147,20 @@ def _base(section: Section, key: bytes) -> _Base:
     )
 
 
-_SPREADS: dict[int, tuple[int, ...]] = {}
-
-
 def _spread(sets: int) -> tuple[int, ...]:
     """Bits over the 10 usable entries -> bits over the entries ``_best`` picks."""
-    table = _SPREADS.get(sets)
-    if table is None:
-        idx = _pair_index(sets)
-        table = _SPREADS[sets] = tuple(
-            sum(1 << x for x, g in enumerate(idx) if m >> g & 1) for m in range(1024)
-        )
-    return table
+    idx = _pair_index(sets)
+    return tuple(sum(1 << x for x, g in enumerate(idx) if m >> g & 1) for m in range(1024))
+
+
+_SPREADS = tuple(_spread(sets) for sets in range(5))
 
 
 class _Canon(NamedTuple):
     """What one canonical section key decides for one number of sets to make: keys that
     differ only by place (``canonical``) share it, and so share its splits (``_SPLITS``)."""
 
-    n: int  # names it in ``_SPLITS`` (never reused, like vector numbers)
+    number: int  # names it in ``_SPLITS`` (never reused, like vector numbers)
     picked: tuple[int, ...]  # the entries ``_best`` adds to the other sections'
     # per canonical position: the splits (bits over ``picked``) whose count one tile fewer
     # there leaves as it is. A discard loses one natural at most, so it keeps the whole
@@ -178,10 +172,10 @@ class _Info:
     """What one section's natural counts decide, for one number of sets to make (a class
     with slots: the hot path reads its fields, and slots read fastest on Python 3.11)."""
 
-    __slots__ = ("canon", "honors", "mask", "n", "pairs", "place", "singles", "vec")
+    __slots__ = ("canon", "canon_number", "honors", "mask", "pairs", "place", "singles", "vec")
 
     def __init__(self, key: bytes, where: tuple[int, ...], base: _Base, canon: _Canon) -> None:
-        self.n = canon.n  # its canonical key's number
+        self.canon_number = canon.number
         self.vec = base.vec
         self.mask = sum(compress(_POWERS, key))  # the positions held
         self.place = _placing(where)  # bits over canonical positions -> over this key's
@@ -192,17 +186,24 @@ class _Info:
 
 
 # (section, sets) -> section key -> info; the sets-free part is shared by canonical key
-_INFOS: dict[tuple[Section, int], dict[bytes, _Info]] = {
-    (section, sets): {} for section in Section for sets in range(5)
+_INFOS: dict[tuple[Section, int], BoundedMemo[bytes, _Info]] = {
+    (section, sets): BoundedMemo(_MEMOS, "bots/sections", _LIMIT)
+    for section in Section
+    for sets in range(5)
 }
 # per section (keys without the enum member: a tuple holding one is never untracked by the
 # garbage collector, and these tables live long)
-_BASES: dict[Section, dict[bytes, _Base]] = {section: {} for section in Section}
-_CANONS: dict[Section, dict[tuple[bytes, int], _Canon]] = {section: {} for section in Section}
+_BASES: dict[Section, BoundedMemo[bytes, _Base]] = {
+    section: BoundedMemo(_MEMOS, "bots/sections", _LIMIT) for section in Section
+}
+_CANONS: dict[Section, BoundedMemo[tuple[bytes, int], _Canon]] = {
+    section: BoundedMemo(_MEMOS, "bots/sections", _LIMIT) for section in Section
+}
 # a canonical key's place in a key (``canonical``'s map) -> its bits-to-bits table
-_PLACES_OF: dict[tuple[int, ...], tuple[int, ...]] = {}
-# the hot path's lookups without building keys (``Section.X`` is slow on Python 3.11)
-_SUIT, _HONOR, _HONOR_SETS = Section.SUIT, Section.HONOR, Section.HONOR_SETS
+_PLACES_OF: BoundedMemo[tuple[int, ...], tuple[int, ...]] = BoundedMemo(
+    _MEMOS, "bots/places", _LIMIT
+)
+# the hot path's lookups without building keys
 _SUIT_INFOS = tuple(_INFOS[(Section.SUIT, sets)] for sets in range(5))
 _HONOR_INFOS = tuple(_INFOS[(Section.HONOR, sets)] for sets in range(5))
 _HONOR_SETS_INFOS = tuple(_INFOS[(Section.HONOR_SETS, sets)] for sets in range(5))
@@ -221,7 +222,7 @@ def _placing(where: tuple[int, ...]) -> tuple[int, ...]:
         out = [0]
         for bit in back:
             out += list(map(or_, out, repeat(bit)))
-        table = _PLACES_OF[where] = tuple(out)
+        table = _PLACES_OF.put(where, tuple(out))
     return table
 
 
@@ -236,19 +237,18 @@ def _info(section: Section, key: bytes, sets: int) -> _Info:
         canon = canons.get((ckey, sets))
         base = bases.get(ckey)
         if base is None:
-            if len(bases) >= _MEMO_LIMIT:
-                bases.clear()
-            base = bases[ckey] = _base(section, ckey)
+            base = bases.put(ckey, _base(section, ckey))
         if canon is None:
-            if len(canons) >= _MEMO_LIMIT:
-                canons.clear()
-            spread = _spread(sets)
-            canon = canons[(ckey, sets)] = _Canon(
-                next(_NEXT), _PAIRINGS[sets](base.vec[1]), tuple(map(spread.__getitem__, base.same))
+            spread = _SPREADS[sets]
+            canon = canons.put(
+                (ckey, sets),
+                _Canon(
+                    next(_NEXT),
+                    _PAIRINGS[sets](base.vec[1]),
+                    tuple(map(spread.__getitem__, base.same)),
+                ),
             )
-        if len(table) >= _MEMO_LIMIT:
-            table.clear()
-        hit = table[key] = _Info(key, where, base, canon)
+        hit = table.put(key, _Info(key, where, base, canon))
     return hit
 
 
@@ -256,11 +256,11 @@ def _info(section: Section, key: bytes, sets: int) -> _Info:
 # sets) -> (the whole hand's most naturals kept, bits of the canonical positions where
 # one tile fewer still keeps them): keys that differ only by place share these, and
 # their ``place`` maps the bits to their own positions
-_SPLITS: dict[tuple[int, int], tuple[int, int]] = {}
+_SPLITS: BoundedMemo[tuple[int, int], tuple[int, int]] = BoundedMemo(_MEMOS, "bots/combine", _LIMIT)
 
 
 def _split(others: Numbered, info: _Info, sets: int) -> tuple[int, int]:
-    key = (others[0], info.n)
+    key = (others[0], info.canon_number)
     hit = _SPLITS.get(key)
     if hit is None:
         canon = info.canon
@@ -269,9 +269,7 @@ def _split(others: Numbered, info: _Info, sets: int) -> tuple[int, int]:
         best = sum(compress(_POWERS, map(eq, sums, repeat(keep))))
         # the positions where one of the best splits stays free
         bits = sum(compress(_POWERS, map(and_, canon.free, repeat(best))))
-        if len(_SPLITS) >= _MEMO_LIMIT:
-            _SPLITS.clear()
-        hit = _SPLITS[key] = (keep, bits)
+        hit = _SPLITS.put(key, (keep, bits))
     return hit
 
 
@@ -294,20 +292,20 @@ class HandShape:
     """One hand's counts with its wildcards split off; scores the hand and its discards."""
 
     __slots__ = (
-        "honors",
-        "infos",
-        "lan",
-        "loose",
-        "nat",
+        "honors",  # 十三烂: the honor kinds held
+        "infos",  # per section (万, 筒, 条, honors): its ``_Info``
+        "lan_kept",  # 十三烂: the suited kinds it keeps (``lan_suited``)
+        "naturals",  # the counts with the wild kinds taken out
         "options",
-        "pairs",
-        "sets",
-        "singles",
-        "special",
-        "target",
-        "vecs",
-        "w",
-        "wild",
+        "pairs",  # seven pairs: the natural pairs
+        "sets",  # sets still to make (4 − melds)
+        "singles",  # seven pairs: the natural kinds held an odd number of times
+        "special",  # whether seven pairs or 十三烂 count (no melds, and the ruleset has one)
+        "target",  # tiles a complete hand holds concealed (14 − 3 · melds)
+        "vecs",  # per section: its numbered usable vector
+        "wild",  # the wild kinds
+        "wild_count",  # wildcard tiles held
+        "wild_held",  # the wild kinds held
     )
 
     def __init__(
@@ -315,25 +313,25 @@ class HandShape:
     ) -> None:
         self.wild = wild
         self.options = options
-        w = 0
-        nat = counts
-        loose: list[int] = []  # the wild kinds held
+        wild_count = 0
+        naturals = counts
+        wild_held: list[int] = []
         if wild:
             split: bytearray | None = None  # (the caller's counts stay as they are)
             for k in wild:  # (a loop, not a comprehension: that would be a call a shape)
                 c = counts[k]
                 if c:
                     if split is None:
-                        split = nat = bytearray(counts)
-                    loose.append(k)
-                    w += c
+                        split = naturals = bytearray(counts)
+                    wild_held.append(k)
+                    wild_count += c
                     split[k] = 0
-        self.nat = nat
-        self.loose = loose
-        self.w = w
+        self.naturals = naturals
+        self.wild_held = wild_held
+        self.wild_count = wild_count
         sets = self.sets = 4 - melds
         self.target = 14 - 3 * melds
-        b = bytes(nat)
+        b = bytes(naturals)
         suits = _SUIT_INFOS[sets]
         m = suits.get(b[0:9]) or _info(_SUIT, b[0:9], sets)
         p = suits.get(b[9:18]) or _info(_SUIT, b[9:18], sets)
@@ -345,7 +343,7 @@ class HandShape:
         self.infos = (m, p, s, h)
         self.vecs = (m.vec, p.vec, s.vec, h.vec)
         # seven pairs and 十三烂 parts, so that one discard updates them in O(1)
-        self.pairs = self.singles = self.lan = self.honors = 0
+        self.pairs = self.singles = self.lan_kept = self.honors = 0
         self.special = not melds and not options.shapes.isdisjoint(_CONCEALED_SHAPES)
         if not self.special:
             return  # both shapes are concealed only
@@ -354,16 +352,18 @@ class HandShape:
             self.pairs = m.pairs + p.pairs + s.pairs + h.pairs
             self.singles = m.singles + p.singles + s.singles + h.singles
         if _SHISANLAN in shapes:
-            self.lan = _LAN_KEEP[m.mask] + _LAN_KEEP[p.mask] + _LAN_KEEP[s.mask]
+            self.lan_kept = lan_suited(m.mask, p.mask, s.mask)
             self.honors = h.honors
 
     def shanten(self) -> int:
         """Shanten of the hand as it is (13 tiles: 0 = ready)."""
         v, s = self.vecs, self.sets
         keep = _best(_combine(_combine(v[0], v[1]), v[2])[1], v[3][1], s)
-        need = self.target - self.w - keep
+        need = self.target - self.wild_count - keep
         if self.special:
-            need = self._special(need, self.w, self.pairs, self.singles, self.lan, self.honors)
+            need = self._special(
+                need, self.wild_count, self.pairs, self.singles, self.lan_kept, self.honors
+            )
         return need - 1
 
     def discards(self, kinds: Iterable[int]) -> dict[int, int]:
@@ -377,19 +377,19 @@ class HandShape:
         keep, first = _keeps(_combine(v[1], s23), infos[0], s)
         keeps: list[int | None] = [first, None, None, None]
         out: dict[int, int] = {}
-        base = self.target - self.w
+        base = self.target - self.wild_count
         special = self.special
         floor = xq_even = xq_odd = lan_same = 0
         if special:
             # one natural fewer: seven pairs as its kind was held an even or odd number of
             # times; 十三烂 as it was while the kind stays; no discard needs less than these
-            w, pairs, singles = self.w, self.pairs, self.singles
-            xq_even = self._xiaoqi_need(w, pairs - 1, singles + 1)
-            xq_odd = self._xiaoqi_need(w, pairs, singles - 1)
-            lan_same = self._lan_need(w, self.lan, self.honors)
+            wild_count, pairs, singles = self.wild_count, self.pairs, self.singles
+            xq_even = self._xiaoqi_need(wild_count, pairs - 1, singles + 1)
+            xq_odd = self._xiaoqi_need(wild_count, pairs, singles - 1)
+            lan_same = self._lan_need(wild_count, self.lan_kept, self.honors)
             floor = min(xq_even, xq_odd, lan_same)
         wild = self.wild
-        nat = self.nat
+        naturals = self.naturals
         wild_need: int | None = None
         for k in kinds:
             if k in wild:
@@ -398,7 +398,12 @@ class HandShape:
                     wild_need = base + 1 - keep
                     if special:
                         wild_need = self._special(
-                            wild_need, self.w - 1, self.pairs, self.singles, self.lan, self.honors
+                            wild_need,
+                            self.wild_count - 1,
+                            self.pairs,
+                            self.singles,
+                            self.lan_kept,
+                            self.honors,
                         )
                 out[k] = wild_need - 1
                 continue
@@ -410,9 +415,9 @@ class HandShape:
                 bits = keeps[j] = _keeps(others, infos[j], s)[1]
             need = base - keep if bits >> i & 1 else base + 1 - keep
             if special and need > floor:
-                c = nat[k]
-                lan = lan_same if c > 1 else self._lan_without(j, i)
-                need = min(need, xq_odd if c & 1 else xq_even, lan)
+                c = naturals[k]
+                lan_kept = lan_same if c > 1 else self._lan_without(j, i)
+                need = min(need, xq_odd if c & 1 else xq_even, lan_kept)
             out[k] = need - 1
         return out
 
@@ -427,13 +432,13 @@ class HandShape:
         v0, v1, v2, v3 = self.vecs
         s = self.sets
         # the memos looked up here, not through _combine/_keeps: a turn makes ten lookups
-        combined = _MEMO.get
+        combined = _COMBINED.get
         splits = _SPLITS.get
         p01 = combined((v0[0], v1[0])) or _combine(v0, v1)
         s23 = combined((v2[0], v3[0])) or _combine(v2, v3)
         others = combined((v1[0], s23[0])) or _combine(v1, s23)
         m0, m1, m2, m3 = self.infos
-        keep, bits = splits((others[0], m0.n)) or _split(others, m0, s)
+        keep, bits = splits((others[0], m0.canon_number)) or _split(others, m0, s)
         bits = m0.place[bits]
         masks = [m0.mask, m1.mask, m2.mask, m3.mask]
         if barred is not None and barred not in self.wild:
@@ -445,20 +450,20 @@ class HandShape:
         # 万 with 条 and honors for 筒; 万筒 with honors for 条, with 条 for honors
         if masks[1]:
             others = combined((v0[0], s23[0])) or _combine(v0, s23)
-            bits = m1.place[(splits((others[0], m1.n)) or _split(others, m1, s))[1]]
+            bits = m1.place[(splits((others[0], m1.canon_number)) or _split(others, m1, s))[1]]
             tied += _KINDS_AT[1][bits & masks[1]]
         if masks[2]:
             others = combined((p01[0], v3[0])) or _combine(p01, v3)
-            bits = m2.place[(splits((others[0], m2.n)) or _split(others, m2, s))[1]]
+            bits = m2.place[(splits((others[0], m2.canon_number)) or _split(others, m2, s))[1]]
             tied += _KINDS_AT[2][bits & masks[2]]
         if masks[3]:
             others = combined((p01[0], v2[0])) or _combine(p01, v2)
-            bits = m3.place[(splits((others[0], m3.n)) or _split(others, m3, s))[1]]
+            bits = m3.place[(splits((others[0], m3.canon_number)) or _split(others, m3, s))[1]]
             tied += _KINDS_AT[3][bits & masks[3]]
         # the tiles still needed after a discard that keeps the best count (shanten: one
         # fewer; 13 tiles: 0 = ready); any other discard (a wildcard too) needs one more
-        need = self.target - self.w - keep
-        loose = [k for k in self.loose if k != barred] if self.loose else []
+        need = self.target - self.wild_count - keep
+        loose = [k for k in self.wild_held if k != barred] if self.wild_held else []
         if self.special:
             return self._special_choice(need, tied, masks, loose)
         if tied:
@@ -473,21 +478,19 @@ class HandShape:
         """``choice`` when seven pairs or 十三烂 count (see ``discards``): they lower a
         natural discard's need to ``floor`` at best, so the standard answer stands when it
         is below that; a wildcard's need is worked out on its own."""
-        w, pairs, singles, lan, honors = self.w, self.pairs, self.singles, self.lan, self.honors
+        wild_count, pairs, singles, lan_kept, honors = (
+            self.wild_count,
+            self.pairs,
+            self.singles,
+            self.lan_kept,
+            self.honors,
+        )
         # one natural fewer: seven pairs as its kind was held an even or odd number of
-        # times; 十三烂 as it was while the kind stays. (_xiaoqi_need and _lan_need, inline:
-        # a jing hand comes here every turn, and ~six calls cost more than their sums.)
-        shapes = self.options.shapes
-        if _XIAOQI in shapes:
-            p = min(7, pairs - 1)
-            xq_even = 14 - w - 2 * p - min(singles + 1, 7 - p)
-            p = min(7, pairs)
-            xq_odd = 14 - w - 2 * p - min(singles - 1, 7 - p)
-        else:
-            xq_even = xq_odd = 99
-        lan_ok = _SHISANLAN in shapes
-        lan_top = 14 - (w if self.options.wild_in_shisanlan else 0)  # before lan and honors
-        lan_same = lan_top - min(lan, 9) - honors if lan_ok else 99
+        # times; 十三烂 as it was while the kind stays
+        xq_even = self._xiaoqi_need(wild_count, pairs - 1, singles + 1)
+        xq_odd = self._xiaoqi_need(wild_count, pairs, singles - 1)
+        lan_ok = _SHISANLAN in self.options.shapes
+        lan_same = self._lan_need(wild_count, lan_kept, honors)
         floor = min(xq_even, xq_odd, lan_same)
         k0, k1, k2, k3 = _KINDS_AT
         naturals = [*k0[masks[0]], *k1[masks[1]], *k2[masks[2]], *k3[masks[3]]]
@@ -499,23 +502,13 @@ class HandShape:
         else:
             # the special shapes may tie or beat the standard: each natural on its own
             kept = set(tied)
-            nat = self.nat
+            counts = self.naturals
             low = 99
             for k in naturals:
                 n = need if k in kept else need + 1
                 if n > floor:
-                    c = nat[k]
-                    if c > 1 or not lan_ok:
-                        lan_k = lan_same
-                    else:
-                        # its last tile goes (_lan_without, inline)
-                        j, i = _PLACES[k]
-                        if j == 3:
-                            lan_k = lan_same + 1
-                        else:
-                            m = self.infos[j].mask
-                            fewer = lan - _LAN_KEEP[m] + _LAN_KEEP[m & ~(1 << i)]
-                            lan_k = lan_top - min(fewer, 9) - honors
+                    c = counts[k]
+                    lan_k = lan_same if c > 1 or not lan_ok else self._lan_without(*_PLACES[k])
                     n = min(n, xq_odd if c & 1 else xq_even, lan_k)
                 if n < low:
                     low = n
@@ -523,60 +516,50 @@ class HandShape:
                 elif n == low:
                     tied.append(k)
         if loose:
-            wild_need = self._special(need + 1, w - 1, pairs, singles, lan, honors)
+            wild_need = self._special(need + 1, wild_count - 1, pairs, singles, lan_kept, honors)
             if wild_need < low:
                 return wild_need - 1, loose
             if wild_need == low:
                 tied += loose
         return low - 1, tied
 
-    def _xiaoqi_need(self, w: int, pairs: int, singles: int) -> int:
+    def _xiaoqi_need(self, wild_count: int, pairs: int, singles: int) -> int:
         if _XIAOQI not in self.options.shapes:
             return 99
-        p = min(7, pairs)
-        return 14 - w - 2 * p - min(singles, 7 - p)
+        return xiaoqi_need(wild_count, pairs, singles)
 
-    def _lan_need(self, w: int, lan: int, honors: int) -> int:
+    def _lan_need(self, wild_count: int, lan_kept: int, honors: int) -> int:
         if _SHISANLAN not in self.options.shapes:
             return 99
-        free = w if self.options.wild_in_shisanlan else 0
-        return 14 - free - min(lan, 9) - honors
+        return shisanlan_need(wild_count if self.options.wild_in_shisanlan else 0, lan_kept, honors)
 
     def _lan_without(self, j: int, i: int) -> int:
         """十三烂's need after the last tile at position ``i`` of section ``j`` goes."""
-        lan, honors = self.lan, self.honors
+        lan_kept, honors = self.lan_kept, self.honors
         if j == 3:
             honors -= 1
         else:
-            m = self.infos[j].mask
-            lan = lan - _LAN_KEEP[m] + _LAN_KEEP[m & ~(1 << i)]
-        return self._lan_need(self.w, lan, honors)
+            masks = [info.mask for info in self.infos[:3]]
+            masks[j] &= ~(1 << i)
+            lan_kept = lan_suited(*masks)
+        return self._lan_need(self.wild_count, lan_kept, honors)
 
-    def _special(self, need: int, w: int, pairs: int, singles: int, lan: int, honors: int) -> int:
+    def _special(
+        self, need: int, wild_count: int, pairs: int, singles: int, lan_kept: int, honors: int
+    ) -> int:
         """The standard need against the concealed-only shapes (no melds)."""
-        return min(need, self._xiaoqi_need(w, pairs, singles), self._lan_need(w, lan, honors))
+        return min(
+            need,
+            self._xiaoqi_need(wild_count, pairs, singles),
+            self._lan_need(wild_count, lan_kept, honors),
+        )
 
 
 def clear_memos() -> None:
     """Forget every memoised section and combine (the benchmark measures cold start)."""
-    _MEMO.clear()
-    _NUMBERS.clear()
-    for bases in _BASES.values():
-        bases.clear()
-    for canons in _CANONS.values():
-        canons.clear()
-    _PLACES_OF.clear()
-    _SPLITS.clear()
-    for table in _INFOS.values():
-        table.clear()
+    _MEMOS.clear()
 
 
 def memo_sizes() -> dict[str, int]:
-    """How many keys the bots' memos hold (for the benchmark and diagnostics)."""
-    return {
-        "bots/combine": len(_MEMO) + len(_SPLITS),
-        "bots/vectors": len(_NUMBERS),
-        "bots/sections": sum(map(len, _BASES.values()))
-        + sum(map(len, _CANONS.values()))
-        + sum(map(len, _INFOS.values())),
-    }
+    """How many keys the bots' memos hold, per kind (for the benchmark and diagnostics)."""
+    return _MEMOS.sizes()

@@ -101,6 +101,7 @@ class Shape(StrEnum):
     JIULIAN = "jiulian"  # 九莲宝灯
     QUANFENG = "quanfeng"  # all honors, no shape needed (chongji 全风向, yichun 字一色)
     SICAISHEN = "sicaishen"  # four 财神, no shape needed
+    GANGDA = "gangda"  # chongji 一杠一达 …: k kongs, 7 − 2k pairs and k loose tiles
 
 
 @dataclass(frozen=True, slots=True)

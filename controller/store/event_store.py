@@ -145,7 +145,7 @@ _HAND_STATE = select(
 ).where(_HANDS.c.id == bindparam("hand_id"))
 
 
-def _session_record(row: SessionRow) -> SessionRecord:
+def session_record(row: SessionRow) -> SessionRecord:
     return SessionRecord(
         id=row.id,
         parlour=row.parlour,
@@ -166,7 +166,7 @@ def nets_of(*nets: float | None) -> tuple[float, float, float, float] | None:
     return (n0, n1, n2, n3)
 
 
-def _hand_record(row: HandRow | Row[Any]) -> HandRecord:
+def hand_record(row: HandRow | Row[Any]) -> HandRecord:
     """A hands row (ORM or Core) as a record; its nets are on the row once it is settled
     (every write of a settlement puts them there; migration 0005 back-filled older ones)."""
     return HandRecord(
@@ -255,7 +255,7 @@ class EventStore:
             row = s.get(SessionRow, session_id)
             if row is None:
                 raise UnknownSession(session_id)
-            return _session_record(row)
+            return session_record(row)
 
     def open_session(self) -> SessionRecord | None:
         """The latest session not yet ended (resume after a power cut)."""
@@ -267,7 +267,7 @@ class EventStore:
         )
         with self._session() as s:
             row = s.scalars(query).first()
-            return _session_record(row) if row is not None else None
+            return session_record(row) if row is not None else None
 
     def list_sessions(
         self,
@@ -288,7 +288,7 @@ class EventStore:
             query = query.where(SessionRow.ruleset == ruleset)
         query = query.order_by(SessionRow.started_at.desc()).limit(limit).offset(offset)
         with self._session() as s:
-            return [_session_record(r) for r in s.scalars(query)]
+            return [session_record(r) for r in s.scalars(query)]
 
     # --- hands and events -----------------------------------------------------------------
 
@@ -455,7 +455,7 @@ class EventStore:
             bump(c, [Change(hand.table_id or "", open_hands=-1)])
             if messages:
                 c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
-        return _hand_record(finished)
+        return hand_record(finished)
 
     def abort_hand(self, hand_id: str, note: str) -> None:
         """Give up an open hand (it cannot be resumed); its events stay for the owner."""
@@ -500,7 +500,7 @@ class EventStore:
             query.order_by(HandRow.started_at.desc(), HandRow.id.desc()).limit(limit).offset(offset)
         )
         with self._session() as s:
-            return [_hand_record(h) for h in s.scalars(query)]
+            return [hand_record(h) for h in s.scalars(query)]
 
     # --- the hub's acknowledgements of handlog messages -------------------------------------
 
@@ -524,7 +524,7 @@ class EventStore:
             .limit(limit)
         )
         with self._session() as s:
-            return [_hand_record(h) for h in s.scalars(query)]
+            return [hand_record(h) for h in s.scalars(query)]
 
     # --- outbox -----------------------------------------------------------------------------
 
@@ -584,7 +584,7 @@ class EventStore:
         rows = s.scalars(select(EventRow).where(EventRow.hand_id == hand.id).order_by(EventRow.seq))
         events = tuple(StoredEvent(r.seq, r.type, r.payload, r.created_at) for r in rows)
         return StoredHand(
-            hand=_hand_record(hand),
+            hand=hand_record(hand),
             events=events,
             settlement=settlement.payload if settlement is not None else None,
         )

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
-from controller.store.event_store import EventStore, _hand_record, _session_record
+from controller.store.event_store import EventStore, hand_record, session_record
 from controller.store.hand_filters import hand_filters
 from controller.store.models import HandRow, SessionRow, SettlementRow, TableStatsRow
 from controller.store.records import HandRecord, SessionRecord
@@ -160,7 +160,7 @@ def table_hands(
             else (HandRow.started_at.desc(), HandRow.id.desc())
         )
         query = query.order_by(*order).limit(limit).offset(offset)
-        return [_hand_record(hand) for hand in s.scalars(query)]
+        return [hand_record(hand) for hand in s.scalars(query)]
 
 
 def table_of_hand(store: EventStore, hand_id: str, *, default_table: str) -> str | None:
@@ -195,4 +195,4 @@ def table_sessions(
         .offset(offset)
     )
     with Session(store.engine) as s:
-        return [_session_record(r) for r in s.scalars(query)]
+        return [session_record(r) for r in s.scalars(query)]

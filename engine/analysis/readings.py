@@ -16,13 +16,15 @@ from operator import sub
 
 from engine.analysis.special import (
     MAX_EXT,
-    _natural_lan,
-    _suit_masks,
+    gangda_kongs,
+    gangda_structure,
     jiulian_target,
+    natural_lan,
     quanfeng_win,
     shisanlan_target,
     shisanyao_target,
     sicaishen_win,
+    suit_masks,
     xiaoqi_layouts,
 )
 from engine.analysis.standard import enumerate_standard, meld_counts
@@ -33,6 +35,7 @@ from engine.tiles import counts_of
 Structure = list[tuple[GroupType, tuple[int, ...]]]
 _JINGDIAO_SHAPES = frozenset({Shape.PINGHU, Shape.DAQI, Shape.XIAOQI})
 _SINGLE_SHAPES = (Shape.SHISANLAN, Shape.QIXING_SHISANLAN)
+_PAIRS_SHAPES = (Shape.XIAOQI, Shape.GANGDA)  # pairs, none of them "the" pair
 
 
 def meld_group(m: Meld) -> Group:
@@ -193,7 +196,7 @@ class _Hand:
         else:
             groups = self._assign(structure, positions, marks, pair_index, pair_marks)
         pair = groups[pair_index] if pair_index is not None else None
-        if pair is None and shape is not Shape.XIAOQI:
+        if pair is None and shape not in _PAIRS_SHAPES:
             pair = next((g for g in groups if g.type is GroupType.PAIR), None)
         ordered = sorted(groups, key=_group_order) + list(self.meld_groups)
         reading = Reading(
@@ -278,6 +281,29 @@ class _Hand:
             if extra is None:  # pragma: no cover - fallback always finds room
                 continue
             self.add(shape, groups + extra)
+            if not has_pair:
+                self._winning_pair(shape, groups, positions, pungs)
+
+    def _winning_pair(
+        self, shape: Shape, groups: Structure, positions: list[int], pungs: int
+    ) -> None:
+        """The wildcard-only pair as the natural winning tile's kind, for 精吊.
+
+        A structure's groups take the naturals wherever they can, so the winning tile sits in
+        a set and the pair is left to two wildcards, which ``all_wild`` makes a wildcard
+        kind (精还原). The same tiles also read as the winning tile paired with a wildcard
+        while another wildcard takes its place in the set: a 精吊 reading of its own.
+        """
+        win = self.winning_kind
+        if win is None or win in self.wild or shape not in _JINGDIAO_SHAPES:
+            return
+        if self.limit is not None and positions[win] + 2 > self.limit[win]:
+            return
+        with_pair = list(positions)
+        with_pair[win] += 2
+        extra = self.all_wild(with_pair, pungs, 0)
+        if extra is not None:
+            self.add(shape, [*groups, *extra, (GroupType.PAIR, (win, win))])
 
     def xiaoqi(self) -> None:
         for x in xiaoqi_layouts(self.nat, self.w, self.limit):
@@ -300,7 +326,7 @@ class _Hand:
         honors_ok = opts.wild_for_qixing_honor or not any(k >= 27 for k in self.wild)
         if not self.w or not opts.wild_in_shisanlan:
             # every wildcard as itself
-            if not _natural_lan(self.counts):
+            if not natural_lan(self.counts):
                 return
             kinds = [k for k in range(34) if self.counts[k]]
             if want_q and honors_ok and all(self.counts[27:34]):
@@ -359,6 +385,15 @@ class _Hand:
                 kinds.append(h)
         self._singles(Shape.QUANFENG, sorted(kinds))
 
+    def gangda(self) -> None:
+        kongs = gangda_kongs(self.melds)
+        found = gangda_structure(self.nat, self.tiles, kongs) if kongs else None
+        if found is not None:
+            self.add(
+                Shape.GANGDA,
+                [(GroupType.PAIR if len(g) == 2 else GroupType.SINGLE, g) for g in found],
+            )
+
     def sicaishen(self) -> None:
         if sicaishen_win(self.counts, self.wild):
             kinds = [k for k in range(34) for _ in range(self.counts[k])]
@@ -415,7 +450,7 @@ def _one_natural_each(groups: list[tuple[int, ...]], natural: list[int]) -> list
 def _lan_room(nat: Sequence[int]) -> bool:
     """Whether the naturals (none doubled) leave room for a 十三烂 target: each suit's
     spaced, and the suits' widest spaced sets plus the 7 honors reach 14 kinds."""
-    masks = _suit_masks(nat)
+    masks = suit_masks(nat)
     if masks is None:  # pragma: no cover - no kind is doubled
         return False
     ext = [MAX_EXT[m] for m in masks]
@@ -495,6 +530,8 @@ def analyze(
         hand.sicaishen()
     if Shape.QUANFENG in shapes:
         hand.quanfeng()
+    if Shape.GANGDA in shapes and melds:
+        hand.gangda()
     if not melds:
         if Shape.XIAOQI in shapes:
             hand.xiaoqi()

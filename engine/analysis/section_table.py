@@ -14,7 +14,8 @@ where no tile is held), then its need with no per-kind limit (``suit_tables``: n
 signed bytes; need is shift/mirror-invariant too when a kind may be added any number of
 times, since a group reaching past one end of the run has a twin reaching past the other
 with the same tiles added). Regenerate after changing the section rules with
-``python -m engine.analysis.write_section_table`` (tests check the file against a fresh build).
+``python -m engine.analysis.write_section_table``, which holds the builder (tests check the
+file against a fresh build).
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ import struct
 import zlib
 from collections.abc import Callable, Sequence
 from importlib import resources
-from itertools import compress, product
+from itertools import compress
 from operator import eq
 
 MAX_TILES = 11
 FILE = "suit_sections.bin"
-_RECORD = struct.Struct("<9s10b9H2b")
+RECORD = struct.Struct("<9s10b9H2b")
 _BITS10 = tuple(1 << g for g in range(10))
 
 # (usable vector, per position: the usable entries one tile fewer there keeps, as bits)
@@ -45,7 +46,7 @@ def _load() -> dict[bytes, int]:
     global _RAW, _AT
     if _AT is None:
         _RAW = zlib.decompress((resources.files("engine.analysis") / FILE).read_bytes())
-        _AT = {_RAW[i : i + 9]: i for i in range(0, len(_RAW), _RECORD.size)}
+        _AT = {_RAW[i : i + 9]: i for i in range(0, len(_RAW), RECORD.size)}
     return _AT
 
 
@@ -55,7 +56,7 @@ def stored(key: bytes) -> Facts | None:
     at = _load().get(key)
     if at is None:
         return None
-    rec = _RECORD.unpack_from(_RAW, at)
+    rec = RECORD.unpack_from(_RAW, at)
     return rec[1:11], rec[11:20]
 
 
@@ -69,30 +70,7 @@ def stored_need(key: bytes) -> tuple[int, int] | None:
 
 
 _NEED = struct.Struct("<2b")
-_NEED_AT = _RECORD.size - _NEED.size
-
-
-# --- building the file (tooling and tests; solves every key afresh) ----------------------
-
-
-def facts(key: bytes, memo: dict[bytes, tuple[int, ...]]) -> Facts:
-    """A suit key's usable vector and, per position, the entries one tile fewer keeps,
-    solved with the search (``memo``: the search's own, never the stored file)."""
-    from engine.analysis.suit_tables import Section, _solve_usable
-
-    vec = _solve_usable(Section.SUIT, key, memo, table=False)
-    fewer = kept_by_fewer(key, vec, lambda k: _solve_usable(Section.SUIT, k, memo, table=False))
-    return vec, fewer
-
-
-NeedMemo = dict[tuple[bytes, bytes | None], tuple[int, int]]
-
-
-def free_need(key: bytes, memo: NeedMemo) -> tuple[int, int]:
-    """A suit key's need with no per-kind limit, solved with the search (``memo``: its own)."""
-    from engine.analysis.suit_tables import Section, _solve_need
-
-    return _solve_need(Section.SUIT, key, None, memo)
+_NEED_AT = RECORD.size - _NEED.size
 
 
 def kept_by_fewer(
@@ -109,25 +87,3 @@ def kept_by_fewer(
             bits = sum(compress(_BITS10, map(eq, usable_of(bytes(fewer)), vec)))
         same.append(bits)
     return tuple(same)
-
-
-def canonical_keys(max_tiles: int = MAX_TILES) -> list[bytes]:
-    """Every canonical suit key of at most ``max_tiles`` tiles, sorted."""
-    from engine.analysis.suit_tables import Section, canonical
-
-    keys: set[bytes] = set()
-    for counts in product(range(5), repeat=9):
-        if sum(counts) <= max_tiles:
-            keys.add(canonical(Section.SUIT, bytes(counts))[0])
-    return sorted(keys)
-
-
-def build(max_tiles: int = MAX_TILES) -> bytes:
-    """The file's bytes: zlib over the records."""
-    memo: dict[bytes, tuple[int, ...]] = {}
-    needs: NeedMemo = {}
-    out = bytearray()
-    for key in canonical_keys(max_tiles):
-        vec, same = facts(key, memo)
-        out += _RECORD.pack(key, *vec, *same, *free_need(key, needs))
-    return zlib.compress(bytes(out), 9)

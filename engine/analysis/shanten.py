@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.analysis.special import JIULIAN, ORPHANS, SPACED_MASKS
+from engine.analysis.special import (
+    JIULIAN,
+    ORPHANS,
+    gangda_kongs,
+    gangda_need,
+    lan_suited,
+    qixing_need,
+    qixing_real_honor_need,
+    shisanlan_need,
+    xiaoqi_need,
+)
 from engine.analysis.standard import honor_section
 from engine.analysis.suit_tables import Section, usable
 from engine.analysis.win import DEFAULT_OPTIONS, split_wild
@@ -17,10 +27,6 @@ from engine.hand import Meld, MeldType, Shape, ShapeOptions
 from engine.tiles import counts_of
 
 _NEG = -100
-# suit presence mask -> most of its kinds inside one 十三烂 pattern (1-4-7, 2-5-8, ...)
-_LAN_KEEP = tuple(
-    max(bin(t & m).count("1") for t in SPACED_MASKS if bin(t).count("1") == 3) for m in range(512)
-)
 
 
 def _combine(a: Sequence[int], b: Sequence[int], sets: int) -> list[int]:
@@ -122,6 +128,9 @@ def shanten(
         needs.append(4 - max(counts[k] for k in wild))
     if Shape.QUANFENG in shapes and all(m.kinds[0] >= 27 for m in melds):
         needs.append(target - w - sum(nat[27:34]))
+    kongs = Shape.GANGDA in shapes and gangda_kongs(melds)
+    if kongs:
+        needs.append(gangda_need(nat, w, kongs))
     if not melds:
         needs.extend(_concealed_needs(counts, nat, w, wild, options))
     if not needs:
@@ -140,23 +149,21 @@ def _concealed_needs(
     shapes = options.shapes
     out: list[int] = []
     if Shape.XIAOQI in shapes:
-        pairs = min(7, sum(c // 2 for c in nat))
-        singles = sum(c & 1 for c in nat)
-        out.append(14 - w - 2 * pairs - min(singles, 7 - pairs))
+        out.append(xiaoqi_need(w, sum(c >> 1 for c in nat), sum(c & 1 for c in nat)))
     want_q = Shape.QIXING_SHISANLAN in shapes
     if want_q or Shape.SHISANLAN in shapes:
         base, free = (nat, w) if options.wild_in_shisanlan else (counts, 0)
-        masks = [sum(1 << i for i in range(9) if base[s * 9 + i]) for s in range(3)]
-        suited = sum(_LAN_KEEP[m] for m in masks)
+        m0, m1, m2 = (sum(1 << i for i in range(9) if base[s * 9 + i]) for s in range(3))
+        suited = lan_suited(m0, m1, m2)
         honors = sum(1 for k in range(27, 34) if base[k])
         if Shape.SHISANLAN in shapes:
-            out.append(14 - free - min(suited, 9) - honors)
+            out.append(shisanlan_need(free, suited, honors))
         if want_q:
             if options.wild_for_qixing_honor:
-                out.append(14 - free - min(suited, 7) - honors)
+                out.append(qixing_need(free, suited, honors))
             else:
                 real = sum(1 for k in range(27, 34) if counts[k] and k not in wild)
-                out.append((7 - real) + max(0, 7 - min(suited, 7) - free))
+                out.append(qixing_real_honor_need(free, suited, real))
     if Shape.SHISANYAO in shapes:
         kinds = sum(1 for k in ORPHANS if nat[k])
         pair = any(nat[k] >= 2 for k in ORPHANS)

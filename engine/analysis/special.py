@@ -1,4 +1,5 @@
-"""Shapes outside four sets + a pair: 小七, 十三烂 / 七星十三烂, 十三幺, 九莲, 全风向, 四财神.
+"""Shapes outside four sets + a pair: 小七, 十三烂 / 七星十三烂, 十三幺, 九莲, 全风向, 四财神,
+杠达.
 
 Each shape has a cheap win test on (natural counts, wildcard count) and a builder that
 returns the reading's target: which kinds the hand stands for, chosen so that as many
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
-from engine.hand import ShapeOptions
+from engine.hand import Meld, ShapeOptions
 
 ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 _ORPHAN_SET = frozenset(ORPHANS)
@@ -32,6 +33,40 @@ SPACED_MASKS = tuple(m for m in range(512) if _spaced(m))
 MAX_EXT = tuple(
     max((bin(t).count("1") for t in SPACED_MASKS if t & m == m), default=-1) for m in range(512)
 )
+# suit presence mask -> most of its kinds one 十三烂 can keep: any tiles at least 3 apart
+LAN_KEEP = tuple(max(bin(t).count("1") for t in SPACED_MASKS if t & m == t) for m in range(512))
+# ... and 1 where every such largest choice is two tiles with no room for a third (3 and 7,
+# 2 and 7, 3 and 8): the three suits must hold 7 of the 14 kinds, so not all three can be
+LAN_SHORT = tuple(
+    int(
+        LAN_KEEP[m] == 2
+        and all(MAX_EXT[t] < 3 for t in SPACED_MASKS if t & m == t and bin(t).count("1") == 2)
+    )
+    for m in range(512)
+)
+
+
+def lan_suited(m0: int, m1: int, m2: int) -> int:
+    """Most suited kinds a 十三烂 keeps from the three suits' presence masks."""
+    return (
+        LAN_KEEP[m0] + LAN_KEEP[m1] + LAN_KEEP[m2] - (LAN_SHORT[m0] & LAN_SHORT[m1] & LAN_SHORT[m2])
+    )
+
+
+def shisanlan_need(free: int, suited: int, honors: int) -> int:
+    """Tiles a 十三烂 still lacks, keeping ``suited`` (``lan_suited``) and ``honors`` kinds,
+    with ``free`` wildcards to fill any kind."""
+    return 14 - free - suited - honors
+
+
+def qixing_need(free: int, suited: int, honors: int) -> int:
+    """Tiles a 七星十三烂 still lacks, a wildcard filling any kind (see ``shisanlan_need``)."""
+    return 14 - free - min(suited, 7) - honors
+
+
+def qixing_real_honor_need(free: int, suited: int, real_honors: int) -> int:
+    """... when a wildcard may not stand for an honor: the honors must be drawn."""
+    return (7 - real_honors) + max(0, 7 - min(suited, 7) - free)
 
 
 def self_standing(positions: Mapping[int, int], wild_tiles: Mapping[int, int]) -> int:
@@ -43,11 +78,18 @@ def self_standing(positions: Mapping[int, int], wild_tiles: Mapping[int, int]) -
 # --- 小七 ---------------------------------------------------------------------------------
 
 
-_ODD = bytes(c & 1 for c in range(256))
+# a byte -> its lowest bit: ``bytes(counts).translate(ODD)`` marks the odd counts
+ODD = bytes(c & 1 for c in range(256))
 
 
 def xiaoqi_win(nat: Sequence[int], w: int) -> bool:
-    return sum(bytes(nat).translate(_ODD)) <= w
+    return sum(bytes(nat).translate(ODD)) <= w
+
+
+def xiaoqi_need(free: int, pairs: int, singles: int) -> int:
+    """Tiles seven pairs still lack, from the naturals' pairs and singles."""
+    p = min(7, pairs)
+    return 14 - free - 2 * p - min(singles, 7 - p)
 
 
 def xiaoqi_layouts(nat: Sequence[int], w: int, limit: Sequence[int] | None) -> list[list[int]]:
@@ -89,7 +131,7 @@ def xiaoqi_layouts(nat: Sequence[int], w: int, limit: Sequence[int] | None) -> l
 # --- 十三烂 / 七星十三烂 -------------------------------------------------------------------
 
 
-def _suit_masks(counts: Sequence[int]) -> tuple[int, int, int] | None:
+def suit_masks(counts: Sequence[int]) -> tuple[int, int, int] | None:
     masks = []
     for s in range(3):
         m = 0
@@ -103,8 +145,8 @@ def _suit_masks(counts: Sequence[int]) -> tuple[int, int, int] | None:
     return masks[0], masks[1], masks[2]
 
 
-def _natural_lan(counts: Sequence[int]) -> bool:
-    masks = _suit_masks(counts)
+def natural_lan(counts: Sequence[int]) -> bool:
+    masks = suit_masks(counts)
     if masks is None or any(counts[k] > 1 for k in range(27, 34)):
         return False
     return all(MAX_EXT[m] >= 0 for m in masks)
@@ -121,13 +163,13 @@ def shisanlan_win(
     """十三烂 (``qixing`` False) or 七星十三烂 (True); 14 concealed tiles, no melds."""
     honors_ok = options.wild_for_qixing_honor or not any(k >= 27 for k in wild)
     # every wildcard as itself (德国)
-    if _natural_lan(counts) and (
+    if natural_lan(counts) and (
         not qixing or (all(counts[k] for k in range(27, 34)) and honors_ok)
     ):
         return True
     if not w or not options.wild_in_shisanlan:
         return False
-    masks = _suit_masks(nat)
+    masks = suit_masks(nat)
     if masks is None or any(nat[k] > 1 for k in range(27, 34)):
         return False
     ext = MAX_EXT[masks[0]] + MAX_EXT[masks[1]] + MAX_EXT[masks[2]]
@@ -151,7 +193,7 @@ def shisanlan_target(
 
     ``honors_fillable`` False: every honor of the target must be a natural tile.
     """
-    masks = _suit_masks(nat)
+    masks = suit_masks(nat)
     if masks is None or any(nat[k] > 1 for k in range(27, 34)):
         return None
     # per section: size -> (self-standing, kinds) with the best self-standing, then smallest
@@ -274,3 +316,70 @@ def quanfeng_win(nat: Sequence[int], melds_all_honors: bool) -> bool:
 
 def sicaishen_win(counts: Sequence[int], wild: frozenset[int]) -> bool:
     return any(counts[w] >= 4 for w in wild)
+
+
+# --- 杠达 (chongji 一杠一达 … 三杠三达) ---------------------------------------------------
+
+
+def gangda_kongs(melds: Sequence[Meld]) -> int:
+    """How many kongs a 杠达 hand has declared (1–3, nothing else melded), or 0."""
+    k = len(melds)
+    return k if 1 <= k <= 3 and all(m.type.is_kong for m in melds) else 0
+
+
+def gangda_need(nat: Sequence[int], w: int, kongs: int) -> int:
+    """Tiles a 杠达 hand of ``kongs`` kongs still lacks: its 14 − 3k concealed tiles are
+    7 − 2k pairs (a wildcard pairs anything) and k loose tiles. Natural pairs fill the pair
+    places first, then singles, then loose places take any natural left."""
+    places = 7 - 2 * kongs
+    pairs = sum(c >> 1 for c in nat)
+    singles = sum(c & 1 for c in nat)
+    full = min(places, pairs)
+    half = min(places - full, singles)
+    rest = 2 * pairs + singles - 2 * full - half
+    kept = 2 * full + half + min(kongs, rest)
+    return 14 - 3 * kongs - w - kept
+
+
+def gangda_structure(
+    nat: Sequence[int], wild_tiles: Mapping[int, int], kongs: int
+) -> list[tuple[int, ...]] | None:
+    """A 杠达 hand's concealed groups as kinds (pairs, then loose tiles), or None if it does
+    not win. Natural pairs first; the pairs still missing take, with the most wildcards
+    standing for themselves, two wildcards of one kind, then a single and a wildcard, then
+    two wildcards of different kinds; wildcards left over are loose tiles as themselves."""
+    places = 7 - 2 * kongs
+    pairs: list[tuple[int, ...]] = []
+    singles: list[int] = []
+    for kind, n in enumerate(nat):
+        pairs += [(kind, kind)] * (n // 2)
+        singles += [kind] * (n % 2)
+    missing = max(0, places - len(pairs))
+    w = sum(wild_tiles.values())
+    # the most same-kind wildcard pairs that still leave enough wildcards for the rest
+    same = min(missing, sum(a // 2 for a in wild_tiles.values()))
+    while same >= 0:
+        left = missing - same
+        with_single = min(len(singles), left)
+        if 2 * same + with_single + 2 * (left - with_single) <= w:
+            break
+        same -= 1
+    if same < 0:
+        return None
+    wilds = dict(wild_tiles)
+    for k in sorted(wilds):
+        while same and wilds[k] >= 2:
+            pairs.append((k, k))
+            wilds[k] -= 2
+            same -= 1
+    loose = [k for k, a in sorted(wilds.items()) for _ in range(a)]
+    while len(pairs) < places and singles:
+        pairs.append((singles[0], singles[0]))
+        del singles[0]
+        loose.pop()
+    while len(pairs) < places:
+        pairs.append((loose[0], loose[0]))
+        del loose[:2]
+    for extra in pairs[places:]:
+        singles += extra
+    return pairs[:places] + [(k,) for k in sorted(singles + loose)]

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from engine.analysis.suit_tables import INF, SHAPES, NeedTable, Section, consume, need_table
 from engine.hand import GroupType, Meld, MeldType, ShapeOptions
+from engine.memo import BoundedMemo, MemoRegistry
 
 SUIT_SLICES = ((0, 9), (9, 18), (18, 27))
 HONOR_START = 27
@@ -178,8 +179,10 @@ def section_rooms(
 
 
 SectionRun = list[tuple[tuple[SectionGroup, ...], int, int]]
-_SECTION_RUNS: dict[tuple[Section, bytes | None, bytes, int, int], SectionRun] = {}
-_SECTION_RUNS_LIMIT = 50_000
+_MEMOS = MemoRegistry()
+_SECTION_RUNS: BoundedMemo[tuple[Section, bytes | None, bytes, int, int], SectionRun] = BoundedMemo(
+    _MEMOS, "analysis/section_runs", 50_000
+)
 
 
 def _section_run(
@@ -191,12 +194,13 @@ def _section_run(
     memo_key = (section, room, key, budget, off)
     hit = _SECTION_RUNS.get(memo_key)
     if hit is None:
-        if len(_SECTION_RUNS) >= _SECTION_RUNS_LIMIT:
-            _SECTION_RUNS.clear()
-        hit = _SECTION_RUNS[memo_key] = [
-            (tuple((g, tuple(off + x for x in pos)) for g, pos in groups), added, p)
-            for groups, added, p in SectionEnumerator(section, room, free).run(key, budget)
-        ]
+        hit = _SECTION_RUNS.put(
+            memo_key,
+            [
+                (tuple((g, tuple(off + x for x in pos)) for g, pos in groups), added, p)
+                for groups, added, p in SectionEnumerator(section, room, free).run(key, budget)
+            ],
+        )
     return hit
 
 
@@ -241,4 +245,4 @@ def enumerate_standard(
 
 def clear_section_runs() -> None:
     """Forget the memoised section enumerations (the benchmark measures cold start)."""
-    _SECTION_RUNS.clear()
+    _MEMOS.clear()

@@ -90,7 +90,7 @@ NeedKey = bytes
 Need = tuple[int, int]  # (n0 sets only, n1 sets + one pair)
 
 
-def _solve_need(
+def solve_need(
     section: Section, c: bytes, room: bytes | None, memo: dict[tuple[bytes, bytes | None], Need]
 ) -> Need:
     key = (c, room)
@@ -109,7 +109,7 @@ def _solve_need(
         if step is None:
             continue
         rest, added, left = step
-        sub0, sub1 = _solve_need(section, rest, left, memo)
+        sub0, sub1 = solve_need(section, rest, left, memo)
         if gtype is GroupType.PAIR:
             n1 = min(n1, added + sub0)
         else:
@@ -120,7 +120,7 @@ def _solve_need(
     return res
 
 
-def _positional_need(c: bytes, limit: bytes) -> Need:
+def positional_need(c: bytes, limit: bytes) -> Need:
     """need for a suit under per-kind limits, by a left-to-right DP.
 
     State: chows started one and two positions back, and whether the pair is placed. At
@@ -196,7 +196,7 @@ class NeedTable:
                 self.table[c] = res
                 return res
             if self.section is not Section.HONOR_SETS:
-                res = _positional_need(c, self.limit)
+                res = positional_need(c, self.limit)
                 self.table[c] = res
                 return res
             room = bytes(lim - v for v, lim in zip(c, self.limit, strict=True))
@@ -206,7 +206,7 @@ class NeedTable:
             if found is not None:
                 self.table[c] = found
                 return found
-        res = _solve_need(self.section, c, room, self._search)
+        res = solve_need(self.section, c, room, self._search)
         self.table[c] = res
         # the search memo holds sub-keys that are rarely asked again at the top
         if len(self._search) > 200_000:
@@ -235,7 +235,7 @@ Usable = tuple[int, ...]
 _NEG = -100
 
 
-def _solve_usable(
+def solve_usable(
     section: Section, c: bytes, memo: dict[bytes, Usable], table: bool = True
 ) -> Usable:
     """usable(c) by search, on ``memo``; with ``table``, a stored suit key (see
@@ -246,7 +246,7 @@ def _solve_usable(
     key = canonical(section, c)[0]
     if key != c:
         # many keys share one canonical key (sub-keys too): solve that one once
-        hit = memo[c] = memo.get(key) or _solve_usable(section, key, memo, table)
+        hit = memo[c] = memo.get(key) or solve_usable(section, key, memo, table)
         return hit
     if table and section is Section.SUIT:
         found = stored(key)
@@ -261,14 +261,14 @@ def _solve_usable(
     # drop one tile i (it is not used)
     dropped = bytearray(c)
     dropped[i] -= 1
-    best = list(_solve_usable(section, bytes(dropped), memo, table))
+    best = list(solve_usable(section, bytes(dropped), memo, table))
     for gtype, pos in SHAPES[section][i]:
         step = consume(c, pos, None)
         if step is None:  # pragma: no cover - no room rule here
             continue
         rest, added, _ = step
         used = len(pos) - added
-        sub = _solve_usable(section, rest, memo, table)
+        sub = solve_usable(section, rest, memo, table)
         if gtype is GroupType.PAIR:
             for g in range(5):
                 v = sub[g * 2] + used
@@ -341,7 +341,7 @@ def usable(section: Section, c: bytes) -> Usable:
     memo = _USABLE_MEMO[section]
     hit = memo.get(c)
     if hit is None:
-        hit = _solve_usable(section, c, memo)
+        hit = solve_usable(section, c, memo)
     return hit
 
 

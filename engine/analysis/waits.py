@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.analysis.special import _ODD, ORPHANS
+from engine.analysis.special import ODD, ORPHANS, gangda_kongs
 from engine.analysis.standard import meld_counts, section_tables
 from engine.analysis.win import DEFAULT_OPTIONS, is_win, special_win, split_wild
 from engine.hand import Meld, Shape, ShapeOptions
@@ -50,7 +50,7 @@ def waits(
             counts[k] -= 1
     if Shape.XIAOQI in shapes and not melds:
         # a natural k pairs a single (or makes one); a wildcard is one more free tile
-        singles = sum(bytes(nat).translate(_ODD))
+        singles = sum(bytes(nat).translate(ODD))
         if singles - 1 <= w:
             won.update(k for k in range(34) if nat[k] & 1 and k not in wild)
         if singles + 1 <= w:
@@ -118,6 +118,8 @@ def _special_candidates(
     if Shape.QUANFENG in shapes and not any(nat[0:27]):
         cands.update(range(27, 34))
     if melds:
+        if Shape.GANGDA in shapes and gangda_kongs(melds):
+            cands.update(range(34))  # any kind may be the last loose tile or pair one
         return cands
     lan = (Shape.SHISANLAN, Shape.QIXING_SHISANLAN)
     if any(s in shapes for s in lan) and max(nat) <= 1:

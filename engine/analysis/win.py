@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.analysis.special import (
+    gangda_kongs,
+    gangda_need,
     jiulian_target,
     quanfeng_win,
     shisanlan_win,
@@ -112,7 +114,8 @@ def _fill_honor(k: bytes, options: ShapeOptions) -> tuple[int, int]:
 
 # shapes as plain module names: ``Shape.X`` is an attribute lookup on the enum class,
 # slow on Python 3.11, and special_win reads several on every call
-_JIULIAN, _QIXING_SHISANLAN, _QUANFENG, _SHISANLAN, _SHISANYAO, _SICAISHEN, _XIAOQI = (
+_GANGDA, _JIULIAN, _QIXING_SHISANLAN, _QUANFENG, _SHISANLAN, _SHISANYAO, _SICAISHEN, _XIAOQI = (
+    Shape.GANGDA,
     Shape.JIULIAN,
     Shape.QIXING_SHISANLAN,
     Shape.QUANFENG,
@@ -137,7 +140,8 @@ def special_win(
     if _QUANFENG in shapes and quanfeng_win(nat, all(m.kinds[0] >= 27 for m in melds)):
         return True
     if melds:
-        return False
+        kongs = _GANGDA in shapes and gangda_kongs(melds)
+        return bool(kongs) and gangda_need(nat, w, kongs) <= 0
     if _XIAOQI in shapes and xiaoqi_win(nat, w):
         return True
     # 十三烂 holds no two of a kind: not as naturals, nor (counts >= nat) with the jing as

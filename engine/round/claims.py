@@ -8,11 +8,13 @@ serves 抢杠.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.round.events import (
     Chowed,
     ClaimDeclared,
+    ClaimName,
     ClaimsResolved,
     Event,
     Exhausted,
@@ -181,11 +183,10 @@ def resolve(state: RoundState, answers: dict[int, ClaimDeclared | None]) -> list
     if state.phase is Phase.ROB:
         return out  # nobody robbed: the replacement is due
     src = state.turn
-    for kind in ("kong", "pung", "chow"):
-        for _seat, c in sorted(claims.items(), key=lambda sc: (sc[0] - src) % SEATS):
-            if c.claim == kind:
-                out.append(_claim_event(src, tile, c))
-                return out
+    seat = standing_meld_claim(src, {s: c.claim for s, c in claims.items()})
+    if seat is not None:
+        out.append(_claim_event(src, tile, claims[seat]))
+        return out
     wall = state.wall
     if wall is not None and wall.is_exhausted:
         out.append(Exhausted())
@@ -193,6 +194,18 @@ def resolve(state: RoundState, answers: dict[int, ClaimDeclared | None]) -> list
 
 
 _ALL_PASSED: dict[tuple[int, int], ClaimsResolved] = {}
+_MELD_CLAIMS: tuple[ClaimName, ...] = ("kong", "pung", "chow")  # the order they beat
+
+
+def standing_meld_claim(discarder: int, claims: Mapping[int, ClaimName]) -> int | None:
+    """The seat whose meld claim on a discard stands when nobody wins on it: 杠 beats 碰
+    beats 吃, and of equal claims the nearest seat after the ``discarder``. The round
+    resolves its window by it, and players that only claim what would stand ask it."""
+    for kind in _MELD_CLAIMS:
+        for seat in sorted(claims, key=lambda s: (s - discarder) % SEATS):
+            if claims[seat] == kind:
+                return seat
+    return None
 
 
 def _claim_event(src: int, tile: int, c: ClaimDeclared) -> Event:

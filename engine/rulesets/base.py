@@ -32,6 +32,7 @@ SHAPE_ZH = {
     "jiulian": "九莲宝灯",
     "quanfeng": "全风向",
     "sicaishen": "四财神",
+    "gangda": "杠达",
 }
 
 
@@ -86,8 +87,12 @@ class Ruleset(ABC):
     def shape_options(self) -> ShapeOptions:
         """Built once (presets are frozen): every reading of a hand asks for it."""
         if self._shapes is None:
-            self._shapes = self.preset.shapes.options()
+            self._shapes = self.build_shape_options()
         return self._shapes
+
+    def build_shape_options(self) -> ShapeOptions:
+        """The preset's shapes (a ruleset with a shape set elsewhere adds it)."""
+        return self.preset.shapes.options()
 
     def readings(self, hand: FinishedHand, win: Win) -> list[Reading]:
         seat = hand.seats[win.seat]

@@ -11,11 +11,12 @@ each pays the total. Of several winners on one discard only the largest hand win
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from engine.hand import Group, GroupType, MeldType, Reading, Shape
+from engine.hand import Group, MeldType, Reading, Shape, ShapeOptions
 from engine.rulesets.base import ClaimRules, Ruleset
 from engine.rulesets.preset import PresetBase, Section, ShapesConfig, TableConfig
 from engine.rulesets.winsettle import (
@@ -34,7 +35,7 @@ from engine.settlement.finished_hand import (
     WinSource,
 )
 from engine.settlement.ledger import Ledger, Settlement
-from engine.tiles import counts_of, successor
+from engine.tiles import successor
 from engine.wall import FlipKind
 
 
@@ -113,7 +114,6 @@ SHAPE_NAME = {
 }
 LONG_NAME = {1: "一龙", 2: "双龙", 3: "三龙", 4: "四龙"}
 GANGDA = {1: "一杠一达", 2: "二杠二达", 3: "三杠三达"}
-GANGDA_NOTE = "gangda"
 
 # Tiers for "largest": 全风向 above 单吊 / 清一色 / 清七对 (equal among themselves), above all else.
 TIER_QUANFENG, TIER_PROTECTED = 2, 1
@@ -145,13 +145,13 @@ class ChongjiRuleset(Ruleset):
 
     # --- readings ----------------------------------------------------------------------
 
-    def all_readings(self, hand: FinishedHand, win: Win) -> list[Reading]:
-        readings = self.readings(hand, win)
+    def build_shape_options(self) -> ShapeOptions:
+        """The preset's shapes, and 杠达 when ``rules.gangda``: the analysis reads it like
+        any other shape, so the round, the bots and ``analyze`` see the wins paid here."""
+        options = self.preset.shapes.options()
         if self.preset.rules.gangda:
-            gangda = gangda_reading(hand.seats[win.seat], self.caishen(hand), win.tile)
-            if gangda is not None:
-                readings.append(gangda)
-        return readings
+            options = replace(options, shapes=options.shapes | {Shape.GANGDA})
+        return options
 
     def forbidden(self, hand: FinishedHand, win: Win, reading: Reading) -> str | None:
         """Why this reading may not win here; None if it may."""
@@ -188,7 +188,7 @@ class ChongjiRuleset(Ruleset):
 
         shape = reading.shape
         f = facts(reading)
-        if GANGDA_NOTE in reading.notes:
+        if shape is Shape.GANGDA:
             lead += GANGDA[len(seat.melds)]
             total += ft.gangda
         else:
@@ -354,51 +354,3 @@ class ChongjiRuleset(Ruleset):
 
 def _tiles(group: Group) -> list[tuple[int, bool]]:
     return list(zip(group.kinds, group.wild, strict=True))
-
-
-def gangda_reading(seat: SeatEnd, cs: int, winning_kind: int) -> Reading | None:
-    """一杠一达 …: k declared kongs (1–3) and nothing else melded; the concealed tiles make
-    7 − 2k pairs (财神 pair anything) and k loose tiles."""
-    k = len(seat.melds)
-    if not 1 <= k <= 3 or not all(m.type.is_kong for m in seat.melds):
-        return None
-    need = 7 - 2 * k
-    counts = counts_of(seat.concealed)
-    wild = counts[cs]
-    counts[cs] = 0
-    groups: list[Group] = [
-        Group(GroupType.KONG, m.kinds, (False,) * 4, melded=True) for m in seat.melds
-    ]
-    pairs: list[Group] = []
-    singles: list[int] = []
-    for kind, n in enumerate(counts):
-        pairs += [Group(GroupType.PAIR, (kind, kind), (False, False))] * (n // 2)
-        singles += [kind] * (n % 2)
-    used = 0
-    while len(pairs) < need and singles and wild:
-        kind = singles.pop(0)
-        pairs.append(Group(GroupType.PAIR, (kind, kind), (False, True)))
-        wild -= 1
-        used += 1
-    while len(pairs) < need and wild >= 2:
-        pairs.append(Group(GroupType.PAIR, (cs, cs), (False, False)))
-        wild -= 2
-    if len(pairs) < need:
-        return None
-    for extra in pairs[need:]:
-        singles += [kd for kd, w in _tiles(extra) if not w]
-        wild += sum(extra.wild)
-        used -= sum(extra.wild)
-    singles += [cs] * wild
-    groups += pairs[:need]
-    groups += [Group(GroupType.SINGLE, (kd,), (False,)) for kd in singles]
-    return Reading(
-        shape=Shape.XIAOQI,
-        groups=tuple(groups),
-        pair=None,
-        wildcards_used=used,
-        deguo=used == 0,
-        jingdiao=False,
-        winning_kind=winning_kind,
-        notes=(GANGDA_NOTE,),
-    )

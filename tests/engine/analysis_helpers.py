@@ -85,6 +85,14 @@ def ref_wild_standard(
     return rec(0, 0)
 
 
+def random_set(rng: random.Random) -> list[int]:
+    """The kinds of a random chow or pung."""
+    if rng.random() < 0.55:
+        start = rng.randrange(3) * 9 + rng.randrange(7)
+        return [start, start + 1, start + 2]
+    return [rng.randrange(34)] * 3
+
+
 def winning_hand(rng: random.Random, sets: int = 4) -> list[int]:
     """Counts of `sets` random sets + a pair, never more than four of a kind."""
     while True:

@@ -126,7 +126,7 @@ def test_melds() -> None:
 
 def test_limited_need_dp_matches_search() -> None:
     """The fifth-copy-off table (left-to-right DP) agrees with the group-by-group search."""
-    from engine.analysis.suit_tables import Section, _positional_need, _solve_need
+    from engine.analysis.suit_tables import Section, positional_need, solve_need
 
     rng = random.Random(1)
     for trial in range(4000):
@@ -137,7 +137,7 @@ def test_limited_need_dp_matches_search() -> None:
             continue
         room = bytes(b - a for a, b in zip(c, lim, strict=True))
         sec = Section.SUIT if n == 9 else Section.HONOR
-        assert _positional_need(c, lim) == _solve_need(sec, c, room, {}), (c, lim)
+        assert positional_need(c, lim) == solve_need(sec, c, room, {}), (c, lim)
 
 
 # Hypothesis explores the same properties beyond the seeded loops above (and shrinks a
