@@ -40,13 +40,14 @@ from typing import Protocol
 
 import structlog
 
+from controller.alerts import Alert, AlertKind, PublicAlert
 from controller.dealer_guide import Roll, due_roll
 from controller.dice import DiceRoller
-from controller.tags import BadTag, TagBook, TagProblem
-from controller.tracking.alerts import QUIET_PHASES, Alert, TrackerAlerts
+from controller.tags import BadTag, TagBook
 from controller.tracking.buttons import ButtonQueue
 from controller.tracking.moves import Moves
 from controller.tracking.picture import JING_ZONE, TablePicture
+from controller.tracking.problems import QUIET_PHASES, TrackerAlerts
 from controller.tracking.window import in_window
 from engine.round.actions import Action, Rejection, RollDice
 from engine.round.events import Event
@@ -172,15 +173,18 @@ class Tracker:
                 return
             self.buttons.push(event.seat, event.button, now)
         elif isinstance(event, ReaderSilent):
-            self.alerts.now(
-                Alert("reader_silent", f"reader {event.reader_id} ({event.zone}) is silent")
+            public = PublicAlert(
+                AlertKind.READER_SILENT, zones=(event.zone,), reader=event.reader_id
             )
+            self.alerts.now(Alert(public, f"reader {event.reader_id} ({event.zone}) is silent"))
         elif isinstance(event, ReaderBack):
             log.info("reader back", reader=event.reader_id, zone=str(event.zone))
         elif isinstance(event, DeviceState) and event.device == BOARD:
             down = event.state in ("disconnected", "failed")
             if down and not self._board_down:
-                self.alerts.now(Alert("board_silent", f"the table board is {event.state}"))
+                self.alerts.now(
+                    Alert(PublicAlert(AlertKind.BOARD_SILENT), f"the table board is {event.state}")
+                )
             self._board_down = down
             return
         else:
@@ -188,9 +192,9 @@ class Tracker:
         self.reconcile(now)
 
     def _bad_tag(self, bad: BadTag, zone: Zone) -> None:
-        kind = "unknown_tag" if bad.problem is TagProblem.UNKNOWN else bad.problem.value
+        public = PublicAlert(AlertKind(bad.problem.value), zones=(zone,))
         self.alerts.once(
-            ("tag", bad.uid), Alert(kind, f"tag {bad.uid.hex()} in {zone}: {bad.detail}")
+            ("tag", bad.uid), Alert(public, f"tag {bad.uid.hex()} in {zone}: {bad.detail}")
         )
 
     def press_dice(self, seat: int | None, now: float) -> None:
@@ -245,7 +249,10 @@ class Tracker:
         result = self.port.submit(action)
         if isinstance(result, Rejection):
             seat = getattr(action, "seat", None)
-            self.alerts.once(("refused", repr(action)), Alert("refused", f"{result.reason}", seat))
+            public = PublicAlert(AlertKind.REFUSED, seat)
+            self.alerts.once(
+                ("refused", repr(action)), Alert(public, f"{action!r}: {result.reason}")
+            )
             return False
         self.alerts.win_rejections(result)
         return True

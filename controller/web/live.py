@@ -44,7 +44,8 @@ retained (the last value is replayed to every new page)
                     (``dealer_text``): "从下家门前右数第13墩开始抓牌", "从牌尾数第7墩翻精".
 streams (not retained; the last 20 alerts are replayed to a new page, marked as such)
     ``events``      ``event.public_dict() | {"hand_id", "seq"}``: one public event.
-    ``alerts``      ``{"kind", "seat": int | None, "message": str, "hand_id"?: str}``; kind is
+    ``alerts``      ``controller.alerts.PublicAlert.as_dict() | {"hand_id"?}``: ``{"kind",
+                    "seat": int | None, "message": str, "repeats"?: int}``; kind is
                     one of ``ALERT_ADVICE`` (false_win 诈胡, xianggong 相公, unknown_tag,
                     duplicate_tag, reader_silent, board_silent, tile_missing) or any other
                     word. The hub adds ``advice`` {"zh", "en"}: what the dealer should do.
@@ -119,6 +120,18 @@ ALERT_ADVICE: Final[Mapping[str, tuple[str, str, str, str]]] = {
         "Table board silent",
         "检查牌桌串口线；必要时重启牌桌。",
         "Check the table's serial cable; restart the table if needed.",
+    ),
+    "tile_misplaced": (
+        "牌放错",
+        "Tile misplaced",
+        "有一张牌不在该在的地方：看看是否有人拿错，把牌放回原处。",
+        "A tile lies where the hand does not have it: check for a mistake and put it back.",
+    ),
+    "fifth_copy": (
+        "标签登记有误",
+        "Tag enrolled wrongly",
+        "有一张牌的标签登记有误：把它拿出来，重新登记或换一张。",
+        "A tile's tag is enrolled wrongly: take it out, enrol it again or replace it.",
     ),
     "tile_missing": (
         "少牌",

@@ -1,4 +1,6 @@
-"""The tracker's alerts: raised at once, once per cause, or after a grace time.
+"""What the tracker finds wrong, and when it says so: at once, once per cause, or after a
+grace time. Each alert's public form names seats and zones only; which tile is the private
+detail (``controller.alerts``).
 
 An observation no rule explains may be a move half reported; it becomes an alert only if
 it is still unexplained ``grace`` seconds later (a tile in two zones, a tile where it
@@ -8,10 +10,10 @@ should not be or missing, a seat with the wrong count: 相公).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
 
 import structlog
 
+from controller.alerts import Alert, AlertKind, PublicAlert
 from controller.tracking.picture import TablePicture
 from engine.round.events import Event, WinRejected
 from engine.round.state import SEATS, Phase, RoundState
@@ -23,13 +25,6 @@ log = structlog.get_logger("controller.tracker")
 QUIET_PHASES = (Phase.SETTLE, Phase.DONE)
 """The hand is over: nothing more is tracked."""
 _BEFORE_PLAY = (Phase.SHUFFLE, Phase.BREAK_DICE, Phase.SECOND_DICE, Phase.DEAL)
-
-
-@dataclass(frozen=True, slots=True)
-class Alert:
-    kind: str
-    message: str
-    seat: int | None = None
 
 
 def _zone_name(zone: Zone | None) -> str:
@@ -57,7 +52,7 @@ class TrackerAlerts:
         self._alerted.clear()
 
     def now(self, alert: Alert) -> None:
-        log.warning("alert", kind=alert.kind, seat=alert.seat, message=alert.message)
+        log.warning("alert", kind=alert.kind.value, seat=alert.seat, detail=alert.detail)
         self._sink(alert)
 
     def once(self, key: Hashable, alert: Alert) -> None:
@@ -70,8 +65,8 @@ class TrackerAlerts:
         """诈胡: a 胡 the engine refused (相公 when the seat holds the wrong count)."""
         for e in events:
             if isinstance(e, WinRejected):
-                kind = "xianggong" if e.code == "xianggong" else "false_win"
-                self.now(Alert(kind, f"诈胡 {e.seat}号位: {e.reason}", e.seat))
+                kind = AlertKind.XIANGGONG if e.code == "xianggong" else AlertKind.FALSE_WIN
+                self.now(Alert(PublicAlert(kind, e.seat), f"诈胡 {e.seat}号位: {e.reason}"))
 
     def check(self, st: RoundState | None, picture: TablePicture, now: float) -> None:
         """Alert what has stayed unexplained for the grace time; forget what resolved."""
@@ -109,14 +104,16 @@ def find_problems(st: RoundState, picture: TablePicture) -> dict[Hashable, Alert
             lack = " ".join(_tile(t) for t in sorted(set(st.hands[s]) - held))
             detail = (f" 多: {extra}" if extra else "") + (f" 少: {lack}" if lack else "")
             found[("xianggong", s)] = Alert(
-                "xianggong", f"相公：{s}号位手里有{have}张牌，应有{want}张{detail}", s
+                PublicAlert(AlertKind.XIANGGONG, s, (picture.hand(s),), have=have, want=want),
+                f"相公：{s}号位手里有{have}张牌，应有{want}张{detail}",
             )
     for t in picture.read_tiles():
         zs = picture.zones_of(t)
         if len(zs) > 1:
             where = ", ".join(str(z) for z in zs)
             found[("duplicate_tag", t)] = Alert(
-                "duplicate_tag", f"{_tile(t)} (tile {t}) is read in {where}"
+                PublicAlert(AlertKind.DUPLICATE_TAG, zones=tuple(zs)),
+                f"{_tile(t)} (tile {t}) is read in {where}",
             )
         here, want_zone = zs[-1], expected.get(t)
         if t in expected and want_zone is None:
@@ -126,16 +123,14 @@ def find_problems(st: RoundState, picture: TablePicture) -> dict[Hashable, Alert
         if here.kind is ZoneKind.HAND and (before_play or here.seat in off):
             continue  # being dealt, or the seat's count alert says it
         found[("tile_misplaced", t)] = Alert(
-            "tile_misplaced",
+            PublicAlert(AlertKind.TILE_MISPLACED, here.seat, (here,)),
             f"{_tile(t)} (tile {t}) lies in {here}, the hand has it in "
             f"{_zone_name(want_zone) if t in expected else 'the wall'}",
-            here.seat,
         )
     for t, want_zone in expected.items():
         if want_zone is not None and picture.zone_of(t) is None:
             found[("tile_missing", t)] = Alert(
-                "tile_missing",
+                PublicAlert(AlertKind.TILE_MISSING, want_zone.seat, (want_zone,)),
                 f"{_tile(t)} (tile {t}) is not read in {want_zone}",
-                want_zone.seat,
             )
     return found
