@@ -155,9 +155,9 @@ class AlertGate:
     def offer(self, a: Alert, now: float) -> None:
         key = self._key(a)
         w = self._open.get(key)
-        if w is None or now >= w.until:
-            if w is not None and w.repeats:
-                self._summary(w)
+        if w is not None and now >= w.until:
+            w = self._close(key, w, now)
+        if w is None:
             self._open[key] = _Window(now + self.window)
             self._send(a)
             return
@@ -169,13 +169,18 @@ class AlertGate:
     def flush(self, now: float) -> None:
         """Send the summaries of windows that ended; forget the quiet ones."""
         for key, w in list(self._open.items()):
-            if now < w.until:
-                continue
-            if w.repeats:
-                self._summary(w)
-                self._open[key] = _Window(now + self.window)  # still flooding: keep counting
-            else:
-                del self._open[key]
+            if now >= w.until:
+                self._close(key, w, now)
+
+    def _close(self, key: Hashable, w: _Window, now: float) -> _Window | None:
+        """An ended window: its summary out and a new window to count in (still flooding),
+        or, if it stayed quiet, none (the next alert goes out at once)."""
+        if not w.repeats:
+            del self._open[key]
+            return None
+        self._summary(w)
+        fresh = self._open[key] = _Window(now + self.window)
+        return fresh
 
     def _summary(self, w: _Window) -> None:
         assert w.last is not None

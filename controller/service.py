@@ -122,6 +122,7 @@ class TableService:
     def _send_alert(self, alert: Alert) -> None:
         hand_id = self.keeper.hand_id
         public = alert.public
+        log.warning("alert", kind=public.kind.value, seat=public.seat, detail=alert.detail)
         message = alert_message(public, hand_id)
         try:
             self.keeper.store.record_alert(
@@ -162,8 +163,7 @@ class TableService:
                     self.handle(event, now)
                 if now >= next_tick:
                     next_tick = now + tick
-                    tracker.tick(now)
-                    self._alerts.flush(now)
+                    self.tick(now)
                 self._after(now)
                 if self._quiet_gc_at is not None and now >= self._quiet_gc_at:
                     self._quiet_gc_at = None
@@ -174,6 +174,13 @@ class TableService:
                 self.on_alert(
                     Alert(PublicAlert(AlertKind.INTERNAL_ERROR), f"{type(err).__name__}: {err}")
                 )
+
+    def tick(self, now: float) -> None:
+        """Time-based checks: the tracker's (timeouts, grace-timed alerts), then the alert
+        summaries whose window ended."""
+        assert self.tracker is not None
+        self.tracker.tick(now)
+        self._alerts.flush(now)
 
     def dice_pressed(self, now: float) -> None:
         """The panel's GPIO dice button (whoever is due to roll)."""

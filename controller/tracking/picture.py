@@ -1,8 +1,8 @@
 """Where each tag lies, as the readers last said it, and where the engine puts each tile.
 
 A tile can be in several zones at once for a moment (the new zone reports it before the old
-one lets it go); its latest zone is the one that counts. Tags that are not tiles are kept
-apart: they never take part in a move.
+one lets it go); its latest zone is the one that counts. Tags that are not tiles are not
+kept at all (a flood of strangers must not grow memory): they never take part in a move.
 """
 
 from __future__ import annotations
@@ -22,15 +22,13 @@ class TablePicture:
         self.observed = frozenset(zones.values())
         self._at: dict[int, list[Zone]] = {}  # tile -> zones it is in, latest last
         self._entered: dict[int, float] = {}
-        self._bad: dict[bytes, set[Zone]] = {}
 
     # --- what the readers report ---------------------------------------------------------
 
     def tag_in(self, zone: Zone, uid: bytes, now: float) -> BadTag | None:
-        """Record the tag in ``zone``; a tag that is not a tile is returned (and kept apart)."""
+        """Record the tag in ``zone``; a tag that is not a tile is returned, not recorded."""
         found = self.book.tile_of(uid)
         if isinstance(found, BadTag):
-            self._bad.setdefault(uid, set()).add(zone)
             return found
         zs = self._at.setdefault(found, [])
         if zone in zs:
@@ -42,9 +40,6 @@ class TablePicture:
     def tag_out(self, zone: Zone, uid: bytes) -> None:
         found = self.book.tile_of(uid)
         if isinstance(found, BadTag):
-            zones = self._bad.get(uid)
-            if zones is not None:
-                zones.discard(zone)
             return
         zs = self._at.get(found)
         if zs and zone in zs:

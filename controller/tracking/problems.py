@@ -24,6 +24,9 @@ log = structlog.get_logger("controller.tracker")
 
 QUIET_PHASES = (Phase.SETTLE, Phase.DONE)
 """The hand is over: nothing more is tracked."""
+MAX_ONCE = 4096
+"""Causes remembered as alerted once (tags, refused actions) per wall; beyond, the oldest
+may be alerted again (the service's AlertGate sums repeats up)."""
 _BEFORE_PLAY = (Phase.SHUFFLE, Phase.BREAK_DICE, Phase.SECOND_DICE, Phase.DEAL)
 
 
@@ -41,7 +44,7 @@ class TrackerAlerts:
     def __init__(self, sink: Callable[[Alert], None], grace: float) -> None:
         self._sink = sink
         self.grace = grace
-        self._once: set[Hashable] = set()
+        self._once: dict[Hashable, None] = {}  # insertion-ordered: the oldest go first
         self._since: dict[Hashable, float] = {}
         self._alerted: set[Hashable] = set()
 
@@ -52,13 +55,14 @@ class TrackerAlerts:
         self._alerted.clear()
 
     def now(self, alert: Alert) -> None:
-        log.warning("alert", kind=alert.kind.value, seat=alert.seat, detail=alert.detail)
-        self._sink(alert)
+        self._sink(alert)  # (logged where it goes out: a flood is summed up first)
 
     def once(self, key: Hashable, alert: Alert) -> None:
         """Raise ``alert`` unless one was raised for ``key`` since the last reset."""
         if key not in self._once:
-            self._once.add(key)
+            self._once[key] = None
+            if len(self._once) > MAX_ONCE:  # a flood of distinct tags: memory stays bounded
+                del self._once[next(iter(self._once))]
             self.now(alert)
 
     def win_rejections(self, events: Iterable[Event]) -> None:

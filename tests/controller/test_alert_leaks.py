@@ -13,24 +13,20 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from controller.alerts import AlertKind
-from controller.mqtt.topics import Topics
-from controller.publication import Outlet
 from controller.runtime import KINDS
-from controller.service import ServiceOptions, TableService
 from controller.store import EventStore
-from controller.tags import TagBook
 from controller.web.live import LiveHub
 from engine.tiles import kind_name
 from firmware_bridge.protocol.messages import SeatButton
 from firmware_bridge.rfid.inventory import TagIn
 from firmware_bridge.rfid.zones import Zone, ZoneKind
 from firmware_bridge.sim import TileSet
+from tests.controller.alert_helpers import HAND_ID, alert_table
 from tests.controller.test_tracker import GRACE, UIDS, Table, discards, hand
 
 NAMES = [kind_name(k) for k in range(34)]
@@ -106,18 +102,8 @@ def test_no_public_alert_names_a_tile_or_a_tag(tmp_path: Path, seed: int) -> Non
     registry.add(FIFTH, "5m", 4)
     store = EventStore.open(f"sqlite:///{tmp_path / 'mjtable.db'}")
     live = Recorder()
-    outlet = Outlet(Topics("demo", "t1"), live=live)
-    keeper = SimpleNamespace(store=store, hand_id="h1")
-    clock = [0.0]
-    service = TableService(
-        keeper,  # type: ignore[arg-type]  # only its store and hand id are used for alerts
-        board=None,  # type: ignore[arg-type]
-        book=TagBook(registry),
-        outlet=outlet,
-        options=ServiceOptions(alert_window=0.0),  # every alert out at once: all are searched
-        clock=lambda: clock[0],
-    )
-    t = Table(registry, wall_seed=seed + 1, sink=service.on_alert)
+    # window 0: every alert goes out at once, so every one is searched
+    t, _ = alert_table(store, registry, live=live, window=0.0, wall_seed=seed + 1)
     _play(t, random.Random(seed))
 
     kinds = {a.kind for a in t.alerts}
@@ -130,7 +116,7 @@ def test_no_public_alert_names_a_tile_or_a_tag(tmp_path: Path, seed: int) -> Non
     for text in mqtt + live.sse:
         assert _leaks(text) == [], text
     # The detail is where the owner finds which tile it was.
-    kept = store.alerts_of("h1")
+    kept = store.alerts_of(HAND_ID)
     assert len(kept) == len(t.alerts)
     assert all(_leaks(a.message) == [] for a in kept)
     assert any(re.search(r"tile \d+", a.detail) for a in kept)
