@@ -10,6 +10,8 @@ or a tag UID. The private detail does name them, and is kept in the store for th
 
 from __future__ import annotations
 
+import asyncio
+import json
 import random
 import re
 from pathlib import Path
@@ -27,6 +29,9 @@ from firmware_bridge.rfid.inventory import TagIn
 from firmware_bridge.rfid.zones import Zone, ZoneKind
 from firmware_bridge.sim import TileSet
 from tests.controller.alert_helpers import HAND_ID, alert_table
+from tests.controller.external_service import play
+from tests.controller.mosquitto import Mosquitto
+from tests.controller.service_helpers import data_dir, recording, until
 from tests.controller.test_tracker import GRACE, UIDS, Table, discards, hand
 
 NAMES = [kind_name(k) for k in range(34)]
@@ -148,3 +153,34 @@ def test_the_issue_examples_say_seat_and_problem_only() -> None:
 )
 def test_the_search_finds_what_the_old_messages_said(leaked: str) -> None:
     assert _leaks(leaked)
+
+
+@pytest.mark.timeout(600)
+def test_a_service_with_misreading_readers_publishes_no_tile_in_an_alert(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """``mjtable run`` on the virtual table with readers that miss tags, and a grace time
+    short enough that the misses become alerts: every MQTT message is recorded, every
+    alert searched."""
+
+    async def main() -> list[tuple[str, Any, bool]]:
+        async with recording(mosquitto.port) as rec:
+            await play(
+                tmp_path,
+                data_dir(tmp_path),
+                mosquitto.url,
+                ruleset="xingguo",
+                hands=2,
+                seed=5,
+                guard=300.0,
+                misread_rate=0.3,
+                grace=0.02,
+            )
+            await until(lambda: len(rec.of("handlog")) >= 2, "the hand logs", 60.0)
+            return list(rec.messages)
+
+    messages = asyncio.run(main())
+    alerts = [json.dumps(p, ensure_ascii=False) for name, p, _ in messages if name == "alerts"]
+    assert alerts, "the misreads raised no alert: nothing was searched"
+    for text in alerts:
+        assert _leaks(text) == [], text
