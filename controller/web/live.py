@@ -77,7 +77,10 @@ RECENT_ALERTS = 20
 
 # Keys that name concealed information wherever they appear in a state payload.
 SECRET_KEYS: Final = frozenset(
-    {"order", "wall_order", "under_tile", "an_jing", "concealed", "hands", "hand_tiles", "wall"}
+    {
+        *("order", "wall_order", "under_tile", "an_jing", "concealed", "hands", "hand_tiles"),
+        *("wall", "detail"),  # detail: an alert's private part (controller.alerts)
+    }
 )
 
 _REL_ZH = ("自己", "下家", "对家", "上家")

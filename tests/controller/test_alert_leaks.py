@@ -184,3 +184,10 @@ def test_a_service_with_misreading_readers_publishes_no_tile_in_an_alert(
     assert alerts, "the misreads raised no alert: nothing was searched"
     for text in alerts:
         assert _leaks(text) == [], text
+
+
+def test_the_live_hub_drops_an_alert_detail_whoever_sends_it() -> None:
+    hub = LiveHub()
+    hub.publish("alerts", {"kind": "tile_missing", "seat": 2, "message": "m", "detail": "2s"})
+    (shown,) = hub.snapshot()["alerts"]
+    assert "detail" not in shown and shown["message"] == "m"
