@@ -8,8 +8,12 @@ and the outbox gauge is kept by the store, exact whoever writes the rows.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from controller.alerts import Alert, AlertGate, AlertKind, PublicAlert
 from controller.metrics import Metrics
@@ -88,6 +92,36 @@ def test_the_gate_sends_the_first_at_once_and_a_summary_per_window() -> None:
     gate.flush(20.0)  # quiet since: nothing more, and the next one goes out at once
     gate.offer(silent, 21.0)
     assert len(out) == 4 and out[-1].public.repeats == 0
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 2), st.floats(0, 5, allow_nan=False), st.booleans()),
+        max_size=200,
+    )
+)
+def test_the_gate_loses_no_count_and_sends_a_bounded_number(
+    steps: list[tuple[int, float, bool]],
+) -> None:
+    """Any run of alerts (three places, any gaps, flushes or not): every alert is sent or
+    counted in a summary, and a place sends at most one message per window."""
+    window = 10.0
+    now = 0.0
+    out: list[tuple[Alert, float]] = []
+    gate = AlertGate(lambda a: out.append((a, now)), window=window)
+    places = [Alert(PublicAlert(AlertKind.UNKNOWN_TAG, zones=(z,)), z.kind.value) for z in ZONES]
+    for place, gap, flush in steps:
+        now += gap
+        gate.offer(places[place], now)
+        if flush:
+            gate.flush(now)
+    for _ in range(2):  # the last windows end, and the ones they opened
+        now += window
+        gate.flush(now)
+    assert sum(a.public.repeats or 1 for a, _ in out) == len(steps)
+    for z in ZONES:
+        times = [t for a, t in out if a.public.zones == (z,)]
+        assert all(b - a >= window - 1e-9 for a, b in itertools.pairwise(times)), times
 
 
 def test_the_outbox_gauge_counts_every_writer_and_never_goes_below_zero(tmp_path: Path) -> None:
