@@ -15,9 +15,10 @@ within ``window`` seconds is counted and sent as one summary when the window end
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Final
 
 from firmware_bridge.rfid.zones import Zone
 
@@ -39,6 +40,91 @@ class AlertKind(StrEnum):
     LIFT_ORDER = "lift_order"
     WALLS_CHANGED = "walls_changed"
     INTERNAL_ERROR = "internal_error"
+
+
+ADVICE: Final[Mapping[str, tuple[str, str, str, str]]] = {
+    # kind: (title zh, title en, advice zh, advice en)
+    "false_win": (
+        "诈胡",
+        "False win",
+        "核对该家的牌；按规则罚分后继续打。",
+        "Check that seat's tiles; the penalty is settled by the rules, play goes on.",
+    ),
+    "xianggong": (
+        "相公",
+        "Wrong tile count (相公)",
+        "该家牌数不对：数一数手牌，多的放回或补牌；按店规处理。",
+        "That seat holds the wrong number of tiles: count them and fix it per house rules.",
+    ),
+    "unknown_tag": (
+        "未知标签",
+        "Unknown tag",
+        "有一张牌未登记：把它拿出来，用 mjtable enroll 登记或换一张。",
+        "A tile is not enrolled: take it out, enrol it (mjtable enroll) or replace it.",
+    ),
+    "duplicate_tag": (
+        "牌重复",
+        "Tile seen twice",
+        "同一张牌出现在两处：看看是否有人拿错，把牌放回原处。",
+        "One tile was seen in two places: check for a misplaced tile and put it back.",
+    ),
+    "reader_silent": (
+        "读卡器无响应",
+        "Reader silent",
+        "检查该读卡器的线和电源；恢复前请手动记牌。",
+        "Check that reader's cable and power; track this hand by hand until it is back.",
+    ),
+    "board_silent": (
+        "牌桌主板无响应",
+        "Table board silent",
+        "检查牌桌串口线；必要时重启牌桌。",
+        "Check the table's serial cable; restart the table if needed.",
+    ),
+    "tile_misplaced": (
+        "牌放错",
+        "Tile misplaced",
+        "有一张牌不在该在的地方：看看是否有人拿错，把牌放回原处。",
+        "A tile lies where the hand does not have it: check for a mistake and put it back.",
+    ),
+    "fifth_copy": (
+        "标签登记有误",
+        "Tag enrolled wrongly",
+        "有一张牌的标签登记有误：把它拿出来，重新登记或换一张。",
+        "A tile's tag is enrolled wrongly: take it out, enrol it again or replace it.",
+    ),
+    "tile_missing": (
+        "少牌",
+        "Tile missing",
+        "有牌没被读到：把牌摆正放在感应区内。",
+        "A tile is not read: place it squarely over the reader zone.",
+    ),
+    "refused": (
+        "动作不合规则",
+        "Move refused",
+        "桌上的牌显示了一个不合规则的动作：把牌放回，按规则重新出牌。",
+        "The tiles show a move the rules refuse: put them back and play it again.",
+    ),
+    "table_fault": (
+        "牌桌故障",
+        "Table fault",
+        "看牌桌面板的故障提示；必要时重启牌桌。",
+        "Read the table panel's fault; restart the table if needed.",
+    ),
+    "walls_changed": (
+        "牌墙不符",
+        "Walls changed",
+        "桌上的牌墙不是这一局的：请工作人员确认这一局怎么处理。",
+        "The walls on the table are not this hand's: call staff to settle how to go on.",
+    ),
+}
+_SAME_ADVICE = {"ambiguous_tag": "fifth_copy", "bad_kind": "fifth_copy"}
+_GENERIC = ("查看牌桌，必要时请工作人员处理。", "Check the table; call staff.")
+
+
+def advice(kind: str) -> dict[str, dict[str, str]]:
+    """An alert kind's title and what to do, in Chinese and English (public: by kind only)."""
+    zh_t, en_t, zh, en = ADVICE.get(_SAME_ADVICE.get(kind, kind), (kind, kind, *_GENERIC))
+    return {"title": {"zh": zh_t, "en": en_t}, "advice": {"zh": zh, "en": en}}
 
 
 def _where(zones: tuple[Zone, ...]) -> str:
@@ -102,11 +188,13 @@ class PublicAlert:
         return "控制程序出错，请查看日志"
 
     def as_dict(self) -> dict[str, object]:
-        """The public payload (``hand_id`` is added by ``publication.alert_message``)."""
+        """The public payload: which seat, what went wrong, what to do (``hand_id`` is added
+        by ``publication.alert_message``)."""
         out: dict[str, object] = {
             "kind": self.kind.value,
             "seat": self.seat,
             "message": self.message,
+            **advice(self.kind.value),
         }
         if self.repeats:
             out["repeats"] = self.repeats

@@ -120,6 +120,10 @@ def test_no_public_alert_names_a_tile_or_a_tag(tmp_path: Path, seed: int) -> Non
     assert len(mqtt) == len(t.alerts) and len(live.sse) == len(t.alerts)
     for text in mqtt + live.sse:
         assert _leaks(text) == [], text
+    for text in mqtt:  # the public form: which seat, what went wrong, what to do
+        said = json.loads(text)
+        assert set(said) <= {"kind", "seat", "message", "title", "advice", "hand_id", "repeats"}
+        assert said["advice"]["zh"] and said["title"]["zh"]
     # The detail is where the owner finds which tile it was.
     kept = store.alerts_of(HAND_ID)
     assert len(kept) == len(t.alerts)
