@@ -22,6 +22,7 @@ import pytest
 from controller.alerts import AlertKind
 from controller.runtime import KINDS
 from controller.store import EventStore
+from controller.tags import TagProblem
 from controller.web.live import LiveHub
 from engine.tiles import kind_name
 from firmware_bridge.protocol.messages import SeatButton
@@ -195,3 +196,7 @@ def test_the_live_hub_drops_an_alert_detail_whoever_sends_it() -> None:
     hub.publish("alerts", {"kind": "tile_missing", "seat": 2, "message": "m", "detail": "2s"})
     (shown,) = hub.snapshot()["alerts"]
     assert "detail" not in shown and shown["message"] == "m"
+
+
+def test_every_tag_problem_is_an_alert_kind() -> None:
+    assert {p.value for p in TagProblem} <= {k.value for k in AlertKind}
