@@ -10,6 +10,7 @@ or a tag UID. The private detail does name them, and is kept in the store for th
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
 import random
@@ -35,6 +36,7 @@ from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import data_dir, recording, until
 from tests.controller.test_tracker import GRACE, UIDS, Table, discards, hand
 
+ROOT = Path(__file__).resolve().parents[2]
 NAMES = [kind_name(k) for k in range(34)]
 # A tile's name as a word of its own (so "Check" in English advice is not "C").
 TILE_WORD = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(NAMES) + r")(?![A-Za-z0-9])")
@@ -200,3 +202,24 @@ def test_the_live_hub_drops_an_alert_detail_whoever_sends_it() -> None:
 
 def test_every_tag_problem_is_an_alert_kind() -> None:
     assert {p.value for p in TagProblem} <= {k.value for k in AlertKind}
+
+
+PUBLIC_CODE = (
+    "controller/publication.py",
+    "controller/web/live.py",
+    "controller/web/public.py",
+    "controller/display.py",
+    "controller/dealer_guide.py",
+    "controller/mqtt/topics.py",
+)
+
+
+@pytest.mark.parametrize("path", PUBLIC_CODE)
+def test_code_that_publishes_never_reads_an_alert_detail(path: str) -> None:
+    """Structural: the code that builds public payloads takes ``PublicAlert`` and has no
+    ``.detail`` to read (the live hub drops the key by name, it never reads it)."""
+    tree = ast.parse((ROOT / path).read_text())
+    reads = [
+        n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "detail"
+    ]
+    assert reads == [], f"{path} reads .detail at lines {reads}"
