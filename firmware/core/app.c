@@ -1,11 +1,11 @@
 #include "app.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "board.h"
 #include "crc16.h"
 #include "ref_frame.h"
+#include "text.h"
 
 typedef struct {
     uint8_t used, id;
@@ -35,15 +35,11 @@ static void link_write(void *ctx, const uint8_t *data, size_t len)
 
 static void on_display(const mjt_display_text *t)
 {
-    static const char hex[] = "0123456789abcdef";
     char line[16 + 2 * MJT_MAX_TEXT];
-    int n = snprintf(line, sizeof line, "text %u ", t->target);
-    for (uint8_t i = 0; i < t->len; i++) {
-        line[n++] = hex[t->text[i] >> 4];
-        line[n++] = hex[t->text[i] & 15];
-    }
+    size_t n = text_u32(line, text_str(line, 0, "text "), t->target);
+    n = text_hex(line, text_str(line, n, " "), t->text, t->len);
     line[n++] = '\n';
-    board_console_write(line, (size_t)n);
+    board_console_write(line, n);
     board_display_text(t->target, t->text, t->len);
 }
 
@@ -51,14 +47,14 @@ static void on_dice_roll(uint8_t count)
 {
     mjt_msg m = {.type = MJT_DICE_RESULT};
     char line[32];
-    int n = snprintf(line, sizeof line, "dice");
+    size_t n = text_str(line, 0, "dice");
     m.u.dice.count = count;
     for (uint8_t i = 0; i < count; i++) {
         m.u.dice.values[i] = (uint8_t)(1u + board_random() % 6u);
-        n += snprintf(line + n, sizeof line - (size_t)n, " %u", m.u.dice.values[i]);
+        n = text_u32(line, text_str(line, n, " "), m.u.dice.values[i]);
     }
     line[n++] = '\n';
-    board_console_write(line, (size_t)n);
+    board_console_write(line, n);
     board_dice(m.u.dice.values, count);
     mjt_link_send_msg(&app.link, &m);
 }
@@ -67,6 +63,7 @@ static void deliver(void *ctx, const mjt_msg *m, const uint8_t *payload, size_t 
 {
     (void)ctx, (void)payload, (void)len;
     char line[48];
+    size_t n;
     switch (m->type) {
     case MJT_DICE_ROLL:
         on_dice_roll(m->u.dice.count);
@@ -75,9 +72,14 @@ static void deliver(void *ctx, const mjt_msg *m, const uint8_t *payload, size_t 
         on_display(&m->u.display_text);
         break;
     case MJT_LED:
-        snprintf(line, sizeof line, "led %u %u %u %u %u\n", m->u.led.led, m->u.led.mode,
-                 m->u.led.red, m->u.led.green, m->u.led.blue);
-        console(line);
+        n = text_str(line, 0, "led");
+        for (int i = 0; i < 5; i++) {
+            const uint8_t v[5] = {m->u.led.led, m->u.led.mode, m->u.led.red, m->u.led.green,
+                                  m->u.led.blue};
+            n = text_u32(line, text_str(line, n, " "), v[i]);
+        }
+        line[n++] = '\n';
+        board_console_write(line, n);
         board_led(&m->u.led);
         break;
     default:

@@ -1,10 +1,10 @@
 #include "panel_console.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "app.h"
 #include "board.h"
+#include "text.h"
 
 #define LINE_MAX_LEN 96u
 #define MAX_NUMBERS (2u + MJT_MAX_FAULTS)
@@ -43,12 +43,17 @@ static void counters(void)
 {
     char text[200];
     const mjt_app_counters *a = app_counters();
-    snprintf(text, sizeof text, "counters buttons_lost=%lu inventories=%lu reader_frames=%lu "
-             "reader_bad_crc=%lu unexpected=%lu\n",
-             (unsigned long)a->buttons_lost, (unsigned long)a->inventories_sent,
-             (unsigned long)a->reader_frames, (unsigned long)a->reader_bad_crc,
-             (unsigned long)a->unexpected);
-    say(text);
+    const char *names[] = {"buttons_lost", "inventories", "reader_frames", "reader_bad_crc",
+                           "unexpected"};
+    const uint32_t values[] = {a->buttons_lost, a->inventories_sent, a->reader_frames,
+                               a->reader_bad_crc, a->unexpected};
+    size_t n = text_str(text, 0, "counters");
+    for (size_t i = 0; i < 5; i++) {
+        n = text_str(text, text_str(text, n, " "), names[i]);
+        n = text_u32(text, text_str(text, n, "="), values[i]);
+    }
+    text[n++] = '\n';
+    board_console_write(text, n);
 }
 
 static void run(const char *cmd)
