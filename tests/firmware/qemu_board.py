@@ -90,6 +90,8 @@ class FirmwareBoard:
         self.texts: dict[int, str] = {}
         self.leds: dict[int, Led] = {}
         self.lines: list[str] = []
+        """What the board printed, minus the lines a wait_line() took."""
+        self.typed: list[str] = []
         self.lift_order: tuple[bytes, ...] = ()
         self._writer: asyncio.StreamWriter | None = None
         self._task: asyncio.Task[None] | None = None
@@ -109,6 +111,7 @@ class FirmwareBoard:
 
     def type(self, line: str) -> None:
         assert self._writer is not None
+        self.typed.append(line)
         self._writer.write(line.encode() + b"\n")
 
     async def wait_line(self, prefix: str, timeout: float = 20.0) -> str:
