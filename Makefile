@@ -46,6 +46,7 @@ test: lint typecheck unit
 bench: $(STAMP)
 	$(BIN)/python bench/analysis.py
 	$(BIN)/python bench/link.py
+	$(BIN)/python bench/firmware_link.py
 	$(BIN)/python bench/simulate.py
 
 clean:
