@@ -192,3 +192,5 @@ void app_reader_bytes(const uint8_t *data, size_t len, uint32_t now_ms)
 }
 
 const mjt_app_counters *app_counters(void) { return &app.counters; }
+
+mjt_link *app_link(void) { return &app.link; }

@@ -30,5 +30,6 @@ typedef struct {
 } mjt_app_counters;
 
 const mjt_app_counters *app_counters(void);
+mjt_link *app_link(void);
 
 #endif

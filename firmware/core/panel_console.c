@@ -41,14 +41,20 @@ static int numbers(const char *s, uint32_t *out, size_t max)
 
 static void counters(void)
 {
-    char text[200];
+    char text[400];
     const mjt_app_counters *a = app_counters();
-    const char *names[] = {"buttons_lost", "inventories", "reader_frames", "reader_bad_crc",
-                           "unexpected"};
+    const mjt_counters *c = &app_link()->counters;
+    const char *names[] = {"buttons_lost", "inventories",   "reader_frames", "reader_bad_crc",
+                           "unexpected",   "resyncs",       "bad_crc",       "bad_cobs",
+                           "oversize",     "retransmits",   "timeouts",      "failures",
+                           "peer_restarts", "hellos_rx",    "messages_delivered"};
     const uint32_t values[] = {a->buttons_lost, a->inventories_sent, a->reader_frames,
-                               a->reader_bad_crc, a->unexpected};
+                               a->reader_bad_crc, a->unexpected, c->resyncs, c->bad_crc,
+                               c->bad_cobs, c->oversize, c->retransmits, c->timeouts,
+                               c->failures, c->peer_restarts, c->hellos_rx,
+                               c->messages_delivered};
     size_t n = text_str(text, 0, "counters");
-    for (size_t i = 0; i < 5; i++) {
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
         n = text_str(text, text_str(text, n, " "), names[i]);
         n = text_u32(text, text_str(text, n, "="), values[i]);
     }

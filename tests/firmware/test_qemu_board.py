@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import socket
 from pathlib import Path
 
 import pytest
@@ -34,6 +33,12 @@ from .qemu_board import FirmwareBoard, QemuBoard
 
 def _port(url: str) -> int:
     return int(url.rsplit(":", 1)[1])
+
+
+async def _counters(board: FirmwareBoard) -> dict[str, int]:
+    board.type("c")
+    words = (await board.wait_line("counters")).split()[1:]
+    return {name: int(value) for name, value in (w.split("=") for w in words)}
 
 
 async def _exercise(qemu: QemuBoard) -> None:
@@ -75,13 +80,19 @@ async def _exercise(qemu: QemuBoard) -> None:
 
         # Garbage on the host line: random bytes, an oversized frame, a bad CRC. The board
         # must neither hang nor reset (a reset would show as a new session).
+        # QEMU drops what a client sent once it hangs up, so the line stays open until the
+        # board has counted the damage.
         rng = random.Random(9)
-        with socket.create_connection(("127.0.0.1", _port(qemu.link_url))) as raw:
-            raw.sendall(bytes(rng.randrange(256) for _ in range(20000)))
-            raw.sendall(b"\x01" * 3000 + b"\x00")
-            raw.sendall(bytes.fromhex("05012205030502031900"))  # a button frame, CRC broken
-        board.type("c")
-        assert (await board.wait_line("counters")).startswith("counters buttons_lost=0")
+        _, raw = await asyncio.open_connection("127.0.0.1", _port(qemu.link_url))
+        raw.write(bytes(rng.randrange(256) for _ in range(20000)))
+        raw.write(b"\x01" * 3000 + b"\x00")
+        raw.write(bytes.fromhex("0501220503050203196e00"))  # the button of protocol.md §6, CRC off
+        await raw.drain()
+        while (counters := await _counters(board))["bad_crc"] == 0:
+            await asyncio.sleep(0.2)
+        raw.close()
+        assert counters["oversize"] >= 1 and counters["bad_cobs"] > 20
+        assert counters["resyncs"] > 50 and counters["buttons_lost"] == 0
         async with asyncio.timeout(60), LinkTransport(qemu.link_url, Link(LinkConfig())) as host:
             await host.wait_up()
             assert host.link.peer_session == session  # the same boot: no reset
@@ -89,6 +100,10 @@ async def _exercise(qemu: QemuBoard) -> None:
             msgs = [await host.recv()]
             while msgs[-1] != ButtonPress(0, SeatButton.WIN):
                 msgs.append(await host.recv())
+        counters = await _counters(board)
+        assert counters["peer_restarts"] == 1  # the second host: a new session, same board
+        assert counters["failures"] == 0
+        assert counters["reader_frames"] == 1 and counters["reader_bad_crc"] == 0
     finally:
         await board.close()
 
