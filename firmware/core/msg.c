@@ -79,6 +79,8 @@ int mjt_hello_decode(const uint8_t *p, size_t len, mjt_hello *h)
     h->software = p + MJT_HELLO_FIXED;
     if (h->session == 0 || h->min_version < 1 || h->max_version < h->min_version ||
         h->window < 1 || h->window > 8 || h->sw_len > MJT_MAX_SOFTWARE ||
+        h->max_payload < MJT_HELLO_FIXED || /* less than this hello's own payload */
+        h->role > MJT_ROLE_SIM ||
         !mjt_utf8_valid(h->software, h->sw_len)) {
         return -1;
     }

@@ -73,10 +73,37 @@ def _library() -> ctypes.CDLL:
         for name in ("mjt_api_unsent", "mjt_api_messages", "mjt_api_peer_session"):
             getattr(lib, name).restype = ctypes.c_uint32
         lib.mjt_link_next_deadline.restype = ctypes.c_uint32
+        lib.mjt_api_decode_stream.restype = ctypes.c_size_t
         lib.mjt_link_send.argtypes = [ctypes.c_void_p, ctypes.c_uint8, ctypes.c_char_p]
         lib.mjt_link_send.argtypes += [ctypes.c_size_t]
         _lib = lib
     return _lib
+
+
+def payload_check(type_: int, payload: bytes) -> tuple[str, bytes]:
+    """The C codec's verdict on a payload: ("ok", its re-encoding), ("unknown", b"") or
+    ("malformed", b"")."""
+    lib = _library()
+    out = ctypes.create_string_buffer(2048)
+    out_n = ctypes.c_size_t()
+    verdict = lib.mjt_api_payload_check(
+        ctypes.c_uint8(type_), payload, ctypes.c_size_t(len(payload)), out, ctypes.byref(out_n)
+    )
+    return ("ok", "unknown", "malformed")[verdict], out.raw[: out_n.value]
+
+
+def decode_stream(data: bytes) -> tuple[list[bytes], CCounters]:
+    """The C frame decoder over `data`: each frame's header and payload, and the counters."""
+    lib = _library()
+    out = ctypes.create_string_buffer(len(data) + 16)
+    counters = (ctypes.c_uint32 * _N_COUNTERS)()
+    n = lib.mjt_api_decode_stream(data, ctypes.c_size_t(len(data)), out, ctypes.byref(counters))
+    raw, frames, i = out.raw[:n], [], 0
+    while i < n:
+        length = int.from_bytes(raw[i : i + 2], "big")
+        frames.append(raw[i + 2 : i + 2 + length])
+        i += 2 + length
+    return frames, CCounters(*counters)
 
 
 def _ms(now: float) -> int:
