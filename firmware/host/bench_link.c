@@ -10,70 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "link.h"
-
-static size_t sink_bytes;
-static void sink(void *ctx, const uint8_t *d, size_t n)
-{
-    (void)ctx, (void)d;
-    sink_bytes += n;
-}
-
-static void ignore(void *ctx, const mjt_msg *m, const uint8_t *p, size_t n)
-{
-    (void)ctx, (void)m, (void)p, (void)n;
-}
-
-static mjt_link board;
-static uint8_t raw[MJT_MAX_RAW], wire[MJT_MAX_WIRE], ack_wire[16];
-
-__attribute__((noinline)) void bench_rx_one(const uint8_t *w, size_t n, uint32_t now);
-__attribute__((noinline)) void bench_tx_one(uint8_t type, const uint8_t *p, size_t n,
-                                            const uint8_t *ack, size_t ack_n, uint32_t now);
-
-void bench_rx_one(const uint8_t *w, size_t n, uint32_t now)
-{
-    mjt_link_receive(&board, w, n, now);
-    mjt_link_poll(&board, now);
-}
-
-void bench_tx_one(uint8_t type, const uint8_t *p, size_t n, const uint8_t *ack, size_t ack_n,
-                  uint32_t now)
-{
-    mjt_link_send(&board, type, p, n);
-    mjt_link_poll(&board, now);
-    mjt_link_receive(&board, ack, ack_n, now);
-}
-
-static size_t payload_for(const char *kind, uint8_t *p, uint8_t *type)
-{
-    if (!strcmp(kind, "button")) {
-        *type = MJT_BUTTON;
-        p[0] = 2, p[1] = 3;
-        return 2;
-    }
-    if (!strcmp(kind, "text")) {
-        *type = MJT_DISPLAY_TEXT;
-        p[0] = 1, p[1] = 22;
-        memcpy(p + 2, "E +1250  S -300  W +50", 22);
-        return 24;
-    }
-    if (!strcmp(kind, "inventory")) {
-        *type = MJT_INVENTORY;
-        p[0] = 1, p[1] = 4, p[2] = 14;
-        for (int i = 0; i < 14; i++) {
-            static const uint8_t uid[8] = {0xe0, 0x04, 0x01, 0x50, 0x12, 0x34, 0x00, 0x00};
-            memcpy(p + 3 + 8 * i, uid, 8);
-            p[3 + 8 * i + 7] = (uint8_t)(i * 37 + 1);
-        }
-        return 3 + 14 * 8;
-    }
-    *type = 0x2F; /* reserved board report: acked and skipped, like any unknown type */
-    for (int i = 0; i < 1024; i++) {
-        p[i] = (uint8_t)(i * 7 + 1);
-    }
-    return 1024;
-}
+#include "bench_cases.h"
 
 int main(int argc, char **argv)
 {
@@ -81,38 +18,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s rx|tx button|text|inventory|max N\n", argv[0]);
         return 2;
     }
+    int rx = !strcmp(argv[1], "rx");
     int n = atoi(argv[3]);
-    static uint8_t payload[MJT_MAX_PAYLOAD];
+    static uint8_t payload[1024];
     uint8_t type;
-    size_t len = payload_for(argv[2], payload, &type);
-    mjt_link_config cfg = {8, MJT_ROLE_TABLE_BOARD, "bench", sink, ignore, NULL};
-    mjt_link_init(&board, &cfg, 0xB0A4D, 0);
-    /* Up: a hello from the host that has heard the board. */
-    static const char sw[] = "host";
-    uint8_t hp[64];
-    mjt_hello h = {0x4057, 0xB0A4D, 1, 1, 0, MJT_ROLE_HOST, 8, 1024, 4, (const uint8_t *)sw};
-    mjt_frame hf = {1, MJT_HELLO, 0, 0, 0, hp, (uint16_t)mjt_hello_encode(&h, hp)};
-    size_t hw = mjt_frame_encode(&hf, raw, wire, 1);
-    mjt_link_receive(&board, wire, hw, 0);
-    mjt_link_poll(&board, 0);
-    if (board.state != MJT_UP) {
+    size_t len = bench_payload_for(argv[2], payload, &type);
+    if (!bench_setup()) {
         return 1;
     }
     size_t frame_wire = 0;
     for (int i = 0; i < n; i++) {
-        uint32_t now = (uint32_t)i; /* a millisecond per frame: no timer fires */
-        if (!strcmp(argv[1], "rx")) {
-            mjt_frame f = {1, type, (uint8_t)i, 0, 0, payload, (uint16_t)len};
-            frame_wire = mjt_frame_encode(&f, raw, wire, 0);
-            bench_rx_one(wire, frame_wire, now);
-        } else {
-            mjt_frame a = {1, MJT_ACK, 0, (uint8_t)(i + 1), 0, NULL, 0};
-            size_t an = mjt_frame_encode(&a, raw, ack_wire, 0);
-            size_t before = sink_bytes;
-            bench_tx_one(type, payload, len, ack_wire, an, now);
-            frame_wire = sink_bytes - before;
-        }
+        size_t prepared = bench_prepare(rx, i, type, payload, len);
+        size_t before = sink_bytes;
+        bench_run(rx, i, type, payload, len, prepared);
+        frame_wire = rx ? prepared : sink_bytes - before;
     }
     printf("%zu\n", frame_wire);
-    return board.counters.bad_ack || board.n_msgs ? 1 : 0;
+    return bench_ok() ? 0 : 1;
 }
