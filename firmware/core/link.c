@@ -466,7 +466,8 @@ void mjt_link_poll(mjt_link *l, uint32_t now)
                 transmit(l, i, now);
             }
         }
-        if (l->n_unsent == 0 && due(l->last_tx_ms + MJT_HEARTBEAT_MS, now)) {
+        /* With frames in flight the retransmission timer already watches the peer. */
+        if (l->n_msgs == 0 && due(l->last_tx_ms + MJT_HEARTBEAT_MS, now)) {
             uint8_t p[4];
             if (mjt_link_send(l, MJT_HEARTBEAT, p, mjt_heartbeat_encode(now, p)) == 0) {
                 l->counters.messages_sent--; /* the link's own, not the application's */
@@ -496,8 +497,8 @@ uint32_t mjt_link_next_deadline(const mjt_link *l, uint32_t now)
     if (l->state != MJT_UP) {
         return due(l->hello_next_ms, now) ? now : l->hello_next_ms;
     }
-    /* The heartbeat is due only when nothing is queued (a queued message will do). */
-    uint32_t t = l->n_unsent ? now + MJT_RTO_MAX_MS : l->last_tx_ms + MJT_HEARTBEAT_MS;
+    /* The heartbeat is due only when nothing is queued or in flight. */
+    uint32_t t = l->n_msgs ? now + MJT_RTO_MAX_MS : l->last_tx_ms + MJT_HEARTBEAT_MS;
     if (l->timer_on) {
         t = earliest(t, l->timer_ms, now);
     }

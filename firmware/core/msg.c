@@ -101,7 +101,9 @@ size_t mjt_hello_encode(const mjt_hello *h, uint8_t *out)
     *p++ = h->window;
     p = put16(p, h->max_payload);
     *p++ = h->sw_len;
-    memcpy(p, h->software, h->sw_len);
+    if (h->sw_len) { /* memcpy from NULL is undefined even for 0 bytes */
+        memcpy(p, h->software, h->sw_len);
+    }
     return MJT_HELLO_FIXED + h->sw_len;
 }
 
@@ -224,7 +226,9 @@ static size_t uids_encode(uint8_t *p, size_t head, uint8_t count, const uint8_t 
     if (count > MJT_MAX_UIDS) {
         return 0;
     }
-    memcpy(p + head, uids, (size_t)count * MJT_UID_LEN);
+    if (count) {
+        memcpy(p + head, uids, (size_t)count * MJT_UID_LEN);
+    }
     return head + (size_t)count * MJT_UID_LEN;
 }
 
@@ -290,7 +294,9 @@ size_t mjt_msg_encode(const mjt_msg *m, uint8_t *out)
         }
         out[0] = t->target;
         out[1] = t->len;
-        memcpy(out + 2, t->text, t->len);
+        if (t->len) {
+            memcpy(out + 2, t->text, t->len);
+        }
         return 2u + t->len;
     }
     case MJT_LED:

@@ -206,6 +206,100 @@ static void test_garbage_from_the_host_never_stops_the_board(void **state)
     assert_true(board->counters.resyncs > 0);
 }
 
+
+/* Feed the board one frame built here (any header), then let it answer. */
+static void feed_frame(uint8_t type, uint8_t seq, uint8_t ack, uint8_t sack, const uint8_t *p,
+                       size_t n)
+{
+    static uint8_t raw[MJT_MAX_RAW], wire[MJT_MAX_WIRE];
+    mjt_frame f = {MJT_VERSION, type, seq, ack, sack, p, (uint16_t)n};
+    size_t w = mjt_frame_encode(&f, raw, wire, type == MJT_HELLO);
+    mjt_link_receive(board, wire, w, fake_now_ms);
+    fake_now_ms++;
+    app_poll(fake_now_ms);
+}
+
+static void test_link_counts_what_it_refuses(void **state)
+{
+    (void)state;
+    fake_board_reset();
+    board = app_init(0xB0A4D, 0);
+    static const uint8_t button[] = {1, 2};
+    /* Before any hello: data is dropped, not delivered. */
+    feed_frame(MJT_BUTTON, 0, 0, 0, button, 2);
+    assert_int_equal(board->counters.no_session, 1);
+    /* A hello whose versions do not overlap ours is ignored. */
+    uint8_t hp[64];
+    mjt_hello h = {0x77, 0, 2, 3, MJT_HELLO_NEED_REPLY, MJT_ROLE_HOST, 8, 1024, 0, NULL};
+    feed_frame(MJT_HELLO, 0, 0, 0, hp, mjt_hello_encode(&h, hp));
+    assert_int_equal(board->counters.version_mismatch, 1);
+    assert_int_equal(board->peer_session, 0);
+    /* A good hello that has heard us: up at once, and the status goes out as seq 0. */
+    h = (mjt_hello){0x77, 0xB0A4D, 1, 1, 0, MJT_ROLE_HOST, 8, 1024, 0, NULL};
+    feed_frame(MJT_HELLO, 0, 0, 0, hp, mjt_hello_encode(&h, hp));
+    assert_int_equal(board->state, MJT_UP);
+    assert_int_equal(board->n_inflight, 1);
+    /* An ack for frames never sent. */
+    feed_frame(MJT_ACK, 0, 5, 0, NULL, 0);
+    assert_int_equal(board->counters.bad_ack, 1);
+    assert_int_equal(board->n_inflight, 1);
+    /* Beyond the window: dropped; an unknown type and a malformed payload: acked, skipped,
+     * and the frame after them delivered. */
+    feed_frame(MJT_BUTTON, 40, 0, 0, button, 2);
+    assert_int_equal(board->counters.out_of_window, 1);
+    static const uint8_t bad_button[] = {9, 9};
+    feed_frame(0x2E, 0, 0, 0, button, 2);
+    feed_frame(MJT_BUTTON, 1, 0, 0, bad_button, 2);
+    uint8_t beat[4];
+    feed_frame(MJT_HEARTBEAT, 2, 1, 0, beat, mjt_heartbeat_encode(1234, beat));
+    static const uint8_t roll[] = {2};
+    feed_frame(MJT_DICE_ROLL, 3, 1, 0, roll, 1);
+    assert_int_equal(board->counters.unknown_type, 1);
+    assert_int_equal(board->counters.bad_payload, 1);
+    assert_int_equal(board->counters.heartbeats_rx, 1);
+    assert_int_equal(board->counters.messages_delivered, 1); /* the dice roll */
+    assert_int_equal(board->rcv_nxt, 4);
+    assert_non_null(strstr(fake_console, "dice "));
+    /* A duplicate of a delivered frame: counted, acked again, not delivered twice. */
+    feed_frame(MJT_DICE_ROLL, 3, 1, 0, roll, 1);
+    assert_int_equal(board->counters.duplicates, 1);
+    assert_int_equal(board->counters.messages_delivered, 1);
+}
+
+static void test_host_silent_link_fails_then_recovers_on_hello(void **state)
+{
+    (void)state;
+    fake_board_reset();
+    board = app_init(0xB0A4D, 0);
+    uint8_t hp[64];
+    mjt_hello h = {0x77, 0xB0A4D, 1, 1, 0, MJT_ROLE_HOST, 8, 1024, 0, NULL};
+    feed_frame(MJT_HELLO, 0, 0, 0, hp, mjt_hello_encode(&h, hp));
+    assert_int_equal(board->state, MJT_UP);
+    /* Nobody acks the status: 8 rounds of backoff (250 ms doubling to 2 s), then FAILED. */
+    for (uint32_t t = 0; t < 20000 && board->state == MJT_UP; t++) {
+        fake_now_ms++;
+        app_poll(fake_now_ms);
+    }
+    assert_int_equal(board->state, MJT_FAILED);
+    assert_int_equal(board->counters.timeouts, 9);
+    assert_int_equal(board->counters.failures, 1);
+    assert_int_equal(board->n_msgs, 1); /* kept */
+    uint32_t hellos = board->counters.hellos_tx;
+    for (uint32_t t = 0; t < 10000; t++) {
+        fake_now_ms++;
+        app_poll(fake_now_ms);
+    }
+    assert_true(board->counters.hellos_tx - hellos >= 5); /* still calling, backed off */
+    assert_true(board->counters.hellos_tx - hellos <= 8);
+    size_t before = board->counters.retransmits;
+    feed_frame(MJT_HELLO, 0, 0, 0, hp, mjt_hello_encode(&h, hp));
+    assert_int_equal(board->state, MJT_UP);
+    assert_int_equal(board->counters.retransmits, before + 1); /* resent at once */
+    assert_int_equal(board->n_msgs, 2); /* and the status again: the link came up */
+    feed_frame(MJT_ACK, 0, 2, 0, NULL, 0);
+    assert_int_equal(board->n_msgs, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +309,8 @@ int main(void)
         cmocka_unit_test_setup(test_panel_buttons_and_state, setup),
         cmocka_unit_test_setup(test_reader_frames_become_inventories, setup),
         cmocka_unit_test_setup(test_garbage_from_the_host_never_stops_the_board, setup),
+        cmocka_unit_test(test_link_counts_what_it_refuses),
+        cmocka_unit_test(test_host_silent_link_fails_then_recovers_on_hello),
     };
     return cmocka_run_group_tests_name("link and board application", tests, NULL, NULL);
 }
