@@ -130,7 +130,9 @@ void app_table_state(uint8_t state, const uint16_t *faults, uint8_t count)
     }
     app.status.state = state;
     app.status.count = count;
-    memcpy(app.status.faults, faults, (size_t)count * sizeof faults[0]);
+    if (count) {
+        memcpy(app.status.faults, faults, (size_t)count * sizeof faults[0]);
+    }
     if (app.link.state == MJT_UP) { /* else it goes out when the link comes up */
         mjt_msg m = {.type = MJT_STATUS, .u.status = app.status};
         mjt_link_send_msg(&app.link, &m);

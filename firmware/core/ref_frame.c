@@ -6,10 +6,15 @@
 
 void mjt_ref_init(mjt_ref_parser *p) { memset(p, 0, sizeof *p); }
 
-static void drop(mjt_ref_parser *p, uint16_t n)
+static void shift(mjt_ref_parser *p, uint16_t n)
 {
     memmove(p->buf, p->buf + n, (size_t)(p->len - n));
     p->len = (uint16_t)(p->len - n);
+}
+
+static void drop(mjt_ref_parser *p, uint16_t n)
+{
+    shift(p, n);
     p->dropped_bytes += n;
 }
 
@@ -44,9 +49,8 @@ static int check(mjt_ref_parser *p)
 
 int mjt_ref_byte(mjt_ref_parser *p, uint8_t byte, mjt_ref_inventory *out)
 {
-    if (p->consume) {
-        drop(p, p->consume);
-        p->dropped_bytes -= p->consume;
+    if (p->consume) { /* the frame returned last time */
+        shift(p, p->consume);
         p->consume = 0;
     }
     p->buf[p->len++] = byte;

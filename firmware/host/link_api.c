@@ -14,7 +14,7 @@ typedef struct {
     api_deliver_fn deliver;
 } api_ctx;
 
-void mjt_api_sizes(size_t *link, size_t *ctx);
+void mjt_api_sizes(size_t *link, size_t *ctx, size_t *counters);
 void mjt_api_init(mjt_link *l, api_ctx *ctx, uint8_t window, uint8_t role, uint32_t session,
                   uint32_t now_ms, api_write_fn w, api_deliver_fn d);
 const mjt_counters *mjt_api_counters(const mjt_link *l);
@@ -33,10 +33,11 @@ static void on_deliver(void *ctx, const mjt_msg *m, const uint8_t *payload, size
     ((api_ctx *)ctx)->deliver(m->type, payload, len);
 }
 
-void mjt_api_sizes(size_t *link, size_t *ctx)
+void mjt_api_sizes(size_t *link, size_t *ctx, size_t *counters)
 {
     *link = sizeof(mjt_link);
     *ctx = sizeof(api_ctx);
+    *counters = sizeof(mjt_counters) / sizeof(uint32_t);
 }
 
 void mjt_api_init(mjt_link *l, api_ctx *ctx, uint8_t window, uint8_t role, uint32_t session,

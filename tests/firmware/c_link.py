@@ -69,6 +69,10 @@ def _library() -> ctypes.CDLL:
     if _lib is None:
         subprocess.run(["make", "-s", "-C", str(FIRMWARE), "host"], check=True)
         lib = ctypes.CDLL(str(LIBRARY))
+        sizes = [ctypes.c_size_t() for _ in range(3)]
+        lib.mjt_api_sizes(*map(ctypes.byref, sizes))
+        # CCounters mirrors counters.h field for field: a counter added there must be here.
+        assert sizes[2].value == _N_COUNTERS, "CCounters is out of step with counters.h"
         lib.mjt_api_counters.restype = ctypes.POINTER(ctypes.c_uint32 * _N_COUNTERS)
         for name in ("mjt_api_unsent", "mjt_api_messages", "mjt_api_peer_session"):
             getattr(lib, name).restype = ctypes.c_uint32
@@ -115,8 +119,8 @@ class CLink:
 
     def __init__(self, *, session: int, role: Role = Role.TABLE_BOARD, window: int = 8) -> None:
         lib = self._lib = _library()
-        link_size, ctx_size = ctypes.c_size_t(), ctypes.c_size_t()
-        lib.mjt_api_sizes(ctypes.byref(link_size), ctypes.byref(ctx_size))
+        link_size, ctx_size, counters = ctypes.c_size_t(), ctypes.c_size_t(), ctypes.c_size_t()
+        lib.mjt_api_sizes(*map(ctypes.byref, (link_size, ctx_size, counters)))
         self._mem = ctypes.create_string_buffer(link_size.value)
         self._ctx = ctypes.create_string_buffer(ctx_size.value)
         self._out = bytearray()
