@@ -10,7 +10,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit bench clean firmware
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,15 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+# The board firmware (firmware/): the host build and the ARM build (STM32F405, its RAM and
+# flash printed), then its C unit tests (cmocka) and a bounded fuzz run; the Python tests
+# drive both builds (tests/firmware/).
+firmware:
+	$(MAKE) -C firmware all
+
+unit: $(STAMP) firmware
+	$(MAKE) -C firmware check
+	$(MAKE) -C firmware fuzz FUZZ_SECONDS=30
 	$(BIN)/pytest
 
 test: lint typecheck unit
@@ -38,6 +46,7 @@ test: lint typecheck unit
 bench: $(STAMP)
 	$(BIN)/python bench/analysis.py
 	$(BIN)/python bench/link.py
+	$(BIN)/python bench/firmware_link.py
 	$(BIN)/python bench/simulate.py
 	$(BIN)/python bench/cli.py
 

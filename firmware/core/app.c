@@ -1,0 +1,198 @@
+#include "app.h"
+
+#include <string.h>
+
+#include "board.h"
+#include "crc16.h"
+#include "ref_frame.h"
+#include "text.h"
+
+typedef struct {
+    uint8_t used, id;
+    uint16_t crc;     /* of the last set forwarded */
+    uint32_t sent_ms; /* when */
+} reader_memo;
+
+static struct {
+    mjt_link link;
+    mjt_status status;
+    mjt_link_state last_state;
+    mjt_ref_parser ref;
+    reader_memo readers[MJT_APP_READERS];
+    mjt_app_counters counters;
+} app;
+
+static void console(const char *text)
+{
+    board_console_write(text, strlen(text));
+}
+
+static void link_write(void *ctx, const uint8_t *data, size_t len)
+{
+    (void)ctx;
+    board_link_write(data, len);
+}
+
+static void on_display(const mjt_display_text *t)
+{
+    char line[16 + 2 * MJT_MAX_TEXT];
+    size_t n = text_u32(line, text_str(line, 0, "text "), t->target);
+    n = text_hex(line, text_str(line, n, " "), t->text, t->len);
+    line[n++] = '\n';
+    board_console_write(line, n);
+    board_display_text(t->target, t->text, t->len);
+}
+
+static void on_dice_roll(uint8_t count)
+{
+    mjt_msg m = {.type = MJT_DICE_RESULT};
+    char line[32];
+    size_t n = text_str(line, 0, "dice");
+    m.u.dice.count = count;
+    for (uint8_t i = 0; i < count; i++) {
+        m.u.dice.values[i] = (uint8_t)(1u + board_random() % 6u);
+        n = text_u32(line, text_str(line, n, " "), m.u.dice.values[i]);
+    }
+    line[n++] = '\n';
+    board_console_write(line, n);
+    board_dice(m.u.dice.values, count);
+    mjt_link_send_msg(&app.link, &m);
+}
+
+static void deliver(void *ctx, const mjt_msg *m, const uint8_t *payload, size_t len)
+{
+    (void)ctx, (void)payload, (void)len;
+    char line[48];
+    size_t n;
+    switch (m->type) {
+    case MJT_DICE_ROLL:
+        on_dice_roll(m->u.dice.count);
+        break;
+    case MJT_DISPLAY_TEXT:
+        on_display(&m->u.display_text);
+        break;
+    case MJT_LED:
+        n = text_str(line, 0, "led");
+        for (int i = 0; i < 5; i++) {
+            const uint8_t v[5] = {m->u.led.led, m->u.led.mode, m->u.led.red, m->u.led.green,
+                                  m->u.led.blue};
+            n = text_u32(line, text_str(line, n, " "), v[i]);
+        }
+        line[n++] = '\n';
+        board_console_write(line, n);
+        board_led(&m->u.led);
+        break;
+    default:
+        app.counters.unexpected++;
+    }
+}
+
+mjt_link *app_init(uint32_t session, uint32_t now_ms)
+{
+    memset(&app, 0, sizeof app);
+    mjt_link_config cfg = {MJT_WINDOW, MJT_ROLE_TABLE_BOARD, "mjt-fw 0.1", link_write, deliver,
+                           NULL};
+    mjt_link_init(&app.link, &cfg, session, now_ms);
+    mjt_ref_init(&app.ref);
+    app.status.state = MJT_IDLE;
+    app.last_state = app.link.state;
+    return &app.link;
+}
+
+void app_poll(uint32_t now_ms)
+{
+    mjt_link_poll(&app.link, now_ms);
+    if (app.link.state != app.last_state) {
+        static const char *const names[] = {"link connecting\n", "link up\n", "link failed\n"};
+        app.last_state = app.link.state;
+        console(names[app.link.state]);
+        if (app.link.state == MJT_UP) {
+            /* Status is absolute state: a host that just (re)connected needs it. */
+            mjt_msg m = {.type = MJT_STATUS, .u.status = app.status};
+            mjt_link_send_msg(&app.link, &m);
+            mjt_link_poll(&app.link, now_ms);
+        }
+    }
+}
+
+void app_button(uint8_t seat, uint8_t button)
+{
+    mjt_msg m = {.type = MJT_BUTTON, .u.button = {seat, button}};
+    if (mjt_link_send_msg(&app.link, &m) != 0) {
+        app.counters.buttons_lost++;
+    }
+}
+
+void app_table_state(uint8_t state, const uint16_t *faults, uint8_t count)
+{
+    if (state > MJT_FAULT || count > MJT_MAX_FAULTS) {
+        return;
+    }
+    app.status.state = state;
+    app.status.count = count;
+    if (count) {
+        memcpy(app.status.faults, faults, (size_t)count * sizeof faults[0]);
+    }
+    if (app.link.state == MJT_UP) { /* else it goes out when the link comes up */
+        mjt_msg m = {.type = MJT_STATUS, .u.status = app.status};
+        mjt_link_send_msg(&app.link, &m);
+    }
+}
+
+static reader_memo *memo_for(uint8_t id)
+{
+    reader_memo *free_slot = NULL;
+    for (size_t i = 0; i < MJT_APP_READERS; i++) {
+        if (app.readers[i].used && app.readers[i].id == id) {
+            return &app.readers[i];
+        }
+        if (!app.readers[i].used && !free_slot) {
+            free_slot = &app.readers[i];
+        }
+    }
+    if (free_slot) {
+        *free_slot = (reader_memo){.used = 1, .id = id, .crc = 0, .sent_ms = 0};
+    }
+    return free_slot;
+}
+
+/* A reader scans ten times a second; the line carries a changed set at once and an unchanged
+ * one every MJT_APP_REFRESH_MS (a sign of life: the host marks a reader silent after 3 s). */
+static void on_inventory(const mjt_ref_inventory *inv, uint32_t now_ms)
+{
+    if (inv->count > MJT_MAX_UIDS) {
+        app.counters.inventories_too_big++;
+        return;
+    }
+    uint16_t crc = mjt_crc16(&inv->count, 1);
+    crc = mjt_crc16_update(crc, inv->uids, (size_t)inv->count * MJT_UID_LEN);
+    reader_memo *memo = memo_for(inv->reader);
+    if (memo && memo->sent_ms && memo->crc == crc &&
+        (int32_t)(now_ms - memo->sent_ms) < (int32_t)MJT_APP_REFRESH_MS) {
+        return;
+    }
+    mjt_msg m = {.type = MJT_INVENTORY, .u.inventory = {inv->reader, 0, inv->count, inv->uids}};
+    if (app.link.state == MJT_UP && mjt_link_send_msg(&app.link, &m) == 0) {
+        app.counters.inventories_sent++;
+        if (memo) {
+            memo->crc = crc;
+            memo->sent_ms = now_ms | 1u; /* 0 means "never" */
+        }
+    }
+}
+
+void app_reader_bytes(const uint8_t *data, size_t len, uint32_t now_ms)
+{
+    for (size_t i = 0; i < len; i++) {
+        mjt_ref_inventory inv;
+        if (mjt_ref_byte(&app.ref, data[i], &inv)) {
+            on_inventory(&inv, now_ms);
+        }
+    }
+    app.counters.reader_frames = app.ref.frames;
+    app.counters.reader_bad_crc = app.ref.bad_crc;
+}
+
+const mjt_app_counters *app_counters(void) { return &app.counters; }
+
+mjt_link *app_link(void) { return &app.link; }

@@ -1,0 +1,316 @@
+/* The link in memory (two C ends, explicit time) and the board application behind it:
+ * handshake, in-order delivery, the board's answers to host commands, the panel console,
+ * reader frames forwarded as inventories. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "app.h"
+#include "crc16.h"
+#include "fake_board.h"
+#include "link.h"
+#include "panel_console.h"
+
+/* The host end: a C link whose output is collected and whose deliveries are recorded. */
+static mjt_link host;
+static uint8_t host_out[65536];
+static size_t host_out_len;
+static mjt_msg got[64];
+static uint8_t got_text[64][256];
+static size_t n_got;
+
+static void host_write(void *ctx, const uint8_t *d, size_t n)
+{
+    (void)ctx;
+    assert_true(host_out_len + n <= sizeof host_out);
+    memcpy(host_out + host_out_len, d, n);
+    host_out_len += n;
+}
+
+static void host_deliver(void *ctx, const mjt_msg *m, const uint8_t *p, size_t n)
+{
+    (void)ctx;
+    assert_true(n_got < 64 && n <= 256);
+    got[n_got] = *m;
+    memcpy(got_text[n_got], p, n);
+    n_got++;
+}
+
+static mjt_link *board;
+
+/* Run both ends for `ms` milliseconds of fake time, 1 ms steps, lossless. */
+static void run(uint32_t ms)
+{
+    for (uint32_t i = 0; i < ms; i++) {
+        fake_now_ms++;
+        app_poll(fake_now_ms);
+        mjt_link_poll(&host, fake_now_ms);
+        if (host_out_len) {
+            mjt_link_receive(board, host_out, host_out_len, fake_now_ms);
+            host_out_len = 0;
+        }
+        if (fake_wire_len) {
+            mjt_link_receive(&host, fake_wire, fake_wire_len, fake_now_ms);
+            fake_wire_len = 0;
+        }
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    fake_board_reset();
+    host_out_len = n_got = 0;
+    board = app_init(0xB0A4D, 0);
+    mjt_link_config cfg = {8, MJT_ROLE_HOST, "test host", host_write, host_deliver, NULL};
+    mjt_link_init(&host, &cfg, 0x4057, 0);
+    run(50);
+    return 0;
+}
+
+static void test_handshake_then_status(void **state)
+{
+    (void)state;
+    assert_int_equal(board->state, MJT_UP);
+    assert_int_equal(host.state, MJT_UP);
+    assert_int_equal(board->peer_session, 0x4057);
+    assert_int_equal(n_got, 1); /* the board's status, sent as the link came up */
+    assert_int_equal(got[0].type, MJT_STATUS);
+    assert_int_equal(got[0].u.status.state, MJT_IDLE);
+    assert_non_null(strstr(fake_console, "link up\n"));
+    /* A handful of hellos, no storm. */
+    assert_true(board->counters.hellos_tx <= 3 && host.counters.hellos_tx <= 3);
+}
+
+static void test_dice_roll_answered_and_shown(void **state)
+{
+    (void)state;
+    mjt_msg roll = {.type = MJT_DICE_ROLL, .u.dice.count = 2};
+    assert_int_equal(mjt_link_send_msg(&host, &roll), 0);
+    run(20);
+    assert_int_equal(got[n_got - 1].type, MJT_DICE_RESULT);
+    const mjt_dice *d = &got[n_got - 1].u.dice;
+    assert_int_equal(d->count, 2);
+    char line[32];
+    snprintf(line, sizeof line, "dice %u %u\n", d->values[0], d->values[1]);
+    assert_non_null(strstr(fake_console, line));
+}
+
+static void test_display_text_and_led_reach_the_console(void **state)
+{
+    (void)state;
+    const char *text = "東 25000"; /* UTF-8 */
+    mjt_msg m = {.type = MJT_DISPLAY_TEXT};
+    m.u.display_text = (mjt_display_text){2, (uint8_t)strlen(text), (const uint8_t *)text};
+    assert_int_equal(mjt_link_send_msg(&host, &m), 0);
+    mjt_msg led = {.type = MJT_LED, .u.led = {3, 2, 255, 0, 10}};
+    assert_int_equal(mjt_link_send_msg(&host, &led), 0);
+    run(20);
+    assert_non_null(strstr(fake_console, "text 2 e69db1203235303030\n"));
+    assert_non_null(strstr(fake_console, "led 3 2 255 0 10\n"));
+    /* Bad UTF-8 is malformed: acked, counted, not shown. */
+    static const uint8_t bad[] = {0, 2, 0xC0, 0x80};
+    assert_int_equal(mjt_link_send(&host, MJT_DISPLAY_TEXT, bad, sizeof bad), 0);
+    run(20);
+    assert_int_equal(board->counters.bad_payload, 1);
+    assert_int_equal(host.n_msgs, 0);
+}
+
+static void test_panel_buttons_and_state(void **state)
+{
+    (void)state;
+    const char *cmds = "b 2 3\ns 3\ns 4 258 7\nb 9 1\nzzz\nc\n";
+    panel_console_feed((const uint8_t *)cmds, strlen(cmds));
+    run(20);
+    assert_int_equal(n_got, 4);
+    assert_int_equal(got[1].type, MJT_BUTTON);
+    assert_int_equal(got[1].u.button.seat, 2);
+    assert_int_equal(got[1].u.button.button, 3);
+    assert_int_equal(got[2].u.status.state, MJT_WALLS_UP);
+    assert_int_equal(got[3].u.status.state, MJT_FAULT);
+    assert_int_equal(got[3].u.status.count, 2);
+    assert_int_equal(got[3].u.status.faults[0], 258);
+    assert_non_null(strstr(fake_console, "? b 9 1\n"));
+    assert_non_null(strstr(fake_console, "? zzz\n"));
+    assert_non_null(strstr(fake_console, "counters "));
+}
+
+static size_t ref_frame(uint8_t *out, uint8_t reader, uint8_t seq, uint8_t count)
+{
+    uint16_t len = (uint16_t)(3u + 8u * count);
+    size_t n = 0;
+    out[n++] = 0xAA, out[n++] = 0x55;
+    out[n++] = (uint8_t)(len >> 8), out[n++] = (uint8_t)len;
+    out[n++] = reader, out[n++] = seq, out[n++] = count;
+    for (uint8_t i = 0; i < count; i++) {
+        static const uint8_t uid[7] = {0xe0, 0x04, 0x01, 0x50, 0, 0, 0};
+        memcpy(out + n, uid, 7);
+        out[n + 7] = (uint8_t)(i + 1);
+        n += 8;
+    }
+    uint16_t crc = mjt_crc16(out + 2, 2u + len);
+    out[n++] = (uint8_t)(crc >> 8), out[n++] = (uint8_t)crc;
+    return n;
+}
+
+static void test_reader_frames_become_inventories(void **state)
+{
+    (void)state;
+    uint8_t buf[4096];
+    size_t n = 0;
+    buf[n++] = 0xAA; /* a false sync, then junk */
+    buf[n++] = 0x13;
+    n += ref_frame(buf + n, 7, 3, 1);
+    n += ref_frame(buf + n, 7, 4, 1); /* the same set again: not forwarded yet */
+    n += ref_frame(buf + n, 5, 1, 0); /* an empty zone is a report too */
+    size_t bad_at = n;
+    n += ref_frame(buf + n, 6, 1, 2);
+    buf[bad_at + 8] ^= 1; /* a damaged frame: dropped */
+    app_reader_bytes(buf, n, fake_now_ms);
+    run(20);
+    assert_int_equal(n_got, 3);
+    assert_int_equal(got[1].type, MJT_INVENTORY);
+    assert_int_equal(got[1].u.inventory.reader, 7);
+    assert_int_equal(got[1].u.inventory.count, 1);
+    assert_int_equal(got[2].u.inventory.reader, 5);
+    assert_int_equal(got[2].u.inventory.count, 0);
+    assert_int_equal(app_counters()->reader_bad_crc, 1);
+    /* Unchanged sets are refreshed once a second. */
+    run(MJT_APP_REFRESH_MS);
+    n = ref_frame(buf, 7, 5, 1);
+    app_reader_bytes(buf, n, fake_now_ms);
+    run(20);
+    assert_int_equal(n_got, 4);
+}
+
+static void test_garbage_from_the_host_never_stops_the_board(void **state)
+{
+    (void)state;
+    static uint8_t junk[20000];
+    uint32_t x = 99;
+    for (size_t i = 0; i < sizeof junk; i++) {
+        x = x * 1664525u + 1013904223u;
+        junk[i] = (uint8_t)(x >> 24);
+    }
+    mjt_link_receive(board, junk, sizeof junk, fake_now_ms);
+    run(100);
+    panel_console_feed((const uint8_t *)"b 1 1\n", 6);
+    run(1000);
+    assert_int_equal(board->state, MJT_UP);
+    assert_int_equal(got[n_got - 1].type, MJT_BUTTON);
+    assert_true(board->counters.resyncs > 0);
+}
+
+
+/* Feed the board one frame built here (any header), then let it answer. */
+static void feed_frame(uint8_t type, uint8_t seq, uint8_t ack, uint8_t sack, const uint8_t *p,
+                       size_t n)
+{
+    static uint8_t raw[MJT_MAX_RAW], wire[MJT_MAX_WIRE];
+    mjt_frame f = {MJT_VERSION, type, seq, ack, sack, p, (uint16_t)n};
+    size_t w = mjt_frame_encode(&f, raw, wire, type == MJT_HELLO);
+    mjt_link_receive(board, wire, w, fake_now_ms);
+    fake_now_ms++;
+    app_poll(fake_now_ms);
+}
+
+static void test_link_counts_what_it_refuses(void **state)
+{
+    (void)state;
+    fake_board_reset();
+    board = app_init(0xB0A4D, 0);
+    static const uint8_t button[] = {1, 2};
+    /* Before any hello: data is dropped, not delivered. */
+    feed_frame(MJT_BUTTON, 0, 0, 0, button, 2);
+    assert_int_equal(board->counters.no_session, 1);
+    /* A hello whose versions do not overlap ours is ignored. */
+    uint8_t hp[64];
+    mjt_hello h = {0x77, 0, 2, 3, MJT_HELLO_NEED_REPLY, MJT_ROLE_HOST, 8, 1024, 0, NULL};
+    feed_frame(MJT_HELLO, 0, 0, 0, hp, mjt_hello_encode(&h, hp));
+    assert_int_equal(board->counters.version_mismatch, 1);
+    assert_int_equal(board->peer_session, 0);
+    /* A good hello that has heard us: up at once, and the status goes out as seq 0. */
+    h = (mjt_hello){0x77, 0xB0A4D, 1, 1, 0, MJT_ROLE_HOST, 8, 1024, 0, NULL};
+    feed_frame(MJT_HELLO, 0, 0, 0, hp, mjt_hello_encode(&h, hp));
+    assert_int_equal(board->state, MJT_UP);
+    assert_int_equal(board->n_inflight, 1);
+    /* An ack for frames never sent. */
+    feed_frame(MJT_ACK, 0, 5, 0, NULL, 0);
+    assert_int_equal(board->counters.bad_ack, 1);
+    assert_int_equal(board->n_inflight, 1);
+    /* Beyond the window: dropped; an unknown type and a malformed payload: acked, skipped,
+     * and the frame after them delivered. */
+    feed_frame(MJT_BUTTON, 40, 0, 0, button, 2);
+    assert_int_equal(board->counters.out_of_window, 1);
+    static const uint8_t bad_button[] = {9, 9};
+    feed_frame(0x2E, 0, 0, 0, button, 2);
+    feed_frame(MJT_BUTTON, 1, 0, 0, bad_button, 2);
+    uint8_t beat[4];
+    feed_frame(MJT_HEARTBEAT, 2, 1, 0, beat, mjt_heartbeat_encode(1234, beat));
+    static const uint8_t roll[] = {2};
+    feed_frame(MJT_DICE_ROLL, 3, 1, 0, roll, 1);
+    assert_int_equal(board->counters.unknown_type, 1);
+    assert_int_equal(board->counters.bad_payload, 1);
+    assert_int_equal(board->counters.heartbeats_rx, 1);
+    assert_int_equal(board->counters.messages_delivered, 1); /* the dice roll */
+    assert_int_equal(board->rcv_nxt, 4);
+    assert_non_null(strstr(fake_console, "dice "));
+    /* A duplicate of a delivered frame: counted, acked again, not delivered twice. */
+    feed_frame(MJT_DICE_ROLL, 3, 1, 0, roll, 1);
+    assert_int_equal(board->counters.duplicates, 1);
+    assert_int_equal(board->counters.messages_delivered, 1);
+}
+
+static void test_host_silent_link_fails_then_recovers_on_hello(void **state)
+{
+    (void)state;
+    fake_board_reset();
+    board = app_init(0xB0A4D, 0);
+    uint8_t hp[64];
+    mjt_hello h = {0x77, 0xB0A4D, 1, 1, 0, MJT_ROLE_HOST, 8, 1024, 0, NULL};
+    feed_frame(MJT_HELLO, 0, 0, 0, hp, mjt_hello_encode(&h, hp));
+    assert_int_equal(board->state, MJT_UP);
+    /* Nobody acks the status: 8 rounds of backoff (250 ms doubling to 2 s), then FAILED. */
+    for (uint32_t t = 0; t < 20000 && board->state == MJT_UP; t++) {
+        fake_now_ms++;
+        app_poll(fake_now_ms);
+    }
+    assert_int_equal(board->state, MJT_FAILED);
+    assert_int_equal(board->counters.timeouts, 9);
+    assert_int_equal(board->counters.failures, 1);
+    assert_int_equal(board->n_msgs, 1); /* kept */
+    uint32_t hellos = board->counters.hellos_tx;
+    for (uint32_t t = 0; t < 10000; t++) {
+        fake_now_ms++;
+        app_poll(fake_now_ms);
+    }
+    assert_true(board->counters.hellos_tx - hellos >= 5); /* still calling, backed off */
+    assert_true(board->counters.hellos_tx - hellos <= 8);
+    size_t before = board->counters.retransmits;
+    feed_frame(MJT_HELLO, 0, 0, 0, hp, mjt_hello_encode(&h, hp));
+    assert_int_equal(board->state, MJT_UP);
+    assert_int_equal(board->counters.retransmits, before + 1); /* resent at once */
+    assert_int_equal(board->n_msgs, 2); /* and the status again: the link came up */
+    feed_frame(MJT_ACK, 0, 2, 0, NULL, 0);
+    assert_int_equal(board->n_msgs, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_handshake_then_status, setup),
+        cmocka_unit_test_setup(test_dice_roll_answered_and_shown, setup),
+        cmocka_unit_test_setup(test_display_text_and_led_reach_the_console, setup),
+        cmocka_unit_test_setup(test_panel_buttons_and_state, setup),
+        cmocka_unit_test_setup(test_reader_frames_become_inventories, setup),
+        cmocka_unit_test_setup(test_garbage_from_the_host_never_stops_the_board, setup),
+        cmocka_unit_test(test_link_counts_what_it_refuses),
+        cmocka_unit_test(test_host_silent_link_fails_then_recovers_on_hello),
+    };
+    return cmocka_run_group_tests_name("link and board application", tests, NULL, NULL);
+}

@@ -1,0 +1,160 @@
+"""The firmware's ARM build under QEMU (`-M netduinoplus2`, an STM32F405) with its three
+UARTs on local TCP sockets, and `FirmwareBoard`, which stands in for the virtual table's
+Python board so that the table, its readers and its players run around the real firmware.
+
+UARTs: USART1 the host link (what the service opens as socket://), USART2 the RFID reader
+line, USART3 the panel/debug console (firmware/core/panel_console.h). QEMU's STM32F4 has
+no GPIO model, so the panel's buttons and the table's state inputs reach the board through
+the console, and what the board drives (displays, LEDs, dice) is read back from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from firmware_bridge.protocol import DiceRoll, DisplayText, Led, LedMode, Message, SeatButton
+from firmware_bridge.protocol.messages import TableState
+
+from ..controller.mosquitto import free_port
+from .host_firmware import FIRMWARE
+
+ELF = FIRMWARE / "build" / "arm" / "mjt-fw.elf"
+
+
+def build_arm() -> Path:
+    subprocess.run(["make", "-s", "-C", str(FIRMWARE), "arm"], check=True, capture_output=True)
+    return ELF
+
+
+class QemuBoard:
+    """`qemu-system-arm` running the firmware; `link_url`, `rfid_port`, `console_port`."""
+
+    def __init__(self, log: Path) -> None:
+        self.ports = [free_port() for _ in range(3)]
+        self.link_url = f"socket://127.0.0.1:{self.ports[0]}"
+        self.rfid_port, self.console_port = self.ports[1], self.ports[2]
+        self.log = log
+        command = ["qemu-system-arm", "-M", "netduinoplus2", "-display", "none"]
+        command += ["-monitor", "none", "-kernel", str(build_arm())]
+        for port in self.ports:
+            command += ["-serial", f"tcp:127.0.0.1:{port},server=on,wait=off,nodelay=on"]
+        with log.open("wb") as out:
+            self.proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        for port in self.ports:
+            while True:
+                assert self.proc.poll() is None, log.read_text()
+                with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
+                    break
+                assert time.monotonic() < deadline, "QEMU did not open its serial sockets"
+                time.sleep(0.05)
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class _Port:
+    """The part of a SimPort the virtual table uses: where the host connects."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    async def plug(self) -> None:
+        return None
+
+    async def unplug(self) -> None:
+        return None
+
+
+class FirmwareBoard:
+    """The virtual table's board, played by the firmware under QEMU: table state changes
+    and seat buttons are typed on the board's console; the texts, LEDs and dice the host
+    sends the board are read off it (the board prints a line for each)."""
+
+    def __init__(self, qemu: QemuBoard, on_command: Callable[[Message], None] | None) -> None:
+        self.port = _Port(qemu.link_url)
+        self._qemu = qemu
+        self._on_command = on_command
+        self.dice: tuple[int, ...] | None = None
+        self.texts: dict[int, str] = {}
+        self.leds: dict[int, Led] = {}
+        self.lines: list[str] = []
+        """What the board printed, minus the lines a wait_line() took."""
+        self.typed: list[str] = []
+        self.lift_order: tuple[bytes, ...] = ()
+        self._writer: asyncio.StreamWriter | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._line_added = asyncio.Event()
+
+    async def start(self) -> None:
+        reader, self._writer = await asyncio.open_connection("127.0.0.1", self._qemu.console_port)
+        self._task = asyncio.get_running_loop().create_task(self._read(reader))
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._writer is not None:
+            self._writer.close()
+
+    def type(self, line: str) -> None:
+        assert self._writer is not None
+        self.typed.append(line)
+        self._writer.write(line.encode() + b"\n")
+
+    async def wait_line(self, prefix: str, timeout: float = 20.0) -> str:
+        """The next console line (from now on... or already seen) starting with `prefix`."""
+        async with asyncio.timeout(timeout):
+            while True:
+                for line in self.lines:
+                    if line.startswith(prefix):
+                        self.lines.remove(line)
+                        return line
+                self._line_added.clear()
+                await self._line_added.wait()
+
+    # --- what the virtual table calls -----------------------------------------------------
+
+    def set_state(self, state: TableState, faults: tuple[int, ...] = ()) -> None:
+        self.type(" ".join(["s", str(int(state)), *map(str, faults)]))
+
+    def walls_up(self, lift_order: tuple[bytes, ...]) -> None:
+        self.lift_order = lift_order  # no lift reader on this board: never reported
+        self.set_state(TableState.WALLS_UP)
+
+    def press(self, seat: int, button: SeatButton) -> None:
+        self.type(f"b {seat} {int(button)}")
+
+    # --- what the board prints --------------------------------------------------------------
+
+    async def _read(self, reader: asyncio.StreamReader) -> None:
+        while line_bytes := await reader.readline():
+            line = line_bytes.decode(errors="replace").strip()
+            msg: Message | None = None
+            words = line.split(" ")
+            if words[0] == "text" and len(words) in (2, 3):
+                target, text = int(words[1]), bytes.fromhex(words[2] if len(words) == 3 else "")
+                self.texts[target] = text.decode()
+                msg = DisplayText(target, self.texts[target])
+            elif words[0] == "dice":
+                self.dice = tuple(int(w) for w in words[1:])
+                msg = DiceRoll(len(self.dice))
+            elif words[0] == "led" and len(words) == 6:
+                led, mode, r, g, b = (int(w) for w in words[1:])
+                self.leds[led] = msg = Led(led, LedMode(mode), r, g, b)
+            self.lines.append(line)
+            self._line_added.set()
+            if msg is not None and self._on_command is not None:
+                self._on_command(msg)

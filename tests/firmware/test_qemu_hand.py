@@ -1,0 +1,174 @@
+"""A whole hand with the board firmware under QEMU and the service as its own process:
+`mjtable run`, configured as for real hardware, opens the emulated board through
+socket:// and the virtual table's readers through their ports; the virtual players press
+their buttons on the board's panel (typed on its console: QEMU has no GPIO) and read the
+dice and prompts off the texts the board was sent to display. The board has no lift
+reader, so the service plays without the wall order.
+Real parts: the firmware on an emulated STM32F405, `mjtable run`, Mosquitto."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import controller.runtime
+from controller.runtime import KINDS, running
+from controller.store import EventStore
+from controller.virtual_players import VirtualPlayers
+from firmware_bridge.protocol import Link, LinkConfig
+from firmware_bridge.protocol.transport import LinkTransport
+from firmware_bridge.sim import SimConfig, VirtualTable
+from firmware_bridge.table import TableBridge
+from tests.controller.external_service import ROOT, table_toml
+from tests.controller.mosquitto import Mosquitto
+from tests.controller.service_helpers import (
+    FAST_SIM,
+    GUARD,
+    config_for,
+    data_dir,
+    finished_hands,
+    options,
+    refold,
+    until,
+)
+
+from .qemu_board import FirmwareBoard, QemuBoard
+
+SEED = 11
+RULESET = "xingguo"
+
+
+async def _play(qemu: QemuBoard, work: Path, data: Path, mqtt_url: str) -> FirmwareBoard:
+    work.mkdir(parents=True, exist_ok=True)
+    sim = SimConfig(
+        seed=SEED, kinds=KINDS, registry_path=work / "tags.json", lift_reader=False, **FAST_SIM
+    )
+    table = VirtualTable(sim)
+    board = FirmwareBoard(qemu, table._on_command)
+    table.board = board  # type: ignore[assignment]
+    players = VirtualPlayers(RULESET, table.tiles.uids, zones=sim.zones, retry_after=1.0)
+    table.driver = players
+    async with table:
+        assert table.board_url == qemu.link_url
+        config = table_toml(table, work, data, mqtt_url, RULESET)
+        command = [sys.executable, "-m", "controller.cli", "run", "--config", str(config)]
+        command += ["--seed", str(SEED), "--hands", "1"]
+        log_path = work / "service.log"
+        with log_path.open("ab") as log:
+            proc = await asyncio.create_subprocess_exec(
+                *command, cwd=work, env=os.environ | {"PYTHONPATH": str(ROOT)}, stdout=log,
+                stderr=log,
+            )  # fmt: skip
+            try:
+                async with asyncio.timeout(180):
+                    code = await proc.wait()
+            finally:
+                if proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
+        assert code == 0, log_path.read_text()[-3000:]
+        await until(lambda: players.finished, "the players' own record of the hand")
+    store = EventStore.open(f"sqlite:///{data / 'mjtable.db'}")
+    try:
+        hands = finished_hands(store)
+    finally:
+        store.close()
+    assert len(hands) == 1
+    state = refold(hands[0])
+    assert state.settlement is not None
+    assert players.finished[0].settlement == state.settlement
+    return board
+
+
+@pytest.mark.timeout(300)
+def test_mjtable_run_plays_a_whole_hand_through_the_emulated_board(tmp_path: Path) -> None:
+    qemu = QemuBoard(tmp_path / "qemu.log")
+    (tmp_path / "mosquitto").mkdir()
+    broker = Mosquitto(tmp_path / "mosquitto")
+    broker.start()
+    try:
+        board = asyncio.run(_play(qemu, tmp_path / "work", data_dir(tmp_path), broker.url))
+    finally:
+        broker.kill()
+        qemu.close()
+    # The board carried the hand: every press went through its panel, and the texts the
+    # players read (the dice, the prompts) are what it printed as it drove its displays.
+    assert any(line.startswith("b ") for line in board.typed)
+    assert board.texts and "link up" in board.lines
+
+
+async def _pump(url: str, port: int) -> None:
+    """The virtual table's reader bus into the board's reader UART, byte for byte."""
+    host, tcp = url.removeprefix("socket://").rsplit(":", 1)
+    reader, _ = await asyncio.open_connection(host, int(tcp))
+    _, writer = await asyncio.open_connection("127.0.0.1", port)
+    while data := await reader.read(4096):
+        writer.write(data)
+        await writer.drain()
+
+
+@pytest.mark.timeout(300)
+def test_a_whole_hand_with_the_readers_on_the_boards_reader_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The readers share the board: the virtual reader bus is wired to the board's second
+    UART, the board turns their frames into INVENTORY messages, and the service sees the
+    tiles only through the link (it opens no reader port of its own)."""
+    qemu = QemuBoard(tmp_path / "qemu.log")
+    (tmp_path / "mosquitto").mkdir()
+    broker = Mosquitto(tmp_path / "mosquitto")
+    broker.start()
+    boards: list[FirmwareBoard] = []
+    pumps: list[asyncio.Task[None]] = []
+
+    class TableOnFirmware(VirtualTable):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.board = FirmwareBoard(qemu, self._on_command)  # type: ignore[assignment]
+            boards.append(self.board)
+
+        async def start(self) -> None:
+            await super().start()
+            (bus,) = self.readers
+            pumps.append(asyncio.create_task(_pump(bus.port.url, qemu.rfid_port)))
+
+    def bridge_through_the_board(table: VirtualTable, **options: Any) -> TableBridge:
+        board = LinkTransport(table.board_url, Link(LinkConfig()), backoff_initial=0.02)
+        return TableBridge(table.config.zones, board=board, readers=(), **options)
+
+    monkeypatch.setattr(controller.runtime, "VirtualTable", TableOnFirmware)
+    monkeypatch.setattr(controller.runtime, "bridge_for_table", bridge_through_the_board)
+    config = config_for(data_dir(tmp_path), RULESET, broker.url)
+    opts = options(SEED, 1)
+    opts.sim.update(lift_reader=False, bus=True, codec="ref", transport="socket")
+    opts.sim["scan_interval"] = 0.02
+
+    async def main() -> None:
+        async with running(config, opts) as run:
+            await asyncio.wait_for(run.service.run(asyncio.Event()), GUARD * 3)
+            players = run.players
+            assert players is not None
+            await until(lambda: players.finished, "the players' own record of the hand")
+            hands = finished_hands(run.store)
+            assert len(hands) == 1
+            state = refold(hands[0])
+            assert state.settlement is not None
+            assert players.finished[0].settlement == state.settlement
+            board = boards[0]
+            board.type("c")
+            counters = await board.wait_line("counters")
+            inventories = int(counters.split("inventories=")[1].split()[0])
+            assert inventories > 100, counters  # the tiles reached the service this way
+        for pump in pumps:
+            pump.cancel()
+
+    try:
+        asyncio.run(main())
+    finally:
+        broker.kill()
+        qemu.close()
