@@ -162,9 +162,14 @@ class Outlet:
             for name, payload in messages
             if name != "dealer"
         ]
+        try:
+            flat = self.flat.changes(messages)
+        except Exception:  # the displays' convenience must never keep the events from the store
+            log.exception("flat display topics could not be derived")
+            flat = []
         rows += [
             OutboxMessage(topic=self.topics.topic(name), payload=text, qos=1, retain=True)
-            for name, text in self.flat.changes(messages)
+            for name, text in flat
         ]
         return rows
 

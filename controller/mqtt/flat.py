@@ -144,6 +144,7 @@ class FlatTopics:
         self._pending_hand: Any = None
 
     def changes(self, messages: Iterable[tuple[str, Any]]) -> list[tuple[str, str]]:
+        self._pending, self._pending_hand = {}, self._hand_id  # (if this raises: nothing sent)
         values: dict[str, str] = {"flat/contract": str(CONTRACT_VERSION)}
         hand_id = self._hand_id
         for name, payload in messages:

@@ -24,22 +24,11 @@ import pytest
 
 from controller.broker_acl import table_user
 from controller.mqtt.topics import Topics, encode
-from controller.publication import (
-    Message,
-    Outlet,
-    alert_message,
-    event_messages,
-    settlement_messages,
-)
+from controller.publication import Message, Outlet, alert_message
 from controller.store import EventStore
 from controller.web import LiveHub, WebAppSettings, create_app
-from engine.round.events import Settled
-from engine.round.finish import settlement_from_dict
-from engine.round.fold import evolve
-from engine.round.state import RoundState
-from engine.session import Session
-from engine.simulation import play_hand
 from engine.tiles import kind_name, successor
+from tests.controller.hand_messages import hand_batches
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.parlour_broker import parlour_broker, password
 from tests.controller.web.conftest import SECRET
@@ -49,26 +38,6 @@ from tests.controller.web.test_browser import FONT_CHECK, _shot, browser  # noqa
 PARLOUR = "p1"
 TABLES = [f"t{n:02d}" for n in range(1, 21)]
 GUARD_MS = 15_000  # a hang guard, never a measured expectation
-
-
-def hand_batches(hand_id: str, seed: int) -> tuple[list[list[Message]], RoundState]:
-    """Each stored batch's messages of one simulated hand (one event a batch), as the
-    service's HandKeeper builds them; and the hand's final state."""
-    started = Session("xingguo").next_hand()
-    _, log = play_hand(started, random.Random(seed))
-    state = RoundState(log[0])  # type: ignore[arg-type]
-    batches = []
-    for seq, event in enumerate(log):
-        if seq:
-            evolve(state, event)
-        messages = event_messages(hand_id, seq, [event], state)
-        if isinstance(event, Settled):
-            settlement = settlement_from_dict(event.settlement)
-            messages += settlement_messages(
-                hand_id, settlement, session_id="s1", hand_no=1, totals=settlement.net
-            )
-        batches.append(messages)
-    return batches, state
 
 
 class Table:
