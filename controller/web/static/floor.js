@@ -17,8 +17,13 @@
   const tables = new Map(); // id -> {flat: {name: text}, status, alerts: [{kind, seat, since}]}
   let broker = null, prefix = "", titles = {}, pending = false;
 
+  // Bounds: whatever a table's account publishes, the page's memory stays small.
+  const MAX_TABLES = 500, MAX_KEYS = 100, MAX_TEXT = 200, MAX_ALERTS = 50;
   const entry = (id) => {
-    if (!tables.has(id)) tables.set(id, { flat: {}, status: null, alerts: [] });
+    if (!tables.has(id)) {
+      if (tables.size >= MAX_TABLES) return null;
+      tables.set(id, { flat: {}, status: null, alerts: [] });
+    }
     return tables.get(id);
   };
 
@@ -27,16 +32,21 @@
     const cut = rest.indexOf("/");
     if (!topic.startsWith(prefix) || cut < 1) return;
     const t = entry(rest.slice(0, cut)), name = rest.slice(cut + 1);
+    if (!t) return;
     if (name.startsWith("flat/")) {
       const key = name.slice(5);
-      if (text === "") delete t.flat[key]; else t.flat[key] = text;
+      if (text === "") delete t.flat[key];
+      else if (key in t.flat || Object.keys(t.flat).length < MAX_KEYS) t.flat[key] = text.slice(0, MAX_TEXT);
       if (key === "alert" && text === "") t.alerts = []; // a new hand: its alerts start afresh
     } else if (name === "status" || name === "alerts") {
       let p;
       try { p = JSON.parse(text); } catch { return; }
       if (!p || typeof p !== "object") return;
       if (name === "status") t.status = p.state;
-      else if (t.alerts.length < 50) t.alerts.push({ kind: String(p.kind), seat: p.seat, since: Date.now() / 1000 });
+      else if (t.alerts.length < MAX_ALERTS) {
+        const seat = Number.isInteger(p.seat) && p.seat >= 0 && p.seat < 4 ? p.seat : null;
+        t.alerts.push({ kind: String(p.kind).slice(0, MAX_TEXT), seat, since: Date.now() / 1000 });
+      }
     }
     if (!pending) { pending = true; requestAnimationFrame(render); }
   }
@@ -45,7 +55,7 @@
   function openAlerts(t) {
     const f = t.flat, list = t.alerts.slice();
     if (f.alert) {
-      const seat = f.alert_seat === undefined ? null : Number(f.alert_seat);
+      const seat = /^[0-3]$/.test(f.alert_seat || "") ? Number(f.alert_seat) : null;
       const at = Number(f.alert_at) || Date.now() / 1000;
       const same = list.find((a) => a.kind === f.alert && (a.seat ?? null) === seat);
       if (same) same.since = Math.min(same.since, at); else list.push({ kind: f.alert, seat, since: at });
@@ -76,7 +86,8 @@
     }).join("");
     const alerts = openAlerts(t).map((a) => {
       const title = (titles[a.kind] && titles[a.kind][MJ.lang()]) || a.kind;
-      const seat = a.seat === null || a.seat === undefined ? "" : ` · ${MJ.seatName(Number(a.seat), f.dealer === undefined ? null : Number(f.dealer))}`;
+      const dealer = /^[0-3]$/.test(f.dealer || "") ? Number(f.dealer) : null;
+      const seat = a.seat === null || a.seat === undefined ? "" : ` · ${MJ.seatName(Number(a.seat), dealer)}`;
       return `<li data-kind="${MJ.esc(a.kind)}" title="${tr("alert_for")}">${MJ.esc(title)}${MJ.esc(seat)}<time data-since="${a.since}">${ago(a.since)}</time></li>`;
     }).join("");
     const display = MJBroker.displayUrl(broker, broker.parlour, id);

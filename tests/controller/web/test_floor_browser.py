@@ -252,3 +252,51 @@ def test_a_pis_floor_shows_its_own_table(
             mine.id
         ]
         page.close()
+
+
+def test_the_floor_shows_a_tables_garbage_as_text_and_goes_on(
+    browser: Any,  # noqa: F811
+    parlour: tuple[str, int, list[Table]],
+) -> None:
+    url, ws_port, tables = parlour
+    bad, good = tables[5], tables[6]
+    prefix = Topics(PARLOUR, bad.id).prefix
+    script = '<img src=x onerror="document.body.dataset.owned=1">'
+
+    def publish(garbage: list[tuple[str, str]], retain: bool) -> None:
+        for topic, payload in garbage:
+            info = bad.client.publish(prefix + topic, payload, qos=1, retain=retain)
+            info.wait_for_publish(GUARD_MS / 1000)
+
+    publish(
+        [
+            ("flat/state", script),
+            ("flat/hand_no", "9" * 5000),
+            ("flat/dealer", "seven"),
+            ("flat/jing/zheng_code", "<b>5m"),
+            ("status", "{not json"),
+            *((f"flat/junk/{n}", "x") for n in range(300)),
+        ],
+        retain=True,
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    query = urlencode({"broker": f"ws://127.0.0.1:{ws_port}"})
+    secret = urlencode({"username": "floor", "password": password("floor")})
+    page.goto(f"{url}/floor?{query}#{secret}")
+    page.wait_for_selector('#live-banner[data-state="connected"]', timeout=GUARD_MS)
+    publish(
+        [
+            ("alerts", '{"kind": "<script>x()</script>", "seat": 99}'),
+            ("alerts", "[1, 2]"),
+            ("alerts", "not json"),
+        ],
+        retain=False,
+    )
+    good.play(len(good.batches))
+    check_card(page, good)  # the other tables go on
+    card = _card(page, bad.id)
+    page.wait_for_selector(f'{card} li[data-kind="<script>x()</script>"]', timeout=GUARD_MS)
+    assert page.get_attribute("body", "data-owned") is None  # shown as text, never run
+    assert script in (page.text_content(f"{card} .state") or "")
+    assert len(page.text_content(f"{card} .hand-no") or "") < 300
+    page.close()
