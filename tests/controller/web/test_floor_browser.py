@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 import paho.mqtt.client as paho
 import pytest
 
-from controller.broker_acl import table_user
+from controller.broker_acl import display_user, table_user
 from controller.mqtt.topics import Topics, encode
 from controller.publication import Message, Outlet, alert_message
 from controller.store import EventStore
@@ -80,7 +80,7 @@ class Table:
 def parlour(
     mosquitto_factory: Callable[..., Mosquitto], tmp_path: Path, store: EventStore
 ) -> Iterator[tuple[str, int, list[Table]]]:
-    users = ["floor", *(table_user(t) for t in TABLES)]
+    users = ["floor", display_user(TABLES[2]), *(table_user(t) for t in TABLES)]
     broker, ws_port = parlour_broker(
         mosquitto_factory, tmp_path, parlour=PARLOUR, tables=TABLES, users=users
     )
@@ -212,7 +212,8 @@ def test_display_follows_a_table_from_the_broker_mid_hand(
     t.play(len(t.batches) // 2)
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     query = urlencode({"broker": f"ws://127.0.0.1:{ws_port}", "parlour": PARLOUR, "table": t.id})
-    secret = urlencode({"username": "floor", "password": password("floor")})
+    account = display_user(t.id)  # the table's own display account
+    secret = urlencode({"username": account, "password": password(account)})
     page.goto(f"{url}/display?{query}#{secret}")
     page.wait_for_selector('#live-banner[data-state="connected"]', timeout=GUARD_MS)
     wall = t.flat("wall") or "—"
@@ -222,7 +223,7 @@ def test_display_follows_a_table_from_the_broker_mid_hand(
     assert "结算" in (page.text_content("#settlement") or "")
     # a wrong password: refused, never connected
     bad = browser.new_page()
-    wrong = urlencode({"username": "floor", "password": "wrong"})
+    wrong = urlencode({"username": account, "password": "wrong"})
     bad.goto(f"{url}/display?{query}#{wrong}")
     bad.wait_for_timeout(1500)
     assert bad.get_attribute("#live-banner", "data-state") != "connected"
