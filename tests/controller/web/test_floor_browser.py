@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 
 import paho.mqtt.client as paho
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.broker_acl import display_user, table_user
 from controller.mqtt.topics import Topics, encode
@@ -49,7 +50,7 @@ class Table:
         self.batches, self.final = hand_batches(self.hand_id, seed)
         self.outlet = Outlet(Topics(PARLOUR, table))
         self.sent = 0
-        self.client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=f"test-{table}")
+        self.client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"test-{table}")
         user = table_user(table)
         self.client.username_pw_set(user, password(user))
         self.client.connect("127.0.0.1", port)
@@ -177,10 +178,18 @@ def test_floor_shows_twenty_tables_live_from_the_broker(
     _shot(page, tmp_path, "floor", full_page=True)
 
     # All twenty play on at once, interleaved; the page keeps up with every one of them.
+    last_table = tables[0]
     while any(t.sent < len(t.batches) for t in tables):
         for t in tables:
             if t.sent < len(t.batches):
                 t.play(t.sent + 3)
+                last_table = t
+    sent_at = time.monotonic()
+    total = last_table.flat("seat/3/total")  # (the scores come with the hand's last batch)
+    cell = f'{_card(page, last_table.id)} [data-seat="3"] [data-total]'
+    page.wait_for_selector(f"{cell}:text-is('{_total(total)}')", timeout=GUARD_MS)
+    latency = time.monotonic() - sent_at
+    print(f"floor: the last table's totals shown {latency * 1000:.0f} ms after sent (noisy)")
     for t in tables:
         check_card(page, t, "offline" if t is gone else "idle")
     assert page.query_selector(alert) is not None  # open until the table's next hand
