@@ -26,7 +26,7 @@ ALERT_FIELDS = ("alert", "alert_seat", "alert_at")
 
 # Every flat topic name (under the table's prefix), in the order docs/displays.md lists them.
 FLAT_NAMES: tuple[str, ...] = (
-    "flat/contract",
+    PREFIX + "contract",
     *(PREFIX + f for f in TABLE_FIELDS),
     *(f"{PREFIX}jing/{f}" for f in JING_FIELDS),
     *(f"{PREFIX}seat/{s}/{f}" for s in range(4) for f in SEAT_FIELDS),
@@ -145,7 +145,7 @@ class FlatTopics:
 
     def changes(self, messages: Iterable[tuple[str, Any]]) -> list[tuple[str, str]]:
         self._pending, self._pending_hand = {}, self._hand_id  # (if this raises: nothing sent)
-        values: dict[str, str] = {"flat/contract": str(CONTRACT_VERSION)}
+        values: dict[str, str] = {PREFIX + "contract": str(CONTRACT_VERSION)}
         hand_id = self._hand_id
         for name, payload in messages:
             if not isinstance(payload, Mapping):
@@ -162,6 +162,10 @@ class FlatTopics:
         self._pending = {k: v for k, v in values.items() if self._sent.get(k) != v}
         self._pending_hand = hand_id
         return list(self._pending.items())
+
+    def held(self, name: str) -> str:
+        """What the broker holds for ``name`` as far as this instance sent it ("": nothing)."""
+        return self._sent.get(name, "")
 
     def sent(self) -> None:
         self._sent |= self._pending

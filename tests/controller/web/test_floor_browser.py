@@ -70,7 +70,7 @@ class Table:
         self.sent = max(self.sent, upto)
 
     def flat(self, name: str) -> str:
-        return self.outlet.flat._sent.get("flat/" + name, "")
+        return self.outlet.flat.held("flat/" + name)
 
     def close(self) -> None:
         self.client.loop_stop()
