@@ -12,13 +12,17 @@ const MJBroker = (() => {
   const ROOT = "mahjong";
   const MAX_PAYLOAD = 1 << 20; // the broker's message_size_limit: anything bigger is not ours
 
+  // A parlour or table id is one topic level (controller.config.ID_PATTERN): never + or #
+  const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+  const id = (v) => (v && ID.test(v) ? v : null);
+
   function settings() {
     const q = new URLSearchParams(location.search);
     const f = new URLSearchParams(location.hash.replace(/^#/, ""));
     return {
       url: q.get("broker") || `ws://${location.hostname || "localhost"}:9001`,
-      parlour: q.get("parlour"),
-      table: q.get("table"),
+      parlour: id(q.get("parlour")),
+      table: id(q.get("table")),
       username: f.get("username") || "",
       password: f.get("password") || "",
       wanted: q.has("broker"),

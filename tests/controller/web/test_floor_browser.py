@@ -230,6 +230,12 @@ def test_display_follows_a_table_from_the_broker_mid_hand(
     t.play(len(t.batches))  # to the end: the settlement shows
     page.wait_for_selector("#settlement:not([hidden])", timeout=GUARD_MS)
     assert "结算" in (page.text_content("#settlement") or "")
+    # a table id that is a wildcard is not a table: the page's own table instead
+    wild = browser.new_page()
+    q_wild = urlencode({"broker": f"ws://127.0.0.1:{ws_port}", "parlour": PARLOUR, "table": "+"})
+    wild.goto(f"{url}/display?{q_wild}#{secret}")
+    wild.wait_for_selector("#table-name:text-is('p1 · hub')", timeout=GUARD_MS)
+    wild.close()
     # a wrong password: refused, never connected
     bad = browser.new_page()
     wrong = urlencode({"username": account, "password": "wrong"})
