@@ -9,6 +9,10 @@ PYTHON ?= $(or $(SYSTEM_PYTHON),python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# ESPHome, to validate the display examples (deploy/displays): a venv of its own, since its
+# pins (click, PyYAML; PlatformIO's starlette and uvicorn) clash with the service's.
+ESPHOME_VENV  := .venv-esphome
+ESPHOME_STAMP := $(ESPHOME_VENV)/.installed
 
 .PHONY: demo test lint typecheck unit bench clean firmware
 
@@ -17,6 +21,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+$(ESPHOME_STAMP): deploy/displays/requirements.txt
+	$(PYTHON) -m venv $(ESPHOME_VENV)
+	$(ESPHOME_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(ESPHOME_VENV)/bin/python -m pip install --quiet -r deploy/displays/requirements.txt
+	touch $(ESPHOME_STAMP)
 
 # The table service against the virtual table: four bots play until Ctrl-C
 # (RULESET=guangdong, HANDS=5, SEED=7 to choose).
@@ -36,7 +46,7 @@ typecheck: $(STAMP)
 firmware:
 	$(MAKE) -C firmware all
 
-unit: $(STAMP) firmware
+unit: $(STAMP) $(ESPHOME_STAMP) firmware
 	$(MAKE) -C firmware check
 	$(MAKE) -C firmware fuzz FUZZ_SECONDS=30
 	$(BIN)/pytest
@@ -51,4 +61,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/cli.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(ESPHOME_VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -5,7 +5,10 @@ Three kinds of account, one password each (``mosquitto_passwd``):
 - ``table-<id>``: the table's Pi. Reads and writes its own subtree only
   (``<root>/<parlour>/<id>/#``): it cannot speak for another table.
 - ``display-<id>``: the table's displays. Read only, and only the public topics of that
-  table: never ``handlog`` (concealed hands, wall order) or ``handlog_ack``.
+  table (docs/displays.md): never ``handlog`` (concealed hands, wall order) or
+  ``handlog_ack``.
+- ``floor`` (``floor_user``): the parlour's floor view. Read only, the public topics of
+  every table.
 - the hub (``hub``): reads every table's ``handlog`` and ``status``, writes ``handlog_ack``.
 
 Anything not granted is refused (Mosquitto denies by default once an acl_file is set).
@@ -18,10 +21,11 @@ from collections.abc import Iterable
 
 from controller.config import ID_PATTERN
 from controller.handlog import ACK_NAME
+from controller.mqtt.flat import PREFIX as FLAT_PREFIX
 from controller.mqtt.topics import RETAINED
 
-# What a display may read: the retained state and the public streams.
-PUBLIC = (*RETAINED, "events", "alerts")
+# What a display may read: the retained state, the public streams and the flat topics.
+PUBLIC = (*RETAINED, "events", "alerts", FLAT_PREFIX + "#")
 
 
 def table_user(table: str) -> str:
@@ -33,7 +37,12 @@ def display_user(table: str) -> str:
 
 
 def render_acl(
-    parlour: str, tables: Iterable[str], *, root: str = "mahjong", hub_user: str = "hub"
+    parlour: str,
+    tables: Iterable[str],
+    *,
+    root: str = "mahjong",
+    hub_user: str = "hub",
+    floor_user: str = "floor",
 ) -> str:
     names = list(dict.fromkeys(tables))
     for name in (parlour, *names):
@@ -49,6 +58,10 @@ def render_acl(
         f"topic read {base}/+/handlog",
         f"topic read {base}/+/status",
         f"topic write {base}/+/{ACK_NAME}",
+        "",
+        "# The floor view: every table's public topics, read only.",
+        f"user {floor_user}",
+        *(f"topic read {base}/+/{name}" for name in PUBLIC),
     ]
     for table in names:
         lines += [

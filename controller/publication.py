@@ -3,28 +3,22 @@
 Payloads are built here from stored events and the folded state, through the engine's
 public forms only (``Event.public_dict``, ``engine.round.public_view``): concealed tiles,
 the wall order and lianhua's 暗精 never reach a public topic. The settlement, the scores
-and the hand log come only once the hand is over.
-
-    events      {"hand_id", "seq", "event": public_dict}        (live hub: flat)
-    hand        public_view(state) | {"hand_id"}                  retained
-    jing        {"hand_id", "indicator", "zheng_jing", "fu_jing"} | {"…", "caishen"}
-    dice        {"hand_id", "seat", "purpose", "a", "b"}           retained
-    scores      {"session_id", "hand_no", "totals": [4]}            retained
-    settlement  Settlement.as_dict() | {"hand_id"}                  retained
-    alerts      PublicAlert.as_dict() | {"hand_id"}: seat, kind, a text from public facts
-    handlog     the finished hand's full log (controller.handlog)
-    dealer      live hub only: where to break / flip (controller.dealer_guide)
+and the hand log come only once the hand is over. Every topic and payload is described
+once, in docs/displays.md (the display contract); the flat topics for microcontrollers
+are derived from these payloads by ``controller.mqtt.flat``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import structlog
 
 from controller.alerts import PublicAlert
 from controller.metrics import Metrics
+from controller.mqtt.flat import FlatTopics
 from controller.mqtt.topics import Topics, encode
 from controller.store import OutboxMessage
 from engine.round.events import DiceRolled, Event, JingFlipped
@@ -138,7 +132,10 @@ class Waker(Protocol):
 
 
 class Outlet:
-    """MQTT through the outbox (durable with the events), then the live hub, in that order."""
+    """MQTT through the outbox (durable with the events), then the live hub, in that order.
+
+    With the JSON messages go the flat topics whose values they change (only those: a
+    display is not woken for a value it already shows)."""
 
     def __init__(
         self,
@@ -147,15 +144,17 @@ class Outlet:
         publisher: Waker | None = None,
         live: LiveSink | None = None,
         metrics: Metrics | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.topics = topics
         self.publisher = publisher
         self.live = live
         self.metrics = metrics
+        self.flat = FlatTopics(clock)
 
     def outbox(self, messages: Sequence[Message]) -> list[OutboxMessage]:
         """The MQTT messages, to store in the same transaction as the events."""
-        return [
+        rows = [
             OutboxMessage(
                 topic=self.topics.topic(name),
                 payload=encode(payload),
@@ -165,9 +164,20 @@ class Outlet:
             for name, payload in messages
             if name != "dealer"
         ]
+        try:
+            flat = self.flat.changes(messages)
+        except Exception:  # the displays' convenience must never keep the events from the store
+            log.exception("flat display topics could not be derived")
+            flat = []
+        rows += [
+            OutboxMessage(topic=self.topics.topic(name), payload=text, qos=1, retain=True)
+            for name, text in flat
+        ]
+        return rows
 
     def committed(self, messages: Sequence[Message]) -> None:
         """The outbox rows are stored: send them, and show the same on the live hub."""
+        self.flat.sent()
         if self.publisher is not None:
             self.publisher.wake()
         for name, payload in messages:

@@ -1,14 +1,23 @@
-"""The table's topics and how payloads are written (see docs: design.md, MQTT)."""
+"""The table's topics and how payloads are written.
+
+The display contract, every topic and its payload, is docs/displays.md (one place); the
+names here and in ``controller.mqtt.flat`` are checked against its table by
+tests/controller/test_display_contract.py.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from controller.mqtt.flat import FLAT_NAMES
+
 # State a display needs on connect: retained, absolute values (never deltas).
 RETAINED = ("status", "jing", "dice", "scores", "hand", "settlement")
 # Streams: not retained; the hub de-duplicates handlog by hand id, displays events by seq.
 STREAMS = ("events", "alerts", "handlog")
+# Plain-text values for microcontrollers, all retained (controller.mqtt.flat).
+FLAT = frozenset(FLAT_NAMES)
 ONLINE = {"state": "online"}
 OFFLINE = {"state": "offline"}
 
@@ -31,13 +40,13 @@ class Topics:
         self.prefix = f"{root}/{parlour}/{table}/"
 
     def topic(self, name: str) -> str:
-        if name not in RETAINED and name not in STREAMS:
+        if name not in RETAINED and name not in STREAMS and name not in FLAT:
             raise ValueError(f"unknown topic {name!r}; known: {', '.join(RETAINED + STREAMS)}")
         return self.prefix + name
 
     @staticmethod
     def retained(name: str) -> bool:
-        return name in RETAINED
+        return name in RETAINED or name in FLAT
 
     @property
     def status(self) -> str:

@@ -7,47 +7,9 @@ streams every message to the pages over SSE (``/api/v1/public/live``). Only publ
 flow through it: it is served without a login. As a second line of defence the hub strips
 fields that are secret by design (see ``public_only``) and logs that as a bug.
 
-Topics and payloads (tiles are compact kind names from ``engine.tiles.kind_name``: ``"5m"``,
-``"E"``, ``"C"``; seats are absolute 0-3; ``hand_id`` ties state to the hand in progress):
-
-retained (the last value is replayed to every new page)
-    ``status``      ``{"state": "online" | "offline"}``
-    ``hand``        ``engine.round.public_view(state) | {"hand_id": ...}``: ruleset, hand_no,
-                    dealer, phase, turn, dice, jing, live (tiles left in the wall, or None),
-                    seats[4] {tiles, melds, discards}; after the end also wins, exhausted,
-                    settlement. Never concealed tiles, the wall order or the 暗精.
-    ``jing``        ``{"hand_id", "indicator": "4m", "zheng_jing": "5m", "fu_jing": "6m"}``;
-                    chongji: ``{"hand_id", "indicator": "4m", "caishen": "5m"}``.
-    ``dice``        the latest roll: ``{"hand_id", "seat", "purpose", "a", "b"}`` with purpose
-                    break | break_second | jing | xia_jing (as ``DiceRolled``).
-    ``scores``      ``{"session_id", "hand_no", "totals": [n0, n1, n2, n3]}``: session totals.
-    ``settlement``  ``Settlement.as_dict() | {"hand_id": ...}``: lines [{code, reason, from,
-                    to, amount}], net[4], next_dealer, void. Shown until the next hand starts
-                    (a ``hand`` message with another hand_id).
-    ``dealer``      what the dealer does next with the wall (``/dealer`` shows it)::
-
-                        {"hand_id": "…", "dealer": 0,
-                         "step": "break" | "flip" | "caishen" | "xia_jing" | "wait",
-                         "dice": {"seat": 0, "a": 3, "b": 4} | [roll, …] | None,
-                         "wall_seat": 1,        # whose wall, absolute seat
-                         "stack": 13,           # 1-based 墩 count
-                         "count_from": "right" | "left" | "tail",
-                         "start": "at" | "after",   # break: AT that 墩, or AFTER n left
-                         "place": {"wall_seat": 2, "stack": 9},   # optional, see below
-                         "text": {"zh": "…", "en": "…"}}   # optional
-
-                    ``dice``: the roll(s) the step follows (both rolls of a two-roll
-                    break). ``place``: the 墩 itself, counted from the right end of that
-                    wall, for the wall map (needed when counting from the tail).
-
-                    Leave ``text`` out and the hub writes it from the fields
-                    (``dealer_text``): "从下家门前右数第13墩开始抓牌", "从牌尾数第7墩翻精".
-streams (not retained; the last 20 alerts are replayed to a new page, marked as such)
-    ``events``      ``event.public_dict() | {"hand_id", "seq"}``: one public event.
-    ``alerts``      ``controller.alerts.PublicAlert.as_dict() | {"hand_id"?}``: ``{"kind",
-                    "seat": int | None, "message": str, "title", "advice": {"zh", "en"},
-                    "repeats"?: int}``. An alert from elsewhere without ``title``/``advice``
-                    gets them from its kind (``controller.alerts.advice``).
+Topics and payloads: docs/displays.md (the display contract; its "live stream" section
+for how the stream differs from MQTT: ``events`` flattened, ``alerts`` with ``title`` and
+``advice``, and the ``dealer`` topic with the fields ``dealer_text`` reads).
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """The HTML pages and their static files (written by hand, no build step, nothing from a CDN).
 
-``/`` and ``/display``: the table display; ``/dealer``: the dealer's view; ``/owner``: the
-owners' app (it logs in through the API). The pages are public; owner data comes only
-through the API, which checks the login.
+``/`` and ``/display``: the table display (from the web app's live stream, or with
+``?broker=`` straight from the parlour's broker); ``/dealer``: the dealer's view;
+``/floor``: every table of the parlour live, from the broker (docs/displays.md);
+``/owner``: the owners' app (it logs in through the API). The pages are public; owner data
+comes only through the API, which checks the login.
 """
 
 from __future__ import annotations
@@ -13,13 +15,16 @@ from fastapi import APIRouter
 from fastapi.responses import FileResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from controller.web.live import ALERT_ADVICE
+
 STATIC = Path(__file__).with_name("static")
 router = APIRouter(include_in_schema=False)
 
-# Only this origin: a page here never loads a script, font or image from the internet.
+# Only this origin: a page here never loads a script, font or image from the internet. The
+# display and the floor may open a WebSocket to the parlour's broker (another port or host).
 CSP = (
     "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+    "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
     "form-action 'self'"
 )
 
@@ -37,6 +42,17 @@ def display() -> FileResponse:
 @router.get("/dealer")
 def dealer() -> FileResponse:
     return _page("dealer.html")
+
+
+@router.get("/floor")
+def floor() -> FileResponse:
+    return _page("floor.html")
+
+
+@router.get("/floor/alerts.json")
+def alert_titles() -> dict[str, dict[str, str]]:
+    """What the floor calls each alert kind (the live hub's titles)."""
+    return {kind: {"zh": zh, "en": en} for kind, (zh, en, _, _) in ALERT_ADVICE.items()}
 
 
 @router.get("/owner")

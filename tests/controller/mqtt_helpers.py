@@ -13,6 +13,7 @@ import aiomqtt
 from controller.config import MqttSettings
 from controller.metrics import Metrics
 from controller.mqtt import Publisher, Topics
+from controller.mqtt.flat import PREFIX as FLAT_PREFIX
 from controller.store import EventStore
 
 T = TypeVar("T")
@@ -59,8 +60,10 @@ def make_publisher(
 
 
 def payload(message: aiomqtt.Message) -> Any:
+    """JSON, except the flat display topics' plain text (docs/displays.md)."""
     assert isinstance(message.payload, bytes)
-    return json.loads(message.payload.decode("utf-8"))
+    text = message.payload.decode("utf-8")
+    return text if f"/{FLAT_PREFIX}" in message.topic.value else json.loads(text)
 
 
 async def collect(

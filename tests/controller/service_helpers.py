@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import json
 import os
 import shutil
 import tempfile
@@ -24,6 +23,7 @@ from engine.round.events import Event, event_from_dict
 from engine.round.fold import fold
 from engine.round.replay import check
 from engine.round.state import RoundState
+from tests.controller.mqtt_helpers import payload
 
 # A fast virtual table: readers scan every 5 ms, tiles move at once, walls rise at once.
 FAST_SIM: dict[str, Any] = {
@@ -92,7 +92,7 @@ class Recorder:
                 name = m.topic.value.removeprefix(PREFIX)
                 if name.startswith("zz-test/"):
                     continue  # mqtt_helpers.retained_state's sentinel
-                self.messages.append((name, json.loads(m.payload), m.retain))
+                self.messages.append((name, payload(m), m.retain))
 
     def of(self, name: str) -> list[Any]:
         return [p for n, p, _ in self.messages if n == name]

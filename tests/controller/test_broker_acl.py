@@ -4,7 +4,6 @@ deploy/mosquitto/mjtable.conf and the acl_file `mjtable broker-acl` writes."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -18,41 +17,27 @@ from controller.broker_acl import display_user, render_acl, table_user
 from controller.cli import app
 from controller.cli import broker_acl as _broker_acl  # noqa: F401  (registers the command)
 from controller.cli import commands as _commands  # noqa: F401  (and the others)
-from tests.controller.mosquitto import Mosquitto, mosquitto_passwd_binary
+from tests.controller.mosquitto import Mosquitto
 from tests.controller.mqtt_helpers import guarded
+from tests.controller.parlour_broker import parlour_broker, password
 
 pytestmark = pytest.mark.timeout(120)
-DEPLOY_CONF = Path(__file__).parents[2] / "deploy" / "mosquitto" / "mjtable.conf"
 BASE = "mahjong/p1"
-USERS = ["hub", table_user("t1"), table_user("t2"), display_user("t1"), display_user("t2")]
-
-
-def password(user: str) -> str:
-    return f"pw of {user} 密"
+USERS = [
+    "hub",
+    "floor",
+    table_user("t1"),
+    table_user("t2"),
+    display_user("t1"),
+    display_user("t2"),
+]
 
 
 @pytest.fixture
 def broker(mosquitto_factory: Callable[..., Mosquitto], tmp_path: Path) -> Mosquitto:
-    passwd = tmp_path / "mjtable.passwd"
-    for i, user in enumerate(USERS):
-        create = ["-c"] if i == 0 else []
-        subprocess.run(
-            [mosquitto_passwd_binary(), *create, "-b", str(passwd), user, password(user)],
-            check=True,
-        )
-    passwd.chmod(0o600)
-    (tmp_path / "mjtable.acl").write_text(render_acl("p1", ["t1", "t2"]))
-    broker = mosquitto_factory(start=False)
-    # The deployed file as is, but for the paths and the port; the test's own user and log.
-    conf = DEPLOY_CONF.read_text().replace("/etc/mosquitto/", f"{tmp_path}/")
-    conf = conf.replace("listener 1883", f"listener {broker.port} 127.0.0.1")
-    kept = [
-        line
-        for line in broker.conf.read_text().splitlines()
-        if line.split(" ", 1)[0] in ("user", "log_dest", "log_type", "persistence")
-    ]
-    broker.conf.write_text(conf + "\n".join(kept) + "\n")
-    broker.start()
+    broker, _ws = parlour_broker(
+        mosquitto_factory, tmp_path, parlour="p1", tables=["t1", "t2"], users=USERS
+    )
     return broker
 
 
@@ -118,11 +103,35 @@ def test_display_reads_only_its_tables_public_topics(broker: Mosquitto) -> None:
                 await t1.publish(f"{BASE}/t1/handlog", b"{}", qos=1)  # secret
                 await t1.publish(f"{BASE}/t1/handlog_ack", b"{}", qos=1)
                 await t1.publish(f"{BASE}/t1/events", b"{}", qos=1)  # public: delivered
+                await t1.publish(f"{BASE}/t1/flat/seat/2/total", b"-3", qos=1)  # public
                 await t1.publish(f"{BASE}/t1/scores", b"{}", qos=1)  # the sentinel
 
             got = await receive_until_sentinel(display, f"{BASE}/t1/scores", publish)
             # Once per matching subscription it holds (the # and the exact one may overlap).
-            assert set(got) == {f"{BASE}/t1/events"}
+            assert set(got) == {f"{BASE}/t1/events", f"{BASE}/t1/flat/seat/2/total"}
+
+    asyncio.run(main())
+
+
+def test_floor_reads_every_tables_public_topics_only(broker: Mosquitto) -> None:
+    async def main() -> None:
+        async with (
+            client(broker, "floor") as floor,
+            client(broker, "table-t1") as t1,
+            client(broker, "table-t2") as t2,
+        ):
+            await floor.subscribe(f"{BASE}/#", qos=1)
+
+            async def publish() -> None:
+                await t1.publish(f"{BASE}/t1/handlog", b"{}", qos=1)  # secret
+                await t2.publish(f"{BASE}/t2/flat/state", b"in_hand", qos=1)
+                await t1.publish(f"{BASE}/t1/hand", b"{}", qos=1)
+                await t2.publish(f"{BASE}/t2/alerts", b"{}", qos=1)
+                await t1.publish(f"{BASE}/t1/status", b"{}", qos=1)  # the sentinel
+
+            got = await receive_until_sentinel(floor, f"{BASE}/t1/status", publish)
+            assert got == [f"{BASE}/t2/flat/state", f"{BASE}/t1/hand", f"{BASE}/t2/alerts"]
+            await floor.publish(f"{BASE}/t1/scores", b"forged", qos=1)  # refused silently
 
     asyncio.run(main())
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from controller.runtime import running
 from engine.round.projection import public_view
 from engine.settlement.ledger import plain
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.mqtt_helpers import retained_state
+from tests.controller.mqtt_helpers import payload, retained_state
 from tests.controller.service_helpers import (
     GUARD,
     PREFIX,
@@ -50,7 +49,7 @@ async def display(port: int, got: list[tuple[str, Any]], ready: asyncio.Event) -
                 async for m in client.messages:
                     name = m.topic.value.removeprefix(PREFIX)
                     if isinstance(m.payload, bytes) and not name.startswith("zz-test/"):
-                        got.append((name, json.loads(m.payload)))
+                        got.append((name, payload(m)))
         except aiomqtt.MqttError:
             await asyncio.sleep(0.1)
 

@@ -6,7 +6,8 @@ Before a hand is over no message may name a concealed tile, the wall order or th
 every tile an event names is face up once that event has happened (a discard, a meld
 other than a concealed kong, the flipped 精, a winning tile), every ``hand`` message is
 the engine's public projection of the log so far, and the settlement, scores and hand
-log come only after the hand's last event.
+log come only after the hand's last event. The flat display topics (docs/displays.md)
+carry, each time, exactly what the public ``hand`` and ``scores`` messages before them say.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from controller.mqtt.flat import CONTRACT_VERSION, NO_ALERT, from_hand, from_scores
 from engine.hand import MeldType
 from engine.round.events import Event, Exhausted, JingFlipped, Shuffled, WinDeclared
 from engine.round.fold import evolve
@@ -125,11 +127,18 @@ def test_no_secret_reaches_a_public_topic(mosquitto: Mosquitto, tmp_path: Path) 
     assert len(facts) == HANDS
     by_id = {f.hand_id: f for f in facts}
     seen_seq: dict[str, int] = {}  # the latest event seq a subscriber has got, per hand
+    flat: dict[str, str] = {"flat/contract": str(CONTRACT_VERSION)}  # what the JSON says
+    flat_seen = 0
     for name, payload, _retained in messages:
         if name == "status":
             continue
+        if name.startswith("flat/"):
+            assert payload == flat.get(name), (name, payload)
+            flat_seen += 1
+            continue
         if name == "scores":
             assert set(payload) == {"session_id", "hand_no", "totals"}
+            flat |= from_scores(payload)
             continue
         if name == "handlog":
             f = by_id[payload["hand_id"]]
@@ -150,6 +159,7 @@ def test_no_secret_reaches_a_public_topic(mosquitto: Mosquitto, tmp_path: Path) 
         elif name == "hand":
             # the projection of the log as far as the subscriber has been told
             assert payload == f.views[seen_seq[f.hand_id]]
+            flat |= NO_ALERT | from_hand(payload)  # (a clean run has no alert to show)
         elif name == "jing":
             assert set(payload) <= JING_KEYS
             if "indicator" in payload:  # the flipped tile, never the 暗精 under it
@@ -163,3 +173,4 @@ def test_no_secret_reaches_a_public_topic(mosquitto: Mosquitto, tmp_path: Path) 
         else:
             raise AssertionError(f"unexpected topic {name}")
     assert set(seen_seq) == set(by_id)
+    assert flat_seen > 30 * HANDS

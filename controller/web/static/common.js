@@ -203,14 +203,17 @@ const MJ = (() => {
   const TOPICS = ["status", "hand", "jing", "dice", "scores", "settlement", "dealer", "events", "alerts"];
 
   /** Follow /api/v1/public/live; onMessage(topic, payload, meta). The banner shows the state. */
+  /** The connection's state on the page's banner: connecting, connected, reconnecting. */
+  function showLive(banner, state) {
+    if (!banner) return;
+    banner.dataset.state = state;
+    banner.textContent = t(state);
+    document.body.dataset.live = state;
+  }
+
   function live(onMessage, banner) {
     let source = null, retry = null;
-    const show = (state) => {
-      if (!banner) return;
-      banner.dataset.state = state;
-      banner.textContent = t(state);
-      document.body.dataset.live = state;
-    };
+    const show = (state) => showLive(banner, state);
     const open = () => {
       show(source ? "reconnecting" : "connecting");
       source = new EventSource("/api/v1/public/live");
@@ -235,5 +238,5 @@ const MJ = (() => {
     return { close: () => source && source.close() };
   }
 
-  return { t, lang: () => lang, setLang, langToggle, applyI18n, tile, tileName, parseTile, die, seatName, fmtNum, esc, live, params };
+  return { t, lang: () => lang, setLang, langToggle, applyI18n, tile, tileName, parseTile, die, seatName, fmtNum, esc, live, showLive, params };
 })();

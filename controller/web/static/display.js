@@ -148,11 +148,16 @@
   document.addEventListener("DOMContentLoaded", () => {
     MJ.applyI18n();
     MJ.langToggle($("lang"));
-    fetch("/api/v1/public/table").then((r) => r.json()).then((t) => {
-      $("table-name").textContent = `${t.parlour} · ${t.table}`;
-    }).catch(() => {});
     document.addEventListener("mj:lang", render);
     render();
-    MJ.live(onMessage, $("live-banner"));
+    // ?broker=…: straight from the parlour's broker (broker.js); else the web app's stream
+    const broker = MJBroker.settings();
+    fetch("/api/v1/public/table").then((r) => r.json()).catch(() => ({})).then((t) => {
+      const parlour = broker.parlour || t.parlour, table = broker.table || t.table;
+      $("table-name").textContent = `${parlour} · ${table}`;
+      if (!broker.wanted) return;
+      MJBroker.load().then(() => MJBroker.tableLive(broker, parlour, table, onMessage, $("live-banner")));
+    });
+    if (!broker.wanted) MJ.live(onMessage, $("live-banner"));
   });
 })();

@@ -1,0 +1,144 @@
+/* The parlour floor: every table live on one screen, from the broker's flat topics and
+   each table's status and alerts (docs/displays.md), with the floor account. A click on
+   a table opens its display (from the broker, with the same account); the hand log is
+   the owners' page. On the hub: every table of the parlour; on a Pi: its own table. */
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const TEXT = {
+    zh: { idle: "空闲", dealing: "发牌", in_hand: "对局中", settling: "结算", offline: "离线",
+      tables: "张牌桌", display: "显示", handlog: "牌局记录", hand: "第{n}局", alert_for: "已持续" },
+    en: { idle: "Idle", dealing: "Dealing", in_hand: "In hand", settling: "Settling",
+      offline: "Offline", tables: "tables", display: "Display", handlog: "Hand log",
+      hand: "Hand {n}", alert_for: "open for" },
+  };
+  const tr = (key, n) => (TEXT[MJ.lang()][key] || key).replace("{n}", n);
+  const tables = new Map(); // id -> {flat: {name: text}, status, alerts: [{kind, seat, since}]}
+  let broker = null, prefix = "", titles = {}, pending = false;
+
+  // Bounds: whatever a table's account publishes, the page's memory stays small.
+  const MAX_TABLES = 500, MAX_KEYS = 100, MAX_TEXT = 200, MAX_ALERTS = 50;
+  const entry = (id) => {
+    if (!tables.has(id)) {
+      if (tables.size >= MAX_TABLES) return null;
+      tables.set(id, { flat: {}, status: null, alerts: [] });
+    }
+    return tables.get(id);
+  };
+
+  function onMessage(topic, text) {
+    const rest = topic.slice(prefix.length);
+    const cut = rest.indexOf("/");
+    if (!topic.startsWith(prefix) || cut < 1) return;
+    const t = entry(rest.slice(0, cut)), name = rest.slice(cut + 1);
+    if (!t) return;
+    if (name.startsWith("flat/")) {
+      const key = name.slice(5);
+      if (text === "") delete t.flat[key];
+      else if (key in t.flat || Object.keys(t.flat).length < MAX_KEYS) t.flat[key] = text.slice(0, MAX_TEXT);
+      if (key === "alert" && text === "") t.alerts = []; // a new hand: its alerts start afresh
+    } else if (name === "status" || name === "alerts") {
+      let p;
+      try { p = JSON.parse(text); } catch { return; }
+      if (!p || typeof p !== "object") return;
+      if (name === "status") t.status = p.state;
+      else if (t.alerts.length < MAX_ALERTS) {
+        const seat = Number.isInteger(p.seat) && p.seat >= 0 && p.seat < 4 ? p.seat : null;
+        t.alerts.push({ kind: String(p.kind).slice(0, MAX_TEXT), seat, since: Date.now() / 1000 });
+      }
+    }
+    if (!pending) { pending = true; requestAnimationFrame(render); }
+  }
+
+  /** The retained latest alert (a page opened after it was raised) joins the stream's. */
+  function openAlerts(t) {
+    const f = t.flat, list = t.alerts.slice();
+    if (f.alert) {
+      const seat = /^[0-3]$/.test(f.alert_seat || "") ? Number(f.alert_seat) : null;
+      const at = Number(f.alert_at) || Date.now() / 1000;
+      const same = list.find((a) => a.kind === f.alert && (a.seat ?? null) === seat);
+      if (same) same.since = Math.min(same.since, at); else list.push({ kind: f.alert, seat, since: at });
+    }
+    return list;
+  }
+
+  function ago(since) {
+    const s = Math.max(0, Math.floor(Date.now() / 1000 - since));
+    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  }
+
+  function tileOf(code, label) {
+    return code ? `<span>${label} ${MJ.tile(code, "tile-s")}</span>` : "";
+  }
+
+  function card(id, t) {
+    const f = t.flat;
+    const state = t.status === "offline" ? "offline" : f.state || "idle";
+    const jing = f["jing/caishen_code"]
+      ? tileOf(f["jing/caishen_code"], MJ.t("caishen"))
+      : tileOf(f["jing/zheng_code"], MJ.t("zheng")) + tileOf(f["jing/fu_code"], MJ.t("fu"));
+    const seats = [0, 1, 2, 3].map((s) => {
+      const dealer = f[`seat/${s}/dealer`] === "1";
+      const total = f[`seat/${s}/total`];
+      return `<div class="${dealer ? "dealer" : ""}" data-seat="${s}"><small>${MJ.esc(f[`seat/${s}/wind`] || "")}${dealer ? " 庄" : ""} · ${s + 1}</small>` +
+        `<b data-total>${total === undefined ? "0" : MJ.esc(MJ.fmtNum(total) || "0")}</b></div>`;
+    }).join("");
+    const alerts = openAlerts(t).map((a) => {
+      const title = (titles[a.kind] && titles[a.kind][MJ.lang()]) || a.kind;
+      const dealer = /^[0-3]$/.test(f.dealer || "") ? Number(f.dealer) : null;
+      const seat = a.seat === null || a.seat === undefined ? "" : ` · ${MJ.seatName(Number(a.seat), dealer)}`;
+      return `<li data-kind="${MJ.esc(a.kind)}" title="${tr("alert_for")}">${MJ.esc(title)}${MJ.esc(seat)}<time data-since="${a.since}">${ago(a.since)}</time></li>`;
+    }).join("");
+    const display = MJBroker.displayUrl(broker, broker.parlour, id);
+    return `<article class="floor-card" data-table="${MJ.esc(id)}" data-state="${MJ.esc(state)}" data-alerts="${alerts ? "yes" : "no"}" data-href="${MJ.esc(display)}">
+      <header><b>${MJ.esc(id)}</b><span class="state">${MJ.esc(tr(state))}</span>
+        <span class="hand-no">${f.hand_no ? MJ.esc(tr("hand", f.hand_no)) : ""}</span></header>
+      <div class="floor-jing">${jing}</div>
+      <div class="floor-scores">${seats}</div>
+      <ul class="floor-alerts">${alerts}</ul>
+      <nav><a class="to-display" href="${MJ.esc(display)}">${tr("display")}</a>
+        <a class="to-handlog" href="/owner#/t/${encodeURIComponent(id)}">${tr("handlog")}</a></nav>
+    </article>`;
+  }
+
+  function render() {
+    pending = false;
+    const ids = [...tables.keys()].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+    $("floor").innerHTML = ids.map((id) => card(id, tables.get(id))).join("");
+    $("floor-count").textContent = `${ids.length} ${tr("tables")}`;
+    document.body.dataset.rendered = String(Date.now());
+  }
+
+  function tick() { // how long each alert has been open, every second
+    document.querySelectorAll(".floor-alerts time").forEach((el) => { el.textContent = ago(Number(el.dataset.since)); });
+  }
+
+  const banner = (state) => MJ.showLive($("live-banner"), state);
+
+  document.addEventListener("DOMContentLoaded", () => {
+    MJ.applyI18n();
+    MJ.langToggle($("lang"));
+    document.addEventListener("mj:lang", () => { render(); banner($("live-banner").dataset.state); });
+    $("floor").addEventListener("click", (e) => {
+      const el = e.target.closest(".floor-card");
+      if (el && !e.target.closest("a")) location.href = el.dataset.href;
+    });
+    setInterval(tick, 1000);
+    broker = MJBroker.settings();
+    Promise.all([
+      fetch("/api/v1/public/table").then((r) => r.json()).catch(() => ({})),
+      fetch("/floor/alerts.json").then((r) => r.json()).catch(() => ({})),
+    ]).then(([t, names]) => {
+      titles = names;
+      broker.parlour = broker.parlour || t.parlour;
+      // the hub's web app names itself "hub": every table; a Pi's: its own table
+      const table = broker.table || (t.table && t.table !== "hub" ? t.table : "+");
+      $("parlour-name").textContent = broker.parlour;
+      prefix = `${MJBroker.ROOT}/${broker.parlour}/`;
+      const filters = ["status", "alerts", "flat/#"].map((n) => `${prefix}${table}/${n}`);
+      MJBroker.connect(broker, filters, onMessage, banner);
+      render();
+    });
+  });
+})();
