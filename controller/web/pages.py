@@ -15,7 +15,7 @@ from fastapi import APIRouter
 from fastapi.responses import FileResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from controller.web.live import ALERT_ADVICE
+from controller.alerts import ADVICE
 
 STATIC = Path(__file__).with_name("static")
 router = APIRouter(include_in_schema=False)
@@ -51,8 +51,8 @@ def floor() -> FileResponse:
 
 @router.get("/floor/alerts.json")
 def alert_titles() -> dict[str, dict[str, str]]:
-    """What the floor calls each alert kind (the live hub's titles)."""
-    return {kind: {"zh": zh, "en": en} for kind, (zh, en, _, _) in ALERT_ADVICE.items()}
+    """What the floor calls each alert kind (controller.alerts)."""
+    return {kind: {"zh": zh, "en": en} for kind, (zh, en, _, _) in ADVICE.items()}
 
 
 @router.get("/owner")
