@@ -2,15 +2,18 @@
 
 A hand already stored is skipped (a table re-sent it, or two copies were in flight); hands
 may arrive in any order. A session is created from the first of its hands to arrive, and
-its start moved back if an earlier hand arrives later. Works on PostgreSQL (the hub) and
-SQLite (tests, a one-table "hub").
+its start moved back if an earlier hand arrives later. Sessions and hands belong to the
+table that sent them first: a hand naming another table's session or hand id is refused
+(returned in ``rejected``, for the quarantine), never merged. Works on PostgreSQL (the hub)
+and SQLite (tests, a one-table "hub").
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -18,8 +21,15 @@ from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
-from controller.handlog import Handlog
-from controller.store.models import EventRow, HandRow, SessionRow, SettlementRow, utcnow
+from controller.handlog import Handlog, table_of_topic
+from controller.store.models import (
+    EventRow,
+    HandRow,
+    QuarantinedHandlogRow,
+    SessionRow,
+    SettlementRow,
+    utcnow,
+)
 from controller.store.table_stats import Changes, bump
 
 FINISHED = "finished"
@@ -30,6 +40,7 @@ CHUNK = 1000  # ids per IN (...) list
 class StoreResult:
     stored: list[str]  # hand ids written by this call
     duplicates: list[str]  # hand ids already there (or twice in the batch)
+    rejected: dict[str, str] = field(default_factory=dict)  # hand id: why it was refused
 
     @property
     def acked(self) -> list[str]:
@@ -42,12 +53,34 @@ def _insert(conn: Connection, table: Any) -> Any:
     return dialect.insert(table)
 
 
-def _existing(conn: Connection, ids: list[str]) -> set[str]:
-    found: set[str] = set()
+Owner = tuple[str | None, str | None]  # (parlour, table_id)
+
+
+def _owners(conn: Connection, row: Any, ids: Sequence[str]) -> dict[str, Owner]:
+    """Who each of ``ids`` (rows of ``row``: hands or sessions) belongs to, if stored."""
+    found: dict[str, Owner] = {}
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
-        found.update(conn.scalars(select(HandRow.id).where(HandRow.id.in_(chunk))))
+        query = select(row.id, row.parlour, row.table_id).where(row.id.in_(chunk))
+        found.update((i, (p, t)) for i, p, t in conn.execute(query))
     return found
+
+
+def _foreign_sessions(conn: Connection, logs: Sequence[Handlog]) -> dict[str, str]:
+    """The hands naming a session that another table started (in the database, or earlier
+    in this batch): hand id → reason."""
+    ids = sorted({log.session_id for log in logs if log.session_id is not None})
+    owners = _owners(conn, SessionRow, ids)
+    refused: dict[str, str] = {}
+    for log in logs:
+        if log.session_id is None:
+            continue
+        owner = owners.setdefault(log.session_id, (log.parlour, log.table))
+        if owner != (log.parlour, log.table):
+            refused[log.hand_id] = (
+                f"session {log.session_id} belongs to another table, not {log.parlour}/{log.table}"
+            )
+    return refused
 
 
 def _sessions(conn: Connection, logs: Sequence[Handlog], stats: Changes) -> None:
@@ -122,11 +155,19 @@ def _write(conn: Connection, logs: Sequence[Handlog]) -> StoreResult:
             duplicates.append(log.hand_id)
         else:
             unique[log.hand_id] = log
-    existing = _existing(conn, list(unique))
-    duplicates += [hid for hid in unique if hid in existing]
+    existing = _owners(conn, HandRow, list(unique))
+    rejected: dict[str, str] = {}
+    for hid, owner in existing.items():
+        log = unique[hid]
+        if owner == (log.parlour, log.table):
+            duplicates.append(hid)
+        else:
+            rejected[hid] = f"hand {hid} belongs to another table, not {log.parlour}/{log.table}"
     new = [log for hid, log in unique.items() if hid not in existing]
+    rejected |= _foreign_sessions(conn, new)
+    new = [log for log in new if log.hand_id not in rejected]
     if not new:
-        return StoreResult([], duplicates)
+        return StoreResult([], duplicates, rejected)
     stats = Changes()
     _sessions(conn, new, stats)
     for log in new:
@@ -179,7 +220,7 @@ def _write(conn: Connection, logs: Sequence[Handlog]) -> StoreResult:
             for log in new
         ],
     )
-    return StoreResult([log.hand_id for log in new], duplicates)
+    return StoreResult([log.hand_id for log in new], duplicates, rejected)
 
 
 def store_handlogs(engine: Engine, logs: Sequence[Handlog]) -> StoreResult:
@@ -192,3 +233,61 @@ def store_handlogs(engine: Engine, logs: Sequence[Handlog]) -> StoreResult:
         # once more, now that they are visible.
         with engine.begin() as conn:
             return _write(conn, logs)
+
+
+EXCERPT_BYTES = 2048
+REASON_CHARS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A handlog message the hub will not store, as it goes into the quarantine."""
+
+    topic: str
+    reason: str
+    size: int
+    excerpt: str
+    hand_id: str | None = None
+
+    @classmethod
+    def of(cls, topic: str, reason: str, payload: bytes, hand_id: str | None = None) -> Refused:
+        head = payload[:EXCERPT_BYTES].decode("utf-8", "backslashreplace")
+        return cls(
+            _storable(topic),
+            _storable(reason[:REASON_CHARS]),
+            len(payload),
+            _storable(head),
+            hand_id,
+        )
+
+
+def _storable(text: str) -> str:
+    """``text`` with what a PostgreSQL text column refuses (NUL, lone surrogates) escaped."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
+
+
+def quarantine(engine: Engine, refused: Sequence[Refused]) -> None:
+    """Keep refused handlogs with their reasons (one transaction)."""
+    if not refused:
+        return
+    now = utcnow()
+    rows = []
+    for r in refused:
+        parlour: str | None = None
+        table: str | None = None
+        with contextlib.suppress(ValueError):
+            parlour, table = table_of_topic(r.topic)
+        rows.append(
+            {
+                "received_at": now,
+                "topic": r.topic[:256],
+                "parlour": parlour and parlour[:64],
+                "table_id": table and table[:64],
+                "hand_id": r.hand_id,
+                "reason": r.reason,
+                "size": r.size,
+                "excerpt": r.excerpt,
+            }
+        )
+    with engine.begin() as conn:
+        conn.execute(_insert(conn, QuarantinedHandlogRow.__table__), rows)

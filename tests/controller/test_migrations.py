@@ -25,6 +25,7 @@ TABLES = {
     "outbox",
     "owners",
     "table_stats",
+    "quarantined_handlogs",
     "alembic_version",
 }
 
