@@ -204,6 +204,8 @@ class OwnerRow(Base):
     name: Mapped[str] = mapped_column(String(64), unique=True)
     password_hash: Mapped[str] = mapped_column(String(255))  # controller.web.passwords format
     created_at: Mapped[datetime]
+    # In every login token; bumped (ending every login) by a logout or a new password.
+    token_generation: Mapped[int] = mapped_column(Integer, server_default="0")
 
 
 class QuarantinedHandlogRow(Base):

@@ -4,7 +4,7 @@ totals. Every route needs a login (``controller.web.auth``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
@@ -62,7 +62,8 @@ def _aware(value: datetime | None, name: str) -> datetime | None:
     if value is None:
         return None
     try:
-        return value.astimezone() if value.tzinfo is None else value
+        # In UTC here: 9999-12-31T23:59:59-23:59 is past the last datetime in UTC.
+        return value.astimezone(UTC)
     except (OverflowError, OSError, ValueError):
         raise HTTPException(422, f"{name}: not a usable time: {value.isoformat()}") from None
 

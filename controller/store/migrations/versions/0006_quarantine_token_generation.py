@@ -1,4 +1,4 @@
-"""Handlogs the hub refused, kept with the reason.
+"""Handlogs the hub refused, kept with the reason; owners' login token generation.
 
 Revision ID: 0006
 Revises: 0005
@@ -31,8 +31,14 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_quarantined_handlogs")),
     )
     op.create_index("ix_quarantined_handlogs_received", "quarantined_handlogs", ["received_at"])
+    with op.batch_alter_table("owners") as batch:
+        batch.add_column(
+            sa.Column("token_generation", sa.Integer(), server_default="0", nullable=False)
+        )
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("owners") as batch:
+        batch.drop_column("token_generation")
     op.drop_index("ix_quarantined_handlogs_received", table_name="quarantined_handlogs")
     op.drop_table("quarantined_handlogs")
