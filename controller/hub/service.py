@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,7 +33,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from controller.config import MqttSettings
+from controller.config import ID_PATTERN, MqttSettings
 from controller.handlog import (
     Handlog,
     HandlogError,
@@ -89,6 +91,10 @@ class HubIngest:
         self.client_id = client_id or f"mjtable-hub-{parlour}"
         self.batch_max = batch_max
         self.counters = HubCounters()
+        # Each table's last retained status ("online" / "offline", its will), for the owners'
+        # list of tables; read by the web app on the same event loop.
+        self.statuses: dict[str, str] = {}
+        self.status_filter = f"{settings.topic_root}/{parlour}/+/status"
         self.connected = asyncio.Event()
         self._stop = asyncio.Event()
 
@@ -116,6 +122,7 @@ class HubIngest:
             delay = min(delay * 2, self.settings.reconnect_max)
 
     async def _session(self, client: aiomqtt.Client) -> None:
+        await client.subscribe(self.status_filter, qos=1)
         # Bounded: while the database is slow, the broker holds the rest (QoS 1 flow control).
         queue: asyncio.Queue[Item] = asyncio.Queue(maxsize=2 * self.batch_max)
         receive = asyncio.create_task(self._receive(client, queue))
@@ -135,9 +142,22 @@ class HubIngest:
     async def _receive(self, client: aiomqtt.Client, queue: asyncio.Queue[Item]) -> None:
         async for message in client.messages:
             topic = message.topic.value
-            self.counters.received += 1
             raw = message.payload if isinstance(message.payload, bytes) else b""
+            if topic.endswith("/status"):
+                self._status(topic, raw)
+                continue
+            self.counters.received += 1
             await queue.put(self._parse(topic, raw))
+
+    def _status(self, topic: str, raw: bytes) -> None:
+        table = topic.split("/")[-2]
+        state = None
+        if len(raw) <= 256:
+            with contextlib.suppress(ValueError):
+                data = json.loads(raw)
+                state = data.get("state") if isinstance(data, dict) else None
+        if state in ("online", "offline") and re.fullmatch(ID_PATTERN, table):
+            self.statuses[table] = state
 
     @staticmethod
     def _parse(topic: str, raw: bytes) -> Item:

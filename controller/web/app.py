@@ -86,6 +86,7 @@ def create_app(
     *,
     metrics: Metrics | None = None,
     keepalive: float = 15.0,
+    table_status: Callable[[str], str | None] | None = None,
 ) -> FastAPI:
     settings = settings or WebAppSettings()
     app = FastAPI(
@@ -110,6 +111,7 @@ def create_app(
         hashing=HashGate(settings.hash_slots),
         streams=StreamSlots(settings.live_streams, settings.live_streams_per_client),
         keepalive=keepalive,
+        table_status=table_status,
     )
     app.add_exception_handler(RequestValidationError, _validation_problem)
     app.add_exception_handler(StoreInputError, _store_input_problem)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from fastapi import Request
@@ -24,9 +25,17 @@ class WebContext:
     throttle: LoginThrottle
     hashing: HashGate
     streams: StreamSlots
+    # The hub's: a table's status ("online" / "offline") from its broker, None if unheard.
+    table_status: Callable[[str], str | None] | None = None
     keepalive: float = 15.0  # seconds between SSE comments that keep proxies from closing
 
 
 def context(request: Request) -> WebContext:
     ctx: WebContext = request.app.state.ctx
     return ctx
+
+
+def own_table(ctx: WebContext) -> str | None:
+    """The table this service is (hands outside any session are listed under it); the hub
+    is none."""
+    return None if ctx.settings.hub else ctx.settings.table

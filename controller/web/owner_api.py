@@ -23,7 +23,7 @@ from controller.store.tables import (
 )
 from controller.web import charts
 from controller.web.auth import current_owner
-from controller.web.context import WebContext, context
+from controller.web.context import WebContext, context, own_table
 from controller.web.export import hands_csv, hands_json
 from controller.web.replay import ReplayError, event_payloads, replay
 from controller.web.schemas import (
@@ -119,8 +119,11 @@ Offset = Annotated[int, Query(ge=0, le=1_000_000)]
 
 
 def _table_out(ctx: WebContext, t: TableRecord) -> TableOut:
-    this = t.table_id == ctx.settings.table
+    this = t.table_id == own_table(ctx)
     state, current = "unknown", None
+    heard = ctx.table_status(t.table_id) if ctx.table_status is not None else None
+    if heard in ("online", "offline"):
+        state = heard
     if this:
         live_status = ctx.live.last("status")
         if isinstance(live_status, dict) and live_status.get("state") in ("online", "offline"):
@@ -134,28 +137,26 @@ def _table_out(ctx: WebContext, t: TableRecord) -> TableOut:
 
 def _tables(ctx: WebContext) -> list[TableOut]:
     s = ctx.settings
-    found = list_tables(ctx.store, default_table=s.table, parlour=s.parlour)
+    found = list_tables(ctx.store, default_table=own_table(ctx), parlour=s.parlour)
     return [_table_out(ctx, t) for t in found]
 
 
 def _table(ctx: WebContext, table_id: str) -> TableOut:
     s = ctx.settings
-    found = table_record(ctx.store, table_id, default_table=s.table, parlour=s.parlour)
+    found = table_record(ctx.store, table_id, default_table=own_table(ctx), parlour=s.parlour)
     if found is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown table {table_id!r}")
     return _table_out(ctx, found)
 
 
 def _known(ctx: WebContext, table_id: str) -> None:
-    if not has_table(ctx.store, table_id, default_table=ctx.settings.table):
+    if not has_table(ctx.store, table_id, default_table=own_table(ctx)):
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown table {table_id!r}")
 
 
 def _hands(ctx: WebContext, table_id: str, filters: HandFilters, **kw: Any) -> list[HandRecord]:
     _known(ctx, table_id)
-    return table_hands(
-        ctx.store, table_id, default_table=ctx.settings.table, **filters.query(), **kw
-    )
+    return table_hands(ctx.store, table_id, default_table=own_table(ctx), **filters.query(), **kw)
 
 
 def _stored(ctx: WebContext, hand_id: str) -> StoredHand:

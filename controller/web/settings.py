@@ -19,6 +19,9 @@ class WebAppSettings:
     parlour: str = "demo"
     table: str = "t1"
     """The table this service is; hands played outside a session are listed under it."""
+    hub: bool = False
+    """The parlour hub: it is no table itself (``table`` only names the app), and every
+    table's status comes from the hub's broker."""
     secret_key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     """Signs login tokens; the default (random per process) ends logins at each restart."""
     login_ttl: float = 12 * 3600.0
