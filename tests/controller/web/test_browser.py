@@ -143,6 +143,12 @@ def test_display_follows_a_hand_live(
     # The next hand starts: the settlement goes away.
     hub.publish("hand", dict(steps[0])["hand"] | {"hand_id": "live-2"})
     page.wait_for_selector("#settlement", state="hidden")
+    # Its jing message names no tile until the flip: "未翻精", never 正精 東 (issue 21).
+    hub.publish("jing", {"hand_id": "live-2"})
+    hub.publish("scores", {"session_id": "s1", "hand_no": 1, "totals": [6, -4, 0, -2]})
+    page.wait_for_function("document.querySelector('[data-seat-score=\"0\"]').textContent === '+6'")
+    assert page.query_selector('#jing [data-role="zheng"]') is None
+    assert "未翻精" in (page.text_content("#jing") or "")
 
     # English, and a phone-sized screen without sideways scrolling (back in mid-hand).
     hub.publish("settlement", None)
@@ -219,6 +225,16 @@ def test_owner_logs_in_and_replays_a_hand(
     page.click("#filters button[type=submit]")
     page.wait_for_function("document.querySelectorAll('#hands tr[data-hand]').length === 3")
     assert "status=finished" in (page.get_attribute("#export-csv", "href") or "")
+    # Dates read year-month-day in the Chinese page, not the browser's mm/dd/yyyy (issue 21).
+    date_from = page.query_selector("#filters input[name=from]")
+    assert date_from is not None and date_from.get_attribute("placeholder") == "年-月-日"
+    assert date_from.evaluate("e => e.type") == "text"
+    page.fill("#filters input[name=from]", "2000-01-01")
+    page.click("#filters button[type=submit]")
+    page.wait_for_function(
+        "document.getElementById('export-csv').href.includes('since=2000-01-01')"
+    )
+    assert page.input_value("#filters input[name=from]") == "2000-01-01"
 
     hand_id = filled.finished[0]
     page.click(f'#hands tr[data-hand="{hand_id}"] a')

@@ -236,3 +236,9 @@ def test_units_leave_room_for_the_streams(unit: str) -> None:
         line.split("=", 1)[1] for line in text.splitlines() if line.startswith("LimitNOFILE")
     ]
     assert int(limit) >= 4 * WebAppSettings().live_streams + 1024
+
+
+def test_no_blank_docs_page(client: TestClient) -> None:
+    """/api/v1/docs was blank (its Swagger CDN scripts refused by the CSP): not served."""
+    assert client.get("/api/v1/docs").status_code == 404
+    assert client.get("/api/v1/openapi.json").json()["info"]["title"] == "mjtable"
