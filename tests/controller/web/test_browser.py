@@ -194,6 +194,11 @@ def test_dealer_view_shows_break_flip_and_alerts(
     text = page.text_content("#instruction") or ""
     assert text.startswith("从牌尾数第") and text.endswith("墩翻精")
     assert page.query_selector('#wall-map rect[data-mark="1"]') is not None
+    # In play: not "等待掷骰" (no roll is due), and the wall map stays (issue 21).
+    # what controller.dealer_guide says once the hand is played (no roll due)
+    hub.publish("dealer", {"hand_id": "live-1", "dealer": 0, "step": "wait", "dice": None})
+    page.wait_for_function("document.getElementById('instruction').textContent.includes('对局中')")
+    assert page.query_selector("#wall-map svg") is not None
     hub.publish("alerts", {"kind": "false_win", "seat": 2, "message": "3号位 胡牌不成立"})
     page.wait_for_selector('.alert[data-kind="false_win"]')
     assert "诈胡" in (page.text_content(".alert") or "")
