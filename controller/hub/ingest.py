@@ -291,3 +291,16 @@ def quarantine(engine: Engine, refused: Sequence[Refused]) -> None:
         )
     with engine.begin() as conn:
         conn.execute(_insert(conn, QuarantinedHandlogRow.__table__), rows)
+
+
+def quarantined(engine: Engine, *, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+    """The refused handlogs, newest first (for the owners)."""
+    row = QuarantinedHandlogRow
+    query = (
+        select(row.id, row.received_at, row.topic, row.table_id, row.hand_id, row.reason, row.size)
+        .order_by(row.id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
+    with engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(query)]

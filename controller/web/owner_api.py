@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
 from fastapi.responses import Response
 
+from controller.hub.ingest import quarantined
 from controller.store import HandRecord, StoredHand, UnknownHand, UnknownSession
 from controller.store.tables import (
     TableRecord,
@@ -32,6 +33,7 @@ from controller.web.schemas import (
     HandDetail,
     HandOut,
     Problem,
+    QuarantinedOut,
     ReplayOut,
     ReplayStep,
     SessionOut,
@@ -351,3 +353,13 @@ def get_replay(ctx: Ctx, hand_id: HandId) -> ReplayOut:
         check=verdict,
         steps=[ReplayStep.model_validate(s) for s in steps],
     )
+
+
+@router.get(
+    "/quarantine",
+    summary="Handlogs the hub refused, newest first, with the reason (empty on a table)",
+)
+def get_quarantine(ctx: Ctx, limit: Limit = 100, offset: Offset = 0) -> list[QuarantinedOut]:
+    return [
+        QuarantinedOut(**row) for row in quarantined(ctx.store.engine, limit=limit, offset=offset)
+    ]

@@ -14,6 +14,7 @@ from typing import Any
 
 import aiomqtt
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select
 
 import controller.hub.service as service
@@ -22,6 +23,9 @@ from controller.hub import StoreResult, store_handlogs
 from controller.mqtt import Topics, encode
 from controller.store import EventStore
 from controller.store.models import HandRow, QuarantinedHandlogRow
+from controller.store.owners import OwnerAccounts
+from controller.web import LiveHub, WebAppSettings, create_app
+from controller.web.passwords import hash_password
 from tests.controller.hub.tables import PARLOUR, Table, start_hub, stop_hub, stored_ids
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.mqtt_helpers import guarded, until
@@ -159,6 +163,14 @@ def test_hostile_handlogs_are_quarantined_and_never_block_the_others(
     reasons = " | ".join(r.reason for r in rows)
     for expected in ("nested 200000 deep", "handlog.hand_no", "NUL", "not between", "not JSON"):
         assert expected in reasons
+    # The owners see them in the hub's web app.
+    OwnerAccounts(hub_store).add("boss", hash_password("a long enough secret"))
+    app = create_app(hub_store, LiveHub(), WebAppSettings(hub=True, secret_key=b"k" * 32))
+    with TestClient(app) as client:
+        login = {"name": "boss", "password": "a long enough secret"}
+        assert client.post("/api/v1/auth/login", json=login).status_code == 200
+        shown = client.get("/api/v1/quarantine", params={"limit": 1000}).json()
+    assert len(shown) == len(rows) and {s["reason"] for s in shown} == {r.reason for r in rows}
 
 
 def test_a_table_cannot_write_into_another_tables_session_or_hand(
