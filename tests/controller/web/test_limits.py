@@ -9,6 +9,8 @@ import base64
 import hashlib
 import hmac
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +27,7 @@ from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.limits import LoginThrottle, StreamSlots, TooManyStreams
 from controller.web.tokens import TokenSigner
 from tests.controller.web.conftest import OWNER, PASSWORD, SECRET
-from tests.controller.web.server import serve
+from tests.controller.web.server import free_port, serve
 
 LOGIN = "/api/v1/auth/login"
 
@@ -242,3 +244,59 @@ def test_no_blank_docs_page(client: TestClient) -> None:
     """/api/v1/docs was blank (its Swagger CDN scripts refused by the CSP): not served."""
     assert client.get("/api/v1/docs").status_code == 404
     assert client.get("/api/v1/openapi.json").json()["info"]["title"] == "mjtable"
+
+
+SERVE_LIMITED = """
+import resource, sys, uvicorn
+from controller.store import EventStore
+from controller.web import LiveHub, WebAppSettings, create_app
+resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))  # as a unit's LimitNOFILE would
+store = EventStore.open(sys.argv[1])
+settings = WebAppSettings(secret_key=b"k" * 32, live_streams=100, live_streams_per_client=1000)
+app = create_app(store, LiveHub(), settings, keepalive=1.0)
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+"""
+
+
+def test_a_stream_flood_meets_the_cap_before_the_descriptor_limit(tmp_path: Path) -> None:
+    """Issue 21, point 4: ~620 streams under 1024 descriptors stopped the app. Here 300
+    streams against 256 descriptors: 100 are served, the rest refused, and the app still
+    answers."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVE_LIMITED, f"sqlite:///{tmp_path / 'db.sqlite'}", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+
+    async def flood() -> list[int]:
+        limits = httpx.Limits(max_connections=400, max_keepalive_connections=400)
+        async with httpx.AsyncClient(base_url=base, timeout=20, limits=limits) as c:
+            for _ in range(300):  # until it listens
+                try:
+                    await c.get("/api/v1/public/table")
+                    break
+                except httpx.ConnectError:
+                    await asyncio.sleep(0.05)
+            held, codes = [], []
+            for _ in range(300):
+                r = await c.send(c.build_request("GET", "/api/v1/public/live"), stream=True)
+                codes.append(r.status_code)
+                if r.status_code == 200:
+                    held.append(r)
+                else:
+                    await r.aread()
+            # with every stream still open, the app answers
+            assert (await c.get("/api/v1/public/table")).status_code == 200
+            for r in held:
+                await r.aclose()
+            return codes
+
+    try:
+        codes = asyncio.run(flood())
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=20)[0].decode(errors="replace")
+    assert codes.count(200) == 100 and codes.count(503) == 200, output[-2000:]
+    assert "Too many open files" not in output
