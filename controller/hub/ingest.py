@@ -11,6 +11,7 @@ and SQLite (tests, a one-table "hub").
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -259,6 +260,13 @@ class Refused:
             _storable(head),
             hand_id,
         )
+
+    @classmethod
+    def whole(cls, topic: str, reason: str, log: Handlog) -> Refused:
+        """A valid handlog refused by the store (another table's session or hand id): kept
+        whole (it passed every bound), so that an owner can still recover the hand."""
+        text = json.dumps(dataclasses.asdict(log), default=str, ensure_ascii=False)
+        return cls(_storable(topic), _storable(reason[:REASON_CHARS]), len(text), text, log.hand_id)
 
 
 def _storable(text: str) -> str:

@@ -177,8 +177,10 @@ class HubIngest:
             refused = [item for item in batch if isinstance(item, Refused)]
             result = await self._store(accepted)
             topics = {log.hand_id: topic for topic, log in accepted}
+            logs = {log.hand_id: log for _, log in accepted}
             refused += [
-                Refused(topics[hid], reason, 0, "", hid) for hid, reason in result.rejected.items()
+                Refused.whole(topics[hid], reason, logs[hid])
+                for hid, reason in result.rejected.items()
             ]
             await self._quarantine(refused)
             self.counters.batches += 1

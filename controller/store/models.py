@@ -223,5 +223,6 @@ class QuarantinedHandlogRow(Base):
     hand_id: Mapped[str | None] = mapped_column(String(64))  # when the payload named one
     reason: Mapped[str] = mapped_column(Text)
     size: Mapped[int] = mapped_column(Integer)  # bytes received
-    # The payload's start, NULs and undecodable bytes escaped (what a reviewer needs to see).
+    # The payload's start, NULs and undecodable bytes escaped (what a reviewer needs to see);
+    # all of it for a valid handlog the store refused (another table's session or hand id).
     excerpt: Mapped[str] = mapped_column(Text)
