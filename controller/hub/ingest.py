@@ -3,15 +3,18 @@
 A hand already stored is skipped (a table re-sent it, or two copies were in flight); hands
 may arrive in any order. A session is created from the first of its hands to arrive, and
 its start moved back if an earlier hand arrives later. Sessions and hands belong to the
-table that sent them first: a hand naming another table's session or hand id is refused
-(returned in ``rejected``, for the quarantine), never merged. Works on PostgreSQL (the hub)
-and SQLite (tests, a one-table "hub").
+table that sent them: a hand or session id another table holds already (ids are not
+secret: the displays show them) is stored under an alias of its own for the sender
+(``alias``: the same every time, so a re-send is still a duplicate), never merged into the
+other table's. Hands the database refuses are returned in ``rejected`` (for the
+quarantine). Works on PostgreSQL (the hub) and SQLite (tests, a one-table "hub").
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -67,21 +70,30 @@ def _owners(conn: Connection, row: Any, ids: Sequence[str]) -> dict[str, Owner]:
     return found
 
 
-def _foreign_sessions(conn: Connection, logs: Sequence[Handlog]) -> dict[str, str]:
-    """The hands naming a session that another table started (in the database, or earlier
-    in this batch): hand id → reason."""
-    ids = sorted({log.session_id for log in logs if log.session_id is not None})
-    owners = _owners(conn, SessionRow, ids)
-    refused: dict[str, str] = {}
+def alias(parlour: str, table: str, an_id: str) -> str:
+    """The id the hub stores ``table``'s session or hand under when another table holds
+    ``an_id`` already: derived, so every re-send finds it."""
+    return hashlib.sha256(f"{parlour}/{table}/{an_id}".encode()).hexdigest()[:32]
+
+
+def _own_ids(conn: Connection, logs: Sequence[Handlog]) -> list[tuple[str, Handlog]]:
+    """(the id the table sent, the log with ids the sender holds): a session or hand id
+    another table holds (stored, or earlier in this batch) becomes the sender's alias."""
+    hands = _owners(conn, HandRow, sorted({log.hand_id for log in logs}))
+    sessions = _owners(conn, SessionRow, sorted({log.session_id or "" for log in logs} - {""}))
+    out = []
     for log in logs:
-        if log.session_id is None:
-            continue
-        owner = owners.setdefault(log.session_id, (log.parlour, log.table))
-        if owner != (log.parlour, log.table):
-            refused[log.hand_id] = (
-                f"session {log.session_id} belongs to another table, not {log.parlour}/{log.table}"
-            )
-    return refused
+        sender = (log.parlour, log.table)
+        hand_id, sid = log.hand_id, log.session_id
+        if hands.setdefault(hand_id, sender) != sender:
+            hand_id = alias(log.parlour, log.table, hand_id)
+        if sid is not None and sessions.setdefault(sid, sender) != sender:
+            sid = alias(log.parlour, log.table, sid)
+        if (hand_id, sid) != (log.hand_id, log.session_id):
+            out.append((log.hand_id, dataclasses.replace(log, hand_id=hand_id, session_id=sid)))
+        else:
+            out.append((log.hand_id, log))
+    return out
 
 
 def _sessions(conn: Connection, logs: Sequence[Handlog], stats: Changes) -> None:
@@ -148,27 +160,21 @@ def _events(conn: Connection, logs: Sequence[Handlog], now: datetime) -> None:
         cursor.close()
 
 
-def _write(conn: Connection, logs: Sequence[Handlog]) -> StoreResult:
+def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
+    pairs = _own_ids(conn, sent)
+    original = {log.hand_id: hid for hid, log in pairs}
     unique: dict[str, Handlog] = {}
     duplicates: list[str] = []
-    for log in logs:
+    for _, log in pairs:
         if log.hand_id in unique:
             duplicates.append(log.hand_id)
         else:
             unique[log.hand_id] = log
     existing = _owners(conn, HandRow, list(unique))
-    rejected: dict[str, str] = {}
-    for hid, owner in existing.items():
-        log = unique[hid]
-        if owner == (log.parlour, log.table):
-            duplicates.append(hid)
-        else:
-            rejected[hid] = f"hand {hid} belongs to another table, not {log.parlour}/{log.table}"
+    duplicates += [hid for hid in unique if hid in existing]  # the sender's, by _own_ids
     new = [log for hid, log in unique.items() if hid not in existing]
-    rejected |= _foreign_sessions(conn, new)
-    new = [log for log in new if log.hand_id not in rejected]
     if not new:
-        return StoreResult([], duplicates, rejected)
+        return StoreResult([], [original[h] for h in duplicates])
     stats = Changes()
     _sessions(conn, new, stats)
     for log in new:
@@ -221,7 +227,7 @@ def _write(conn: Connection, logs: Sequence[Handlog]) -> StoreResult:
             for log in new
         ],
     )
-    return StoreResult([log.hand_id for log in new], duplicates, rejected)
+    return StoreResult([original[log.hand_id] for log in new], [original[h] for h in duplicates])
 
 
 def store_handlogs(engine: Engine, logs: Sequence[Handlog]) -> StoreResult:
@@ -263,8 +269,8 @@ class Refused:
 
     @classmethod
     def whole(cls, topic: str, reason: str, log: Handlog) -> Refused:
-        """A valid handlog refused by the store (another table's session or hand id): kept
-        whole (it passed every bound), so that an owner can still recover the hand."""
+        """A valid handlog the database refused: kept whole (it passed every bound), so that
+        an owner can still recover the hand."""
         text = json.dumps(dataclasses.asdict(log), default=str, ensure_ascii=False)
         return cls(_storable(topic), _storable(reason[:REASON_CHARS]), len(text), text, log.hand_id)
 

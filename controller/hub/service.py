@@ -7,12 +7,13 @@ down the broker queues the tables' handlogs for it (up to Mosquitto's
 Messages are stored in batches of whatever has arrived while the previous batch was being
 written, so a burst (tables re-sending after an outage) costs few commits.
 
-A message the hub will not store (not a bounded, valid handlog; another table's session or
-hand; a value the database refuses) is quarantined with the reason, logged as an error, and
+A message the hub will not store (not a bounded, valid handlog; a value the database
+refuses) is quarantined with the reason, logged as an error, and
 acknowledged as rejected (``{"hand_id": …, "rejected": reason}``, when it named a hand) so
 the table stops re-sending it. It never holds up the others: a batch the database refuses
 for anything but being unreachable is stored hand by hand, and only the refused hand goes
-to the quarantine.
+to the quarantine. A session or hand id another table holds is stored under the sender's
+own alias (``controller.hub.ingest``), not refused.
 """
 
 from __future__ import annotations
@@ -176,10 +177,13 @@ class HubIngest:
             accepted = [item for item in batch if not isinstance(item, Refused)]
             refused = [item for item in batch if isinstance(item, Refused)]
             result = await self._store(accepted)
-            topics = {log.hand_id: topic for topic, log in accepted}
-            logs = {log.hand_id: log for _, log in accepted}
+            # (two tables may send the same id: each is acked on its own topic)
+            topics: dict[str, set[str]] = {}
+            for topic, sent in accepted:
+                topics.setdefault(sent.hand_id, set()).add(topic)
+            logs = {sent.hand_id: sent for _, sent in accepted}
             refused += [
-                Refused.whole(topics[hid], reason, logs[hid])
+                Refused.whole(min(topics[hid]), reason, logs[hid])
                 for hid, reason in result.rejected.items()
             ]
             await self._quarantine(refused)
@@ -192,7 +196,11 @@ class HubIngest:
                     n=len(result.stored),
                     tables=sorted({log.table for _, log in accepted}),
                 )
-            acks = [(ack_topic_for(topics[hid]), build_ack(hid)) for hid in result.acked]
+            acks = [
+                (ack_topic_for(topic), build_ack(hid))
+                for hid in result.acked
+                for topic in sorted(topics[hid])
+            ]
             acks += [
                 (ack_topic_for(r.topic), build_ack(r.hand_id) | {"rejected": r.reason})
                 for r in refused

@@ -209,7 +209,7 @@ class OwnerRow(Base):
 
 
 class QuarantinedHandlogRow(Base):
-    """A handlog the hub refused (invalid, too big, another table's session…): kept with the
+    """A handlog the hub refused (invalid, too big, refused by the database): kept with the
     reason for the owner to see, never stored as a hand, never in the way of the others."""
 
     __tablename__ = "quarantined_handlogs"
@@ -224,5 +224,5 @@ class QuarantinedHandlogRow(Base):
     reason: Mapped[str] = mapped_column(Text)
     size: Mapped[int] = mapped_column(Integer)  # bytes received
     # The payload's start, NULs and undecodable bytes escaped (what a reviewer needs to see);
-    # all of it for a valid handlog the store refused (another table's session or hand id).
+    # all of it for a valid handlog the database refused.
     excerpt: Mapped[str] = mapped_column(Text)

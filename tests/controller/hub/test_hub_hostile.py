@@ -22,7 +22,7 @@ from controller.handlog import Handlog, ack_topic_for, build_handlog
 from controller.hub import StoreResult, store_handlogs
 from controller.mqtt import Topics, encode
 from controller.store import EventStore
-from controller.store.models import HandRow, QuarantinedHandlogRow
+from controller.store.models import HandRow, QuarantinedHandlogRow, SessionRow
 from controller.store.owners import OwnerAccounts
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
@@ -173,41 +173,53 @@ def test_hostile_handlogs_are_quarantined_and_never_block_the_others(
     assert len(shown) == len(rows) and {s["reason"] for s in shown} == {r.reason for r in rows}
 
 
+@pytest.mark.parametrize("first", ["owner", "forger"])
 def test_a_table_cannot_write_into_another_tables_session_or_hand(
-    mosquitto: Mosquitto, hub_store: EventStore, make_table: Callable[..., Table]
+    mosquitto: Mosquitto, hub_store: EventStore, make_table: Callable[..., Table], first: str
 ) -> None:
+    """t2 (its own account, its own topic) sends hands naming t1's session and one of t1's
+    hand ids (both public on t1's display), after t1 sent them or before. Each table's log
+    holds its own hands only, and every one of them."""
     t1, t2 = make_table("t1", mosquitto.url), make_table("t2", mosquitto.url)
+
+    async def forge() -> None:
+        t2.play(2, seed=2, publish=False)
+        async with aiomqtt.Client("127.0.0.1", mosquitto.port) as client:
+            for n, hid in enumerate(t2.hands):
+                log = build_handlog(t2.store.load_hand(hid), parlour=PARLOUR, table="t2")
+                log["session_id"] = t1.session_id
+                if n == 1:
+                    log["hand_id"] = t1.hands[0]
+                await client.publish(t2.topics.topic("handlog"), encode(log), qos=1)
 
     async def main() -> None:
         hub, hub_task = start_hub(hub_store, mosquitto.url)
         await guarded(hub.connected.wait(), "the hub to subscribe")
-        t1.start()
-        t1.play(2, seed=1)
+        t1.play(2, seed=1, publish=False)  # the ids exist (and are on t1's display)
+        if first == "forger":
+            await forge()
+            await until(lambda: hub.counters.stored >= 2, "the forged hands stored")
+        t1.start()  # sends its unacknowledged hands
         await until(t1.all_acked, "t1's hands acknowledged")
-        # t2 (its own account, its own topic) claims t1's session, then t1's hand id.
-        t2.play(2, seed=2, publish=False)
-        forged = []
-        for n, hid in enumerate(t2.hands):
-            log = build_handlog(t2.store.load_hand(hid), parlour=PARLOUR, table="t2")
-            log["session_id"] = t1.session_id
-            if n == 1:
-                log["hand_id"] = t1.hands[0]
-            forged.append(log)
-        async with aiomqtt.Client("127.0.0.1", mosquitto.port) as client:
-            for log in forged:
-                await client.publish(t2.topics.topic("handlog"), encode(log), qos=1)
-        await until(lambda: hub.counters.rejected >= 2, "the forged hands refused")
+        if first == "owner":
+            await forge()
+            await until(lambda: hub.counters.stored >= 4, "the forged hands stored")
         await t1.stop()
         await stop_hub(hub, hub_task)
 
     asyncio.run(main())
-    assert stored_ids(hub_store) == sorted(t1.hands)
-    assert sorted(h.id for h in hub_store.list_hands(session_id=t1.session_id)) == sorted(t1.hands)
-    rows = sorted(quarantined(hub_store), key=lambda r: r.reason)
-    assert rows[0].reason.startswith(f"hand {t1.hands[0]} belongs to another table")
-    assert rows[1].reason.startswith(f"session {t1.session_id} belongs to another table")
-    # kept whole: a refused hand can still be recovered from the quarantine
-    assert all(json.loads(r.excerpt)["events"] for r in rows)
+    assert quarantined(hub_store) == []
+    with hub_store.engine.connect() as c:
+        rows = c.execute(select(HandRow.table_id, HandRow.session_id)).all()
+        owners = dict(c.execute(select(SessionRow.id, SessionRow.table_id)).all())
+    assert sorted(table for table, _ in rows) == ["t1", "t1", "t2", "t2"]
+    assert all(owners[session] == table for table, session in rows)  # never a mixed session
+    in_t1_session = sorted(h.id for h in hub_store.list_hands(session_id=t1.session_id))
+    if first == "owner":  # t1 holds its ids; t2's hands went under ids of t2's own
+        assert in_t1_session == sorted(t1.hands)
+        assert set(t1.hands) <= set(stored_ids(hub_store))
+    else:  # t2 took the ids first: t1's hands are stored under ids of t1's own
+        assert owners[t1.session_id] == "t2" and len(in_t1_session) == 2
 
 
 def test_a_hand_the_database_refuses_is_quarantined_alone(
