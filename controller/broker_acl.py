@@ -36,6 +36,14 @@ def display_user(table: str) -> str:
     return f"display-{table}"
 
 
+def _check(what: str, value: str) -> str:
+    # Every name lands in a line of the acl_file: a newline, a space or a wildcard in one
+    # would write rules of its own (e.g. hub user "hub\ntopic readwrite #").
+    if not re.fullmatch(ID_PATTERN, value):
+        raise ValueError(f"{what}: letters, digits, _ . - (1-64, not first), got {value!r}")
+    return value
+
+
 def render_acl(
     parlour: str,
     tables: Iterable[str],
@@ -45,9 +53,12 @@ def render_acl(
     floor_user: str = "floor",
 ) -> str:
     names = list(dict.fromkeys(tables))
-    for name in (parlour, *names):
-        if not re.fullmatch(ID_PATTERN, name):
-            raise ValueError(f"not a parlour or table id (letters, digits, _ . -): {name!r}")
+    _check("parlour id", parlour)
+    for name in names:
+        _check("table id", name)
+    _check("hub user", hub_user)
+    for level in root.split("/"):
+        _check(f"topic root {root!r}, each level", level)
     base = f"{root}/{parlour}"
     lines = [
         "# mjtable: Mosquitto acl_file, written by `mjtable broker-acl`. Regenerate it when",

@@ -23,15 +23,15 @@ newer major version, naming it.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from numbers import Real
 from typing import Any
 
 from controller.config import ID_PATTERN
+from controller.json_bounds import JsonBoundsError, check_values, loads_bounded
 from controller.mqtt.topics import Topics
 from controller.store import HandRecord, StoredHand
 
@@ -40,10 +40,26 @@ VERSION = 1
 ACK_NAME = "handlog_ack"
 MAX_ID_LENGTH = 64
 MAX_EVENTS = 10_000  # a real hand has a few hundred; more is not a hand log
+# Bounds on what a table account can make the hub parse and store (a real handlog is ~100 KB,
+# nests 6 deep; Mosquitto's message_size_limit in deploy/ is 1 MiB).
+MAX_BYTES = 1 << 20
+MAX_DEPTH = 16
+MAX_TEXT = 4096  # characters in any string of an event or the settlement
+MAX_NUMBER = 1e12  # any number in an event or the settlement (the store's money is 14.4)
+MAX_NET = 1e9
+MAX_HAND_NO = 1_000_000
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+LATEST = datetime(2100, 1, 1, tzinfo=UTC)
+# Hand and session ids: what tables make (uuid hex), or any id a topic level may be.
+HAND_ID_PATTERN = ID_PATTERN
+RESULT_PATTERN = r"^[a-z][a-z_]{0,31}$"
 
 
 class HandlogError(ValueError):
-    """A payload that is not a valid handlog (or ack); the message names the field."""
+    """A payload that is not a valid handlog (or ack); the message names the field.
+    ``hand_id``: the refused handlog's id, when it had a valid one (the hub acks the refusal)."""
+
+    hand_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,9 +175,9 @@ def _load(payload: bytes | str | Mapping[str, Any], what: str) -> Mapping[str, A
     if isinstance(payload, Mapping):
         return payload
     try:
-        data = json.loads(payload)
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise HandlogError(f"{what}: not JSON: {err}") from None
+        data = loads_bounded(payload, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH)
+    except JsonBoundsError as err:
+        raise HandlogError(f"{what}: {err}") from None
     if not isinstance(data, dict):
         raise HandlogError(f"{what}: expected a JSON object, got {type(data).__name__}")
     return data
@@ -171,14 +187,14 @@ def _text(data: Mapping[str, Any], key: str, limit: int = MAX_ID_LENGTH) -> str:
     value = data.get(key)
     if not isinstance(value, str) or not 1 <= len(value) <= limit:
         raise HandlogError(
-            f"handlog.{key}: expected a string of 1-{limit} characters, got {value!r}"
+            f"handlog.{key}: expected a string of 1-{limit} characters, got {value!r:.80}"
         )
     return value
 
 
-def _level(data: Mapping[str, Any], key: str) -> str:
+def _level(data: Mapping[str, Any], key: str, pattern: str = ID_PATTERN) -> str:
     value = _text(data, key)
-    if not re.fullmatch(ID_PATTERN, value):
+    if not re.fullmatch(pattern, value):
         raise HandlogError(f"handlog.{key}: not a topic level id: {value!r}")
     return value
 
@@ -188,11 +204,11 @@ def _int(data: Mapping[str, Any], key: str, *, seat: bool = False, optional: boo
     if value is None and optional:
         return None
     if not isinstance(value, int) or isinstance(value, bool):
-        raise HandlogError(f"handlog.{key}: expected an integer, got {value!r}")
+        raise HandlogError(f"handlog.{key}: expected an integer, got {value!r:.40}")
     if seat and value not in range(4):
-        raise HandlogError(f"handlog.{key}: a seat 0-3, got {value!r}")
-    if value < 0:
-        raise HandlogError(f"handlog.{key}: must not be negative, got {value!r}")
+        raise HandlogError(f"handlog.{key}: a seat 0-3, got {value!r:.40}")
+    if not 0 <= value <= MAX_HAND_NO:
+        raise HandlogError(f"handlog.{key}: expected 0-{MAX_HAND_NO}, got {value!r:.40}")
     return value
 
 
@@ -203,8 +219,13 @@ def _time(data: Mapping[str, Any], key: str) -> datetime:
     except ValueError:
         when = None
     if when is None or when.tzinfo is None:
-        raise HandlogError(f"handlog.{key}: expected an ISO 8601 time with offset, got {value!r}")
-    return when
+        raise HandlogError(
+            f"handlog.{key}: expected an ISO 8601 time with offset, got {value!r:.80}"
+        )
+    # Compared before converting: 9999-12-31T23:59:59-23:59 is past the last datetime in UTC.
+    if not EARLIEST <= when < LATEST:
+        raise HandlogError(f"handlog.{key}: {value} is not between {EARLIEST:%Y} and {LATEST:%Y}")
+    return when.astimezone(UTC)
 
 
 def _events(data: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
@@ -217,9 +238,17 @@ def _events(data: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
         if not isinstance(event, dict):
             raise HandlogError(f"handlog.events[{i}]: expected an object, got {event!r}")
         kind = event.get("type")
-        if not isinstance(kind, str) or not 1 <= len(kind) <= MAX_ID_LENGTH:
+        if not isinstance(kind, str) or not re.fullmatch(ID_PATTERN, kind):
             raise HandlogError(f"handlog.events[{i}]: needs a 'type' name")
+    _values(events, "handlog.events")
     return tuple(events)
+
+
+def _values(value: Any, where: str) -> None:
+    try:
+        check_values(value, where, max_text=MAX_TEXT, max_abs=MAX_NUMBER)
+    except JsonBoundsError as err:
+        raise HandlogError(str(err)) from None
 
 
 def _settlement(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -231,8 +260,10 @@ def _settlement(data: Mapping[str, Any]) -> dict[str, Any]:
         not isinstance(net, list)
         or len(net) != 4
         or not all(isinstance(n, Real) and not isinstance(n, bool) for n in net)
+        or not all(abs(n) <= MAX_NET for n in net)  # NaN fails this too
     ):
-        raise HandlogError(f"handlog.settlement.net: expected 4 numbers, got {net!r}")
+        raise HandlogError(f"handlog.settlement.net: expected 4 numbers, got {net!r:.200}")
+    _values(settlement, "handlog.settlement")
     return settlement
 
 
@@ -240,6 +271,16 @@ def parse_handlog(payload: bytes | str | Mapping[str, Any], *, topic: str | None
     """Validate a handlog; with ``topic``, its parlour and table must be the topic's (a table
     may only report its own hands)."""
     data = _load(payload, "handlog")
+    try:
+        return _handlog(data, topic)
+    except HandlogError as err:
+        hint = data.get("hand_id")
+        if isinstance(hint, str) and re.fullmatch(HAND_ID_PATTERN, hint):
+            err.hand_id = hint
+        raise
+
+
+def _handlog(data: Mapping[str, Any], topic: str | None) -> Handlog:
     if data.get("format") != FORMAT:
         raise HandlogError(f"handlog.format: expected {FORMAT!r}, got {data.get('format')!r}")
     version = data.get("version")
@@ -247,16 +288,16 @@ def parse_handlog(payload: bytes | str | Mapping[str, Any], *, topic: str | None
         raise HandlogError(f"handlog.version: this hub reads version {VERSION}, got {version!r}")
     session_id = data.get("session_id")
     if session_id is not None:
-        session_id = _text(data, "session_id")
+        session_id = _level(data, "session_id", HAND_ID_PATTERN)
     log = Handlog(
         parlour=_level(data, "parlour"),
         table=_level(data, "table"),
-        hand_id=_text(data, "hand_id"),
+        hand_id=_level(data, "hand_id", HAND_ID_PATTERN),
         session_id=session_id,
         hand_no=_int(data, "hand_no"),
-        ruleset=_text(data, "ruleset"),
+        ruleset=_level(data, "ruleset"),
         dealer=_int(data, "dealer", seat=True, optional=True),
-        result=_text(data, "result", 32),
+        result=_level(data, "result", RESULT_PATTERN),
         winner=_int(data, "winner", seat=True, optional=True),
         discarder=_int(data, "discarder", seat=True, optional=True),
         started_at=_time(data, "started_at"),
@@ -264,6 +305,8 @@ def parse_handlog(payload: bytes | str | Mapping[str, Any], *, topic: str | None
         events=_events(data),
         settlement=_settlement(data),
     )
+    if log.finished_at < log.started_at:
+        raise HandlogError("handlog.finished_at: before started_at")
     if topic is not None:
         parlour, table = table_of_topic(topic)
         if (log.parlour, log.table) != (parlour, table):

@@ -4,12 +4,23 @@ SQLAlchemy, amqtt) routed through the same renderer, one line per record.
 ``json`` writes one JSON object a line (journald, log shippers); ``console`` is for a
 terminal. Context bound with ``bind_table`` / ``bound_hand`` (contextvars) appears on every
 line logged in that task, e.g. ``hand_id``.
+
+Lines are rendered and written by a thread of their own (a queue between): a long traceback
+never stalls the event loop the table and the web app share. Tracebacks are plain, without
+local variables (rendering every frame's locals took seconds a request). A message the
+standard library repeats in a storm (asyncio's "accept() out of system resource" once per
+second and socket) is let through once per ``REPEAT_WINDOW`` seconds, with a count.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
+import logging.handlers
+import queue
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
@@ -25,6 +36,74 @@ LEVELS = {
 }
 # Chatty libraries: their INFO lines (every connection, every packet) are noise for an owner.
 QUIET = ("amqtt", "transitions", "alembic.runtime.migration", "sqlalchemy.engine")
+STORMY = ("asyncio", "uvicorn.error")  # loggers whose repeats are rate-limited
+REPEAT_WINDOW = 60.0
+QUEUE_SIZE = 10_000  # lines waiting for the writer; beyond, new ones are dropped (counted)
+
+
+class _Repeats(logging.Filter):
+    """The same message from a STORMY logger at most once per window, then a count."""
+
+    def __init__(self, window: float = REPEAT_WINDOW) -> None:
+        super().__init__()
+        self.window = window
+        self._seen: dict[tuple[str, str], tuple[float, int]] = {}
+        self._lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith(STORMY):
+            return True
+        key = (record.name, str(record.msg)[:200])
+        now = time.monotonic()
+        with self._lock:
+            last, suppressed = self._seen.get(key, (-self.window, 0))
+            if now - last < self.window:
+                self._seen[key] = (last, suppressed + 1)
+                return False
+            if len(self._seen) > 1000:
+                self._seen.clear()
+            self._seen[key] = (now, 0)
+        if suppressed:
+            record.msg = f"{record.msg} ({suppressed} more like this in {self.window:.0f} s)"
+        return True
+
+
+class _Deferred(logging.handlers.QueueHandler):
+    """Passes the record itself to the writer thread, which renders it (the standard
+    QueueHandler renders it here, on the caller's thread). A full queue drops the line."""
+
+    dropped = 0
+
+    def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
+        return record
+
+    def enqueue(self, record: logging.LogRecord) -> None:
+        try:
+            self.queue.put_nowait(record)
+        except queue.Full:
+            _Deferred.dropped += 1
+
+
+_listener: logging.handlers.QueueListener | None = None
+
+
+def _stop_writer() -> None:
+    """Write what is queued and end the writer thread."""
+    global _listener
+    if _listener is not None:
+        _listener.stop()
+        _listener = None
+
+
+atexit.register(_stop_writer)
+
+
+def _capture_exc_info(_logger: Any, _name: str, event_dict: Any) -> Any:
+    """``exc_info=True`` means "the exception being handled": take it now, on the caller's
+    thread, since the writer thread renders it later."""
+    if event_dict.get("exc_info") is True:
+        event_dict["exc_info"] = sys.exc_info()
+    return event_dict
 
 
 def configure_logging(
@@ -39,27 +118,40 @@ def configure_logging(
         structlog.processors.StackInfoRenderer(),
     ]
     renderer: Processor
+    rendering: list[Processor] = [structlog.stdlib.ProcessorFormatter.remove_processors_meta]
     if fmt == "json":
-        shared.append(structlog.processors.format_exc_info)
+        rendering.append(structlog.processors.format_exc_info)  # plain, in the writer
         renderer = structlog.processors.JSONRenderer(ensure_ascii=False)
     else:
-        renderer = structlog.dev.ConsoleRenderer(colors=False)
+        renderer = structlog.dev.ConsoleRenderer(
+            colors=False, exception_formatter=structlog.dev.plain_traceback
+        )
     structlog.configure(
-        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        processors=[
+            *shared,
+            _capture_exc_info,
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=False,
     )
     formatter = structlog.stdlib.ProcessorFormatter(
         foreign_pre_chain=shared,
-        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+        processors=[*rendering, renderer],
     )
+    global _listener
+    _stop_writer()
     handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     handler.setFormatter(formatter)
+    deferred = _Deferred(queue.Queue(QUEUE_SIZE))
+    deferred.addFilter(_Repeats())
+    _listener = logging.handlers.QueueListener(deferred.queue, handler)
+    _listener.start()
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
-    root.addHandler(handler)
+    root.addHandler(deferred)
     numeric = LEVELS.get(level.lower())
     if numeric is None:
         raise ValueError(f"log level: one of {', '.join(LEVELS)}, got {level!r}")

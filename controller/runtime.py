@@ -59,6 +59,8 @@ class RunOptions:
     """SimConfig overrides for a virtual table (speeds, misreads)."""
     think: float = 0.0
     """The virtual players' pause before each move."""
+    between_hands: float = 0.0
+    """The virtual players' pause on a settled hand before the table collects the tiles."""
     ready: Callable[[dict[str, Any]], None] | None = None
     """Called once everything listens, with where to look (web, mqtt, topics...)."""
     stop: asyncio.Event | None = None
@@ -231,6 +233,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
                 options=config.ruleset.options,
                 zones=sim.zones,
                 think=opts.think,
+                between_hands=opts.between_hands,
             )
             table.driver = players
             await table.start()

@@ -93,6 +93,7 @@ class VirtualPlayers:
         options: dict[str, object] | None = None,
         zones: ZoneMap | None = None,
         think: float = 0.0,
+        between_hands: float = 0.0,
         retry_after: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -103,6 +104,9 @@ class VirtualPlayers:
         zone_set = set((zones or ZoneMap.standard()).values())
         self.pool = Zone(ZoneKind.POOL) in zone_set
         self.think = think
+        # How long they look at the settlement before letting the table collect the tiles
+        # (people read it; the display shows it until the next hand starts).
+        self.between_hands = between_hands
         self.retry_after = retry_after
         self._clock = clock
         self.shadow: _Shadow | None = None
@@ -190,6 +194,8 @@ class VirtualPlayers:
         if not self.finished or self.finished[-1] is not sh.state:
             self.session.record(settlement)
             self.finished.append(sh.state)
+            if self.between_hands > 0:
+                return [Pause(self.between_hands), EndHand()]
         return [EndHand()]
 
     # --- deciding ------------------------------------------------------------------------------

@@ -68,6 +68,10 @@ def demo(
     ),
     port: Annotated[int, typer.Option(help="Web app port.")] = 8080,
     think: Annotated[float, typer.Option(help="Seconds a bot thinks before each move.")] = 0.3,
+    between_hands: Annotated[
+        float,
+        typer.Option(help="Seconds the settlement stays on screen before the next shuffle."),
+    ] = 8.0,
     as_json: Annotated[
         bool, typer.Option("--json", help="Say where to look as one JSON line.")
     ] = False,
@@ -103,6 +107,7 @@ def demo(
         hands=hands,
         fresh_session=True,
         think=think,
+        between_hands=between_hands,
         ready=lambda info: _say(info, as_json),
     )
     raise typer.Exit(asyncio.run(serve(config, opts)))

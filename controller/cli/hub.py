@@ -43,32 +43,34 @@ def _settings(
     return MqttSettings(**values)
 
 
-def _web_server(store: EventStore, parlour: str, data_dir: Path, host: str, port: int) -> Any:
+def _web_server(hub: HubIngest, store: EventStore, data_dir: Path, options: dict[str, Any]) -> Any:
     import uvicorn
 
     from controller.web import LiveHub, WebAppSettings, create_app
     from controller.web.settings import SECRET_FILE
     from controller.web.tokens import load_or_create_secret
 
-    # The hub plays no table: its "own" table name only labels hands outside any session.
+    # The hub is no table (no phantom "hub" in the list); the tables' status from its broker.
     settings = WebAppSettings(
-        parlour=parlour, table="hub", secret_key=load_or_create_secret(data_dir / SECRET_FILE)
+        parlour=hub.parlour,
+        table="hub",
+        hub=True,
+        secret_key=load_or_create_secret(data_dir / SECRET_FILE),
     )
-    app = create_app(store, LiveHub(), settings)
-    server = uvicorn.Server(
-        uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False)
-    )
+    app = create_app(store, LiveHub(), settings, table_status=hub.statuses.get)
+    # options: host, port, TLS files, the proxies trusted for X-Forwarded-Proto (docs/parlour.md)
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, **options))
     # Our SIGTERM handler stops the hub, then the server (uvicorn's would only stop itself).
     server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
     return server
 
 
-async def _run(hub: HubIngest, store: EventStore, web: tuple[Path, str, int] | None) -> None:
+async def _run(hub: HubIngest, store: EventStore, web: tuple[Path, dict[str, Any]] | None) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, hub.stop)
     ingest = asyncio.create_task(hub.run())
-    server = _web_server(store, hub.parlour, *web) if web is not None else None
+    server = _web_server(hub, store, *web) if web is not None else None
     serving = asyncio.create_task(server.serve()) if server is not None else None
     # Ready once subscribed; a stop before that (broker unreachable, SIGTERM) just ends.
     subscribed = asyncio.create_task(hub.connected.wait())
@@ -111,6 +113,20 @@ def hub(
     web: Annotated[bool, typer.Option(help="Serve the owners' web app.")] = True,
     web_host: Annotated[str, typer.Option()] = "0.0.0.0",
     web_port: Annotated[int, typer.Option()] = 8080,
+    tls_cert: Annotated[
+        Path | None,
+        typer.Option(envvar="MJTABLE_HUB_TLS_CERT", help="Serve HTTPS with this certificate."),
+    ] = None,
+    tls_key: Annotated[
+        Path | None, typer.Option(envvar="MJTABLE_HUB_TLS_KEY", help="Its private key.")
+    ] = None,
+    forwarded_allow_ips: Annotated[
+        str,
+        typer.Option(
+            envvar="MJTABLE_HUB_FORWARDED_ALLOW_IPS",
+            help="Proxies whose X-Forwarded-Proto is believed (a TLS proxy in front).",
+        ),
+    ] = "127.0.0.1",
     data_dir: Annotated[Path, typer.Option(envvar="MJTABLE_HUB_DATA", help="Web secret key.")] = (
         Path("data")
     ),
@@ -125,10 +141,25 @@ def hub(
     except (ConfigError, ValueError) as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None
+    if (tls_cert is None) != (tls_key is None):
+        typer.echo("error: --tls-cert and --tls-key go together", err=True)
+        raise typer.Exit(2)
     configure_logging(log_level, log_format)
+    options: dict[str, Any] = {
+        "host": web_host,
+        "port": web_port,
+        "ssl_certfile": tls_cert,
+        "ssl_keyfile": tls_key,
+        "forwarded_allow_ips": forwarded_allow_ips,
+    }
+    if web and tls_cert is None and web_host not in ("127.0.0.1", "::1", "localhost"):
+        log.warning(
+            "owners' web app on plain HTTP: serve it over TLS (docs/parlour.md, Security)",
+            host=web_host,
+        )
     store = EventStore.open(db)  # migrates to head first
     try:
         ingest = HubIngest(store, settings, parlour=parlour)
-        asyncio.run(_run(ingest, store, (data_dir, web_host, web_port) if web else None))
+        asyncio.run(_run(ingest, store, (data_dir, options) if web else None))
     finally:
         store.close()

@@ -2,15 +2,22 @@
 
 A hand already stored is skipped (a table re-sent it, or two copies were in flight); hands
 may arrive in any order. A session is created from the first of its hands to arrive, and
-its start moved back if an earlier hand arrives later. Works on PostgreSQL (the hub) and
-SQLite (tests, a one-table "hub").
+its start moved back if an earlier hand arrives later. Sessions and hands belong to the
+table that sent them: a hand or session id another table holds already (ids are not
+secret: the displays show them) is stored under an alias of its own for the sender
+(``alias``: the same every time, so a re-send is still a duplicate), never merged into the
+other table's. Hands the database refuses are returned in ``rejected`` (for the
+quarantine). Works on PostgreSQL (the hub) and SQLite (tests, a one-table "hub").
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -18,8 +25,15 @@ from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
-from controller.handlog import Handlog
-from controller.store.models import EventRow, HandRow, SessionRow, SettlementRow, utcnow
+from controller.handlog import Handlog, table_of_topic
+from controller.store.models import (
+    EventRow,
+    HandRow,
+    QuarantinedHandlogRow,
+    SessionRow,
+    SettlementRow,
+    utcnow,
+)
 from controller.store.table_stats import Changes, bump
 
 FINISHED = "finished"
@@ -30,6 +44,7 @@ CHUNK = 1000  # ids per IN (...) list
 class StoreResult:
     stored: list[str]  # hand ids written by this call
     duplicates: list[str]  # hand ids already there (or twice in the batch)
+    rejected: dict[str, str] = field(default_factory=dict)  # hand id: why it was refused
 
     @property
     def acked(self) -> list[str]:
@@ -42,12 +57,43 @@ def _insert(conn: Connection, table: Any) -> Any:
     return dialect.insert(table)
 
 
-def _existing(conn: Connection, ids: list[str]) -> set[str]:
-    found: set[str] = set()
+Owner = tuple[str | None, str | None]  # (parlour, table_id)
+
+
+def _owners(conn: Connection, row: Any, ids: Sequence[str]) -> dict[str, Owner]:
+    """Who each of ``ids`` (rows of ``row``: hands or sessions) belongs to, if stored."""
+    found: dict[str, Owner] = {}
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
-        found.update(conn.scalars(select(HandRow.id).where(HandRow.id.in_(chunk))))
+        query = select(row.id, row.parlour, row.table_id).where(row.id.in_(chunk))
+        found.update((i, (p, t)) for i, p, t in conn.execute(query))
     return found
+
+
+def alias(parlour: str, table: str, an_id: str) -> str:
+    """The id the hub stores ``table``'s session or hand under when another table holds
+    ``an_id`` already: derived, so every re-send finds it."""
+    return hashlib.sha256(f"{parlour}/{table}/{an_id}".encode()).hexdigest()[:32]
+
+
+def _own_ids(conn: Connection, logs: Sequence[Handlog]) -> list[tuple[str, Handlog]]:
+    """(the id the table sent, the log with ids the sender holds): a session or hand id
+    another table holds (stored, or earlier in this batch) becomes the sender's alias."""
+    hands = _owners(conn, HandRow, sorted({log.hand_id for log in logs}))
+    sessions = _owners(conn, SessionRow, sorted({log.session_id or "" for log in logs} - {""}))
+    out = []
+    for log in logs:
+        sender = (log.parlour, log.table)
+        hand_id, sid = log.hand_id, log.session_id
+        if hands.setdefault(hand_id, sender) != sender:
+            hand_id = alias(log.parlour, log.table, hand_id)
+        if sid is not None and sessions.setdefault(sid, sender) != sender:
+            sid = alias(log.parlour, log.table, sid)
+        if (hand_id, sid) != (log.hand_id, log.session_id):
+            out.append((log.hand_id, dataclasses.replace(log, hand_id=hand_id, session_id=sid)))
+        else:
+            out.append((log.hand_id, log))
+    return out
 
 
 def _sessions(conn: Connection, logs: Sequence[Handlog], stats: Changes) -> None:
@@ -114,19 +160,21 @@ def _events(conn: Connection, logs: Sequence[Handlog], now: datetime) -> None:
         cursor.close()
 
 
-def _write(conn: Connection, logs: Sequence[Handlog]) -> StoreResult:
+def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
+    pairs = _own_ids(conn, sent)
+    original = {log.hand_id: hid for hid, log in pairs}
     unique: dict[str, Handlog] = {}
     duplicates: list[str] = []
-    for log in logs:
+    for _, log in pairs:
         if log.hand_id in unique:
             duplicates.append(log.hand_id)
         else:
             unique[log.hand_id] = log
-    existing = _existing(conn, list(unique))
-    duplicates += [hid for hid in unique if hid in existing]
+    existing = _owners(conn, HandRow, list(unique))
+    duplicates += [hid for hid in unique if hid in existing]  # the sender's, by _own_ids
     new = [log for hid, log in unique.items() if hid not in existing]
     if not new:
-        return StoreResult([], duplicates)
+        return StoreResult([], [original[h] for h in duplicates])
     stats = Changes()
     _sessions(conn, new, stats)
     for log in new:
@@ -179,7 +227,7 @@ def _write(conn: Connection, logs: Sequence[Handlog]) -> StoreResult:
             for log in new
         ],
     )
-    return StoreResult([log.hand_id for log in new], duplicates)
+    return StoreResult([original[log.hand_id] for log in new], [original[h] for h in duplicates])
 
 
 def store_handlogs(engine: Engine, logs: Sequence[Handlog]) -> StoreResult:
@@ -192,3 +240,81 @@ def store_handlogs(engine: Engine, logs: Sequence[Handlog]) -> StoreResult:
         # once more, now that they are visible.
         with engine.begin() as conn:
             return _write(conn, logs)
+
+
+EXCERPT_BYTES = 2048
+REASON_CHARS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A handlog message the hub will not store, as it goes into the quarantine."""
+
+    topic: str
+    reason: str
+    size: int
+    excerpt: str
+    hand_id: str | None = None
+
+    @classmethod
+    def of(cls, topic: str, reason: str, payload: bytes, hand_id: str | None = None) -> Refused:
+        head = payload[:EXCERPT_BYTES].decode("utf-8", "backslashreplace")
+        return cls(
+            _storable(topic),
+            _storable(reason[:REASON_CHARS]),
+            len(payload),
+            _storable(head),
+            hand_id,
+        )
+
+    @classmethod
+    def whole(cls, topic: str, reason: str, log: Handlog) -> Refused:
+        """A valid handlog the database refused: kept whole (it passed every bound), so that
+        an owner can still recover the hand."""
+        text = json.dumps(dataclasses.asdict(log), default=str, ensure_ascii=False)
+        return cls(_storable(topic), _storable(reason[:REASON_CHARS]), len(text), text, log.hand_id)
+
+
+def _storable(text: str) -> str:
+    """``text`` with what a PostgreSQL text column refuses (NUL, lone surrogates) escaped."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
+
+
+def quarantine(engine: Engine, refused: Sequence[Refused]) -> None:
+    """Keep refused handlogs with their reasons (one transaction)."""
+    if not refused:
+        return
+    now = utcnow()
+    rows = []
+    for r in refused:
+        parlour: str | None = None
+        table: str | None = None
+        with contextlib.suppress(ValueError):
+            parlour, table = table_of_topic(r.topic)
+        rows.append(
+            {
+                "received_at": now,
+                "topic": r.topic[:256],
+                "parlour": parlour and parlour[:64],
+                "table_id": table and table[:64],
+                "hand_id": r.hand_id,
+                "reason": r.reason,
+                "size": r.size,
+                "excerpt": r.excerpt,
+            }
+        )
+    with engine.begin() as conn:
+        conn.execute(_insert(conn, QuarantinedHandlogRow.__table__), rows)
+
+
+def quarantined(engine: Engine, *, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+    """The refused handlogs, newest first (for the owners)."""
+    row = QuarantinedHandlogRow
+    query = (
+        select(row.id, row.received_at, row.topic, row.table_id, row.hand_id, row.reason, row.size)
+        .order_by(row.id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
+    with engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(query)]

@@ -5,22 +5,35 @@ The hub keeps a persistent session (clean_session false, a fixed client id): whi
 down the broker queues the tables' handlogs for it (up to Mosquitto's
 ``max_queued_messages``); anything lost beyond that the tables re-send, unacknowledged.
 Messages are stored in batches of whatever has arrived while the previous batch was being
-written, so a burst (tables re-sending after an outage) costs few commits. A payload that
-is not a valid handlog is logged and dropped; it is never acknowledged.
+written, so a burst (tables re-sending after an outage) costs few commits.
+
+A message the hub will not store (not a bounded, valid handlog; a value the database
+refuses) is quarantined with the reason, logged as an error, and
+acknowledged as rejected (``{"hand_id": …, "rejected": reason}``, when it named a hand) so
+the table stops re-sending it. It never holds up the others: a batch the database refuses
+for anything but being unreachable is stored hand by hand, and only the refused hand goes
+to the quarantine. A session or hand id another table holds is stored under the sender's
+own alias (``controller.hub.ingest``), not refused.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import re
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import aiomqtt
 import structlog
+from sqlalchemy import Engine
+from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from controller.config import MqttSettings
+from controller.config import ID_PATTERN, MqttSettings
 from controller.handlog import (
     Handlog,
     HandlogError,
@@ -29,7 +42,7 @@ from controller.handlog import (
     hub_filter,
     parse_handlog,
 )
-from controller.hub.ingest import StoreResult, store_handlogs
+from controller.hub.ingest import Refused, StoreResult, quarantine, store_handlogs
 from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import encode
@@ -40,6 +53,13 @@ log = structlog.get_logger(__name__)
 BATCH_MAX = 500  # hands per transaction
 ACKS_IN_FLIGHT = 8
 DB_RETRY_MAX = 30.0  # seconds between attempts while the database is down
+# The database cannot be reached (retry the batch), as opposed to refusing a value in it.
+UNREACHABLE = (OperationalError, InterfaceError, DisconnectionError, PoolTimeout, OSError)
+
+Rows = TypeVar("Rows")
+Out = TypeVar("Out")
+Accepted = tuple[str, Handlog]  # (topic, handlog)
+Item = Accepted | Refused
 
 
 @dataclass
@@ -47,7 +67,7 @@ class HubCounters:
     received: int = 0
     stored: int = 0
     duplicates: int = 0
-    rejected: int = 0
+    rejected: int = 0  # quarantined
     batches: int = 0
     db_failures: int = 0
     last_error: str | None = field(default=None, repr=False)
@@ -72,6 +92,10 @@ class HubIngest:
         self.client_id = client_id or f"mjtable-hub-{parlour}"
         self.batch_max = batch_max
         self.counters = HubCounters()
+        # Each table's last retained status ("online" / "offline", its will), for the owners'
+        # list of tables; read by the web app on the same event loop.
+        self.statuses: dict[str, str] = {}
+        self.status_filter = f"{settings.topic_root}/{parlour}/+/status"
         self.connected = asyncio.Event()
         self._stop = asyncio.Event()
 
@@ -93,62 +117,136 @@ class HubIngest:
 
     async def _subscribe(self, client: aiomqtt.Client) -> None:
         await client.subscribe(self.filter, qos=1)
+        await client.subscribe(self.status_filter, qos=1)
         log.info("hub subscribed", filter=self.filter)
 
     def _session(self, client: aiomqtt.Client) -> tuple[Coroutine[Any, Any, None], ...]:
-        queue: asyncio.Queue[tuple[str, Handlog]] = asyncio.Queue()
+        # Bounded: while the database is slow, the broker holds the rest (QoS 1 flow control).
+        queue: asyncio.Queue[Item] = asyncio.Queue(maxsize=2 * self.batch_max)
         return self._receive(client, queue), self._write(client, queue)
 
-    async def _receive(
-        self, client: aiomqtt.Client, queue: asyncio.Queue[tuple[str, Handlog]]
-    ) -> None:
+    async def _receive(self, client: aiomqtt.Client, queue: asyncio.Queue[Item]) -> None:
         async for message in client.messages:
             topic = message.topic.value
+            raw = message.payload if isinstance(message.payload, bytes) else b""
+            if topic.endswith("/status"):
+                self._status(topic, raw)
+                continue
             self.counters.received += 1
-            try:
-                raw = message.payload if isinstance(message.payload, bytes) else b""
-                queue.put_nowait((topic, parse_handlog(raw, topic=topic)))
-            except HandlogError as err:
-                self.counters.rejected += 1
-                log.warning("handlog rejected", topic=topic, error=str(err))
+            await queue.put(self._parse(topic, raw))
 
-    async def _write(
-        self, client: aiomqtt.Client, queue: asyncio.Queue[tuple[str, Handlog]]
-    ) -> None:
+    def _status(self, topic: str, raw: bytes) -> None:
+        table = topic.split("/")[-2]
+        state = None
+        if len(raw) <= 256:
+            with contextlib.suppress(ValueError):
+                data = json.loads(raw)
+                state = data.get("state") if isinstance(data, dict) else None
+        if state in ("online", "offline") and re.fullmatch(ID_PATTERN, table):
+            self.statuses[table] = state
+
+    @staticmethod
+    def _parse(topic: str, raw: bytes) -> Item:
+        try:
+            return topic, parse_handlog(raw, topic=topic)
+        except HandlogError as err:
+            return Refused.of(topic, str(err), raw, err.hand_id)
+        except Exception as err:  # a bug of ours must not end the hub: keep the message
+            return Refused.of(topic, f"unexpected: {type(err).__name__}: {err}", raw)
+
+    async def _write(self, client: aiomqtt.Client, queue: asyncio.Queue[Item]) -> None:
         while True:
             batch = [await queue.get()]
             while len(batch) < self.batch_max and not queue.empty():
                 batch.append(queue.get_nowait())
-            result = await self._store(batch)
-            ack_topics = {log.hand_id: ack_topic_for(topic) for topic, log in batch}
+            accepted = [item for item in batch if not isinstance(item, Refused)]
+            refused = [item for item in batch if isinstance(item, Refused)]
+            result = await self._store(accepted)
+            # (two tables may send the same id: each is acked on its own topic)
+            topics: dict[str, set[str]] = {}
+            for topic, sent in accepted:
+                topics.setdefault(sent.hand_id, set()).add(topic)
+            logs = {sent.hand_id: sent for _, sent in accepted}
+            refused += [
+                Refused.whole(min(topics[hid]), reason, logs[hid])
+                for hid, reason in result.rejected.items()
+            ]
+            await self._quarantine(refused)
             self.counters.batches += 1
             self.counters.stored += len(result.stored)
             self.counters.duplicates += len(result.duplicates)
-            # QoS 1 acks, a few in flight at a time (the client warns beyond ten pending);
-            # a lost one only means a re-send.
-            ids = list(dict.fromkeys(result.acked))
-            for start in range(0, len(ids), ACKS_IN_FLIGHT):
-                await asyncio.gather(
-                    *(
-                        client.publish(ack_topics[hid], encode(build_ack(hid)), qos=1)
-                        for hid in ids[start : start + ACKS_IN_FLIGHT]
-                    )
+            if result.stored:
+                log.info(
+                    "hands stored",
+                    n=len(result.stored),
+                    tables=sorted({log.table for _, log in accepted}),
                 )
+            acks = [
+                (ack_topic_for(topic), build_ack(hid))
+                for hid in result.acked
+                for topic in sorted(topics[hid])
+            ]
+            acks += [
+                (ack_topic_for(r.topic), build_ack(r.hand_id) | {"rejected": r.reason})
+                for r in refused
+                if r.hand_id is not None
+            ]
+            await self._ack(client, list({(t, a["hand_id"]): (t, a) for t, a in acks}.values()))
 
-    async def _store(self, batch: list[tuple[str, Handlog]]) -> StoreResult:
+    async def _ack(self, client: aiomqtt.Client, acks: list[tuple[str, dict[str, Any]]]) -> None:
+        # QoS 1 acks, a few in flight at a time (the client warns beyond ten pending);
+        # a lost one only means a re-send.
+        for start in range(0, len(acks), ACKS_IN_FLIGHT):
+            await asyncio.gather(
+                *(
+                    client.publish(topic, encode(ack), qos=1)
+                    for topic, ack in acks[start : start + ACKS_IN_FLIGHT]
+                )
+            )
+
+    async def _quarantine(self, refused: list[Refused]) -> None:
+        if not refused:
+            return
+        for r in refused:
+            log.error("handlog quarantined", topic=r.topic, hand_id=r.hand_id, reason=r.reason)
+        self.counters.rejected += len(refused)
+        try:
+            await self._retrying(quarantine, refused)
+        except Exception as err:  # never in the way of the next batch
+            log.error("hub: quarantine not written", error=str(err), n=len(refused))
+
+    async def _store(self, batch: list[Accepted]) -> StoreResult:
+        """Store the batch; if the database refuses it (not merely unreachable), hand by hand,
+        so that only the hand it refuses is rejected."""
         logs = [log for _, log in batch]
+        if not logs:
+            return StoreResult([], [])
+        try:
+            started = time.perf_counter()
+            result = await self._retrying(store_handlogs, logs)
+            log.debug(
+                "handlogs written", n=len(logs), ms=round(1000 * (time.perf_counter() - started), 1)
+            )
+            return result
+        except Exception as err:
+            if len(logs) == 1:
+                reason = f"the database refused it: {type(err).__name__}: {err}"
+                return StoreResult([], [], {logs[0].hand_id: reason})
+        parts = [await self._store([one]) for one in batch]
+        return StoreResult(
+            [h for r in parts for h in r.stored],
+            [h for r in parts for h in r.duplicates],
+            {h: why for r in parts for h, why in r.rejected.items()},
+        )
+
+    async def _retrying(self, write: Callable[[Engine, Rows], Out], rows: Rows) -> Out:
+        """``write(engine, rows)`` in a thread, again and again while the database is
+        unreachable; any other error is raised."""
         delay = 0.5
         while True:
             try:
-                started = time.perf_counter()
-                result = await asyncio.to_thread(store_handlogs, self.store.engine, logs)
-                log.debug(
-                    "handlogs stored",
-                    n=len(logs),
-                    ms=round(1000 * (time.perf_counter() - started), 1),
-                )
-                return result
-            except Exception as err:  # the database is down or refusing: keep the batch
+                return await asyncio.to_thread(write, self.store.engine, rows)
+            except UNREACHABLE as err:  # the database is down: keep the batch
                 self.counters.db_failures += 1
                 self.counters.last_error = str(err)
                 log.warning("hub: storing failed, will retry", error=str(err), retry_in=delay)

@@ -14,6 +14,20 @@ from amqtt.broker import Broker  # type: ignore[import-untyped]
 _ANONYMOUS = "amqtt.plugins.authentication.AnonymousAuthPlugin"
 
 
+class _Broker(Broker):  # type: ignore[misc]
+    """amqtt 0.12 sends a connecting client the retained messages of every filter any
+    client subscribed to (``for topic in self._subscriptions`` on connect), so a display
+    got whatever a wider subscriber's filter matched. Retained messages go only to a
+    client that holds the filter itself."""
+
+    async def _publish_retained_messages_for_subscription(
+        self, subscription: tuple[str, int], session: Any
+    ) -> None:
+        holders = self._subscriptions.get(subscription[0], ())
+        if any(held.client_id == session.client_id for held, _qos in holders):
+            await super()._publish_retained_messages_for_subscription(subscription, session)
+
+
 class EmbeddedBroker:
     """``async with EmbeddedBroker(port=0) as broker:`` … ``broker.url``; port 0 picks one."""
 
@@ -34,7 +48,7 @@ class EmbeddedBroker:
             # Only anonymous auth: no $SYS publisher, no per-packet logging plugins.
             "plugins": {_ANONYMOUS: {"allow_anonymous": True}},
         }
-        broker = Broker(config)
+        broker = _Broker(config)
         await broker.start()
         self._broker = broker
         server = broker._servers["default"].instance  # amqtt exposes no bound-port API

@@ -219,3 +219,25 @@ class OwnerRow(Base):
     name: Mapped[str] = mapped_column(String(64), unique=True)
     password_hash: Mapped[str] = mapped_column(String(255))  # controller.web.passwords format
     created_at: Mapped[datetime]
+    # In every login token; bumped (ending every login) by a logout or a new password.
+    token_generation: Mapped[int] = mapped_column(Integer, server_default="0")
+
+
+class QuarantinedHandlogRow(Base):
+    """A handlog the hub refused (invalid, too big, refused by the database): kept with the
+    reason for the owner to see, never stored as a hand, never in the way of the others."""
+
+    __tablename__ = "quarantined_handlogs"
+    __table_args__ = (Index("ix_quarantined_handlogs_received", "received_at"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    received_at: Mapped[datetime]
+    topic: Mapped[str] = mapped_column(String(256))
+    parlour: Mapped[str | None] = mapped_column(String(64))  # the sender's, from the topic
+    table_id: Mapped[str | None] = mapped_column(String(64))
+    hand_id: Mapped[str | None] = mapped_column(String(64))  # when the payload named one
+    reason: Mapped[str] = mapped_column(Text)
+    size: Mapped[int] = mapped_column(Integer)  # bytes received
+    # The payload's start, NULs and undecodable bytes escaped (what a reviewer needs to see);
+    # all of it for a valid handlog the database refused.
+    excerpt: Mapped[str] = mapped_column(Text)

@@ -35,10 +35,13 @@ class OwnerRecord:
     name: str
     password_hash: str
     created_at: datetime
+    token_generation: int = 0  # logins carry it; a newer one ends them
 
 
 def _record(row: OwnerRow) -> OwnerRecord:
-    return OwnerRecord(row.id, row.name, row.password_hash, row.created_at)
+    return OwnerRecord(
+        row.id, row.name, row.password_hash, row.created_at, row.token_generation or 0
+    )
 
 
 def check_name(name: str) -> str:
@@ -62,7 +65,9 @@ class OwnerAccounts:
         check_name(name)
         if not password_hash or len(password_hash) > 255:
             raise StoreInputError("password_hash: 1-255 characters")
-        row = OwnerRow(name=name, password_hash=password_hash, created_at=utcnow())
+        row = OwnerRow(
+            name=name, password_hash=password_hash, created_at=utcnow(), token_generation=0
+        )
         try:
             with self._session() as s, s.begin():
                 s.add(row)
@@ -76,11 +81,21 @@ class OwnerAccounts:
             return _record(row) if row is not None else None
 
     def set_password(self, name: str, password_hash: str) -> None:
+        """A new password; every login made before ends."""
         with self._session() as s, s.begin():
             row = s.scalars(select(OwnerRow).where(OwnerRow.name == name)).first()
             if row is None:
                 raise UnknownOwner(name)
             row.password_hash = password_hash
+            row.token_generation = (row.token_generation or 0) + 1
+
+    def end_logins(self, name: str) -> None:
+        """Log ``name`` out everywhere: every token issued so far stops working."""
+        with self._session() as s, s.begin():
+            row = s.scalars(select(OwnerRow).where(OwnerRow.name == name)).first()
+            if row is None:
+                raise UnknownOwner(name)
+            row.token_generation = (row.token_generation or 0) + 1
 
     def list(self) -> list[OwnerRecord]:
         with self._session() as s:

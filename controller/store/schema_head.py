@@ -11,7 +11,7 @@ import sys
 
 from sqlalchemy import Engine, inspect, text
 
-HEAD = "0006"
+HEAD = "0007"
 
 
 class MigrationFailed(RuntimeError):

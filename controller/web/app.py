@@ -22,7 +22,8 @@ from controller.metrics import Metrics
 from controller.store import EventStore, StoreInputError
 from controller.store.owners import OwnerAccounts
 from controller.web import auth, owner_api, pages, public
-from controller.web.context import LoginThrottle, WebContext
+from controller.web.context import WebContext
+from controller.web.limits import BodyLimit, HashGate, LoginThrottle, StreamSlots
 from controller.web.live import LiveHub
 from controller.web.settings import WebAppSettings
 from controller.web.tokens import TokenSigner
@@ -85,6 +86,7 @@ def create_app(
     *,
     metrics: Metrics | None = None,
     keepalive: float = 15.0,
+    table_status: Callable[[str], str | None] | None = None,
 ) -> FastAPI:
     settings = settings or WebAppSettings()
     app = FastAPI(
@@ -92,7 +94,9 @@ def create_app(
         version="1",
         description=API_DESCRIPTION,
         openapi_url="/api/v1/openapi.json",
-        docs_url="/api/v1/docs",
+        # No Swagger UI: it loads its scripts from a CDN, which the CSP (rightly) blocks, so
+        # the page was blank. The document itself is served; any OpenAPI viewer reads it.
+        docs_url=None,
         redoc_url=None,
     )
     app.state.ctx = WebContext(
@@ -101,8 +105,15 @@ def create_app(
         settings=settings,
         owners=OwnerAccounts(store),
         signer=TokenSigner(settings.secret_key),
-        throttle=LoginThrottle(settings.login_attempts, settings.login_window),
+        throttle=LoginThrottle(
+            settings.login_attempts,
+            settings.login_window,
+            per_client=settings.login_attempts_per_client,
+        ),
+        hashing=HashGate(settings.hash_slots),
+        streams=StreamSlots(settings.live_streams, settings.live_streams_per_client),
         keepalive=keepalive,
+        table_status=table_status,
     )
     app.add_exception_handler(RequestValidationError, _validation_problem)
     app.add_exception_handler(StoreInputError, _store_input_problem)
@@ -113,6 +124,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     if metrics is not None:
         app.mount("/metrics", metrics.asgi_app())
+    app.add_middleware(BodyLimit)
     app.add_middleware(pages.SecurityHeaders)
     app.openapi = _openapi(app)  # type: ignore[method-assign]
     return app

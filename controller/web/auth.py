@@ -5,6 +5,7 @@ the pages and in the body for scripts (``Authorization: Bearer``). Owner routes 
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import Annotated
 
@@ -14,6 +15,7 @@ from starlette.requests import Request
 
 from controller.store.owners import OwnerRecord
 from controller.web.context import WebContext, context
+from controller.web.limits import Busy, client_address
 from controller.web.passwords import DUMMY_HASH, verify_password
 from controller.web.schemas import LoginIn, LoginOut, OwnerOut, Problem
 from controller.web.tokens import fingerprint
@@ -42,8 +44,13 @@ def current_owner(
     if claims is None:
         raise UNAUTHORISED
     owner = ctx.owners.get(claims.owner)
-    # A changed password (or a removed owner) ends the logins made before.
-    if owner is None or fingerprint(owner.password_hash) != claims.fingerprint:
+    # A changed password, a logout (a newer generation) or a removed owner ends the logins
+    # made before.
+    if (
+        owner is None
+        or fingerprint(owner.password_hash) != claims.fingerprint
+        or owner.token_generation != claims.generation
+    ):
         raise UNAUTHORISED
     return owner
 
@@ -51,45 +58,91 @@ def current_owner(
 Owner = Annotated[OwnerRecord, Depends(current_owner)]
 
 
+def _secure(request: Request, ctx: WebContext) -> bool:
+    """Secure cookies when configured, or when the request came over HTTPS (uvicorn's own
+    TLS, or a proxy's X-Forwarded-Proto from an address in ``--forwarded-allow-ips``)."""
+    return ctx.settings.cookie_secure or request.url.scheme == "https"
+
+
 @router.post(
     "/login",
-    responses={400: {"model": Problem}, 401: {"model": Problem}, 429: {"model": Problem}},
+    responses={
+        400: {"model": Problem},
+        401: {"model": Problem},
+        413: {"model": Problem},
+        429: {"model": Problem},
+        503: {"model": Problem},
+    },
     summary="Log in as an owner",
 )
-def login(
-    body: LoginIn, response: Response, ctx: Annotated[WebContext, Depends(context)]
+async def login(
+    body: LoginIn,
+    request: Request,
+    response: Response,
+    ctx: Annotated[WebContext, Depends(context)],
 ) -> LoginOut:
-    wait = ctx.throttle.wait(body.name)
+    # Counted before the check, atomically: concurrent guesses cannot slip past the limit.
+    wait = ctx.throttle.begin(body.name, client_address(request.client))
     if wait > 0:
         raise HTTPException(
             status.HTTP_429_TOO_MANY_REQUESTS,
-            f"too many failed logins for {body.name!r}; try again in {int(wait) + 1} s",
+            f"too many failed logins for {body.name!r} or from here; "
+            f"try again in {int(wait) + 1} s",
             headers={"Retry-After": str(int(wait) + 1)},
         )
-    owner = ctx.owners.get(body.name)
-    # Check a hash even for an unknown name: the answer takes as long either way.
-    ok = verify_password(body.password, owner.password_hash if owner else DUMMY_HASH)
+    owner = await asyncio.to_thread(ctx.owners.get, body.name)
+    # Check a hash even for an unknown name: the answer takes as long either way. Off the
+    # event loop, a few at a time (each takes 16 MiB and a core for ~0.1 s).
+    stored = owner.password_hash if owner else DUMMY_HASH
+    try:
+        ok = await ctx.hashing.run(lambda: verify_password(body.password, stored))
+    except Busy:
+        raise HTTPException(
+            status.HTTP_503_SERVICE_UNAVAILABLE,
+            "too many logins at once; try again in a few seconds",
+            headers={"Retry-After": "2"},
+        ) from None
     if owner is None or not ok:
-        ctx.throttle.failed(body.name)
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "wrong name or password")
     ctx.throttle.succeeded(body.name)
-    token, expires = ctx.signer.issue(owner.name, owner.password_hash, ctx.settings.login_ttl)
+    token, expires = ctx.signer.issue(
+        owner.name, owner.password_hash, ctx.settings.login_ttl, owner.token_generation
+    )
     response.set_cookie(
         COOKIE,
         token,
         max_age=int(ctx.settings.login_ttl),
         httponly=True,
         samesite="strict",
-        secure=ctx.settings.cookie_secure,
+        secure=_secure(request, ctx),
         path="/",
     )
     return LoginOut(owner=owner.name, token=token, expires_at=datetime.fromtimestamp(expires, UTC))
 
 
-@router.post("/logout", status_code=204, summary="Forget the login cookie")
-def logout() -> Response:
+@router.post(
+    "/logout",
+    status_code=204,
+    summary="Log out everywhere: every token of this owner stops working",
+)
+def logout(request: Request, ctx: Annotated[WebContext, Depends(context)]) -> Response:
+    """Also answers 204 without a valid login (only the cookie is forgotten then)."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    credentials = (
+        HTTPAuthorizationCredentials(scheme=scheme, credentials=token)
+        if scheme.lower() == "bearer" and token
+        else None
+    )
+    try:
+        owner: OwnerRecord | None = current_owner(request, ctx, credentials)
+    except HTTPException:
+        owner = None
+    if owner is not None:
+        ctx.owners.end_logins(owner.name)
     response = Response(status_code=204)
-    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+    response.delete_cookie(
+        COOKIE, path="/", httponly=True, samesite="strict", secure=_secure(request, ctx)
+    )
     return response
 
 

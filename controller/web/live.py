@@ -73,6 +73,8 @@ def _count_words(p: Mapping[str, Any]) -> tuple[str, str]:
 def dealer_text(p: Mapping[str, Any]) -> dict[str, str]:
     """The instruction in words, Chinese and English, from a ``dealer`` payload's fields."""
     step = p.get("step")
+    if step == "wait" and p.get("roller") is None:  # no roll due: the hand is being played
+        return {"zh": "对局中：牌墙无需操作", "en": "Hand in play: nothing to do at the wall"}
     if step == "wait" or p.get("stack") is None:
         return {"zh": "等待掷骰", "en": "Waiting for the dice"}
     zh, en = _count_words(p)

@@ -4,12 +4,13 @@ totals. Every route needs a login (``controller.web.auth``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
 from fastapi.responses import Response
 
+from controller.hub.ingest import quarantined
 from controller.store import HandRecord, StoredHand, UnknownHand, UnknownSession
 from controller.store.tables import (
     TableRecord,
@@ -23,7 +24,7 @@ from controller.store.tables import (
 )
 from controller.web import charts
 from controller.web.auth import current_owner
-from controller.web.context import WebContext, context
+from controller.web.context import WebContext, context, own_table
 from controller.web.export import hands_csv, hands_json
 from controller.web.replay import ReplayError, event_payloads, replay
 from controller.web.schemas import (
@@ -34,6 +35,7 @@ from controller.web.schemas import (
     HandDetail,
     HandOut,
     Problem,
+    QuarantinedOut,
     ReplayOut,
     ReplayStep,
     SessionOut,
@@ -64,7 +66,8 @@ def _aware(value: datetime | None, name: str) -> datetime | None:
     if value is None:
         return None
     try:
-        return value.astimezone() if value.tzinfo is None else value
+        # In UTC here: 9999-12-31T23:59:59-23:59 is past the last datetime in UTC.
+        return value.astimezone(UTC)
     except (OverflowError, OSError, ValueError):
         raise HTTPException(422, f"{name}: not a usable time: {value.isoformat()}") from None
 
@@ -120,8 +123,11 @@ Offset = Annotated[int, Query(ge=0, le=1_000_000)]
 
 
 def _table_out(ctx: WebContext, t: TableRecord) -> TableOut:
-    this = t.table_id == ctx.settings.table
+    this = t.table_id == own_table(ctx)
     state, current = "unknown", None
+    heard = ctx.table_status(t.table_id) if ctx.table_status is not None else None
+    if heard in ("online", "offline"):
+        state = heard
     if this:
         live_status = ctx.live.last("status")
         if isinstance(live_status, dict) and live_status.get("state") in ("online", "offline"):
@@ -135,28 +141,26 @@ def _table_out(ctx: WebContext, t: TableRecord) -> TableOut:
 
 def _tables(ctx: WebContext) -> list[TableOut]:
     s = ctx.settings
-    found = list_tables(ctx.store, default_table=s.table, parlour=s.parlour)
+    found = list_tables(ctx.store, default_table=own_table(ctx), parlour=s.parlour)
     return [_table_out(ctx, t) for t in found]
 
 
 def _table(ctx: WebContext, table_id: str) -> TableOut:
     s = ctx.settings
-    found = table_record(ctx.store, table_id, default_table=s.table, parlour=s.parlour)
+    found = table_record(ctx.store, table_id, default_table=own_table(ctx), parlour=s.parlour)
     if found is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown table {table_id!r}")
     return _table_out(ctx, found)
 
 
 def _known(ctx: WebContext, table_id: str) -> None:
-    if not has_table(ctx.store, table_id, default_table=ctx.settings.table):
+    if not has_table(ctx.store, table_id, default_table=own_table(ctx)):
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown table {table_id!r}")
 
 
 def _hands(ctx: WebContext, table_id: str, filters: HandFilters, **kw: Any) -> list[HandRecord]:
     _known(ctx, table_id)
-    return table_hands(
-        ctx.store, table_id, default_table=ctx.settings.table, **filters.query(), **kw
-    )
+    return table_hands(ctx.store, table_id, default_table=own_table(ctx), **filters.query(), **kw)
 
 
 def _stored(ctx: WebContext, hand_id: str) -> StoredHand:
@@ -373,3 +377,13 @@ def get_replay(ctx: Ctx, hand_id: HandId) -> ReplayOut:
         check=verdict,
         steps=[ReplayStep.model_validate(s) for s in steps],
     )
+
+
+@router.get(
+    "/quarantine",
+    summary="Handlogs the hub refused, newest first, with the reason (empty on a table)",
+)
+def get_quarantine(ctx: Ctx, limit: Limit = 100, offset: Offset = 0) -> list[QuarantinedOut]:
+    return [
+        QuarantinedOut(**row) for row in quarantined(ctx.store.engine, limit=limit, offset=offset)
+    ]

@@ -4,13 +4,15 @@ carries public data."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from controller.web.context import WebContext, context
+from controller.web.limits import TooManyStreams, client_address
 from controller.web.live import RESYNC, TIMEOUT, TOPICS, LiveMessage
 from controller.web.schemas import PublicTable
 
@@ -47,17 +49,41 @@ async def _events(ctx: WebContext) -> AsyncIterator[str]:
                 yield item.sse()
 
 
+class _HeldStream(StreamingResponse):
+    """A stream that gives its slot back when it ends, however it ends."""
+
+    def __init__(self, content: AsyncIterator[str], release: Callable[[], None]) -> None:
+        super().__init__(
+            content,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()
+
+
 @router.get(
     "/live",
     summary="Live stream (text/event-stream): one event per message, named by its topic",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}, "description": "SSE stream"}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "SSE stream"},
+        429: {"description": "This client has as many streams open as it may"},
+        503: {"description": "The server has as many streams open as it may"},
+    },
 )
-def live(ctx: Ctx) -> StreamingResponse:
+async def live(ctx: Ctx, request: Request) -> StreamingResponse:
     """First the retained state (``replayed: true``), then ``ready``, then each message as
-    it is published: ``event: <topic>``, ``data: {"payload", "at", "replayed"}``."""
-    return StreamingResponse(
-        _events(ctx),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    it is published: ``event: <topic>``, ``data: {"payload", "at", "replayed"}``. A client
+    may hold a few streams, the server a few hundred (each costs a file descriptor)."""
+    client = client_address(request.client)
+    try:
+        ctx.streams.take(client)
+    except TooManyStreams as err:
+        raise HTTPException(err.status, err.detail, headers={"Retry-After": "10"}) from None
+    return _HeldStream(_events(ctx), lambda: ctx.streams.give_back(client))

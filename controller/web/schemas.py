@@ -213,3 +213,15 @@ class TotalsOut(BaseModel):
     seats: list[Number] = Field(description="Each seat's net over the hands selected")
     series: list[TotalsPoint]
     days: list[DayTotals]
+
+
+class QuarantinedOut(BaseModel):
+    """A handlog the hub refused (docs/parlour.md, Security)."""
+
+    id: int
+    received_at: datetime
+    topic: str
+    table_id: str | None
+    hand_id: str | None
+    reason: str
+    size: int = Field(description="Bytes received")

@@ -19,14 +19,25 @@ class WebAppSettings:
     parlour: str = "demo"
     table: str = "t1"
     """The table this service is; hands played outside a session are listed under it."""
+    hub: bool = False
+    """The parlour hub: it is no table itself (``table`` only names the app), and every
+    table's status comes from the hub's broker."""
     secret_key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     """Signs login tokens; the default (random per process) ends logins at each restart."""
     login_ttl: float = 12 * 3600.0
     cookie_secure: bool = False
-    """Set behind HTTPS (the hub); a Pi on the parlour's LAN serves plain HTTP."""
+    """Always mark the login cookie Secure. Without it the cookie is Secure whenever the
+    request came over HTTPS (see docs/parlour.md, "Serving over TLS")."""
     login_attempts: int = 5
     """Failed logins per name within ``login_window`` seconds before it answers 429."""
     login_window: float = 300.0
+    login_attempts_per_client: int = 20
+    """Login attempts per client address within ``login_window`` (any names)."""
+    hash_slots: int = 2
+    """Password checks at once (scrypt: 16 MiB and ~0.1 s of a core each)."""
+    live_streams: int = 200
+    """Open live streams (SSE) in all; each holds a file descriptor."""
+    live_streams_per_client: int = 8
 
     @classmethod
     def from_config(cls, config: TableConfig) -> WebAppSettings:

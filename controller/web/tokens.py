@@ -1,7 +1,9 @@
 """Signed login tokens: ``base64(json).base64(hmac-sha256)``, sent as a cookie or a bearer.
 
-The token names the owner, its expiry and a fingerprint of the password hash, so changing
-a password ends every login made with the old one. No server-side session table.
+The token names the owner, its expiry (a whole number of seconds), a fingerprint of the
+password hash and the owner's token generation: a new password or a logout bumps the
+generation (``OwnerAccounts.end_logins``) and so ends every login made before. No
+server-side session table.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class TokenClaims:
     owner: str
     expires: float
     fingerprint: str
+    generation: int = 0
 
 
 class TokenSigner:
@@ -46,9 +49,16 @@ class TokenSigner:
     def _sign(self, body: str) -> str:
         return _b64e(hmac.new(self._secret, body.encode("ascii"), hashlib.sha256).digest())
 
-    def issue(self, owner: str, password_hash: str, ttl: float) -> tuple[str, float]:
+    def issue(
+        self, owner: str, password_hash: str, ttl: float, generation: int = 0
+    ) -> tuple[str, float]:
         expires = self._clock() + ttl
-        claims = {"sub": owner, "exp": int(expires), "fp": fingerprint(password_hash)}
+        claims = {
+            "sub": owner,
+            "exp": int(expires),
+            "fp": fingerprint(password_hash),
+            "gen": generation,
+        }
         body = _b64e(json.dumps(claims, separators=(",", ":")).encode())
         return f"{body}.{self._sign(body)}", float(int(expires))
 
@@ -61,12 +71,16 @@ class TokenSigner:
             if not hmac.compare_digest(self._sign(body), signature):
                 return None
             claims = json.loads(_b64d(body))
-            owner, expires, fp = claims["sub"], float(claims["exp"]), claims["fp"]
-        except (ValueError, KeyError, TypeError, UnicodeEncodeError):
+            owner, expires, fp = claims["sub"], claims["exp"], claims["fp"]
+            generation = claims.get("gen", 0)
+        except (ValueError, KeyError, TypeError, AttributeError, UnicodeEncodeError):
+            return None
+        # Whole seconds only: a float exp could be inf or nan (never expiring).
+        if not all(type(n) is int for n in (expires, generation)):
             return None
         if not isinstance(owner, str) or not isinstance(fp, str) or expires < self._clock():
             return None
-        return TokenClaims(owner, expires, fp)
+        return TokenClaims(owner, float(expires), fp, generation)
 
 
 def load_or_create_secret(path: Path) -> bytes:

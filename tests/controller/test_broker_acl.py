@@ -220,4 +220,27 @@ def test_broker_acl_command(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert out.read_text() == render_acl("p1", ["t1", "t2"])
     bad = CliRunner().invoke(app, ["broker-acl", "--parlour", "p1", "t/1"])
-    assert bad.exit_code == 2 and "not a parlour or table id" in bad.output
+    assert bad.exit_code == 2 and "table id: letters" in bad.output
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--hub-user", "hub\ntopic readwrite #"],
+        ["--hub-user", "hub topic"],
+        ["--hub-user", ""],
+        ["--root", "#"],
+        ["--root", "mahjong/+"],
+        ["--root", "mahjong\nuser x"],
+        ["--root", "a//b"],
+        ["--parlour", "p1\n"],
+    ],
+)
+def test_broker_acl_refuses_names_that_would_write_rules(tmp_path: Path, option: list[str]) -> None:
+    """Issue 21, point 10: every name that goes into the acl_file is checked."""
+    out = tmp_path / "acl"
+    args = ["broker-acl", "--parlour", "p1", *option, "t1", "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and "error:" in result.output, result.output
+    assert not out.exists()
+    assert render_acl("p1", ["t1"], root="x/mahjong", hub_user="hub-2").count("\nuser ") == 3

@@ -73,6 +73,15 @@ def test_open_hands_have_no_handlog(store: EventStore) -> None:
         ({"events": [{"seat": 1}]}, r"handlog.events\[0\]: needs a 'type'"),
         ({"settlement": {"net": [1, 2, 3]}}, "handlog.settlement.net: expected 4 numbers"),
         ({"result": None}, "handlog.result"),
+        # What one table account sent to take the hub down (issue 21):
+        ({"hand_no": 10**30}, "handlog.hand_no: expected 0-1000000"),
+        ({"hand_id": "h\x00"}, "handlog.hand_id: not a topic level id"),
+        ({"started_at": "9999-12-31T23:59:59-23:59"}, "handlog.started_at: .* not between"),
+        ({"finished_at": "2026-01-01T00:00:00+00:00"}, "handlog.finished_at: before started"),
+        ({"events": [{"type": "x", "note": "a\x00"}]}, r"handlog.events\[0\].note: a NUL"),
+        ({"events": [{"type": "x", "n": float("inf")}]}, "number out of range"),
+        ({"settlement": {"net": [1e30, 0, 0, 0]}}, "handlog.settlement.net"),
+        ({"settlement": {"net": [0, 0, 0, 0], "x": "y" * 5000}}, "more than 4096"),
     ],
 )
 def test_invalid_payloads_name_the_field(
@@ -80,6 +89,15 @@ def test_invalid_payloads_name_the_field(
 ) -> None:
     with pytest.raises(HandlogError, match=message):
         parse_handlog(payload | change)
+
+
+def test_deep_big_and_non_finite_json_is_refused_before_parsing() -> None:
+    with pytest.raises(HandlogError, match="nested 200000 deep, more than 16"):
+        parse_handlog(b"[" * 200_000 + b"]" * 200_000)
+    with pytest.raises(HandlogError, match="more than 1048576"):
+        parse_handlog(b" " * (1 << 20) + b"{}")
+    with pytest.raises(HandlogError, match="NaN is not a JSON number"):
+        parse_handlog(b'{"hand_no": NaN}')
 
 
 def test_not_json_and_not_an_object() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import threading
 import urllib.request
 
 import structlog
@@ -59,3 +60,46 @@ def test_json_log_lines_carry_context() -> None:
     assert first["level"] == "info" and "timestamp" in first
     assert second["event"] == "from the standard library" and second["logger"] == "aiomqtt"
     assert "hand_id" not in second
+
+
+class _Recorder(io.StringIO):
+    """A stream that remembers which threads wrote to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[str] = set()
+
+    def write(self, text: str) -> int:
+        self.threads.add(threading.current_thread().name)
+        return super().write(text)
+
+
+def test_tracebacks_are_plain_and_rendered_off_the_callers_thread() -> None:
+    """A 500 logged with its traceback must not stall the event loop (issue 21, point 8):
+    no locals rendered, and the rendering happens in the log writer's thread."""
+    stream = _Recorder()
+    configure_logging("info", "console", stream=stream)
+    try:
+        big_local = ["LOCAL-VALUE"] * 10_000  # noqa: F841 (what a locals-rendering would show)
+        try:
+            raise RuntimeError("boom")
+        except RuntimeError:
+            structlog.get_logger("test").exception("request failed")
+            logging.getLogger("uvicorn.error").exception("Exception in ASGI application")
+    finally:
+        configure_logging("warning", "console")  # flushes the writer
+    text = stream.getvalue()
+    assert text.count("RuntimeError: boom") == 2 and "LOCAL-VALUE" not in text
+    assert threading.current_thread().name not in stream.threads
+
+
+def test_a_storm_of_accept_errors_is_logged_once_a_minute() -> None:
+    stream = io.StringIO()
+    configure_logging("info", "json", stream=stream)
+    try:
+        for _ in range(1000):
+            logging.getLogger("asyncio").error("socket.accept() out of system resource")
+    finally:
+        configure_logging("warning", "console")
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 1 and "accept" in lines[0]

@@ -26,6 +26,7 @@ TABLES = {
     "outbox",
     "owners",
     "table_stats",
+    "quarantined_handlogs",
     "alembic_version",
 }
 

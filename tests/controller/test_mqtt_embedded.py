@@ -65,3 +65,31 @@ def test_plain_aiomqtt_through_embedded_broker() -> None:
         await broker.stop()  # idempotent
 
     asyncio.run(main())
+
+
+def test_a_client_gets_only_the_retained_messages_its_own_filter_matches() -> None:
+    """amqtt sent a connecting client the retained messages of every other client's filter
+    (issue 21, point 11): a display of t1 got t2's retained topics."""
+
+    async def main() -> None:
+        async with EmbeddedBroker(port=0) as broker:
+            port = broker.port
+            async with aiomqtt.Client("127.0.0.1", port, identifier="pub") as pub:
+                for topic in ("m/p/t1/scores", "m/p/t1/hand", "m/p/t2/hand"):
+                    await pub.publish(topic, b"secret-ish", qos=1, retain=True)
+            async with (
+                aiomqtt.Client("127.0.0.1", port, identifier="wide") as wide,
+                aiomqtt.Client("127.0.0.1", port, identifier="pub2") as pub,
+            ):
+                await wide.subscribe("m/p/#", qos=1)
+                async with aiomqtt.Client("127.0.0.1", port, identifier="display") as display:
+                    await display.subscribe("m/p/t1/scores", qos=1)
+                    await pub.publish("m/p/t1/scores", b"marker", qos=1)
+                    seen = []
+                    async for message in display.messages:
+                        seen.append((message.topic.value, message.payload))
+                        if message.payload == b"marker":
+                            break
+                    assert {topic for topic, _ in seen} == {"m/p/t1/scores"}, seen
+
+    asyncio.run(asyncio.wait_for(main(), 30))

@@ -6,12 +6,15 @@ taken off the display, not waited for for ever."""
 from __future__ import annotations
 
 import asyncio
+import random
 
 from controller.runtime import KINDS
-from controller.virtual_players import VirtualPlayers
+from controller.virtual_players import VirtualPlayers, _Shadow
+from engine.session import Session
+from engine.simulation import play_hand
 from firmware_bridge.protocol.messages import SeatButton, TableState
 from firmware_bridge.sim import TileSet
-from firmware_bridge.sim.moves import PressButton, TableView, TakeFromWall
+from firmware_bridge.sim.moves import EndHand, Pause, PressButton, TableView, TakeFromWall
 
 UIDS = TileSet(0, KINDS).uids
 
@@ -46,3 +49,14 @@ def test_a_roll_the_players_did_not_press_for_is_taken_off_the_display() -> None
         assert len(moves) == 53 and all(isinstance(m, TakeFromWall) for m in moves)
 
     asyncio.run(main())
+
+
+def test_they_look_at_the_settlement_before_the_next_shuffle() -> None:
+    """Issue 21: in the demo the settlement was on screen 0.33 s before the next hand; the
+    players now pause on a settled hand (the demo's --between-hands) before EndHand."""
+    players = VirtualPlayers("xingguo", UIDS, between_hands=8.0)
+    state, _ = play_hand(Session("xingguo").next_hand(), random.Random(4))
+    sh = _Shadow(state, 1, 1)
+    assert players._end_hand(sh) == [Pause(8.0), EndHand()]
+    assert players._end_hand(sh) == [EndHand()]  # asked again: no second pause
+    assert VirtualPlayers("xingguo", UIDS)._end_hand(sh) == [EndHand()]

@@ -59,7 +59,8 @@
     const j = S.jing && (!h || S.jing.hand_id === h.hand_id) ? S.jing : null;
     if (j) bits.push(j.caishen ? `${MJ.t("caishen")} ${MJ.tileName(j.caishen)}` : `${MJ.t("zheng")} ${MJ.tileName(j.zheng_jing)} · ${MJ.t("fu")} ${MJ.tileName(j.fu_jing)}`);
     $("sub").textContent = bits.join(" · ");
-    $("wall-map").innerHTML = d && d.step !== "wait" ? wallMap(place(d)) : "";
+    // In play too (nothing to mark then): the walls stay on screen.
+    $("wall-map").innerHTML = d ? wallMap(d.step !== "wait" ? place(d) : null) : "";
   }
 
   function renderAlerts() {

@@ -9,7 +9,8 @@
   const sameHand = (payload) => !payload || !S.hand || !payload.hand_id || !S.hand.hand_id || payload.hand_id === S.hand.hand_id;
 
   function jingTiles() {
-    if (S.jing && sameHand(S.jing)) {
+    // A new hand's jing message before the flip names no tile: not "東" (parseTile(undefined)).
+    if (S.jing && sameHand(S.jing) && (S.jing.caishen || S.jing.zheng_jing)) {
       const j = S.jing;
       if (j.caishen) return { caishen: j.caishen, indicator: j.indicator };
       return { zheng: j.zheng_jing, fu: j.fu_jing, indicator: j.indicator };

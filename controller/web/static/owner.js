@@ -10,7 +10,7 @@
       brand: "牌局记录", login: "登录", name: "用户名", password: "密码", logout: "退出",
       wrong: "用户名或密码错误", tables: "牌桌", table: "牌桌", status: "状态", hands: "局数",
       open: "进行中", sessions: "场次", last: "最近", online: "在线", offline: "离线",
-      unknown: "未知", filter: "筛选", from: "从", to: "到", ruleset: "规则", seat: "座位",
+      unknown: "未知", filter: "筛选", from: "从", to: "到", date_hint: "年-月-日", ruleset: "规则", seat: "座位",
       result: "结果", any: "全部", export_csv: "导出 CSV", export_json: "导出 JSON",
       totals: "累计", time: "时间", no: "局", dealer: "庄", winner: "胡家", net: "输赢",
       replay: "回放", more: "更多", settlement: "结算", reason: "项目", payer: "付",
@@ -24,7 +24,7 @@
       brand: "Hand logs", login: "Log in", name: "Name", password: "Password", logout: "Log out",
       wrong: "Wrong name or password", tables: "Tables", table: "Table", status: "Status",
       hands: "Hands", open: "In play", sessions: "Sessions", last: "Last", online: "online",
-      offline: "offline", unknown: "unknown", filter: "Filter", from: "From", to: "To",
+      offline: "offline", unknown: "unknown", filter: "Filter", from: "From", to: "To", date_hint: "yyyy-mm-dd",
       ruleset: "Ruleset", seat: "Seat", result: "Result", any: "any", export_csv: "Export CSV",
       export_json: "Export JSON", totals: "Totals", time: "Time", no: "No.", dealer: "Dealer",
       winner: "Winner", net: "Net", replay: "Replay", more: "More", settlement: "Settlement",
@@ -109,11 +109,13 @@
     const q = new URLSearchParams(query);
     const sel = (name, options) => `<select name="${name}"><option value="">${T("any")}</option>${options.map(([v, l]) => `<option value="${v}" ${q.get(name) === String(v) ? "selected" : ""}>${l}</option>`).join("")}</select>`;
     const toValue = q.get("until") ? (() => { const d = new Date(q.get("until") + "T00:00:00"); d.setDate(d.getDate() - 1); return d.toISOString().slice(0, 10); })() : "";
+    // Dates as text in ISO order: a date input follows the browser's locale (mm/dd/yyyy in
+    // the Chinese page), whatever the page's language.
     $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › ${esc(tableId)}</div>
       <h1>${T("table")} ${esc(tableId)}</h1>
       <form class="panel filters" id="filters">
-        <label>${T("from")}<input type="date" name="from" value="${esc((q.get("since") || "").slice(0, 10))}"></label>
-        <label>${T("to")}<input type="date" name="to" value="${esc(toValue)}"></label>
+        <label>${T("from")}<input name="from" inputmode="numeric" size="10" pattern="\\d{4}-\\d{2}-\\d{2}" placeholder="${T("date_hint")}" value="${esc((q.get("since") || "").slice(0, 10))}"></label>
+        <label>${T("to")}<input name="to" inputmode="numeric" size="10" pattern="\\d{4}-\\d{2}-\\d{2}" placeholder="${T("date_hint")}" value="${esc(toValue)}"></label>
         <label>${T("ruleset")}<input name="ruleset" size="10" value="${esc(q.get("ruleset") || "")}"></label>
         <label>${T("seat")}${sel("seat", [0, 1, 2, 3].map((s) => [s, seatLabel(s)]))}</label>
         <label>${T("result")}${sel("result", [["win", T("win")], ["self_draw", T("self_draw")], ["draw", T("draw")]])}</label>

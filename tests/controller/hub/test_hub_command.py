@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ from controller.web.passwords import hash_password
 from tests.controller.hub.hands import played_hands, record_hand
 from tests.controller.mosquitto import Mosquitto, free_port
 from tests.controller.mqtt_helpers import guarded
+from tests.controller.test_mqtt_security import make_ca
 
 pytestmark = pytest.mark.timeout(180)
 GUARD = 60.0  # seconds: a hang guard only
@@ -34,7 +36,17 @@ def mjtable() -> str:
     return str(Path(sys.executable).with_name("mjtable"))
 
 
-def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("tls", [False, True], ids=["http", "https"])
+def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path, tls: bool) -> None:
+    """Over HTTPS (uvicorn's own TLS, --tls-cert/--tls-key) the login cookie is Secure."""
+    https: list[str] = []
+    verify: bool | ssl.SSLContext = True
+    if tls:
+        certs = tmp_path / "certs"
+        certs.mkdir()
+        ca, cert, key = make_ca(certs)
+        https = ["--tls-cert", str(cert), "--tls-key", str(key)]
+        verify = ssl.create_default_context(cafile=str(ca))
     # An owner in the hub's database, so that the web app can be asked for the tables.
     hub_store = EventStore.open(pg_url)
     OwnerAccounts(hub_store).add("boss", hash_password("a long enough secret"))
@@ -71,6 +83,7 @@ def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path) -> None:
                 str(web_port),
                 "--data-dir",
                 str(tmp_path / "hub"),
+                *https,
             ],
             env=env,
             stdout=out,
@@ -87,6 +100,8 @@ def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path) -> None:
             async def tables_send() -> list[str]:
                 acked = []
                 async with aiomqtt.Client("127.0.0.1", mosquitto.port) as c:
+                    online = b'{"state": "online"}'
+                    await c.publish(Topics("p1", "t1").status, online, qos=1, retain=True)
                     for table in payloads:
                         await c.subscribe(Topics("p1", table).prefix + "handlog_ack", qos=1)
                     for table, payload in payloads.items():
@@ -103,13 +118,14 @@ def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path) -> None:
             acked = asyncio.run(guarded(tables_send(), "the acks"))
             assert sorted(acked) == sorted(p["hand_id"] for p in payloads.values())
 
-            base = f"http://127.0.0.1:{web_port}"
+            base = f"{'https' if tls else 'http'}://127.0.0.1:{web_port}"
             deadline = time.monotonic() + GUARD
             while True:  # the web server may still be binding
                 try:
                     login = httpx.post(
                         f"{base}/api/v1/auth/login",
                         json={"name": "boss", "password": "a long enough secret"},
+                        verify=verify,
                     )
                     break
                 except httpx.ConnectError:
@@ -117,12 +133,18 @@ def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path) -> None:
                         raise
                     time.sleep(0.1)
             assert login.status_code == 200, login.text
+            assert ("secure" in login.headers["set-cookie"].lower()) == tls
             token = login.json()["token"]
             tables = httpx.get(
-                f"{base}/api/v1/tables", headers={"Authorization": f"Bearer {token}"}
+                f"{base}/api/v1/tables",
+                headers={"Authorization": f"Bearer {token}"},
+                verify=verify,
             ).json()
             counts = {t["table_id"]: t["hands"] for t in tables}
-            assert counts["t1"] == 1 and counts["t2"] == 1, json.dumps(tables)
+            # No phantom "hub" table; t1 said it is online (its retained status), t2 nothing.
+            assert counts == {"t1": 1, "t2": 1}, json.dumps(tables)
+            status = {t["table_id"]: t["status"] for t in tables}
+            assert status == {"t1": "online", "t2": "unknown"}, json.dumps(tables)
 
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(GUARD) == 0
@@ -134,3 +156,4 @@ def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path) -> None:
             out.close()
         output = out_path.read_text(errors="replace")
         assert "Traceback" not in output, output
+        assert "hands stored" in output  # at info level, each stored batch (issue 21)

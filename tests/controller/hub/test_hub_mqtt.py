@@ -4,136 +4,29 @@ acknowledged back to each table, re-sent after a table's, the hub's or the broke
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable, Sequence
 
 import aiomqtt
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine
 
 import controller.hub.service as service
 from controller.handlog import Handlog, build_handlog
-from controller.handlog_sync import HandlogSync
-from controller.hub import HubIngest, StoreResult, store_handlogs
-from controller.mqtt import Publisher, Topics, encode
+from controller.hub import StoreResult, store_handlogs
+from controller.mqtt import encode
 from controller.store import EventStore
-from controller.store.models import EventRow, HandRow
-from tests.controller.hub.hands import finish_and_publish, played_hands, record_hand
+from tests.controller.hub.tables import (
+    PARLOUR,
+    Table,
+    hub_counts,
+    start_hub,
+    stop_hub,
+    stored_ids,
+)
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.mqtt_helpers import guarded, settings, until
+from tests.controller.mqtt_helpers import guarded, until
 
 pytestmark = pytest.mark.timeout(240)
-PARLOUR = "p1"
-
-
-@dataclass
-class Table:
-    """A table's storage and its two MQTT tasks, as the table service runs them."""
-
-    name: str
-    store: EventStore
-    url: str
-    resend_after: float = 60.0
-    session_id: str = ""
-    hands: list[str] = field(default_factory=list)
-    publisher: Publisher | None = None
-    sync: HandlogSync | None = None
-    tasks: list[asyncio.Task[None]] = field(default_factory=list)
-
-    @property
-    def topics(self) -> Topics:
-        return Topics(PARLOUR, self.name)
-
-    def start(self) -> None:
-        mqtt = settings(self.url)
-        self.publisher = Publisher(
-            self.store, mqtt, self.topics, client_id=f"mjtable-{PARLOUR}-{self.name}"
-        )
-        self.sync = HandlogSync(self.store, mqtt, self.topics, resend_after=self.resend_after)
-        self.tasks = [
-            asyncio.create_task(self.publisher.run()),
-            asyncio.create_task(self.sync.run()),
-        ]
-
-    async def stop(self) -> None:
-        assert self.publisher is not None and self.sync is not None
-        self.publisher.stop(drain_timeout=0.1)
-        self.sync.stop()
-        await guarded(asyncio.gather(*self.tasks), f"{self.name} to stop")
-
-    def play(self, n: int, *, seed: int, publish: bool = True) -> list[str]:
-        """Finish ``n`` hands; ``publish=False``: a crash before the handlog reached the outbox."""
-        if not self.session_id:
-            self.session_id = self.store.start_session(
-                ruleset="xingguo", parlour=PARLOUR, table_id=self.name
-            )
-        new = []
-        for events in played_hands(n, seed=seed):
-            hand_no = len(self.hands) + 1
-            if publish:
-                assert self.publisher is not None
-                hid = finish_and_publish(
-                    self.store,
-                    self.publisher,
-                    events,
-                    parlour=PARLOUR,
-                    table=self.name,
-                    session_id=self.session_id,
-                    hand_no=hand_no,
-                )
-            else:
-                hid = record_hand(self.store, events, session_id=self.session_id, hand_no=hand_no)
-            self.hands.append(hid)
-            new.append(hid)
-        return new
-
-    def all_acked(self) -> bool:
-        return not self.store.unacked_handlogs()
-
-
-@pytest.fixture
-def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
-    made: list[Table] = []
-
-    def make(name: str, url: str, **kw: float) -> Table:
-        store = EventStore.open(f"sqlite:///{tmp_path / name / 'mjtable.db'}")
-        table = Table(name, store, url, **kw)
-        made.append(table)
-        return table
-
-    yield make
-    for table in made:
-        table.store.close()
-
-
-@pytest.fixture
-def hub_store(pg_url: str) -> Iterator[EventStore]:
-    store = EventStore.open(pg_url)
-    yield store
-    store.close()
-
-
-def hub_counts(store: EventStore) -> tuple[int, int]:
-    with store.engine.connect() as c:
-        hands = c.scalar(select(func.count()).select_from(HandRow)) or 0
-        events = c.scalar(select(func.count()).select_from(EventRow)) or 0
-    return hands, events
-
-
-def stored_ids(store: EventStore) -> list[str]:
-    with store.engine.connect() as c:
-        return sorted(c.scalars(select(HandRow.id)))
-
-
-def start_hub(store: EventStore, url: str) -> tuple[HubIngest, asyncio.Task[None]]:
-    hub = HubIngest(store, settings(url), parlour=PARLOUR)
-    return hub, asyncio.create_task(hub.run())
-
-
-async def stop_hub(hub: HubIngest, task: asyncio.Task[None]) -> None:
-    hub.stop()
-    await guarded(task, "the hub to stop")
 
 
 def test_tables_to_hub_stored_once_and_acked(

@@ -57,11 +57,13 @@ def test_login_by_cookie_and_by_bearer(client: TestClient, app: FastAPI, filled:
         assert client.get(path).status_code == 200, path
     assert client.get("/api/v1/auth/me").json() == {"name": OWNER}
     token = r.json()["token"]
+    bearer = {"Authorization": f"Bearer {token}"}
+    assert client.get("/api/v1/tables", headers=bearer).status_code == 200
     assert client.post("/api/v1/auth/logout").status_code == 204
     client.cookies.clear()
     assert client.get("/api/v1/auth/me").status_code == 401
-    bearer = {"Authorization": f"Bearer {token}"}
-    assert client.get("/api/v1/tables", headers=bearer).status_code == 200
+    # A logout ends every login of that owner, the copied token too (issue 21, point 11).
+    assert client.get("/api/v1/tables", headers=bearer).status_code == 401
 
 
 def test_wrong_password_unknown_name_and_throttle(client: TestClient) -> None:

@@ -8,6 +8,7 @@ import io
 import json
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
@@ -130,6 +131,39 @@ def test_a_damaged_settlement_is_refused_with_the_reason(
     assert r.status_code == 409, r.text
     assert "settled.settlement.lines.0.from" in r.json()["detail"]
     assert authed.get(f"/api/v1/hands/{hid}/events").status_code == 200  # still listed
+
+
+@pytest.mark.parametrize("where", ["events", "settlements"])
+def test_a_settlement_whose_reasons_were_altered_is_not_verified(
+    authed: TestClient, filled: Filled, store: EventStore, where: str
+) -> None:
+    """Issue 21, point 12: the nets unchanged, one line's reason rewritten, in the log's
+    Settled event or in the stored settlement the pages show: not "结算已复核"."""
+    hid = next(
+        h
+        for h in filled.finished
+        if store.load_hand(h).settlement["lines"]  # type: ignore[index]
+    )
+    assert authed.get(f"/api/v1/hands/{hid}/replay").json()["check"] is None
+    stored = store.load_hand(hid)
+    settled = stored.events[-1].payload
+    with store.engine.begin() as c:
+        if where == "events":
+            settled["settlement"]["lines"][0]["reason"] = "庄家包赔"
+            c.execute(
+                text("UPDATE events SET payload = :p WHERE hand_id = :h AND type = 'settled'"),
+                {"p": json.dumps(settled), "h": hid},
+            )
+        else:
+            payload = dict(stored.settlement or {})
+            payload["lines"] = [dict(line) for line in payload["lines"]]
+            payload["lines"][0]["reason"] = "庄家包赔"
+            c.execute(
+                text("UPDATE settlements SET payload = :p WHERE hand_id = :h"),
+                {"p": json.dumps(payload), "h": hid},
+            )
+    check = authed.get(f"/api/v1/hands/{hid}/replay").json()["check"]
+    assert check is not None and "line 1 reason: '庄家包赔'" in check
 
 
 def _secret_fields(event: dict[str, object]) -> set[str]:

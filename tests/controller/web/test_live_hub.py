@@ -130,3 +130,9 @@ def test_sse_format() -> None:
     text = message.sse()
     assert text.startswith(f"id: {message.id}\nevent: status\ndata: ")
     assert '"payload":{"state":"online"}' in text and text.endswith("\n\n")
+
+
+def test_the_dealer_waits_for_dice_only_when_a_roll_is_due() -> None:
+    """Issue 21: the dealer view said 等待掷骰 all through the hand."""
+    assert dealer_text({"step": "wait", "dealer": 0, "roller": 0})["zh"] == "等待掷骰"
+    assert dealer_text({"step": "wait", "dealer": 0})["zh"].startswith("对局中")
