@@ -243,4 +243,5 @@ def test_broker_acl_refuses_names_that_would_write_rules(tmp_path: Path, option:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2 and "error:" in result.output, result.output
     assert not out.exists()
-    assert render_acl("p1", ["t1"], root="x/mahjong", hub_user="hub-2").count("\nuser ") == 4  # hub, table, display, floor
+    users = render_acl("p1", ["t1"], root="x/mahjong", hub_user="hub-2").count("\nuser ")
+    assert users == 4  # hub, table, display, floor
