@@ -105,10 +105,10 @@ def client_address(scope_client: tuple[str, int] | None) -> str:
 
 
 class TooManyStreams(Exception):
-    def __init__(self, status: int, detail: str) -> None:
-        super().__init__(detail)
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
         self.status = status
-        self.detail = detail
+        self.reason = reason
 
 
 @dataclass

@@ -85,5 +85,5 @@ async def live(ctx: Ctx, request: Request) -> StreamingResponse:
     try:
         ctx.streams.take(client)
     except TooManyStreams as err:
-        raise HTTPException(err.status, err.detail, headers={"Retry-After": "10"}) from None
+        raise HTTPException(err.status, err.reason, headers={"Retry-After": "10"}) from None
     return _HeldStream(_events(ctx), lambda: ctx.streams.give_back(client))
