@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from controller.alerts import Alert, AlertKind, PublicAlert
 from controller.handlog import ACK_NAME
 from controller.mqtt.flat import FLAT_NAMES, from_hand, from_scores
 from controller.mqtt.topics import RETAINED, STREAMS, Topics
 from controller.runtime import running
-from controller.tracker import Alert
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.mqtt_helpers import retained_state
 from tests.controller.service_helpers import (
@@ -66,7 +66,8 @@ def test_the_service_publishes_exactly_the_documented_topics(
             async with running(config, options(5, 2)) as run:
                 play = asyncio.create_task(run.service.run(asyncio.Event()))
                 await until(lambda: run.keeper.in_progress, "the first hand", GUARD)
-                run.service.on_alert(Alert("xianggong", "seat 1 holds 12 tiles", 1))
+                public = PublicAlert(AlertKind.XIANGGONG, 1, have=12, want=13)
+                run.service.on_alert(Alert(public, "seat 1 holds 12 tiles"))
                 await asyncio.wait_for(play, GUARD * 2)
                 await asyncio.wait_for(run.publisher.wait_drained(), GUARD)
             await until(lambda: len(rec.of("settlement")) == 2, "both settlements")

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from controller.alerts import AlertKind, PublicAlert
 from controller.mqtt import flat
 from controller.mqtt.flat import FLAT_NAMES, from_hand, from_scores, points
 from controller.mqtt.topics import Topics
@@ -82,7 +83,7 @@ def test_an_alert_shows_until_the_next_hand() -> None:
     one, _ = hand_batches("h1", 5)
     two, _ = hand_batches("h2", 6)
     flat_rows(outlet, one[0])
-    sent = flat_rows(outlet, [alert_message("false_win", "诈胡", 2, "h1")])
+    sent = flat_rows(outlet, [alert_message(PublicAlert(AlertKind.FALSE_WIN, 2), "h1")])
     assert sent == {
         "flat/alert": "false_win",
         "flat/alert_seat": "2",
