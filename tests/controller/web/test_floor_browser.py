@@ -23,6 +23,7 @@ import paho.mqtt.client as paho
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from controller.alerts import AlertKind, PublicAlert
 from controller.broker_acl import display_user, table_user
 from controller.mqtt.topics import Topics, encode
 from controller.publication import Message, Outlet, alert_message
@@ -159,7 +160,9 @@ def test_floor_shows_twenty_tables_live_from_the_broker(
     # An alert: shown with how long it has been open, counting.
     alerted = tables[3]
     sent_at = time.monotonic()
-    alerted.send([alert_message("xianggong", "seat 3 holds 12 tiles", 2, alerted.hand_id)])
+    alerted.send(
+        [alert_message(PublicAlert(AlertKind.XIANGGONG, 2, have=12, want=13), alerted.hand_id)]
+    )
     alert = f'{_card(page, alerted.id)} li[data-kind="xianggong"]'
     page.wait_for_selector(alert, timeout=GUARD_MS)
     latency = time.monotonic() - sent_at
