@@ -96,3 +96,17 @@ class HostCommand:
 ReaderEvent = (
     Inventory | TagRead | Ack | HfCommand | TagSighting | RoundEnd | ReaderFault | HostCommand
 )
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderAlert:
+    """Something wrong with a reader or one of its antennas, for the operator: ``reader``
+    names the reader (its port and bus address), ``antenna`` the port when one is meant.
+    Codes: ``corrupt_frames``, ``no_answer``, ``reader_error``, ``antenna_missing``,
+    ``unknown_antenna``, ``crowded_round``, ``many_antennas``."""
+
+    reader: str
+    antenna: int | None
+    code: str
+    message: str
+    t: float
