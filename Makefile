@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/analysis.py
 	$(BIN)/python bench/link.py
 	$(BIN)/python bench/simulate.py
+	$(BIN)/python bench/cli.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

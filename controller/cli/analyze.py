@@ -9,16 +9,16 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from controller.cli import app
 from engine.analysis import analyze as analyze_hand
 from engine.analysis import shanten, waits
 from engine.hand import Meld, MeldType, Reading
 from engine.rulesets import PresetError, load_ruleset
 from engine.rulesets.base import SHAPE_ZH
 from engine.tiles import TileNotationError, format_kinds, parse_kind, parse_kinds, zh_name
+
+cli = typer.Typer(add_completion=False)
+
 
 MELD_WORDS = {
     "chow": MeldType.CHOW,
@@ -161,7 +161,11 @@ def json_lines(lines: Iterable[str]) -> Iterable[str]:
         yield json.dumps(out, ensure_ascii=False)
 
 
-def _human(req: Request, result: dict[str, Any], lang: str, console: Console) -> None:
+def _human(req: Request, result: dict[str, Any], lang: str) -> None:
+    from rich.console import Console  # only for people: --json and JSON lines skip it
+    from rich.table import Table
+
+    console = Console()
     zh = lang == "zh"
     names = SHAPE_ZH if zh else {}
     tiles = (
@@ -198,7 +202,7 @@ def _human(req: Request, result: dict[str, Any], lang: str, console: Console) ->
     console.print(f"{'向听' if zh else 'shanten'}: {result['shanten']}")
 
 
-@app.command()
+@cli.command()
 def analyze(
     hand: Annotated[
         str, typer.Argument(help='Tiles, e.g. "123m 456p 789s EEE 55m"; - for JSON lines.')
@@ -223,4 +227,4 @@ def analyze(
     if as_json:
         typer.echo(json.dumps(result, ensure_ascii=False))
     else:
-        _human(req, result, lang, Console())
+        _human(req, result, lang)

@@ -8,10 +8,11 @@ from typing import Annotated
 import typer
 
 from controller.broker_acl import render_acl
-from controller.cli import app
+
+cli = typer.Typer(add_completion=False)
 
 
-@app.command("broker-acl")
+@cli.command("broker-acl")
 def broker_acl(
     tables: Annotated[list[str], typer.Argument(help="Every table id of the parlour.")],
     parlour: Annotated[str, typer.Option(help="Parlour id (as in each table.toml).")],

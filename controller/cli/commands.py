@@ -1,17 +1,26 @@
-"""Imports every command module so that each registers itself on ``app``."""
+"""Every ``mjtable`` command, in the one place that lists them.
 
-from controller.cli import (  # noqa: F401
-    analyze,
-    broker_acl,
-    demo,
-    enroll,
-    hub,
-    owner,
-    replay,
-    rules,
-    run,
-    settle,
-    sim_table,
-    simulate,
-    version,
-)
+A command lives in its own module, which defines ``cli``: a ``typer.Typer`` holding the one
+command (or, for ``rules``/``owner``, the group). The module is imported only when its
+command runs or help lists it, so ``mjtable settle`` loads the engine and not the service,
+MQTT or the web app. To add a command: write the module, add a line here.
+"""
+
+from __future__ import annotations
+
+# command name -> module defining ``cli``
+COMMANDS: dict[str, str] = {
+    "analyze": "controller.cli.analyze",
+    "settle": "controller.cli.settle",
+    "rules": "controller.cli.rules",
+    "simulate": "controller.cli.simulate",
+    "replay": "controller.cli.replay",
+    "run": "controller.cli.run",
+    "demo": "controller.cli.demo",
+    "hub": "controller.cli.hub",
+    "owner": "controller.cli.owner",
+    "broker-acl": "controller.cli.broker_acl",
+    "enroll": "controller.cli.enroll",
+    "sim-table": "controller.cli.sim_table",
+    "version": "controller.cli.version",
+}

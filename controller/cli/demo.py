@@ -16,11 +16,12 @@ from typing import Annotated, Any
 
 import typer
 
-from controller.cli import app
 from controller.config import ConfigError, TableConfig
 from controller.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
 from engine.rulesets import builtin_ids
+
+cli = typer.Typer(add_completion=False)
 
 
 def _port_free(port: int) -> bool:
@@ -50,7 +51,7 @@ def _say(info: dict[str, Any], as_json: bool) -> None:
     typer.echo("Ctrl-C stops it.")
 
 
-@app.command()
+@cli.command()
 def demo(
     ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(builtin_ids())}.")] = "xingguo",
     hands: Annotated[

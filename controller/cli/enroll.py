@@ -20,7 +20,6 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
-from controller.cli import app
 from engine.tiles import NUM_KINDS, TileNotationError, kind_name, parse_kind, zh_name
 from firmware_bridge.enroll import Accepted, Enrollment, RejectReason, Slot
 from firmware_bridge.registry import KindLabel, RegistryFileError
@@ -36,6 +35,9 @@ from firmware_bridge.rfid import (
     parse_uid,
     uid_hex,
 )
+
+cli = typer.Typer(add_completion=False)
+
 
 KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
 REPEAT_WARNING_INTERVAL = 3.0  # seconds before the same complaint about a tile is repeated
@@ -225,7 +227,7 @@ def _run_reader(
         port.close()
 
 
-@app.command()
+@cli.command()
 def enroll(
     registry: Annotated[
         Path, typer.Option("--registry", help="Registry file to create, or to resume.")

@@ -19,11 +19,12 @@ import structlog
 import typer
 
 from controller import sd_notify
-from controller.cli import app
 from controller.config import ConfigError, MqttSettings, StoreSettings, TableConfig
 from controller.hub import HubIngest
 from controller.logs import configure_logging
 from controller.store import EventStore
+
+cli = typer.Typer(add_completion=False)
 
 log = structlog.get_logger(__name__)
 
@@ -31,6 +32,7 @@ log = structlog.get_logger(__name__)
 def _settings(
     mqtt: str, username: str | None, password: str | None, ca_file: Path | None
 ) -> MqttSettings:
+
     values: dict[str, Any] = {"url": mqtt, "embedded": False}
     if username is not None:
         values["username"] = username
@@ -88,7 +90,7 @@ async def _run(hub: HubIngest, store: EventStore, web: tuple[Path, str, int] | N
                 await asyncio.wait_for(serving, 10.0)
 
 
-@app.command()
+@cli.command()
 def hub(
     db: Annotated[
         str,

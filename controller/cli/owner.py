@@ -8,14 +8,12 @@ from typing import Annotated
 
 import typer
 
-from controller.cli import app
 from controller.config import ConfigError, load_config
 from controller.store import EventStore, StoreInputError
 from controller.store.owners import OwnerAccounts, OwnerExists, UnknownOwner, check_name
 from controller.web.passwords import WeakPassword, check_password, hash_password
 
-owner_app = typer.Typer(help="Owner accounts (login to the web app's hand logs).")
-app.add_typer(owner_app, name="owner")
+cli = typer.Typer(help="Owner accounts (login to the web app's hand logs).", add_completion=False)
 
 ConfigOpt = Annotated[
     Path | None, typer.Option("--config", help="The table's settings (TOML); gives the store.")
@@ -54,7 +52,7 @@ def _password(from_stdin: bool) -> str:
         raise _fail(str(err)) from None
 
 
-@owner_app.command("add")
+@cli.command("add")
 def add(
     name: Annotated[str, typer.Argument(help="The login name.")],
     password_stdin: StdinOpt = False,
@@ -77,7 +75,7 @@ def add(
     typer.echo(f"owner {name} added")
 
 
-@owner_app.command("passwd")
+@cli.command("passwd")
 def passwd(
     name: Annotated[str, typer.Argument(help="The login name.")],
     password_stdin: StdinOpt = False,
@@ -96,7 +94,7 @@ def passwd(
     typer.echo(f"password of {name} changed")
 
 
-@owner_app.command("list")
+@cli.command("list")
 def list_owners(config: ConfigOpt = None, store: StoreOpt = None) -> None:
     """The owners' names and when each was added."""
     events = _store(config, store)

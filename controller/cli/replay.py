@@ -8,10 +8,11 @@ from typing import Annotated
 
 import typer
 
-from controller.cli import app
 from engine.round import CorruptLog, event_from_dict
 from engine.round.events import Event
 from engine.round.replay import check, describe, split_hands, steps
+
+cli = typer.Typer(add_completion=False)
 
 
 def _read(path: Path) -> list[Event]:
@@ -28,7 +29,7 @@ def _read(path: Path) -> list[Event]:
     return events
 
 
-@app.command()
+@cli.command()
 def replay(
     log: Annotated[Path, typer.Argument(help="An event log (JSON lines), one or more hands.")],
     quiet: Annotated[bool, typer.Option(help="Only each hand's settlement.")] = False,

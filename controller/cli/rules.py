@@ -8,15 +8,15 @@ from typing import Annotated
 
 import typer
 
-from controller.cli import app
 from engine.rulesets import PresetError, builtin_ids, builtin_preset_text, load_ruleset
 from engine.rulesets.registry import ruleset_from_data
 
-rules_app = typer.Typer(help="Ruleset presets: list, show (to copy), check an edited copy.")
-app.add_typer(rules_app, name="rules")
+cli = typer.Typer(
+    help="Ruleset presets: list, show (to copy), check an edited copy.", add_completion=False
+)
 
 
-@rules_app.command("list")
+@cli.command("list")
 def list_rules() -> None:
     """The built-in rulesets."""
     for ruleset_id in builtin_ids():
@@ -24,7 +24,7 @@ def list_rules() -> None:
         typer.echo(f"{ruleset_id:10} {preset.name}  {preset.description}")
 
 
-@rules_app.command("show")
+@cli.command("show")
 def show(ruleset_id: Annotated[str, typer.Argument(help="e.g. xingguo")]) -> None:
     """Print a built-in preset (TOML): redirect it to a file, edit, then `rules check`."""
     try:
@@ -34,7 +34,7 @@ def show(ruleset_id: Annotated[str, typer.Argument(help="e.g. xingguo")]) -> Non
         raise typer.Exit(2) from None
 
 
-@rules_app.command("check")
+@cli.command("check")
 def check(file: Annotated[Path, typer.Argument(help="An edited preset (TOML).")]) -> None:
     """Validate an owner's preset; errors name the field."""
     try:

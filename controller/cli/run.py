@@ -15,10 +15,11 @@ from typing import Annotated, Any
 
 import typer
 
-from controller.cli import app
 from controller.config import ConfigError, load_config
 from controller.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
+
+cli = typer.Typer(add_completion=False)
 
 
 def _ready(as_json: bool) -> Any:
@@ -33,7 +34,7 @@ def _ready(as_json: bool) -> Any:
     return say
 
 
-@app.command()
+@cli.command()
 def run(
     config: Annotated[
         Path | None, typer.Option(help="Settings (TOML); MJTABLE_* overrides.")
@@ -62,4 +63,4 @@ def run(
 
 
 if __name__ == "__main__":  # `python -m controller.cli.run`: the service without the other commands
-    app()
+    cli()

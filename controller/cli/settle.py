@@ -10,9 +10,10 @@ from typing import Annotated, Any
 
 import typer
 
-from controller.cli import app
 from engine.rulesets import PresetError, load_ruleset, ruleset_from_data
 from engine.settlement import SettleInputError, parse_finished_hand
+
+cli = typer.Typer(add_completion=False)
 
 
 def _fail(message: str) -> None:
@@ -33,7 +34,7 @@ def settle_data(data: Any, preset: Path | None = None) -> dict[str, Any]:
     return ruleset.settle(hand).as_dict()
 
 
-@app.command()
+@cli.command()
 def settle(
     file: Annotated[str, typer.Argument(help="A finished hand as JSON, or - for stdin.")],
     preset: Annotated[

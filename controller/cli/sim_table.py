@@ -18,11 +18,13 @@ from typing import Annotated
 
 import typer
 
-from controller.cli import app
 from engine.tiles import NUM_KINDS, kind_name
 from firmware_bridge.registry import KindLabel
 from firmware_bridge.rfid.zones import ZoneMap
 from firmware_bridge.sim import IdleDriver, SimConfig, VirtualTable
+
+cli = typer.Typer(add_completion=False)
+
 
 KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
 
@@ -77,7 +79,7 @@ async def _run(config: SimConfig, zones_path: Path, as_json: bool) -> None:
         await stop.wait()
 
 
-@app.command(name="sim-table")
+@cli.command(name="sim-table")
 def sim_table(
     seed: Annotated[int, typer.Option(help="Seeds the tag UIDs, shuffles and dice.")] = 0,
     codec: Annotated[

@@ -11,10 +11,11 @@ from typing import Annotated, Any
 
 import typer
 
-from controller.cli import app
 from engine.rulesets import PresetError, builtin_ids
 from engine.sim_summary import Summary
 from engine.simulation import HandResult, play_session
+
+cli = typer.Typer(add_completion=False)
 
 
 def _progress(hands: int, show: bool) -> Any:
@@ -48,7 +49,7 @@ def _human(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-@app.command()
+@cli.command()
 def simulate(
     ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(builtin_ids())}.")],
     hands: Annotated[int, typer.Option(min=1, help="How many hands to play.")] = 100,

@@ -4,10 +4,10 @@ from importlib.metadata import version as _dist_version
 
 import typer
 
-from controller.cli import app
+cli = typer.Typer(add_completion=False)
 
 
-@app.command()
+@cli.command()
 def version() -> None:
     """Print the installed version."""
     typer.echo(_dist_version("mjtable"))
