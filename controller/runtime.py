@@ -36,7 +36,7 @@ from firmware_bridge.protocol.transport import LinkTransport
 from firmware_bridge.registry import KindLabel, TagRegistry
 from firmware_bridge.rfid.zones import ZoneMap
 from firmware_bridge.sim import SimConfig, VirtualTable
-from firmware_bridge.table import ReaderLine, TableBridge
+from firmware_bridge.table import ReaderLine, TableBridge, open_readers
 
 log = structlog.get_logger(__name__)
 
@@ -94,18 +94,19 @@ def _zones_of(config: TableConfig) -> ZoneMap:
 
 def _bridge_for_hardware(config: TableConfig, zones: ZoneMap) -> TableBridge:
     board = LinkTransport(config.hardware.board.url, Link(LinkConfig()))
-    readers = []
+    lines = []
     for r in config.hardware.readers:
         ids = tuple(sorted(ZoneMap.load(r.zone_map)))
-        line = ReaderLine(r.url, r.codec, ids[0], r.address, ids)
-        readers.append(line.transport(baudrate=r.baud))
+        lines.append(ReaderLine(r.url, r.codec, ids[0], r.address, ids, r.baud))
+    readers = open_readers(lines)
     silent = config.tracker.reader_silent_after
     return TableBridge(zones, board=board, readers=readers, silent_after=silent)
 
 
 def bridge_for_table(table: VirtualTable, **options: Any) -> TableBridge:
     """A bridge on every device a virtual table exposes, reconnecting quickly."""
-    readers = [p.line().transport(backoff_initial=0.02, backoff_max=0.5) for p in table.readers]
+    lines = [p.line() for p in table.readers]
+    readers = open_readers(lines, backoff_initial=0.02, backoff_max=0.5)
     board = LinkTransport(table.board_url, Link(LinkConfig()), backoff_initial=0.02)
     return TableBridge(table.config.zones, board=board, readers=readers, **options)
 

@@ -37,6 +37,7 @@ from firmware_bridge.rfid.inventory import (
     DEFAULT_OUT_AFTER_SECONDS,
     InventoryTracker,
 )
+from firmware_bridge.rfid.rounds import RoundResolver
 from firmware_bridge.rfid.sessions import make_session
 from firmware_bridge.rfid.transport import CodecName, ReaderTransport
 from firmware_bridge.rfid.zones import ZoneMap
@@ -70,13 +71,23 @@ class ReaderLine:
     reader_id: int = 0
     address: int = 1
     antennas: tuple[int, ...] = ()
+    baud: int = 115_200
 
-    def transport(self, **options: Any) -> ReaderTransport:
+    def transport(self, resolver: RoundResolver | None = None, **options: Any) -> ReaderTransport:
+        """Multi-antenna readers of one table share a ``resolver`` (open_readers)."""
+        options.setdefault("baudrate", self.baud)
         if self.codec in ("a0", "iso15693"):
             name = f"{self.codec} reader {self.address} on {self.url}"
-            session = make_session(self.codec, name, self.address, self.antennas)
+            session = make_session(self.codec, name, self.address, self.antennas, resolver=resolver)
             return ReaderTransport.for_session(self.url, session, **options)
         return ReaderTransport.for_codec(self.url, self.codec, self.reader_id, **options)
+
+
+def open_readers(lines: Sequence[ReaderLine], **options: Any) -> list[ReaderTransport]:
+    """Transports for a table's reader lines; multi-antenna readers share one resolver, so
+    a border read by one reader's antenna is judged against a tag's home on another's."""
+    resolver = RoundResolver({})
+    return [line.transport(resolver, **options) for line in lines]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +146,7 @@ class TableBridge:
     ) -> Self:
         """Transports for the given URLs (not started: use `async with` or start())."""
         board = LinkTransport(board_url, link) if board_url is not None else None
-        ports = [r.transport() for r in readers]
+        ports = open_readers(readers)
         return cls(zones, board=board, readers=ports, silent_after=silent_after)
 
     # --- life cycle ---------------------------------------------------------------------

@@ -25,9 +25,8 @@ says which side's frames it decodes: ``"host"`` decodes the reader's answers,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
-from firmware_bridge.rfid.codec import DEFAULT_GAP_TIMEOUT, ScanningCodec, Step
+from firmware_bridge.rfid.codec import CommandCodec, Step
 from firmware_bridge.rfid.events import (
     Ack,
     HostCommand,
@@ -182,19 +181,10 @@ def antenna_missing(addr: int, antenna: int, code: int = ANTENNA_MISSING) -> byt
     return encode_a0(addr, CMD_FAST_SWITCH_INVENTORY, bytes((antenna - 1, code)))
 
 
-class A0Codec(ScanningCodec):
+class A0Codec(CommandCodec):
     """Decoder for A0 frames. The reader id of every event is the frame's address."""
 
     sync = bytes((HEAD,))
-
-    def __init__(
-        self,
-        reader_id: int = 0,
-        gap_timeout: float = DEFAULT_GAP_TIMEOUT,
-        role: Literal["host", "reader"] = "host",
-    ) -> None:
-        super().__init__(reader_id, gap_timeout)
-        self.role = role
 
     def _parse(self, buf: bytearray) -> tuple[Step, int]:
         if len(buf) < 2:

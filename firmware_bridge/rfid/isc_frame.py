@@ -24,9 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from firmware_bridge.rfid.codec import DEFAULT_GAP_TIMEOUT, ScanningCodec, Step
+from firmware_bridge.rfid.codec import CommandCodec, Step
 from firmware_bridge.rfid.events import (
     Ack,
     HostCommand,
@@ -139,19 +138,10 @@ def status_reply(addr: int, control: int, status: int) -> bytes:
     return encode_isc(addr, control, bytes((status,)))
 
 
-class IscCodec(ScanningCodec):
+class IscCodec(CommandCodec):
     """Decoder for ISC advanced frames; ``role`` as for the A0 codec."""
 
     sync = bytes((STX,))
-
-    def __init__(
-        self,
-        reader_id: int = 0,
-        gap_timeout: float = DEFAULT_GAP_TIMEOUT,
-        role: Literal["host", "reader"] = "host",
-    ) -> None:
-        super().__init__(reader_id, gap_timeout)
-        self.role = role
 
     def _parse(self, buf: bytearray) -> tuple[Step, int]:
         if len(buf) < 3:

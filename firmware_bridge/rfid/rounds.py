@@ -1,15 +1,21 @@
 """Rounds of a multi-antenna reader -> one Inventory per antenna, each tag on one antenna.
 
 A multi-antenna reader (UHF A0, HF ISC) reports sightings, (tag, antenna, RSSI), round by
-round. Real antennas overlap: a tile near a zone border is sometimes read, weaker, by the
-neighbouring antenna too, and any tile is sometimes missed. :class:`RoundResolver` gives
-every tag one *home* antenna and reports it there until it is settled elsewhere:
+round; a table with more zones than one reader has antennas has several readers, each
+with its own rounds, and they share one resolver (a border read by the other reader's
+antenna is judged against the tag's home like any other). Real antennas overlap: a tile
+near a zone border is sometimes read, weaker, by the neighbouring antenna too, and any
+tile is sometimes missed. :class:`RoundResolver` gives every tag one *home* antenna and
+reports it there until it is settled elsewhere:
 
 - a tag seen by several antennas in a round counts for the strongest (highest RSSI);
 - a tag takes a new home at once when read there at ``strong_rssi`` or more while its
   old home missed it (a tile put down on an antenna reads strong), else only after
-  ``confirm_rounds`` rounds in a row with the new antenna strongest (a border read, weak,
-  almost never repeats while the home antenna misses the tile);
+  ``confirm_rounds`` rounds in a row with the new antenna strongest;
+- a read that looks like a border read (more than ``border_margin`` dB below the tag's
+  reading at home, or, for a tag with no home yet, below ``border_rssi``) counts only
+  towards ``absent_rounds`` rounds in a row: a border read seldom repeats while the home
+  antenna misses the tile;
 - a tag missing from every antenna stays at home for ``absent_rounds`` rounds.
 
 With a per-round miss rate p, a tile is wrongly dropped with probability p**absent_rounds
@@ -26,11 +32,13 @@ from dataclasses import dataclass
 from firmware_bridge.rfid.events import Inventory, ReaderAlert, TagSighting
 
 AntennaKey = tuple[int, int]
-"""(reader bus address, antenna port from 1)."""
+"""(the reader's slot in the resolver, antenna port from 1)."""
 
 DEFAULT_CONFIRM_ROUNDS = 2
-DEFAULT_ABSENT_ROUNDS = 5
-DEFAULT_STRONG_RSSI = -60.0
+DEFAULT_ABSENT_ROUNDS = 8
+DEFAULT_STRONG_RSSI = -58.0
+DEFAULT_BORDER_RSSI = -64.0
+DEFAULT_BORDER_MARGIN = 17.0
 DEFAULT_MAX_TAGS = 200
 """More than a table's 136 tiles plus a few strangers: a round this big is not believed."""
 CROWD_ANTENNAS = 3
@@ -43,57 +51,64 @@ class ResolverSettings:
     confirm_rounds: int = DEFAULT_CONFIRM_ROUNDS
     absent_rounds: int = DEFAULT_ABSENT_ROUNDS
     strong_rssi: float = DEFAULT_STRONG_RSSI
+    border_rssi: float = DEFAULT_BORDER_RSSI
+    border_margin: float = DEFAULT_BORDER_MARGIN
     max_tags: int = DEFAULT_MAX_TAGS
 
 
 @dataclass(slots=True)
 class _Home:
     key: AntennaKey
+    rssi: float
+    """A running mean of the tag's reads at home."""
     missed: int = 0
     challenger: AntennaKey | None = None
     challenges: int = 0
+    """Rounds in a row the challenger was the strongest and read like a tile put there."""
+    border_challenges: int = 0
+    """... and read like a border read (they only add up to ``absent_rounds``)."""
 
 
 class RoundResolver:
     def __init__(
-        self,
-        name: str,
-        antennas: Mapping[AntennaKey, int],
-        settings: ResolverSettings | None = None,
+        self, antennas: Mapping[AntennaKey, int], settings: ResolverSettings | None = None
     ) -> None:
-        """``antennas`` maps each antenna to the zone-map reader id it reports as."""
+        """``antennas`` maps each antenna of every reader sharing this resolver to the
+        zone-map reader id it reports as."""
         settings = settings or ResolverSettings()
-        self.name = name
         self.antennas = dict(antennas)
         self.confirm_rounds = max(1, settings.confirm_rounds)
         self.absent_rounds = max(1, settings.absent_rounds)
         self.strong_rssi = settings.strong_rssi
+        self.border_rssi = settings.border_rssi
+        self.border_margin = settings.border_margin
         self.max_tags = settings.max_tags
-        self._round: dict[bytes, dict[AntennaKey, float]] = {}
+        self._round: dict[int, dict[bytes, dict[AntennaKey, float]]] = {}
         self._home: dict[bytes, _Home] = {}
         self._pending: dict[bytes, tuple[AntennaKey, int]] = {}
         self._crowded: set[bytes] = set()
         self._unknown_alerted: set[AntennaKey] = set()
-        self._seq = 0
+        self._seq: dict[int, int] = {}
         self.rounds = 0
         self.rounds_refused = 0
 
-    def sight(self, s: TagSighting) -> list[ReaderAlert]:
-        key = (s.reader_id, s.antenna)
+    def add_reader(self, antennas: Mapping[int, int]) -> int:
+        """A reader whose antenna ports report as these zone-map reader ids; returns its
+        slot, the first half of its antenna keys (bus addresses may repeat across ports)."""
+        slot = 1 + max((k[0] for k in self.antennas), default=0)
+        self.antennas.update({(slot, port): rid for port, rid in antennas.items()})
+        return slot
+
+    def sight(self, slot: int, s: TagSighting, name: str) -> list[ReaderAlert]:
+        """A sighting by the reader in ``slot``, called ``name`` (for alerts)."""
+        key = (slot, s.antenna)
         if key not in self.antennas:
             if key in self._unknown_alerted:
                 return []
             self._unknown_alerted.add(key)
-            return [
-                ReaderAlert(
-                    self.name,
-                    s.antenna,
-                    "unknown_antenna",
-                    f"{self.name}: address {s.reader_id} antenna {s.antenna} is in no zone map",
-                    s.t,
-                )
-            ]
-        seen = self._round.setdefault(s.tag, {})
+            text = f"{name}: antenna {s.antenna} is in no zone map (tag {s.tag.hex()})"
+            return [ReaderAlert(name, s.antenna, "unknown_antenna", text, s.t)]
+        seen = self._round.setdefault(slot, {}).setdefault(s.tag, {})
         seen[key] = max(s.rssi, seen.get(key, s.rssi))
         return []
 
@@ -101,28 +116,16 @@ class RoundResolver:
         home = self._home.get(tag)
         return home.key if home else None
 
-    def end_round(self, t: float) -> tuple[list[Inventory], list[ReaderAlert]]:
-        seen_round, self._round = self._round, {}
+    def end_round(
+        self, address: int, t: float, name: str
+    ) -> tuple[list[Inventory], list[ReaderAlert]]:
+        """The reader in slot ``address`` finished a round: its antennas' inventories."""
+        seen_round = self._round.pop(address, {})
         self.rounds += 1
-        alerts: list[ReaderAlert] = []
         if len(seen_round) > self.max_tags:
             self.rounds_refused += 1
-            counts: dict[int, int] = {}
-            for seen in seen_round.values():
-                for _, antenna in seen:
-                    counts[antenna] = counts.get(antenna, 0) + 1
-            worst = max(counts, key=lambda a: counts[a])
-            alerts.append(
-                ReaderAlert(
-                    self.name,
-                    worst,
-                    "crowded_round",
-                    f"{self.name}: {len(seen_round)} tags in one round (antenna {worst}: "
-                    f"{counts[worst]}); more than the {self.max_tags} a table can hold, ignored",
-                    t,
-                )
-            )
-            return self._inventories(t), alerts
+            return self._inventories(address, t), [self._crowd_alert(seen_round, t, name)]
+        alerts: list[ReaderAlert] = []
         for tag, seen in seen_round.items():
             if len(seen) >= CROWD_ANTENNAS:
                 if tag not in self._crowded:
@@ -130,57 +133,92 @@ class RoundResolver:
                     ports = ", ".join(str(a) for _, a in sorted(seen))
                     alerts.append(
                         ReaderAlert(
-                            self.name,
+                            name,
                             max(seen, key=lambda k: seen[k])[1],
                             "many_antennas",
-                            f"{self.name}: tag {tag.hex()} read by {len(seen)} antennas at "
-                            f"once ({ports}); counted on the strongest",
+                            f"{name}: tag {tag.hex()} read by {len(seen)} antennas at once "
+                            f"({ports}); counted on the strongest",
                             t,
                         )
                     )
             else:
                 self._crowded.discard(tag)
-            self._settle(tag, seen)
-        for tag in [tag for tag in self._home if tag not in seen_round]:
-            home = self._home[tag]
+            self._settle(address, tag, seen)
+        for tag, home in list(self._home.items()):
+            if home.key[0] != address or tag in seen_round:
+                continue
             home.missed += 1
-            home.challenger, home.challenges = None, 0
+            home.challenger, home.challenges, home.border_challenges = None, 0, 0
             if home.missed >= self.absent_rounds:
                 del self._home[tag]
-        for tag in [tag for tag in self._pending if tag not in seen_round]:
-            del self._pending[tag]
-        return self._inventories(t), alerts
+        for tag in [t for t, (key, _) in self._pending.items() if key[0] == address]:
+            if tag not in seen_round:
+                del self._pending[tag]
+        return self._inventories(address, t), alerts
 
-    def _settle(self, tag: bytes, seen: dict[AntennaKey, float]) -> None:
-        best = max(seen, key=lambda k: (seen[k], k == self.home_of(tag)))
-        strong = seen[best] >= self.strong_rssi
+    def _crowd_alert(
+        self, seen_round: dict[bytes, dict[AntennaKey, float]], t: float, name: str
+    ) -> ReaderAlert:
+        counts: dict[int, int] = {}
+        for seen in seen_round.values():
+            for _, antenna in seen:
+                counts[antenna] = counts.get(antenna, 0) + 1
+        worst = max(counts, key=lambda a: counts[a])
+        return ReaderAlert(
+            name,
+            worst,
+            "crowded_round",
+            f"{name}: {len(seen_round)} tags in one round (antenna {worst}: {counts[worst]}); "
+            f"more than the {self.max_tags} a table can hold, ignored",
+            t,
+        )
+
+    def _settle(self, address: int, tag: bytes, seen: dict[AntennaKey, float]) -> None:
         home = self._home.get(tag)
+        best = max(seen, key=lambda k: (seen[k], home is not None and k == home.key))
+        rssi = seen[best]
         if home is None:
             key, count = self._pending.get(tag, (best, 0))
             count = count + 1 if key == best else 1
-            if strong or count >= self.confirm_rounds:
+            needed = self.confirm_rounds if rssi >= self.border_rssi else self.absent_rounds
+            if rssi >= self.strong_rssi or count >= needed:
                 self._pending.pop(tag, None)
-                self._home[tag] = _Home(best)
+                self._home[tag] = _Home(best, rssi)
             else:
                 self._pending[tag] = (best, count)
             return
-        home.missed = 0 if home.key in seen else home.missed + 1
+        # The home antenna may belong to another reader: then whether it still reads the
+        # tag is what that reader's last round said.
+        ours = home.key[0] == address
+        at_home = seen.get(home.key) if ours else None
+        if ours:
+            home.missed = 0 if at_home is not None else home.missed + 1
+        if at_home is not None:
+            home.rssi += (at_home - home.rssi) / 4
+        home_missed = at_home is None if ours else home.missed > 0
         if best == home.key:
-            home.challenger, home.challenges = None, 0
+            home.challenger, home.challenges, home.border_challenges = None, 0, 0
             return
-        if home.challenger == best:
-            home.challenges += 1
+        if home.challenger != best:
+            home.challenger, home.challenges, home.border_challenges = best, 0, 0
+        if rssi < home.rssi - self.border_margin:
+            home.border_challenges += 1
         else:
-            home.challenger, home.challenges = best, 1
-        if home.challenges >= self.confirm_rounds or (strong and home.key not in seen):
-            self._home[tag] = _Home(best)
+            home.challenges += 1
+        if (
+            home.challenges >= self.confirm_rounds
+            or home.challenges + home.border_challenges >= self.absent_rounds
+            or (rssi >= self.strong_rssi and home_missed and home.border_challenges == 0)
+        ):
+            self._home[tag] = _Home(best, rssi)
 
-    def _inventories(self, t: float) -> list[Inventory]:
-        by_key: dict[AntennaKey, set[bytes]] = {key: set() for key in self.antennas}
+    def _inventories(self, address: int, t: float) -> list[Inventory]:
+        by_key: dict[AntennaKey, set[bytes]] = {k: set() for k in self.antennas if k[0] == address}
         for tag, home in self._home.items():
-            by_key[home.key].add(tag)
-        seq = self._seq
-        self._seq = (self._seq + 1) & 0xFF
+            if home.key in by_key:
+                by_key[home.key].add(tag)
+        seq = self._seq.get(address, 0)
+        self._seq[address] = (seq + 1) & 0xFF
         return [
             Inventory(self.antennas[key], seq, frozenset(tags), t) for key, tags in by_key.items()
         ]

@@ -27,7 +27,7 @@ from firmware_bridge.rfid.events import (
     RoundEnd,
     TagSighting,
 )
-from firmware_bridge.rfid.rounds import AntennaKey, ResolverSettings, RoundResolver
+from firmware_bridge.rfid.rounds import RoundResolver
 
 DEFAULT_ROUND_TIMEOUT = 1.0
 """Seconds without the end of a round before it is asked for again (a round of 136 tags
@@ -60,16 +60,17 @@ class PolledSession(ABC):
         *,
         round_timeout: float = DEFAULT_ROUND_TIMEOUT,
         alert_interval: float = DEFAULT_ALERT_INTERVAL,
-        resolver: ResolverSettings | None = None,
+        resolver: RoundResolver | None = None,
     ) -> None:
-        """``antennas``: port (from 1) -> the zone-map reader id it reports as."""
+        """``antennas``: port (from 1) -> the zone-map reader id it reports as. Readers of
+        one table share a ``resolver`` (see rounds.py); by default the session has its own."""
         if not antennas:
             raise ValueError(f"{name}: a reader needs at least one antenna")
         self.name = name
         self.address = address
         self.ports = sorted(antennas)
-        keys: dict[AntennaKey, int] = {(address, p): rid for p, rid in antennas.items()}
-        self.resolver = RoundResolver(name, keys, resolver)
+        self.resolver = resolver if resolver is not None else RoundResolver({})
+        self.slot = self.resolver.add_reader(antennas)
         self.round_timeout = round_timeout
         self.alert_interval = alert_interval
         self.info = ReaderInfo(antennas=list(self.ports))
@@ -113,6 +114,9 @@ class PolledSession(ABC):
             results += self._alert(
                 "no_answer", None, f"{self.name}: no end of round in {self.round_timeout:g} s", now
             )
+            # A reader powered up after the port opened never saw the queries either.
+            if self.info.firmware is None:
+                out += self._queries()
             out += self._round_command(False)
         return out, results
 
@@ -123,13 +127,13 @@ class PolledSession(ABC):
             if isinstance(event, TagSighting):
                 self.info.reads[event.antenna] = self.info.reads.get(event.antenna, 0) + 1
                 self.info.missing.discard(event.antenna)
-                results += self.resolver.sight(event)
+                results += self.resolver.sight(self.slot, event, self.name)
             elif isinstance(event, RoundEnd):
                 self._asked = event.t
                 if event.more:
                     out += self._round_command(True)
                     continue
-                inventories, alerts = self.resolver.end_round(event.t)
+                inventories, alerts = self.resolver.end_round(self.slot, event.t, self.name)
                 results += alerts
                 results += inventories
                 out += self._round_command(False)

@@ -58,7 +58,9 @@ class VirtualMultiReader(ABC):
 
     def receive(self, data: bytes, now: float) -> list[Answer]:
         answers: list[Answer] = []
-        for event in self.codec.feed(data, now):
+        # A command cut short (the host unplugged mid-write) must not swallow the next ones:
+        # like a real reader, forget a partial frame after a pause.
+        for event in self.codec.poll(now) + self.codec.feed(data, now):
             if isinstance(event, HostCommand) and not self.mute:
                 answers += self._command(event)
         return answers

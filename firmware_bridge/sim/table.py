@@ -133,7 +133,9 @@ class VirtualTable:
             self._make_port("board"),
             random.Random(f"{config.seed}:board"),
             drop_rate=config.drop_rate,
-            lift_reader=config.lift_reader,
+            # The board's lift reader is HF and its WallOrder carries 8-byte UIDs: a table
+            # of UHF tiles (EPCs) has none (docs/rfid.md).
+            lift_reader=config.lift_reader and config.codec != "a0",
             on_command=self._on_command,
         )
         self.readers: list[VirtualReaderPort] = []
