@@ -164,6 +164,9 @@ class TrackerConfig(_Section):
     decide, when two of a kind could still become a kong (the seat holds the third)."""
     reader_silent_after: float = Field(3.0, gt=0)
     """Seconds without a scan before a reader is reported silent (the bridge's default)."""
+    alert_window: float = Field(10.0, gt=0)
+    """Alerts of one kind at one place after the first within this many seconds go out as
+    one summary with a count (a flood of stray tags is a few messages, not thousands)."""
 
     def to_settings(self) -> TrackerSettings:
         from controller.tracker import TrackerSettings  # the engine, only when it runs

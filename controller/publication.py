@@ -11,7 +11,7 @@ and the hand log come only once the hand is over.
     dice        {"hand_id", "seat", "purpose", "a", "b"}           retained
     scores      {"session_id", "hand_no", "totals": [4]}            retained
     settlement  Settlement.as_dict() | {"hand_id"}                  retained
-    alerts      {"kind", "seat", "message", "hand_id"}
+    alerts      PublicAlert.as_dict() | {"hand_id"}: seat, kind, a text from public facts
     handlog     the finished hand's full log (controller.handlog)
     dealer      live hub only: where to break / flip (controller.dealer_guide)
 """
@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import structlog
 
+from controller.alerts import PublicAlert
 from controller.metrics import Metrics
 from controller.mqtt.topics import Topics, encode
 from controller.store import OutboxMessage
@@ -121,8 +122,9 @@ def settlement_messages(
     ]
 
 
-def alert_message(kind: str, message: str, seat: int | None, hand_id: str | None) -> Message:
-    payload: dict[str, Any] = {"kind": kind, "seat": seat, "message": message}
+def alert_message(alert: PublicAlert, hand_id: str | None) -> Message:
+    """An alert's public form only: its private detail has no way here."""
+    payload: dict[str, Any] = alert.as_dict()
     if hand_id is not None:
         payload["hand_id"] = hand_id
     return ("alerts", payload)

@@ -254,7 +254,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             bridge,
             book,
             outlet,
-            options=ServiceOptions(hands=opts.hands),
+            options=ServiceOptions(hands=opts.hands, alert_window=config.tracker.alert_window),
             metrics=metrics,
         )
         tracker = Tracker(

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import structlog
 
+from controller.alerts import Alert, AlertGate, AlertKind, PublicAlert
 from controller.dealer_guide import Roll, instruction, short_text
 from controller.display import status_text
 from controller.gc_pauses import collect_and_freeze
@@ -27,7 +28,7 @@ from controller.hand_keeper import HandKeeper
 from controller.metrics import Metrics
 from controller.publication import Outlet, alert_message, number
 from controller.tags import TagBook
-from controller.tracker import Alert, Tracker
+from controller.tracker import Tracker
 from firmware_bridge.protocol.messages import TableState
 from firmware_bridge.table_events import (
     BOARD,
@@ -64,6 +65,9 @@ class ServiceOptions:
     """Seconds after walls-up to wait for the lift order before starting without one."""
     tick: float = 0.2
     """How often time-based checks run (alerts, claim timeouts, new hands)."""
+    alert_window: float = 10.0
+    """Alerts of one kind at one place within this many seconds of the first go out as one
+    summary with a count (``controller.alerts.AlertGate``)."""
     quiet_gc_after: float | None = 0.05
     """Seconds after a hand's settlement is shown (its messages out) to run the full GC pass
     (``controller.gc_pauses``) while the table shuffles; skipped if a new hand has begun by
@@ -102,6 +106,7 @@ class TableService:
         self._scored: str | None = None
         self._quiet_gc_at: float | None = None
         self._walls_alerted: str | None = None
+        self._alerts = AlertGate(self._send_alert, self.options.alert_window)
 
     def attach(self, tracker: Tracker) -> None:
         self.tracker = tracker
@@ -109,13 +114,27 @@ class TableService:
     # --- alerts ------------------------------------------------------------------------------
 
     def on_alert(self, alert: Alert) -> None:
+        """Every alert is counted; the gate decides which go out (a flood is summed up)."""
         if self.metrics is not None:
-            self.metrics.alerts.labels(alert.kind).inc()
-        message = alert_message(alert.kind, alert.message, alert.seat, self.keeper.hand_id)
+            self.metrics.alerts.labels(alert.kind.value).inc()
+        self._alerts.offer(alert, self.clock())
+
+    def _send_alert(self, alert: Alert) -> None:
+        hand_id = self.keeper.hand_id
+        public = alert.public
+        log.warning("alert", kind=public.kind.value, seat=public.seat, detail=alert.detail)
+        message = alert_message(public, hand_id)
         try:
-            self.keeper.store.enqueue(self.outlet.outbox([message]))
+            self.keeper.store.record_alert(
+                hand_id,
+                public.kind.value,
+                public.seat,
+                public.message,
+                alert.detail,
+                outbox=self.outlet.outbox([message]),
+            )
         except Exception:  # an alert must not take the table down
-            log.exception("could not store an alert", kind=alert.kind)
+            log.exception("could not store an alert", kind=public.kind.value)
         self.outlet.committed([message])
         if self.panel is not None:
             with contextlib.suppress(Exception):
@@ -144,7 +163,7 @@ class TableService:
                     self.handle(event, now)
                 if now >= next_tick:
                     next_tick = now + tick
-                    tracker.tick(now)
+                    self.tick(now)
                 self._after(now)
                 if self._quiet_gc_at is not None and now >= self._quiet_gc_at:
                     self._quiet_gc_at = None
@@ -152,7 +171,16 @@ class TableService:
                         collect_and_freeze()
             except Exception as err:  # e.g. the disk is full: say so, keep the table going
                 log.exception("could not handle a table event", event=repr(event))
-                self.on_alert(Alert("internal_error", f"{type(err).__name__}: {err}"))
+                self.on_alert(
+                    Alert(PublicAlert(AlertKind.INTERNAL_ERROR), f"{type(err).__name__}: {err}")
+                )
+
+    def tick(self, now: float) -> None:
+        """Time-based checks: the tracker's (timeouts, grace-timed alerts), then the alert
+        summaries whose window ended."""
+        assert self.tracker is not None
+        self.tracker.tick(now)
+        self._alerts.flush(now)
 
     def dice_pressed(self, now: float) -> None:
         """The panel's GPIO dice button (whoever is due to roll)."""
@@ -184,13 +212,16 @@ class TableService:
             if self._walls_up_at is None:
                 self._walls_up_at = now
         elif state is TableState.FAULT:
-            self.on_alert(Alert("table_fault", f"the table reports faults {list(event.faults)}"))
+            faults = f"the table reports faults {list(event.faults)}"
+            self.on_alert(Alert(PublicAlert(AlertKind.TABLE_FAULT), faults))
         self._table = state
 
     def _lift_order(self, event: LiftOrder) -> None:
         tiles = self.book.tiles_of(event.uids)
         if tiles is None or len(set(tiles)) != len(tiles):
-            self.on_alert(Alert("lift_order", "the lift order holds tags that are not tiles"))
+            self.on_alert(
+                Alert(PublicAlert(AlertKind.LIFT_ORDER), f"{len(event.uids)} tags, some not tiles")
+            )
             tiles = None
         self._lift = tiles
         st = self.keeper.state
@@ -198,7 +229,7 @@ class TableService:
         stale = st is not None and st.order is not None and tiles is not None and tiles != st.order
         if self.keeper.in_progress and stale and hand_id != self._walls_alerted:
             self._walls_alerted = hand_id
-            self.on_alert(Alert("walls_changed", "the walls on the table are not this hand's"))
+            self.on_alert(Alert(PublicAlert(AlertKind.WALLS_CHANGED), f"hand {hand_id}"))
 
     # --- after every event -------------------------------------------------------------------
 

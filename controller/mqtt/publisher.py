@@ -84,9 +84,7 @@ class Publisher:
         return entry_id
 
     def publish_messages(self, messages: list[OutboxMessage]) -> list[int]:
-        ids = self.store.enqueue(messages)
-        if self.metrics is not None:
-            self.metrics.outbox_depth.inc(len(ids))
+        ids = self.store.enqueue(messages)  # (the store keeps the outbox gauge)
         self.wake()
         return ids
 
@@ -220,11 +218,8 @@ class Publisher:
                     continue  # a backlog: straight on
                 # All there was is sent (a row stored since has set _wake again): no second
                 # read, no count, before waiting.
-                self._set_depth(0)
             elif until_empty:
                 return
-            else:
-                await self._update_depth()  # idle: the exact figure, once a poll
             if until_empty:
                 continue
             # asyncio.timeout, not wait_for: wait_for wraps the wait in a task of its own,
@@ -260,15 +255,6 @@ class Publisher:
         for entry in entries:
             self.metrics.publish_latency.observe(max(0.0, now - entry.enqueued_at))
             self.metrics.published.labels(entry.topic.rsplit("/", 1)[-1]).inc()
-            self.metrics.outbox_depth.dec()
-
-    async def _update_depth(self) -> None:
-        if self.metrics is not None:
-            self._set_depth(await asyncio.to_thread(self.store.outbox_depth))
-
-    def _set_depth(self, depth: int) -> None:
-        if self.metrics is not None:
-            self.metrics.outbox_depth.set(depth)
 
     def _set_connected(self, up: bool) -> None:
         if up:

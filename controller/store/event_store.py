@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from controller.store.database import make_engine
 from controller.store.hand_filters import hand_filters
 from controller.store.models import (
+    AlertRow,
     EventRow,
     HandRow,
     OutboxRow,
@@ -31,6 +32,7 @@ from controller.store.models import (
     utcnow,
 )
 from controller.store.records import (
+    AlertRecord,
     HandClosed,
     HandRecord,
     OutboxEntry,
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
 OPEN, FINISHED, ABORTED = "open", "finished", "aborted"
 MAX_TYPE_LENGTH = 64
 MAX_TOPIC_LENGTH = 255
+MAX_ALERT_TEXT = 2000
 
 
 def _json_copy(value: Any, where: str) -> Any:
@@ -130,6 +133,7 @@ _HANDS = cast(Table, HandRow.__table__)
 # Statements built once: building one costs more than SQLite takes to run it.
 _INSERT_EVENTS = insert(EVENTS)
 _INSERT_OUTBOX = insert(OUTBOX)
+ALERTS = cast(Table, AlertRow.__table__)
 _OUTBOX_PEEK = (
     select(*(OUTBOX.c[name] for name in ("id", "topic", "payload", "qos", "retain", "enqueued_at")))
     .where(OUTBOX.c.id > bindparam("after_id"))
@@ -199,6 +203,10 @@ class EventStore:
     def __init__(self, engine: Engine, metrics: Metrics | None = None) -> None:
         self.engine = engine
         self.metrics = metrics
+        if metrics is not None:
+            # From here the gauge moves with each row stored or deleted (_count_enqueued),
+            # from the rows a previous run left.
+            metrics.outbox_depth.set(self.outbox_depth())
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True, metrics: Metrics | None = None) -> EventStore:
@@ -339,6 +347,7 @@ class EventStore:
             s.add_all(self._event_rows(row.id, 0, payloads, now))
             s.add_all(_outbox_rows(messages, time.time()))
         self._count_appended(len(payloads))
+        self._count_enqueued(len(messages))
         return row.id
 
     def append(
@@ -379,6 +388,7 @@ class EventStore:
             # (hand_id, seq) unique: another writer appended between our read and insert.
             raise SequenceConflict(f"hand {hand_id}: concurrent append") from None
         self._count_appended(len(payloads))
+        self._count_enqueued(len(messages))
         return list(range(next_seq, next_seq + len(payloads)))
 
     def load_hand(self, hand_id: str) -> StoredHand:
@@ -455,6 +465,7 @@ class EventStore:
             bump(c, [Change(hand.table_id or "", open_hands=-1)])
             if messages:
                 c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
+        self._count_enqueued(len(messages))
         return _hand_record(finished)
 
     def abort_hand(self, hand_id: str, note: str) -> None:
@@ -534,10 +545,12 @@ class EventStore:
         if not values:
             return []
         with self.engine.begin() as c:
-            ids = c.execute(
+            rows = c.execute(
                 insert(OUTBOX).returning(OUTBOX.c.id, sort_by_parameter_order=True), values
             )
-            return [i for (i,) in ids]
+            ids = [i for (i,) in rows]
+        self._count_enqueued(len(ids))
+        return ids
 
     def outbox_peek(self, limit: int = 100, after_id: int = 0) -> list[OutboxEntry]:
         """The oldest messages not yet acknowledged, in order."""
@@ -560,16 +573,50 @@ class EventStore:
                 c.exec_driver_sql("PRAGMA synchronous=NORMAL")
                 c.commit()  # (a pragma starts no transaction in SQLite; SQLAlchemy's ends)
             try:
-                c.execute(delete(OUTBOX).where(OUTBOX.c.id.in_(ids)))
+                gone = c.execute(delete(OUTBOX).where(OUTBOX.c.id.in_(ids))).rowcount
                 c.commit()
             finally:
                 if lazy:
                     c.exec_driver_sql("PRAGMA synchronous=FULL")
                     c.commit()
+        self._count_enqueued(-gone)  # rows really deleted: an id acked twice counts once
 
     def outbox_depth(self) -> int:
         with self._session() as s:
             return s.scalar(select(func.count()).select_from(OutboxRow)) or 0
+
+    # --- alerts -----------------------------------------------------------------------------
+
+    def record_alert(
+        self,
+        hand_id: str | None,
+        kind: str,
+        seat: int | None,
+        message: str,
+        detail: str,
+        *,
+        outbox: Sequence[OutboxMessage] = (),
+    ) -> None:
+        """Keep an alert, its public message and its private detail (for the owner's log),
+        with its publication in the same transaction."""
+        _seat(seat, "seat")
+        messages = _check_messages(outbox)
+        row = {"hand_id": hand_id, "kind": kind[:MAX_TYPE_LENGTH], "seat": seat}
+        row |= {"message": message[:MAX_ALERT_TEXT], "detail": detail[:MAX_ALERT_TEXT]}
+        with self.engine.begin() as c:
+            c.execute(insert(ALERTS).values(**row, created_at=utcnow()))
+            if messages:
+                c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
+        self._count_enqueued(len(messages))
+
+    def alerts_of(self, hand_id: str) -> list[AlertRecord]:
+        """A hand's alerts with their private details, oldest first (owners only)."""
+        query = select(ALERTS).where(ALERTS.c.hand_id == hand_id).order_by(ALERTS.c.id)
+        with self.engine.connect() as c:
+            return [
+                AlertRecord(r.id, r.hand_id, r.kind, r.seat, r.message, r.detail, r.created_at)
+                for r in c.execute(query)
+            ]
 
     # --- helpers ----------------------------------------------------------------------------
 
@@ -588,6 +635,11 @@ class EventStore:
             events=events,
             settlement=settlement.payload if settlement is not None else None,
         )
+
+    def _count_enqueued(self, n: int) -> None:
+        # The one place the outbox gauge moves: rows stored (by any writer) and deleted.
+        if self.metrics is not None and n:
+            self.metrics.outbox_depth.inc(n)
 
     def _count_appended(self, n: int) -> None:
         if self.metrics is not None and n:

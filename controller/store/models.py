@@ -195,6 +195,21 @@ class OutboxRow(Base):
     enqueued_at: Mapped[float] = mapped_column(Float)
 
 
+class AlertRow(Base):
+    """Alerts as raised: the public message, and the private detail (which tile, which tag)
+    that only the owner's log shows. Not a foreign key: an alert is kept whatever else fails."""
+
+    __tablename__ = "alerts"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    hand_id: Mapped[str | None] = mapped_column(String(64), index=True)
+    kind: Mapped[str] = mapped_column(String(64))
+    seat: Mapped[int | None] = mapped_column(SmallInteger)
+    message: Mapped[str] = mapped_column(Text)
+    detail: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime]
+
+
 class OwnerRow(Base):
     """A parlour owner who may read the hand logs; the password is stored only as a hash."""
 

@@ -99,6 +99,19 @@ class OutboxMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class AlertRecord:
+    """A stored alert: its public message and its private detail (owners only)."""
+
+    id: int
+    hand_id: str | None
+    kind: str
+    seat: int | None
+    message: str
+    detail: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class OutboxEntry:
     id: int
     topic: str

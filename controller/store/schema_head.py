@@ -11,7 +11,7 @@ import sys
 
 from sqlalchemy import Engine, inspect, text
 
-HEAD = "0005"
+HEAD = "0006"
 
 
 class MigrationFailed(RuntimeError):

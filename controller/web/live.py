@@ -44,10 +44,10 @@ retained (the last value is replayed to every new page)
                     (``dealer_text``): "从下家门前右数第13墩开始抓牌", "从牌尾数第7墩翻精".
 streams (not retained; the last 20 alerts are replayed to a new page, marked as such)
     ``events``      ``event.public_dict() | {"hand_id", "seq"}``: one public event.
-    ``alerts``      ``{"kind", "seat": int | None, "message": str, "hand_id"?: str}``; kind is
-                    one of ``ALERT_ADVICE`` (false_win 诈胡, xianggong 相公, unknown_tag,
-                    duplicate_tag, reader_silent, board_silent, tile_missing) or any other
-                    word. The hub adds ``advice`` {"zh", "en"}: what the dealer should do.
+    ``alerts``      ``controller.alerts.PublicAlert.as_dict() | {"hand_id"?}``: ``{"kind",
+                    "seat": int | None, "message": str, "title", "advice": {"zh", "en"},
+                    "repeats"?: int}``. An alert from elsewhere without ``title``/``advice``
+                    gets them from its kind (``controller.alerts.advice``).
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ from typing import Any, Final
 
 import structlog
 
+from controller.alerts import advice
 from engine.round.events import EVENT_TYPES
 
 log = structlog.get_logger(__name__)
@@ -76,57 +77,14 @@ RECENT_ALERTS = 20
 
 # Keys that name concealed information wherever they appear in a state payload.
 SECRET_KEYS: Final = frozenset(
-    {"order", "wall_order", "under_tile", "an_jing", "concealed", "hands", "hand_tiles", "wall"}
+    {
+        *("order", "wall_order", "under_tile", "an_jing", "concealed", "hands", "hand_tiles"),
+        *("wall", "detail"),  # detail: an alert's private part (controller.alerts)
+    }
 )
 
 _REL_ZH = ("自己", "下家", "对家", "上家")
 _REL_EN = ("your own", "the next player's", "the opposite player's", "the previous player's")
-
-ALERT_ADVICE: Final[Mapping[str, tuple[str, str, str, str]]] = {
-    # kind: (title zh, title en, advice zh, advice en)
-    "false_win": (
-        "诈胡",
-        "False win",
-        "核对该家的牌；按规则罚分后继续打。",
-        "Check that seat's tiles; the penalty is settled by the rules, play goes on.",
-    ),
-    "xianggong": (
-        "相公",
-        "Wrong tile count (相公)",
-        "该家牌数不对：数一数手牌，多的放回或补牌；按店规处理。",
-        "That seat holds the wrong number of tiles: count them and fix it per house rules.",
-    ),
-    "unknown_tag": (
-        "未知标签",
-        "Unknown tag",
-        "有一张牌未登记：把它拿出来，用 mjtable enroll 登记或换一张。",
-        "A tile is not enrolled: take it out, enrol it (mjtable enroll) or replace it.",
-    ),
-    "duplicate_tag": (
-        "牌重复",
-        "Tile seen twice",
-        "同一张牌出现在两处：看看是否有人拿错，把牌放回原处。",
-        "One tile was seen in two places: check for a misplaced tile and put it back.",
-    ),
-    "reader_silent": (
-        "读卡器无响应",
-        "Reader silent",
-        "检查该读卡器的线和电源；恢复前请手动记牌。",
-        "Check that reader's cable and power; track this hand by hand until it is back.",
-    ),
-    "board_silent": (
-        "牌桌主板无响应",
-        "Table board silent",
-        "检查牌桌串口线；必要时重启牌桌。",
-        "Check the table's serial cable; restart the table if needed.",
-    ),
-    "tile_missing": (
-        "少牌",
-        "Tile missing",
-        "有牌没被读到：把牌摆正放在感应区内。",
-        "A tile is not read: place it squarely over the reader zone.",
-    ),
-}
 
 
 def _count_words(p: Mapping[str, Any]) -> tuple[str, str]:
@@ -204,12 +162,7 @@ def _enrich(topic: str, payload: Any) -> Any:
     if topic == "dealer" and isinstance(payload, Mapping) and not payload.get("text"):
         return {**payload, "text": dealer_text(payload)}
     if topic == "alerts" and isinstance(payload, Mapping):
-        kind = str(payload.get("kind", ""))
-        zh_t, en_t, zh, en = ALERT_ADVICE.get(
-            kind, (kind, kind, "查看牌桌，必要时请工作人员处理。", "Check the table; call staff.")
-        )
-        extra: dict[str, Any] = {"title": {"zh": zh_t, "en": en_t}, "advice": {"zh": zh, "en": en}}
-        return extra | dict(payload)
+        return advice(str(payload.get("kind", ""))) | dict(payload)
     return payload
 
 

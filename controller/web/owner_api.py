@@ -27,6 +27,8 @@ from controller.web.context import WebContext, context
 from controller.web.export import hands_csv, hands_json
 from controller.web.replay import ReplayError, event_payloads, replay
 from controller.web.schemas import (
+    AlertOut,
+    AlertsOut,
     EventOut,
     EventsOut,
     HandDetail,
@@ -317,6 +319,28 @@ def get_events(ctx: Ctx, hand_id: HandId) -> EventsOut:
         events=[
             EventOut(seq=e.seq, type=e.type, at=e.created_at, data=p)
             for e, p in zip(stored.events, payloads, strict=True)
+        ],
+    )
+
+
+@router.get(
+    "/hands/{hand_id}/alerts",
+    summary="A hand's alerts; which tile or tag each was about only once it is finished",
+)
+def get_alerts(ctx: Ctx, hand_id: HandId) -> AlertsOut:
+    finished = _stored(ctx, hand_id).hand.status == "finished"
+    return AlertsOut(
+        hand_id=hand_id,
+        concealed=finished,
+        alerts=[
+            AlertOut(
+                at=a.created_at,
+                kind=a.kind,
+                seat=a.seat,
+                message=a.message,
+                detail=a.detail if finished else None,
+            )
+            for a in ctx.store.alerts_of(hand_id)
         ],
     )
 

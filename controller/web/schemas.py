@@ -155,6 +155,20 @@ class EventsOut(BaseModel):
     events: list[EventOut]
 
 
+class AlertOut(BaseModel):
+    at: datetime
+    kind: str
+    seat: int | None
+    message: str = Field(description="The public form, as the dealer page showed it")
+    detail: str | None = Field(description="Which tile or tag: only once the hand is finished")
+
+
+class AlertsOut(BaseModel):
+    hand_id: str
+    concealed: bool
+    alerts: list[AlertOut]
+
+
 class SettlementOut(BaseModel):
     hand_id: str
     hand_no: int

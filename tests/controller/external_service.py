@@ -51,6 +51,7 @@ def table_toml(
     ruleset: str,
     *,
     log_level: str = "info",
+    grace: float | None = None,
 ) -> Path:
     """The service's settings for the virtual table's devices, as for real hardware (also
     bench/latency.py's)."""
@@ -85,6 +86,8 @@ enabled = false
 level = "{log_level}"
 format = "json"
 """
+    if grace is not None:
+        text += f"[tracker]\ngrace = {grace}\n"
     path = work / "table.toml"
     path.write_text(text + "\n".join(readers))
     return path
@@ -129,6 +132,8 @@ async def play(
     rng: random.Random | None = None,
     guard: float = 300.0,
     scan_interval: float | None = None,
+    misread_rate: float = 0.0,
+    grace: float | None = None,
 ) -> Outcome:
     """Run ``mjtable run`` until the session has ``hands`` hands, killing it ``kills``
     times at random moments: each after a random number (1–80) of the players' events
@@ -140,14 +145,20 @@ async def play(
     fast = dict(FAST_SIM)
     if scan_interval is not None:
         fast["scan_interval"] = scan_interval
-    sim = SimConfig(seed=seed, kinds=KINDS, registry_path=work / "tags.json", **fast)
+    sim = SimConfig(
+        seed=seed,
+        kinds=KINDS,
+        registry_path=work / "tags.json",
+        misread_rate=misread_rate,
+        **fast,
+    )
     table = VirtualTable(sim)
     players = VirtualPlayers(ruleset, table.tiles.uids, zones=sim.zones, retry_after=1.0)
     table.driver = players
     killed = mid_hand = 0
     proc: asyncio.subprocess.Process | None = None
     async with table:
-        config = table_toml(table, work, data, mqtt_url, ruleset)
+        config = table_toml(table, work, data, mqtt_url, ruleset, grace=grace)
         command = [sys.executable, "-m", "controller.cli", "run", "--config", str(config)]
         command += ["--seed", str(seed), "--hands", str(hands)]
         env = os.environ | {"PYTHONPATH": str(ROOT)}

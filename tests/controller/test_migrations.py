@@ -18,6 +18,7 @@ from controller.store.models import Base
 from controller.store.schema_head import HEAD, MigrationFailed, at_head, ensure_schema
 
 TABLES = {
+    "alerts",
     "sessions",
     "hands",
     "events",

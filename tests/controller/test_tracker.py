@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from controller.dealer_guide import due_roll
 from controller.dice import DiceRoller
@@ -62,7 +62,12 @@ class Port:
 class Table:
     """A tracker on a xingguo hand with a known wall, and helpers to report moves."""
 
-    def __init__(self, registry: TagRegistry | None = None, wall_seed: int = 1) -> None:
+    def __init__(
+        self,
+        registry: TagRegistry | None = None,
+        wall_seed: int = 1,
+        sink: Callable[[Alert], None] | None = None,
+    ) -> None:
         self.port = Port(RoundState(HandStarted("xingguo", dealer=0)))
         order = list(range(136))
         random.Random(wall_seed).shuffle(order)
@@ -74,7 +79,9 @@ class Table:
             book,
             ZoneMap.standard(),
             roller=DiceRoller(seed=1),
-            alert=self.alerts.append,
+            alert=self.alerts.append
+            if sink is None
+            else lambda a: (self.alerts.append(a), sink(a)),
             settings=TrackerSettings(grace=GRACE, claim_timeout=5.0),
         )
         self.now = 0.0

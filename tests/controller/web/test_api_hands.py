@@ -215,3 +215,18 @@ def test_hub_hands_carry_their_own_table(
     assert tables["t9"]["hands"] == 1 and tables["t1"]["hands"] == 4
     assert [h["id"] for h in authed.get("/api/v1/tables/t9/hands").json()] == [hid]
     assert authed.get(f"/api/v1/hands/{hid}").json()["table_id"] == "t9"
+
+
+def test_a_hands_alerts_name_the_tile_to_the_owner_once_it_is_finished(
+    authed: TestClient, filled: Filled, store: EventStore
+) -> None:
+    assert filled.open_hand is not None
+    for hid in (filled.finished[0], filled.open_hand):
+        store.record_alert(hid, "tile_missing", 2, "2号位少一张牌", "2s (tile 77) is not read")
+    done = authed.get(f"/api/v1/hands/{filled.finished[0]}/alerts").json()
+    assert done["concealed"] and done["alerts"][0]["detail"] == "2s (tile 77) is not read"
+    playing = authed.get(f"/api/v1/hands/{filled.open_hand}/alerts").json()
+    (alert,) = playing["alerts"]
+    assert not playing["concealed"] and alert["detail"] is None
+    assert alert["message"] == "2号位少一张牌" and alert["seat"] == 2
+    assert authed.get("/api/v1/hands/nope/alerts").status_code == 404

@@ -1,0 +1,140 @@
+"""What the tracker finds wrong, and when it says so: at once, once per cause, or after a
+grace time. Each alert's public form names seats and zones only; which tile is the private
+detail (``controller.alerts``).
+
+An observation no rule explains may be a move half reported; it becomes an alert only if
+it is still unexplained ``grace`` seconds later (a tile in two zones, a tile where it
+should not be or missing, a seat with the wrong count: 相公).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+
+import structlog
+
+from controller.alerts import Alert, AlertKind, PublicAlert
+from controller.tracking.picture import TablePicture
+from engine.round.events import Event, WinRejected
+from engine.round.state import SEATS, Phase, RoundState
+from engine.tiles import kind_name
+from firmware_bridge.rfid.zones import Zone, ZoneKind
+
+log = structlog.get_logger("controller.tracker")
+
+QUIET_PHASES = (Phase.SETTLE, Phase.DONE)
+"""The hand is over: nothing more is tracked."""
+MAX_ONCE = 4096
+"""Causes remembered as alerted once (tags, refused actions) per wall; beyond, the oldest
+may be alerted again (the service's AlertGate sums repeats up)."""
+_BEFORE_PLAY = (Phase.SHUFFLE, Phase.BREAK_DICE, Phase.SECOND_DICE, Phase.DEAL)
+
+
+def _zone_name(zone: Zone | None) -> str:
+    return "nowhere" if zone is None else str(zone)
+
+
+def _tile(t: int) -> str:
+    return kind_name(t // 4)
+
+
+class TrackerAlerts:
+    """Where the tracker's alerts go, and what it remembers to raise each one only once."""
+
+    def __init__(self, sink: Callable[[Alert], None], grace: float) -> None:
+        self._sink = sink
+        self.grace = grace
+        self._once: dict[Hashable, None] = {}  # insertion-ordered: the oldest go first
+        self._since: dict[Hashable, float] = {}
+        self._alerted: set[Hashable] = set()
+
+    def reset(self) -> None:
+        """A new wall: what was alerted for the old one may be alerted again."""
+        self._once.clear()
+        self._since.clear()
+        self._alerted.clear()
+
+    def now(self, alert: Alert) -> None:
+        self._sink(alert)  # (logged where it goes out: a flood is summed up first)
+
+    def once(self, key: Hashable, alert: Alert) -> None:
+        """Raise ``alert`` unless one was raised for ``key`` since the last reset."""
+        if key not in self._once:
+            self._once[key] = None
+            if len(self._once) > MAX_ONCE:  # a flood of distinct tags: memory stays bounded
+                del self._once[next(iter(self._once))]
+            self.now(alert)
+
+    def win_rejections(self, events: Iterable[Event]) -> None:
+        """诈胡: a 胡 the engine refused (相公 when the seat holds the wrong count)."""
+        for e in events:
+            if isinstance(e, WinRejected):
+                kind = AlertKind.XIANGGONG if e.code == "xianggong" else AlertKind.FALSE_WIN
+                self.now(Alert(PublicAlert(kind, e.seat), f"诈胡 {e.seat}号位: {e.reason}"))
+
+    def check(self, st: RoundState | None, picture: TablePicture, now: float) -> None:
+        """Alert what has stayed unexplained for the grace time; forget what resolved."""
+        found: dict[Hashable, Alert] = {}
+        if st is not None and st.phase not in (*QUIET_PHASES, Phase.XIA_DICE):
+            found = find_problems(st, picture)
+        for key in list(self._since):
+            if key not in found:
+                del self._since[key]
+                self._alerted.discard(key)
+        for key, alert in found.items():
+            first = self._since.setdefault(key, now)
+            if now - first >= self.grace and key not in self._alerted:
+                self._alerted.add(key)
+                self.now(alert)
+
+
+def find_problems(st: RoundState, picture: TablePicture) -> dict[Hashable, Alert]:
+    """What the table shows that the hand does not explain, by cause."""
+    found: dict[Hashable, Alert] = {}
+    expected = picture.expected_zones(st)
+    before_play = st.phase in _BEFORE_PLAY
+    counts = picture.counts()
+    off: set[int] = set()
+    for s in range(SEATS):
+        have, want = counts[picture.hand(s)], len(st.hands[s])
+        if before_play:
+            want = 14 if s == st.dealer else 13
+            if have <= want:
+                continue
+        if have != want:
+            off.add(s)
+            held = set(picture.tiles_in(picture.hand(s)))
+            extra = " ".join(_tile(t) for t in sorted(held - set(st.hands[s])))
+            lack = " ".join(_tile(t) for t in sorted(set(st.hands[s]) - held))
+            detail = (f" 多: {extra}" if extra else "") + (f" 少: {lack}" if lack else "")
+            found[("xianggong", s)] = Alert(
+                PublicAlert(AlertKind.XIANGGONG, s, (picture.hand(s),), have=have, want=want),
+                f"相公：{s}号位手里有{have}张牌，应有{want}张{detail}",
+            )
+    for t in picture.read_tiles():
+        zs = picture.zones_of(t)
+        if len(zs) > 1:
+            where = ", ".join(str(z) for z in zs)
+            found[("duplicate_tag", t)] = Alert(
+                PublicAlert(AlertKind.DUPLICATE_TAG, zones=tuple(zs)),
+                f"{_tile(t)} (tile {t}) is read in {where}",
+            )
+        here, want_zone = zs[-1], expected.get(t)
+        if t in expected and want_zone is None:
+            continue  # the engine puts it where no reader looks
+        if here == want_zone:
+            continue
+        if here.kind is ZoneKind.HAND and (before_play or here.seat in off):
+            continue  # being dealt, or the seat's count alert says it
+        found[("tile_misplaced", t)] = Alert(
+            PublicAlert(AlertKind.TILE_MISPLACED, here.seat, (here,)),
+            f"{_tile(t)} (tile {t}) lies in {here}, the hand has it in "
+            f"{_zone_name(want_zone) if t in expected else 'the wall'}",
+        )
+    for t, want_zone in expected.items():
+        if want_zone is not None and picture.zone_of(t) is None:
+            found[("tile_missing", t)] = Alert(
+                PublicAlert(AlertKind.TILE_MISSING, want_zone.seat, (want_zone,)),
+                f"{_tile(t)} (tile {t}) is not read in {want_zone}",
+            )
+    return found

@@ -1,0 +1,45 @@
+"""A table service wired for alerts only (its store, outlet and gate are real), beside the
+tracker harness of test_tracker."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from controller.metrics import Metrics
+from controller.mqtt.topics import Topics
+from controller.publication import LiveSink, Outlet
+from controller.service import ServiceOptions, TableService
+from controller.store import EventStore
+from controller.tags import TagBook
+from firmware_bridge.registry import TagRegistry
+from tests.controller.test_tracker import Table
+
+HAND_ID = "h1"
+
+
+def alert_table(
+    store: EventStore,
+    registry: TagRegistry,
+    *,
+    live: LiveSink | None = None,
+    window: float = 10.0,
+    metrics: Metrics | None = None,
+    wall_seed: int = 1,
+) -> tuple[Table, TableService]:
+    """The tracker harness, its alerts going the service's way (gate, store, outbox, live)."""
+    holder: dict[str, Any] = {}
+    keeper = SimpleNamespace(store=store, hand_id=HAND_ID)
+    service = TableService(
+        keeper,  # type: ignore[arg-type]  # only its store and hand id are used for alerts
+        board=None,  # type: ignore[arg-type]
+        book=TagBook(registry),
+        outlet=Outlet(Topics("demo", "t1"), live=live),
+        options=ServiceOptions(alert_window=window),
+        metrics=metrics,
+        clock=lambda: holder["table"].now,
+    )
+    table = Table(registry, wall_seed=wall_seed, sink=service.on_alert)
+    holder["table"] = table
+    service.attach(table.tracker)
+    return table, service
