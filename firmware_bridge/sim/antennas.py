@@ -97,6 +97,8 @@ class AntennaField:
         self.rng = rng
         self.covered = covered
         self._placed: dict[bytes, tuple[Zone, Placement]] = {}
+        self._odds: dict[bytes, tuple[float, float]] = {}
+        """Per placed tag: its miss probability and RSSI at home (fixed while it lies)."""
         self.misses = 0
         self.border_reads = 0
         self._metal: dict[bytes, bool] = {}
@@ -126,6 +128,7 @@ class AntennaField:
         neighbour = self.rng.choice(options) if edge and options else None
         placed = Placement(edge, self.rng.random() < m.stack_share, neighbour)
         self._placed[tag] = (zone, placed)
+        self._odds[tag] = (self.miss_probability(tag, placed), self.home_rssi(tag, placed))
         return placed
 
     def worst_miss_probability(self) -> float:
@@ -162,9 +165,9 @@ class AntennaField:
                 theirs = border is not None and border in antennas
                 if not ours and not theirs:
                     continue
-                rssi = self.home_rssi(tag, placed)
+                miss, rssi = self._odds[tag]
                 if ours:
-                    if rng.random() < self.miss_probability(tag, placed):
+                    if rng.random() < miss:
                         self.misses += 1
                     else:
                         reads.append(Read(zone, tag, self._noisy(rssi)))
@@ -176,6 +179,7 @@ class AntennaField:
         stale = [t for t, (z, _) in self._placed.items() if t not in tags_by_zone.get(z, ())]
         for tag in stale:
             del self._placed[tag]
+            del self._odds[tag]
         self.rng.shuffle(reads)
         return reads
 

@@ -40,12 +40,10 @@ MODELS: tuple[ReaderModel, ...] = ("a0", "iso15693", "ref")
 REF_SCAN_SECONDS = 0.1
 SETTLE_ROUNDS = 12
 """Rounds after the last move of a hand before it is judged."""
-ROUNDS_PER_BATCH = 2
-SECONDS_PER_BATCH = 2.0
-"""Between one batch of moves and the next: at least this many rounds and seconds (a
-player draws, then discards two seconds or more later; an A0 round takes a fifth of one,
-an ISC round over 8 antennas about one). A move not seen before the tile moves again
-counts as missed."""
+ROUNDS_PER_BATCH = 3
+"""Inventory rounds between one batch of moves and the next: players act every three
+rounds (an A0 round takes a fifth of a second, an ISC round over 8 antennas about one: a
+quick player). A move not seen before the tile moves again counts as missed."""
 
 
 def out_after_scans(miss_rate: float, tag_rounds: float, errors: float = 0.01) -> int:
@@ -262,10 +260,8 @@ def _play(pipe: _Pipeline, model: TableModel, rng: random.Random, result: TrialR
                 result.note(f"{pipe.kind}: move of {tag.hex()} to {pending[tag][0]} missed")
             pending[tag] = (to, rounds)
             result.moves += 1
-        began, done = now, 0
-        while done < ROUNDS_PER_BATCH or now - began < SECONDS_PER_BATCH:
+        for _ in range(ROUNDS_PER_BATCH):
             step()
-            done += 1
     for _ in range(SETTLE_ROUNDS):
         step()
     for tag, (zone, _) in pending.items():

@@ -65,6 +65,7 @@ class VirtualReaderPort:
         field: AntennaField | None = None,
         table: Callable[[], Mapping[Zone, frozenset[bytes]]] | None = None,
         address: int = 1,
+        round_time_scale: float = 1.0,
     ) -> None:
         """``field`` and ``table`` (where every tag lies) are for multi-antenna readers."""
         if codec not in ("ref", "hf", "a0", "iso15693"):
@@ -76,6 +77,7 @@ class VirtualReaderPort:
         self.port = port
         self.codec = codec
         self.address = address
+        self.round_time_scale = round_time_scale
         self.reader_ids = tuple(reader_ids)
         self.zones = zones
         self._tags_in = tags_in
@@ -172,7 +174,7 @@ class VirtualReaderPort:
         # Answers go out in order, each after the time its round takes.
         for answer in reader.receive(data, self._clock()):
             self.stats.commands += 1
-            self._pending.append((answer.delay, answer.data))
+            self._pending.append((answer.delay * self.round_time_scale, answer.data))
         if self._pending and (self._answering is None or self._answering.done()):
             self._answering = asyncio.get_running_loop().create_task(self._send_answers())
 
