@@ -79,6 +79,7 @@ class PolledSession(ABC):
         self._answered = True
         self._alerted: dict[tuple[str, int | None], float] = {}
         self._bad_seen = 0
+        self._rssi: dict[int, float] = {}
 
     # --- protocol specifics ----------------------------------------------------------------
 
@@ -126,6 +127,7 @@ class PolledSession(ABC):
         for event in events:
             if isinstance(event, TagSighting):
                 self.info.reads[event.antenna] = self.info.reads.get(event.antenna, 0) + 1
+                self._rssi[event.antenna] = max(event.rssi, self._rssi.get(event.antenna, -999.0))
                 self.info.missing.discard(event.antenna)
                 results += self.resolver.sight(self.slot, event, self.name)
             elif isinstance(event, RoundEnd):
@@ -148,6 +150,11 @@ class PolledSession(ABC):
                 "corrupt_frames", None, f"{self.name}: {n} corrupt frame(s)", now
             )
         return out, results
+
+    def last_rssi(self) -> dict[int, float]:
+        """The strongest read per antenna since the last call (for a live display)."""
+        out, self._rssi = self._rssi, {}
+        return out
 
     def _fault(self, fault: ReaderFault) -> list[SessionOutput]:
         if fault.antenna is not None:
@@ -233,6 +240,14 @@ def make_session(
     """The session for a multi-antenna reader whose antenna ports 1, 2, ... report as
     ``reader_ids`` (in that order): ``codec`` is ``a0`` or ``iso15693``."""
     antennas = {port: rid for port, rid in enumerate(reader_ids, start=1)}
+    return session_for(codec, name, address, antennas, **options)
+
+
+def session_for(
+    codec: str, name: str, address: int, antennas: Mapping[int, int], **options: Any
+) -> PolledSession:
+    """The session for a multi-antenna reader using only the given antenna ports (port ->
+    zone-map reader id), e.g. one antenna as an enrolment pad."""
     if codec == "a0":
         return A0Session(name, address, antennas, **options)
     if codec == "iso15693":
