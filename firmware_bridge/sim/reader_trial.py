@@ -105,8 +105,9 @@ def hand_moves(model: TableModel, rng: random.Random) -> Iterator[list[object]]:
         discard = rng.choice(tiles)
         yield [MoveTag(discard, Zone(ZoneKind.DISCARDS, seat))]
         nxt = (seat + 1) % 4
-        if rng.random() < 0.1:  # a pung: the discard and two tiles of the taker's hand
-            taken = [discard, *rng.sample(sorted(model.tags_in(Zone(ZoneKind.HAND, nxt))), 2)]
+        taker = sorted(model.tags_in(Zone(ZoneKind.HAND, nxt)))
+        if len(taker) >= 4 and rng.random() < 0.1:  # a pung: the discard and two held tiles
+            taken = [discard, *rng.sample(taker, 2)]
             yield [MoveTag(t, Zone(ZoneKind.MELDS, nxt)) for t in taken]
         seat = nxt
 
