@@ -75,6 +75,7 @@ class PolledSession(ABC):
         self.alert_interval = alert_interval
         self.info = ReaderInfo(antennas=list(self.ports))
         self.timeouts = 0
+        self._silent_rounds = 0
         self._asked: float | None = None
         self._answered = True
         self._alerted: dict[tuple[str, int | None], float] = {}
@@ -111,10 +112,13 @@ class PolledSession(ABC):
         out, results = self._handle(self.codec.poll(now), now)
         if self._asked is not None and now - self._asked > self.round_timeout:
             self.timeouts += 1
+            self._silent_rounds += 1
             self._asked = now
-            results += self._alert(
-                "no_answer", None, f"{self.name}: no end of round in {self.round_timeout:g} s", now
-            )
+            # One lost command (the reader was still starting, a frame lost on the line) is
+            # asked again quietly; a reader that stays silent is reported.
+            if self._silent_rounds >= 2:
+                text = f"{self.name}: no end of round in {self._silent_rounds} tries"
+                results += self._alert("no_answer", None, text, now)
             # A reader powered up after the port opened never saw the queries either.
             if self.info.firmware is None:
                 out += self._queries()
@@ -132,6 +136,7 @@ class PolledSession(ABC):
                 results += self.resolver.sight(self.slot, event, self.name)
             elif isinstance(event, RoundEnd):
                 self._asked = event.t
+                self._silent_rounds = 0
                 if event.more:
                     out += self._round_command(True)
                     continue

@@ -83,10 +83,12 @@ def test_a_reader_that_stops_answering_is_asked_again_and_alerted() -> None:
     s = session()
     write, out = s.poll(0.5)
     assert write == b"" and not out
-    write, out = s.poll(1.2)
+    write, out = s.poll(1.2)  # asked again quietly: one lost command happens
+    assert write.endswith(a0.cmd_fast_switch(1, [1, 2, 3, 4])) and not out
+    write, out = s.poll(2.4)
     assert write.endswith(a0.cmd_fast_switch(1, [1, 2, 3, 4]))
     assert [a.code for a in _alerts(out)] == ["no_answer"]
-    assert s.timeouts == 1
+    assert s.timeouts == 2
 
 
 def test_a_missing_antenna_and_an_error_code_name_the_antenna() -> None:
