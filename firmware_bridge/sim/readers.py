@@ -20,6 +20,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from firmware_bridge.rfid.events import HfCommand
 from firmware_bridge.rfid.hf_frame import (
@@ -30,6 +31,7 @@ from firmware_bridge.rfid.hf_frame import (
     encode_tag_read,
 )
 from firmware_bridge.rfid.ref_frame import MAX_TAGS, encode_inventory
+from firmware_bridge.rfid.transport import CodecName
 from firmware_bridge.rfid.zones import Zone, ZoneMap
 from firmware_bridge.sim.antennas import AntennaField
 from firmware_bridge.sim.multi_antenna import VirtualMultiReader, make_virtual_reader
@@ -118,7 +120,7 @@ class VirtualReaderPort:
     def line(self) -> ReaderLine:
         """How the host opens this port."""
         ids = self.reader_ids
-        return ReaderLine(self.port.url, self.codec, ids[0], self.address, ids)  # type: ignore[arg-type]
+        return ReaderLine(self.port.url, cast(CodecName, self.codec), ids[0], self.address, ids)
 
     def visible(self, reader_id: int) -> frozenset[bytes]:
         """The tags this reader can see: its zone's, shared out when several readers
