@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from controller.alerts import AlertKind
 from firmware_bridge.rfid.events import ReaderAlert
+from firmware_bridge.rfid.inventory import TagIn
+from firmware_bridge.rfid.zones import Zone, ZoneKind
 from tests.controller.test_tracker import Table
 
 
@@ -19,3 +21,12 @@ def test_a_reader_alert_names_reader_and_antenna_and_keeps_the_tag_private() -> 
     assert "a0 reader 1 on /dev/ttyUSB0" in public and "天线 3" in public
     assert "30aabbcc" not in public and "30aabbcc" in raised.detail
     assert "30aabbcc" not in str(raised.public.as_dict())
+
+
+def test_an_epc_nobody_enrolled_is_alerted_naming_the_zone() -> None:
+    table = Table()
+    epc = bytes.fromhex("30aabbccddeeff0011223344")  # a 96-bit EPC, not in the registry
+    table.tracker.observe(TagIn(Zone(ZoneKind.DISCARDS, 2), epc, table.now), table.at())
+    (raised,) = table.alerts
+    assert raised.kind is AlertKind.UNKNOWN_TAG
+    assert "discards:2" in raised.public.message and "30aabbcc" not in raised.public.message
