@@ -26,6 +26,7 @@ from firmware_bridge.protocol.messages import (
     LedMode,
     Message,
     Status,
+    TableState,
     WallOrder,
 )
 from firmware_bridge.protocol.messages import Inventory as BoardInventory
@@ -250,6 +251,12 @@ class TableBridge:
         self._board_messages += 1
         now = self._clock()
         if isinstance(msg, Status):
+            if msg.state is TableState.SHUFFLING:
+                # The tiles are inside the machine: multi-antenna readers hold tags through
+                # missed rounds, which must not carry the last hand's tiles into the next.
+                for reader in self.readers:
+                    if reader.session is not None:
+                        reader.session.resolver.clear()
             self._emit(TableStatus(msg.state, msg.faults, now))
         elif isinstance(msg, WallOrder):
             order = self._wall_order.add(msg)

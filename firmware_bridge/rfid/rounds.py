@@ -14,7 +14,7 @@ reports it there until it is settled elsewhere:
   ``confirm_rounds`` rounds in a row with the new antenna strongest;
 - a read that looks like a border read (more than ``border_margin`` dB below the tag's
   reading at home, or, for a tag with no home yet, below ``border_rssi``) counts only
-  towards ``absent_rounds`` rounds in a row: a border read seldom repeats while the home
+  towards ``border_rounds`` rounds in a row: a border read seldom repeats while the home
   antenna misses the tile;
 - a tag missing from every antenna stays at home for ``absent_rounds`` rounds.
 
@@ -39,6 +39,7 @@ DEFAULT_ABSENT_ROUNDS = 8
 DEFAULT_STRONG_RSSI = -58.0
 DEFAULT_BORDER_RSSI = -64.0
 DEFAULT_BORDER_MARGIN = 17.0
+DEFAULT_BORDER_ROUNDS = 4
 DEFAULT_MAX_TAGS = 200
 """More than a table's 136 tiles plus a few strangers: a round this big is not believed."""
 CROWD_ANTENNAS = 3
@@ -53,6 +54,7 @@ class ResolverSettings:
     strong_rssi: float = DEFAULT_STRONG_RSSI
     border_rssi: float = DEFAULT_BORDER_RSSI
     border_margin: float = DEFAULT_BORDER_MARGIN
+    border_rounds: int = DEFAULT_BORDER_ROUNDS
     max_tags: int = DEFAULT_MAX_TAGS
 
 
@@ -82,6 +84,7 @@ class RoundResolver:
         self.strong_rssi = settings.strong_rssi
         self.border_rssi = settings.border_rssi
         self.border_margin = settings.border_margin
+        self.border_rounds = max(self.confirm_rounds, settings.border_rounds)
         self.max_tags = settings.max_tags
         self._round: dict[int, dict[bytes, dict[AntennaKey, float]]] = {}
         self._home: dict[bytes, _Home] = {}
@@ -111,6 +114,13 @@ class RoundResolver:
         seen = self._round.setdefault(slot, {}).setdefault(s.tag, {})
         seen[key] = max(s.rssi, seen.get(key, s.rssi))
         return []
+
+    def clear(self) -> None:
+        """Every tile went into the machine (the table shuffles): no tag has a home any
+        more, so the next rounds report the zones empty at once."""
+        self._home.clear()
+        self._pending.clear()
+        self._round.clear()
 
     def home_of(self, tag: bytes) -> AntennaKey | None:
         home = self._home.get(tag)
@@ -180,7 +190,7 @@ class RoundResolver:
         if home is None:
             key, count = self._pending.get(tag, (best, 0))
             count = count + 1 if key == best else 1
-            needed = self.confirm_rounds if rssi >= self.border_rssi else self.absent_rounds
+            needed = self.confirm_rounds if rssi >= self.border_rssi else self.border_rounds
             if rssi >= self.strong_rssi or count >= needed:
                 self._pending.pop(tag, None)
                 self._home[tag] = _Home(best, rssi)
@@ -207,7 +217,7 @@ class RoundResolver:
             home.challenges += 1
         if (
             home.challenges >= self.confirm_rounds
-            or home.challenges + home.border_challenges >= self.absent_rounds
+            or home.challenges + home.border_challenges >= self.border_rounds
             or (rssi >= self.strong_rssi and home_missed and home.border_challenges == 0)
         ):
             self._home[tag] = _Home(best, rssi)

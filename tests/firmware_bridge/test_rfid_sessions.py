@@ -159,3 +159,10 @@ def test_short_trial_every_model_holds() -> None:
         # here 97 % of moves show within two rounds.
         within = sum(d <= 2 for d in result.delays) / len(result.delays)
         assert within >= 0.97, (model, within)
+
+
+def test_a_shuffle_drops_every_home_at_once() -> None:
+    s = session()
+    _round(s, a0.tag_frame(1, CMD, 1, EPC, -47), 1.0)
+    s.resolver.clear()  # the bridge does this when the board reports SHUFFLING
+    assert _where(_round(s, b"", 2.0), EPC) == []
