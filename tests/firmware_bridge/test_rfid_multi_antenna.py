@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -50,7 +51,7 @@ def test_misses_and_border_reads_report_only_real_moves(codec: CodecName) -> Non
             bridge = log.bridge
             await until(
                 lambda: driver.pending == 0 and table.idle and bridge_agrees(table, bridge),
-                "line 50",
+                "the deal, read",
             )
             lift = table.model.lift_order
             moves = [MoveTag(lift[s * 4], DISCARDS[s]) for s in range(4)]
@@ -58,7 +59,7 @@ def test_misses_and_border_reads_report_only_real_moves(codec: CodecName) -> Non
             driver.add(*moves)
             await until(
                 lambda: driver.pending == 0 and table.idle and bridge_agrees(table, bridge),
-                "line 55",
+                "the moves, read",
             )
             await asyncio.sleep(1.5)  # several rounds: time for a false move to show up
 
@@ -81,20 +82,24 @@ def test_misses_and_border_reads_report_only_real_moves(codec: CodecName) -> Non
 
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("codec", ["a0", "iso15693"])
-def test_a_reader_unplugged_mid_hand_keeps_its_tiles_and_comes_back(codec: CodecName) -> None:
+def test_a_reader_unplugged_mid_hand_keeps_its_tiles_and_comes_back(
+    codec: CodecName, tmp_path: Path
+) -> None:
     driver = ScriptedDriver(deal(2))
-    table = VirtualTable(SimConfig(seed=8, codec=codec), driver)
+    # Stable names, as udev makes them: a replugged pty gets a new /dev/pts number.
+    table = VirtualTable(SimConfig(seed=8, codec=codec, link_dir=tmp_path), driver)
 
     async def scenario() -> None:
         async with running(table, silent_after=1.5) as log:
             bridge = log.bridge
             await until(
                 lambda: driver.pending == 0 and table.idle and bridge_agrees(table, bridge),
-                "line 81",
+                "the deal, read",
             )
             # Every antenna has reported and none is silent: what follows is the unplugging's.
             await until(
-                lambda: all(bridge.tracker.last_scan(r) for r in table.config.zones), "line 83"
+                lambda: all(bridge.tracker.last_scan(r) for r in table.config.zones),
+                "every antenna reporting",
             )
             before = bridge.tracker.present(hand(0))
             mark = len(log.events)
@@ -104,18 +109,22 @@ def test_a_reader_unplugged_mid_hand_keeps_its_tiles_and_comes_back(codec: Codec
             def since(kind: type) -> list:  # type: ignore[type-arg]
                 return [e for e in log.events[mark:] if isinstance(e, kind)]
 
-            await until(lambda: any(e.device == url for e in since(DeviceState)), "line 92")
+            await until(
+                lambda: any(e.device == url for e in since(DeviceState)), "the port's disconnection"
+            )
             assert [e.state for e in since(DeviceState) if e.device == url] == ["disconnected"]
             await until(
-                lambda: {e.reader_id for e in since(ReaderSilent)} >= set(range(1, 9)), "line 94"
+                lambda: {e.reader_id for e in since(ReaderSilent)} >= set(range(1, 9)),
+                "each antenna silent",
             )
             await asyncio.sleep(0.3)
             assert bridge.tracker.present(hand(0)) == before  # silence removes nothing
             await table.replug_reader(0)
             await until(
-                lambda: {e.reader_id for e in since(ReaderBack)} >= set(range(1, 9)), "line 98"
+                lambda: {e.reader_id for e in since(ReaderBack)} >= set(range(1, 9)),
+                "each antenna back",
             )
-            await until(lambda: bridge_agrees(table, bridge), "line 99")
+            await until(lambda: bridge_agrees(table, bridge), "agreement after the replug")
         assert not [e for e in log.tag_events() if isinstance(e, TagOut)]
 
     asyncio.run(scenario())
@@ -131,13 +140,14 @@ def test_a_missing_antenna_and_a_hung_reader_raise_alerts_naming_them() -> None:
             bridge = log.bridge
             await until(
                 lambda: driver.pending == 0 and table.idle and bridge_agrees(table, bridge),
-                "line 113",
+                "the deal, read",
             )
             multi = table.readers[1].multi
             assert multi is not None
             multi.missing.add(3)
             await until(
-                lambda: any(a.code == "antenna_missing" for a in log.of(ReaderAlert)), "line 117"
+                lambda: any(a.code == "antenna_missing" for a in log.of(ReaderAlert)),
+                "an antenna_missing alert",
             )
             alert = next(a for a in log.of(ReaderAlert) if a.code == "antenna_missing")
             assert (
@@ -147,9 +157,11 @@ def test_a_missing_antenna_and_a_hung_reader_raise_alerts_naming_them() -> None:
             )
             multi.missing.clear()
             multi.mute = True
-            await until(lambda: any(a.code == "no_answer" for a in log.of(ReaderAlert)), "line 126")
+            await until(
+                lambda: any(a.code == "no_answer" for a in log.of(ReaderAlert)), "a no_answer alert"
+            )
             multi.mute = False
-            await until(lambda: bridge_agrees(table, bridge), "line 128")
+            await until(lambda: bridge_agrees(table, bridge), "agreement after the hang")
             await asyncio.sleep(0.5)
         assert not [e for e in log.tag_events() if isinstance(e, TagOut)]
 
