@@ -20,6 +20,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# pyImpinj (an independent A0 reader driver, for a differential test) pins a libscrc
+	# from 2020 that no longer builds; the dev extra has a current libscrc instead.
+	$(BIN)/python -m pip install --quiet --no-deps 'pyimpinj==1.2'
 	touch $(STAMP)
 
 $(ESPHOME_STAMP): deploy/displays/requirements.txt

@@ -35,6 +35,7 @@ class AlertKind(StrEnum):
     TILE_MISSING = "tile_missing"
     REFUSED = "refused"
     READER_SILENT = "reader_silent"
+    READER_FAULT = "reader_fault"
     BOARD_SILENT = "board_silent"
     TABLE_FAULT = "table_fault"
     LIFT_ORDER = "lift_order"
@@ -73,6 +74,12 @@ ADVICE: Final[Mapping[str, tuple[str, str, str, str]]] = {
         "Reader silent",
         "检查该读卡器的线和电源；恢复前请手动记牌。",
         "Check that reader's cable and power; track this hand by hand until it is back.",
+    ),
+    "reader_fault": (
+        "读卡器故障",
+        "Reader fault",
+        "按提示检查该读卡器或天线的接线、位置和功率（见 docs/rfid.md）。",
+        "Check that reader or antenna's cable, placement and power (docs/rfid.md).",
     ),
     "board_silent": (
         "牌桌主板无响应",
@@ -127,6 +134,17 @@ def advice(kind: str) -> dict[str, dict[str, str]]:
     return {"title": {"zh": zh_t, "en": en_t}, "advice": {"zh": zh, "en": en}}
 
 
+_READER_PROBLEMS = {
+    "corrupt_frames": "数据出错",
+    "no_answer": "无应答",
+    "reader_error": "报错",
+    "antenna_missing": "天线未接",
+    "unknown_antenna": "天线不在区域配置里",
+    "crowded_round": "一轮读到的标签过多，已忽略",
+    "many_antennas": "一个标签同时被多个天线读到",
+}
+
+
 def _where(zones: tuple[Zone, ...]) -> str:
     return "、".join(str(z) for z in zones) if zones else "牌桌"
 
@@ -149,6 +167,10 @@ class PublicAlert:
     want: int | None = None
     repeats: int = 0
     """A summary: how many more alerts like this one came within the gate's window."""
+    device: str | None = None
+    """A reader fault: the reader (its port and bus address) and ``problem``, its code;
+    ``reader`` is then the antenna port."""
+    problem: str | None = None
 
     @property
     def message(self) -> str:
@@ -177,6 +199,10 @@ class PublicAlert:
             return f"{seat}的动作不合规则，没有记入" if seat else "一个动作不合规则，没有记入"
         if k is AlertKind.READER_SILENT:
             return f"读卡器 {self.reader}（{where}）无响应"
+        if k is AlertKind.READER_FAULT:
+            antenna = f" 天线 {self.reader}" if self.reader is not None else ""
+            what = _READER_PROBLEMS.get(self.problem or "", self.problem or "故障")
+            return f"读卡器 {self.device}{antenna}：{what}"
         if k is AlertKind.BOARD_SILENT:
             return "牌桌主板无响应"
         if k is AlertKind.TABLE_FAULT:

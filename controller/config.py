@@ -92,8 +92,13 @@ class BoardSettings(_Section):
 
 class ReaderSettings(_Section):
     url: str
-    codec: Literal["hf", "ref"] = "hf"
+    codec: Literal["hf", "ref", "a0", "iso15693"] = "hf"
+    """``a0``: a UHF R2000/E710 reader; ``iso15693``: a FEIG-style HF reader with an
+    antenna multiplexer (docs/rfid.md). Their antenna ports 1, 2, ... report as the zone
+    map's reader ids in ascending order."""
     baud: int = Field(115200, gt=0)
+    address: int = Field(1, ge=0, le=255)
+    """Multi-antenna readers: the reader's bus address."""
     zone_map: FilePath
     """JSON file: which zone each of this bus's reader ids covers (docs/rfid.md)."""
 

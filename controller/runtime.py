@@ -34,12 +34,9 @@ from engine.tiles import NUM_KINDS, kind_name
 from firmware_bridge.protocol.link import Link, LinkConfig
 from firmware_bridge.protocol.transport import LinkTransport
 from firmware_bridge.registry import KindLabel, TagRegistry
-from firmware_bridge.rfid.hf_frame import HfCodec
-from firmware_bridge.rfid.ref_frame import RefCodec
-from firmware_bridge.rfid.transport import ReaderTransport
 from firmware_bridge.rfid.zones import ZoneMap
 from firmware_bridge.sim import SimConfig, VirtualTable
-from firmware_bridge.table import TableBridge
+from firmware_bridge.table import ReaderLine, TableBridge, open_readers
 
 log = structlog.get_logger(__name__)
 
@@ -99,21 +96,19 @@ def _zones_of(config: TableConfig) -> ZoneMap:
 
 def _bridge_for_hardware(config: TableConfig, zones: ZoneMap) -> TableBridge:
     board = LinkTransport(config.hardware.board.url, Link(LinkConfig()))
-    readers = []
+    lines = []
     for r in config.hardware.readers:
-        ids = list(ZoneMap.load(r.zone_map))
-        codec = HfCodec(ids[0]) if r.codec == "hf" else RefCodec()
-        readers.append(ReaderTransport(r.url, codec, baudrate=r.baud))
+        ids = tuple(sorted(ZoneMap.load(r.zone_map)))
+        lines.append(ReaderLine(r.url, r.codec, ids[0], r.address, ids, r.baud))
+    readers = open_readers(lines)
     silent = config.tracker.reader_silent_after
     return TableBridge(zones, board=board, readers=readers, silent_after=silent)
 
 
 def bridge_for_table(table: VirtualTable, **options: Any) -> TableBridge:
     """A bridge on every device a virtual table exposes, reconnecting quickly."""
-    readers = []
-    for port in table.readers:
-        codec = HfCodec(port.reader_ids[0]) if port.codec == "hf" else RefCodec()
-        readers.append(ReaderTransport(port.port.url, codec, backoff_initial=0.02, backoff_max=0.5))
+    lines = [p.line() for p in table.readers]
+    readers = open_readers(lines, backoff_initial=0.02, backoff_max=0.5)
     board = LinkTransport(table.board_url, Link(LinkConfig()), backoff_initial=0.02)
     return TableBridge(table.config.zones, board=board, readers=readers, **options)
 

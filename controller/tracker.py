@@ -60,6 +60,7 @@ from firmware_bridge.table_events import (
     BridgeEvent,
     ButtonPressed,
     DeviceState,
+    ReaderAlert,
     ReaderBack,
     ReaderSilent,
 )
@@ -179,6 +180,15 @@ class Tracker:
             self.alerts.now(Alert(public, f"reader {event.reader_id} ({event.zone}) is silent"))
         elif isinstance(event, ReaderBack):
             log.info("reader back", reader=event.reader_id, zone=str(event.zone))
+        elif isinstance(event, ReaderAlert):
+            public = PublicAlert(
+                AlertKind.READER_FAULT,
+                reader=event.antenna,
+                device=event.reader,
+                problem=event.code,
+            )
+            self.alerts.now(Alert(public, event.message))  # the message may name a tag
+            return
         elif isinstance(event, DeviceState) and event.device == BOARD:
             down = event.state in ("disconnected", "failed")
             if down and not self._board_down:

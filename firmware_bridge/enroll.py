@@ -23,7 +23,7 @@ from firmware_bridge.registry import (
     TagRegistry,
     TileTag,
 )
-from firmware_bridge.rfid.uid import UID_LEN, uid_hex
+from firmware_bridge.rfid.uid import tag_id_problem, uid_hex
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +116,9 @@ class Enrollment:
 
     def offer(self, uid: bytes) -> OfferResult:
         uid = bytes(uid)
-        if len(uid) != UID_LEN:
-            return Rejected(
-                uid,
-                RejectReason.BAD_UID,
-                f"UID {uid_hex(uid) or '(empty)'} is {len(uid)} bytes, not {UID_LEN}",
-            )
+        problem = tag_id_problem(uid)
+        if problem is not None:
+            return Rejected(uid, RejectReason.BAD_UID, problem)
         owner = self._slot_of.get(uid)
         if owner is not None:
             return Rejected(
@@ -185,8 +182,8 @@ class Enrollment:
             reason = None
             if slot is None:
                 reason = f"{entry.tile} is not a tile of this enrolment"
-            elif len(entry.uid) != UID_LEN:
-                reason = f"UID {uid_hex(entry.uid)} is not {UID_LEN} bytes"
+            elif tag_id_problem(entry.uid) is not None:
+                reason = tag_id_problem(entry.uid)
             elif entry.uid in enrollment._slot_of:
                 reason = f"UID {uid_hex(entry.uid)} is listed twice"
             elif slot.index in enrollment._uid_at:

@@ -26,7 +26,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from firmware_bridge.rfid.uid import UID_LEN, parse_uid, uid_hex
+from firmware_bridge.rfid.uid import is_tag_id, parse_uid, tag_id_problem, uid_hex
 
 FORMAT = "mjtable.tag-registry"
 VERSION = 1
@@ -180,11 +180,11 @@ class TagRegistry:
         holders: dict[TileTag, list[bytes]] = {}
         for entry in self._entries:
             tile = entry.tile
-            if len(entry.uid) != UID_LEN:
+            if not is_tag_id(entry.uid):
                 problems.append(
                     Problem(
                         ProblemCode.BAD_ENTRY,
-                        f"UID {uid_hex(entry.uid)} is not {UID_LEN} bytes",
+                        str(tag_id_problem(entry.uid)),
                         uid=uid_hex(entry.uid),
                         kind=tile.kind,
                         copy=tile.copy,

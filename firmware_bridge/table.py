@@ -14,7 +14,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Self
+from typing import Any, Self
 
 from firmware_bridge.protocol.link import Link
 from firmware_bridge.protocol.messages import (
@@ -26,17 +26,20 @@ from firmware_bridge.protocol.messages import (
     LedMode,
     Message,
     Status,
+    TableState,
     WallOrder,
 )
 from firmware_bridge.protocol.messages import Inventory as BoardInventory
 from firmware_bridge.protocol.transport import LinkTransport
 from firmware_bridge.protocol.wall_order import WallOrderAssembler
-from firmware_bridge.rfid.events import Inventory
+from firmware_bridge.rfid.events import Inventory, ReaderAlert
 from firmware_bridge.rfid.inventory import (
     DEFAULT_OUT_AFTER_SCANS,
     DEFAULT_OUT_AFTER_SECONDS,
     InventoryTracker,
 )
+from firmware_bridge.rfid.rounds import RoundResolver
+from firmware_bridge.rfid.sessions import make_session
 from firmware_bridge.rfid.transport import CodecName, ReaderTransport
 from firmware_bridge.rfid.zones import ZoneMap
 from firmware_bridge.table_events import (
@@ -60,12 +63,32 @@ class NoBoard(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class ReaderLine:
-    """A reader port to open: `ref` (inventory readers, ids from the frames) or `hf` (one
-    reader, reported as `reader_id`)."""
+    """A reader port to open: `ref` (inventory readers, ids from the frames), `hf` (one
+    reader, reported as `reader_id`), or a multi-antenna reader (`a0`, `iso15693`) at bus
+    `address` whose antenna ports 1, 2, ... report as `antennas` (zone-map reader ids)."""
 
     url: str
     codec: CodecName = "ref"
     reader_id: int = 0
+    address: int = 1
+    antennas: tuple[int, ...] = ()
+    baud: int = 115_200
+
+    def transport(self, resolver: RoundResolver | None = None, **options: Any) -> ReaderTransport:
+        """Multi-antenna readers of one table share a ``resolver`` (open_readers)."""
+        options.setdefault("baudrate", self.baud)
+        if self.codec in ("a0", "iso15693"):
+            name = f"{self.codec} reader {self.address} on {self.url}"
+            session = make_session(self.codec, name, self.address, self.antennas, resolver=resolver)
+            return ReaderTransport.for_session(self.url, session, **options)
+        return ReaderTransport.for_codec(self.url, self.codec, self.reader_id, **options)
+
+
+def open_readers(lines: Sequence[ReaderLine], **options: Any) -> list[ReaderTransport]:
+    """Transports for a table's reader lines; multi-antenna readers share one resolver, so
+    a border read by one reader's antenna is judged against a tag's home on another's."""
+    resolver = RoundResolver({})
+    return [line.transport(resolver, **options) for line in lines]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +147,7 @@ class TableBridge:
     ) -> Self:
         """Transports for the given URLs (not started: use `async with` or start())."""
         board = LinkTransport(board_url, link) if board_url is not None else None
-        ports = [ReaderTransport.for_codec(r.url, r.codec, r.reader_id) for r in readers]
+        ports = open_readers(readers)
         return cls(zones, board=board, readers=ports, silent_after=silent_after)
 
     # --- life cycle ---------------------------------------------------------------------
@@ -218,13 +241,22 @@ class TableBridge:
             self._on_board_message(msg)
 
     async def _consume_reader(self, reader: ReaderTransport) -> None:
-        async for inventory in reader:
-            self._on_inventory(inventory)
+        async for item in reader:
+            if isinstance(item, ReaderAlert):
+                self._emit(item)
+            else:
+                self._on_inventory(item)
 
     def _on_board_message(self, msg: Message) -> None:
         self._board_messages += 1
         now = self._clock()
         if isinstance(msg, Status):
+            if msg.state is TableState.SHUFFLING:
+                # The tiles are inside the machine: multi-antenna readers hold tags through
+                # missed rounds, which must not carry the last hand's tiles into the next.
+                for reader in self.readers:
+                    if reader.session is not None:
+                        reader.session.resolver.clear()
             self._emit(TableStatus(msg.state, msg.faults, now))
         elif isinstance(msg, WallOrder):
             order = self._wall_order.add(msg)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from firmware_bridge.protocol.messages import SeatButton, TableState
+from firmware_bridge.rfid.events import ReaderAlert as ReaderAlert
 from firmware_bridge.rfid.inventory import TagIn, TagOut
 from firmware_bridge.rfid.zones import Zone
 
@@ -87,5 +88,6 @@ BridgeEvent = (
     | TagOut
     | ReaderSilent
     | ReaderBack
+    | ReaderAlert
     | DeviceState
 )

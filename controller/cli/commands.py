@@ -22,5 +22,6 @@ COMMANDS: dict[str, str] = {
     "broker-acl": "controller.cli.broker_acl",
     "enroll": "controller.cli.enroll",
     "sim-table": "controller.cli.sim_table",
+    "readers": "controller.cli.readers",
     "version": "controller.cli.version",
 }

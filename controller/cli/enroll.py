@@ -35,6 +35,8 @@ from firmware_bridge.rfid import (
     parse_uid,
     uid_hex,
 )
+from firmware_bridge.rfid.events import ReaderAlert
+from firmware_bridge.rfid.sessions import session_for
 
 cli = typer.Typer(add_completion=False)
 
@@ -46,6 +48,11 @@ REPEAT_WARNING_INTERVAL = 3.0  # seconds before the same complaint about a tile 
 class CodecChoice(StrEnum):
     hf = "hf"
     ref = "ref"
+    a0 = "a0"
+    iso15693 = "iso15693"
+
+
+MULTI_ANTENNA = (CodecChoice.a0, CodecChoice.iso15693)
 
 
 def kind_text(kind: KindLabel) -> str:
@@ -171,6 +178,8 @@ def _run_reader(
     codec_choice: CodecChoice,
     baud: int,
     idle_exit: float | None,
+    antenna: int = 1,
+    address: int = 1,
 ) -> None:
     import serial  # type: ignore[import-untyped]
 
@@ -181,6 +190,12 @@ def _run_reader(
         raise typer.Exit(2) from None
 
     codec: ReaderCodec = HfCodec() if codec_choice is CodecChoice.hf else RefCodec()
+    # A multi-antenna reader: one antenna is the enrolment pad, asked round after round.
+    multi = (
+        session_for(codec_choice.value, f"{codec_choice} reader on {url}", address, {antenna: 0})
+        if codec_choice in MULTI_ANTENNA
+        else None
+    )
     presence = PresenceTracker(0)  # HF: which tags still lie on the antenna
     inventory: frozenset[bytes] = frozenset()  # ref: the last inventory
     blocked: set[bytes] = set()  # undone tiles, ignored until lifted off the reader
@@ -191,10 +206,23 @@ def _run_reader(
     try:
         if codec_choice is CodecChoice.hf:
             port.write(encode_rf_on())
+        if multi is not None:
+            port.write(multi.start(time.monotonic()))
         while not session.enrollment.is_complete:
             data = port.read(256)
             now = time.monotonic()
-            events = codec.feed(data, now) if data else codec.poll(now)
+            if multi is not None:
+                write, results = multi.feed(data, now) if data else multi.poll(now)
+                if write:
+                    port.write(write)
+                events: list[object] = []
+                for result in results:
+                    if isinstance(result, ReaderAlert):
+                        session.say(f"[yellow]{result.message}[/]")
+                    else:
+                        events.append(result)
+            else:
+                events = list(codec.feed(data, now) if data else codec.poll(now))
             for event in events:
                 offered: list[bytes] = []
                 if isinstance(event, TagRead):
@@ -237,8 +265,19 @@ def enroll(
         typer.Option("--reader", help="The reader: a device or pyserial URL (/dev/ttyUSB0)."),
     ] = None,
     codec: Annotated[
-        CodecChoice, typer.Option("--codec", help="hf: single-tag HF reader; ref: inventory.")
+        CodecChoice,
+        typer.Option(
+            "--codec",
+            help="hf: single-tag HF reader; ref: inventory; a0: UHF R2000/E710 reader; "
+            "iso15693: FEIG-style HF reader (one antenna is the pad: --antenna).",
+        ),
     ] = CodecChoice.hf,
+    antenna: Annotated[
+        int, typer.Option("--antenna", min=1, max=8, help="a0/iso15693: the pad's antenna port.")
+    ] = 1,
+    address: Annotated[
+        int, typer.Option("--address", min=0, max=255, help="a0/iso15693: the bus address.")
+    ] = 1,
     baud: Annotated[int, typer.Option("--baud", help="Serial speed.")] = 115200,
     from_file: Annotated[
         Path | None,
@@ -270,7 +309,7 @@ def enroll(
             if from_file is not None:
                 _run_from_file(session, from_file)
             elif reader is not None:
-                _run_reader(session, reader, codec, baud, idle_exit)
+                _run_reader(session, reader, codec, baud, idle_exit, antenna, address)
     except KeyboardInterrupt:
         session.save()
         session.finish()

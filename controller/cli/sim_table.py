@@ -32,6 +32,8 @@ KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
 class CodecChoice(StrEnum):
     ref = "ref"
     hf = "hf"
+    a0 = "a0"
+    iso15693 = "iso15693"
 
 
 def describe(table: VirtualTable, zones_path: Path) -> dict[str, object]:
@@ -44,6 +46,11 @@ def describe(table: VirtualTable, zones_path: Path) -> dict[str, object]:
                 "url": reader.port.url,
                 "codec": reader.codec,
                 "zones": {str(r): str(zones[r]) for r in reader.reader_ids},
+                **(
+                    {"address": reader.address, "antennas": list(reader.reader_ids)}
+                    if reader.multi is not None
+                    else {}
+                ),
             }
             for reader in table.readers
         ],
@@ -59,7 +66,8 @@ def _print_human(info: dict[str, object]) -> None:
     assert isinstance(readers, list)
     for reader in readers:
         zones = ", ".join(f"{r}={z}" for r, z in reader["zones"].items())
-        typer.echo(f"reader ({reader['codec']}): {reader['url']}  [{zones}]")
+        at = f" address {reader['address']}" if "address" in reader else ""
+        typer.echo(f"reader ({reader['codec']}{at}): {reader['url']}  [{zones}]")
     typer.echo(f"registry: {info['registry']}")
     typer.echo(f"zones: {info['zones']}")
     typer.echo("the virtual table is running; Ctrl-C stops it")
@@ -83,7 +91,14 @@ async def _run(config: SimConfig, zones_path: Path, as_json: bool) -> None:
 def sim_table(
     seed: Annotated[int, typer.Option(help="Seeds the tag UIDs, shuffles and dice.")] = 0,
     codec: Annotated[
-        CodecChoice, typer.Option(help="ref: inventory readers; hf: single-tag HF readers.")
+        CodecChoice,
+        typer.Option(
+            "--readers",
+            "--codec",
+            help="ref: inventory readers; hf: single-tag HF readers; a0: UHF R2000/E710 "
+            "readers of 8 antennas; iso15693: FEIG-style HF readers with 8-antenna "
+            "multiplexers (docs/rfid.md).",
+        ),
     ] = CodecChoice.ref,
     bus: Annotated[
         bool, typer.Option("--bus", help="ref: every reader on one serial line.")
@@ -93,6 +108,12 @@ def sim_table(
     ] = False,
     misread: Annotated[
         float, typer.Option(help="Chance that a tag is missing from one scan.")
+    ] = 0.0,
+    border: Annotated[
+        float,
+        typer.Option(
+            help="a0/iso15693: chance per tag and round of a read by a neighbouring zone's antenna."
+        ),
     ] = 0.0,
     drop: Annotated[
         float, typer.Option(help="Chance that a frame is lost or corrupted on the line.")
@@ -118,8 +139,8 @@ def sim_table(
     ] = False,
 ) -> None:
     """Run the virtual table (board and readers) until Ctrl-C; print where to connect."""
-    if not (0.0 <= misread <= 1.0 and 0.0 <= drop <= 1.0):
-        typer.echo("error: --misread and --drop are chances between 0 and 1", err=True)
+    if not (0.0 <= misread <= 1.0 and 0.0 <= drop <= 1.0 and 0.0 <= border <= 1.0):
+        typer.echo("error: --misread, --border and --drop are chances between 0 and 1", err=True)
         raise typer.Exit(2)
     if registry is None or zones is None:
         work = Path(tempfile.mkdtemp(prefix="mjtable-sim-"))
@@ -133,9 +154,10 @@ def sim_table(
         seed=seed,
         kinds=KINDS,
         zones=zone_map,
-        codec="hf" if codec is CodecChoice.hf else "ref",
+        codec=codec.value,
         bus=bus,
         misread_rate=misread,
+        border_rate=border,
         drop_rate=drop,
         lift_reader=lift_order,
         transport="socket" if socket else "pty",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import Enum, auto
-from typing import Protocol
+from typing import Literal, Protocol
 
 from firmware_bridge.rfid.events import ReaderEvent
 
@@ -165,3 +165,18 @@ class ScanningCodec(ABC):
                     self._stats.malformed += 1
                 self._discard(1)
         return events
+
+
+Role = Literal["host", "reader"]
+
+
+class CommandCodec(ScanningCodec):
+    """A codec for a command/answer protocol, where both sides' frames look alike:
+    ``role`` says which side's frames it decodes (``"host"``: the reader's answers;
+    ``"reader"``: the host's commands, for a virtual reader)."""
+
+    def __init__(
+        self, reader_id: int = 0, gap_timeout: float = DEFAULT_GAP_TIMEOUT, role: Role = "host"
+    ) -> None:
+        super().__init__(reader_id, gap_timeout)
+        self.role = role

@@ -3,6 +3,9 @@ time, polls on idle, and yields inventories. Reopens the device when it disappea
 
 Inventory readers (RefCodec) report whole inventories. Single-tag HF readers report reads;
 a PresenceTracker per reader turns them into an inventory every `snapshot_interval`.
+Multi-antenna readers that answer commands (UHF A0, HF ISC) are driven by a sans-IO
+PolledSession (sessions.py): it says what to write, and its rounds become inventories, one
+per antenna, and ReaderAlerts.
 
 An HF reader with an empty zone is silent, exactly like a dead one. So an HF port sends a
 keepalive command (RF on) every `keepalive_interval`, and presence is judged as of the
@@ -21,10 +24,11 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal, Self
 
 from firmware_bridge.rfid.codec import CodecStats, ReaderCodec
-from firmware_bridge.rfid.events import Inventory, ReaderEvent, TagRead
+from firmware_bridge.rfid.events import Inventory, ReaderAlert, ReaderEvent, TagRead
 from firmware_bridge.rfid.hf_frame import HfCodec, encode_rf_on
 from firmware_bridge.rfid.presence import DEFAULT_PRESENCE_TIMEOUT, PresenceTracker
 from firmware_bridge.rfid.ref_frame import RefCodec
+from firmware_bridge.rfid.sessions import PolledSession, SessionOutput
 from firmware_bridge.serial_port import Connection, ReconnectingPort
 
 DEFAULT_IDLE_POLL = 0.05
@@ -33,14 +37,15 @@ DEFAULT_SNAPSHOT_INTERVAL = 0.2
 DEFAULT_KEEPALIVE_INTERVAL = 0.5
 """Also bounds how late an HF zone that has just been emptied is seen empty."""
 
-CodecName = Literal["ref", "hf"]
+CodecName = Literal["ref", "hf", "a0", "iso15693"]
 
 
 class ReaderTransport(ReconnectingPort):
     """One reader port (a single HF reader, or a bus of inventory readers) until close().
 
     Inventories go to `on_inventory` if given, else to a queue read with `recv()` or
-    `async for inv in transport`. Acks and other frames are counted in `other_events`.
+    `async for inv in transport` (with a session, ReaderAlerts come the same way). Acks and
+    other frames are counted in `other_events`.
     """
 
     def __init__(
@@ -48,6 +53,7 @@ class ReaderTransport(ReconnectingPort):
         url: str,
         codec: ReaderCodec,
         *,
+        session: PolledSession | None = None,
         baudrate: int = 115_200,
         on_inventory: Callable[[Inventory], None] | None = None,
         presence: bool | None = None,
@@ -76,6 +82,8 @@ class ReaderTransport(ReconnectingPort):
         )
         is_hf = isinstance(codec, HfCodec)
         self.codec = codec
+        self.session = session
+        self.alerts = 0
         self._on_inventory = on_inventory
         self._clock = clock
         self._presence_enabled = is_hf if presence is None else presence
@@ -87,7 +95,7 @@ class ReaderTransport(ReconnectingPort):
         self._presence: dict[int, PresenceTracker] = {}
         if self._presence_enabled:
             self._presence[codec.reader_id] = PresenceTracker(codec.reader_id, presence_timeout)
-        self._inbox: asyncio.Queue[Inventory] = asyncio.Queue()
+        self._inbox: asyncio.Queue[Inventory | ReaderAlert] = asyncio.Queue()
         self._got_bytes = False
         self._last_frame: float | None = None
         self._last_snapshot: float | None = None
@@ -97,9 +105,16 @@ class ReaderTransport(ReconnectingPort):
     @classmethod
     def for_codec(cls, url: str, codec: CodecName, reader_id: int = 0, **options: Any) -> Self:
         """`ref`: inventory readers (reader ids come from the frames); `hf`: one HF reader
-        whose inventories carry `reader_id`."""
+        whose inventories carry `reader_id`. Multi-antenna readers: :meth:`for_session`."""
+        if codec in ("a0", "iso15693"):
+            raise ValueError(f"a {codec} reader needs its antennas: use for_session()")
         chosen: ReaderCodec = HfCodec(reader_id) if codec == "hf" else RefCodec(reader_id)
         return cls(url, chosen, **options)
+
+    @classmethod
+    def for_session(cls, url: str, session: PolledSession, **options: Any) -> Self:
+        """A multi-antenna reader driven by `session` (A0Session, IscSession)."""
+        return cls(url, session.codec, session=session, **options)
 
     # --- public API --------------------------------------------------------------------
 
@@ -108,13 +123,13 @@ class ReaderTransport(ReconnectingPort):
         """The codec's counters (bad frames, resyncs, gaps...)."""
         return self.codec.stats
 
-    async def recv(self) -> Inventory:
+    async def recv(self) -> Inventory | ReaderAlert:
         return await self._inbox.get()
 
-    def __aiter__(self) -> AsyncIterator[Inventory]:
+    def __aiter__(self) -> AsyncIterator[Inventory | ReaderAlert]:
         return self._iterate()
 
-    async def _iterate(self) -> AsyncIterator[Inventory]:
+    async def _iterate(self) -> AsyncIterator[Inventory | ReaderAlert]:
         while True:
             yield await self._inbox.get()
 
@@ -126,7 +141,21 @@ class ReaderTransport(ReconnectingPort):
 
     def _on_bytes(self, data: bytes) -> None:
         self._got_bytes = True
+        if self.session is not None:
+            self._session_out(*self.session.feed(data, self._clock()))
+            return
         self._handle(self.codec.feed(data, self._clock()))
+
+    def _session_out(self, write: bytes, results: list[SessionOutput]) -> None:
+        if write and self._conn is not None:
+            self._conn.write(write)
+        for result in results:
+            if isinstance(result, ReaderAlert):
+                self.alerts += 1
+                if self._on_inventory is None:
+                    self._inbox.put_nowait(result)
+            else:
+                self._emit(result)
 
     def _handle(self, events: list[ReaderEvent]) -> None:
         for event in events:
@@ -159,6 +188,8 @@ class ReaderTransport(ReconnectingPort):
 
     async def _session(self, conn: Connection) -> None:
         opened = self._clock()
+        if self.session is not None:
+            conn.write(self.session.start(opened))
         # Tags read before a disconnect may have timed out: no snapshot until every tag
         # lying on the antenna has had the time to be read again.
         next_snapshot = opened + (self.presence_timeout if self._presence_enabled else 0.0)
@@ -178,4 +209,7 @@ class ReaderTransport(ReconnectingPort):
                     await self._wake.wait()
             if not self._got_bytes:
                 # Silence is judged only here, never in feed(): see ReaderCodec.poll.
-                self._handle(self.codec.poll(self._clock()))
+                if self.session is not None:
+                    self._session_out(*self.session.poll(self._clock()))
+                else:
+                    self._handle(self.codec.poll(self._clock()))

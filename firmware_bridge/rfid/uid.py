@@ -1,8 +1,25 @@
-"""Tag UIDs: 8 raw bytes on the wire, lower-case hex in files and logs."""
+"""Tag ids: an 8-byte ISO-15693 UID or a 12-byte (96-bit) EPC, raw bytes on the wire and
+lower-case hex in files and logs."""
 
 from __future__ import annotations
 
 UID_LEN = 8
+"""An ISO-15693 UID (HF tiles)."""
+EPC_LEN = 12
+"""A 96-bit EPC (UHF tiles)."""
+TAG_ID_LENS = (UID_LEN, EPC_LEN)
+
+
+def is_tag_id(raw: bytes) -> bool:
+    return len(raw) in TAG_ID_LENS
+
+
+def tag_id_problem(raw: bytes) -> str | None:
+    """None for a valid tag id, else why not (for a Problem or a rejection message)."""
+    if is_tag_id(raw):
+        return None
+    shown = raw.hex() or "(empty)"
+    return f"tag id {shown} is {len(raw)} bytes, not {UID_LEN} (UID) or {EPC_LEN} (EPC)"
 
 
 def uid_hex(uid: bytes) -> str:
@@ -11,17 +28,17 @@ def uid_hex(uid: bytes) -> str:
 
 
 def parse_uid(text: str) -> bytes:
-    """Read a UID written as 16 hex digits; spaces, ``:`` and ``-`` between bytes are allowed.
-
-    Raises ValueError naming the text when it is not exactly 8 bytes of hex.
-    """
+    """Read a tag id written as 16 (UID) or 24 (EPC) hex digits; spaces, ``:`` and ``-``
+    between bytes are allowed. Raises ValueError naming the text when it is neither."""
     cleaned = "".join(ch for ch in text.strip() if ch not in " :-")
     if cleaned.lower().startswith("0x"):
         cleaned = cleaned[2:]
     try:
         raw = bytes.fromhex(cleaned)
     except ValueError:
-        raise ValueError(f"not a hex UID: {text!r}") from None
-    if len(raw) != UID_LEN:
-        raise ValueError(f"a UID is {UID_LEN} bytes, got {len(raw)} in {text!r}")
+        raise ValueError(f"not a hex UID or EPC: {text!r}") from None
+    if not is_tag_id(raw):
+        raise ValueError(
+            f"a UID is {UID_LEN} bytes and an EPC {EPC_LEN}, got {len(raw)} in {text!r}"
+        )
     return raw

@@ -1,5 +1,10 @@
 """Virtual RFID readers: each scan reports the tags lying in the reader's zone.
 
+Multi-antenna readers (``a0``, ``iso15693``) instead answer the host's commands through a
+:class:`~firmware_bridge.sim.multi_antenna.VirtualMultiReader`: one port is one reader at
+bus address ``address`` whose antenna ports 1, 2, ... lie under the zones of
+``reader_ids``; their rounds read through the table's shared :class:`AntennaField`.
+
 A reference (inventory) port carries one or several reader ids (a bus) and sends one frame
 per reader per scan. An HF port is one reader in auto-read mode: every scan re-reads each
 tag on its antenna as one frame; it answers RF on/off commands with an ack and is silent
@@ -13,8 +18,9 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from firmware_bridge.rfid.events import HfCommand
 from firmware_bridge.rfid.hf_frame import (
@@ -25,9 +31,13 @@ from firmware_bridge.rfid.hf_frame import (
     encode_tag_read,
 )
 from firmware_bridge.rfid.ref_frame import MAX_TAGS, encode_inventory
+from firmware_bridge.rfid.transport import CodecName
 from firmware_bridge.rfid.zones import Zone, ZoneMap
+from firmware_bridge.sim.antennas import AntennaField
+from firmware_bridge.sim.multi_antenna import VirtualMultiReader, make_virtual_reader
 from firmware_bridge.sim.noise import FrameNoise
 from firmware_bridge.sim.ports import SimPort
+from firmware_bridge.table import ReaderLine
 
 DEFAULT_SCAN_INTERVAL = 0.1
 
@@ -54,15 +64,22 @@ class VirtualReaderPort:
         misread_rate: float = 0.0,
         drop_rate: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
+        field: AntennaField | None = None,
+        table: Callable[[], Mapping[Zone, frozenset[bytes]]] | None = None,
+        address: int = 1,
+        round_time_scale: float = 1.0,
     ) -> None:
-        if codec not in ("ref", "hf"):
-            raise ValueError(f"unknown reader codec {codec!r} (ref or hf)")
+        """``field`` and ``table`` (where every tag lies) are for multi-antenna readers."""
+        if codec not in ("ref", "hf", "a0", "iso15693"):
+            raise ValueError(f"unknown reader codec {codec!r} (ref, hf, a0, iso15693)")
         if codec == "hf" and len(reader_ids) != 1:
             raise ValueError("an HF port is exactly one reader")
         if not 0.0 <= misread_rate <= 1.0:
             raise ValueError(f"misread rate {misread_rate} is outside 0..1")
         self.port = port
         self.codec = codec
+        self.address = address
+        self.round_time_scale = round_time_scale
         self.reader_ids = tuple(reader_ids)
         self.zones = zones
         self._tags_in = tags_in
@@ -76,19 +93,34 @@ class VirtualReaderPort:
         self._seq = 0
         self._commands = HfCodec(self.reader_ids[0])  # decodes RF on/off from the host
         self._task: asyncio.Task[None] | None = None
+        self.multi: VirtualMultiReader | None = None
+        if codec in ("a0", "iso15693"):
+            if field is None or table is None:
+                raise ValueError(f"a virtual {codec} reader needs the antenna field and table")
+            antennas = {p: zones[r] for p, r in enumerate(self.reader_ids, start=1)}
+            self.multi = make_virtual_reader(codec, address, antennas, field, table)
+        self._answering: asyncio.Task[None] | None = None
+        self._pending: list[tuple[float, bytes]] = []
         port.on_bytes = self._on_bytes
 
     async def start(self) -> None:
         await self.port.plug()
-        self._task = asyncio.get_running_loop().create_task(self._scan_loop())
+        if self.multi is None:
+            self._task = asyncio.get_running_loop().create_task(self._scan_loop())
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        for task in (self._task, self._answering):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._task = self._answering = None
         await self.port.unplug()
+
+    def line(self) -> ReaderLine:
+        """How the host opens this port."""
+        ids = self.reader_ids
+        return ReaderLine(self.port.url, cast(CodecName, self.codec), ids[0], self.address, ids)
 
     def visible(self, reader_id: int) -> frozenset[bytes]:
         """The tags this reader can see: its zone's, shared out when several readers
@@ -125,6 +157,9 @@ class VirtualReaderPort:
         return kept
 
     def _on_bytes(self, data: bytes) -> None:
+        if self.multi is not None:
+            self._answer(self.multi, data)
+            return
         if self.codec != "hf":
             return  # inventory readers take no commands
         for event in self._commands.feed(data, self._clock()):
@@ -136,6 +171,22 @@ class VirtualReaderPort:
             elif event.cmd == CMD_RF_OFF:
                 self.rf_on = False
             self.port.write(encode_ack(event.cmd))
+
+    def _answer(self, reader: VirtualMultiReader, data: bytes) -> None:
+        # Answers go out in order, each after the time its round takes.
+        for answer in reader.receive(data, self._clock()):
+            self.stats.commands += 1
+            self._pending.append((answer.delay * self.round_time_scale, answer.data))
+        if self._pending and (self._answering is None or self._answering.done()):
+            self._answering = asyncio.get_running_loop().create_task(self._send_answers())
+
+    async def _send_answers(self) -> None:
+        while self._pending:
+            delay, data = self._pending.pop(0)
+            await asyncio.sleep(delay)
+            self.stats.scans += 1
+            if self.port.plugged:
+                self.port.write(self.noise.apply(data))
 
     async def _scan_loop(self) -> None:
         while True:

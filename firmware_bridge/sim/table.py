@@ -21,6 +21,7 @@ from typing import Literal
 from firmware_bridge.protocol.messages import Message, SeatButton, TableState
 from firmware_bridge.registry import KindLabel
 from firmware_bridge.rfid.zones import ZoneMap
+from firmware_bridge.sim.antennas import AntennaField, FieldModel
 from firmware_bridge.sim.board import VirtualBoard
 from firmware_bridge.sim.model import TableModel
 from firmware_bridge.sim.moves import (
@@ -42,15 +43,19 @@ from firmware_bridge.sim.tiles import DEFAULT_KINDS, TileSet
 
 log = logging.getLogger(__name__)
 
-CodecName = Literal["ref", "hf"]
+CodecName = Literal["ref", "hf", "a0", "iso15693"]
+MULTI_ANTENNA = ("a0", "iso15693")
+ANTENNAS_PER_READER = 8
 
 
 @dataclass(frozen=True, slots=True)
 class SimReaderPort:
-    """One serial line of readers: an HF reader (one id) or a bus of inventory readers."""
+    """One serial line of readers: an HF reader (one id), a bus of inventory readers, or
+    a multi-antenna reader at `address` whose antenna ports 1, 2, ... are `reader_ids`."""
 
     codec: CodecName
     reader_ids: tuple[int, ...]
+    address: int = 1
 
 
 @dataclass(frozen=True)
@@ -65,7 +70,14 @@ class SimConfig:
     """Explicit reader lines; overrides `codec` and `bus`."""
     scan_interval: float = DEFAULT_SCAN_INTERVAL
     misread_rate: float = 0.0
-    """Chance that a tag is missing from one scan."""
+    """Chance that a tag is missing from one scan (on average over where tags lie, for
+    multi-antenna readers)."""
+    border_rate: float = 0.0
+    round_time_scale: float = 1.0
+    """Multi-antenna readers: their rounds take this times as long as real ones (tests
+    speed the table up)."""
+    """Multi-antenna readers: chance per tag and round of a read by a neighbouring zone's
+    antenna (only tiles near a border are; see sim/antennas.py)."""
     drop_rate: float = 0.0
     """Chance that a frame (reader frame, or board frame either way) is lost or corrupted."""
     lift_reader: bool = True
@@ -89,6 +101,11 @@ class SimConfig:
         if self.reader_ports is not None:
             return self.reader_ports
         ids = tuple(sorted(self.zones))
+        if self.codec in MULTI_ANTENNA:
+            # Readers of 8 antennas each: the first takes the first 8 zones, and so on.
+            n = ANTENNAS_PER_READER
+            chunks = [ids[i : i + n] for i in range(0, len(ids), n)]
+            return tuple(SimReaderPort(self.codec, c, k + 1) for k, c in enumerate(chunks))
         if self.codec == "ref" and self.bus:
             return (SimReaderPort("ref", ids),)
         return tuple(SimReaderPort(self.codec, (r,)) for r in ids)
@@ -107,20 +124,30 @@ class VirtualTable:
         self.config = config = config or SimConfig()
         self.driver: Driver = driver or IdleDriver()
         self.rng = random.Random(config.seed)
-        self.tiles = TileSet(config.seed, config.kinds)
+        self.tiles = TileSet(config.seed, config.kinds, epc=config.codec == "a0")
         self.model = TableModel(self.tiles.uids)
+        self.field = AntennaField(
+            FieldModel(miss_rate=config.misread_rate, border_rate=config.border_rate),
+            random.Random(f"{config.seed}:field"),
+            covered=lambda zone: bool(config.zones.readers_of(zone)),
+        )
         self.stats = SimStats()
         self.board = VirtualBoard(
             self._make_port("board"),
             random.Random(f"{config.seed}:board"),
             drop_rate=config.drop_rate,
-            lift_reader=config.lift_reader,
+            # The board's lift reader is HF and its WallOrder carries 8-byte UIDs: a table
+            # of UHF tiles (EPCs) has none (docs/rfid.md).
+            lift_reader=config.lift_reader and config.codec != "a0",
             on_command=self._on_command,
         )
         self.readers: list[VirtualReaderPort] = []
         for spec in config.ports():
             ids = spec.reader_ids
-            name = f"reader-{ids[0]}" if len(ids) == 1 else f"bus-{ids[0]}"
+            if spec.codec in MULTI_ANTENNA:
+                name = f"{spec.codec}-{spec.address}"
+            else:
+                name = f"reader-{ids[0]}" if len(ids) == 1 else f"bus-{ids[0]}"
             self.readers.append(
                 VirtualReaderPort(
                     self._make_port(name),
@@ -132,6 +159,10 @@ class VirtualTable:
                     scan_interval=config.scan_interval,
                     misread_rate=config.misread_rate,
                     drop_rate=config.drop_rate,
+                    field=self.field,
+                    table=self.model.zones,
+                    address=spec.address,
+                    round_time_scale=config.round_time_scale,
                 )
             )
         self._rejected: list[Rejection] = []

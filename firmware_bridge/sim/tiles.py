@@ -16,17 +16,18 @@ from firmware_bridge.registry import COPIES, KindLabel, RegistryEntry, TagRegist
 
 DEFAULT_KINDS: tuple[KindLabel, ...] = tuple(range(34))
 _ISO15693_PREFIX = b"\xe0\x04"  # ISO 15693, manufacturer code 0x04: what real tiles carry
+_EPC_HEADER = b"\x30"  # an SGTIN-96 header: what a UHF tag's EPC usually starts with
 
 
-def make_uids(seed: int, count: int) -> list[bytes]:
-    """`count` distinct 8-byte UIDs, the same for the same seed."""
+def make_uids(seed: int, count: int, *, epc: bool = False) -> list[bytes]:
+    """`count` distinct 8-byte UIDs (or, `epc`, 96-bit EPCs), the same for the same seed."""
     uids: list[bytes] = []
     seen: set[bytes] = set()
     n = 0
     while len(uids) < count:
         digest = hashlib.sha256(f"mjtable-sim:{seed}:{n}".encode()).digest()
         n += 1
-        uid = _ISO15693_PREFIX + digest[:6]
+        uid = _EPC_HEADER + digest[:11] if epc else _ISO15693_PREFIX + digest[:6]
         if uid not in seen:
             seen.add(uid)
             uids.append(uid)
@@ -37,12 +38,19 @@ class TileSet:
     """Every tag of the set, in enrolment order, with the kind and copy it is stuck on."""
 
     def __init__(
-        self, seed: int = 0, kinds: Sequence[KindLabel] = DEFAULT_KINDS, copies: int = COPIES
+        self,
+        seed: int = 0,
+        kinds: Sequence[KindLabel] = DEFAULT_KINDS,
+        copies: int = COPIES,
+        *,
+        epc: bool = False,
     ) -> None:
+        """`epc`: UHF tiles, known by a 96-bit EPC instead of an ISO 15693 UID."""
         self.seed = seed
         self.kinds = tuple(kinds)
         self.copies = copies
-        self.uids: tuple[bytes, ...] = tuple(make_uids(seed, len(self.kinds) * copies))
+        count = len(self.kinds) * copies
+        self.uids: tuple[bytes, ...] = tuple(make_uids(seed, count, epc=epc))
         self._index = {uid: i for i, uid in enumerate(self.uids)}
 
     def __len__(self) -> int:

@@ -11,13 +11,10 @@ from typing import TypeVar
 
 from firmware_bridge.protocol.link import Link, LinkConfig
 from firmware_bridge.protocol.transport import LinkTransport
-from firmware_bridge.rfid.hf_frame import HfCodec
 from firmware_bridge.rfid.inventory import TagIn, TagOut
-from firmware_bridge.rfid.ref_frame import RefCodec
-from firmware_bridge.rfid.transport import ReaderTransport
 from firmware_bridge.rfid.zones import Zone, ZoneKind
 from firmware_bridge.sim import Move, TakeFromWall, VirtualTable
-from firmware_bridge.table import TableBridge
+from firmware_bridge.table import TableBridge, open_readers
 from firmware_bridge.table_events import BridgeEvent
 
 TIMEOUT = 40.0
@@ -45,10 +42,8 @@ def bridge_for(
     table: VirtualTable, *, silent_after: float = 3.0, out_after_seconds: float = 0.25
 ) -> TableBridge:
     """A bridge opening every device the table exposes, reconnecting quickly."""
-    readers = []
-    for port in table.readers:
-        codec = HfCodec(port.reader_ids[0]) if port.codec == "hf" else RefCodec()
-        readers.append(ReaderTransport(port.port.url, codec, backoff_initial=0.02, backoff_max=0.2))
+    lines = [p.line() for p in table.readers]
+    readers = open_readers(lines, backoff_initial=0.02, backoff_max=0.2)
     board = LinkTransport(table.board_url, Link(LinkConfig()), backoff_initial=0.02)
     return TableBridge(
         table.config.zones,
