@@ -90,8 +90,8 @@ static void deliver(void *ctx, const mjt_msg *m, const uint8_t *payload, size_t 
 mjt_link *app_init(uint32_t session, uint32_t now_ms)
 {
     memset(&app, 0, sizeof app);
-    mjt_link_config cfg = {MJT_WINDOW, MJT_ROLE_TABLE_BOARD, "mjt-fw 0.1", link_write, deliver,
-                           NULL};
+    mjt_link_config cfg = {.window = MJT_WINDOW, .role = MJT_ROLE_TABLE_BOARD,
+                           .software = "mjt-fw 0.1", .write = link_write, .deliver = deliver};
     mjt_link_init(&app.link, &cfg, session, now_ms);
     mjt_ref_init(&app.ref);
     app.status.state = MJT_IDLE;

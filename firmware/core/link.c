@@ -87,7 +87,7 @@ static void renumber(mjt_link *l)
 
 static void start_hellos(mjt_link *l, uint32_t now)
 {
-    l->hello_interval_ms = MJT_RTO_INITIAL_MS;
+    l->hello_interval_ms = l->cfg.rto_initial_ms;
     l->hello_next_ms = now;
 }
 
@@ -98,9 +98,20 @@ void mjt_link_init(mjt_link *l, const mjt_link_config *cfg, uint32_t session, ui
     if (l->cfg.window < 1 || l->cfg.window > MJT_WINDOW) {
         l->cfg.window = MJT_WINDOW;
     }
+    mjt_link_config *c = &l->cfg;
+    c->rto_initial_ms = c->rto_initial_ms ? c->rto_initial_ms : MJT_RTO_INITIAL_MS;
+    c->rto_min_ms = c->rto_min_ms ? c->rto_min_ms : MJT_RTO_MIN_MS;
+    c->rto_max_ms = c->rto_max_ms ? c->rto_max_ms : MJT_RTO_MAX_MS;
+    if (c->rto_min_ms > c->rto_max_ms) {
+        c->rto_min_ms = MJT_RTO_MIN_MS;
+        c->rto_max_ms = MJT_RTO_MAX_MS;
+    }
+    c->rto_initial_ms = c->rto_initial_ms < c->rto_min_ms   ? c->rto_min_ms
+                        : c->rto_initial_ms > c->rto_max_ms ? c->rto_max_ms
+                                                            : c->rto_initial_ms;
     l->session = session ? session : 1;
     l->peer_window = l->cfg.window;
-    l->rto_ms = MJT_RTO_INITIAL_MS;
+    l->rto_ms = c->rto_initial_ms;
     l->state = MJT_CONNECTING;
     l->now_ms = now_ms;
     l->last_tx_ms = now_ms;
@@ -155,7 +166,8 @@ static void rtt_sample(mjt_link *l, uint32_t sent_ms, uint32_t now)
     }
     uint32_t var4 = 4u * l->rttvar_us;
     uint32_t rto = (l->srtt_us + (var4 > 1000u ? var4 : 1000u) + 999u) / 1000u;
-    l->rto_ms = rto < MJT_RTO_MIN_MS ? MJT_RTO_MIN_MS : rto > MJT_RTO_MAX_MS ? MJT_RTO_MAX_MS : rto;
+    uint32_t lo = l->cfg.rto_min_ms, hi = l->cfg.rto_max_ms;
+    l->rto_ms = rto < lo ? lo : rto > hi ? hi : rto;
     l->counters.rtt_samples++;
 }
 
@@ -437,7 +449,7 @@ static void on_timeout(mjt_link *l, uint32_t now)
         start_hellos(l, now);
         return;
     }
-    l->rto_ms = 2u * l->rto_ms > MJT_RTO_MAX_MS ? MJT_RTO_MAX_MS : 2u * l->rto_ms;
+    l->rto_ms = 2u * l->rto_ms > l->cfg.rto_max_ms ? l->cfg.rto_max_ms : 2u * l->rto_ms;
     resend_all(l);
     l->timer_ms = now + l->rto_ms;
 }
@@ -449,8 +461,8 @@ void mjt_link_poll(mjt_link *l, uint32_t now)
         send_hello(l, now);
         l->reply_pending = 0;
         l->hello_next_ms = now + l->hello_interval_ms;
-        l->hello_interval_ms = 2u * l->hello_interval_ms > MJT_RTO_MAX_MS
-                                   ? MJT_RTO_MAX_MS
+        l->hello_interval_ms = 2u * l->hello_interval_ms > l->cfg.rto_max_ms
+                                   ? l->cfg.rto_max_ms
                                    : 2u * l->hello_interval_ms;
     }
     if (l->reply_pending) {
@@ -498,7 +510,7 @@ uint32_t mjt_link_next_deadline(const mjt_link *l, uint32_t now)
         return due(l->hello_next_ms, now) ? now : l->hello_next_ms;
     }
     /* The heartbeat is due only when nothing is queued or in flight. */
-    uint32_t t = l->n_msgs ? now + MJT_RTO_MAX_MS : l->last_tx_ms + MJT_HEARTBEAT_MS;
+    uint32_t t = l->n_msgs ? now + l->cfg.rto_max_ms : l->last_tx_ms + MJT_HEARTBEAT_MS;
     if (l->timer_on) {
         t = earliest(t, l->timer_ms, now);
     }

@@ -24,6 +24,7 @@
 #define MJT_RX_SLOT 256 /* largest payload buffered out of order (in-order ones: any size) */
 #endif
 
+/* The retransmission timer's defaults (docs/protocol.md §3); mjt_link_config may lower them. */
 #define MJT_RTO_INITIAL_MS 250u
 #define MJT_RTO_MIN_MS 20u
 #define MJT_RTO_MAX_MS 2000u
@@ -44,6 +45,12 @@ typedef struct {
     mjt_write_fn write;
     mjt_deliver_fn deliver;
     void *ctx;
+    /* Retransmission timing, 0 = the default above: the initial RTO (also the first hello
+     * interval), its floor, and its ceiling (also the hello interval's). Local to this end,
+     * not negotiated. Only a line whose round trip is known to be far below the floor (a
+     * pty in the tests) has a use for lower values. min > max falls back to the defaults;
+     * initial is clamped into [min, max]. */
+    uint16_t rto_initial_ms, rto_min_ms, rto_max_ms;
 } mjt_link_config;
 
 typedef struct {

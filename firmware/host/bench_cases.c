@@ -72,7 +72,8 @@ size_t bench_payload_for(const char *kind, uint8_t *p, uint8_t *type)
 
 int bench_setup(void)
 {
-    mjt_link_config cfg = {8, MJT_ROLE_TABLE_BOARD, "bench", sink, ignore, NULL};
+    mjt_link_config cfg = {.window = 8, .role = MJT_ROLE_TABLE_BOARD, .software = "bench",
+                           .write = sink, .deliver = ignore};
     mjt_link_init(&board, &cfg, 0xB0A4D, 0);
     /* Up: a hello from the host that has heard the board. */
     static const char sw[] = "host";

@@ -45,7 +45,8 @@ void mjt_api_init(mjt_link *l, api_ctx *ctx, uint8_t window, uint8_t role, uint3
 {
     ctx->write = w;
     ctx->deliver = d;
-    mjt_link_config cfg = {window, role, "mjt-fw libmjt", on_write, on_deliver, ctx};
+    mjt_link_config cfg = {.window = window, .role = role, .software = "mjt-fw libmjt",
+                           .write = on_write, .deliver = on_deliver, .ctx = ctx};
     mjt_link_init(l, &cfg, session, now_ms);
 }
 

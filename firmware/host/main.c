@@ -1,10 +1,14 @@
 /* The core built for a PC: the board's link on a pty (or any tty/file descriptor), for
  * testing the C link against the Python host (tests/firmware/) and for fuzzing.
  *
- *   mjt-host [--echo] [--window N] [--session HEX] DEVICE
+ *   mjt-host [--echo] [--window N] [--session HEX] [--rto-min MS] [--rto-initial MS]
+ *            [--rto-max MS] DEVICE
  *
  * --echo: every delivered message is sent back unchanged (both directions get the same
  * traffic; the Python side checks exactly-once, in-order delivery of the echoes).
+ * --rto-*: with --echo, the retransmission timer's floor, start and ceiling (link.h;
+ * defaults 20, 250, 2000 ms): a pty's round trip is far below 20 ms, and the lossy tests
+ * lower them so a lost frame costs milliseconds.
  * Without --echo: the board application (firmware/core/app.c) with the host board layer:
  * panel lines on stdin, display/LED/dice lines on stdout (see host/panel.c).
  * SIGTERM or SIGINT: print the counters as one JSON line on stderr and exit 0. */
@@ -102,6 +106,17 @@ static void print_counters(const mjt_counters *c)
             c->heartbeats_tx, c->heartbeats_rx, c->peer_restarts, c->failures, c->rtt_samples);
 }
 
+static const char usage[] = "usage: %s [--echo] [--window N] [--session HEX] [--rto-min MS] "
+                            "[--rto-initial MS] [--rto-max MS] DEVICE\n";
+
+/* A millisecond option: 1..65535, or 0 for a bad value. */
+static uint16_t parse_ms(const char *arg)
+{
+    char *end;
+    unsigned long v = strtoul(arg, &end, 10);
+    return *end || v > 65535u ? 0 : (uint16_t)v;
+}
+
 static int open_line(const char *path)
 {
     int fd = open(path, O_RDWR | O_NOCTTY);
@@ -123,23 +138,32 @@ int main(int argc, char **argv)
     int echo = 0;
     unsigned window = MJT_WINDOW;
     uint32_t session = 0;
+    uint16_t rto[3] = {MJT_RTO_MIN_MS, MJT_RTO_INITIAL_MS, MJT_RTO_MAX_MS};
+    const char *rto_opts[3] = {"--rto-min", "--rto-initial", "--rto-max"};
     const char *path = NULL;
-    for (int i = 1; i < argc; i++) {
+    int bad = 0;
+    for (int i = 1; i < argc && !bad; i++) {
+        int k = 0;
+        while (k < 3 && strcmp(argv[i], rto_opts[k])) {
+            k++;
+        }
         if (!strcmp(argv[i], "--echo")) {
             echo = 1;
         } else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
             window = (unsigned)strtoul(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--session") && i + 1 < argc) {
             session = (uint32_t)strtoul(argv[++i], NULL, 16);
+        } else if (k < 3 && i + 1 < argc) {
+            rto[k] = parse_ms(argv[++i]);
+            bad = !rto[k];
         } else if (argv[i][0] != '-' && !path) {
             path = argv[i];
         } else {
-            fprintf(stderr, "usage: %s [--echo] [--window N] [--session HEX] DEVICE\n", argv[0]);
-            return 2;
+            bad = 1;
         }
     }
-    if (!path) {
-        fprintf(stderr, "usage: %s [--echo] [--window N] [--session HEX] DEVICE\n", argv[0]);
+    if (bad || !path || rto[0] > rto[1] || rto[1] > rto[2]) {
+        fprintf(stderr, usage, argv[0]);
         return 2;
     }
     struct sigaction sa = {.sa_handler = on_signal};
@@ -151,8 +175,10 @@ int main(int argc, char **argv)
     }
     mjt_link *link;
     if (echo) {
-        mjt_link_config cfg = {(uint8_t)window, MJT_ROLE_SIM, "mjt-fw-host echo", echo_write,
-                               echo_deliver, NULL};
+        mjt_link_config cfg = {.window = (uint8_t)window, .role = MJT_ROLE_SIM,
+                               .software = "mjt-fw-host echo", .write = echo_write,
+                               .deliver = echo_deliver, .rto_min_ms = rto[0],
+                               .rto_initial_ms = rto[1], .rto_max_ms = rto[2]};
         mjt_link_init(&echo_link, &cfg, session, board_now_ms());
         link = &echo_link;
     } else {

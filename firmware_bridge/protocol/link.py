@@ -1,7 +1,8 @@
 """The link layer: handshake, sequence numbers, acks, retransmission. Sans-IO.
 
-Both ends run this same class. It is fed bytes and time (float seconds) and asked for bytes
-to write; it never reads a clock or touches a file. See docs/protocol.md for the protocol.
+The Pi's end, and the virtual table's board. It is fed bytes and time (float seconds) and
+asked for bytes to write; it never reads a clock or touches a file. See docs/protocol.md for
+the protocol; the board's firmware (firmware/core/link.c) is an independent implementation.
 """
 
 from __future__ import annotations

@@ -297,7 +297,11 @@ class WallOrder(Message):
     def __post_init__(self) -> None:
         _check_uids(self.uids)
         _check_range("total", self.total, 0, 0xFFFF)
-        _check_range("start", self.start, 0, max(0, self.total - len(self.uids)))
+        # §5.4: start + count <= total, so a chunk holding more tags than the wall is refused.
+        if not 0 <= self.start <= self.total - len(self.uids):
+            raise ValueError(
+                f"start={self.start} + {len(self.uids)} tags outside total={self.total}"
+            )
 
     def encode(self) -> bytes:
         return self._FMT.pack(self.start, self.total, len(self.uids)) + b"".join(self.uids)

@@ -3,8 +3,9 @@ tests/firmware_bridge/test_link_lossy.py (10,000 messages each way, 1 % byte cor
 1 % frames dropped, 1 % duplicated, byte-at-a-time) with the C link as the board, plus
 the bad-input cases of the issue (a host restarting mid-session, a host that never acks).
 
-The same damage in real time over a pty is in test_host_link.py; simulated time makes
-this one deterministic and fast enough for 10,000 each way."""
+The same damage in real time, with the firmware as a process on a pty, is
+test_host_link.py; simulated time makes this one deterministic and lets it keep the
+protocol's default retransmission timer."""
 
 from __future__ import annotations
 

@@ -1,12 +1,14 @@
 """The firmware's host build as a process on a pty against the Python host link, in real
-time: the damage of tests/firmware_bridge/test_link_lossy.py between them.
+time: the scenario of tests/firmware_bridge/test_link_lossy.py between them.
 
 The firmware runs in echo mode: every message it delivers it sends back, so one run checks
-both directions, each exactly once and in order, over a line that corrupts bytes, drops
-and duplicates 1 % of frames and feeds the firmware a byte per write. Real time makes each
-lost frame cost a retransmission timeout, so this tier sends 3,000 each way with 0.2 %
-byte corruption; the full 10,000 each way at 1 % runs in simulated time against the same
-C link in test_c_link_lossy.py.
+both directions, each exactly once and in order: 10,000 messages each way over a line that
+corrupts 1 % of bytes, drops and duplicates 1 % of frames and feeds the firmware a byte per
+write. In real time each lost frame costs a retransmission timeout, so both ends run the
+retransmission timer for a pty (a round trip of a few ms, not a cable's tens): a 5 ms
+floor and a 50 ms ceiling instead of 20 ms and 2 s. The protocol, the damage and the
+checks are those of the simulated runs; the same C link in simulated time, with the
+default timer, is test_c_link_lossy.py.
 """
 
 from __future__ import annotations
@@ -31,17 +33,35 @@ from firmware_bridge.protocol import (
 )
 
 from ..firmware_bridge.lossy_channel import Damage, LossyChannel
-from ..firmware_bridge.test_link_lossy import _messages
+from ..firmware_bridge.test_link_lossy import COUNT, _messages
 from .host_firmware import HostFirmware, pump
 
 # Ten times the board's line rate: the same bytes and damage, a tenth of the wall time.
 BAUD = 1_152_000
 
+# The retransmission timer for a pty, the same on both ends, in ms. The ceiling also caps
+# the hello interval, so a FAILED link is soon back.
+RTO_MIN, RTO_INITIAL, RTO_MAX = 5, 20, 50
+PTY_FIRMWARE = ("--rto-min", str(RTO_MIN), "--rto-initial", str(RTO_INITIAL))
+PTY_FIRMWARE += ("--rto-max", str(RTO_MAX))
+PTY_HOST = LinkConfig(
+    role=Role.HOST,
+    rto_min=RTO_MIN / 1000,
+    rto_initial=RTO_INITIAL / 1000,
+    rto_max=RTO_MAX / 1000,
+    hello_interval_max=RTO_MAX / 1000,
+)
+DEFAULT_TIMER: tuple[tuple[str, ...], LinkConfig] = ((), LinkConfig(role=Role.HOST))
+PTY_TIMER = (PTY_FIRMWARE, PTY_HOST)
 
-def _run(damage: Damage, count: int, seed: int) -> tuple[Link, dict[str, int], list[Message]]:
+
+def _run(
+    damage: Damage, count: int, seed: int, timer: tuple[tuple[str, ...], LinkConfig]
+) -> tuple[Link, dict[str, int], list[Message]]:
     rng = random.Random(seed)
-    fw = HostFirmware("--echo")
-    link = Link(LinkConfig(role=Role.HOST), session=0x1111)
+    fw_args, host_config = timer
+    fw = HostFirmware("--echo", *fw_args)
+    link = Link(host_config, session=0x1111)
     to_fw = LossyChannel(rng, damage, baud=BAUD, latency=0.001)
     from_fw = LossyChannel(rng, damage, baud=BAUD, latency=0.001)
     sent = _messages("pi", count)
@@ -55,7 +75,7 @@ def _run(damage: Damage, count: int, seed: int) -> tuple[Link, dict[str, int], l
         return len(got) >= count and link.idle
 
     try:
-        got = pump(link, fw, to_fw, from_fw, done, limit=240.0)
+        got = pump(link, fw, to_fw, from_fw, done, limit=900.0)  # a hang guard, not a timing
         time.sleep(0.05)  # the firmware's last ack
     finally:
         counters = fw.stop()
@@ -63,24 +83,28 @@ def _run(damage: Damage, count: int, seed: int) -> tuple[Link, dict[str, int], l
     return link, counters, got
 
 
-COUNT = 3000
-
-
-def test_messages_each_way_through_the_firmware_process_over_a_damaged_line() -> None:
-    damage = Damage(corrupt_byte=0.002, drop_frame=0.01, duplicate_frame=0.01)
-    link, fw, _ = _run(damage, COUNT, 20240601)
+def test_10k_messages_each_way_through_the_firmware_process_over_a_damaged_line() -> None:
+    damage = Damage(corrupt_byte=0.01, drop_frame=0.01, duplicate_frame=0.01)
+    link, fw, _ = _run(damage, COUNT, 20240601, PTY_TIMER)
     assert link.state is LinkState.UP
     # Both ends saw the damage and repaired it.
     c = link.counters
-    assert c.bad_crc + c.bad_cobs + c.runts > 0 and c.retransmits > 0 and c.duplicates > 0
+    assert c.bad_crc + c.bad_cobs + c.runts > 0 and c.resyncs > 0
+    assert c.retransmits > 0 and c.fast_retransmits > 0 and c.duplicates > 0
     assert fw["bad_crc"] + fw["bad_cobs"] + fw["runts"] > 0
     assert fw["resyncs"] > 0 and fw["retransmits"] > 0 and fw["duplicates"] > 0
+    assert fw["fast_retransmits"] > 0
     assert fw["messages_delivered"] == COUNT and fw["messages_sent"] == COUNT
-    assert fw["failures"] == 0
+    # A 124-byte INVENTORY frame gets through 1 % byte corruption 29 % of the time, so
+    # now and then nine timeouts pass without an ack (about once per 300 messages): both
+    # ends go FAILED and recover through the hello with the same sessions, and delivery
+    # stays exactly once across it (checked in _run).
+    assert c.failures > 0 and fw["failures"] > 0
+    assert c.peer_restarts == 0 and fw["peer_restarts"] == 0
 
 
-def test_clean_line_no_repairs_needed() -> None:
-    _, fw, _ = _run(Damage(), 2000, 1)
+def test_clean_line_no_repairs_needed_default_timer() -> None:
+    _, fw, _ = _run(Damage(), 2000, 1, DEFAULT_TIMER)
     assert fw["messages_delivered"] == 2000
     assert fw["bad_crc"] == fw["bad_cobs"] == fw["runts"] == fw["failures"] == 0
 

@@ -104,6 +104,15 @@ def test_unknown_type_and_bad_enum_values() -> None:
         decode_message(DisplayText.TYPE, b"\x00\x02\xff\xfe")  # not UTF-8
     with pytest.raises(MalformedMessage):
         decode_message(Hello.TYPE, Hello(session=1).encode()[:4] + bytes(12))  # min_version 0
+    # §5.4 start + count <= total: more tags than the wall holds, even starting at 0.
+    two = _uid(1) + _uid(2)
+    with pytest.raises(MalformedMessage):
+        decode_message(WallOrder.TYPE, bytes((0, 0, 0, 1, 2)) + two)
+    with pytest.raises(MalformedMessage):
+        decode_message(WallOrder.TYPE, bytes((0, 1, 0, 2, 2)) + two)
+    assert decode_message(WallOrder.TYPE, bytes((0, 0, 0, 2, 2)) + two) == WallOrder(
+        0, 2, (_uid(1), _uid(2))
+    )
 
 
 def test_invalid_fields_are_rejected_at_construction() -> None:
@@ -113,6 +122,8 @@ def test_invalid_fields_are_rejected_at_construction() -> None:
         Inventory(reader=0, zone=0, uids=(b"short",))
     with pytest.raises(ValueError):
         WallOrder(start=130, total=136, uids=tuple(_uid(i) for i in range(10)))
+    with pytest.raises(ValueError):
+        WallOrder(start=0, total=3, uids=tuple(_uid(i) for i in range(4)))
     with pytest.raises(ValueError):
         DiceResult((0,))
     with pytest.raises(ValueError):

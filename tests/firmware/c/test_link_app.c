@@ -67,7 +67,8 @@ static int setup(void **state)
     fake_board_reset();
     host_out_len = n_got = 0;
     board = app_init(0xB0A4D, 0);
-    mjt_link_config cfg = {8, MJT_ROLE_HOST, "test host", host_write, host_deliver, NULL};
+    mjt_link_config cfg = {.window = 8, .role = MJT_ROLE_HOST, .software = "test host",
+                           .write = host_write, .deliver = host_deliver};
     mjt_link_init(&host, &cfg, 0x4057, 0);
     run(50);
     return 0;
@@ -300,6 +301,62 @@ static void test_host_silent_link_fails_then_recovers_on_hello(void **state)
     assert_int_equal(board->n_msgs, 0);
 }
 
+/* The retransmission timer from the config (mjt-host --rto-*): the floor holds a fast
+ * round trip's RTO, the backoff stops at the ceiling, FAILED comes after nine timeouts, and
+ * the hellos that follow back off to the ceiling too. */
+static void test_rto_floor_and_ceiling_from_the_config(void **state)
+{
+    (void)state;
+    mjt_link_config cfg = {.window = 8, .role = MJT_ROLE_HOST, .software = "t",
+                           .write = host_write, .deliver = host_deliver, .rto_min_ms = 5,
+                           .rto_initial_ms = 20, .rto_max_ms = 50};
+    mjt_link_init(&host, &cfg, 0x4057, 0);
+    assert_int_equal(host.rto_ms, 20);
+    uint8_t hp[64], raw[MJT_MAX_RAW], wire[MJT_MAX_WIRE];
+    mjt_hello h = {0x77, 0x4057, 1, 1, 0, MJT_ROLE_TABLE_BOARD, 8, 1024, 0, NULL};
+    mjt_frame f = {MJT_VERSION, MJT_HELLO, 0, 0, 0, hp, (uint16_t)mjt_hello_encode(&h, hp)};
+    mjt_link_receive(&host, wire, mjt_frame_encode(&f, raw, wire, 1), 0);
+    assert_int_equal(host.state, MJT_UP);
+    static const uint8_t roll[] = {2};
+    assert_int_equal(mjt_link_send(&host, MJT_DICE_ROLL, roll, 1), 0);
+    mjt_link_poll(&host, 0);
+    f = (mjt_frame){MJT_VERSION, MJT_ACK, 0, 1, 0, NULL, 0};
+    mjt_link_receive(&host, wire, mjt_frame_encode(&f, raw, wire, 0), 1);
+    assert_int_equal(host.rto_ms, 5); /* 1 ms + 4 x 0.5 ms = 3 ms, held at the floor */
+    /* The next one is never acked: 5, 10, 20, 40, then 50 ms five times, then FAILED. */
+    assert_int_equal(mjt_link_send(&host, MJT_DICE_ROLL, roll, 1), 0);
+    uint32_t t = 1;
+    for (; t < 5000 && host.state == MJT_UP; t++) {
+        mjt_link_poll(&host, t);
+    }
+    assert_int_equal(t - 1, 1 + 5 + 10 + 20 + 40 + 50 * 5);
+    assert_int_equal(host.counters.timeouts, 9);
+    assert_int_equal(host.rto_ms, 50);
+    uint32_t hellos = host.counters.hellos_tx;
+    for (uint32_t end = t + 1000; t < end; t++) {
+        mjt_link_poll(&host, t);
+    }
+    /* At once, +20, +40, then every 50 ms. */
+    assert_int_equal(host.counters.hellos_tx - hellos, 3 + (1000 - 60) / 50);
+    host_out_len = 0;
+}
+
+static void test_rto_config_out_of_order_falls_back(void **state)
+{
+    (void)state;
+    mjt_link_config cfg = {.window = 8, .role = MJT_ROLE_HOST, .software = "t",
+                           .write = host_write, .rto_min_ms = 30, .rto_max_ms = 20};
+    mjt_link_init(&host, &cfg, 1, 0);
+    assert_int_equal(host.cfg.rto_min_ms, MJT_RTO_MIN_MS);
+    assert_int_equal(host.cfg.rto_max_ms, MJT_RTO_MAX_MS);
+    assert_int_equal(host.rto_ms, MJT_RTO_INITIAL_MS);
+    cfg = (mjt_link_config){.window = 8, .software = "t", .write = host_write,
+                            .rto_max_ms = 100}; /* the initial 250 ms is clamped into it */
+    mjt_link_init(&host, &cfg, 1, 0);
+    assert_int_equal(host.rto_ms, 100);
+    assert_int_equal(host.cfg.rto_min_ms, MJT_RTO_MIN_MS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +368,8 @@ int main(void)
         cmocka_unit_test_setup(test_garbage_from_the_host_never_stops_the_board, setup),
         cmocka_unit_test(test_link_counts_what_it_refuses),
         cmocka_unit_test(test_host_silent_link_fails_then_recovers_on_hello),
+        cmocka_unit_test(test_rto_floor_and_ceiling_from_the_config),
+        cmocka_unit_test(test_rto_config_out_of_order_falls_back),
     };
     return cmocka_run_group_tests_name("link and board application", tests, NULL, NULL);
 }
