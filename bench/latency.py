@@ -267,7 +267,9 @@ async def run(plan: Plan, seed: int, lean: bool, label: str) -> Result:
                 table, work, data, f"mqtt://127.0.0.1:{port}", "xingguo", log_level="warning"
             )
             metrics_port, web_port = free_port(), free_port()
-            env = os.environ | SERVICE_ENV | fsync_shim.environment(delay_ms=FSYNC_DELAY_MS)
+            env = os.environ | SERVICE_ENV
+            if not plan.soak_only:  # the soak judges growth, not speed: a fast disk will do
+                env |= fsync_shim.environment(delay_ms=FSYNC_DELAY_MS)
             env |= {
                 # ours first, then the caller's (e.g. a sitecustomize that traces the service)
                 "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")])),
