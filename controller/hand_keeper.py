@@ -29,7 +29,21 @@ from controller.publication import (
 )
 from controller.store import EventStore, HandRecord, StoredHand
 from engine.round.actions import Action, Rejection, Shuffle
-from engine.round.events import Event, Settled, Shuffled, event_from_dict
+from engine.round.events import (
+    Chowed,
+    ClaimDeclared,
+    ClaimsResolved,
+    Discarded,
+    Drew,
+    Event,
+    Konged,
+    Passed,
+    Punged,
+    ReplacementDrawn,
+    Settled,
+    Shuffled,
+    event_from_dict,
+)
 from engine.round.finish import settlement_from_dict
 from engine.round.fold import advance, fold
 from engine.round.rules import apply
@@ -38,6 +52,24 @@ from engine.session import Session
 from engine.settlement import Settlement
 
 log = structlog.get_logger(__name__)
+
+# Events the table shows again after a power cut: tiles that moved lie where they went, and
+# the readers see them there; the tracker takes them as moves made while the service was
+# down. A batch of only these is published without waiting for its fsync (an SD card's
+# tens of ms); the store syncs it within ``store.sync_delay``. Anything else (dice, the
+# walls' order, the 精, a win and its settlement) cannot be seen again, so it is synced
+# before it is published (docs/service.md, "Durability").
+WITNESSED = (
+    Drew,
+    ReplacementDrawn,
+    Discarded,
+    ClaimDeclared,
+    Passed,
+    ClaimsResolved,
+    Chowed,
+    Punged,
+    Konged,
+)
 
 
 def hand_result(state: RoundState) -> tuple[str, int | None, int | None]:
@@ -268,6 +300,7 @@ class HandKeeper:
             [e.to_dict() for e in events],
             expected_seq=seq,
             outbox=self.outlet.outbox(messages),
+            durable=not all(isinstance(e, WITNESSED) for e in events),
         )
         self.state = after
         self.log.extend(events)

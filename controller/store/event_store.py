@@ -1,22 +1,40 @@
 """The table's durable memory: sessions, hands and their events, settlements, the outbox.
 
 Every write is one transaction, committed before the method returns, so an event that
-``append`` acknowledged survives a crash (SQLite: WAL + synchronous=FULL). Messages to
-publish can ride in the same transaction (``outbox=``): an event and its publication are
-stored together or not at all.
+``append`` acknowledged survives a crash of the process (SQLite: WAL). A live move
+(``durable=False``) is committed without an fsync on the way to the display and synced
+right after by a ``WalSyncer``, the next lazy commit waiting for that sync; everything
+else commits with an fsync (``synchronous=FULL``), which also covers every lazy move
+before it (docs/service.md, "Durability"). Messages to publish can ride in the same transaction
+(``outbox=``): an event and its publication are stored together or not at all.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from numbers import Real
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Engine, Row, Select, Table, bindparam, delete, func, insert, select, update
+import structlog
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Row,
+    Select,
+    Table,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -45,9 +63,12 @@ from controller.store.records import (
 )
 from controller.store.schema_head import ensure_schema
 from controller.store.table_stats import Change, bump
+from controller.store.wal_sync import WalSyncer
 
 if TYPE_CHECKING:
     from controller.metrics import Metrics
+
+log = structlog.get_logger(__name__)
 
 OPEN, FINISHED, ABORTED = "open", "finished", "aborted"
 MAX_TYPE_LENGTH = 64
@@ -196,20 +217,58 @@ def _hands_query() -> Select[HandRow, SettlementRow]:  # settlement None when un
 class EventStore:
     """Thread-safe (one short session per call); share one per process."""
 
-    def __init__(self, engine: Engine, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self, engine: Engine, metrics: Metrics | None = None, syncer: WalSyncer | None = None
+    ) -> None:
         self.engine = engine
         self.metrics = metrics
+        self.syncer = syncer
+        self._lazy = engine.dialect.name == "sqlite"
 
     @classmethod
-    def open(cls, url: str, *, migrate: bool = True, metrics: Metrics | None = None) -> EventStore:
+    def open(
+        cls,
+        url: str,
+        *,
+        migrate: bool = True,
+        metrics: Metrics | None = None,
+    ) -> EventStore:
         """Connect to ``url``, upgrading the schema first (idempotent) unless told not to."""
         engine = make_engine(url)
         if migrate:
             ensure_schema(engine)
-        return cls(engine, metrics)
+        database = engine.url.database
+        file_db = engine.dialect.name == "sqlite" and database not in (None, "", ":memory:")
+        syncer = WalSyncer(Path(database or "")) if file_db else None
+        return cls(engine, metrics, syncer)
 
     def close(self) -> None:
+        if self.syncer is not None:
+            self.syncer.close()
         self.engine.dispose()
+
+    @contextlib.contextmanager
+    def _lazy_transaction(self) -> Iterator[Connection]:
+        """A transaction committed without an fsync (SQLite), once the lazy commit before
+        it is synced; the WalSyncer syncs this one right after. Elsewhere an ordinary
+        transaction."""
+        if not self._lazy:
+            with self.engine.begin() as c:
+                yield c
+            return
+        if self.syncer is not None and not self.syncer.wait():
+            log.warning("the WAL sync is late: committing the next move anyway")
+        with self.engine.connect() as c:
+            c.exec_driver_sql("PRAGMA synchronous=NORMAL")
+            c.commit()  # (a pragma starts no transaction in SQLite; SQLAlchemy's ends)
+            try:
+                with c.begin():
+                    yield c
+            finally:
+                c.exec_driver_sql("PRAGMA synchronous=FULL")
+                c.commit()
+        if self.syncer is not None:
+            self.syncer.nudge()
 
     def _session(self) -> Session:
         # Values are read after commit (ids, records): do not expire them.
@@ -348,19 +407,23 @@ class EventStore:
         *,
         expected_seq: int | None = None,
         outbox: Sequence[OutboxMessage] = (),
+        durable: bool = True,
     ) -> list[int]:
         """Append events (dicts with a ``type``) to an open hand; returns their seqs.
 
         Committed before it returns. All or nothing: a bad event, an unknown or closed hand,
         or ``expected_seq`` not being the hand's next seq raises and writes nothing.
+        ``durable=False`` (a live move): committed without waiting for the fsync, which
+        follows within the WalSyncer's delay.
         """
         payloads = [_event_payload(i, e) for i, e in enumerate(events)]
         messages = _check_messages(outbox)
         now = utcnow()
         # Core statements, not the ORM: this is on the path from a tile moving to the
         # display, and the unit of work cost more than the fsync (bench/latency.py).
+        transaction = self.engine.begin() if durable else self._lazy_transaction()
         try:
-            with self.engine.begin() as c:
+            with transaction as c:
                 found = c.execute(_HAND_STATE, {"hand_id": hand_id}).first()
                 if found is None:
                     raise UnknownHand(hand_id)
@@ -551,21 +614,11 @@ class EventStore:
         ids = [entry_ids] if isinstance(entry_ids, int) else list(entry_ids)
         if not ids:
             return
-        with self.engine.connect() as c:
-            lazy = c.dialect.name == "sqlite"
-            if lazy:
-                # No fsync for this one: a delete lost in a power cut only sends those
-                # messages again (delivery is at least once anyway), and a short write
-                # keeps the next append from waiting for the lock.
-                c.exec_driver_sql("PRAGMA synchronous=NORMAL")
-                c.commit()  # (a pragma starts no transaction in SQLite; SQLAlchemy's ends)
-            try:
-                c.execute(delete(OUTBOX).where(OUTBOX.c.id.in_(ids)))
-                c.commit()
-            finally:
-                if lazy:
-                    c.exec_driver_sql("PRAGMA synchronous=FULL")
-                    c.commit()
+        # Lazy: a delete lost in a power cut only sends those messages again (delivery is
+        # at least once anyway), and a short write keeps the next append from waiting for
+        # the lock.
+        with self._lazy_transaction() as c:
+            c.execute(delete(OUTBOX).where(OUTBOX.c.id.in_(ids)))
 
     def outbox_depth(self) -> int:
         with self._session() as s:

@@ -5,10 +5,14 @@ maps, registry). It can be killed (-9) and restarted while the table plays on.""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
+import shutil
 import signal
+import sqlite3
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +22,8 @@ from controller.store import EventStore, StoredHand
 from controller.virtual_players import VirtualPlayers
 from engine.settlement import Settlement
 from firmware_bridge.rfid.zones import ZoneMap
-from firmware_bridge.sim import SimConfig, VirtualTable
+from firmware_bridge.sim import Move, SimConfig, TableView, VirtualTable
+from tests.controller import fsync_shim
 from tests.controller.service_helpers import FAST_SIM, finished_hands, refold
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,12 +96,19 @@ format = "json"
 
 
 async def _until_moved(
-    proc: asyncio.subprocess.Process, players: VirtualPlayers, to: int, seconds: float
+    proc: asyncio.subprocess.Process,
+    players: VirtualPlayers,
+    to: int,
+    seconds: float,
+    now: Callable[[], bool] | None = None,
 ) -> None:
-    """Until the players' events reach ``to``, the service ends, or ``seconds`` pass."""
+    """Until the players' events reach ``to``, the service ends, ``seconds`` pass, or
+    ``now()`` says so."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     while proc.returncode is None and players.moved < to and loop.time() < deadline:
+        if now is not None and now():
+            return
         await asyncio.sleep(0.005)
 
 
@@ -107,6 +119,7 @@ class Outcome:
     players: list[Settlement]
     kills: int
     killed_mid_hand: int
+    lost_events: int = 0  # by power cuts: written, not yet synced
 
     @property
     def nets(self) -> list[tuple[Any, ...]]:
@@ -115,6 +128,60 @@ class Outcome:
     @property
     def hand_nos(self) -> list[int]:
         return [h.hand.hand_no for h in self.hands]
+
+
+class _Mains:
+    """The table's power supply. A power cut darkens the board's displays and stops the
+    players (the table is off) until the service shows something again; a kill alone
+    leaves the table on, and the players play on.
+
+    ``trip_at``: the power fails as the players are about to make their move of that
+    count, so no move is made on a display whose state the cut then takes back (a person
+    needs far longer to move a tile than the disk to sync the move shown)."""
+
+    def __init__(self, players: VirtualPlayers, table: VirtualTable) -> None:
+        self.players, self.table = players, table
+        self.on = True
+        self.trip_at: int | None = None
+        self.tripped = False
+
+    async def next_moves(self, view: TableView) -> Sequence[Move]:
+        if self.trip_at is not None and self.players.moved >= self.trip_at:
+            self.tripped = True
+        if self.tripped or not self.on:
+            return ()
+        return await self.players.next_moves(view)
+
+    def cut(self) -> None:
+        self.on, self.trip_at, self.tripped = False, None, False
+        self.table.board.texts.clear()
+
+    async def restore_when_shown(self) -> None:
+        while not self.table.board.texts:
+            await asyncio.sleep(0.01)
+        self.on = True
+
+
+def _events_stored(data: Path) -> int:
+    if not (data / "mjtable.db").exists():
+        return 0
+    with contextlib.closing(sqlite3.connect(data / "mjtable.db")) as db:
+        try:
+            return int(db.execute("SELECT count(*) FROM events").fetchone()[0])
+        except sqlite3.OperationalError:  # cut before the schema was synced
+            return 0
+
+
+def _cut_power(data: Path, synced: Path) -> int:
+    """Leave the database as a power cut would: as of its last fsync (the shim's copy).
+    Returns how many stored events that lost."""
+    before = _events_stored(data)
+    for name in ("mjtable.db", "mjtable.db-wal", "mjtable.db-shm"):
+        (data / name).unlink(missing_ok=True)
+    for copy in synced.iterdir():
+        if not copy.name.startswith("."):
+            shutil.copyfile(copy, data / copy.name)
+    return before - _events_stored(data)
 
 
 async def play(
@@ -129,12 +196,22 @@ async def play(
     rng: random.Random | None = None,
     guard: float = 300.0,
     scan_interval: float | None = None,
+    power_cut: Callable[[Path], None] | None = None,
+    cut_now: Callable[[], bool] | None = None,
+    kill_after: tuple[float, float] = (1.5, 4.0),
+    think: float = 0.0,
+    service_env: Mapping[str, str] | None = None,
 ) -> Outcome:
     """Run ``mjtable run`` until the session has ``hands`` hands, killing it ``kills``
     times at random moments: each after a random number (1–80) of the players' events
-    since its start or a random 1.5–4 s, whichever comes first. Counted in events, the
-    kills land mid-deal, mid-turn or mid-claim however fast the service plays (and the
-    session cannot end before them); counted in seconds, some land between hands."""
+    since its start or a random 1.5–4 s (``kill_after``), whichever comes first. Counted in
+    events, the kills land mid-deal, mid-turn or mid-claim however fast the service plays
+    (and the session cannot end before them); counted in seconds, some land between hands.
+
+    ``power_cut``: each kill is a power cut too, as the players are about to make a move
+    (or when ``cut_now()``). The service runs with the fsync shim, and after the kill the
+    database goes back to its last fsync (what was written but not synced is lost); then
+    ``power_cut(data)`` may look at it before the restart."""
     rng = rng or random.Random(0)
     work.mkdir(parents=True, exist_ok=True)
     fast = dict(FAST_SIM)
@@ -142,15 +219,23 @@ async def play(
         fast["scan_interval"] = scan_interval
     sim = SimConfig(seed=seed, kinds=KINDS, registry_path=work / "tags.json", **fast)
     table = VirtualTable(sim)
-    players = VirtualPlayers(ruleset, table.tiles.uids, zones=sim.zones, retry_after=1.0)
-    table.driver = players
-    killed = mid_hand = 0
+    players = VirtualPlayers(
+        ruleset, table.tiles.uids, zones=sim.zones, retry_after=1.0, think=think
+    )
+    mains = _Mains(players, table)
+    table.driver = mains
+    killed = mid_hand = lost = 0
     proc: asyncio.subprocess.Process | None = None
     async with table:
         config = table_toml(table, work, data, mqtt_url, ruleset)
         command = [sys.executable, "-m", "controller.cli", "run", "--config", str(config)]
         command += ["--seed", str(seed), "--hands", str(hands)]
         env = os.environ | {"PYTHONPATH": str(ROOT)}
+        synced = work / "synced"
+        if power_cut is not None:
+            synced.mkdir(exist_ok=True)
+            env |= fsync_shim.environment(snapshot=synced)
+        env |= service_env or {}
         log_path = work / "service.log"
         with log_path.open("ab") as log:
             try:
@@ -159,13 +244,28 @@ async def play(
                         proc = await asyncio.create_subprocess_exec(
                             *command, cwd=work, env=env, stdout=log, stderr=log
                         )
+                        if not mains.on:
+                            await mains.restore_when_shown()
                         if killed < kills:
                             to = players.moved + rng.randint(1, 80)
-                            await _until_moved(proc, players, to, rng.uniform(1.5, 4.0))
+                            seconds = rng.uniform(*kill_after)
+                            if power_cut is None:
+                                await _until_moved(proc, players, to, seconds, cut_now)
+                            else:
+                                mains.trip_at = to
+
+                                def tripped() -> bool:
+                                    return mains.tripped or (cut_now is not None and cut_now())
+
+                                await _until_moved(proc, players, 1 << 30, seconds, tripped)
                             if proc.returncode is None:
                                 proc.send_signal(signal.SIGKILL)
                                 await proc.wait()
                                 killed += 1
+                                if power_cut is not None:
+                                    mains.cut()
+                                    lost += _cut_power(data, synced)
+                                    power_cut(data)
                                 shadow = players.shadow
                                 mid_hand += shadow is not None and not shadow.state.finished
                                 continue
@@ -192,4 +292,5 @@ async def play(
         players=[s.settlement for s in players.finished if s.settlement is not None],
         kills=killed,
         killed_mid_hand=mid_hand,
+        lost_events=lost,
     )
