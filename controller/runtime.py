@@ -37,7 +37,7 @@ from firmware_bridge.registry import KindLabel, TagRegistry
 from firmware_bridge.rfid.codec import DEFAULT_GAP_TIMEOUT
 from firmware_bridge.rfid.hf_frame import HfCodec
 from firmware_bridge.rfid.ref_frame import RefCodec
-from firmware_bridge.rfid.transport import ReaderTransport
+from firmware_bridge.rfid.transport import DEFAULT_IDLE_POLL, ReaderTransport
 from firmware_bridge.rfid.zones import ZoneMap
 from firmware_bridge.sim import SimConfig, VirtualTable
 from firmware_bridge.table import TableBridge
@@ -97,12 +97,12 @@ def _zones_of(config: TableConfig) -> ZoneMap:
     return ZoneMap(merged)
 
 
-def _idle_poll(codec: str) -> dict[str, float]:
+def _idle_poll(codec: str) -> float:
     """An inventory reader's port wakes only to judge a frame cut off mid-way (its codec's
     gap timeout, 0.2 s), not 20 times a second per reader as by default: 13 readers made
     260 idle wake-ups a second. An HF reader keeps the default: its loop also takes the
     presence snapshots that report a tile gone."""
-    return {"idle_poll": DEFAULT_GAP_TIMEOUT} if codec == "ref" else {}
+    return DEFAULT_GAP_TIMEOUT if codec == "ref" else DEFAULT_IDLE_POLL
 
 
 def _bridge_for_hardware(config: TableConfig, zones: ZoneMap) -> TableBridge:
@@ -111,7 +111,8 @@ def _bridge_for_hardware(config: TableConfig, zones: ZoneMap) -> TableBridge:
     for r in config.hardware.readers:
         ids = list(ZoneMap.load(r.zone_map))
         codec = HfCodec(ids[0]) if r.codec == "hf" else RefCodec()
-        readers.append(ReaderTransport(r.url, codec, baudrate=r.baud, **_idle_poll(r.codec)))
+        poll = _idle_poll(r.codec)
+        readers.append(ReaderTransport(r.url, codec, baudrate=r.baud, idle_poll=poll))
     silent = config.tracker.reader_silent_after
     return TableBridge(zones, board=board, readers=readers, silent_after=silent)
 
@@ -127,7 +128,7 @@ def bridge_for_table(table: VirtualTable, **options: Any) -> TableBridge:
                 codec,
                 backoff_initial=0.02,
                 backoff_max=0.5,
-                **_idle_poll(port.codec),
+                idle_poll=_idle_poll(port.codec),
             )
         )
     board = LinkTransport(table.board_url, Link(LinkConfig()), backoff_initial=0.02)
