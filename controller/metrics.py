@@ -102,6 +102,11 @@ class Metrics:
         self.mqtt_connect_failures = Counter(
             "mjtable_mqtt_connect_failures", "Failed attempts and lost connections", registry=r
         )
+        self.loop_lag = Gauge(
+            "mjtable_event_loop_lag_seconds",
+            "How late the event loop ran the latest one-second probe (a busy or stuck loop)",
+            registry=r,
+        )
         self._bridge = _BridgeCollector()
         r.register(self._bridge)
 

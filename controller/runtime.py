@@ -41,6 +41,7 @@ from firmware_bridge.table import ReaderLine, TableBridge, open_readers
 log = structlog.get_logger(__name__)
 
 KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
+LAG_PROBE_INTERVAL = 1.0  # s; one wake a second costs nothing an idle table would notice
 
 
 @dataclass
@@ -172,6 +173,8 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
         metrics = Metrics()
         store = EventStore.open(config.store_url, metrics=metrics)
         stack.callback(store.close)
+        lag_probe = asyncio.create_task(_probe_loop_lag(metrics))
+        stack.callback(lag_probe.cancel)
         metrics_url = None
         if config.metrics.enabled:
             server: MetricsServer = serve_metrics(metrics, config.metrics.host, config.metrics.port)
@@ -298,6 +301,16 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             metrics_url=metrics_url,
             live=live,
         )
+
+
+async def _probe_loop_lag(metrics: Metrics) -> None:
+    """The metric ``mjtable_event_loop_lag_seconds``: how late a timer fires (the soak
+    watches it for growth; a loop that falls behind delays every move)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        due = loop.time() + LAG_PROBE_INTERVAL
+        await asyncio.sleep(LAG_PROBE_INTERVAL)
+        metrics.loop_lag.set(max(0.0, loop.time() - due))
 
 
 def _panel(config: TableConfig, service: TableService) -> Any:

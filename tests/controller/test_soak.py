@@ -1,0 +1,63 @@
+"""A short soak: ``mjtable run`` with the web app plays hand after hand against the virtual
+table, and its RSS, open files, SQLite file, outbox and event-loop lag, sampled every few
+hands, must not grow without bound (bench/latency.py --soak N is the long form). Only the
+growth checks: nothing here is timed."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bench import latency
+from tests.controller.service_probe import Sample, growth_problems, table
+
+HANDS = 40
+EVERY = 8
+
+
+@pytest.mark.timeout(900)
+def test_nothing_grows_across_hands() -> None:
+    plan = latency.Plan(
+        moves=0, hands=HANDS, every=EVERY, idle_seconds=0.0, cores=None, soak_only=True
+    )
+    result = asyncio.run(latency.run(plan, seed=3, lean=False, label="soak"))
+    samples = result.samples
+    assert samples[-1].hands >= HANDS and len(samples) >= HANDS // EVERY
+    assert growth_problems(samples) == [], table(samples)
+    assert samples[-1].outbox < 50, table(samples)  # the broker is up: the outbox drains
+
+
+def _samples(**grow: float) -> list[Sample]:
+    """Eleven samples 0..500 hands, flat except the figures given (rise per hand); the
+    database grows 20 KB a hand, and by ``db_accel`` more bytes per hand every hand."""
+    accel = grow.pop("db_accel", 0.0)
+    return [
+        Sample(
+            hands=h,
+            rss_mb=90.0 + grow.get("rss_mb", 0.0) * h,
+            fds=int(80 + grow.get("fds", 0.0) * h),
+            db_bytes=int(20_000 * h + accel * h * h),
+            wal_bytes=int(4e6 + grow.get("wal_bytes", 0.0) * h),
+            outbox=int(grow.get("outbox", 0.0) * h),
+            loop_lag_ms=1.0 + grow.get("loop_lag_ms", 0.0) * h,
+        )
+        for h in range(0, 501, 50)
+    ]
+
+
+def test_the_growth_check_sees_a_leak_and_passes_a_steady_service() -> None:
+    assert growth_problems(_samples()) == []
+    assert growth_problems(_samples(rss_mb=0.005)) == []  # 2.3 MB over the soak: allowed
+    for name, per_hand in [
+        ("rss_mb", 0.05),
+        ("fds", 0.1),
+        ("wal_bytes", 50_000),
+        ("outbox", 1.0),
+        ("loop_lag_ms", 1.0),
+    ]:
+        problems = growth_problems(_samples(**{name: per_hand}))
+        assert len(problems) == 1 and problems[0].startswith(name), problems
+    accelerating = growth_problems(_samples(db_accel=100.0))
+    assert len(accelerating) == 1 and "database" in accelerating[0], accelerating
+    assert growth_problems(_samples()[:2]) != []  # too few samples to say
