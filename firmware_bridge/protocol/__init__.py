@@ -3,13 +3,14 @@
 See docs/protocol.md. The asyncio shell lives in `firmware_bridge.protocol.transport`.
 """
 
+from firmware_bridge.crc16 import crc16
+
 from .cobs import CobsError, cobs_decode, cobs_encode
 from .framing import (
     MAX_PAYLOAD,
     PROTOCOL_VERSION,
     Frame,
     FrameDecoder,
-    crc16,
     encode_frame,
 )
 from .link import Link, LinkConfig, LinkCounters, LinkQueueFull, LinkState

@@ -9,8 +9,9 @@ The CRC is CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF) over header and payload
 
 from __future__ import annotations
 
-import binascii
 from dataclasses import dataclass
+
+from firmware_bridge.crc16 import crc16
 
 from .cobs import CobsError, cobs_decode, cobs_encode
 
@@ -23,11 +24,6 @@ MAX_PAYLOAD = 1024
 MAX_RAW_FRAME = HEADER_SIZE + MAX_PAYLOAD + CRC_SIZE
 # COBS adds one code byte per started 254-byte block.
 MAX_ENCODED_FRAME = MAX_RAW_FRAME + MAX_RAW_FRAME // 254 + 1
-
-
-def crc16(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE; binascii.crc_hqx is that CRC when seeded with 0xFFFF."""
-    return binascii.crc_hqx(data, 0xFFFF)
 
 
 @dataclass(frozen=True, slots=True)

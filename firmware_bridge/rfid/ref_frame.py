@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from firmware_bridge.crc16 import crc16
 from firmware_bridge.rfid.codec import DEFAULT_GAP_TIMEOUT, ScanningCodec, Step
-from firmware_bridge.rfid.crc16 import crc16
 from firmware_bridge.rfid.events import Inventory, ReaderEvent
 from firmware_bridge.rfid.uid import UID_LEN
 

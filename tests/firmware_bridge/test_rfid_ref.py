@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from firmware_bridge.crc16 import crc16
 from firmware_bridge.rfid import Inventory, RefCodec, encode_inventory
-from firmware_bridge.rfid.crc16 import crc16
 from firmware_bridge.rfid.ref_frame import MAX_TAGS
 
 uids_st = st.frozensets(st.binary(min_size=8, max_size=8), max_size=20)

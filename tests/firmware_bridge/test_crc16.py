@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from firmware_bridge.rfid.crc16 import crc16
+from firmware_bridge.crc16 import crc16
 
 
 def bitwise(data: bytes, crc: int = 0xFFFF) -> int:
