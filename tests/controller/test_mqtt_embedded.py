@@ -46,27 +46,6 @@ def test_embedded_broker_round_trip(store: EventStore) -> None:
     asyncio.run(main())
 
 
-def test_plain_aiomqtt_through_embedded_broker() -> None:
-    async def main() -> None:
-        broker = EmbeddedBroker()
-        await broker.start()
-        try:
-            ready = asyncio.Event()
-            sub = asyncio.create_task(
-                collect(broker.port, "x/#", lambda ms: True, subscribed=ready)
-            )
-            await guarded(ready.wait(), "the subscriber")
-            async with aiomqtt.Client("127.0.0.1", broker.port) as client:
-                await client.publish("x/y", b'{"ok":true}', qos=1)
-            (message,) = await guarded(sub, "the message")
-            assert payload(message) == {"ok": True}
-        finally:
-            await broker.stop()
-        await broker.stop()  # idempotent
-
-    asyncio.run(main())
-
-
 def test_mqtt_over_websocket_reaches_tcp_subscribers() -> None:
     """The pages fed from the broker (/floor, /display?broker=) speak MQTT over WebSocket."""
 
@@ -96,3 +75,24 @@ def test_no_websocket_listener_unless_asked() -> None:
             assert set(broker._broker._servers) == {"default"}
 
     asyncio.run(main())
+
+def test_plain_aiomqtt_through_embedded_broker() -> None:
+    async def main() -> None:
+        broker = EmbeddedBroker()
+        await broker.start()
+        try:
+            ready = asyncio.Event()
+            sub = asyncio.create_task(
+                collect(broker.port, "x/#", lambda ms: True, subscribed=ready)
+            )
+            await guarded(ready.wait(), "the subscriber")
+            async with aiomqtt.Client("127.0.0.1", broker.port) as client:
+                await client.publish("x/y", b'{"ok":true}', qos=1)
+            (message,) = await guarded(sub, "the message")
+            assert payload(message) == {"ok": True}
+        finally:
+            await broker.stop()
+        await broker.stop()  # idempotent
+
+    asyncio.run(main())
+
