@@ -76,6 +76,7 @@ def test_no_websocket_listener_unless_asked() -> None:
 
     asyncio.run(main())
 
+
 def test_plain_aiomqtt_through_embedded_broker() -> None:
     async def main() -> None:
         broker = EmbeddedBroker()
@@ -95,4 +96,3 @@ def test_plain_aiomqtt_through_embedded_broker() -> None:
         await broker.stop()  # idempotent
 
     asyncio.run(main())
-
