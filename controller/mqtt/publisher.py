@@ -4,12 +4,15 @@
 ``run()`` keeps a connection to the broker and drains the outbox in id order, deleting each
 row only once the broker has acknowledged it (QoS 1 PUBACK). A batch of rows goes out
 without waiting for each PUBACK before the next PUBLISH (``publish_in_order``): one round
-trip for a hand's move and its flat topics, not one each. A crash or a lost connection
-between publish and ack leaves the row (and those after it), which is sent again: delivery
-is at least once, in order; events carry ``hand_id`` and ``seq`` so subscribers drop
-duplicates. (The broker's acknowledgement is the publisher's end: a broker killed before it
-saved loses what it acknowledged but had not passed on yet; a hand's log reaches the hub
-by its own acknowledged sync.)
+trip for a hand's move and its flat topics, not one each; a backlog goes one at a time.
+(The broker wants TCP_NODELAY, Mosquitto's ``set_tcp_nodelay true`` as
+deploy/mosquitto/mjtable.conf sets it: with Nagle it holds the later PUBACKs until this
+side's delayed ACK, ~40 ms.) A crash or a lost connection between publish and ack leaves
+the row (and those after it), which is sent again: delivery is at least once, in order;
+events carry ``hand_id`` and ``seq`` so subscribers drop duplicates. (The broker's
+acknowledgement is the publisher's end: a broker killed before it saved loses what it
+acknowledged but had not passed on yet; a hand's log reaches the hub by its own
+acknowledged sync.)
 
 For an event and its messages to be stored together, build the messages with
 ``message()``/``event_message()`` and pass them to ``EventStore.append(..., outbox=…)``, then
@@ -186,8 +189,14 @@ class Publisher:
 
     async def _send_batch(self, client: aiomqtt.Client, entries: list[OutboxEntry]) -> None:
         sent: list[OutboxEntry] = []
+        # Live play (what a move stored): all at once. A backlog (a full batch, after an
+        # outage) one at a time, as fast as the broker acks: all at once would outrun a
+        # display with a persistent session, and the broker drops what overflows its queue
+        # for it (Mosquitto: max_queued_messages; test_broker_outage saw it).
+        step = 1 if len(entries) == BATCH else len(entries)
         try:
-            await publish_in_order(client, entries, sent.append)
+            for start in range(0, len(entries), step):
+                await publish_in_order(client, entries[start : start + step], sent.append)
         finally:
             # One transaction for the batch: acking row by row waited for the store's
             # write lock once per message. If the link dies mid-batch, the acknowledged
