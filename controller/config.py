@@ -184,6 +184,10 @@ class MqttSettings(_Section):
     """Run the broker in-process (demo, single table); false for a parlour's Mosquitto."""
     url: str = "mqtt://127.0.0.1:1883"
     """``mqtt://host:port`` or ``mqtts://host:port`` (TLS). Embedded: where it listens."""
+    ws_port: int = Field(9001, ge=0, le=65535)
+    """Embedded only: its MQTT-over-WebSocket listener on the url's host, for the browser
+    pages fed from the broker (/floor, /display?broker=); 0: none. A parlour's Mosquitto
+    has its own (deploy/mosquitto/mjtable.conf)."""
     username: str | None = None
     password: SecretStr | None = None
     ca_file: FilePath | None = None
@@ -227,6 +231,8 @@ class MqttSettings(_Section):
     def _consistent(self) -> MqttSettings:
         if self.embedded and self.tls:
             raise ValueError("url: the embedded broker has no TLS; use mqtt:// or embedded = false")
+        if self.embedded and self.ws_port and self.ws_port == self.port:
+            raise ValueError(f"ws_port: {self.ws_port} is the url's port already")
         if self.password is not None and self.username is None:
             raise ValueError("username: required when a password is set")
         if self.reconnect_max < self.reconnect_min:

@@ -77,6 +77,7 @@ class Running:
     metrics: Metrics
     mqtt_url: str
     topics: Topics
+    mqtt_ws_url: str | None = None  # the embedded broker's WebSocket listener
     table: VirtualTable | None = None
     players: VirtualPlayers | None = None
     web_url: str | None = None
@@ -182,13 +183,15 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             metrics_url = f"http://127.0.0.1:{server.port}/metrics"
 
         mqtt = config.mqtt
+        mqtt_ws_url = None
         if mqtt.embedded:
             from controller.mqtt.embedded import EmbeddedBroker  # amqtt: the demo's only
 
-            broker = EmbeddedBroker(mqtt.host, mqtt.port)
+            broker = EmbeddedBroker(mqtt.host, mqtt.port, ws_port=mqtt.ws_port or None)
             await broker.start()
             stack.push_async_callback(broker.stop)
             mqtt = mqtt.model_copy(update={"url": broker.url})
+            mqtt_ws_url = broker.ws_url
         topics = Topics(config.parlour, config.table, mqtt.topic_root)
         publisher = Publisher(store, mqtt, topics, client_id=config.mqtt_client_id, metrics=metrics)
         pub_task = asyncio.create_task(publisher.run())
@@ -295,6 +298,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             metrics=metrics,
             mqtt_url=mqtt.url,
             topics=topics,
+            mqtt_ws_url=mqtt_ws_url,
             table=table,
             players=players,
             web_url=web_url,
@@ -334,6 +338,7 @@ def describe(run: Running, config: TableConfig) -> dict[str, Any]:
     info: dict[str, Any] = {
         "web": run.web_url,
         "mqtt": run.mqtt_url,
+        "mqtt_ws": run.mqtt_ws_url,
         "topics": run.topics.all,
         "metrics": run.metrics_url,
         "store": config.store_url,

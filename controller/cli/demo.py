@@ -1,9 +1,10 @@
 """``mjtable demo``: the whole service against the virtual table, four bots playing.
 
 The virtual table runs over ptys in this process; the service opens them like serial
-devices. An embedded MQTT broker (amqtt) unless ``--mqtt`` names one, SQLite in the data
-directory, the web app when installed. Plays hands until Ctrl-C, or ``--hands N`` and
-exits 0. A new session each time (the virtual table has no history).
+devices. An embedded MQTT broker (amqtt; MQTT over TCP, and over WebSocket for the floor
+page) unless ``--mqtt`` names one, SQLite in the data directory, the web app when
+installed. Plays hands until Ctrl-C, or ``--hands N`` and exits 0. A new session each
+time (the virtual table has no history).
 """
 
 from __future__ import annotations
@@ -33,7 +34,16 @@ def _port_free(port: int) -> bool:
     return True
 
 
+def _any_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def _say(info: dict[str, Any], as_json: bool) -> None:
+    if info.get("web") and info.get("mqtt_ws"):
+        # Fed from the broker's WebSocket listener; the table's display links from there.
+        info = {**info, "floor": f"{info['web']}floor?broker={info['mqtt_ws']}"}
     if as_json:
         typer.echo(json.dumps(info, ensure_ascii=False), err=False)
         return
@@ -42,8 +52,12 @@ def _say(info: dict[str, Any], as_json: bool) -> None:
         typer.echo(f"  table display   {info['web']}display")
         typer.echo(f"  dealer's view   {info['web']}dealer")
         typer.echo(f"  owners          {info['web']}owner")
+    if info.get("floor"):
+        typer.echo(f"  floor           {info['floor']}")
     typer.echo(f"  MQTT            {info['mqtt']}  topics {info['topics']}")
     typer.echo(f"                  mosquitto_sub -L '{info['mqtt']}/{info['topics']}' -v")
+    if info.get("mqtt_ws"):
+        typer.echo(f"  MQTT WebSocket  {info['mqtt_ws']}")
     if info.get("metrics"):
         typer.echo(f"  metrics         {info['metrics']}")
     typer.echo(f"  store           {info['store']}")
@@ -104,7 +118,12 @@ def demo(
         )
         raise typer.Exit(2)
     broker_port = 1883 if _port_free(1883) else 0
-    mqtt_settings: dict[str, Any] = {"embedded": True, "url": f"mqtt://127.0.0.1:{broker_port}"}
+    ws_port = 9001 if _port_free(9001) else _any_port()  # (in the config, 0 means none)
+    mqtt_settings: dict[str, Any] = {
+        "embedded": True,
+        "url": f"mqtt://127.0.0.1:{broker_port}",
+        "ws_port": ws_port,
+    }
     if mqtt is not None:
         mqtt_settings = {"embedded": False, "url": mqtt}
     try:

@@ -1,7 +1,9 @@
 """An MQTT broker inside the service (amqtt) for the demo and a lone table.
 
 A parlour runs Mosquitto instead (deploy/); this one keeps retained messages in memory
-only, so the publisher republishes current state when it reconnects.
+only, so the publisher republishes current state when it reconnects. Besides MQTT over TCP
+it can listen for MQTT over WebSocket (``ws_port``), which the browser pages fed straight
+from the broker use (/floor, /display?broker=; docs/displays.md).
 """
 
 from __future__ import annotations
@@ -29,33 +31,43 @@ class _Broker(Broker):  # type: ignore[misc]
 
 
 class EmbeddedBroker:
-    """``async with EmbeddedBroker(port=0) as broker:`` … ``broker.url``; port 0 picks one."""
+    """``async with EmbeddedBroker(port=0) as broker:`` … ``broker.url``; port 0 picks one.
+    ``ws_port``: also MQTT over WebSocket (``broker.ws_url``), 0 picks one; None: not."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, ws_port: int | None = None) -> None:
         self.host = host
         self.port = port
+        self.ws_port = ws_port
         self._broker: Broker | None = None
 
     @property
     def url(self) -> str:
         return f"mqtt://{self.host}:{self.port}"
 
+    @property
+    def ws_url(self) -> str | None:
+        return None if self.ws_port is None else f"ws://{self.host}:{self.ws_port}"
+
     async def start(self) -> None:
         if self._broker is not None:
             raise RuntimeError("embedded broker already started")
+        listeners = {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}"}}
+        if self.ws_port is not None:  # (amqtt speaks the "mqtt" subprotocol MQTT.js asks for)
+            listeners["ws"] = {"type": "ws", "bind": f"{self.host}:{self.ws_port}"}
         config: dict[str, Any] = {
-            "listeners": {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}"}},
+            "listeners": listeners,
             # Only anonymous auth: no $SYS publisher, no per-packet logging plugins.
             "plugins": {_ANONYMOUS: {"allow_anonymous": True}},
         }
         broker = _Broker(config)
         await broker.start()
         self._broker = broker
-        server = broker._servers["default"].instance  # amqtt exposes no bound-port API
-        sockets = getattr(server, "sockets", None) or []
-        if sockets:
-            self.port = int(sockets[0].getsockname()[1])
-        logging.getLogger(__name__).info("embedded MQTT broker on %s", self.url)
+        self.port = _bound_port(broker, "default", self.port)
+        if self.ws_port is not None:
+            self.ws_port = _bound_port(broker, "ws", self.ws_port)
+        logging.getLogger(__name__).info(
+            "embedded MQTT broker on %s%s", self.url, f" and {self.ws_url}" if self.ws_url else ""
+        )
 
     async def stop(self) -> None:
         broker, self._broker = self._broker, None
@@ -68,3 +80,11 @@ class EmbeddedBroker:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
+
+
+def _bound_port(broker: Broker, listener: str, asked: int) -> int:
+    """The port a listener got (asked for 0: the one the system picked)."""
+    server = broker._servers[listener].instance  # amqtt exposes no bound-port API
+    # asyncio.Server and websockets' Server both have .sockets
+    sockets = getattr(server, "sockets", None) or []
+    return int(next(iter(sockets)).getsockname()[1]) if sockets else asked

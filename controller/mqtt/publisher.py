@@ -2,9 +2,17 @@
 
 ``publish()`` writes the message to the outbox table (committed) and returns; the task
 ``run()`` keeps a connection to the broker and drains the outbox in id order, deleting each
-row only once the broker has acknowledged it (QoS 1 PUBACK). A crash or a lost connection
-between publish and ack leaves the row, which is sent again: delivery is at least once,
-in order; events carry ``hand_id`` and ``seq`` so subscribers drop duplicates.
+row only once the broker has acknowledged it (QoS 1 PUBACK). A batch of rows goes out
+without waiting for each PUBACK before the next PUBLISH (``publish_in_order``): one round
+trip for a hand's move and its flat topics, not one each; a backlog goes one at a time.
+(The broker wants TCP_NODELAY, Mosquitto's ``set_tcp_nodelay true`` as
+deploy/mosquitto/mjtable.conf sets it: with Nagle it holds the later PUBACKs until this
+side's delayed ACK, ~40 ms.) A crash or a lost connection between publish and ack leaves
+the row (and those after it), which is sent again: delivery is at least once, in order;
+events carry ``hand_id`` and ``seq`` so subscribers drop duplicates. (The broker's
+acknowledgement is the publisher's end: a broker killed before it saved loses what it
+acknowledged but had not passed on yet; a hand's log reaches the hub by its own
+acknowledged sync.)
 
 For an event and its messages to be stored together, build the messages with
 ``message()``/``event_message()`` and pass them to ``EventStore.append(..., outbox=…)``, then
@@ -20,8 +28,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import aiomqtt
 import structlog
@@ -37,6 +45,7 @@ log = structlog.get_logger(__name__)
 
 BATCH = 100
 IDLE_POLL = 1.0  # seconds; also picks up rows another process or thread wrote
+M = TypeVar("M", OutboxMessage, OutboxEntry)
 
 
 class Publisher:
@@ -131,9 +140,9 @@ class Publisher:
         return aiomqtt.Will(self.topics.status, encode(OFFLINE), qos=1, retain=True)
 
     async def _connected(self, client: aiomqtt.Client) -> None:
-        await client.publish(self.topics.status, encode(ONLINE), qos=1, retain=True)
-        for topic, payload in list(self._retained.items()):
-            await client.publish(topic, payload, qos=1, retain=True)
+        again = [OutboxMessage(self.topics.status, encode(ONLINE), retain=True)]
+        again += [OutboxMessage(t, p, retain=True) for t, p in list(self._retained.items())]
+        await publish_in_order(client, again)
         self._set_connected(True)
         if self.metrics is not None:
             self.metrics.mqtt_connects.inc()
@@ -180,23 +189,24 @@ class Publisher:
 
     async def _send_batch(self, client: aiomqtt.Client, entries: list[OutboxEntry]) -> None:
         sent: list[OutboxEntry] = []
+        # Live play (what a move stored): all at once. A backlog (a full batch, after an
+        # outage) one at a time, as fast as the broker acks: all at once would outrun a
+        # display with a persistent session, and the broker drops what overflows its queue
+        # for it (Mosquitto: max_queued_messages; test_broker_outage saw it).
+        step = 1 if len(entries) == BATCH else len(entries)
         try:
-            for entry in entries:
-                await self._send(client, entry)
-                sent.append(entry)
+            for start in range(0, len(entries), step):
+                await publish_in_order(client, entries[start : start + step], sent.append)
         finally:
             # One transaction for the batch: acking row by row waited for the store's
-            # write lock once per message. If the link dies mid-batch, what was sent is
-            # still forgotten and the rest is sent again (at least once, in order).
+            # write lock once per message. If the link dies mid-batch, the acknowledged
+            # prefix is forgotten and the rest is sent again (at least once, in order).
             if sent:
                 await asyncio.to_thread(self.store.outbox_ack, [e.id for e in sent])
+                for entry in sent:
+                    if entry.retain:
+                        self._retained[entry.topic] = entry.payload
                 self._sent(sent)
-
-    async def _send(self, client: aiomqtt.Client, entry: OutboxEntry) -> None:
-        # QoS 1: returns once the broker's PUBACK arrived; raises if the link died first.
-        await client.publish(entry.topic, entry.payload, qos=entry.qos, retain=entry.retain)
-        if entry.retain:
-            self._retained[entry.topic] = entry.payload
 
     def _sent(self, entries: list[OutboxEntry]) -> None:
         if self.metrics is None:
@@ -223,3 +233,33 @@ class Publisher:
         while await asyncio.to_thread(self.store.outbox_depth):
             self.wake()
             await asyncio.sleep(0.05)
+
+
+async def publish_in_order(
+    client: aiomqtt.Client, messages: Sequence[M], acked: Callable[[M], None] | None = None
+) -> None:
+    """Publish ``messages`` without waiting for each PUBACK before the next PUBLISH (one
+    round trip for a batch, not one per message); ``acked(m)`` for each acknowledged one,
+    in order, up to the first failure, which is raised (the rest are abandoned).
+
+    The order holds: each task hands its message to paho on its first step, before any
+    await, and asyncio runs new tasks in the order they were created; paho sends in that
+    order (beyond its in-flight window, 20, it queues them, in order) and the broker
+    forwards and acknowledges a client's QoS 1 messages in the order it received them.
+    """
+    # (aiomqtt warns above this many awaited PUBACKs, as if they leaked: here they are meant)
+    client.pending_calls_threshold = max(client.pending_calls_threshold, len(messages))
+    sending = [
+        asyncio.create_task(client.publish(m.topic, m.payload, qos=m.qos, retain=m.retain))
+        for m in messages
+    ]
+    try:
+        for message, task in zip(messages, sending, strict=True):
+            await task  # (raises if the link died first, or at publish_timeout)
+            if acked is not None:
+                acked(message)
+    finally:
+        for task in sending:
+            task.cancel()
+        # (collects the errors of tasks already failed, so that none is reported unread)
+        await asyncio.gather(*sending, return_exceptions=True)

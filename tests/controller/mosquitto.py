@@ -74,6 +74,7 @@ class Mosquitto:
         # As root (CI), mosquitto would switch to the "mosquitto" user and then could not
         # write its log or persistence file in the test's folder: stay who we are.
         lines = [f"user {getpass.getuser()}", f"listener {self.port} 127.0.0.1"]
+        lines.append("set_tcp_nodelay true")  # as deploy/mosquitto/mjtable.conf sets it
         if password_file is not None:
             lines += ["allow_anonymous false", f"password_file {password_file}"]
         else:

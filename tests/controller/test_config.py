@@ -32,6 +32,7 @@ def test_defaults_run_the_demo() -> None:
     assert config.store_url == "sqlite:///data/mjtable.db"
     assert (config.mqtt.host, config.mqtt.port, config.mqtt.tls) == ("127.0.0.1", 1883, False)
     assert config.mqtt_client_id == "mjtable-demo-t1"
+    assert config.mqtt.ws_port == 9001  # the embedded broker's WebSocket listener
     assert config.ruleset.id == "xingguo"
     assert config.log.format == "console"
 
@@ -148,6 +149,8 @@ def test_error_message_says_which_variable(monkeypatch: pytest.MonkeyPatch) -> N
         ('[mqtt]\nurl = "mqtts://h:8883"', "mqtt", "embedded broker has no TLS"),
         ('[mqtt]\npassword = "x"', "mqtt", "username: required"),
         ('[mqtt]\nurl = "mqtt://h:99999"', "mqtt.url", "bad port"),
+        ("[mqtt]\nws_port = 70000", "mqtt.ws_port", "less than or equal to 65535"),
+        ('[mqtt]\nurl = "mqtt://h:9001"', "mqtt", "ws_port: 9001 is the url's port already"),
         ('[store]\nurl = "mysql://x/y"', "store.url", "sqlite or postgresql"),
         ('[store]\nurl = "nonsense"', "store.url", "not a database URL"),
         ('[ruleset]\nid = "mars"', "ruleset", "mars"),

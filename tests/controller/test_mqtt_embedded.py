@@ -46,6 +46,37 @@ def test_embedded_broker_round_trip(store: EventStore) -> None:
     asyncio.run(main())
 
 
+def test_mqtt_over_websocket_reaches_tcp_subscribers() -> None:
+    """The pages fed from the broker (/floor, /display?broker=) speak MQTT over WebSocket."""
+
+    async def main() -> None:
+        async with EmbeddedBroker(port=0, ws_port=0) as broker:
+            assert broker.ws_port not in (None, 0)
+            assert broker.ws_url == f"ws://127.0.0.1:{broker.ws_port}"
+            ready = asyncio.Event()
+            sub = asyncio.create_task(
+                collect(broker.port, "x/#", lambda ms: True, subscribed=ready)
+            )
+            await guarded(ready.wait(), "the subscriber")
+            async with aiomqtt.Client(
+                "127.0.0.1", broker.ws_port, transport="websockets"
+            ) as client:
+                await client.publish("x/y", b'{"over":"ws"}', qos=1)
+            (message,) = await guarded(sub, "the message")
+            assert payload(message) == {"over": "ws"}
+
+    asyncio.run(main())
+
+
+def test_no_websocket_listener_unless_asked() -> None:
+    async def main() -> None:
+        async with EmbeddedBroker(port=0) as broker:
+            assert broker.ws_url is None
+            assert set(broker._broker._servers) == {"default"}
+
+    asyncio.run(main())
+
+
 def test_plain_aiomqtt_through_embedded_broker() -> None:
     async def main() -> None:
         broker = EmbeddedBroker()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -27,6 +28,7 @@ from tests.controller.mqtt_helpers import (
     retained_state,
     until,
 )
+from tests.controller.mqtt_proxy import MqttProxy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,6 +88,17 @@ async def register_display(port: int) -> None:
         await client.subscribe(TOPICS.prefix + "events", qos=1)
 
 
+async def saved_display_and_proxy(broker: Mosquitto) -> MqttProxy:
+    """The display's session saved to disk (it outlives a SIGKILL), and a proxy to the
+    broker for the publisher (MqttProxy: PUBACKs held back at will)."""
+    await register_display(broker.port)
+    broker.stop()
+    broker.start()
+    proxy = MqttProxy(broker.port)
+    await proxy.start()
+    return proxy
+
+
 def display_messages(port: int, done: Callable[[list[aiomqtt.Message]], bool]) -> object:
     return collect(port, None, done, identifier="display", clean_session=False)
 
@@ -139,14 +152,17 @@ def test_broker_down_messages_wait_in_the_outbox(
 def test_broker_killed_mid_stream_reconnects_and_drains(
     mosquitto_factory: Callable[..., Mosquitto], store: EventStore, store_url: str
 ) -> None:
+    """The broker is SIGKILLed while the publisher streams, with PUBACKs outstanding. The
+    publisher talks through a proxy that, just before the kill, holds the broker's PUBACKs
+    back and waits until the display has what the broker had acknowledged: a broker killed
+    without saving loses what it acknowledged but had not yet passed on (its queue for a
+    slower display), which no publisher can bring back. Everything else arrives, in order,
+    duplicates only of what was unacknowledged at the kill."""
     broker = mosquitto_factory(persistence=True)
     total = 120
 
     async def main() -> None:
-        await register_display(broker.port)
-        broker.stop()
-        broker.start()  # the display's session is now on disk, outliving a SIGKILL
-
+        proxy = await saved_display_and_proxy(broker)
         seen: list[int] = []
 
         def record(ms: list[aiomqtt.Message]) -> bool:
@@ -155,7 +171,7 @@ def test_broker_killed_mid_stream_reconnects_and_drains(
 
         display = asyncio.create_task(display_messages(broker.port, record))
         metrics = Metrics()
-        publisher = make_publisher(store, broker.url, metrics)
+        publisher = make_publisher(store, proxy.url, metrics)
         runner = asyncio.create_task(publisher.run())
 
         async def produce() -> None:
@@ -165,6 +181,9 @@ def test_broker_killed_mid_stream_reconnects_and_drains(
 
         producer = asyncio.create_task(produce())
         await until(lambda: len(seen) >= 20, "the first events")
+        proxy.hold_acks_after(0)
+        passed = proxy.published.count(TOPICS.prefix + "events")  # all it may have acked
+        await until(lambda: len(seen) >= passed, "the display to have those")
         broker.kill()  # SIGKILL mid-stream
         done, _ = await asyncio.wait([display], timeout=5)  # the display sees it drop
         if not done:
@@ -173,6 +192,7 @@ def test_broker_killed_mid_stream_reconnects_and_drains(
         await guarded(producer, "the producer")
         await until(lambda: len(outbox_rows(store_url)) > 0, "messages queued while down")
 
+        proxy.release()
         broker.start()
         await guarded(display_messages(broker.port, record), "every event after the restart")
         await guarded(publisher.wait_drained(), "the outbox to drain")
@@ -182,6 +202,7 @@ def test_broker_killed_mid_stream_reconnects_and_drains(
         assert (metrics.registry.get_sample_value("mjtable_mqtt_connects_total") or 0) >= 2
         publisher.stop()
         await guarded(runner, "the publisher to stop")
+        await proxy.close()
 
     asyncio.run(main())
 
@@ -317,3 +338,93 @@ def test_messages_are_checked_before_they_are_stored(
     with pytest.raises(ValueError, match=words):
         publisher.publish(name, body)
     assert store.outbox_depth() == 0
+
+
+def test_a_large_backlog_arrives_exactly_in_order(mosquitto: Mosquitto, store: EventStore) -> None:
+    """Batches are published without waiting for each PUBACK: 250 rows (two and a half
+    batches, many times paho's in-flight window) arrive once each, in the outbox's order,
+    retained and plain messages interleaved."""
+    total = 250
+
+    async def main() -> None:
+        publisher = make_publisher(store, mosquitto.url)
+        messages = []
+        for seq in range(total):
+            messages.append(publisher.event_message("h1", seq, {"type": "draw"}))
+            if seq % 10 == 9:
+                messages.append(publisher.message("scores", {"scores": [seq, 0, 0, 0]}))
+        publisher.publish_messages(messages)  # all stored before the publisher runs
+
+        ready = asyncio.Event()
+        live = asyncio.create_task(
+            collect(
+                mosquitto.port,
+                TOPICS.prefix + "+",
+                lambda ms: len(ms) == len(messages) + 1,  # and status online
+                subscribed=ready,
+            )
+        )
+        await guarded(ready.wait(), "the subscriber")
+        runner = asyncio.create_task(publisher.run())
+        got = await guarded(live, f"{len(messages)} messages")
+        assert got[0].topic.value == TOPICS.status
+        assert [(m.topic.value, m.payload.decode()) for m in got[1:]] == [  # type: ignore[union-attr]
+            (m.topic, m.payload) for m in messages
+        ]
+        await guarded(publisher.wait_drained(), "the outbox to drain")
+        state = await guarded(retained_state(mosquitto.port), "retained state")
+        assert state["scores"] == {"scores": [total - 1, 0, 0, 0]}
+        publisher.stop()
+        await guarded(runner, "the publisher to stop")
+
+    asyncio.run(main())
+
+
+def test_a_batch_goes_out_before_its_acks_and_a_kill_mid_batch_loses_nothing(
+    mosquitto_factory: Callable[..., Mosquitto], store: EventStore, store_url: str
+) -> None:
+    """Through a proxy that holds the broker's PUBACKs back after the 5th: the batch goes
+    out anyway (pipelined, not one round trip a message: paho's window is 20). The broker
+    is killed with those acknowledgements outstanding: only acknowledged rows may have
+    left the outbox, the rest stay, in order, and reach the display once it is back."""
+    broker = mosquitto_factory(persistence=True)
+    total, acked = 60, 5
+
+    async def main() -> None:
+        proxy = await saved_display_and_proxy(broker)
+        seen: list[int] = []
+
+        def record(ms: list[aiomqtt.Message]) -> bool:
+            seen.append(payload(ms[-1])["seq"])
+            return seen[-1] == total - 1
+
+        display = asyncio.create_task(display_messages(broker.port, record))
+        publisher = make_publisher(store, proxy.url)
+        runner = asyncio.create_task(publisher.run())
+        await guarded(publisher.connected.wait(), "the connection")
+        before = len(proxy.published)
+        proxy.hold_acks_after(acked)
+        publisher.publish_messages(
+            [publisher.event_message("h1", seq, {"type": "d"}) for seq in range(total)]
+        )
+        await until(lambda: len(proxy.published) - before >= 20, "20 sent with 5 acknowledged")
+        await until(lambda: len(seen) >= 20, "the display to get them")
+
+        broker.kill()  # SIGKILL mid-batch, acknowledgements outstanding
+        await until(lambda: not publisher.connected.is_set(), "the publisher to see it")
+        await asyncio.gather(display, return_exceptions=True)  # (the display saw it drop)
+        queued = [json.loads(p)["seq"] for p in outbox_rows(store_url)]
+        assert queued == list(range(total - len(queued), total))  # a suffix, in order
+        assert len(queued) >= total - acked  # (the acked may still be there: at least once)
+
+        proxy.release()
+        broker.start()
+        await guarded(display_messages(broker.port, record), "the rest after the restart")
+        assert list(dict.fromkeys(seen)) == list(range(total))  # first seen: in order
+        assert seen[-len(queued) :] == queued  # what was left, resent in order
+        await guarded(publisher.wait_drained(), "the outbox to drain")
+        publisher.stop()
+        await guarded(runner, "the publisher to stop")
+        await proxy.close()
+
+    asyncio.run(main())
