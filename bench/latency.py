@@ -101,7 +101,12 @@ def start_mosquitto(work: Path) -> tuple[subprocess.Popen[bytes], int]:
     binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     port = free_port()
     conf = work / "mosquitto.conf"
-    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+    # set_tcp_nodelay as in deploy/mosquitto/mjtable.conf: a pipelined batch's later PUBACKs
+    # must not wait for the publisher's delayed TCP ACK
+    conf.write_text(
+        f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+        "set_tcp_nodelay true\n"
+    )
     proc = subprocess.Popen([binary, "-c", str(conf)], stderr=subprocess.DEVNULL)
     for _ in range(200):
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
