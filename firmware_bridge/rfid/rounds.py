@@ -10,12 +10,21 @@ reports it there until it is settled elsewhere:
 
 - a tag seen by several antennas in a round counts for the strongest (highest RSSI);
 - a tag takes a new home at once when read there at ``strong_rssi`` or more while its
-  old home missed it (a tile put down on an antenna reads strong), else only after
-  ``confirm_rounds`` rounds in a row with the new antenna strongest;
+  old home missed it (a tile put down on an antenna reads strong), else after
+  ``confirm_rounds`` rounds with the new antenna strongest while the home has not read
+  it since: a round in which no antenna reads the tag does not break the count (a tile
+  on a weak spot is missed there too; a border read needs the home to miss it all that
+  time, which is no likelier than in consecutive rounds), a read at home does;
+- a tag whose home has missed it ``confirm_rounds`` rounds in a row takes a new home when
+  read there at ``moved_rssi`` or more: the home has stopped seeing it, and a border read
+  is this strong less often than once in 10 000 (a tile on the weakest spot of an
+  antenna, missed there a round in four, may be read only once before it moves again);
 - a read that looks like a border read (more than ``border_margin`` dB below the tag's
-  reading at home, or, for a tag with no home yet, below ``border_rssi``) counts only
-  towards ``border_rounds`` rounds in a row: a border read seldom repeats while the home
-  antenna misses the tile;
+  reading at home and below ``border_rssi``, or, for a tag with no home yet, below
+  ``border_rssi``) counts only towards ``border_rounds`` such rounds: a border read seldom
+  repeats while the home antenna misses the tile. A read at ``border_rssi`` or above is
+  never taken for a border read (a tile from the middle of one antenna on the weakest
+  spot of another reads 15 dB or more weaker, like a border read relative to its home);
 - a tag missing from every antenna stays at home for ``absent_rounds`` rounds.
 
 With a per-round miss rate p, a tile is wrongly dropped with probability p**absent_rounds
@@ -38,6 +47,7 @@ DEFAULT_CONFIRM_ROUNDS = 2
 DEFAULT_ABSENT_ROUNDS = 8
 DEFAULT_STRONG_RSSI = -58.0
 DEFAULT_BORDER_RSSI = -64.0
+DEFAULT_MOVED_RSSI = -62.0
 DEFAULT_BORDER_MARGIN = 17.0
 DEFAULT_BORDER_ROUNDS = 4
 DEFAULT_MAX_TAGS = 200
@@ -53,6 +63,7 @@ class ResolverSettings:
     absent_rounds: int = DEFAULT_ABSENT_ROUNDS
     strong_rssi: float = DEFAULT_STRONG_RSSI
     border_rssi: float = DEFAULT_BORDER_RSSI
+    moved_rssi: float = DEFAULT_MOVED_RSSI
     border_margin: float = DEFAULT_BORDER_MARGIN
     border_rounds: int = DEFAULT_BORDER_ROUNDS
     max_tags: int = DEFAULT_MAX_TAGS
@@ -66,9 +77,10 @@ class _Home:
     missed: int = 0
     challenger: AntennaKey | None = None
     challenges: int = 0
-    """Rounds in a row the challenger was the strongest and read like a tile put there."""
+    """Rounds since the home last read the tag in which the challenger was the strongest
+    and read like a tile put there."""
     border_challenges: int = 0
-    """... and read like a border read (they only add up to ``absent_rounds``)."""
+    """... and read like a border read (they only add up to ``border_rounds``)."""
 
 
 class RoundResolver:
@@ -83,6 +95,7 @@ class RoundResolver:
         self.absent_rounds = max(1, settings.absent_rounds)
         self.strong_rssi = settings.strong_rssi
         self.border_rssi = settings.border_rssi
+        self.moved_rssi = settings.moved_rssi
         self.border_margin = settings.border_margin
         self.border_rounds = max(self.confirm_rounds, settings.border_rounds)
         self.max_tags = settings.max_tags
@@ -157,8 +170,9 @@ class RoundResolver:
         for tag, home in list(self._home.items()):
             if home.key[0] != address or tag in seen_round:
                 continue
+            # Missed by every antenna: the home keeps missing it, so a challenger's reads
+            # so far still count (a tile that moved to a weak spot is missed there too).
             home.missed += 1
-            home.challenger, home.challenges, home.border_challenges = None, 0, 0
             if home.missed >= self.absent_rounds:
                 del self._home[tag]
         for tag in [t for t, (key, _) in self._pending.items() if key[0] == address]:
@@ -209,9 +223,13 @@ class RoundResolver:
         if best == home.key:
             home.challenger, home.challenges, home.border_challenges = None, 0, 0
             return
+        if not ours and not home_missed and rssi <= home.rssi:
+            # Its home (another reader's) read it in its last round, and more strongly:
+            # nothing to count, nothing to reset.
+            return
         if home.challenger != best:
             home.challenger, home.challenges, home.border_challenges = best, 0, 0
-        if rssi < home.rssi - self.border_margin:
+        if rssi < home.rssi - self.border_margin and rssi < self.border_rssi:
             home.border_challenges += 1
         else:
             home.challenges += 1
@@ -219,6 +237,7 @@ class RoundResolver:
             home.challenges >= self.confirm_rounds
             or home.challenges + home.border_challenges >= self.border_rounds
             or (rssi >= self.strong_rssi and home_missed and home.border_challenges == 0)
+            or (rssi >= self.moved_rssi and home.missed >= self.confirm_rounds)
         ):
             self._home[tag] = _Home(best, rssi)
 
