@@ -73,11 +73,11 @@ class SimConfig:
     """Chance that a tag is missing from one scan (on average over where tags lie, for
     multi-antenna readers)."""
     border_rate: float = 0.0
+    """Multi-antenna readers: chance per tag and round of a read by a neighbouring zone's
+    antenna (only tiles near a border are; see sim/antennas.py)."""
     round_time_scale: float = 1.0
     """Multi-antenna readers: their rounds take this times as long as real ones (tests
     speed the table up)."""
-    """Multi-antenna readers: chance per tag and round of a read by a neighbouring zone's
-    antenna (only tiles near a border are; see sim/antennas.py)."""
     drop_rate: float = 0.0
     """Chance that a frame (reader frame, or board frame either way) is lost or corrupted."""
     lift_reader: bool = True
