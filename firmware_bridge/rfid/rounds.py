@@ -19,12 +19,11 @@ reports it there until it is settled elsewhere:
   read there at ``moved_rssi`` or more: the home has stopped seeing it, and a border read
   is this strong less often than once in 10 000 (a tile on the weakest spot of an
   antenna, missed there a round in four, may be read only once before it moves again);
-- a read that looks like a border read (more than ``border_margin`` dB below the tag's
-  reading at home and below ``border_rssi``, or, for a tag with no home yet, below
-  ``border_rssi``) counts only towards ``border_rounds`` such rounds: a border read seldom
-  repeats while the home antenna misses the tile. A read at ``border_rssi`` or above is
-  never taken for a border read (a tile from the middle of one antenna on the weakest
-  spot of another reads 15 dB or more weaker, like a border read relative to its home);
+- a read that looks like a border read (below ``border_rssi``) counts only towards
+  ``border_rounds`` such rounds: a border read seldom repeats while the home antenna
+  misses the tile. The level decides, not the drop from the tag's reading at home: a
+  tile from the middle of one antenna on the weakest spot of another reads 15 dB
+  weaker, and a border read of a tile on a weak spot at home only 18 dB weaker;
 - a tag missing from every antenna stays at home for ``absent_rounds`` rounds.
 
 With a per-round miss rate p, a tile is wrongly dropped with probability p**absent_rounds
@@ -48,7 +47,6 @@ DEFAULT_ABSENT_ROUNDS = 8
 DEFAULT_STRONG_RSSI = -58.0
 DEFAULT_BORDER_RSSI = -64.0
 DEFAULT_MOVED_RSSI = -62.0
-DEFAULT_BORDER_MARGIN = 17.0
 DEFAULT_BORDER_ROUNDS = 4
 DEFAULT_MAX_TAGS = 200
 """More than a table's 136 tiles plus a few strangers: a round this big is not believed."""
@@ -64,7 +62,6 @@ class ResolverSettings:
     strong_rssi: float = DEFAULT_STRONG_RSSI
     border_rssi: float = DEFAULT_BORDER_RSSI
     moved_rssi: float = DEFAULT_MOVED_RSSI
-    border_margin: float = DEFAULT_BORDER_MARGIN
     border_rounds: int = DEFAULT_BORDER_ROUNDS
     max_tags: int = DEFAULT_MAX_TAGS
 
@@ -96,7 +93,6 @@ class RoundResolver:
         self.strong_rssi = settings.strong_rssi
         self.border_rssi = settings.border_rssi
         self.moved_rssi = settings.moved_rssi
-        self.border_margin = settings.border_margin
         self.border_rounds = max(self.confirm_rounds, settings.border_rounds)
         self.max_tags = settings.max_tags
         self._round: dict[int, dict[bytes, dict[AntennaKey, float]]] = {}
@@ -229,7 +225,7 @@ class RoundResolver:
             return
         if home.challenger != best:
             home.challenger, home.challenges, home.border_challenges = best, 0, 0
-        if rssi < home.rssi - self.border_margin and rssi < self.border_rssi:
+        if rssi < self.border_rssi:
             home.border_challenges += 1
         else:
             home.challenges += 1
