@@ -3,8 +3,8 @@
 No asyncio and no clock: the players keep their own engine round (the truth) and carry
 each action out as physical moves on a virtual table (dice by the seat's button, the deal
 four tiles at a time, the 精 on its spot, draws, discards, a pung now and then with its
-button); between one batch of moves and the next the readers make
-``ROUNDS_PER_BATCH`` inventory rounds (``firmware_bridge.sim.reader_trial``), and every
+button); between one batch of moves and the next the readers make ``pace`` inventory
+rounds (``ROUNDS_PER_BATCH`` unless told: ``firmware_bridge.sim.reader_trial``), and every
 TagIn/TagOut goes to a :class:`~controller.tracker.Tracker` whose engine round is the
 hand as the table sees it. Counted, per reader model:
 
@@ -13,8 +13,9 @@ hand as the table sees it. Counted, per reader model:
 - a **lost tile**: a TagOut from the zone the tile still lies in;
 - a **missed move**: an action carried out on the table that the tracker has not applied
   when the hand is judged, ``SETTLE_ROUNDS`` rounds after the last move;
-- the **delay** of each move: inventory rounds from the move to the round after which the
-  tracker had applied it (1 = the first round after it);
+- the **delay** of each action: inventory rounds from its last physical move (the deal's
+  last tile, a pung's three) to the round after which the tracker had applied it (1 = the
+  first round after the move);
 - **unseen** moves (not errors): moves no reader saw before the tile moved on, which the
   tracker had to infer (``controller.tracking.moves``).
 
@@ -98,10 +99,6 @@ class EnginePort:
         yield
 
 
-def _zone(kind: ZoneKind, seat: int | None = None) -> Zone:
-    return Zone(kind, seat)
-
-
 class _Hand:
     """One hand: the players' round and the table, the readers and the tracker."""
 
@@ -156,7 +153,7 @@ class _Hand:
         seats = [(st.dealer + k) % SEATS for k in range(SEATS)]
         for start in (0, 4, 8, 12):
             for seat in seats:
-                hand = _zone(ZoneKind.HAND, seat)
+                hand = Zone(ZoneKind.HAND, seat)
                 tiles = deal.positions(seat)[start : start + 4 if start < 12 else None]
                 yield [(TakeFromWall(p, hand), dealt) for p in tiles]
         due = due_roll(st)
@@ -171,7 +168,7 @@ class _Hand:
             seat = st.turn
             tile = self.rng.choice(sorted(st.hands[seat]))
             self.act(Discard(seat, tile))
-            yield [(self._move(tile, _zone(ZoneKind.DISCARDS, seat)), len(self.truth.log))]
+            yield [(self._move(tile, Zone(ZoneKind.DISCARDS, seat)), len(self.truth.log))]
             claimed = self._pung(tile)
             if claimed is not None:
                 yield claimed
@@ -181,7 +178,7 @@ class _Hand:
                 return
             self.act(PassRest())
             self.act(Draw((seat + 1) % SEATS, nxt.tile))
-            hand = _zone(ZoneKind.HAND, (seat + 1) % SEATS)
+            hand = Zone(ZoneKind.HAND, (seat + 1) % SEATS)
             yield [(self._move(nxt.tile, hand), len(self.truth.log))]
 
     def _roll(self, purpose: DicePurpose, seat: int) -> None:
@@ -207,7 +204,7 @@ class _Hand:
                 if other != seat and in_window(st):
                     self.act(Pass(other))
             self.buttons.append((seat, SeatButton.PUNG))
-            melds = _zone(ZoneKind.MELDS, seat)
+            melds = Zone(ZoneKind.MELDS, seat)
             return [(self._move(t, melds), len(self.truth.log)) for t in (discard, *pair)]
         return None
 
@@ -225,10 +222,10 @@ def _same(a: Event, b: Event) -> bool:
     )
 
 
-def _apply(hand: _Hand, move: PhysicalMove) -> None:
-    model = hand.model
-    rejected = model.take_from_wall(move) if isinstance(move, TakeFromWall) else None
-    if not isinstance(move, TakeFromWall):
+def _apply(model: TableModel, move: PhysicalMove) -> None:
+    if isinstance(move, TakeFromWall):
+        rejected = model.take_from_wall(move)
+    else:
         rejected = model.move_tag(move)
     assert rejected is None, rejected
 
@@ -306,7 +303,7 @@ def play_hand(hand: _Hand, result: TrialResult, pace: int = ROUNDS_PER_BATCH) ->
                 result.unseen += 1
             seen.discard(uid)
             last_move[uid] = rounds
-            _apply(hand, move)
+            _apply(hand.model, move)
             pending[count] = (rounds, f"{move}")
             result.moves += 1
         for _ in range(pace):
