@@ -17,6 +17,7 @@ two cores); the seeds change the tiles' ids, the walls, the play and every read.
     .venv/bin/python bench/readers.py                          # seeds 0-3, 50 hands each
     .venv/bin/python bench/readers.py --seeds 1 --model a0     # one seed, one model
     .venv/bin/python bench/readers.py --hands 5                # smoke run
+    .venv/bin/python bench/readers.py --pace 1                 # players acting every round
 
 The last line is ``readers: tracker errors = N over H hands`` (all models and seeds).
 """
@@ -36,7 +37,7 @@ import structlog
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.reader_trial import run_trial
-from firmware_bridge.sim.reader_trial import MODELS, ReaderModel, TrialResult
+from firmware_bridge.sim.reader_trial import MODELS, ROUNDS_PER_BATCH, ReaderModel, TrialResult
 
 CHUNK = 10
 """Hands per job (jobs of one model and seed, so any number of processes gives the same
@@ -58,10 +59,18 @@ def _quiet() -> None:
 
 
 def _run(
-    model: ReaderModel, hands: int, seed: int, first: int, miss: float, border: float
+    model: ReaderModel, hands: int, seed: int, first: int, args: argparse.Namespace
 ) -> TrialResult:
     _quiet()
-    return run_trial(model, hands, seed=seed, first=first, miss_rate=miss, border_rate=border)
+    return run_trial(
+        model,
+        hands,
+        seed=seed,
+        first=first,
+        miss_rate=args.miss,
+        border_rate=args.border,
+        pace=args.pace,
+    )
 
 
 def _row(label: str, r: TrialResult) -> str:
@@ -78,6 +87,9 @@ def main() -> None:
     parser.add_argument("--model", choices=MODELS, action="append", help="(repeatable)")
     parser.add_argument("--miss", type=float, default=0.05, help="per-round miss rate")
     parser.add_argument("--border", type=float, default=0.02, help="border read rate")
+    parser.add_argument(
+        "--pace", type=int, default=ROUNDS_PER_BATCH, help="rounds between the players' moves"
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     models: list[ReaderModel] = args.model or list(MODELS)
@@ -85,6 +97,11 @@ def main() -> None:
     print(
         f"miss rate {args.miss:.0%} per round, border reads {args.border:.0%}, "
         f"seeds {','.join(map(str, seeds))}, {args.hands} hands per model and seed"
+        + (
+            f", {args.pace} round(s) between the players' moves"
+            if args.pace != ROUNDS_PER_BATCH
+            else ""
+        )
     )
     print(
         f"{'model/seed':<16} {'hands':>5} {'moves':>6} {'rounds':>7} {'unseen':>6} "
@@ -94,7 +111,7 @@ def main() -> None:
     with ProcessPoolExecutor(max(1, args.jobs)) as pool:
         jobs = {
             (model, seed, first): pool.submit(
-                _run, model, min(CHUNK, args.hands - first), seed, first, args.miss, args.border
+                _run, model, min(CHUNK, args.hands - first), seed, first, args
             )
             for model in models
             for seed in seeds
