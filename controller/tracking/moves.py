@@ -161,14 +161,9 @@ class Moves:
         pic = self.picture
         seat = st.turn
         hand = st.hands[seat]
-        dz = pic.discards(seat)
-        if dz is not None:
-            out = sorted((t for t in hand if pic.zone_of(t) == dz), key=pic.entered)
-            if out:
-                return self._submit(Discard(seat, out[0]), now)
-        claimed = self._claimed_unseen(st, seat)
-        if claimed is not None:
-            return self._submit(Discard(seat, claimed), now)
+        thrown = self._thrown(st, seat)
+        if thrown is not None:
+            return self._submit(Discard(seat, thrown), now)
         mz = pic.melds(seat)
         if mz is None:
             return False
@@ -183,14 +178,17 @@ class Moves:
         added = next((t for t in laid if t // 4 in pungs), None)
         return added is not None and self._submit(Kong(seat, added), now)
 
-    def _claimed_unseen(self, st: RoundState, seat: int) -> int | None:
-        """A tile of the seat's hand in another seat's melds: its discard, claimed before
-        the discards' antenna read it (no antenna next to a hand reaches another seat's
-        melds, so this is no border read)."""
+    def _thrown(self, st: RoundState, seat: int) -> int | None:
+        """The tile of the seat's hand it discarded: in its discards, or in another seat's
+        melds (claimed before the discards' antenna read it; no antenna next to a hand
+        reaches another seat's melds, so this is no border read). Of several, the first
+        to arrive: a seat discards once a turn, and a tile claimed lay there before the
+        seat's next discard."""
         pic = self.picture
-        others = {pic.melds(s) for s in range(SEATS) if s != seat} - {None}
-        laid = [t for t in st.hands[seat] if pic.zone_of(t) in others]
-        return min(laid, key=pic.entered) if laid else None
+        away = {pic.discards(seat)} | {pic.melds(s) for s in range(SEATS) if s != seat}
+        away.discard(None)
+        out = [t for t in st.hands[seat] if pic.zone_of(t) in away]
+        return min(out, key=pic.entered) if out else None
 
     def _drawn(self, st: RoundState, seat: int, *, tail: bool) -> int | None:
         """The wall's next tile (head or tail) if it is now in ``seat``'s hand."""
@@ -240,8 +238,10 @@ class Moves:
             return True
         nxt = (st.turn + 1) % SEATS
         drawn = self._drawn(st, nxt, tail=False)
-        if drawn is not None and pic.zone_of(drawn) != pic.hand(nxt):
-            # The next seat drew and has already let that tile go: whatever a claim button
+        if drawn is not None and (
+            pic.zone_of(drawn) != pic.hand(nxt) or self._thrown(st, nxt) is not None
+        ):
+            # The next seat drew and has already discarded: whatever a claim button
             # pressed since meant, it was not this tile.
             return self.pass_all(st, now)
         if st.wall.is_exhausted or any(self.buttons.claim_of(s) for s in unanswered(st)):

@@ -43,3 +43,7 @@ def test_players_acting_every_round_leave_moves_unseen_and_the_tracker_holds() -
     # At one round per move a drawn tile is often thrown before its hand's antenna read
     # it; with the earlier tracker these hands stopped at the first such draw.
     assert _clean("iso15693", 5, seed=0, pace=1) >= 2
+    # a0 seed 3 hand 48: seat 2's pung button, pressed for seat 1's discard while the
+    # tracker was still in seat 0's window, held that window open, and seat 1's next
+    # discard was then taken for the claimed one (a false move).
+    _clean("a0", 1, seed=3, first=48, pace=1)

@@ -114,3 +114,46 @@ def test_the_next_draw_in_another_seats_discards_is_no_draw() -> None:
     before = len(t.port.log)
     t.tag_in(discards(2), _head(t))  # seat 2 cannot have drawn it: seat 1 draws next
     assert len(t.port.log) == before and t.state.phase is Phase.CLAIM
+
+
+def _pung_on_seat_1() -> tuple[Table, int, list[int], int]:
+    """Seat 0 has discarded; seat 1's next draw (not read yet), a tile of seat 1's hand
+    that seat 2 holds a pair of, and the pair."""
+    for seed in range(1, 2000):
+        t = Table(wall_seed=seed)
+        t.to_play()
+        t.move(t.state.hands[0][0], hand(0), discards(0))
+        for tile in t.state.hands[1]:
+            pair = [x for x in t.state.hands[2] if x // 4 == tile // 4]
+            if len(pair) == 2 and tile // 4 not in t.state.wild:
+                return t, tile, pair, _head(t)
+    raise AssertionError("no wall lets seat 2 pung a tile of seat 1's")
+
+
+def test_a_claim_button_for_the_next_discard_does_not_hold_the_window_open() -> None:
+    # Seat 1 drew (its hand's antenna has not read the tile yet), discarded, and seat 2
+    # pressed pung and laid the meld: the button is for seat 1's discard, not seat 0's.
+    t, tile, pair, drawn = _pung_on_seat_1()
+    t.move(tile, hand(1), discards(1))
+    t.press(2, SeatButton.PUNG)
+    for x in (tile, *pair):
+        t.move(x, hand(2) if x in pair else discards(1), melds(2))
+    t.tag_in(hand(1), drawn)  # read at last
+    assert t.state.phase is Phase.TURN and t.state.turn == 2
+    assert t.state.hands[1].count(drawn) == 1 and t.state.discards[1] == []
+    assert sorted(t.state.melds[2][0].tiles) == sorted([*pair, tile])
+
+
+def test_of_two_tiles_thrown_unseen_the_first_to_arrive_was_the_discard() -> None:
+    # Seat 1's discard went straight to seat 2's melds; seat 1's draw, never read in its
+    # hand, shows up in its discards later (its next turn's discard): the claimed tile was
+    # the discard of this turn.
+    t, tile, pair, drawn = _pung_on_seat_1()
+    t.move(tile, hand(1), melds(2))
+    for x in pair:
+        t.move(x, hand(2), melds(2))
+    t.wait(2.0)  # (the meld lies still)
+    t.tag_in(discards(1), drawn)
+    assert t.state.phase is Phase.TURN and t.state.turn == 2
+    assert t.state.discards[1] == [] and drawn in t.state.hands[1]  # (thrown next turn)
+    assert sorted(t.state.melds[2][0].tiles) == sorted([*pair, tile])
