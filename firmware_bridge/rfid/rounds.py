@@ -9,6 +9,12 @@ tile is sometimes missed. :class:`RoundResolver` gives every tag one *home* ante
 reports it there until it is settled elsewhere:
 
 - a tag seen by several antennas in a round counts for the strongest (highest RSSI);
+- a tag with no home yet (a tile from the wall) takes one at once when read at
+  ``strong_rssi`` or more, else after ``confirm_rounds`` rounds with that antenna the
+  strongest (``border_rounds`` while it reads below ``border_rssi``); as for a move, a
+  round in which no antenna reads it does not break the count (a drawn tile on a weak
+  spot read every other round shows within three), and after ``absent_rounds`` such
+  rounds it is forgotten (a stranger passing by);
 - a tag takes a new home at once when read there at ``strong_rssi`` or more while its
   old home missed it (a tile put down on an antenna reads strong), else after
   ``confirm_rounds`` rounds with the new antenna strongest while the home has not read
@@ -97,7 +103,9 @@ class RoundResolver:
         self.max_tags = settings.max_tags
         self._round: dict[int, dict[bytes, dict[AntennaKey, float]]] = {}
         self._home: dict[bytes, _Home] = {}
-        self._pending: dict[bytes, tuple[AntennaKey, int]] = {}
+        self._pending: dict[bytes, tuple[AntennaKey, int, int]] = {}
+        """Tags with no home yet: the antenna that read them strongest, in how many rounds,
+        and rounds since any antenna read them."""
         self._crowded: set[bytes] = set()
         self._unknown_alerted: set[AntennaKey] = set()
         self._seq: dict[int, int] = {}
@@ -171,9 +179,14 @@ class RoundResolver:
             home.missed += 1
             if home.missed >= self.absent_rounds:
                 del self._home[tag]
-        for tag in [t for t, (key, _) in self._pending.items() if key[0] == address]:
-            if tag not in seen_round:
-                del self._pending[tag]
+        for tag, (key, count, unread) in list(self._pending.items()):
+            if key[0] == address and tag not in seen_round:
+                # a new tile missed a round keeps its count, as a challenger does (it may
+                # lie on a weak spot); a stranger passing by is forgotten after a while
+                if unread + 1 >= self.absent_rounds:
+                    del self._pending[tag]
+                else:
+                    self._pending[tag] = (key, count, unread + 1)
         return self._inventories(address, t), alerts
 
     def _crowd_alert(
@@ -198,14 +211,14 @@ class RoundResolver:
         best = max(seen, key=lambda k: (seen[k], home is not None and k == home.key))
         rssi = seen[best]
         if home is None:
-            key, count = self._pending.get(tag, (best, 0))
+            key, count, _ = self._pending.get(tag, (best, 0, 0))
             count = count + 1 if key == best else 1
             needed = self.confirm_rounds if rssi >= self.border_rssi else self.border_rounds
             if rssi >= self.strong_rssi or count >= needed:
                 self._pending.pop(tag, None)
                 self._home[tag] = _Home(best, rssi)
             else:
-                self._pending[tag] = (best, count)
+                self._pending[tag] = (best, count, 0)
             return
         # The home antenna may belong to another reader: then whether it still reads the
         # tag is what that reader's last round said.
