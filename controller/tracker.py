@@ -8,8 +8,10 @@ difference in the hand's current phase, and submits it:
     DEAL      every hand holds the tiles the deal gives it          -> Deal
     FLIP      the 财神 (or, without a lift order, the 精) on the spot -> FlipCaishen / RollDice
     TURN      a tile of the seat's hand lies in its discards         -> Discard
+              (or in another seat's melds: claimed before it was read)
               four of a kind (or a pung's fourth) in its melds       -> Kong
     DRAW      the wall's next tile is in the seat's hand             -> Draw
+              (or already in its discards or in melds: moved on before it was read)
     CLAIM     the discard and two or three of a seat's tiles in its melds
                                                       -> Chow / Pung / Kong, the others pass
               the next seat drew: everybody who said nothing passed  -> Pass ...

@@ -3,6 +3,14 @@
 One phase, one rule (see ``controller.tracker``); each ``Moves`` method submits the action
 it finds and says whether the hand moved. Buttons are consulted only where tiles wait
 for them (a claim announced by button, the dice without a lift order).
+
+A tile may move on before any reader saw it where it went: an antenna misses a tile a few
+rounds running now and then (an edge, a stack, a metal-backed tile), and a player can
+discard a tile three rounds after drawing it, or claim a discard as soon as it lands. Where
+the tile shows up then is where it can only have got through the moves not seen: a dealt
+or drawn tile in the seat's discards or in any seat's melds was in its hand first, a
+tile of the seat's hand in another seat's melds was its discard. The moves are applied
+in order, as if each had been seen (``reached``).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from engine.round.actions import (
 )
 from engine.round.state import SEATS, Phase, RoundState
 from engine.wall import FlipKind
+from firmware_bridge.rfid.zones import ZoneKind
 
 SubmitAt = Callable[[Action, float], bool]
 """Submit an action at ``now``; whether the engine took it."""
@@ -91,6 +100,20 @@ class Moves:
 
     # --- one phase each ---------------------------------------------------------------------
 
+    def reached(self, tile: int, seat: int) -> bool:
+        """Whether the tile lies in ``seat``'s hand, or where a tile of that hand can only
+        have got by moves the readers did not see: the seat's discards, or any seat's
+        melds (discarded and claimed, or laid in a kong)."""
+        pic = self.picture
+        zone = pic.zone_of(tile)
+        if zone is None:
+            return False
+        if zone == pic.hand(seat) or zone == pic.discards(seat):
+            return True
+        return (
+            zone.kind is ZoneKind.MELDS and zone.seat is not None and pic.melds(zone.seat) == zone
+        )
+
     def _deal(self, st: RoundState, now: float) -> bool:
         assert st.wall is not None
         deal = st.wall.copy().deal()
@@ -100,7 +123,11 @@ class Moves:
             have = self.picture.tiles_in(self.picture.hand(s))
             want = deal.tiles(s)
             if known:
-                if set(have) != set(want):
+                # every dealt tile, and no other, in the hand (or, already, where the hand's
+                # tiles go next: a dealt tile the dealer discarded before it was read)
+                if not set(have) <= set(want) or not all(
+                    t is not None and self.reached(t, s) for t in want
+                ):
                     return False
             elif len(have) != len(want) or any(t in st.seen for t in have):
                 return False
@@ -134,11 +161,9 @@ class Moves:
         pic = self.picture
         seat = st.turn
         hand = st.hands[seat]
-        dz = pic.discards(seat)
-        if dz is not None:
-            out = sorted((t for t in hand if pic.zone_of(t) == dz), key=pic.entered)
-            if out:
-                return self._submit(Discard(seat, out[0]), now)
+        thrown = self._thrown(st, seat)
+        if thrown is not None:
+            return self._submit(Discard(seat, thrown), now)
         mz = pic.melds(seat)
         if mz is None:
             return False
@@ -153,6 +178,18 @@ class Moves:
         added = next((t for t in laid if t // 4 in pungs), None)
         return added is not None and self._submit(Kong(seat, added), now)
 
+    def _thrown(self, st: RoundState, seat: int) -> int | None:
+        """The tile of the seat's hand it discarded: in its discards, or in another seat's
+        melds (claimed before the discards' antenna read it; no antenna next to a hand
+        reaches another seat's melds, so this is no border read). Of several, the first
+        to arrive: a seat discards once a turn, and a tile claimed lay there before the
+        seat's next discard."""
+        pic = self.picture
+        away = {pic.discards(seat)} | {pic.melds(s) for s in range(SEATS) if s != seat}
+        away.discard(None)
+        out = [t for t in st.hands[seat] if pic.zone_of(t) in away]
+        return min(out, key=pic.entered) if out else None
+
     def _drawn(self, st: RoundState, seat: int, *, tail: bool) -> int | None:
         """The wall's next tile (head or tail) if it is now in ``seat``'s hand."""
         wall = st.wall
@@ -160,10 +197,21 @@ class Moves:
         nxt = wall.peek_tail() if tail else wall.peek_head()
         if nxt is None:
             return None
-        hz = self.picture.hand(seat)
         if nxt.tile is not None:
-            return nxt.tile if self.picture.zone_of(nxt.tile) == hz else None
-        return next((t for t in self.picture.tiles_in(hz) if t not in st.seen), None)
+            return nxt.tile if self.reached(nxt.tile, seat) else None
+        # an unknown wall: a tile the hand has not seen, in the seat's hand (or discarded
+        # before the hand's antenna read it)
+        zones = (self.picture.hand(seat), self.picture.discards(seat))
+        return next(
+            (
+                t
+                for z in zones
+                if z is not None
+                for t in self.picture.tiles_in(z)
+                if t not in st.seen
+            ),
+            None,
+        )
 
     def _claim(self, st: RoundState, now: float) -> bool:
         if st.phase is Phase.ROB:
@@ -188,10 +236,17 @@ class Moves:
             self.buttons.drop_claims(seat)
             self.pass_all(st, now, but=seat)  # the tile was taken: the others let it go
             return True
+        nxt = (st.turn + 1) % SEATS
+        drawn = self._drawn(st, nxt, tail=False)
+        if drawn is not None and (
+            pic.zone_of(drawn) != pic.hand(nxt) or self._thrown(st, nxt) is not None
+        ):
+            # The next seat drew and has already discarded: whatever a claim button
+            # pressed since meant, it was not this tile.
+            return self.pass_all(st, now)
         if st.wall.is_exhausted or any(self.buttons.claim_of(s) for s in unanswered(st)):
             return False
-        nxt = (st.turn + 1) % SEATS
-        if self._drawn(st, nxt, tail=False) is not None:
+        if drawn is not None:
             return self.pass_all(st, now)  # the next seat drew: nobody wanted the tile
         return False
 

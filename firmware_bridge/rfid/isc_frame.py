@@ -65,12 +65,24 @@ _ANT_RECORD = 7  # ANT_NR, RSSI, 5 reserved
 _MIN_FRAME = 7  # STX, ALENGTH 2, COM-ADR, CONTROL, CRC 2
 
 
-def crc16_mcrf4xx(data: bytes | bytearray, crc: int = 0xFFFF) -> int:
-    """CRC-16/MCRF4XX (FEIG's CRC16): check value 0x6F91 for b"123456789"."""
-    for byte in data:
-        crc ^= byte
+def _crc_table() -> tuple[int, ...]:
+    table = []
+    for byte in range(256):
+        crc = byte
         for _ in range(8):
             crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
+        table.append(crc)
+    return tuple(table)
+
+
+_CRC_TABLE = _crc_table()  # a byte at a time: every ISC frame is checked twice
+
+
+def crc16_mcrf4xx(data: bytes | bytearray, crc: int = 0xFFFF) -> int:
+    """CRC-16/MCRF4XX (FEIG's CRC16): check value 0x6F91 for b"123456789"."""
+    table = _CRC_TABLE
+    for byte in data:
+        crc = (crc >> 8) ^ table[(crc ^ byte) & 0xFF]
     return crc
 
 

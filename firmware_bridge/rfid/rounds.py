@@ -9,6 +9,12 @@ tile is sometimes missed. :class:`RoundResolver` gives every tag one *home* ante
 reports it there until it is settled elsewhere:
 
 - a tag seen by several antennas in a round counts for the strongest (highest RSSI);
+- a tag with no home yet (a tile from the wall) takes one at once when read at
+  ``strong_rssi`` or more, else after ``confirm_rounds`` rounds with that antenna the
+  strongest (``border_rounds`` while it reads below ``border_rssi``); as for a move, a
+  round in which no antenna reads it does not break the count (a drawn tile on a weak
+  spot read every other round shows within three), and after ``absent_rounds`` such
+  rounds it is forgotten (a stranger passing by);
 - a tag takes a new home at once when read there at ``strong_rssi`` or more while its
   old home missed it (a tile put down on an antenna reads strong), else after
   ``confirm_rounds`` rounds with the new antenna strongest while the home has not read
@@ -19,12 +25,11 @@ reports it there until it is settled elsewhere:
   read there at ``moved_rssi`` or more: the home has stopped seeing it, and a border read
   is this strong less often than once in 10 000 (a tile on the weakest spot of an
   antenna, missed there a round in four, may be read only once before it moves again);
-- a read that looks like a border read (more than ``border_margin`` dB below the tag's
-  reading at home and below ``border_rssi``, or, for a tag with no home yet, below
-  ``border_rssi``) counts only towards ``border_rounds`` such rounds: a border read seldom
-  repeats while the home antenna misses the tile. A read at ``border_rssi`` or above is
-  never taken for a border read (a tile from the middle of one antenna on the weakest
-  spot of another reads 15 dB or more weaker, like a border read relative to its home);
+- a read that looks like a border read (below ``border_rssi``) counts only towards
+  ``border_rounds`` such rounds: a border read seldom repeats while the home antenna
+  misses the tile. The level decides, not the drop from the tag's reading at home: a
+  tile from the middle of one antenna on the weakest spot of another reads 15 dB
+  weaker, and a border read of a tile on a weak spot at home only 18 dB weaker;
 - a tag missing from every antenna stays at home for ``absent_rounds`` rounds.
 
 With a per-round miss rate p, a tile is wrongly dropped with probability p**absent_rounds
@@ -48,7 +53,6 @@ DEFAULT_ABSENT_ROUNDS = 8
 DEFAULT_STRONG_RSSI = -58.0
 DEFAULT_BORDER_RSSI = -64.0
 DEFAULT_MOVED_RSSI = -62.0
-DEFAULT_BORDER_MARGIN = 17.0
 DEFAULT_BORDER_ROUNDS = 4
 DEFAULT_MAX_TAGS = 200
 """More than a table's 136 tiles plus a few strangers: a round this big is not believed."""
@@ -64,7 +68,6 @@ class ResolverSettings:
     strong_rssi: float = DEFAULT_STRONG_RSSI
     border_rssi: float = DEFAULT_BORDER_RSSI
     moved_rssi: float = DEFAULT_MOVED_RSSI
-    border_margin: float = DEFAULT_BORDER_MARGIN
     border_rounds: int = DEFAULT_BORDER_ROUNDS
     max_tags: int = DEFAULT_MAX_TAGS
 
@@ -96,12 +99,13 @@ class RoundResolver:
         self.strong_rssi = settings.strong_rssi
         self.border_rssi = settings.border_rssi
         self.moved_rssi = settings.moved_rssi
-        self.border_margin = settings.border_margin
         self.border_rounds = max(self.confirm_rounds, settings.border_rounds)
         self.max_tags = settings.max_tags
         self._round: dict[int, dict[bytes, dict[AntennaKey, float]]] = {}
         self._home: dict[bytes, _Home] = {}
-        self._pending: dict[bytes, tuple[AntennaKey, int]] = {}
+        self._pending: dict[bytes, tuple[AntennaKey, int, int]] = {}
+        """Tags with no home yet: the antenna that read them strongest, in how many rounds,
+        and rounds since any antenna read them."""
         self._crowded: set[bytes] = set()
         self._unknown_alerted: set[AntennaKey] = set()
         self._seq: dict[int, int] = {}
@@ -175,9 +179,14 @@ class RoundResolver:
             home.missed += 1
             if home.missed >= self.absent_rounds:
                 del self._home[tag]
-        for tag in [t for t, (key, _) in self._pending.items() if key[0] == address]:
-            if tag not in seen_round:
-                del self._pending[tag]
+        for tag, (key, count, unread) in list(self._pending.items()):
+            if key[0] == address and tag not in seen_round:
+                # a new tile missed a round keeps its count, as a challenger does (it may
+                # lie on a weak spot); a stranger passing by is forgotten after a while
+                if unread + 1 >= self.absent_rounds:
+                    del self._pending[tag]
+                else:
+                    self._pending[tag] = (key, count, unread + 1)
         return self._inventories(address, t), alerts
 
     def _crowd_alert(
@@ -202,14 +211,14 @@ class RoundResolver:
         best = max(seen, key=lambda k: (seen[k], home is not None and k == home.key))
         rssi = seen[best]
         if home is None:
-            key, count = self._pending.get(tag, (best, 0))
+            key, count, _ = self._pending.get(tag, (best, 0, 0))
             count = count + 1 if key == best else 1
             needed = self.confirm_rounds if rssi >= self.border_rssi else self.border_rounds
             if rssi >= self.strong_rssi or count >= needed:
                 self._pending.pop(tag, None)
                 self._home[tag] = _Home(best, rssi)
             else:
-                self._pending[tag] = (best, count)
+                self._pending[tag] = (best, count, 0)
             return
         # The home antenna may belong to another reader: then whether it still reads the
         # tag is what that reader's last round said.
@@ -229,7 +238,7 @@ class RoundResolver:
             return
         if home.challenger != best:
             home.challenger, home.challenges, home.border_challenges = best, 0, 0
-        if rssi < home.rssi - self.border_margin and rssi < self.border_rssi:
+        if rssi < self.border_rssi:
             home.border_challenges += 1
         else:
             home.challenges += 1

@@ -1,25 +1,16 @@
-"""Whole hands of tile moves read through a reader model, and what the bridge made of them.
+"""The bridge side of a reader trial: one reader model's virtual readers and host side,
+driven round by round without ports or a clock, and the counts a trial keeps.
 
-No asyncio and no clock: a hand is a list of physical moves between inventory rounds; the
-virtual readers answer the real host sessions byte for byte (A0 and ISC: sessions.py and
-the round resolver; ref: RefCodec), an InventoryTracker turns the inventories into
-TagIn/TagOut, and each event is checked against where the tile truly lies:
-
-- a **false move**: a TagIn into a zone the tile is not in;
-- a **lost tile**: a TagOut from the zone the tile still lies in;
-- a **missed move**: a real move with no TagIn into its zone before the tile moves again
-  (or the hand ends, a few rounds after the last move);
-- the **delay** of each move: inventory rounds from the move to its TagIn (1 = the first
-  round after it).
-
-bench/readers.py runs 200 hands per model; a test runs a few.
+The virtual readers answer the real host sessions byte for byte (A0 and ISC: sessions.py
+and the round resolver; ref: RefCodec), and an InventoryTracker turns the inventories
+into TagIn/TagOut, exactly as ``TableBridge`` does. The hands themselves are played in
+``controller.reader_trial`` (legal hands need the rules, which the bridge does not know),
+through the controller's tracker; bench/readers.py runs many, a test a few.
 """
 
 from __future__ import annotations
 
 import math
-import random
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -28,12 +19,10 @@ from firmware_bridge.rfid.inventory import InventoryTracker, TagIn, TagOut
 from firmware_bridge.rfid.ref_frame import RefCodec, encode_inventory
 from firmware_bridge.rfid.rounds import RoundResolver
 from firmware_bridge.rfid.sessions import PolledSession, make_session
-from firmware_bridge.rfid.zones import Zone, ZoneKind, ZoneMap
-from firmware_bridge.sim.antennas import AntennaField, FieldModel
+from firmware_bridge.rfid.zones import Zone, ZoneMap
+from firmware_bridge.sim.antennas import AntennaField
 from firmware_bridge.sim.model import TableModel
-from firmware_bridge.sim.moves import FlipToJing, MoveTag, TakeFromWall
 from firmware_bridge.sim.multi_antenna import VirtualMultiReader, make_virtual_reader
-from firmware_bridge.sim.tiles import make_uids
 
 ReaderModel = Literal["a0", "iso15693", "ref"]
 MODELS: tuple[ReaderModel, ...] = ("a0", "iso15693", "ref")
@@ -43,7 +32,7 @@ SETTLE_ROUNDS = 12
 ROUNDS_PER_BATCH = 3
 """Inventory rounds between one batch of moves and the next: players act every three
 rounds (an A0 round takes a fifth of a second, an ISC round over 8 antennas about one: a
-quick player). A move not seen before the tile moves again counts as missed."""
+quick player)."""
 
 
 def out_after_scans(miss_rate: float, tag_rounds: float, errors: float = 0.01) -> int:
@@ -66,6 +55,8 @@ class TrialResult:
     false_moves: int = 0
     lost_tiles: int = 0
     missed_moves: int = 0
+    unseen: int = 0
+    """Moves no reader saw before the tile moved on (the tracker inferred them): not errors."""
     delays: list[int] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
 
@@ -83,37 +74,23 @@ class TrialResult:
         if len(self.examples) < 5:
             self.examples.append(text)
 
-
-def hand_moves(model: TableModel, rng: random.Random) -> Iterator[list[object]]:
-    """The moves of one hand, a batch per inventory round: the jing flipped, 13 tiles dealt
-    to each seat four at a time, then turns of draw and discard, with a pung now and then.
-    Positions and zones only: no rules."""
-    wall = iter(range(len(model.wall)))
-    jing_at = len(model.wall) - 1
-    jing = model.wall[jing_at]
-    yield [FlipToJing(jing)] if jing is not None else []
-    for _ in range(3):
-        for seat in range(4):
-            yield [TakeFromWall(next(wall), Zone(ZoneKind.HAND, seat)) for _ in range(4)]
-    for seat in range(4):
-        yield [TakeFromWall(next(wall), Zone(ZoneKind.HAND, seat))]
-    seat = 0
-    for _ in range(60):
-        hand = Zone(ZoneKind.HAND, seat)
-        yield [TakeFromWall(next(wall), hand)]
-        tiles = sorted(model.tags_in(hand))
-        discard = rng.choice(tiles)
-        yield [MoveTag(discard, Zone(ZoneKind.DISCARDS, seat))]
-        nxt = (seat + 1) % 4
-        taker = sorted(model.tags_in(Zone(ZoneKind.HAND, nxt)))
-        if len(taker) >= 4 and rng.random() < 0.1:  # a pung: the discard and two held tiles
-            taken = [discard, *rng.sample(taker, 2)]
-            yield [MoveTag(t, Zone(ZoneKind.MELDS, nxt)) for t in taken]
-        seat = nxt
+    def add(self, other: TrialResult) -> None:
+        """Sum another run of the same model into this one."""
+        self.hands += other.hands
+        self.moves += other.moves
+        self.rounds += other.rounds
+        self.false_moves += other.false_moves
+        self.lost_tiles += other.lost_tiles
+        self.missed_moves += other.missed_moves
+        self.unseen += other.unseen
+        self.delays += other.delays
+        for text in other.examples:
+            self.note(text)
 
 
-class _Pipeline:
-    """The host side of one reader model, fed by the virtual readers."""
+class ReaderPipeline:
+    """The host side of one reader model, fed by the virtual readers: sessions, the shared
+    round resolver and the inventory tracker (what ``TableBridge`` runs), without ports."""
 
     def __init__(
         self, kind: ReaderModel, zones: ZoneMap, field_: AntennaField, model: TableModel
@@ -187,85 +164,3 @@ class _Pipeline:
             assert isinstance(inventory, Inventory)
             events += self.tracker.update(inventory)
         return events
-
-
-def run_trial(
-    kind: ReaderModel,
-    hands: int,
-    *,
-    seed: int = 0,
-    miss_rate: float = 0.05,
-    border_rate: float = 0.02,
-) -> TrialResult:
-    result = TrialResult(kind)
-    zones = ZoneMap.standard()
-    uids = make_uids(seed, 136, epc=kind == "a0")
-    for h in range(hands):
-        rng = random.Random(f"{seed}:{kind}:{h}")
-        model = TableModel(uids)
-        model.build_wall(rng)
-        field_ = AntennaField(
-            FieldModel(miss_rate=miss_rate, border_rate=border_rate if kind != "ref" else 0.0),
-            random.Random(f"{seed}:{kind}:{h}:field"),
-        )
-        pipeline = _Pipeline(kind, zones, field_, model)
-        _play(pipeline, model, rng, result)
-        result.hands += 1
-    return result
-
-
-def _play(pipe: _Pipeline, model: TableModel, rng: random.Random, result: TrialResult) -> None:
-    now = 0.0
-    rounds = 0
-    pending: dict[bytes, tuple[Zone, int]] = {}  # tag -> (zone moved to, round of the move)
-
-    def judge(events: list[TagIn | TagOut]) -> None:
-        for event in events:
-            truth = model.place_of(event.uid)
-            if isinstance(event, TagIn):
-                if event.zone != truth:
-                    result.false_moves += 1
-                    result.note(f"{pipe.kind}: false move of {event.uid.hex()} to {event.zone}")
-                    continue
-                moved = pending.get(event.uid)
-                if moved is not None and moved[0] == event.zone:
-                    result.delays.append(rounds - moved[1])
-                    del pending[event.uid]
-            elif event.zone == truth:
-                result.lost_tiles += 1
-                result.note(f"{pipe.kind}: {event.uid.hex()} lost from {event.zone}")
-
-    def step() -> None:
-        nonlocal now, rounds
-        seconds, events = pipe.round(now)
-        now += seconds
-        rounds += 1
-        judge(events)
-
-    step()
-    for batch in hand_moves(model, rng):
-        for move in batch:
-            if isinstance(move, TakeFromWall):
-                tag = model.wall[move.position]
-                model.take_from_wall(move)
-                to = move.to
-            else:
-                assert isinstance(move, MoveTag | FlipToJing)
-                tag = move.tag
-                model.move_tag(move)
-                to = move.to if isinstance(move, MoveTag) else Zone(ZoneKind.JING)
-            if tag is None:
-                continue
-            if tag in pending:
-                result.missed_moves += 1
-                result.note(f"{pipe.kind}: move of {tag.hex()} to {pending[tag][0]} missed")
-            pending[tag] = (to, rounds)
-            result.moves += 1
-        for _ in range(ROUNDS_PER_BATCH):
-            step()
-    for _ in range(SETTLE_ROUNDS):
-        step()
-    for tag, (zone, _) in pending.items():
-        result.missed_moves += 1
-        result.note(f"{pipe.kind}: move of {tag.hex()} to {zone} never seen")
-    result.rounds += rounds

@@ -6,19 +6,17 @@ waits, and becomes an alert only if it is still unexplained after the grace time
 
 from __future__ import annotations
 
-import contextlib
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from controller.dealer_guide import due_roll
 from controller.dice import DiceRoller
+from controller.reader_trial import EnginePort
 from controller.runtime import KINDS
 from controller.tags import TagBook
 from controller.tracker import Alert, Tracker, TrackerSettings
-from engine.round.actions import Action, Rejection, Shuffle
-from engine.round.events import Event, HandStarted
-from engine.round.fold import evolve
-from engine.round.rules import apply
+from engine.round.actions import Rejection, Shuffle
+from engine.round.events import HandStarted
 from engine.round.state import Phase, RoundState
 from firmware_bridge.protocol.messages import SeatButton
 from firmware_bridge.registry import TagRegistry
@@ -39,26 +37,6 @@ def discards(seat: int) -> Zone:
     return Zone(ZoneKind.DISCARDS, seat)
 
 
-class Port:
-    """The engine alone, as the tracker's HandPort."""
-
-    def __init__(self, state: RoundState) -> None:
-        self.state = state
-        self.log: list[Event] = []
-
-    def submit(self, action: Action) -> list[Event] | Rejection:
-        result = apply(self.state, action)
-        if not isinstance(result, Rejection):
-            for e in result:
-                evolve(self.state, e)
-            self.log += result
-        return result
-
-    @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
-        yield
-
-
 class Table:
     """A tracker on a xingguo hand with a known wall, and helpers to report moves."""
 
@@ -68,7 +46,7 @@ class Table:
         wall_seed: int = 1,
         sink: Callable[[Alert], None] | None = None,
     ) -> None:
-        self.port = Port(RoundState(HandStarted("xingguo", dealer=0)))
+        self.port = EnginePort(RoundState(HandStarted("xingguo", dealer=0)))
         order = list(range(136))
         random.Random(wall_seed).shuffle(order)
         assert not isinstance(self.port.submit(Shuffle(tuple(order))), Rejection)

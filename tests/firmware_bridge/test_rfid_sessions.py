@@ -9,7 +9,7 @@ from firmware_bridge.rfid import a0_frame as a0
 from firmware_bridge.rfid.events import Inventory, ReaderAlert, TagSighting
 from firmware_bridge.rfid.rounds import RoundResolver
 from firmware_bridge.rfid.sessions import A0Session, SessionOutput, make_session
-from firmware_bridge.sim.reader_trial import out_after_scans, run_trial
+from firmware_bridge.sim.reader_trial import out_after_scans
 
 EPC = bytes.fromhex("300000000000000000000001")
 CMD = a0.CMD_FAST_SWITCH_INVENTORY
@@ -55,6 +55,22 @@ def test_a_passing_border_read_never_moves_a_tag_and_a_real_move_does_at_once() 
     assert _where(_round(s, home + border, 8.0), EPC) == [11]
     # Put down on antenna 3: read strong there, gone from 1: moved in one round.
     assert _where(_round(s, a0.tag_frame(1, CMD, 3, EPC, -50), 9.0), EPC) == [13]
+
+
+def test_border_reads_of_a_tile_on_a_weak_spot_at_home_do_not_move_it() -> None:
+    # bench/readers.py --seed 1, a0 hand 91: a metal-backed tile stacked at the edge of a
+    # hand antenna (-60 dBm) is missed there two rounds while the melds antenna reads it
+    # at -77, only 17 dB weaker: still a border read (below border_rssi), so two such
+    # rounds do not move it; four would.
+    s = session()
+    home = a0.tag_frame(1, CMD, 1, EPC, -60)
+    assert _where(_round(s, home, 1.0), EPC) == []  # weak: a home after two rounds
+    for t in range(2, 5):
+        assert _where(_round(s, home, float(t)), EPC) == [11]
+    border = a0.tag_frame(1, CMD, 2, EPC, -77)
+    for t in range(5, 8):
+        assert _where(_round(s, border, float(t)), EPC) == [11]
+    assert _where(_round(s, home, 8.0), EPC) == [11]
 
 
 def test_a_weak_landing_needs_two_rounds_and_absence_eight() -> None:
@@ -221,20 +237,29 @@ def test_absence_threshold_for_a_miss_rate() -> None:
     assert out_after_scans(0.0, 1e6) == 1
 
 
-def test_short_trial_every_model_holds() -> None:
-    # The short version of bench/readers.py: a few whole hands per reader model.
-    for model in ("a0", "iso15693", "ref"):
-        result = run_trial(model, 2, seed=3)
-        assert result.moves > 300
-        assert (result.false_moves, result.lost_tiles, result.missed_moves) == (0, 0, 0)
-        # A few hundred moves are too few for a p99 (bench/readers.py has 200 hands):
-        # here 97 % of moves show within two rounds.
-        within = sum(d <= 2 for d in result.delays) / len(result.delays)
-        assert within >= 0.97, (model, within)
-
-
 def test_a_shuffle_drops_every_home_at_once() -> None:
     s = session()
     _round(s, a0.tag_frame(1, CMD, 1, EPC, -47), 1.0)
     s.resolver.clear()  # the bridge does this when the board reports SHUFFLING
     assert _where(_round(s, b"", 2.0), EPC) == []
+
+
+def test_a_new_tile_read_weakly_every_other_round_gets_its_home() -> None:
+    # bench/readers.py (before the tracker read whole hands), a0 seed 3 hand 138: a drawn
+    # tile on a weak spot of its hand antenna was read at -64 and, after a round missed,
+    # -61 dBm; the missed round reset its count, and it was thrown before it had a home.
+    s = session()
+    weak = a0.tag_frame(1, CMD, 1, EPC, -61)
+    assert _where(_round(s, weak, 1.0), EPC) == []
+    assert _where(_round(s, b"", 2.0), EPC) == []
+    assert _where(_round(s, weak, 3.0), EPC) == [11]
+
+
+def test_a_new_tile_unread_for_absent_rounds_starts_counting_again() -> None:
+    s = session()
+    weak = a0.tag_frame(1, CMD, 1, EPC, -61)
+    assert _where(_round(s, weak, 1.0), EPC) == []
+    for t in range(2, 10):  # absent_rounds (8) rounds nobody reads it: forgotten
+        assert _where(_round(s, b"", float(t)), EPC) == []
+    assert _where(_round(s, weak, 10.0), EPC) == []  # one read again, not two
+    assert _where(_round(s, weak, 11.0), EPC) == [11]
