@@ -63,6 +63,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/simulate.py
 	$(BIN)/python bench/cli.py
 	$(BIN)/python bench/login_flood.py
+	$(BIN)/python bench/readers.py
 
 clean:
 	rm -rf $(VENV) $(ESPHOME_VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
