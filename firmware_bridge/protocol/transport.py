@@ -67,6 +67,12 @@ class LinkTransport(ReconnectingPort):
         self.link.send(msg, self._clock())
         self._wake.set()
 
+    def deliver_to(self, on_message: Callable[[Message], None]) -> None:
+        """From now on received messages go to `on_message` (what is queued first)."""
+        self._on_message = on_message
+        while not self._inbox.empty():
+            on_message(self._inbox.get_nowait())
+
     async def recv(self) -> Message:
         return await self._inbox.get()
 

@@ -44,8 +44,9 @@ class ReaderTransport(ReconnectingPort):
     """One reader port (a single HF reader, or a bus of inventory readers) until close().
 
     Inventories go to `on_inventory` if given, else to a queue read with `recv()` or
-    `async for inv in transport` (with a session, ReaderAlerts come the same way). Acks and
-    other frames are counted in `other_events`.
+    `async for inv in transport` (with a session, ReaderAlerts come the same way, or go to
+    `on_alert`). Acks and other frames are counted in `other_events`. Callbacks run in the
+    read callback itself: a consumer that keeps up needs no task woken per frame.
     """
 
     def __init__(
@@ -56,6 +57,7 @@ class ReaderTransport(ReconnectingPort):
         session: PolledSession | None = None,
         baudrate: int = 115_200,
         on_inventory: Callable[[Inventory], None] | None = None,
+        on_alert: Callable[[ReaderAlert], None] | None = None,
         presence: bool | None = None,
         presence_timeout: float = DEFAULT_PRESENCE_TIMEOUT,
         snapshot_interval: float = DEFAULT_SNAPSHOT_INTERVAL,
@@ -85,6 +87,7 @@ class ReaderTransport(ReconnectingPort):
         self.session = session
         self.alerts = 0
         self._on_inventory = on_inventory
+        self._on_alert = on_alert
         self._clock = clock
         self._presence_enabled = is_hf if presence is None else presence
         self.presence_timeout = presence_timeout
@@ -123,6 +126,18 @@ class ReaderTransport(ReconnectingPort):
         """The codec's counters (bad frames, resyncs, gaps...)."""
         return self.codec.stats
 
+    def deliver_to(
+        self, on_inventory: Callable[[Inventory], None], on_alert: Callable[[ReaderAlert], None]
+    ) -> None:
+        """From now on inventories and alerts go to these callbacks (what is queued first)."""
+        self._on_inventory, self._on_alert = on_inventory, on_alert
+        while not self._inbox.empty():
+            item = self._inbox.get_nowait()
+            if isinstance(item, ReaderAlert):
+                on_alert(item)
+            else:
+                on_inventory(item)
+
     async def recv(self) -> Inventory | ReaderAlert:
         return await self._inbox.get()
 
@@ -152,7 +167,9 @@ class ReaderTransport(ReconnectingPort):
         for result in results:
             if isinstance(result, ReaderAlert):
                 self.alerts += 1
-                if self._on_inventory is None:
+                if self._on_alert is not None:
+                    self._on_alert(result)
+                elif self._on_inventory is None:
                     self._inbox.put_nowait(result)
             else:
                 self._emit(result)
