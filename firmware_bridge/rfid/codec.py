@@ -60,6 +60,11 @@ class ReaderCodec(Protocol):
         """Drop any partial frame (e.g. after reopening the port); counters are kept."""
         ...
 
+    @property
+    def pending(self) -> bool:
+        """Bytes wait for the rest of a frame (only poll() can give up on them)."""
+        ...
+
 
 class Step(Enum):
     NEED_MORE = auto()
@@ -128,6 +133,10 @@ class ScanningCodec(ABC):
     def reset(self) -> None:
         self._buf.clear()
         self._last_rx = None
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._buf)
 
     def _discard(self, n: int) -> None:
         if n <= 0:

@@ -59,6 +59,7 @@ class InventoryTracker:
         out_after_seconds: float = DEFAULT_OUT_AFTER_SECONDS,
     ) -> None:
         self.zones = zones
+        self._zone_of = dict(zones)  # a plain dict: looked up for every scan
         self.out_after_scans = max(1, out_after_scans)
         self.out_after_seconds = max(0.0, out_after_seconds)
         self._seen: dict[int, dict[bytes, _Sighting]] = {r: {} for r in zones}
@@ -72,7 +73,7 @@ class InventoryTracker:
 
     def update(self, inventory: Inventory) -> list[TagEvent]:
         reader = inventory.reader_id
-        zone = self.zones.get(reader)
+        zone = self._zone_of.get(reader)
         if zone is None:
             self.unknown_readers += 1
             return []

@@ -100,6 +100,8 @@ class ReaderTransport(ReconnectingPort):
             self._presence[codec.reader_id] = PresenceTracker(codec.reader_id, presence_timeout)
         self._inbox: asyncio.Queue[Inventory | ReaderAlert] = asyncio.Queue()
         self._got_bytes = False
+        self._untimed = False
+        """The session loop waits for bytes or loss with no timeout (nothing to judge)."""
         self._last_frame: float | None = None
         self._last_snapshot: float | None = None
         self.inventories = 0
@@ -160,6 +162,8 @@ class ReaderTransport(ReconnectingPort):
             self._session_out(*self.session.feed(data, self._clock()))
             return
         self._handle(self.codec.feed(data, self._clock()))
+        if self._untimed and self.codec.pending:
+            self._wake.set()  # a frame cut off so far: the loop times its gap
 
     def _session_out(self, write: bytes, results: list[SessionOutput]) -> None:
         if write and self._conn is not None:
@@ -211,6 +215,10 @@ class ReaderTransport(ReconnectingPort):
         # lying on the antenna has had the time to be read again.
         next_snapshot = opened + (self.presence_timeout if self._presence_enabled else 0.0)
         next_keepalive = opened
+        # An inventory reader needs the loop only to give up on a frame cut off mid-way:
+        # without one pending it sleeps until bytes or loss (13 idle ports woke 65 times
+        # a second for nothing), not idle_poll after idle_poll.
+        timed = self.session is not None or self._presence_enabled or self.keepalive is not None
         while not conn.lost.is_set() and not self._closing:
             now = self._clock()
             if self.keepalive is not None and now >= next_keepalive:
@@ -221,9 +229,16 @@ class ReaderTransport(ReconnectingPort):
                 self._snapshot(now)
             self._wake.clear()
             self._got_bytes = False
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.idle_poll):
+            if not timed and not self.codec.pending:
+                self._untimed = True
+                try:
                     await self._wake.wait()
+                finally:
+                    self._untimed = False
+            else:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.idle_poll):
+                        await self._wake.wait()
             if not self._got_bytes:
                 # Silence is judged only here, never in feed(): see ReaderCodec.poll.
                 if self.session is not None:

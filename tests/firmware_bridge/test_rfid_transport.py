@@ -199,3 +199,38 @@ def test_an_idle_zone_costs_the_bridge_no_decoding_and_no_diffing(
         assert reader.disconnects == 1 and reader.stats.frames == 50
 
     asyncio.run(scenario())
+
+
+@pytest.mark.timeout(60)
+def test_an_inventory_reader_wakes_the_loop_only_for_a_frame_cut_off() -> None:
+    """No partial frame, no timer: a quiet or steadily reporting inventory port costs no
+    wake-ups of its own; a half frame is still given up after the gap timeout."""
+
+    async def scenario() -> None:
+        port = PtyPort()
+        await port.plug()
+        codec = RefCodec(gap_timeout=0.05)
+        polls: list[float] = []
+        real_poll = codec.poll
+
+        def poll(now: float) -> list[Any]:
+            polls.append(now)
+            return real_poll(now)
+
+        codec.poll = poll  # type: ignore[method-assign]
+        got: list[ReaderInventory] = []
+        transport = ReaderTransport(port.url, codec, on_inventory=got.append, idle_poll=0.05)
+        async with asyncio.timeout(30), transport:
+            await _until(lambda: transport.connected)
+            await asyncio.sleep(0.1)  # the host's open flushes input: write after it
+            for seq in range(10):
+                port.write(encode_inventory(4, seq, [UID_A]))
+                await asyncio.sleep(0.03)
+            await asyncio.sleep(0.3)
+            assert len(got) == 10 and polls == []
+            port.write(encode_inventory(4, 10, [UID_A])[:9])
+            await _until(lambda: transport.stats.gap_resets == 1)
+            assert 0 < len(polls) <= 4
+        await port.unplug()
+
+    asyncio.run(scenario())
