@@ -26,8 +26,11 @@ runs' p99, idle CPU and RSS; <= 1.00 meets them all).
     .venv/bin/python bench/latency.py             # both runs, 1000 moves, 500 hands each
     .venv/bin/python bench/latency.py --quick     # a smoke run (100 moves, 20 hands)
     .venv/bin/python bench/latency.py --soak 2000 # only the hands phase, growth checks
+    .venv/bin/python bench/latency.py --idle-only --idle 30  # 30 moves, then the idle CPU
 
 MJTABLE_BENCH_PROFILE=FILE cProfiles the service (the two-core run; FILE.1core the other),
+MJTABLE_BENCH_PROFILE_IDLE=FILE only its idle phase (bench/idle_profile/sitecustomize.py;
+the profiler's own cost then inflates the idle figures),
 MJTABLE_BENCH_KEEP keeps the work directory.
 """
 
@@ -80,6 +83,7 @@ PREFIX = "mahjong/demo/t1/"
 SCAN = 0.02  # s between reader scans while measuring latency and idle CPU
 THINK = float(os.environ.get("MJTABLE_BENCH_THINK", "0.05"))  # s a bot pauses before a move
 FSYNC_DELAY_MS = 15.0  # an SD card's sync
+IDLE_PROFILER = Path(__file__).resolve().parent / "idle_profile"
 
 TARGET_P99_MS = 20.0
 TARGET_IDLE = 0.02  # of one core
@@ -178,6 +182,7 @@ class Plan:
     idle_seconds: float
     cores: str | None  # taskset's list for the service, None: unpinned
     soak_only: bool = False
+    idle_only: bool = False  # a few moves (tiles in every zone), the idle phase, no hands
 
 
 @dataclass
@@ -288,6 +293,11 @@ async def run(plan: Plan, seed: int, lean: bool, label: str) -> Result:
             profile = os.environ.get("MJTABLE_BENCH_PROFILE")  # cProfile the service
             if profile and plan.cores is not None:
                 profile += ".1core"
+            profile_idle = os.environ.get("MJTABLE_BENCH_PROFILE_IDLE")
+            if profile_idle:
+                suffix = "" if plan.cores is None else ".1core"
+                env["PYTHONPATH"] = os.pathsep.join([str(IDLE_PROFILER), env["PYTHONPATH"]])
+                env["MJTABLE_BENCH_PROFILE_IDLE"] = profile_idle + suffix
             pin = ["taskset", "-c", plan.cores] if plan.cores is not None else []
             wrap = ["-m", "cProfile", "-o", profile] if profile else []
             entry = ["controller.cli.run"] if lean else ["controller.cli", "run"]
@@ -320,16 +330,22 @@ async def run(plan: Plan, seed: int, lean: bool, label: str) -> Result:
                 burner.terminate()
                 driver.paused = True
                 await asyncio.sleep(2.0)  # the last moves settle
+                if profile_idle:
+                    service.send_signal(signal.SIGUSR1)
                 scans0 = sum(r.stats.scans for r in table.readers)
                 cpu0, t0 = cpu_seconds(service.pid), time.monotonic()
                 await asyncio.sleep(plan.idle_seconds)
                 cpu1, t1 = cpu_seconds(service.pid), time.monotonic()
+                if profile_idle:
+                    service.send_signal(signal.SIGUSR2)
                 scans = sum(r.stats.scans for r in table.readers) - scans0
                 result.idle_cpu = (cpu1 - cpu0) / (t1 - t0)
                 frames = scans * sum(len(r.reader_ids) for r in table.readers) / len(table.readers)
                 result.frames_per_s = frames / (t1 - t0)
                 result.scans_per_s = scans / len(table.readers) / (t1 - t0)
             subscriber.kill()  # nobody reads its output any more
+            if plan.idle_only:
+                return result
 
             # hands, fast: the readers every 5 ms, the bots without a pause
             players.think = 0.0
@@ -403,6 +419,8 @@ def report(r: Result, plan: Plan) -> None:
             f"a reader frame ({r.frames_per_s:.0f} frames/s)  ratio {ratios['idle']:.2f} "
             f"(target {TARGET_IDLE * 100:.0f} %)"
         )
+    if not r.samples:
+        return  # --idle-only
     rises = growth(r.samples) if len(r.samples) > 1 else {}
     print(
         f"RSS with the web app {r.rss_mb:.1f} MB after {r.samples[-1].hands} hands, slope "
@@ -427,6 +445,9 @@ def main() -> None:
     parser.add_argument(
         "--soak", type=int, metavar="N", help="only the hands phase, N hands, growth checks"
     )
+    parser.add_argument(
+        "--idle-only", action="store_true", help="30 moves, then only the idle CPU (no hands)"
+    )
     parser.add_argument("--cores", choices=["both", "two", "one"], default="both")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -438,6 +459,8 @@ def main() -> None:
     moves, hands, every, idle = args.moves, args.hands, args.every, args.idle
     if args.quick:
         moves, hands, every, idle = 100, 20, 5, 5.0
+    if args.idle_only:
+        moves = 30
     if args.soak is not None:
         hands, every = args.soak, min(every, max(1, args.soak // 5))
     runs = {"both": [None, "0"], "two": [None], "one": ["0"]}[args.cores]
@@ -445,11 +468,15 @@ def main() -> None:
         runs = runs[:1]
     results: list[Result] = []
     for cores in runs:
-        plan = Plan(moves, hands, every, idle, cores, soak_only=args.soak is not None)
+        plan = Plan(
+            moves, hands, every, idle, cores, args.soak is not None, idle_only=args.idle_only
+        )
         label = "all cores" if cores is None else f"one core (taskset -c {cores})"
         result = asyncio.run(run(plan, args.seed, args.lean, label))
         report(result, plan)
         results.append(result)
+    if args.idle_only:
+        return
     problems = [p for r in results for p in r.problems]
     if args.soak is not None:
         if problems:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
 import urllib.parse
 from abc import ABC, abstractmethod
@@ -70,6 +71,32 @@ class _StreamProtocol(asyncio.Protocol):
     def close(self) -> None:
         if self.transport is not None:
             self.transport.close()
+
+
+class _DirectReadTransport(serial_asyncio_fast.SerialTransport):
+    """pyserial-asyncio-fast's transport for a device path, reading the descriptor itself.
+
+    The event loop has just said the device is readable, yet pyserial's ``read()`` would
+    select() on it (and on its abort pipe) again and build a Timeout and a bytearray: two
+    system calls a reader frame, 650 frames a second on an idle table. Errors end the
+    connection as they did there: EIO of a hung-up pty, and a readable device that returns
+    nothing. It replaces only the library's ``_read_ready``; should a release rename it,
+    reads fall back to pyserial's, which tests/firmware_bridge/test_rfid_transport.py
+    (an idle zone...) would catch.
+    """
+
+    def _read_ready(self) -> None:
+        try:
+            data = os.read(self._serial.fd, self._max_read_size)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            self._close(exc=serial.SerialException(f"read failed: {exc}"))
+            return
+        if not data:
+            self._close(exc=serial.SerialException("device readable but returned no data"))
+            return
+        self._protocol.data_received(data)
 
 
 class _PolledConnection:
@@ -129,9 +156,16 @@ async def open_connection(
         )
         return _PolledConnection(port, on_bytes, on_lost)
     protocol = _StreamProtocol(on_bytes, on_lost)
-    await serial_asyncio_fast.create_serial_connection(
-        asyncio.get_running_loop(), lambda: protocol, url, baudrate=baudrate, **options
+    loop = asyncio.get_running_loop()
+    if urllib.parse.urlparse(url).scheme:  # socket://... : the library's own transport
+        await serial_asyncio_fast.create_serial_connection(
+            loop, lambda: protocol, url, baudrate=baudrate, **options
+        )
+        return protocol
+    port = await loop.run_in_executor(
+        None, lambda: serial.serial_for_url(url, baudrate=baudrate, **options)
     )
+    _DirectReadTransport(loop, protocol, port)
     return protocol
 
 

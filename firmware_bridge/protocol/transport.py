@@ -67,6 +67,12 @@ class LinkTransport(ReconnectingPort):
         self.link.send(msg, self._clock())
         self._wake.set()
 
+    def deliver_to(self, on_message: Callable[[Message], None]) -> None:
+        """From now on received messages go to `on_message` (what is queued first)."""
+        self._on_message = on_message
+        while not self._inbox.empty():
+            on_message(self._inbox.get_nowait())
+
     async def recv(self) -> Message:
         return await self._inbox.get()
 
@@ -107,12 +113,15 @@ class LinkTransport(ReconnectingPort):
                     await self._wake.wait()
 
     def _on_bytes(self, data: bytes) -> None:
-        for msg in self.link.receive_bytes(data, self._clock()):
+        messages = self.link.receive_bytes(data, self._clock())
+        # The link's state change (e.g. up after a handshake) is heard before the messages
+        # that came with it, whether they are queued or handed to `on_message`.
+        self._track_state()
+        for msg in messages:
             if self._on_message is not None:
                 self._on_message(msg)
             else:
                 self._inbox.put_nowait(msg)
-        self._track_state()
         self._wake.set()
 
     def _track_state(self) -> None:

@@ -186,7 +186,7 @@ class A0Codec(CommandCodec):
 
     sync = bytes((HEAD,))
 
-    def _parse(self, buf: bytearray) -> tuple[Step, int]:
+    def _parse(self, buf: bytes | bytearray) -> tuple[Step, int]:
         if len(buf) < 2:
             return Step.NEED_MORE, 0
         if not 3 <= buf[1] <= MAX_LEN:

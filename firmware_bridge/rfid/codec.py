@@ -60,6 +60,11 @@ class ReaderCodec(Protocol):
         """Drop any partial frame (e.g. after reopening the port); counters are kept."""
         ...
 
+    @property
+    def pending(self) -> bool:
+        """Bytes wait for the rest of a frame (only poll() can give up on them)."""
+        ...
+
 
 class Step(Enum):
     NEED_MORE = auto()
@@ -90,7 +95,7 @@ class ScanningCodec(ABC):
         return self._stats
 
     @abstractmethod
-    def _parse(self, buf: bytearray) -> tuple[Step, int]:
+    def _parse(self, buf: bytes | bytearray) -> tuple[Step, int]:
         """Look at a candidate starting with the sync; return the verdict and frame length."""
 
     @abstractmethod
@@ -103,6 +108,14 @@ class ScanningCodec(ABC):
         if not data:
             return self.poll(now)
         self._last_rx = now
+        if not self._buf and data.startswith(self.sync):
+            # The usual read holds one whole frame and nothing is left from the last: decode
+            # it where it lies (what _scan would do, without the buffer's copies).
+            step, length = self._parse(data)
+            if step is Step.OK and length == len(data):
+                self._hunting = False
+                self._stats.frames += 1
+                return self._decode(data, now)
         self._buf += data
         return self._scan(now, final=False)
 
@@ -120,6 +133,10 @@ class ScanningCodec(ABC):
     def reset(self) -> None:
         self._buf.clear()
         self._last_rx = None
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._buf)
 
     def _discard(self, n: int) -> None:
         if n <= 0:

@@ -80,7 +80,7 @@ class HfCodec(ScanningCodec):
         self.hold_time = hold_time
         self._reported: dict[bytes, float] = {}
 
-    def _parse(self, buf: bytearray) -> tuple[Step, int]:
+    def _parse(self, buf: bytes | bytearray) -> tuple[Step, int]:
         if len(buf) < 2:
             return Step.NEED_MORE, 0
         length = buf[1]

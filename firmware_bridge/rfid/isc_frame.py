@@ -155,7 +155,7 @@ class IscCodec(CommandCodec):
 
     sync = bytes((STX,))
 
-    def _parse(self, buf: bytearray) -> tuple[Step, int]:
+    def _parse(self, buf: bytes | bytearray) -> tuple[Step, int]:
         if len(buf) < 3:
             return Step.NEED_MORE, 0
         total = int.from_bytes(buf[1:3], "big")

@@ -51,8 +51,10 @@ class RefCodec(ScanningCodec):
     def __init__(self, reader_id: int = 0, gap_timeout: float = DEFAULT_GAP_TIMEOUT) -> None:
         super().__init__(reader_id, gap_timeout)
         self._last_seq: dict[int, int] = {}
+        self._last_tags: dict[int, tuple[bytes, frozenset[bytes]]] = {}
+        """Per reader, its last frame's count and UIDs as sent, and as a set."""
 
-    def _parse(self, buf: bytearray) -> tuple[Step, int]:
+    def _parse(self, buf: bytes | bytearray) -> tuple[Step, int]:
         if len(buf) < 4:
             return Step.NEED_MORE, 0
         length = int.from_bytes(buf[2:4], "big")
@@ -70,10 +72,16 @@ class RefCodec(ScanningCodec):
         return Step.OK, total
 
     def _decode(self, frame: bytes, t: float) -> list[ReaderEvent]:
-        reader, seq, count = frame[4], frame[5], frame[6]
-        uids = frozenset(
-            frame[_HEADER + i * UID_LEN : _HEADER + (i + 1) * UID_LEN] for i in range(count)
-        )
+        reader, seq = frame[4], frame[5]
+        tags = frame[_HEADER - 1 : -2]
+        last_tags = self._last_tags.get(reader)
+        if last_tags is not None and last_tags[0] == tags:
+            # A zone that did not change sends the same bytes scan after scan (the encoder
+            # sorts UIDs): the same set again, which the tracker sees as unchanged at once.
+            uids = last_tags[1]
+        else:
+            uids = frozenset(tags[1 + i * UID_LEN : 1 + (i + 1) * UID_LEN] for i in range(tags[0]))
+            self._last_tags[reader] = (tags, uids)
         last = self._last_seq.get(reader)
         if last is not None and seq not in (last, (last + 1) & 0xFF):
             self._stats.seq_gaps += (seq - last - 1) & 0xFF

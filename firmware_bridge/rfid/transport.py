@@ -44,8 +44,9 @@ class ReaderTransport(ReconnectingPort):
     """One reader port (a single HF reader, or a bus of inventory readers) until close().
 
     Inventories go to `on_inventory` if given, else to a queue read with `recv()` or
-    `async for inv in transport` (with a session, ReaderAlerts come the same way). Acks and
-    other frames are counted in `other_events`.
+    `async for inv in transport` (with a session, ReaderAlerts come the same way, or go to
+    `on_alert`). Acks and other frames are counted in `other_events`. Callbacks run in the
+    read callback itself: a consumer that keeps up needs no task woken per frame.
     """
 
     def __init__(
@@ -56,6 +57,7 @@ class ReaderTransport(ReconnectingPort):
         session: PolledSession | None = None,
         baudrate: int = 115_200,
         on_inventory: Callable[[Inventory], None] | None = None,
+        on_alert: Callable[[ReaderAlert], None] | None = None,
         presence: bool | None = None,
         presence_timeout: float = DEFAULT_PRESENCE_TIMEOUT,
         snapshot_interval: float = DEFAULT_SNAPSHOT_INTERVAL,
@@ -85,6 +87,7 @@ class ReaderTransport(ReconnectingPort):
         self.session = session
         self.alerts = 0
         self._on_inventory = on_inventory
+        self._on_alert = on_alert
         self._clock = clock
         self._presence_enabled = is_hf if presence is None else presence
         self.presence_timeout = presence_timeout
@@ -97,6 +100,8 @@ class ReaderTransport(ReconnectingPort):
             self._presence[codec.reader_id] = PresenceTracker(codec.reader_id, presence_timeout)
         self._inbox: asyncio.Queue[Inventory | ReaderAlert] = asyncio.Queue()
         self._got_bytes = False
+        self._untimed = False
+        """The session loop waits for bytes or loss with no timeout (nothing to judge)."""
         self._last_frame: float | None = None
         self._last_snapshot: float | None = None
         self.inventories = 0
@@ -123,6 +128,18 @@ class ReaderTransport(ReconnectingPort):
         """The codec's counters (bad frames, resyncs, gaps...)."""
         return self.codec.stats
 
+    def deliver_to(
+        self, on_inventory: Callable[[Inventory], None], on_alert: Callable[[ReaderAlert], None]
+    ) -> None:
+        """From now on inventories and alerts go to these callbacks (what is queued first)."""
+        self._on_inventory, self._on_alert = on_inventory, on_alert
+        while not self._inbox.empty():
+            item = self._inbox.get_nowait()
+            if isinstance(item, ReaderAlert):
+                on_alert(item)
+            else:
+                on_inventory(item)
+
     async def recv(self) -> Inventory | ReaderAlert:
         return await self._inbox.get()
 
@@ -145,6 +162,8 @@ class ReaderTransport(ReconnectingPort):
             self._session_out(*self.session.feed(data, self._clock()))
             return
         self._handle(self.codec.feed(data, self._clock()))
+        if self._untimed and self.codec.pending:
+            self._wake.set()  # a frame cut off so far: the loop times its gap
 
     def _session_out(self, write: bytes, results: list[SessionOutput]) -> None:
         if write and self._conn is not None:
@@ -152,7 +171,9 @@ class ReaderTransport(ReconnectingPort):
         for result in results:
             if isinstance(result, ReaderAlert):
                 self.alerts += 1
-                if self._on_inventory is None:
+                if self._on_alert is not None:
+                    self._on_alert(result)
+                elif self._on_inventory is None:
                     self._inbox.put_nowait(result)
             else:
                 self._emit(result)
@@ -194,6 +215,10 @@ class ReaderTransport(ReconnectingPort):
         # lying on the antenna has had the time to be read again.
         next_snapshot = opened + (self.presence_timeout if self._presence_enabled else 0.0)
         next_keepalive = opened
+        # An inventory reader needs the loop only to give up on a frame cut off mid-way:
+        # without one pending it sleeps until bytes or loss (13 idle ports woke 65 times
+        # a second for nothing), not idle_poll after idle_poll.
+        timed = self.session is not None or self._presence_enabled or self.keepalive is not None
         while not conn.lost.is_set() and not self._closing:
             now = self._clock()
             if self.keepalive is not None and now >= next_keepalive:
@@ -204,9 +229,16 @@ class ReaderTransport(ReconnectingPort):
                 self._snapshot(now)
             self._wake.clear()
             self._got_bytes = False
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.idle_poll):
+            if not timed and not self.codec.pending:
+                self._untimed = True
+                try:
                     await self._wake.wait()
+                finally:
+                    self._untimed = False
+            else:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.idle_poll):
+                        await self._wake.wait()
             if not self._got_bytes:
                 # Silence is judged only here, never in feed(): see ReaderCodec.poll.
                 if self.session is not None:

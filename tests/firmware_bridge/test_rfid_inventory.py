@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from firmware_bridge.rfid import (
     Inventory,
@@ -18,6 +20,7 @@ from firmware_bridge.rfid import (
     ZoneMap,
     encode_inventory,
 )
+from firmware_bridge.rfid import inventory as inventory_module
 
 A, B, C = (bytes.fromhex(f"e00401500000000{i}") for i in (1, 2, 3))
 HAND0 = Zone(ZoneKind.HAND, 0)
@@ -122,3 +125,91 @@ def test_codec_to_tracker() -> None:
         assert isinstance(e, Inventory)
         events += tracker.update(Inventory(e.reader_id, e.seq, e.uids, i * 0.2))
     assert events == [TagIn(HAND0, A, 0.0), TagIn(HAND0, C, 0.0), TagOut(HAND0, C, 0.4, 0.0)]
+
+
+class NaiveTracker:
+    """The tracker as it was before repeated scans took a short cut: every scan refreshes
+    every sighting. The oracle for the short cut."""
+
+    def __init__(self, zones: ZoneMap, out_after_scans: int, out_after_seconds: float) -> None:
+        self.zones = zones
+        self.scans, self.seconds = out_after_scans, out_after_seconds
+        self.seen: dict[int, dict[bytes, list[float]]] = {r: {} for r in zones}
+        self.present: dict[Zone, set[bytes]] = {z: set() for z in zones.values()}
+
+    def update(self, inventory: Inventory) -> list[TagIn | TagOut]:
+        zone, now, seen = (
+            self.zones[inventory.reader_id],
+            inventory.t,
+            self.seen[inventory.reader_id],
+        )
+        for uid in inventory.uids:
+            seen[uid] = [now, 0]  # last seen, missed scans
+        gone = []
+        for uid, sighting in seen.items():
+            if uid not in inventory.uids:
+                sighting[1] += 1
+                if sighting[1] >= self.scans and now - sighting[0] >= self.seconds:
+                    gone.append(uid)
+        last_seen = {uid: seen.pop(uid)[0] for uid in gone}
+        present = self.present[zone]
+        events: list[TagIn | TagOut] = []
+        for uid in sorted(gone):
+            if uid in present and not any(uid in self.seen[r] for r in self.zones.readers_of(zone)):
+                present.discard(uid)
+                events.append(TagOut(zone, uid, now, last_seen[uid]))
+        for uid in sorted(inventory.uids - present):
+            present.add(uid)
+            events.append(TagIn(zone, uid, now))
+        return events
+
+
+scans = st.lists(
+    st.tuples(
+        st.sampled_from([1, 2, 9]),  # reader 9 shares the pool with reader 10
+        st.floats(0.0, 0.2),
+        st.sampled_from([(), (A,), (A, B), (A, B, C), (B, C)]),
+        st.booleans(),  # repeat the reader's last scan (the idle table's case)
+    ),
+    max_size=60,
+)
+
+
+@given(scans, st.integers(1, 3), st.sampled_from([0.0, 0.1, 0.25]))
+def test_repeated_scans_short_cut_matches_the_naive_tracker(
+    steps: list[tuple[int, float, tuple[bytes, ...], bool]], out_scans: int, out_seconds: float
+) -> None:
+    zones = ZoneMap({1: HAND0, 2: Zone(ZoneKind.DISCARDS, 0), 9: POOL, 10: POOL})
+    tracker = InventoryTracker(zones, out_after_scans=out_scans, out_after_seconds=out_seconds)
+    naive = NaiveTracker(zones, out_scans, out_seconds)
+    t, last = 0.0, {}
+    for reader, dt, uids, repeat in steps:
+        t += dt
+        reader = 10 if reader == 9 and dt > 0.1 else reader
+        tags = last.get(reader, frozenset(uids)) if repeat else frozenset(uids)
+        last[reader] = tags  # the same set object again, as RefCodec hands it back
+        scan = Inventory(reader, 0, tags, t)
+        assert tracker.update(scan) == naive.update(scan)
+        for zone in zones.values():
+            assert tracker.present(zone) == naive.present[zone]
+        assert tracker.last_scan(reader) == t
+
+
+def test_a_repeated_scan_does_no_per_tag_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The idle table's case: a scan equal to the last one creates no sightings."""
+    made = []
+
+    def sighting(last_seen: float) -> object:
+        made.append(last_seen)
+        return real(last_seen)
+
+    real = inventory_module._Sighting
+    monkeypatch.setattr(inventory_module, "_Sighting", sighting)
+    tracker = InventoryTracker(ZoneMap({1: HAND0}))
+    uids = frozenset({A, B, C})
+    tracker.update(Inventory(1, 0, uids, 0.0))
+    assert len(made) == 3
+    for i in range(1, 50):
+        assert tracker.update(Inventory(1, i, frozenset(uids), i * 0.02)) == []
+    assert len(made) == 3
+    assert tracker.last_scan(1) == 49 * 0.02

@@ -170,3 +170,52 @@ def test_seq_gaps_counted() -> None:
     codec.feed(encode_inventory(1, 2, []), 0.2)  # 0 and 1 lost
     codec.feed(encode_inventory(1, 2, []), 0.3)  # a repeat is no gap
     assert codec.stats.seq_gaps == 2
+
+
+frames_st = st.lists(
+    st.tuples(st.integers(0, 3), uids_st, st.sampled_from(["ok", "bad crc", "cut", "noise"])),
+    max_size=12,
+)
+
+
+def _damaged(frame: bytes, how: str) -> bytes:
+    if how == "bad crc":
+        return frame[:-1] + bytes([frame[-1] ^ 0x01])
+    if how == "cut":
+        return frame[: len(frame) // 2]
+    if how == "noise":
+        return b"\xaa\x00\x13" + frame
+    return frame
+
+
+@given(frames_st)
+def test_a_read_of_one_whole_frame_decodes_as_the_buffered_stream_does(
+    frames: list[tuple[int, frozenset[bytes], str]],
+) -> None:
+    """feed() decodes a read holding exactly one frame in place; the events and counters
+    must be what the buffered scan gives for the same bytes in one read."""
+    chunks = [
+        _damaged(encode_inventory(r, i, uids), how) for i, (r, uids, how) in enumerate(frames)
+    ]
+    one_by_one, at_once = RefCodec(), RefCodec()
+    events = []
+    for chunk in chunks:
+        events += one_by_one.feed(chunk, 1.0)
+    events += one_by_one.poll(5.0)
+    expected = at_once.feed(b"".join(chunks), 1.0) + at_once.poll(5.0)
+    assert events == expected
+    assert one_by_one.stats == at_once.stats
+
+
+def test_a_frame_byte_equal_to_the_readers_last_gives_back_the_same_set() -> None:
+    """An idle zone's frames differ only in seq and CRC: their UIDs are not decoded again,
+    and the tracker recognises the same set object at once."""
+    codec = RefCodec()
+    first = inventories(codec.feed(encode_inventory(3, 0, [uid(1), uid(2)]), 0.0))[0]
+    again = inventories(codec.feed(encode_inventory(3, 1, [uid(2), uid(1)]), 0.02))[0]
+    other = inventories(codec.feed(encode_inventory(4, 1, [uid(2), uid(1)]), 0.02))[0]
+    changed = inventories(codec.feed(encode_inventory(3, 2, [uid(1)]), 0.04))[0]
+    assert again.uids is first.uids and (again.seq, again.t) == (1, 0.02)
+    assert other.uids == first.uids and other.uids is not first.uids  # per reader
+    assert changed.uids == {uid(1)}
+    assert inventories(codec.feed(encode_inventory(3, 3, [uid(1)]), 0.06))[0].uids is changed.uids

@@ -8,11 +8,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
+import serial  # type: ignore[import-untyped]
 
 from firmware_bridge.protocol import DisplayText, Inventory, WallOrder
 from firmware_bridge.protocol.transport import LinkTransport
+from firmware_bridge.rfid import inventory as inventory_module
 from firmware_bridge.rfid.events import Inventory as ReaderInventory
 from firmware_bridge.rfid.hf_frame import HfCodec, encode_ack, encode_tag_read
 from firmware_bridge.rfid.inventory import TagIn
@@ -21,7 +25,7 @@ from firmware_bridge.rfid.transport import ReaderTransport
 from firmware_bridge.rfid.zones import Zone, ZoneKind, ZoneMap
 from firmware_bridge.sim.ports import PtyPort
 from firmware_bridge.table import NoBoard, TableBridge
-from firmware_bridge.table_events import BridgeEvent, ReaderBack, ReaderSilent
+from firmware_bridge.table_events import BridgeEvent, DeviceState, ReaderBack, ReaderSilent
 
 UID_A = bytes.fromhex("e004010000000001")
 UID_B = bytes.fromhex("e004010000000002")
@@ -137,3 +141,96 @@ def test_board_commands_need_a_board() -> None:
     with pytest.raises(NoBoard):
         bridge.roll_dice()
     assert bridge.counters.board_messages == 0 and time.monotonic() > 0
+
+
+@pytest.mark.timeout(60)
+def test_an_idle_zone_costs_the_bridge_no_decoding_and_no_diffing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader repeating the same inventory (an idle table: 650 frames a second) through
+    the bridge: read straight from the pty (not pyserial's read(), a select() more per
+    frame), its UIDs decoded once (every repeat hands the tracker the same set), and the
+    tracker's per-tag work done once. A hung-up pty still ends the connection."""
+    pyserial_reads: list[int] = []
+    real_read = serial.Serial.read
+
+    def read(self: serial.Serial, size: int = 1) -> bytes:
+        pyserial_reads.append(size)
+        return bytes(real_read(self, size))
+
+    monkeypatch.setattr(serial.Serial, "read", read)
+    sightings: list[float] = []
+    real_sighting = inventory_module._Sighting
+
+    def sighting(last_seen: float) -> object:
+        sightings.append(last_seen)
+        return real_sighting(last_seen)
+
+    monkeypatch.setattr(inventory_module, "_Sighting", sighting)
+    zones = ZoneMap({4: Zone(ZoneKind.HAND, 0)})
+
+    async def scenario() -> None:
+        port = PtyPort(tmp_path / "reader-4")
+        await port.plug()
+        reader = ReaderTransport(str(tmp_path / "reader-4"), RefCodec())
+        bridge = TableBridge(zones, readers=[reader], silent_after=60.0)  # a slow CI is not silence
+        seen_sets: list[frozenset[bytes]] = []
+        update = bridge.tracker.update
+
+        def counting_update(inventory: ReaderInventory) -> list[Any]:
+            seen_sets.append(inventory.uids)
+            return update(inventory)
+
+        bridge.tracker.update = counting_update  # type: ignore[method-assign]
+        async with asyncio.timeout(30), bridge:
+            await _until(lambda: reader.connected)
+            await asyncio.sleep(0.1)  # the host's open flushes input: write after it
+            for seq in range(50):
+                port.write(encode_inventory(4, seq, [UID_A, UID_B]))
+                await asyncio.sleep(0.002)
+            await _until(lambda: len(seen_sets) == 50)
+            events = [await bridge.next_event() for _ in range(3)]
+            await port.unplug()  # the pty hangs up: EIO on the host's side
+            await _until(lambda: not reader.connected)
+        assert [type(e) for e in events] == [DeviceState, TagIn, TagIn]
+        assert all(s is seen_sets[0] for s in seen_sets)
+        assert len(sightings) == 2  # the two tags, once
+        assert pyserial_reads == []
+        assert reader.disconnects == 1 and reader.stats.frames == 50
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.timeout(60)
+def test_an_inventory_reader_wakes_the_loop_only_for_a_frame_cut_off() -> None:
+    """No partial frame, no timer: a quiet or steadily reporting inventory port costs no
+    wake-ups of its own; a half frame is still given up after the gap timeout."""
+
+    async def scenario() -> None:
+        port = PtyPort()
+        await port.plug()
+        codec = RefCodec(gap_timeout=0.05)
+        polls: list[float] = []
+        real_poll = codec.poll
+
+        def poll(now: float) -> list[Any]:
+            polls.append(now)
+            return real_poll(now)
+
+        codec.poll = poll  # type: ignore[method-assign]
+        got: list[ReaderInventory] = []
+        transport = ReaderTransport(port.url, codec, on_inventory=got.append, idle_poll=0.05)
+        async with asyncio.timeout(30), transport:
+            await _until(lambda: transport.connected)
+            await asyncio.sleep(0.1)  # the host's open flushes input: write after it
+            for seq in range(10):
+                port.write(encode_inventory(4, seq, [UID_A]))
+                await asyncio.sleep(0.03)
+            await asyncio.sleep(0.3)
+            assert len(got) == 10 and polls == []
+            port.write(encode_inventory(4, 10, [UID_A])[:9])
+            await _until(lambda: transport.stats.gap_resets == 1)
+            assert 0 < len(polls) <= 4
+        await port.unplug()
+
+    asyncio.run(scenario())

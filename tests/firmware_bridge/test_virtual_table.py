@@ -58,6 +58,12 @@ def test_bridge_sees_status_lift_order_and_every_move(tmp_path: Path) -> None:
             await until(lambda: any(e.state is TableState.WALLS_UP for e in log.of(TableStatus)))
             lift = log.of(LiftOrder)[0]
             assert isinstance(lift, LiftOrder)
+            # the board's link is heard up before anything the board reports over it
+            board = [e for e in log.events if isinstance(e, DeviceState | TableStatus)]
+            up = next(
+                i for i, e in enumerate(board) if isinstance(e, DeviceState) and e.state == "up"
+            )
+            assert up < next(i for i, e in enumerate(board) if isinstance(e, TableStatus))
             assert lift.uids == table.model.lift_order and len(set(lift.uids)) == 136
 
             await until(lambda: driver.pending == 0 and table.idle and bridge_agrees(table, bridge))
@@ -106,7 +112,16 @@ def test_misreads_and_a_lossy_line_report_only_real_moves(codec: CodecName) -> N
             bridge = log.bridge
             await until(lambda: bool(log.of(LiftOrder)))
             lift = log.of(LiftOrder)[0]
-            assert isinstance(lift, LiftOrder) and lift.uids == table.model.lift_order
+            assert isinstance(lift, LiftOrder)
+            # the board's link is heard up before anything the board reports over it
+            board = [e for e in log.events if isinstance(e, DeviceState | TableStatus)]
+            up = next(
+                i for i, e in enumerate(board) if isinstance(e, DeviceState) and e.state == "up"
+            )
+            assert (
+                up < next(i for i, e in enumerate(board) if isinstance(e, TableStatus))
+                and lift.uids == table.model.lift_order
+            )
             await until(lambda: driver.pending == 0 and table.idle and bridge_agrees(table, bridge))
             moved = lift.uids[0:2]
             driver.add(*(MoveTag(t, DISCARDS_0) for t in moved))
