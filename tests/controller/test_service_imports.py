@@ -28,6 +28,8 @@ NOT_IMPORTED = {
     "websockets": "uvicorn's WebSocket protocol: the web app has no WebSocket route",
     "wsproto": "the same",
     "controller.hub": "the parlour hub's service",
+    # (listed as a failed import too: pydantic.v1.main is the load)
+    "pydantic.v1.main": "FastAPI's check for pydantic v1 models (controller/web/__init__.py)",
     "controller.virtual_players": "the virtual table's bots",
     "engine.bots": "the same",
     "firmware_bridge.sim": "the virtual table",
