@@ -23,7 +23,7 @@ NOT_IMPORTED = {
     "amqtt": "the demo's embedded broker",
     "gpiozero": "[gpio] is off",
     # (-X importtime lists structlog's failed ``import rich`` too: rich.console is the load)
-    "rich.console": "structlog's pretty tracebacks (controller/__init__.py); ours are plain",
+    "rich.console": "structlog's pretty tracebacks (controller/logs.py); ours are plain",
     "pygments": "rich's syntax highlighting",
     "websockets": "uvicorn's WebSocket protocol: the web app has no WebSocket route",
     "wsproto": "the same",
