@@ -25,8 +25,31 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-import structlog
-from structlog.typing import Processor
+
+def _structlog_without_rich() -> None:
+    """Import structlog with rich hidden from it.
+
+    structlog's dev module imports rich (console and tracebacks, pygments with them: ~4 MB
+    resident) whenever it is installed, for its pretty exception formatter; our renderers
+    print plain tracebacks, so on a Pi that is memory never used. A ``None`` in
+    ``sys.modules`` makes that one ``import rich`` fail; rich stays importable for typer's
+    help and errors afterwards. This module is the service's first to import structlog
+    (``controller.cli.run`` imports it before the rest; test_service_imports checks);
+    nothing to do when structlog or rich is in already.
+    """
+    if "structlog" in sys.modules or "rich" in sys.modules:
+        return
+    sys.modules["rich"] = None  # type: ignore[assignment]
+    try:
+        import structlog  # noqa: F401
+    finally:
+        del sys.modules["rich"]
+
+
+_structlog_without_rich()
+
+import structlog  # noqa: E402
+from structlog.typing import Processor  # noqa: E402
 
 LEVELS = {
     "debug": logging.DEBUG,

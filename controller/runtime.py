@@ -12,7 +12,7 @@ import random
 import signal
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -29,14 +29,16 @@ from controller.service import ServiceOptions, TableService
 from controller.store import EventStore
 from controller.tags import TagBook
 from controller.tracker import Tracker, TrackerSettings
-from controller.virtual_players import VirtualPlayers
 from engine.tiles import NUM_KINDS, kind_name
 from firmware_bridge.protocol.link import Link, LinkConfig
 from firmware_bridge.protocol.transport import LinkTransport
 from firmware_bridge.registry import KindLabel, TagRegistry
 from firmware_bridge.rfid.zones import ZoneMap
-from firmware_bridge.sim import SimConfig, VirtualTable
 from firmware_bridge.table import ReaderLine, TableBridge, open_readers
+
+if TYPE_CHECKING:  # imported where a virtual table is made: a real table never loads them
+    from controller.virtual_players import VirtualPlayers
+    from firmware_bridge.sim import VirtualTable
 
 log = structlog.get_logger(__name__)
 
@@ -144,7 +146,12 @@ async def _web_server(
     app = create_app(store, live, WebAppSettings.from_config(config), metrics=metrics)
     server = Server(
         uvicorn.Config(
-            app, host=config.web.host, port=config.web.port, log_config=None, access_log=False
+            app,
+            host=config.web.host,
+            port=config.web.port,
+            log_config=None,
+            access_log=False,
+            ws="none",  # the app has no WebSocket route: uvicorn need not load a WS library
         )
     )
     task = asyncio.create_task(server.serve())
@@ -225,6 +232,9 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
         table: VirtualTable | None = None
         players: VirtualPlayers | None = None
         if config.hardware.virtual:
+            from controller.virtual_players import VirtualPlayers
+            from firmware_bridge.sim import SimConfig, VirtualTable
+
             seed = opts.seed if opts.seed is not None else random.randrange(1 << 30)
             sim = SimConfig(seed=seed, kinds=KINDS, registry_path=config.registry_path, **opts.sim)
             table = VirtualTable(sim)

@@ -28,10 +28,15 @@ class BoundedMemo(dict[K, V]):
         registry.memos.append(self)
 
     def put(self, key: K, value: V) -> V:
-        if len(self) >= self.limit:
-            self.clear()
+        self.make_room()
         self[key] = value
         return value
+
+    def make_room(self) -> None:
+        """Forget everything if full: for a caller about to add keys itself (a search that
+        memoises its sub-keys as it goes)."""
+        if len(self) >= self.limit:
+            self.clear()
 
 
 class MemoRegistry:

@@ -15,13 +15,6 @@ from engine.settlement.ledger import Amount
 from engine.tiles import EAST
 
 
-@dataclass(frozen=True, slots=True)
-class HandRecord:
-    hand_no: int
-    dealer: int
-    settlement: Settlement
-
-
 @dataclass(slots=True)
 class Session:
     ruleset: str
@@ -32,7 +25,6 @@ class Session:
     prevailing_wind: int = EAST
     hand_no: int = 0
     totals: list[Amount] = field(default_factory=lambda: [0, 0, 0, 0])
-    history: list[HandRecord] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.dealer < 0:
@@ -51,9 +43,9 @@ class Session:
         )
 
     def record(self, settlement: Settlement) -> None:
-        """Close a hand: add its nets and pass the deal on as its settlement says."""
+        """Close a hand: add its nets and pass the deal on as its settlement says. (Nothing
+        of the hand is kept: a table's session runs for days, its hands are in the store.)"""
         self.hand_no += 1
-        self.history.append(HandRecord(self.hand_no, self.dealer, settlement))
         for seat, amount in enumerate(settlement.net):
             self.totals[seat] += amount
         self.dealer = settlement.next_dealer

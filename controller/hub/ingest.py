@@ -22,10 +22,10 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, func, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from controller.handlog import Handlog, table_of_topic
+from controller.store.database import dialect_insert
 from controller.store.models import (
     EventRow,
     HandRow,
@@ -50,11 +50,6 @@ class StoreResult:
     def acked(self) -> list[str]:
         """Every hand id now safely in the database: acknowledge them all."""
         return self.stored + self.duplicates
-
-
-def _insert(conn: Connection, table: Any) -> Any:
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table)
 
 
 Owner = tuple[str | None, str | None]  # (parlour, table_id)
@@ -126,7 +121,7 @@ def _sessions(conn: Connection, logs: Sequence[Handlog], stats: Changes) -> None
         }
         for sid, log in sorted(first.items())  # a fixed order: no deadlocks between writers
     ]
-    insert = _insert(conn, SessionRow.__table__)
+    insert = dialect_insert(conn.dialect.name, SessionRow.__table__)
     earliest = func.least if conn.dialect.name == "postgresql" else func.min
     table = SessionRow.__table__
     conn.execute(
@@ -145,7 +140,8 @@ def _events(conn: Connection, logs: Sequence[Handlog], now: datetime) -> None:
     if conn.dialect.name != "postgresql":
         keys = ("hand_id", "seq", "type", "payload", "created_at")
         conn.execute(
-            _insert(conn, EventRow.__table__), [dict(zip(keys, r, strict=True)) for r in rows]
+            dialect_insert(conn.dialect.name, EventRow.__table__),
+            [dict(zip(keys, r, strict=True)) for r in rows],
         )
         return
     # COPY, in this transaction: ~200 events a hand make row-by-row inserts the bottleneck.
@@ -181,7 +177,7 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
         stats.of(log.table, log.parlour).seen(log.started_at).hands += 1
     now = utcnow()
     conn.execute(
-        _insert(conn, HandRow.__table__),
+        dialect_insert(conn.dialect.name, HandRow.__table__),
         [
             {
                 "id": log.hand_id,
@@ -211,7 +207,7 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
     bump(conn, stats.by_table.values())
     _events(conn, new, now)
     conn.execute(
-        _insert(conn, SettlementRow.__table__),
+        dialect_insert(conn.dialect.name, SettlementRow.__table__),
         [
             {
                 "hand_id": log.hand_id,
@@ -304,17 +300,4 @@ def quarantine(engine: Engine, refused: Sequence[Refused]) -> None:
             }
         )
     with engine.begin() as conn:
-        conn.execute(_insert(conn, QuarantinedHandlogRow.__table__), rows)
-
-
-def quarantined(engine: Engine, *, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-    """The refused handlogs, newest first (for the owners)."""
-    row = QuarantinedHandlogRow
-    query = (
-        select(row.id, row.received_at, row.topic, row.table_id, row.hand_id, row.reason, row.size)
-        .order_by(row.id.desc())
-        .limit(limit)
-        .offset(offset)
-    )
-    with engine.connect() as conn:
-        return [dict(r._mapping) for r in conn.execute(query)]
+        conn.execute(dialect_insert(conn.dialect.name, QuarantinedHandlogRow.__table__), rows)

@@ -13,9 +13,9 @@ from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Connection, Table, func
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from controller.store.database import dialect_insert
 from controller.store.models import TableStatsRow
 
 TABLE_STATS = cast(Table, TableStatsRow.__table__)
@@ -87,8 +87,7 @@ def bump(conn: Connection | Session, changes: Iterable[Change]) -> None:
     ]
     if not rows:
         return
-    dialect = postgresql if _postgres(conn) else sqlite
-    insert = dialect.insert(TABLE_STATS)
+    insert = dialect_insert("postgresql" if _postgres(conn) else "sqlite", TABLE_STATS)
     t, new = TABLE_STATS.c, insert.excluded
     statement = insert.on_conflict_do_update(
         index_elements=[t.table_id],

@@ -23,7 +23,13 @@ from sqlalchemy.orm import Session
 
 from controller.store.event_store import EventStore, hand_record, session_record
 from controller.store.hand_filters import hand_filters
-from controller.store.models import HandRow, SessionRow, SettlementRow, TableStatsRow
+from controller.store.models import (
+    HandRow,
+    QuarantinedHandlogRow,
+    SessionRow,
+    SettlementRow,
+    TableStatsRow,
+)
 from controller.store.records import HandRecord, SessionRecord
 
 
@@ -196,3 +202,16 @@ def table_sessions(
     )
     with Session(store.engine) as s:
         return [session_record(r) for r in s.scalars(query)]
+
+
+def quarantined(store: EventStore, *, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+    """The handlogs the hub refused (``controller.hub.ingest.quarantine``), newest first."""
+    row = QuarantinedHandlogRow
+    query = (
+        select(row.id, row.received_at, row.topic, row.table_id, row.hand_id, row.reason, row.size)
+        .order_by(row.id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
+    with store.engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(query)]

@@ -10,12 +10,12 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
 from fastapi.responses import Response
 
-from controller.hub.ingest import quarantined
 from controller.store import HandRecord, StoredHand, UnknownHand, UnknownSession
 from controller.store.tables import (
     TableRecord,
     has_table,
     list_tables,
+    quarantined,
     settlements_for,
     table_hands,
     table_of_hand,
@@ -384,6 +384,4 @@ def get_replay(ctx: Ctx, hand_id: HandId) -> ReplayOut:
     summary="Handlogs the hub refused, newest first, with the reason (empty on a table)",
 )
 def get_quarantine(ctx: Ctx, limit: Limit = 100, offset: Offset = 0) -> list[QuarantinedOut]:
-    return [
-        QuarantinedOut(**row) for row in quarantined(ctx.store.engine, limit=limit, offset=offset)
-    ]
+    return [QuarantinedOut(**row) for row in quarantined(ctx.store, limit=limit, offset=offset)]

@@ -180,8 +180,11 @@ def section_rooms(
 
 SectionRun = list[tuple[tuple[SectionGroup, ...], int, int]]
 _MEMOS = MemoRegistry()
+# An entry holds a section's whole enumeration (~740 bytes): 50,000 of them were ~37 MB, which
+# a table service reached after weeks of hands (it adds ~2 a hand, and half of its lookups
+# hit). 2,000 (~1.5 MB) still keeps hundreds of hands' worth.
 _SECTION_RUNS: BoundedMemo[tuple[Section, bytes | None, bytes, int, int], SectionRun] = BoundedMemo(
-    _MEMOS, "analysis/section_runs", 50_000
+    _MEMOS, "analysis/section_runs", 2_000
 )
 
 

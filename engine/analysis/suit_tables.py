@@ -19,6 +19,7 @@ from enum import IntEnum
 
 from engine.analysis.section_table import stored, stored_need
 from engine.hand import GroupType
+from engine.memo import BoundedMemo, MemoRegistry
 
 INF = 99  # "impossible" in a need table; larger than any wildcard count
 
@@ -153,6 +154,14 @@ def positional_need(c: bytes, limit: bytes) -> Need:
     return (min(n0, INF), min(n1, INF))
 
 
+# The tables a long run fills key by key (a table service meets ~5-10 new keys a hand):
+# sized here, as every engine memo is, so weeks of hands cannot grow them without bound.
+# 10,000 keys are ~1.5 MB a table; a key forgotten is solved again (a suit key from the
+# stored ``section_table``).
+_MEMOS = MemoRegistry()
+TABLE_LIMIT = 10_000
+
+
 class NeedTable:
     """need(counts) for one section and one room rule, memoised per key.
 
@@ -165,9 +174,10 @@ class NeedTable:
     def __init__(self, section: Section, limit: bytes | None) -> None:
         self.section = section
         self.limit = limit
-        self.table: dict[bytes, Need] = {}
+        group = f"need/{section.name.lower()}"
+        self.table: BoundedMemo[bytes, Need] = BoundedMemo(_MEMOS, group, TABLE_LIMIT)
         # key -> need of the key with one more tile at each position (for waits)
-        self.plus: dict[bytes, tuple[Need, ...]] = {}
+        self.plus: BoundedMemo[bytes, tuple[Need, ...]] = BoundedMemo(_MEMOS, group, TABLE_LIMIT)
         self._search: dict[tuple[bytes, bytes | None], Need] = {}
 
     def get_plus(self, c: bytes) -> tuple[Need, ...]:
@@ -179,7 +189,7 @@ class NeedTable:
                 key[i] += 1
                 out.append(self.get(bytes(key)))
                 key[i] -= 1
-            hit = self.plus[c] = tuple(out)
+            hit = self.plus.put(c, tuple(out))
         return hit
 
     def get(self, c: bytes) -> Need:
@@ -192,22 +202,16 @@ class NeedTable:
         room: bytes | None = None
         if self.limit is not None:
             if any(v > lim for v, lim in zip(c, self.limit, strict=True)):
-                res = (INF, INF)
-                self.table[c] = res
-                return res
+                return self.table.put(c, (INF, INF))
             if self.section is not Section.HONOR_SETS:
-                res = positional_need(c, self.limit)
-                self.table[c] = res
-                return res
+                return self.table.put(c, positional_need(c, self.limit))
             room = bytes(lim - v for v, lim in zip(c, self.limit, strict=True))
         elif self.section is Section.SUIT:
             # a common suit key: solved ahead of time (see ``section_table``)
             found = stored_need(canonical(Section.SUIT, c)[0])
             if found is not None:
-                self.table[c] = found
-                return found
-        res = solve_need(self.section, c, room, self._search)
-        self.table[c] = res
+                return self.table.put(c, found)
+        res = self.table.put(c, solve_need(self.section, c, room, self._search))
         # the search memo holds sub-keys that are rarely asked again at the top
         if len(self._search) > 200_000:
             self._search.clear()
@@ -285,7 +289,9 @@ def solve_usable(
     return res
 
 
-_USABLE_MEMO: dict[Section, dict[bytes, Usable]] = {s: {} for s in Section}
+_USABLE_MEMO: dict[Section, BoundedMemo[bytes, Usable]] = {
+    s: BoundedMemo(_MEMOS, f"usable/{s.name.lower()}", TABLE_LIMIT) for s in Section
+}
 
 
 # a suit's place maps: [lo][hi] -> (shifted to start at 0, mirrored) for tiles in lo..hi
@@ -341,6 +347,7 @@ def usable(section: Section, c: bytes) -> Usable:
     memo = _USABLE_MEMO[section]
     hit = memo.get(c)
     if hit is None:
+        memo.make_room()
         hit = solve_usable(section, c, memo)
     return hit
 

@@ -20,7 +20,16 @@ from controller.cli.commands import COMMANDS
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "xingguo-deguo-self-draw.json"
 PRESET = ROOT / "engine" / "rulesets" / "presets" / "nanchang.toml"
-SERVICE_ONLY = ("fastapi", "starlette", "aiomqtt", "amqtt", "sqlalchemy", "uvicorn", "alembic")
+SERVICE_ONLY = (
+    "fastapi",
+    "starlette",
+    "aiomqtt",
+    "amqtt",
+    "sqlalchemy",
+    "uvicorn",
+    "alembic",
+    "structlog",
+)
 
 
 def imported(*args: str) -> set[str]:

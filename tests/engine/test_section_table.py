@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import random
+import tracemalloc
 import zlib
 from importlib import resources
+
+import pytest
 
 from engine.analysis import section_table, write_section_table
 from engine.analysis.suit_tables import (
@@ -55,3 +58,34 @@ def test_stored_facts_agree_with_the_search() -> None:
 def test_only_canonical_keys_are_stored() -> None:
     assert section_table.stored(bytes([0, 0, 1, 1, 1, 0, 0, 0, 0])) is None  # shifted
     assert section_table.stored(bytes([1, 1, 1, 0, 0, 0, 0, 0, 0])) is not None
+
+
+def test_the_binary_search_finds_every_stored_key_and_nothing_else() -> None:
+    """Differential: the key-order search against a dict of every record's key."""
+    raw = zlib.decompress((resources.files("engine.analysis") / section_table.FILE).read_bytes())
+    size = section_table.RECORD.size
+    at = {raw[i : i + 9]: i for i in range(0, len(raw), size)}
+    for key, offset in at.items():
+        rec = section_table.RECORD.unpack_from(raw, offset)
+        assert section_table.stored(key) == (rec[1:11], rec[11:20])
+        assert section_table.stored_need(key) == rec[20:22]
+    rng = random.Random(11)
+    # keys sharing a stored key's first 8 bytes, and random ones: found only when stored
+    near = [key[:8] + bytes([c]) for key in at for c in range(5)]
+    other = [bytes(rng.choice((0, 0, 1, 2, 3, 4)) for _ in range(9)) for _ in range(20_000)]
+    for key in [*near, *other, b"", b"\x01", b"\x01" * 10, b"\x05" * 9]:
+        assert (section_table.stored(key) is not None) == (key in at), key
+
+
+def test_the_loaded_table_stays_small(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every table service holds it from its first hand: the records (1.4 MB) and a small
+    index, not a dict entry per key (3.8 MB more)."""
+    monkeypatch.setattr(section_table, "_PREFIXES", None)
+    monkeypatch.setattr(section_table, "_RAW", b"")
+    tracemalloc.start()
+    try:
+        section_table.stored(bytes([1, 1, 1, 0, 0, 0, 0, 0, 0]))
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert held < 2_000_000, held

@@ -30,7 +30,24 @@ def test_record_moves_the_deal_and_adds_the_nets() -> None:
     assert s.totals == [-4, 0, 0, 4]
     s.record(Settlement(lines=(), next_dealer=3, dealer_streak=1, void=True))
     assert s.next_hand().dealer_streak == 1 and s.prevailing_wind == SOUTH
-    assert [h.hand_no for h in s.history] == [1, 2]
+    assert s.hand_no == 2
+
+
+def test_a_session_keeps_nothing_of_its_hands() -> None:
+    """A table's session runs for days: only what the next hand needs stays (the hands
+    are in the store); a list of settlements grew the service ~0.1 MB per 100 hands."""
+    s = Session("xingguo")
+    settlement = Settlement(lines=(Line("win", "鸡胡", 0, 3, 4),), next_dealer=0, dealer_streak=1)
+
+    def sizes() -> dict[str, int]:
+        held = {n: getattr(s, n) for n in Session.__slots__}
+        return {n: len(v) for n, v in held.items() if hasattr(v, "__len__")}
+
+    s.record(settlement)
+    first = sizes()
+    for _ in range(30):
+        s.record(settlement)
+    assert sizes() == first
 
 
 @pytest.mark.parametrize("ruleset", ["xingguo", "yichun", "chongji", "guangdong"])

@@ -1,0 +1,78 @@
+"""``mjtable run`` with SQLite, GPIO off and the web app on imports only what that table
+uses (issue 24, memory): a Pi's RSS budget is mostly modules. The service plays a hand as
+its own process (``python -X importtime``) against a virtual table in the test's process
+configured as real hardware, and the modules it imported are checked, as
+``test_cli_startup`` does for the engine commands. The RSS itself is measured by
+``bench/latency.py``; this checks the causes."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests.controller.external_service import play
+from tests.controller.mosquitto import Mosquitto, free_port
+
+# module prefix -> why a table with SQLite, no GPIO and the web app has no use for it
+NOT_IMPORTED = {
+    "sqlalchemy.dialects.postgresql": "the hub's database (2 MB)",
+    "psycopg": "the hub's driver",
+    "alembic": "migrations run in a child process (controller.store.schema_head)",
+    "amqtt": "the demo's embedded broker",
+    "gpiozero": "[gpio] is off",
+    # (-X importtime lists structlog's failed ``import rich`` too: rich.console is the load)
+    "rich.console": "structlog's pretty tracebacks (controller/logs.py); ours are plain",
+    "pygments": "rich's syntax highlighting",
+    "websockets": "uvicorn's WebSocket protocol: the web app has no WebSocket route",
+    "wsproto": "the same",
+    "controller.hub": "the parlour hub's service",
+    # (listed as a failed import too: pydantic.v1.main is the load)
+    "pydantic.v1.main": "FastAPI's check for pydantic v1 models (controller/web/__init__.py)",
+    "controller.virtual_players": "the virtual table's bots",
+    "engine.bots": "the same",
+    "firmware_bridge.sim": "the virtual table",
+}
+
+
+def imported_modules(log: str) -> set[str]:
+    names = set()
+    for line in log.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip())
+    return names
+
+
+@pytest.mark.timeout(300)
+def test_a_real_table_with_sqlite_imports_only_what_it_uses(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    env = {
+        "PYTHONPROFILEIMPORTTIME": "1",
+        "MJTABLE_WEB__ENABLED": "true",
+        "MJTABLE_WEB__HOST": "127.0.0.1",
+        "MJTABLE_WEB__PORT": str(free_port()),
+    }
+    outcome = asyncio.run(
+        play(
+            tmp_path / "work",
+            tmp_path / "data",
+            mosquitto.url,
+            ruleset="xingguo",
+            hands=1,
+            seed=4,
+            service_env=env,
+        )
+    )
+    assert len(outcome.hands) == 1  # a whole hand: settlement, hand log, the web app up
+    names = imported_modules((tmp_path / "work" / "service.log").read_text(errors="replace"))
+    # the check sees the imports at all: the service's own, the web app's, uvicorn's
+    assert {"controller.runtime", "controller.web.app", "uvicorn.server"} <= names
+    leaked = {
+        n: why
+        for n in names
+        for prefix, why in NOT_IMPORTED.items()
+        if n == prefix or n.startswith(prefix + ".")
+    }
+    assert not leaked, leaked
