@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import controller.runtime
+import firmware_bridge.sim
 from controller.runtime import KINDS, running
 from controller.store import EventStore
 from controller.virtual_players import VirtualPlayers
@@ -119,10 +120,6 @@ def test_a_whole_hand_with_the_readers_on_the_boards_reader_line(
     """The readers share the board: the virtual reader bus is wired to the board's second
     UART, the board turns their frames into INVENTORY messages, and the service sees the
     tiles only through the link (it opens no reader port of its own)."""
-    qemu = QemuBoard(tmp_path / "qemu.log")
-    (tmp_path / "mosquitto").mkdir()
-    broker = Mosquitto(tmp_path / "mosquitto")
-    broker.start()
     boards: list[FirmwareBoard] = []
     pumps: list[asyncio.Task[None]] = []
 
@@ -141,12 +138,15 @@ def test_a_whole_hand_with_the_readers_on_the_boards_reader_line(
         board = LinkTransport(table.board_url, Link(LinkConfig()), backoff_initial=0.02)
         return TableBridge(table.config.zones, board=board, readers=(), **options)
 
-    monkeypatch.setattr(controller.runtime, "VirtualTable", TableOnFirmware)
+    # runtime imports the virtual table where it makes one (a real table never loads it)
+    monkeypatch.setattr(firmware_bridge.sim, "VirtualTable", TableOnFirmware)
     monkeypatch.setattr(controller.runtime, "bridge_for_table", bridge_through_the_board)
-    config = config_for(data_dir(tmp_path), RULESET, broker.url)
     opts = options(SEED, 1)
     opts.sim.update(lift_reader=False, bus=True, codec="ref", transport="socket")
-    opts.sim["scan_interval"] = 0.02
+    # 13 readers on one 115,200-baud line: a scan every 0.1 s is ~4 KB/s on it. At 0.02 s
+    # (~20 KB/s, more than the line carries) a quiet machine's hand stalls: the board does
+    # not shed stale inventories yet (an open defect, docs/firmware.md).
+    opts.sim["scan_interval"] = 0.1
 
     async def main() -> None:
         async with running(config, opts) as run:
@@ -168,7 +168,12 @@ def test_a_whole_hand_with_the_readers_on_the_boards_reader_line(
         for pump in pumps:
             pump.cancel()
 
+    qemu = QemuBoard(tmp_path / "qemu.log")  # started last: nothing between it and try
+    (tmp_path / "mosquitto").mkdir()
+    broker = Mosquitto(tmp_path / "mosquitto")
     try:
+        broker.start()
+        config = config_for(data_dir(tmp_path), RULESET, broker.url)
         asyncio.run(main())
     finally:
         broker.kill()
