@@ -13,9 +13,11 @@ fewer there leaves as they are (9 little-endian 16-bit masks over the 10 entries
 where no tile is held), then its need with no per-kind limit (``suit_tables``: n0 and n1, 2
 signed bytes; need is shift/mirror-invariant too when a kind may be added any number of
 times, since a group reaching past one end of the run has a twin reaching past the other
-with the same tiles added). Regenerate after changing the section rules with
-``python -m engine.analysis.write_section_table``, which holds the builder (tests check the
-file against a fresh build).
+with the same tiles added). The file holds the records in blocks of ``BLOCK`` records,
+each compressed on its own: a header (``HEADER``: magic, records per block, blocks), per
+block its first key and compressed length (``ENTRY``), then the blocks. Regenerate after
+changing the section rules with ``python -m engine.analysis.write_section_table``, which
+holds the builder (tests check the file against a fresh build).
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from __future__ import annotations
 import struct
 import zlib
 from array import array
-from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
 from importlib import resources
 from itertools import compress
 from operator import eq
@@ -34,58 +37,105 @@ FILE = "suit_sections.bin"
 RECORD = struct.Struct("<9s10b9H2b")
 _KEY = 9  # bytes of a key, at the start of its record
 _BITS10 = tuple(1 << g for g in range(10))
+BLOCK = 64  # records a block
+HEADER = struct.Struct("<4sHI")
+MAGIC = b"MJS2"
+ENTRY = struct.Struct("<9sI")
 
 # (usable vector, per position: the usable entries one tile fewer there keeps, as bits)
 Facts = tuple[tuple[int, ...], tuple[int, ...]]
 
-# The records, and per record the first 8 bytes of its key as a big-endian integer: the
-# records are in key order, so a key is found by a binary search over those (288 KB; a dict
-# from key to offset took 3.8 MB, which a table service on a Pi pays for from the first
-# hand). Records decode on demand (a dict of decoded tuples would take 14 MB more).
-_RAW = b""
-_PREFIXES: array[int] | None = None
+# Every table service holds this from its first hand, so it stays compressed: the file
+# (300 KB), each block's first key and where it starts; a lookup decompresses one block of
+# 3.7 KB (a few recent ones are kept). The records whole took 1.7 MB (and a dict from key
+# to record 3.8 MB more); the tables of ``suit_tables`` in front of this keep the answers
+# a long run asks again.
+_DATA = b""
+_FIRSTS: list[bytes] = []
+_STARTS = array("I")
 
 
-def _load() -> array[int]:
-    """The records' key prefixes (the file is read on first use)."""
-    global _RAW, _PREFIXES
-    if _PREFIXES is None:
-        _RAW = zlib.decompress((resources.files("engine.analysis") / FILE).read_bytes())
-        starts = range(0, len(_RAW), RECORD.size)
-        _PREFIXES = array("Q", (int.from_bytes(_RAW[i : i + 8], "big") for i in starts))
-    return _PREFIXES
+def _load() -> list[bytes]:
+    """Each block's first key (the file is read on first use)."""
+    global _DATA, _FIRSTS, _STARTS
+    if not _FIRSTS:
+        data = (resources.files("engine.analysis") / FILE).read_bytes()
+        firsts, starts = blocks_index(data)
+        _DATA, _FIRSTS, _STARTS = data, firsts, starts
+    return _FIRSTS
 
 
-def _offset(key: bytes) -> int | None:
-    """Where the record of a stored key starts in the records, or None (not stored)."""
-    prefixes = _load()
-    prefix = int.from_bytes(key[:8], "big")
-    i = bisect_left(prefixes, prefix)
-    # keys sharing the first 8 bytes lie together (at most 5: the 9th count is 0..4)
-    while i < len(prefixes) and prefixes[i] == prefix:
-        at = i * RECORD.size
-        if _RAW[at : at + _KEY] == key:
-            return at
-        i += 1
+def blocks_index(data: bytes) -> tuple[list[bytes], array[int]]:
+    """A file's blocks: their first keys and their offsets (one more: the end)."""
+    magic, per_block, count = HEADER.unpack_from(data)
+    if magic != MAGIC or per_block != BLOCK:
+        raise ValueError(f"{FILE}: not a table of {BLOCK}-record blocks (regenerate it)")
+    firsts: list[bytes] = []
+    starts = array("I")
+    at = HEADER.size + count * ENTRY.size
+    for i in range(count):
+        first, size = ENTRY.unpack_from(data, HEADER.size + i * ENTRY.size)
+        firsts.append(first)
+        starts.append(at)
+        at += size
+    starts.append(at)
+    if at != len(data):
+        raise ValueError(f"{FILE}: {len(data)} bytes, the index says {at}")
+    return firsts, starts
+
+
+@lru_cache(maxsize=32)
+def _block(i: int) -> bytes:
+    return zlib.decompress(_DATA[_STARTS[i] : _STARTS[i + 1]])
+
+
+def records(data: bytes) -> Iterator[bytes]:
+    """Every record of a file's bytes, in key order (the builder's tests read them)."""
+    firsts, starts = blocks_index(data)
+    for i in range(len(firsts)):
+        block = zlib.decompress(data[starts[i] : starts[i + 1]])
+        for at in range(0, len(block), RECORD.size):
+            yield block[at : at + RECORD.size]
+
+
+def _record(key: bytes) -> tuple[bytes, int] | None:
+    """The block holding a stored key's record and where the record starts, or None."""
+    firsts = _load()
+    i = bisect_right(firsts, key) - 1  # the last block starting at or before the key
+    if i < 0 or len(key) != _KEY:
+        return None
+    block = _block(i)
+    lo, hi = 0, len(block) // RECORD.size
+    while lo < hi:  # the records of a block are in key order too
+        mid = (lo + hi) // 2
+        at = mid * RECORD.size
+        here = block[at : at + _KEY]
+        if here == key:
+            return block, at
+        if here < key:
+            lo = mid + 1
+        else:
+            hi = mid
     return None
 
 
 def stored(key: bytes) -> Facts | None:
     """The stored facts of a canonical suit key, or None (more tiles than stored). The
     file is read on first use."""
-    at = _offset(key)
-    if at is None:
+    found = _record(key)
+    if found is None:
         return None
-    rec = RECORD.unpack_from(_RAW, at)
+    rec = RECORD.unpack_from(*found)
     return rec[1:11], rec[11:20]
 
 
 def stored_need(key: bytes) -> tuple[int, int] | None:
     """The stored free need (n0, n1) of a canonical suit key, or None (not stored)."""
-    at = _offset(key)
-    if at is None:
+    found = _record(key)
+    if found is None:
         return None
-    n0, n1 = _NEED.unpack_from(_RAW, at + _NEED_AT)
+    block, at = found
+    n0, n1 = _NEED.unpack_from(block, at + _NEED_AT)
     return n0, n1
 
 

@@ -11,7 +11,17 @@ import zlib
 from importlib import resources
 from itertools import product
 
-from engine.analysis.section_table import FILE, MAX_TILES, RECORD, Facts, kept_by_fewer
+from engine.analysis.section_table import (
+    BLOCK,
+    ENTRY,
+    FILE,
+    HEADER,
+    MAGIC,
+    MAX_TILES,
+    RECORD,
+    Facts,
+    kept_by_fewer,
+)
 from engine.analysis.suit_tables import Section, canonical, solve_need, solve_usable
 
 NeedMemo = dict[tuple[bytes, bytes | None], tuple[int, int]]
@@ -40,14 +50,21 @@ def canonical_keys(max_tiles: int = MAX_TILES) -> list[bytes]:
 
 
 def build(max_tiles: int = MAX_TILES) -> bytes:
-    """The file's bytes: zlib over the records."""
+    """The file's bytes: the index, then the records in blocks, each compressed with zlib."""
     memo: dict[bytes, tuple[int, ...]] = {}
     needs: NeedMemo = {}
-    out = bytearray()
-    for key in canonical_keys(max_tiles):
-        vec, same = facts(key, memo)
-        out += RECORD.pack(key, *vec, *same, *free_need(key, needs))
-    return zlib.compress(bytes(out), 9)
+    keys = canonical_keys(max_tiles)
+    index = bytearray(HEADER.pack(MAGIC, BLOCK, -(-len(keys) // BLOCK)))
+    blocks = bytearray()
+    for b in range(0, len(keys), BLOCK):
+        block = bytearray()
+        for key in keys[b : b + BLOCK]:
+            vec, same = facts(key, memo)
+            block += RECORD.pack(key, *vec, *same, *free_need(key, needs))
+        packed = zlib.compress(bytes(block), 9)
+        index += ENTRY.pack(keys[b], len(packed))
+        blocks += packed
+    return bytes(index + blocks)
 
 
 def main() -> None:

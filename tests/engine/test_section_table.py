@@ -23,7 +23,9 @@ from engine.analysis.suit_tables import (
 def test_the_file_is_what_a_fresh_build_writes() -> None:
     # compare records, not zlib output (another zlib may compress the same bytes otherwise)
     on_disk = (resources.files("engine.analysis") / section_table.FILE).read_bytes()
-    assert zlib.decompress(on_disk) == zlib.decompress(write_section_table.build())
+    built = write_section_table.build()
+    assert list(section_table.records(on_disk)) == list(section_table.records(built))
+    assert section_table.blocks_index(on_disk)[0] == section_table.blocks_index(built)[0]
 
 
 def test_stored_facts_agree_with_the_search() -> None:
@@ -62,11 +64,10 @@ def test_only_canonical_keys_are_stored() -> None:
 
 def test_the_binary_search_finds_every_stored_key_and_nothing_else() -> None:
     """Differential: the key-order search against a dict of every record's key."""
-    raw = zlib.decompress((resources.files("engine.analysis") / section_table.FILE).read_bytes())
-    size = section_table.RECORD.size
-    at = {raw[i : i + 9]: i for i in range(0, len(raw), size)}
-    for key, offset in at.items():
-        rec = section_table.RECORD.unpack_from(raw, offset)
+    data = (resources.files("engine.analysis") / section_table.FILE).read_bytes()
+    at = {record[:9]: record for record in section_table.records(data)}
+    for key, record in at.items():
+        rec = section_table.RECORD.unpack(record)
         assert section_table.stored(key) == (rec[1:11], rec[11:20])
         assert section_table.stored_need(key) == rec[20:22]
     rng = random.Random(11)
@@ -78,14 +79,26 @@ def test_the_binary_search_finds_every_stored_key_and_nothing_else() -> None:
 
 
 def test_the_loaded_table_stays_small(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every table service holds it from its first hand: the records (1.4 MB) and a small
-    index, not a dict entry per key (3.8 MB more)."""
-    monkeypatch.setattr(section_table, "_PREFIXES", None)
-    monkeypatch.setattr(section_table, "_RAW", b"")
+    """Every table service holds it from its first hand: the compressed blocks (325 KB),
+    their index and a few recent blocks, not the records whole (1.7 MB) nor a dict entry
+    per key (3.8 MB more), however many keys are asked."""
+    monkeypatch.setattr(section_table, "_FIRSTS", [])
+    section_table._block.cache_clear()
+    data = (resources.files("engine.analysis") / section_table.FILE).read_bytes()
+    keys = [record[:9] for record in section_table.records(data)]
     tracemalloc.start()
     try:
-        section_table.stored(bytes([1, 1, 1, 0, 0, 0, 0, 0, 0]))
+        for key in keys[::7]:  # every block, many times over
+            assert section_table.stored(key) is not None
         held, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert held < 2_000_000, held
+    assert held < 600_000, held
+
+
+def test_a_file_of_another_layout_is_refused() -> None:
+    data = (resources.files("engine.analysis") / section_table.FILE).read_bytes()
+    with pytest.raises(ValueError, match="regenerate"):
+        section_table.blocks_index(zlib.compress(b"old layout"))
+    with pytest.raises(ValueError, match="the index says"):
+        section_table.blocks_index(data[:-1])
