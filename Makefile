@@ -13,6 +13,12 @@ STAMP  := $(VENV)/.installed
 # pins (click, PyYAML; PlatformIO's starlette and uvicorn) clash with the service's.
 ESPHOME_VENV  := .venv-esphome
 ESPHOME_STAMP := $(ESPHOME_VENV)/.installed
+# What a Pi installs (deploy/install.sh: the project without the dev extra), for the
+# benchmarks that measure the service's own footprint (bench/latency.py): the dev extra
+# brings modules the service would import where present (playwright's greenlet, which
+# structlog loads: ~1 MB resident).
+RUNTIME_VENV  := .venv-runtime
+RUNTIME_STAMP := $(RUNTIME_VENV)/.installed
 
 .PHONY: demo test lint typecheck unit bench clean firmware
 
@@ -30,6 +36,12 @@ $(ESPHOME_STAMP): deploy/displays/requirements.txt
 	$(ESPHOME_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(ESPHOME_VENV)/bin/python -m pip install --quiet -r deploy/displays/requirements.txt
 	touch $(ESPHOME_STAMP)
+
+$(RUNTIME_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(RUNTIME_VENV)
+	$(RUNTIME_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(RUNTIME_VENV)/bin/python -m pip install --quiet .
+	touch $(RUNTIME_STAMP)
 
 # The table service against the virtual table: four bots play until Ctrl-C
 # (RULESET=guangdong, HANDS=5, SEED=7 to choose).

@@ -2,7 +2,8 @@
 CPU, and memory after hundreds of hands, each printed as a ratio to its target.
 
 The service runs as its own process (``mjtable run`` with the web app and the metrics
-endpoint on, settings as for real hardware) against the virtual table in this process,
+endpoint on, settings as for real hardware, on the runtime dependencies only: see
+``RUNTIME_PYTHON``) against the virtual table in this process,
 with four bot players and a real Mosquitto. One run of the service goes through:
 
 1. latency: every fsync/fdatasync of the service is 15 ms slower (an SD card; the
@@ -84,6 +85,10 @@ SCAN = 0.02  # s between reader scans while measuring latency and idle CPU
 THINK = float(os.environ.get("MJTABLE_BENCH_THINK", "0.05"))  # s a bot pauses before a move
 FSYNC_DELAY_MS = 15.0  # an SD card's sync
 IDLE_PROFILER = Path(__file__).resolve().parent / "idle_profile"
+# The service runs on an interpreter with the runtime dependencies only, as a Pi installs
+# them (the Makefile's .venv-runtime, made here when missing); our code comes from this
+# checkout (PYTHONPATH), so the installed copy of the project is never the one measured.
+RUNTIME_PYTHON = ROOT / ".venv-runtime" / "bin" / "python"
 
 TARGET_P99_MS = 20.0
 TARGET_IDLE = 0.02  # of one core
@@ -306,7 +311,7 @@ async def run(plan: Plan, seed: int, lean: bool, label: str) -> Result:
                 burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
             service = await asyncio.create_subprocess_exec(
                 *pin,
-                sys.executable,
+                str(RUNTIME_PYTHON),
                 *wrap,
                 "-m",
                 *entry,
@@ -456,6 +461,8 @@ def main() -> None:
         help="start the service as `python -m controller.cli.run` (without the other commands)",
     )
     args = parser.parse_args()
+    # the runtime venv, made or refreshed when pyproject.toml changed
+    subprocess.run(["make", "-s", "-C", str(ROOT), ".venv-runtime/.installed"], check=True)
     moves, hands, every, idle = args.moves, args.hands, args.every, args.idle
     if args.quick:
         moves, hands, every, idle = 100, 20, 5, 5.0
