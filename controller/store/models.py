@@ -2,9 +2,9 @@
 Portable types only: SQLite on the Pi, PostgreSQL at the hub. A change here needs a
 migration in ``migrations/versions`` (a test compares them).
 
-Core, not the ORM: ``sqlalchemy.orm`` and mapped classes would cost a Pi's service ~9 MB of
-resident memory for reading and writing rows the store turns into records anyway
-(controller/store/records.py; issue 24).
+Core, not the ORM: ``sqlalchemy.orm`` and mapped classes cost a Pi's service 6 MB of
+resident memory once imported (8 MB after 100 hands, bench/latency.py --soak), to read and
+write rows the store turns into records anyway (controller/store/records.py).
 
 Ids of sessions and hands are strings chosen by the table (uuid hex by default), so the hub
 can merge many tables' logs without renumbering.
