@@ -92,8 +92,9 @@ def list_tables(
     a row per table from ``table_stats`` (kept current by every write)."""
     with store.engine.connect() as c:
         rows = list(c.execute(select(TABLE_STATS)))
-    own = [r for r in rows if r.table_id in ("", default_table)]
-    found = {r.table_id: _record(r.table_id, r) for r in rows if r not in own and r.table_id}
+    mine = ("", default_table)  # the configured table's rows, merged into one
+    own = [r for r in rows if r.table_id in mine]
+    found = {r.table_id: _record(r.table_id, r) for r in rows if r.table_id not in mine}
     if default_table is not None:
         found[default_table] = _merged(default_table, own, parlour)
     return [found[tid] for tid in sorted(found)]
