@@ -429,8 +429,7 @@ class EventStore:
         payloads = [_event_payload(i, e) for i, e in enumerate(events)]
         messages = _check_messages(outbox)
         now = utcnow()
-        # Core statements, not the ORM: this is on the path from a tile moving to the
-        # display, and the unit of work cost more than the fsync (bench/latency.py).
+        # On the path from a tile moving to the display: two statements built once.
         transaction = self.engine.begin() if durable else self._lazy_transaction()
         try:
             with transaction as c:
@@ -503,7 +502,6 @@ class EventStore:
         messages = _check_messages(outbox)
         now = utcnow()
         nets = {f"net_{i}": n for i, n in enumerate(net)}
-        # Core, as append: it runs as the hand ends, between a win and its display.
         with self.engine.begin() as c:
             hand = c.execute(
                 select(HANDS.c.status, HANDS.c.ruleset, HANDS.c.table_id).where(
