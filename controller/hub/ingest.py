@@ -58,10 +58,10 @@ Owner = tuple[str | None, str | None]  # (parlour, table_id)
 def _owners(conn: Connection, table: Table, ids: Sequence[str]) -> dict[str, Owner]:
     """Who each of ``ids`` (rows of ``table``: hands or sessions) belongs to, if stored."""
     found: dict[str, Owner] = {}
-    row = table.c
+    col = table.c
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
-        query = select(row.id, row.parlour, row.table_id).where(row.id.in_(chunk))
+        query = select(col.id, col.parlour, col.table_id).where(col.id.in_(chunk))
         found.update((i, (p, t)) for i, p, t in conn.execute(query))
     return found
 
