@@ -21,17 +21,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, Table, func, select
 from sqlalchemy.exc import IntegrityError
 
 from controller.handlog import Handlog, table_of_topic
 from controller.store.database import dialect_insert
 from controller.store.models import (
-    EventRow,
-    HandRow,
-    QuarantinedHandlogRow,
-    SessionRow,
-    SettlementRow,
+    EVENTS,
+    HANDS,
+    QUARANTINED_HANDLOGS,
+    SESSIONS,
+    SETTLEMENTS,
     utcnow,
 )
 from controller.store.table_stats import Changes, bump
@@ -55,12 +55,13 @@ class StoreResult:
 Owner = tuple[str | None, str | None]  # (parlour, table_id)
 
 
-def _owners(conn: Connection, row: Any, ids: Sequence[str]) -> dict[str, Owner]:
-    """Who each of ``ids`` (rows of ``row``: hands or sessions) belongs to, if stored."""
+def _owners(conn: Connection, table: Table, ids: Sequence[str]) -> dict[str, Owner]:
+    """Who each of ``ids`` (rows of ``table``: hands or sessions) belongs to, if stored."""
     found: dict[str, Owner] = {}
+    col = table.c
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
-        query = select(row.id, row.parlour, row.table_id).where(row.id.in_(chunk))
+        query = select(col.id, col.parlour, col.table_id).where(col.id.in_(chunk))
         found.update((i, (p, t)) for i, p, t in conn.execute(query))
     return found
 
@@ -74,8 +75,8 @@ def alias(parlour: str, table: str, an_id: str) -> str:
 def _own_ids(conn: Connection, logs: Sequence[Handlog]) -> list[tuple[str, Handlog]]:
     """(the id the table sent, the log with ids the sender holds): a session or hand id
     another table holds (stored, or earlier in this batch) becomes the sender's alias."""
-    hands = _owners(conn, HandRow, sorted({log.hand_id for log in logs}))
-    sessions = _owners(conn, SessionRow, sorted({log.session_id or "" for log in logs} - {""}))
+    hands = _owners(conn, HANDS, sorted({log.hand_id for log in logs}))
+    sessions = _owners(conn, SESSIONS, sorted({log.session_id or "" for log in logs} - {""}))
     out = []
     for log in logs:
         sender = (log.parlour, log.table)
@@ -105,7 +106,7 @@ def _sessions(conn: Connection, logs: Sequence[Handlog], stats: Changes) -> None
     ids = sorted(first)
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
-        known.update(conn.scalars(select(SessionRow.id).where(SessionRow.id.in_(chunk))))
+        known.update(conn.scalars(select(SESSIONS.c.id).where(SESSIONS.c.id.in_(chunk))))
     for sid, log in first.items():
         if sid not in known:
             stats.of(log.table, log.parlour).sessions += 1
@@ -121,13 +122,12 @@ def _sessions(conn: Connection, logs: Sequence[Handlog], stats: Changes) -> None
         }
         for sid, log in sorted(first.items())  # a fixed order: no deadlocks between writers
     ]
-    insert = dialect_insert(conn.dialect.name, SessionRow.__table__)
+    insert = dialect_insert(conn.dialect.name, SESSIONS)
     earliest = func.least if conn.dialect.name == "postgresql" else func.min
-    table = SessionRow.__table__
     conn.execute(
         insert.on_conflict_do_update(
-            index_elements=[table.c.id],
-            set_={"started_at": earliest(table.c.started_at, insert.excluded.started_at)},
+            index_elements=[SESSIONS.c.id],
+            set_={"started_at": earliest(SESSIONS.c.started_at, insert.excluded.started_at)},
         ),
         rows,
     )
@@ -140,7 +140,7 @@ def _events(conn: Connection, logs: Sequence[Handlog], now: datetime) -> None:
     if conn.dialect.name != "postgresql":
         keys = ("hand_id", "seq", "type", "payload", "created_at")
         conn.execute(
-            dialect_insert(conn.dialect.name, EventRow.__table__),
+            dialect_insert(conn.dialect.name, EVENTS),
             [dict(zip(keys, r, strict=True)) for r in rows],
         )
         return
@@ -166,7 +166,7 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
             duplicates.append(log.hand_id)
         else:
             unique[log.hand_id] = log
-    existing = _owners(conn, HandRow, list(unique))
+    existing = _owners(conn, HANDS, list(unique))
     duplicates += [hid for hid in unique if hid in existing]  # the sender's, by _own_ids
     new = [log for hid, log in unique.items() if hid not in existing]
     if not new:
@@ -177,7 +177,7 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
         stats.of(log.table, log.parlour).seen(log.started_at).hands += 1
     now = utcnow()
     conn.execute(
-        dialect_insert(conn.dialect.name, HandRow.__table__),
+        dialect_insert(conn.dialect.name, HANDS),
         [
             {
                 "id": log.hand_id,
@@ -207,7 +207,7 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
     bump(conn, stats.by_table.values())
     _events(conn, new, now)
     conn.execute(
-        dialect_insert(conn.dialect.name, SettlementRow.__table__),
+        dialect_insert(conn.dialect.name, SETTLEMENTS),
         [
             {
                 "hand_id": log.hand_id,
@@ -300,4 +300,4 @@ def quarantine(engine: Engine, refused: Sequence[Refused]) -> None:
             }
         )
     with engine.begin() as conn:
-        conn.execute(dialect_insert(conn.dialect.name, QuarantinedHandlogRow.__table__), rows)
+        conn.execute(dialect_insert(conn.dialect.name, QUARANTINED_HANDLOGS), rows)

@@ -10,11 +10,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
 from controller.store import EventStore
 from controller.store.hand_filters import started_between
-from controller.store.models import HandRow, TableStatsRow
+from controller.store.models import HANDS, TABLE_STATS
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,20 +34,20 @@ def seat_totals(
     # The hands rows' own nets (ix_hands_table_started carries them on PostgreSQL: an
     # index-only scan); count(net_0) counts the settled hands.
     query = select(
-        func.count(HandRow.net_0),
-        func.coalesce(func.sum(HandRow.net_0), 0),
-        func.coalesce(func.sum(HandRow.net_1), 0),
-        func.coalesce(func.sum(HandRow.net_2), 0),
-        func.coalesce(func.sum(HandRow.net_3), 0),
-    ).where(HandRow.table_id == table_id, *started_between(since, until))
-    with Session(store.engine) as s:
-        row = s.execute(query).one()
+        func.count(HANDS.c.net_0),
+        func.coalesce(func.sum(HANDS.c.net_0), 0),
+        func.coalesce(func.sum(HANDS.c.net_1), 0),
+        func.coalesce(func.sum(HANDS.c.net_2), 0),
+        func.coalesce(func.sum(HANDS.c.net_3), 0),
+    ).where(HANDS.c.table_id == table_id, *started_between(since, until))
+    with store.engine.connect() as c:
+        row = c.execute(query).one()
     n, n0, n1, n2, n3 = row  # sums, never NULL (coalesce)
     return SeatTotals(table_id, int(n), (n0 or 0, n1 or 0, n2 or 0, n3 or 0))
 
 
 def table_ids(store: EventStore) -> list[str]:
     """Every table the hub has hands or sessions of, sorted (a row each in table_stats)."""
-    query = select(TableStatsRow.table_id).where(TableStatsRow.table_id != "")
-    with Session(store.engine) as s:
-        return sorted(s.scalars(query))
+    query = select(TABLE_STATS.c.table_id).where(TABLE_STATS.c.table_id != "")
+    with store.engine.connect() as c:
+        return sorted(c.scalars(query))

@@ -19,15 +19,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from numbers import Real
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from sqlalchemy import (
     Connection,
     Engine,
     Row,
-    Select,
-    Table,
     bindparam,
     delete,
     func,
@@ -36,17 +34,16 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
 from controller.store.database import make_engine
 from controller.store.hand_filters import hand_filters
 from controller.store.models import (
-    AlertRow,
-    EventRow,
-    HandRow,
-    OutboxRow,
-    SessionRow,
-    SettlementRow,
+    ALERTS,
+    EVENTS,
+    HANDS,
+    OUTBOX,
+    SESSIONS,
+    SETTLEMENTS,
     utcnow,
 )
 from controller.store.records import (
@@ -115,10 +112,6 @@ def _seat(value: int | None, name: str) -> int | None:
     return value
 
 
-def _outbox_rows(messages: Sequence[OutboxMessage], now: float) -> list[OutboxRow]:
-    return [OutboxRow(**v) for v in _outbox_values(messages, now)]
-
-
 def _outbox_values(messages: Sequence[OutboxMessage], now: float) -> list[dict[str, Any]]:
     return [
         {
@@ -147,14 +140,9 @@ def _event_values(
     ]
 
 
-EVENTS = cast(Table, EventRow.__table__)
-OUTBOX = cast(Table, OutboxRow.__table__)
-SETTLEMENTS = cast(Table, SettlementRow.__table__)
-_HANDS = cast(Table, HandRow.__table__)
 # Statements built once: building one costs more than SQLite takes to run it.
 _INSERT_EVENTS = insert(EVENTS)
 _INSERT_OUTBOX = insert(OUTBOX)
-ALERTS = cast(Table, AlertRow.__table__)
 _OUTBOX_PEEK = (
     select(*(OUTBOX.c[name] for name in ("id", "topic", "payload", "qos", "retain", "enqueued_at")))
     .where(OUTBOX.c.id > bindparam("after_id"))
@@ -163,14 +151,14 @@ _OUTBOX_PEEK = (
 )
 # A hand's status and the seq its next event takes, in one statement.
 _HAND_STATE = select(
-    _HANDS.c.status,
+    HANDS.c.status,
     select(func.coalesce(func.max(EVENTS.c.seq) + 1, 0))
-    .where(EVENTS.c.hand_id == _HANDS.c.id)
+    .where(EVENTS.c.hand_id == HANDS.c.id)
     .scalar_subquery(),
-).where(_HANDS.c.id == bindparam("hand_id"))
+).where(HANDS.c.id == bindparam("hand_id"))
 
 
-def session_record(row: SessionRow) -> SessionRecord:
+def session_record(row: Row[Any]) -> SessionRecord:
     return SessionRecord(
         id=row.id,
         parlour=row.parlour,
@@ -191,8 +179,8 @@ def nets_of(*nets: float | None) -> tuple[float, float, float, float] | None:
     return (n0, n1, n2, n3)
 
 
-def hand_record(row: HandRow | Row[Any]) -> HandRecord:
-    """A hands row (ORM or Core) as a record; its nets are on the row once it is settled
+def hand_record(row: Row[Any]) -> HandRecord:
+    """A hands row as a record; its nets are on the row once it is settled
     (every write of a settlement puts them there; migration 0005 back-filled older ones)."""
     return HandRecord(
         id=row.id,
@@ -212,14 +200,19 @@ def hand_record(row: HandRow | Row[Any]) -> HandRecord:
     )
 
 
-def _hands_query() -> Select[HandRow, SettlementRow]:  # settlement None when unsettled
-    return select(HandRow, SettlementRow).outerjoin(
-        SettlementRow, SettlementRow.hand_id == HandRow.id
-    )
+# A hand and its settlement's payload (None while unsettled).
+_HAND_AND_SETTLEMENT = select(HANDS, SETTLEMENTS.c.payload.label("settlement")).outerjoin(
+    SETTLEMENTS, SETTLEMENTS.c.hand_id == HANDS.c.id
+)
+_EVENTS_OF = (
+    select(EVENTS.c.seq, EVENTS.c.type, EVENTS.c.payload, EVENTS.c.created_at)
+    .where(EVENTS.c.hand_id == bindparam("hand_id"))
+    .order_by(EVENTS.c.seq)
+)
 
 
 class EventStore:
-    """Thread-safe (one short session per call); share one per process."""
+    """Thread-safe (one short connection per call); share one per process."""
 
     def __init__(
         self, engine: Engine, metrics: Metrics | None = None, syncer: WalSyncer | None = None
@@ -278,10 +271,6 @@ class EventStore:
         if self.syncer is not None:
             self.syncer.nudge()
 
-    def _session(self) -> Session:
-        # Values are read after commit (ids, records): do not expire them.
-        return Session(self.engine, expire_on_commit=False)
-
     # --- sessions -------------------------------------------------------------------------
 
     def start_session(
@@ -294,47 +283,52 @@ class EventStore:
         players: Sequence[str] | None = None,
         session_id: str | None = None,
     ) -> str:
-        row = SessionRow(
-            id=session_id or uuid.uuid4().hex,
-            parlour=parlour,
-            table_id=table_id,
-            ruleset=ruleset,
-            options=_json_copy(dict(options or {}), "options"),
-            players=list(players) if players is not None else None,
-            started_at=utcnow(),
-        )
-        with self._session() as s, s.begin():
-            s.add(row)
-            change = Change(table_id, parlour, sessions=1).seen(row.started_at)
-            bump(s, [change])
-        return row.id
+        session_id = session_id or uuid.uuid4().hex
+        now = utcnow()
+        row = {
+            "id": session_id,
+            "parlour": parlour,
+            "table_id": table_id,
+            "ruleset": ruleset,
+            "options": _json_copy(dict(options or {}), "options"),
+            "players": list(players) if players is not None else None,
+            "started_at": now,
+        }
+        with self.engine.begin() as c:
+            c.execute(insert(SESSIONS), row)
+            bump(c, [Change(table_id, parlour, sessions=1).seen(now)])
+        return session_id
 
     def end_session(self, session_id: str) -> None:
-        with self._session() as s, s.begin():
-            row = s.get(SessionRow, session_id)
-            if row is None:
+        with self.engine.begin() as c:
+            found = c.execute(
+                select(SESSIONS.c.ended_at).where(SESSIONS.c.id == session_id)
+            ).first()
+            if found is None:
                 raise UnknownSession(session_id)
-            if row.ended_at is None:
-                row.ended_at = utcnow()
+            if found.ended_at is None:
+                c.execute(
+                    update(SESSIONS).where(SESSIONS.c.id == session_id).values(ended_at=utcnow())
+                )
 
     def get_session(self, session_id: str) -> SessionRecord:
-        with self._session() as s:
-            row = s.get(SessionRow, session_id)
-            if row is None:
-                raise UnknownSession(session_id)
-            return session_record(row)
+        with self.engine.connect() as c:
+            row = c.execute(select(SESSIONS).where(SESSIONS.c.id == session_id)).first()
+        if row is None:
+            raise UnknownSession(session_id)
+        return session_record(row)
 
     def open_session(self) -> SessionRecord | None:
         """The latest session not yet ended (resume after a power cut)."""
         query = (
-            select(SessionRow)
-            .where(SessionRow.ended_at.is_(None))
-            .order_by(SessionRow.started_at.desc())
+            select(SESSIONS)
+            .where(SESSIONS.c.ended_at.is_(None))
+            .order_by(SESSIONS.c.started_at.desc())
             .limit(1)
         )
-        with self._session() as s:
-            row = s.scalars(query).first()
-            return session_record(row) if row is not None else None
+        with self.engine.connect() as c:
+            row = c.execute(query).first()
+        return session_record(row) if row is not None else None
 
     def list_sessions(
         self,
@@ -346,16 +340,16 @@ class EventStore:
         offset: int = 0,
     ) -> list[SessionRecord]:
         """Newest first; ``since``/``until`` bound the start time (aware datetimes)."""
-        query = select(SessionRow)
+        query = select(SESSIONS)
         if since is not None:
-            query = query.where(SessionRow.started_at >= since)
+            query = query.where(SESSIONS.c.started_at >= since)
         if until is not None:
-            query = query.where(SessionRow.started_at < until)
+            query = query.where(SESSIONS.c.started_at < until)
         if ruleset is not None:
-            query = query.where(SessionRow.ruleset == ruleset)
-        query = query.order_by(SessionRow.started_at.desc()).limit(limit).offset(offset)
-        with self._session() as s:
-            return [session_record(r) for r in s.scalars(query)]
+            query = query.where(SESSIONS.c.ruleset == ruleset)
+        query = query.order_by(SESSIONS.c.started_at.desc()).limit(limit).offset(offset)
+        with self.engine.connect() as c:
+            return [session_record(r) for r in c.execute(query)]
 
     # --- hands and events -----------------------------------------------------------------
 
@@ -378,36 +372,43 @@ class EventStore:
         hands by ``hands.table_id``, indexed); when not given they are the session's."""
         payloads = [_event_payload(i, e) for i, e in enumerate(events)]
         messages = _check_messages(outbox)
+        _seat(dealer, "dealer")
         now = utcnow()
-        row = HandRow(
-            id=hand_id or uuid.uuid4().hex,
-            session_id=session_id,
-            hand_no=hand_no,
-            ruleset=ruleset,
-            dealer=_seat(dealer, "dealer"),
-            status=OPEN,
-            started_at=now,
-            parlour=parlour or None,
-            table_id=table_id or None,
-        )
-        with self._session() as s, s.begin():
+        hand_id = hand_id or uuid.uuid4().hex
+        with self.engine.begin() as c:
             if session_id is not None:
-                session = s.get(SessionRow, session_id)
+                session = c.execute(
+                    select(SESSIONS.c.table_id, SESSIONS.c.parlour).where(
+                        SESSIONS.c.id == session_id
+                    )
+                ).first()
                 if session is None:
                     raise UnknownSession(session_id)
-                row.table_id = row.table_id or session.table_id or None
-                row.parlour = row.parlour or session.parlour or None
-            if s.get(HandRow, row.id) is not None:
-                raise StoreInputError(f"hand_id: {row.id!r} already exists")
-            s.add(row)
-            s.flush()  # the hand row first: events reference it
-            change = Change(row.table_id or "", row.parlour or "", hands=1, open_hands=1)
-            bump(s, [change.seen(now)])
-            s.add_all(self._event_rows(row.id, 0, payloads, now))
-            s.add_all(_outbox_rows(messages, time.time()))
+                table_id = table_id or session.table_id
+                parlour = parlour or session.parlour
+            if c.execute(select(HANDS.c.id).where(HANDS.c.id == hand_id)).first() is not None:
+                raise StoreInputError(f"hand_id: {hand_id!r} already exists")
+            row = {
+                "id": hand_id,
+                "session_id": session_id,
+                "hand_no": hand_no,
+                "ruleset": ruleset,
+                "dealer": dealer,
+                "status": OPEN,
+                "started_at": now,
+                "parlour": parlour or None,
+                "table_id": table_id or None,
+            }
+            c.execute(insert(HANDS), row)
+            change = Change(table_id or "", parlour or "", hands=1, open_hands=1)
+            bump(c, [change.seen(now)])
+            if payloads:
+                c.execute(_INSERT_EVENTS, _event_values(hand_id, 0, payloads, now))
+            if messages:
+                c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
         self._count_appended(len(payloads))
         self._count_enqueued(len(messages))
-        return row.id
+        return hand_id
 
     def append(
         self,
@@ -428,8 +429,7 @@ class EventStore:
         payloads = [_event_payload(i, e) for i, e in enumerate(events)]
         messages = _check_messages(outbox)
         now = utcnow()
-        # Core statements, not the ORM: this is on the path from a tile moving to the
-        # display, and the unit of work cost more than the fsync (bench/latency.py).
+        # On the path from a tile moving to the display: two statements built once.
         transaction = self.engine.begin() if durable else self._lazy_transaction()
         try:
             with transaction as c:
@@ -455,23 +455,22 @@ class EventStore:
         return list(range(next_seq, next_seq + len(payloads)))
 
     def load_hand(self, hand_id: str) -> StoredHand:
-        with self._session() as s:
-            found = s.execute(_hands_query().where(HandRow.id == hand_id)).first()
+        with self.engine.connect() as c:
+            found = c.execute(_HAND_AND_SETTLEMENT.where(HANDS.c.id == hand_id)).first()
             if found is None:
                 raise UnknownHand(hand_id)
-            return self._stored_hand(s, found[0], found[1])
+            return self._stored_hand(c, found)
 
     def open_hand(self) -> StoredHand | None:
         """The latest hand still in progress, with its events (resume after a power cut)."""
         query = (
-            _hands_query()
-            .where(HandRow.status == OPEN)
-            .order_by(HandRow.started_at.desc(), HandRow.id.desc())
+            _HAND_AND_SETTLEMENT.where(HANDS.c.status == OPEN)
+            .order_by(HANDS.c.started_at.desc(), HANDS.c.id.desc())
             .limit(1)
         )
-        with self._session() as s:
-            found = s.execute(query).first()
-            return self._stored_hand(s, found[0], found[1]) if found is not None else None
+        with self.engine.connect() as c:
+            found = c.execute(query).first()
+            return self._stored_hand(c, found) if found is not None else None
 
     def record_settlement(
         self,
@@ -503,11 +502,10 @@ class EventStore:
         messages = _check_messages(outbox)
         now = utcnow()
         nets = {f"net_{i}": n for i, n in enumerate(net)}
-        # Core, as append: it runs as the hand ends, between a win and its display.
         with self.engine.begin() as c:
             hand = c.execute(
-                select(_HANDS.c.status, _HANDS.c.ruleset, _HANDS.c.table_id).where(
-                    _HANDS.c.id == hand_id
+                select(HANDS.c.status, HANDS.c.ruleset, HANDS.c.table_id).where(
+                    HANDS.c.id == hand_id
                 )
             ).first()
             if hand is None:
@@ -517,10 +515,10 @@ class EventStore:
             done = {"status": FINISHED, "result": result, "ended_at": now}
             done |= {"winner": winner, "discarder": discarder}
             finished = c.execute(
-                update(_HANDS)
-                .where(_HANDS.c.id == hand_id)
+                update(HANDS)
+                .where(HANDS.c.id == hand_id)
                 .values(**done, **nets)
-                .returning(*_HANDS.c)
+                .returning(*HANDS.c)
             ).one()
             void = bool(payload.get("void", False))
             row = {"hand_id": hand_id, "ruleset": hand.ruleset, "void": void, **nets}
@@ -533,14 +531,17 @@ class EventStore:
 
     def abort_hand(self, hand_id: str, note: str) -> None:
         """Give up an open hand (it cannot be resumed); its events stay for the owner."""
-        with self._session() as s, s.begin():
-            hand = s.get(HandRow, hand_id)
+        with self.engine.begin() as c:
+            hand = c.execute(
+                select(HANDS.c.status, HANDS.c.table_id).where(HANDS.c.id == hand_id)
+            ).first()
             if hand is None:
                 raise UnknownHand(hand_id)
             if hand.status != OPEN:
                 raise HandClosed(f"hand {hand_id} is {hand.status}")
-            hand.status, hand.ended_at, hand.note = ABORTED, utcnow(), note
-            bump(s, [Change(hand.table_id or "", open_hands=-1)])
+            aborted = {"status": ABORTED, "ended_at": utcnow(), "note": note}
+            c.execute(update(HANDS).where(HANDS.c.id == hand_id).values(**aborted))
+            bump(c, [Change(hand.table_id or "", open_hands=-1)])
 
     def list_hands(
         self,
@@ -558,7 +559,7 @@ class EventStore:
     ) -> list[HandRecord]:
         """Newest first. ``seat``: hands that seat won or dealt in; ``since``/``until``
         bound the start time (aware datetimes, ``until`` exclusive)."""
-        query = select(HandRow).where(
+        query = select(HANDS).where(
             *hand_filters(
                 since=since,
                 until=until,
@@ -571,34 +572,35 @@ class EventStore:
             )
         )
         query = (
-            query.order_by(HandRow.started_at.desc(), HandRow.id.desc()).limit(limit).offset(offset)
+            query.order_by(HANDS.c.started_at.desc(), HANDS.c.id.desc()).limit(limit).offset(offset)
         )
-        with self._session() as s:
-            return [hand_record(h) for h in s.scalars(query)]
+        with self.engine.connect() as c:
+            return [hand_record(h) for h in c.execute(query)]
 
     # --- the hub's acknowledgements of handlog messages -------------------------------------
 
     def mark_handlog_acked(self, hand_id: str) -> bool:
         """Record the hub's ack (idempotent); True the first time."""
-        with self._session() as s, s.begin():
-            hand = s.get(HandRow, hand_id)
+        with self.engine.begin() as c:
+            hand = c.execute(select(HANDS.c.handlog_acked_at).where(HANDS.c.id == hand_id)).first()
             if hand is None:
                 raise UnknownHand(hand_id)
             if hand.handlog_acked_at is not None:
                 return False
-            hand.handlog_acked_at = utcnow()
+            acked = update(HANDS).where(HANDS.c.id == hand_id).values(handlog_acked_at=utcnow())
+            c.execute(acked)
             return True
 
     def unacked_handlogs(self, limit: int = 100) -> list[HandRecord]:
         """Finished hands the hub has not acknowledged yet, oldest first (to resend)."""
         query = (
-            select(HandRow)
-            .where(HandRow.status == FINISHED, HandRow.handlog_acked_at.is_(None))
-            .order_by(HandRow.ended_at, HandRow.id)
+            select(HANDS)
+            .where(HANDS.c.status == FINISHED, HANDS.c.handlog_acked_at.is_(None))
+            .order_by(HANDS.c.ended_at, HANDS.c.id)
             .limit(limit)
         )
-        with self._session() as s:
-            return [hand_record(h) for h in s.scalars(query)]
+        with self.engine.connect() as c:
+            return [hand_record(h) for h in c.execute(query)]
 
     # --- outbox -----------------------------------------------------------------------------
 
@@ -635,8 +637,8 @@ class EventStore:
         self._count_enqueued(-gone)  # rows really deleted: an id acked twice counts once
 
     def outbox_depth(self) -> int:
-        with self._session() as s:
-            return s.scalar(select(func.count()).select_from(OutboxRow)) or 0
+        with self.engine.connect() as c:
+            return c.scalar(select(func.count()).select_from(OUTBOX)) or 0
 
     # --- alerts -----------------------------------------------------------------------------
 
@@ -674,19 +676,13 @@ class EventStore:
     # --- helpers ----------------------------------------------------------------------------
 
     @staticmethod
-    def _event_rows(
-        hand_id: str, first_seq: int, payloads: list[dict[str, Any]], now: datetime
-    ) -> list[EventRow]:
-        return [EventRow(**v) for v in _event_values(hand_id, first_seq, payloads, now)]
-
-    @staticmethod
-    def _stored_hand(s: Session, hand: HandRow, settlement: SettlementRow | None) -> StoredHand:
-        rows = s.scalars(select(EventRow).where(EventRow.hand_id == hand.id).order_by(EventRow.seq))
-        events = tuple(StoredEvent(r.seq, r.type, r.payload, r.created_at) for r in rows)
+    def _stored_hand(c: Connection, found: Row[Any]) -> StoredHand:
+        """``found``: a row of ``_HAND_AND_SETTLEMENT``."""
+        rows = c.execute(_EVENTS_OF, {"hand_id": found.id})
         return StoredHand(
-            hand=hand_record(hand),
-            events=events,
-            settlement=settlement.payload if settlement is not None else None,
+            hand=hand_record(found),
+            events=tuple(StoredEvent(*row) for row in rows),
+            settlement=found.settlement,
         )
 
     def _count_enqueued(self, n: int) -> None:

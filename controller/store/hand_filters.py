@@ -8,16 +8,16 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, or_
 
-from controller.store.models import HandRow
+from controller.store.models import HANDS
 
 
 def started_between(since: datetime | None, until: datetime | None) -> list[ColumnElement[bool]]:
     """Hands started in [since, until) (aware datetimes; either end open)."""
     conds: list[ColumnElement[bool]] = []
     if since is not None:
-        conds.append(HandRow.started_at >= since)
+        conds.append(HANDS.c.started_at >= since)
     if until is not None:
-        conds.append(HandRow.started_at < until)
+        conds.append(HANDS.c.started_at < until)
     return conds
 
 
@@ -35,15 +35,15 @@ def hand_filters(
     """``seat``: hands that seat won or dealt in; None: no condition."""
     conds = started_between(since, until)
     if ruleset is not None:
-        conds.append(HandRow.ruleset == ruleset)
+        conds.append(HANDS.c.ruleset == ruleset)
     if status is not None:
-        conds.append(HandRow.status == status)
+        conds.append(HANDS.c.status == status)
     if result is not None:
-        conds.append(HandRow.result == result)
+        conds.append(HANDS.c.result == result)
     if winner is not None:
-        conds.append(HandRow.winner == winner)
+        conds.append(HANDS.c.winner == winner)
     if seat is not None:
-        conds.append(or_(HandRow.winner == seat, HandRow.discarder == seat))
+        conds.append(or_(HANDS.c.winner == seat, HANDS.c.discarder == seat))
     if session_id is not None:
-        conds.append(HandRow.session_id == session_id)
+        conds.append(HANDS.c.session_id == session_id)
     return conds

@@ -1,5 +1,10 @@
-"""The tables (SQLAlchemy 2 typed ORM). Portable types only: SQLite on the Pi, PostgreSQL at
-the hub. A change here needs a migration in ``migrations/versions`` (a test compares them).
+"""The tables, as SQLAlchemy Core ``Table`` objects on one ``METADATA`` (Alembic's target).
+Portable types only: SQLite on the Pi, PostgreSQL at the hub. A change here needs a
+migration in ``migrations/versions`` (a test compares them).
+
+Core, not the ORM: ``sqlalchemy.orm`` and mapped classes cost a Pi's service 6 MB of
+resident memory once imported (8 MB after 100 hands, bench/latency.py --soak), to read and
+write rows the store turns into records anyway (controller/store/records.py).
 
 Ids of sessions and hands are strings chosen by the table (uuid hex by default), so the hub
 can merge many tables' logs without renumbering.
@@ -8,12 +13,13 @@ can merge many tables' logs without renumbering.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any
 
 from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Column,
     DateTime,
     Dialect,
     Float,
@@ -24,10 +30,10 @@ from sqlalchemy import (
     Numeric,
     SmallInteger,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
 # Deterministic constraint names, so later migrations can drop or alter them by name.
@@ -87,171 +93,169 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class Base(DeclarativeBase):
-    metadata = MetaData(naming_convention=NAMING)
-    type_annotation_map: ClassVar[dict[Any, Any]] = {
-        dict[str, Any]: JsonType,
-        datetime: UTCDateTime,
-    }
+METADATA = MetaData(naming_convention=NAMING)
 
 
-class SessionRow(Base):
-    __tablename__ = "sessions"
-    __table_args__ = (Index("ix_sessions_table_started", "table_id", "started_at"),)
-
-    id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    parlour: Mapped[str] = mapped_column(String(64))
-    table_id: Mapped[str] = mapped_column(String(64))
-    ruleset: Mapped[str] = mapped_column(String(64))
-    options: Mapped[dict[str, Any]]
-    players: Mapped[list[str] | None] = mapped_column(JsonType)
-    started_at: Mapped[datetime] = mapped_column(index=True)
-    ended_at: Mapped[datetime | None]
+# A column is NOT NULL (``_col``) or may be NULL (``_opt``), said every time: Core's own
+# default is nullable, and the migrations made NOT NULL what is not ``_opt``.
+def _col(name: str, kind: Any, *args: Any, **kwargs: Any) -> Column[Any]:
+    return Column(name, kind, *args, nullable=False, **kwargs)
 
 
-class HandRow(Base):
-    __tablename__ = "hands"
-    __table_args__ = (
-        Index("ix_hands_status_started", "status", "started_at"),
-        # The owners' per-table hand log by date (the hub holds every table's hands); on
-        # PostgreSQL it carries the nets, so a table's seat totals over a year of hands are
-        # an index-only scan (no visit to a row per hand). That INCLUDE is made by migration
-        # 0005 only: ``postgresql_include`` here would import PostgreSQL's dialect (2 MB) on
-        # every Pi to check the argument, and the schema is the migrations' anyway.
-        Index("ix_hands_table_started", "table_id", "started_at"),
-    )
+def _opt(name: str, kind: Any, *args: Any, **kwargs: Any) -> Column[Any]:
+    return Column(name, kind, *args, nullable=True, **kwargs)
 
-    id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    session_id: Mapped[str | None] = mapped_column(ForeignKey("sessions.id"), index=True)
-    hand_no: Mapped[int] = mapped_column(Integer)
-    ruleset: Mapped[str] = mapped_column(String(64), index=True)
-    dealer: Mapped[int | None] = mapped_column(SmallInteger)
-    status: Mapped[str] = mapped_column(String(16))  # open | finished | aborted
-    result: Mapped[str | None] = mapped_column(String(32))  # win, self_draw, draw, …
-    winner: Mapped[int | None] = mapped_column(SmallInteger)
-    discarder: Mapped[int | None] = mapped_column(SmallInteger)  # who dealt in
-    started_at: Mapped[datetime] = mapped_column(index=True)
-    ended_at: Mapped[datetime | None]
-    note: Mapped[str | None] = mapped_column(Text)  # why a hand was aborted
+
+SESSIONS = Table(
+    "sessions",
+    METADATA,
+    _col("id", String(64), primary_key=True),
+    _col("parlour", String(64)),
+    _col("table_id", String(64)),
+    _col("ruleset", String(64)),
+    _col("options", JsonType),
+    _opt("players", JsonType),
+    _col("started_at", UTCDateTime(), index=True),
+    _opt("ended_at", UTCDateTime()),
+    Index("ix_sessions_table_started", "table_id", "started_at"),
+)
+
+HANDS = Table(
+    "hands",
+    METADATA,
+    _col("id", String(64), primary_key=True),
+    _opt("session_id", String(64), ForeignKey("sessions.id"), index=True),
+    _col("hand_no", Integer),
+    _col("ruleset", String(64), index=True),
+    _opt("dealer", SmallInteger),
+    _col("status", String(16)),  # open | finished | aborted
+    _opt("result", String(32)),  # win, self_draw, draw, …
+    _opt("winner", SmallInteger),
+    _opt("discarder", SmallInteger),  # who dealt in
+    _col("started_at", UTCDateTime(), index=True),
+    _opt("ended_at", UTCDateTime()),
+    _opt("note", Text),  # why a hand was aborted
     # When the parlour hub acknowledged this hand's handlog message (None: not yet).
-    handlog_acked_at: Mapped[datetime | None]
+    _opt("handlog_acked_at", UTCDateTime()),
     # Where it was played (the owners' queries find a table's hands by it, indexed): set at
     # the hub from the handlog, on a Pi when the hand starts (else from its session). None
     # only for a hand outside any session stored before that: the configured table's.
-    parlour: Mapped[str | None] = mapped_column(String(64))
-    table_id: Mapped[str | None] = mapped_column(String(64))
+    _opt("parlour", String(64)),
+    _opt("table_id", String(64)),
     # The settlement's nets, copied here when it is stored (None until then): the owners'
     # totals and lists read them from the hands row (and its index) alone.
-    net_0: Mapped[float | None] = mapped_column(Money)
-    net_1: Mapped[float | None] = mapped_column(Money)
-    net_2: Mapped[float | None] = mapped_column(Money)
-    net_3: Mapped[float | None] = mapped_column(Money)
+    _opt("net_0", Money),
+    _opt("net_1", Money),
+    _opt("net_2", Money),
+    _opt("net_3", Money),
+    Index("ix_hands_status_started", "status", "started_at"),
+    # The owners' per-table hand log by date (the hub holds every table's hands); on
+    # PostgreSQL it carries the nets, so a table's seat totals over a year of hands are
+    # an index-only scan (no visit to a row per hand). That INCLUDE is made by migration
+    # 0005 only: ``postgresql_include`` here would import PostgreSQL's dialect (2 MB) on
+    # every Pi to check the argument, and the schema is the migrations' anyway.
+    Index("ix_hands_table_started", "table_id", "started_at"),
+)
 
+# One row per table: what the owners' list of tables shows, kept up to date by every write
+# (a session or hand started, a hand closed, hands ingested at the hub) in the same
+# transaction, so listing the tables reads a row per table, not a million hands.
+# ``table_id`` "" holds what no table was recorded for (the configured table's).
+TABLE_STATS = Table(
+    "table_stats",
+    METADATA,
+    _col("table_id", String(64), primary_key=True),
+    _col("parlour", String(64)),
+    _col("sessions", BigInteger),
+    _col("hands", BigInteger),
+    _col("open_hands", BigInteger),
+    _opt("first_seen", UTCDateTime()),
+    _opt("last_seen", UTCDateTime()),
+)
 
-class TableStatsRow(Base):
-    """One row per table: what the owners' list of tables shows, kept up to date by every
-    write (a session or hand started, a hand closed, hands ingested at the hub) in the same
-    transaction, so listing the tables reads a row per table, not a million hands.
-    ``table_id`` "" holds what no table was recorded for (the configured table's)."""
+# Append-only: rows are never updated or deleted.
+EVENTS = Table(
+    "events",
+    METADATA,
+    _col("id", BigId, primary_key=True, autoincrement=True),
+    _col("hand_id", String(64), ForeignKey("hands.id")),
+    _col("seq", Integer),
+    _col("type", String(64)),
+    _col("payload", JsonType),
+    _col("created_at", UTCDateTime()),
+    UniqueConstraint("hand_id", "seq"),
+)
 
-    __tablename__ = "table_stats"
+SETTLEMENTS = Table(
+    "settlements",
+    METADATA,
+    _col("hand_id", String(64), ForeignKey("hands.id"), primary_key=True),
+    _col("ruleset", String(64)),
+    _col("void", Boolean),
+    _col("net_0", Money),
+    _col("net_1", Money),
+    _col("net_2", Money),
+    _col("net_3", Money),
+    _col("payload", JsonType),  # Settlement.as_dict(), as settled
+    _col("created_at", UTCDateTime()),
+)
 
-    table_id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    parlour: Mapped[str] = mapped_column(String(64))
-    sessions: Mapped[int] = mapped_column(BigInteger)
-    hands: Mapped[int] = mapped_column(BigInteger)
-    open_hands: Mapped[int] = mapped_column(BigInteger)
-    first_seen: Mapped[datetime | None]
-    last_seen: Mapped[datetime | None]
-
-
-class EventRow(Base):
-    """Append-only: rows are never updated or deleted."""
-
-    __tablename__ = "events"
-    __table_args__ = (UniqueConstraint("hand_id", "seq"),)
-
-    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    hand_id: Mapped[str] = mapped_column(ForeignKey("hands.id"))
-    seq: Mapped[int] = mapped_column(Integer)
-    type: Mapped[str] = mapped_column(String(64))
-    payload: Mapped[dict[str, Any]]
-    created_at: Mapped[datetime]
-
-
-class SettlementRow(Base):
-    __tablename__ = "settlements"
-
-    hand_id: Mapped[str] = mapped_column(ForeignKey("hands.id"), primary_key=True)
-    ruleset: Mapped[str] = mapped_column(String(64))
-    void: Mapped[bool] = mapped_column(Boolean)
-    net_0: Mapped[float] = mapped_column(Money)
-    net_1: Mapped[float] = mapped_column(Money)
-    net_2: Mapped[float] = mapped_column(Money)
-    net_3: Mapped[float] = mapped_column(Money)
-    payload: Mapped[dict[str, Any]]  # Settlement.as_dict(), as settled
-    created_at: Mapped[datetime]
-
-
-class OutboxRow(Base):
-    """MQTT messages not yet acknowledged by the broker, drained in id order."""
-
-    __tablename__ = "outbox"
-    # Ids never reused (SQLite would reuse a deleted max rowid): order is id order.
-    __table_args__ = ({"sqlite_autoincrement": True},)
-
-    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    topic: Mapped[str] = mapped_column(String(255))
-    payload: Mapped[str] = mapped_column(Text)  # the exact UTF-8 JSON text to publish
-    qos: Mapped[int] = mapped_column(SmallInteger)
-    retain: Mapped[bool] = mapped_column(Boolean)
+# MQTT messages not yet acknowledged by the broker, drained in id order.
+OUTBOX = Table(
+    "outbox",
+    METADATA,
+    _col("id", BigId, primary_key=True, autoincrement=True),
+    _col("topic", String(255)),
+    _col("payload", Text),  # the exact UTF-8 JSON text to publish
+    _col("qos", SmallInteger),
+    _col("retain", Boolean),
     # Wall-clock seconds, not a monotonic clock: latency is measured across restarts too.
-    enqueued_at: Mapped[float] = mapped_column(Float)
+    _col("enqueued_at", Float),
+    # Ids never reused (SQLite would reuse a deleted max rowid): order is id order.
+    sqlite_autoincrement=True,
+)
 
+# Alerts as raised: the public message, and the private detail (which tile, which tag)
+# that only the owner's log shows. Not a foreign key: an alert is kept whatever else fails.
+ALERTS = Table(
+    "alerts",
+    METADATA,
+    _col("id", BigId, primary_key=True, autoincrement=True),
+    _opt("hand_id", String(64), index=True),
+    _col("kind", String(64)),
+    _opt("seat", SmallInteger),
+    _col("message", Text),
+    _col("detail", Text),
+    _col("created_at", UTCDateTime()),
+)
 
-class AlertRow(Base):
-    """Alerts as raised: the public message, and the private detail (which tile, which tag)
-    that only the owner's log shows. Not a foreign key: an alert is kept whatever else fails."""
-
-    __tablename__ = "alerts"
-
-    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    hand_id: Mapped[str | None] = mapped_column(String(64), index=True)
-    kind: Mapped[str] = mapped_column(String(64))
-    seat: Mapped[int | None] = mapped_column(SmallInteger)
-    message: Mapped[str] = mapped_column(Text)
-    detail: Mapped[str] = mapped_column(Text)
-    created_at: Mapped[datetime]
-
-
-class OwnerRow(Base):
-    """A parlour owner who may read the hand logs; the password is stored only as a hash."""
-
-    __tablename__ = "owners"
-
-    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    name: Mapped[str] = mapped_column(String(64), unique=True)
-    password_hash: Mapped[str] = mapped_column(String(255))  # controller.web.passwords format
-    created_at: Mapped[datetime]
+# A parlour owner who may read the hand logs; the password is stored only as a hash.
+OWNERS = Table(
+    "owners",
+    METADATA,
+    _col("id", BigId, primary_key=True, autoincrement=True),
+    _col("name", String(64), unique=True),
+    _col("password_hash", String(255)),  # controller.web.passwords format
+    _col("created_at", UTCDateTime()),
     # In every login token; bumped (ending every login) by a logout or a new password.
-    token_generation: Mapped[int] = mapped_column(Integer, server_default="0")
+    _col("token_generation", Integer, server_default="0"),
+)
 
-
-class QuarantinedHandlogRow(Base):
-    """A handlog the hub refused (invalid, too big, refused by the database): kept with the
-    reason for the owner to see, never stored as a hand, never in the way of the others."""
-
-    __tablename__ = "quarantined_handlogs"
-    __table_args__ = (Index("ix_quarantined_handlogs_received", "received_at"),)
-
-    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    received_at: Mapped[datetime]
-    topic: Mapped[str] = mapped_column(String(256))
-    parlour: Mapped[str | None] = mapped_column(String(64))  # the sender's, from the topic
-    table_id: Mapped[str | None] = mapped_column(String(64))
-    hand_id: Mapped[str | None] = mapped_column(String(64))  # when the payload named one
-    reason: Mapped[str] = mapped_column(Text)
-    size: Mapped[int] = mapped_column(Integer)  # bytes received
+# A handlog the hub refused (invalid, too big, refused by the database): kept with the
+# reason for the owner to see, never stored as a hand, never in the way of the others.
+QUARANTINED_HANDLOGS = Table(
+    "quarantined_handlogs",
+    METADATA,
+    _col("id", BigId, primary_key=True, autoincrement=True),
+    _col("received_at", UTCDateTime()),
+    _col("topic", String(256)),
+    _opt("parlour", String(64)),  # the sender's, from the topic
+    _opt("table_id", String(64)),
+    _opt("hand_id", String(64)),  # when the payload named one
+    _col("reason", Text),
+    _col("size", Integer),  # bytes received
     # The payload's start, NULs and undecodable bytes escaped (what a reviewer needs to see);
     # all of it for a valid handlog the database refused.
-    excerpt: Mapped[str] = mapped_column(Text)
+    _col("excerpt", Text),
+    Index("ix_quarantined_handlogs_received", "received_at"),
+)

@@ -8,13 +8,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Row, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
 from controller.store.event_store import EventStore
-from controller.store.models import OwnerRow, utcnow
+from controller.store.models import OWNERS, utcnow
 from controller.store.records import StoreError, StoreInputError
 
 # Names go into cookies and logs: keep them plain (letters of any script, digits, _ . -).
@@ -38,7 +38,7 @@ class OwnerRecord:
     token_generation: int = 0  # logins carry it; a newer one ends them
 
 
-def _record(row: OwnerRow) -> OwnerRecord:
+def _record(row: Row[Any]) -> OwnerRecord:
     return OwnerRecord(
         row.id, row.name, row.password_hash, row.created_at, row.token_generation or 0
     )
@@ -58,45 +58,41 @@ class OwnerAccounts:
     def __init__(self, store: EventStore) -> None:
         self.engine = store.engine
 
-    def _session(self) -> Session:
-        return Session(self.engine, expire_on_commit=False)
-
     def add(self, name: str, password_hash: str) -> OwnerRecord:
         check_name(name)
         if not password_hash or len(password_hash) > 255:
             raise StoreInputError("password_hash: 1-255 characters")
-        row = OwnerRow(
-            name=name, password_hash=password_hash, created_at=utcnow(), token_generation=0
-        )
+        now = utcnow()
+        row = {"name": name, "password_hash": password_hash, "created_at": now}
         try:
-            with self._session() as s, s.begin():
-                s.add(row)
+            with self.engine.begin() as c:
+                added = insert(OWNERS).returning(OWNERS.c.id)
+                owner_id = c.execute(added, row | {"token_generation": 0}).scalar_one()
         except IntegrityError:
             raise OwnerExists(f"owner {name!r} already exists") from None
-        return _record(row)
+        return OwnerRecord(owner_id, name, password_hash, now, 0)
 
     def get(self, name: str) -> OwnerRecord | None:
-        with self._session() as s:
-            row = s.scalars(select(OwnerRow).where(OwnerRow.name == name)).first()
-            return _record(row) if row is not None else None
+        with self.engine.connect() as c:
+            row = c.execute(select(OWNERS).where(OWNERS.c.name == name)).first()
+        return _record(row) if row is not None else None
 
     def set_password(self, name: str, password_hash: str) -> None:
         """A new password; every login made before ends."""
-        with self._session() as s, s.begin():
-            row = s.scalars(select(OwnerRow).where(OwnerRow.name == name)).first()
-            if row is None:
-                raise UnknownOwner(name)
-            row.password_hash = password_hash
-            row.token_generation = (row.token_generation or 0) + 1
+        self._bump_generation(name, password_hash=password_hash)
 
     def end_logins(self, name: str) -> None:
         """Log ``name`` out everywhere: every token issued so far stops working."""
-        with self._session() as s, s.begin():
-            row = s.scalars(select(OwnerRow).where(OwnerRow.name == name)).first()
-            if row is None:
-                raise UnknownOwner(name)
-            row.token_generation = (row.token_generation or 0) + 1
+        self._bump_generation(name)
 
     def list(self) -> list[OwnerRecord]:
-        with self._session() as s:
-            return [_record(r) for r in s.scalars(select(OwnerRow).order_by(OwnerRow.name))]
+        with self.engine.connect() as c:
+            return [_record(r) for r in c.execute(select(OWNERS).order_by(OWNERS.c.name))]
+
+    def _bump_generation(self, name: str, **values: Any) -> None:
+        """Set ``values`` and end every login ``name`` made so far, in one statement."""
+        generation = func.coalesce(OWNERS.c.token_generation, 0) + 1
+        change = update(OWNERS).where(OWNERS.c.name == name)
+        with self.engine.begin() as c:
+            if c.execute(change.values(token_generation=generation, **values)).rowcount == 0:
+                raise UnknownOwner(name)

@@ -10,15 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Connection, Table, func
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, func
 
 from controller.store.database import dialect_insert
-from controller.store.models import TableStatsRow
-
-TABLE_STATS = cast(Table, TableStatsRow.__table__)
+from controller.store.models import TABLE_STATS
 
 
 @dataclass(slots=True)
@@ -55,24 +52,23 @@ class Changes:
         return change
 
 
-def _postgres(conn: Connection | Session) -> bool:
-    bind = conn.get_bind() if isinstance(conn, Session) else conn
-    return bind.dialect.name == "postgresql"
+def _postgres(conn: Connection) -> bool:
+    return conn.dialect.name == "postgresql"
 
 
-def _earliest(conn: Connection | Session, a: Any, b: Any) -> Any:
+def _earliest(conn: Connection, a: Any, b: Any) -> Any:
     if _postgres(conn):
         return func.least(a, b)  # ignores NULLs
     return func.min(func.coalesce(a, b), func.coalesce(b, a))  # SQLite's min() would not
 
 
-def _latest(conn: Connection | Session, a: Any, b: Any) -> Any:
+def _latest(conn: Connection, a: Any, b: Any) -> Any:
     if _postgres(conn):
         return func.greatest(a, b)
     return func.max(func.coalesce(a, b), func.coalesce(b, a))
 
 
-def bump(conn: Connection | Session, changes: Iterable[Change]) -> None:
+def bump(conn: Connection, changes: Iterable[Change]) -> None:
     rows = [
         {
             "table_id": c.table_id,

@@ -18,17 +18,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, Connection, Row, func, or_, select
 
 from controller.store.event_store import EventStore, hand_record, session_record
 from controller.store.hand_filters import hand_filters
 from controller.store.models import (
-    HandRow,
-    QuarantinedHandlogRow,
-    SessionRow,
-    SettlementRow,
-    TableStatsRow,
+    HANDS,
+    QUARANTINED_HANDLOGS,
+    SESSIONS,
+    SETTLEMENTS,
+    TABLE_STATS,
 )
 from controller.store.records import HandRecord, SessionRecord
 
@@ -44,19 +43,19 @@ class TableRecord:
     last_seen: datetime | None
 
 
-def _untabled(s: Session) -> bool:
+def _untabled(c: Connection) -> bool:
     """Whether any hand has no ``table_id`` (an index probe)."""
-    query = select(HandRow.id).where(HandRow.table_id.is_(None)).limit(1)
-    return s.scalars(query).first() is not None
+    query = select(HANDS.c.id).where(HANDS.c.table_id.is_(None)).limit(1)
+    return c.execute(query).first() is not None
 
 
-def _belongs(s: Session, table_id: str, default_table: str | None) -> ColumnElement[bool]:
-    if table_id == default_table and _untabled(s):
-        return or_(HandRow.table_id == table_id, HandRow.table_id.is_(None))
-    return HandRow.table_id == table_id
+def _belongs(c: Connection, table_id: str, default_table: str | None) -> ColumnElement[bool]:
+    if table_id == default_table and _untabled(c):
+        return or_(HANDS.c.table_id == table_id, HANDS.c.table_id.is_(None))
+    return HANDS.c.table_id == table_id
 
 
-def _record(table_id: str, stats: TableStatsRow | None, parlour: str = "") -> TableRecord:
+def _record(table_id: str, stats: Row[Any] | None, parlour: str = "") -> TableRecord:
     if stats is None:
         return TableRecord(table_id, parlour, 0, 0, 0, None, None)
     return TableRecord(
@@ -70,7 +69,7 @@ def _record(table_id: str, stats: TableStatsRow | None, parlour: str = "") -> Ta
     )
 
 
-def _merged(table_id: str, rows: Sequence[TableStatsRow], parlour: str) -> TableRecord:
+def _merged(table_id: str, rows: Sequence[Row[Any]], parlour: str) -> TableRecord:
     """The configured table's own row and the untabled one ("") as one table."""
     records = [_record(table_id, r) for r in rows]
     firsts = [r.first_seen for r in records if r.first_seen is not None]
@@ -91,10 +90,11 @@ def list_tables(
 ) -> list[TableRecord]:
     """Every table seen in sessions or hands, and the configured one even before any hand:
     a row per table from ``table_stats`` (kept current by every write)."""
-    with Session(store.engine) as s:
-        rows = list(s.scalars(select(TableStatsRow)))
-    own = [r for r in rows if r.table_id in ("", default_table)]
-    found = {r.table_id: _record(r.table_id, r) for r in rows if r not in own and r.table_id}
+    with store.engine.connect() as c:
+        rows = list(c.execute(select(TABLE_STATS)))
+    mine = ("", default_table)  # the configured table's rows, merged into one
+    own = [r for r in rows if r.table_id in mine]
+    found = {r.table_id: _record(r.table_id, r) for r in rows if r.table_id not in mine}
     if default_table is not None:
         found[default_table] = _merged(default_table, own, parlour)
     return [found[tid] for tid in sorted(found)]
@@ -105,8 +105,8 @@ def table_record(
 ) -> TableRecord | None:
     """One table as ``list_tables`` lists it, or None if unknown."""
     ids = [table_id, ""] if table_id == default_table else [table_id]
-    with Session(store.engine) as s:
-        rows = list(s.scalars(select(TableStatsRow).where(TableStatsRow.table_id.in_(ids))))
+    with store.engine.connect() as c:
+        rows = list(c.execute(select(TABLE_STATS).where(TABLE_STATS.c.table_id.in_(ids))))
     if table_id == default_table:
         return _merged(table_id, rows, parlour)
     return _record(table_id, rows[0]) if rows else None
@@ -116,12 +116,12 @@ def has_table(store: EventStore, table_id: str, *, default_table: str | None) ->
     """Whether the store has seen this table (the configured one always): index probes."""
     if table_id == default_table:
         return True
-    with Session(store.engine) as s:
+    with store.engine.connect() as c:
         for query in (
-            select(HandRow.id).where(HandRow.table_id == table_id),
-            select(SessionRow.id).where(SessionRow.table_id == table_id),
+            select(HANDS.c.id).where(HANDS.c.table_id == table_id),
+            select(SESSIONS.c.id).where(SESSIONS.c.table_id == table_id),
         ):
-            if s.scalars(query.limit(1)).first() is not None:
+            if c.execute(query.limit(1)).first() is not None:
                 return True
     return False
 
@@ -146,9 +146,9 @@ def table_hands(
     """A table's hands, newest first unless ``oldest_first``. ``seat``: hands that seat won
     or dealt in (as ``EventStore.list_hands``); ``until`` is exclusive."""
     # The hands rows alone (they carry the nets): a list shows 100 hands, a hand shows one.
-    with Session(store.engine) as s:
-        query = select(HandRow).where(
-            _belongs(s, table_id, default_table),
+    with store.engine.connect() as c:
+        query = select(HANDS).where(
+            _belongs(c, table_id, default_table),
             *hand_filters(
                 since=since,
                 until=until,
@@ -161,31 +161,31 @@ def table_hands(
             ),
         )
         order = (
-            (HandRow.started_at.asc(), HandRow.id.asc())
+            (HANDS.c.started_at.asc(), HANDS.c.id.asc())
             if oldest_first
-            else (HandRow.started_at.desc(), HandRow.id.desc())
+            else (HANDS.c.started_at.desc(), HANDS.c.id.desc())
         )
         query = query.order_by(*order).limit(limit).offset(offset)
-        return [hand_record(hand) for hand in s.scalars(query)]
+        return [hand_record(hand) for hand in c.execute(query)]
 
 
 def table_of_hand(store: EventStore, hand_id: str, *, default_table: str) -> str | None:
     """The table a hand was played at, or None for an unknown hand."""
-    query = select(func.coalesce(HandRow.table_id, default_table)).where(HandRow.id == hand_id)
-    with Session(store.engine) as s:
-        return s.scalars(query).first()
+    query = select(func.coalesce(HANDS.c.table_id, default_table)).where(HANDS.c.id == hand_id)
+    with store.engine.connect() as c:
+        return c.scalars(query).first()
 
 
 def settlements_for(store: EventStore, hand_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
     """The stored settlement payloads of these hands (those that have one), by hand id."""
     out: dict[str, dict[str, Any]] = {}
-    with Session(store.engine) as s:
+    with store.engine.connect() as c:
         for start in range(0, len(hand_ids), 500):  # keep IN (...) lists short
             chunk = list(hand_ids[start : start + 500])
-            query = select(SettlementRow.hand_id, SettlementRow.payload).where(
-                SettlementRow.hand_id.in_(chunk)
+            query = select(SETTLEMENTS.c.hand_id, SETTLEMENTS.c.payload).where(
+                SETTLEMENTS.c.hand_id.in_(chunk)
             )
-            out.update({hid: payload for hid, payload in s.execute(query)})
+            out.update({hid: payload for hid, payload in c.execute(query)})
     return out
 
 
@@ -194,19 +194,19 @@ def table_sessions(
 ) -> list[SessionRecord]:
     """A table's sessions, newest first."""
     query = (
-        select(SessionRow)
-        .where(SessionRow.table_id == table_id)
-        .order_by(SessionRow.started_at.desc(), SessionRow.id.desc())
+        select(SESSIONS)
+        .where(SESSIONS.c.table_id == table_id)
+        .order_by(SESSIONS.c.started_at.desc(), SESSIONS.c.id.desc())
         .limit(limit)
         .offset(offset)
     )
-    with Session(store.engine) as s:
-        return [session_record(r) for r in s.scalars(query)]
+    with store.engine.connect() as c:
+        return [session_record(r) for r in c.execute(query)]
 
 
 def quarantined(store: EventStore, *, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
     """The handlogs the hub refused (``controller.hub.ingest.quarantine``), newest first."""
-    row = QuarantinedHandlogRow
+    row = QUARANTINED_HANDLOGS.c
     query = (
         select(row.id, row.received_at, row.topic, row.table_id, row.hand_id, row.reason, row.size)
         .order_by(row.id.desc())

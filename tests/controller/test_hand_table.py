@@ -11,7 +11,7 @@ from sqlalchemy import select, text
 
 from controller.store import EventStore, make_engine
 from controller.store.migrate import upgrade
-from controller.store.models import HandRow
+from controller.store.models import HANDS
 from controller.store.tables import (
     has_table,
     list_tables,
@@ -23,7 +23,7 @@ from controller.store.tables import (
 
 def _tables_of(store: EventStore) -> dict[str, str | None]:
     with store.engine.connect() as c:
-        return {hid: tid for hid, tid in c.execute(select(HandRow.id, HandRow.table_id))}
+        return {hid: tid for hid, tid in c.execute(select(HANDS.c.id, HANDS.c.table_id))}
 
 
 def test_migration_0004_backfills_from_the_session(tmp_path: Path) -> None:

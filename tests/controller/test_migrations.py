@@ -14,7 +14,7 @@ from sqlalchemy import inspect, text
 
 from controller.store import EventStore, make_engine
 from controller.store.migrate import current_revision, head_revision, upgrade
-from controller.store.models import Base
+from controller.store.models import METADATA
 from controller.store.schema_head import HEAD, MigrationFailed, at_head, ensure_schema
 
 TABLES = {
@@ -46,7 +46,7 @@ def test_migrations_match_the_models(tmp_path: Path) -> None:
     upgrade(engine)
     with engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
-        assert compare_metadata(context, Base.metadata) == []
+        assert compare_metadata(context, METADATA) == []
     engine.dispose()
 
 

@@ -20,6 +20,8 @@ NOT_IMPORTED = {
     "sqlalchemy.dialects.postgresql": "the hub's database (2 MB)",
     "psycopg": "the hub's driver",
     "alembic": "migrations run in a child process (controller.store.schema_head)",
+    # (sqlalchemy.ext.asyncio would import it too)
+    "sqlalchemy.orm": "the store is SQLAlchemy Core (controller/store/models.py): 6 MB",
     "amqtt": "the demo's embedded broker",
     "gpiozero": "[gpio] is off",
     # (-X importtime lists structlog's failed ``import rich`` too: rich.console is the load)

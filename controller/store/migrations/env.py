@@ -9,13 +9,13 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection
 
-from controller.store.models import Base
+from controller.store.models import METADATA
 
 
 def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
-        target_metadata=Base.metadata,
+        target_metadata=METADATA,
         render_as_batch=True,  # SQLite alters tables by copy; harmless on PostgreSQL
         compare_type=True,
     )

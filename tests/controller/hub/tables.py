@@ -12,7 +12,7 @@ from controller.handlog_sync import HandlogSync
 from controller.hub import HubIngest
 from controller.mqtt import Publisher, Topics
 from controller.store import EventStore
-from controller.store.models import EventRow, HandRow
+from controller.store.models import EVENTS, HANDS
 from tests.controller.hub.hands import finish_and_publish, played_hands, record_hand
 from tests.controller.mqtt_helpers import guarded, settings
 
@@ -86,14 +86,14 @@ class Table:
 
 def hub_counts(store: EventStore) -> tuple[int, int]:
     with store.engine.connect() as c:
-        hands = c.scalar(select(func.count()).select_from(HandRow)) or 0
-        events = c.scalar(select(func.count()).select_from(EventRow)) or 0
+        hands = c.scalar(select(func.count()).select_from(HANDS)) or 0
+        events = c.scalar(select(func.count()).select_from(EVENTS)) or 0
     return hands, events
 
 
 def stored_ids(store: EventStore) -> list[str]:
     with store.engine.connect() as c:
-        return sorted(c.scalars(select(HandRow.id)))
+        return sorted(c.scalars(select(HANDS.c.id)))
 
 
 def start_hub(store: EventStore, url: str) -> tuple[HubIngest, asyncio.Task[None]]:

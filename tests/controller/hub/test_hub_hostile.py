@@ -15,14 +15,14 @@ from typing import Any
 import aiomqtt
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, Row, select
 
 import controller.hub.service as service
 from controller.handlog import Handlog, ack_topic_for, build_handlog
 from controller.hub import StoreResult, store_handlogs
 from controller.mqtt import Topics, encode
 from controller.store import EventStore
-from controller.store.models import HandRow, QuarantinedHandlogRow, SessionRow
+from controller.store.models import HANDS, QUARANTINED_HANDLOGS, SESSIONS
 from controller.store.owners import OwnerAccounts
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
@@ -89,14 +89,14 @@ def mutations(template: dict[str, Any], n: int, seed: int) -> list[bytes]:
     return out
 
 
-def quarantined(store: EventStore) -> list[QuarantinedHandlogRow]:
+def quarantined(store: EventStore) -> list[Row[Any]]:
     with store.engine.connect() as c:
-        return list(c.execute(select(QuarantinedHandlogRow)).all())  # type: ignore[arg-type]
+        return list(c.execute(select(QUARANTINED_HANDLOGS)).all())
 
 
 def hands_of(store: EventStore, table: str) -> list[str]:
     with store.engine.connect() as c:
-        return sorted(c.scalars(select(HandRow.id).where(HandRow.table_id == table)))
+        return sorted(c.scalars(select(HANDS.c.id).where(HANDS.c.table_id == table)))
 
 
 def test_hostile_handlogs_are_quarantined_and_never_block_the_others(
@@ -210,8 +210,8 @@ def test_a_table_cannot_write_into_another_tables_session_or_hand(
     asyncio.run(main())
     assert quarantined(hub_store) == []
     with hub_store.engine.connect() as c:
-        rows = c.execute(select(HandRow.table_id, HandRow.session_id)).all()
-        owners = dict(c.execute(select(SessionRow.id, SessionRow.table_id)).all())
+        rows = c.execute(select(HANDS.c.table_id, HANDS.c.session_id)).all()
+        owners = dict(c.execute(select(SESSIONS.c.id, SESSIONS.c.table_id)).all())
     assert sorted(table for table, _ in rows) == ["t1", "t1", "t2", "t2"]
     assert all(owners[session] == table for table, session in rows)  # never a mixed session
     in_t1_session = sorted(h.id for h in hub_store.list_hands(session_id=t1.session_id))

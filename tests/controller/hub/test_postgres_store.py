@@ -17,7 +17,7 @@ from controller.hub import store_handlogs
 from controller.hub.queries import seat_totals, table_ids
 from controller.store import EventStore, make_engine
 from controller.store.migrate import current_revision, head_revision, upgrade
-from controller.store.models import Base, EventRow, HandRow, SessionRow, SettlementRow
+from controller.store.models import EVENTS, HANDS, METADATA, SESSIONS, SETTLEMENTS
 from controller.store.tables import list_tables, table_hands
 from tests.controller.hub.hands import played_hands, record_hand
 
@@ -32,7 +32,7 @@ def test_migrations_run_on_postgresql(pg_url: str) -> None:
         assert current_revision(engine) == head_revision()
         with engine.connect() as connection:
             context = MigrationContext.configure(connection, opts={"compare_type": True})
-            assert compare_metadata(context, Base.metadata) == []
+            assert compare_metadata(context, METADATA) == []
         columns = {c["name"]: c for c in inspect(engine).get_columns("hands")}
         assert {"parlour", "table_id"} <= set(columns)
         assert str(columns["started_at"]["type"]) == "TIMESTAMP"
@@ -78,10 +78,10 @@ def _logs(n: int, tables: tuple[str, ...] = ("t1", "t2", "t3")) -> list[Handlog]
 def _counts(store: EventStore) -> dict[str, Any]:
     with store.engine.connect() as c:
         return {
-            "hands": c.scalar(select(func.count()).select_from(HandRow)),
-            "events": c.scalar(select(func.count()).select_from(EventRow)),
-            "settlements": c.scalar(select(func.count()).select_from(SettlementRow)),
-            "sessions": c.scalar(select(func.count()).select_from(SessionRow)),
+            "hands": c.scalar(select(func.count()).select_from(HANDS)),
+            "events": c.scalar(select(func.count()).select_from(EVENTS)),
+            "settlements": c.scalar(select(func.count()).select_from(SETTLEMENTS)),
+            "sessions": c.scalar(select(func.count()).select_from(SESSIONS)),
         }
 
 
@@ -152,7 +152,7 @@ def test_hands_outside_sessions_keep_their_table(pg_url: str) -> None:
         )
         assert store_handlogs(store.engine, [later, lone]).stored == ["later", log.hand_id]
         with store.engine.connect() as c:
-            rows = c.execute(select(HandRow.id, HandRow.parlour, HandRow.table_id)).all()
+            rows = c.execute(select(HANDS.c.id, HANDS.c.parlour, HANDS.c.table_id)).all()
         assert sorted(rows) == sorted([("later", "p1", "t9"), (log.hand_id, "p1", "t9")])
     finally:
         store.close()

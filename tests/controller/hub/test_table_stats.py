@@ -19,7 +19,7 @@ from controller.hub import store_handlogs
 from controller.hub.queries import seat_totals, table_ids
 from controller.store import EventStore, make_engine
 from controller.store.migrate import upgrade
-from controller.store.models import HandRow, SessionRow, SettlementRow
+from controller.store.models import HANDS, SESSIONS, SETTLEMENTS
 from controller.store.tables import list_tables, table_record
 from tests.controller.hub.hands import played_hands, record_hand
 
@@ -42,11 +42,11 @@ def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EventS
 
 def recount(store: EventStore) -> dict[str, tuple[int, int, int]]:
     """(sessions, hands, open hands) per table, counted from the rows themselves."""
-    key = func.coalesce(HandRow.table_id, "")
+    key = func.coalesce(HANDS.c.table_id, "")
     hands = select(
-        key, func.count(), func.sum(case((HandRow.status == "open", 1), else_=0))
+        key, func.count(), func.sum(case((HANDS.c.status == "open", 1), else_=0))
     ).group_by(key)
-    sessions = select(SessionRow.table_id, func.count()).group_by(SessionRow.table_id)
+    sessions = select(SESSIONS.c.table_id, func.count()).group_by(SESSIONS.c.table_id)
     out: dict[str, list[int]] = {}
     with store.engine.connect() as c:
         for tid, n in c.execute(sessions):
@@ -133,11 +133,11 @@ def test_the_hubs_ingestion_keeps_the_rollup_and_nets_exact(
     assert table_ids(any_store) == ["t1", "t2", "t3"]
     with any_store.engine.connect() as c:
         rows = c.execute(
-            select(HandRow.table_id, SettlementRow.net_0, SettlementRow.net_3).join(
-                SettlementRow, SettlementRow.hand_id == HandRow.id
+            select(HANDS.c.table_id, SETTLEMENTS.c.net_0, SETTLEMENTS.c.net_3).join(
+                SETTLEMENTS, SETTLEMENTS.c.hand_id == HANDS.c.id
             )
         ).all()
-        copied = c.execute(select(func.count()).where(HandRow.net_0.is_not(None))).scalar()
+        copied = c.execute(select(func.count()).where(HANDS.c.net_0.is_not(None))).scalar()
     assert copied == len(rows) == 9
     for table in ("t1", "t2", "t3"):
         totals = seat_totals(any_store, table)
