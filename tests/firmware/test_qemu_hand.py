@@ -119,7 +119,7 @@ def test_a_whole_hand_with_the_readers_on_the_boards_reader_line(
     UART, the board turns their frames into INVENTORY messages, and the service sees the
     tiles only through the link (it opens no reader port of its own). Both lines run at
     115,200 baud (QEMU ignores baud rates; SerialLine puts the rate back): 13 readers
-    scanning every 20 ms offer the reader line about three times what it carries, so it runs
+    scanning every 20 ms offer the reader line about twice what it carries, so it runs
     flat out. Without the rate the surplus queued in the sockets' buffers, faster than the
     emulated UART reads, and the board saw the table ever later (docs/firmware.md)."""
     boards: list[FirmwareBoard] = []
