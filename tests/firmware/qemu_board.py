@@ -123,7 +123,11 @@ class SerialLink:
             self._server.close()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        board_reader, board_writer = await asyncio.open_connection("127.0.0.1", self._port)
+        try:
+            board_reader, board_writer = await asyncio.open_connection("127.0.0.1", self._port)
+        except OSError:  # the board is gone: so is the line
+            writer.close()
+            return
         pipes = [
             asyncio.create_task(self.to_board.copy(reader, board_writer)),
             asyncio.create_task(self.to_host.copy(board_reader, writer)),
