@@ -105,8 +105,9 @@ int mjt_link_send_msg(mjt_link *l, const mjt_msg *m);
 
 /* Drop the queued messages of `type` whose payload starts with `key` and that have not
  * been transmitted yet (in this session's numbering); one in flight stays, since the link
- * is exactly-once and in order. Returns how many went. For messages that carry a whole
- * state, so that a newer one supersedes them (an INVENTORY by its reader id). */
+ * is exactly-once and in order. Returns how many went (`messages_sent` still counts them).
+ * For messages that carry a whole state, so that a newer one supersedes them (an INVENTORY
+ * by its reader id). */
 int mjt_link_drop_unsent(mjt_link *l, uint8_t type, uint8_t key);
 
 void mjt_link_receive(mjt_link *l, const uint8_t *data, size_t len, uint32_t now_ms);
