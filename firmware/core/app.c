@@ -157,7 +157,10 @@ static reader_memo *memo_for(uint8_t id)
 }
 
 /* A reader scans ten times a second; the line carries a changed set at once and an unchanged
- * one every MJT_APP_REFRESH_MS (a sign of life: the host marks a reader silent after 3 s). */
+ * one every MJT_APP_REFRESH_MS (a sign of life: the host marks a reader silent after 3 s).
+ * An inventory is a whole set, so a newer one supersedes the reader's last if that has not
+ * gone out yet: the host link never queues old news, and what the host gets of a reader is
+ * its newest set, in the order the board saw things happen. */
 static void on_inventory(const mjt_ref_inventory *inv, uint32_t now_ms)
 {
     if (inv->count > MJT_MAX_UIDS) {
@@ -171,12 +174,25 @@ static void on_inventory(const mjt_ref_inventory *inv, uint32_t now_ms)
         (int32_t)(now_ms - memo->sent_ms) < (int32_t)MJT_APP_REFRESH_MS) {
         return;
     }
+    if (app.link.state != MJT_UP) {
+        return; /* the reader's next frame goes out once the link is up */
+    }
+    /* Dropped, then queued behind what came since: the host sees the board's events in the
+     * order they happened, minus the superseded sets. One in flight is left alone. */
+    if (mjt_link_drop_unsent(&app.link, MJT_INVENTORY, inv->reader)) {
+        app.counters.inventories_replaced++;
+    }
     mjt_msg m = {.type = MJT_INVENTORY, .u.inventory = {inv->reader, 0, inv->count, inv->uids}};
-    if (app.link.state == MJT_UP && mjt_link_send_msg(&app.link, &m) == 0) {
+    if (mjt_link_send_msg(&app.link, &m) == 0) {
         app.counters.inventories_sent++;
         if (memo) {
             memo->crc = crc;
             memo->sent_ms = now_ms | 1u; /* 0 means "never" */
+        }
+    } else {
+        app.counters.inventories_queue_full++;
+        if (memo) {
+            memo->sent_ms = 0; /* forward the reader's next frame, even an unchanged one */
         }
     }
 }

@@ -26,6 +26,8 @@ void app_reader_bytes(const uint8_t *data, size_t len, uint32_t now_ms);
 typedef struct {
     uint32_t buttons_lost;     /* link queue full */
     uint32_t inventories_sent, inventories_too_big, reader_frames, reader_bad_crc;
+    uint32_t inventories_replaced;   /* superseded by a newer set before they went out */
+    uint32_t inventories_queue_full; /* the link's queue had no room: the next frame retries */
     uint32_t unexpected;       /* board reports sent to the board: ignored */
 } mjt_app_counters;
 

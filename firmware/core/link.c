@@ -72,6 +72,34 @@ int mjt_link_send_msg(mjt_link *l, const mjt_msg *m)
     return n ? mjt_link_send(l, m->type, l->raw, n) : -1;
 }
 
+/* Remove `size` bytes at `pos` (counted from the ring's head), closing the gap. */
+static void ring_cut(mjt_link *l, uint32_t pos, uint32_t size)
+{
+    for (uint32_t i = l->ring_head + pos; i + size < l->ring_head + l->ring_used; i++) {
+        l->ring[i % MJT_TX_RING] = ring_byte(l, i + size);
+    }
+    l->ring_used -= size;
+}
+
+int mjt_link_drop_unsent(mjt_link *l, uint8_t type, uint8_t key)
+{
+    int dropped = 0;
+    uint32_t off = l->unsent_off;
+    for (uint32_t i = 0, n = l->n_unsent; i < n; i++) {
+        uint16_t len = msg_len(l, off);
+        if (ring_byte(l, off) != type || len == 0 || ring_byte(l, off + MSG_HEAD) != key) {
+            off = msg_next(l, off);
+            continue;
+        }
+        /* The next message moves up to `off`, which stays the first unsent if this was. */
+        ring_cut(l, (off + MJT_TX_RING - l->ring_head) % MJT_TX_RING, MSG_HEAD + (uint32_t)len);
+        l->n_unsent--;
+        l->n_msgs--;
+        dropped++;
+    }
+    return dropped;
+}
+
 /* Forget sequence numbers: every queued or unacknowledged message goes out again from 0. */
 static void renumber(mjt_link *l)
 {

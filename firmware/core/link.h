@@ -103,6 +103,13 @@ int mjt_link_send(mjt_link *l, uint8_t type, const uint8_t *payload, size_t len)
 /* Encode and queue; -1 also when the values break §5's limits. */
 int mjt_link_send_msg(mjt_link *l, const mjt_msg *m);
 
+/* Drop the queued messages of `type` whose payload starts with `key` and that have not
+ * been transmitted yet (in this session's numbering); one in flight stays, since the link
+ * is exactly-once and in order. Returns how many went (`messages_sent` still counts them).
+ * For messages that carry a whole state, so that a newer one supersedes them (an INVENTORY
+ * by its reader id). */
+int mjt_link_drop_unsent(mjt_link *l, uint8_t type, uint8_t key);
+
 void mjt_link_receive(mjt_link *l, const uint8_t *data, size_t len, uint32_t now_ms);
 void mjt_link_poll(mjt_link *l, uint32_t now_ms);
 /* When mjt_link_poll() next has work: now_ms when it has some already. */

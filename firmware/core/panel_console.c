@@ -41,18 +41,19 @@ static int numbers(const char *s, uint32_t *out, size_t max)
 
 static void counters(void)
 {
-    char text[400];
+    char text[512];
     const mjt_app_counters *a = app_counters();
     const mjt_counters *c = &app_link()->counters;
-    const char *names[] = {"buttons_lost", "inventories",   "reader_frames", "reader_bad_crc",
-                           "unexpected",   "resyncs",       "bad_crc",       "bad_cobs",
-                           "oversize",     "retransmits",   "timeouts",      "failures",
-                           "peer_restarts", "hellos_rx",    "messages_delivered"};
-    const uint32_t values[] = {a->buttons_lost, a->inventories_sent, a->reader_frames,
-                               a->reader_bad_crc, a->unexpected, c->resyncs, c->bad_crc,
-                               c->bad_cobs, c->oversize, c->retransmits, c->timeouts,
-                               c->failures, c->peer_restarts, c->hellos_rx,
-                               c->messages_delivered};
+    const char *names[] = {"buttons_lost", "inventories", "inventories_replaced",
+                           "inventories_queue_full", "reader_frames", "reader_bad_crc",
+                           "unexpected", "resyncs", "bad_crc", "bad_cobs", "oversize",
+                           "retransmits", "timeouts", "failures", "peer_restarts", "hellos_rx",
+                           "messages_delivered"};
+    const uint32_t values[] = {a->buttons_lost, a->inventories_sent, a->inventories_replaced,
+                               a->inventories_queue_full, a->reader_frames, a->reader_bad_crc,
+                               a->unexpected, c->resyncs, c->bad_crc, c->bad_cobs, c->oversize,
+                               c->retransmits, c->timeouts, c->failures, c->peer_restarts,
+                               c->hellos_rx, c->messages_delivered};
     size_t n = text_str(text, 0, "counters");
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
         n = text_str(text, text_str(text, n, " "), names[i]);

@@ -64,6 +64,84 @@ class QemuBoard:
             self.proc.wait()
 
 
+LINE_BAUD = 115_200  # every UART of the board (docs/firmware.md, pin map)
+
+
+class SerialLine:
+    """What QEMU leaves out of a UART: its rate. Bytes copied from one socket to another
+    cross at a 115,200-baud line's 11,520 bytes a second (8N1), one chunk after another;
+    a bare socket would carry anything at once, and its buffers would store without bound
+    what a line cannot carry (the reader line's stall of docs/firmware.md).
+
+    `drop_after` None: the sender waits for the line, as a UART's transmitter does (the
+    host link: the link's window and the board's queue feel the line). A number: a sender
+    more than that many seconds ahead of the line loses the chunk (readers that scan faster
+    than their shared line carries: the frames that could not go out), counted in
+    `dropped`."""
+
+    def __init__(self, drop_after: float | None = None, baud: int = LINE_BAUD) -> None:
+        self.drop_after = drop_after
+        self.bytes_per_s = baud / 10
+        self.carried = 0
+        self.dropped = 0
+
+    async def copy(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        loop = asyncio.get_running_loop()
+        free_at = loop.time()  # when the line has sent everything it was given
+        with contextlib.suppress(OSError):
+            while data := await reader.read(4096):
+                now = loop.time()
+                if self.drop_after is not None and free_at - now > self.drop_after:
+                    self.dropped += len(data)
+                    continue
+                free_at = max(free_at, now) + len(data) / self.bytes_per_s
+                if self.drop_after is None:
+                    await asyncio.sleep(free_at - now)
+                writer.write(data)
+                await writer.drain()
+                self.carried += len(data)
+
+
+class SerialLink:
+    """The host link at the line's rate both ways: a local server whose connections are
+    piped to the board's link UART through a SerialLine each way. `url` is what the host
+    opens instead of the board's own socket."""
+
+    def __init__(self, qemu: QemuBoard) -> None:
+        self._port = int(qemu.link_url.rsplit(":", 1)[1])
+        self.to_board = SerialLine()
+        self.to_host = SerialLine()
+        self._server: asyncio.Server | None = None
+        self.url = ""
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.url = f"socket://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            board_reader, board_writer = await asyncio.open_connection("127.0.0.1", self._port)
+        except OSError:  # the board is gone: so is the line
+            writer.close()
+            return
+        pipes = [
+            asyncio.create_task(self.to_board.copy(reader, board_writer)),
+            asyncio.create_task(self.to_host.copy(board_reader, writer)),
+        ]
+        try:
+            await asyncio.wait(pipes, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in pipes:
+                task.cancel()
+            await asyncio.gather(*pipes, return_exceptions=True)
+            for w in (writer, board_writer):
+                w.close()
+
+
 class _Port:
     """The part of a SimPort the virtual table uses: where the host connects."""
 

@@ -3,24 +3,67 @@
  * chunks, each routed with a time step, so the link's timers, hellos and retransmissions
  * run between the bytes. A chunk is raw line bytes, or a frame body (type, seq, ack, sack,
  * payload) that gets a good CRC and COBS here: random bytes alone almost never pass the
- * CRC, and the link logic behind it is what most needs the fuzzing. ASan/UBSan catch memory and arithmetic
- * faults; the checks below catch a link that stops answering. */
+ * CRC, and the link logic behind it is what most needs the fuzzing. An odd first byte starts
+ * with the link up (a host's hello heard), so that the application's sends are reached; a
+ * reader chunk may be wrapped into a well-made reader frame. ASan/UBSan catch memory and
+ * arithmetic faults; the checks below catch a link that stops answering or a queue whose
+ * bytes no longer add up. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "app.h"
+#include "crc16.h"
 #include "fake_board.h"
 #include "link.h"
 #include "panel_console.h"
+#include "ref_frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A reader frame with a good CRC around `uids` (the reader id folded onto a few readers, so
+ * that newer sets supersede queued ones). */
+static void reader_frame(uint8_t reader, const uint8_t *uids, size_t n)
+{
+    static uint8_t frame[MJT_REF_MAX_FRAME];
+    uint8_t count = (uint8_t)(n / 8u > MJT_REF_MAX_TAGS ? MJT_REF_MAX_TAGS : n / 8u);
+    uint16_t len = (uint16_t)(3u + 8u * count);
+    uint8_t head[7] = {0xAA, 0x55, (uint8_t)(len >> 8), (uint8_t)len, reader % 5u, 0, count};
+    memcpy(frame, head, sizeof head);
+    memcpy(frame + sizeof head, uids, 8u * count);
+    uint16_t crc = mjt_crc16(frame + 2, 2u + len);
+    frame[sizeof head + 8u * count] = (uint8_t)(crc >> 8);
+    frame[sizeof head + 8u * count + 1u] = (uint8_t)crc;
+    app_reader_bytes(frame, sizeof head + 8u * count + 2u, fake_now_ms);
+}
+
+/* The queued messages' sizes (a 3-byte head each, then the payload) add up to the ring's. */
+static uint32_t ring_bytes(const mjt_link *l)
+{
+    uint32_t off = l->ring_head, total = 0;
+    for (uint32_t i = 0; i < l->n_msgs; i++) {
+        uint32_t len = (uint32_t)(l->ring[(off + 1u) % MJT_TX_RING] << 8) |
+                       l->ring[(off + 2u) % MJT_TX_RING];
+        total += 3u + len;
+        off = (off + 3u + len) % MJT_TX_RING;
+    }
+    return total;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fake_board_reset();
     mjt_link *link = app_init(0x5EED, 0);
     size_t i = 0;
+    if (size && (data[i++] & 1u)) { /* start with the link up: a host's hello heard */
+        static uint8_t raw[MJT_MAX_RAW], wire[MJT_MAX_WIRE];
+        uint8_t hp[64];
+        mjt_hello h = {0x4057, 0x5EED, 1, 1, 0, MJT_ROLE_HOST, 8, 1024, 0, NULL};
+        mjt_frame f = {MJT_VERSION, MJT_HELLO, 0, 0, 0, hp, (uint16_t)mjt_hello_encode(&h, hp)};
+        mjt_link_receive(link, wire, mjt_frame_encode(&f, raw, wire, 1), fake_now_ms);
+        app_poll(fake_now_ms);
+    }
     while (i < size) {
         uint8_t ctl = data[i++];
         size_t n = (size_t)(ctl & 0x3Fu) + 1u;
@@ -44,7 +87,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             break;
         case 2:
-            app_reader_bytes(data + i, n, fake_now_ms);
+            if (n >= 2 && (data[i] & 1u)) { /* a well-made reader frame: the inventory path */
+                reader_frame(data[i + 1], data + i + 2, n - 2);
+            } else {
+                app_reader_bytes(data + i, n, fake_now_ms);
+            }
             break;
         default:
             panel_console_feed(data + i, n);
@@ -56,7 +103,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* Invariants a garbled peer must never break. */
         if (link->n_inflight > MJT_WINDOW || link->ring_used > MJT_TX_RING ||
             link->decoder.len > sizeof link->decoder.buf || link->rto_ms < MJT_RTO_MIN_MS ||
-            link->rto_ms > MJT_RTO_MAX_MS) {
+            link->rto_ms > MJT_RTO_MAX_MS || link->n_unsent > link->n_msgs ||
+            ring_bytes(link) != link->ring_used) {
             abort();
         }
         /* The board keeps talking: something is due within the longest backoff. */

@@ -1,6 +1,6 @@
 /* The link in memory (two C ends, explicit time) and the board application behind it:
  * handshake, in-order delivery, the board's answers to host commands, the panel console,
- * reader frames forwarded as inventories. */
+ * reader frames forwarded as inventories, a newer inventory superseding one not yet sent. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +21,7 @@ static mjt_link host;
 static uint8_t host_out[65536];
 static size_t host_out_len;
 static mjt_msg got[64];
-static uint8_t got_text[64][256];
+static uint8_t got_text[64][MJT_MAX_PAYLOAD];
 static size_t n_got;
 
 static void host_write(void *ctx, const uint8_t *d, size_t n)
@@ -35,13 +35,17 @@ static void host_write(void *ctx, const uint8_t *d, size_t n)
 static void host_deliver(void *ctx, const mjt_msg *m, const uint8_t *p, size_t n)
 {
     (void)ctx;
-    assert_true(n_got < 64 && n <= 256);
+    assert_true(n_got < 64 && n <= MJT_MAX_PAYLOAD);
     got[n_got] = *m;
     memcpy(got_text[n_got], p, n);
     n_got++;
 }
 
 static mjt_link *board;
+
+/* What the board transmits while the host has not answered yet: its frames are in flight. */
+static uint8_t held[65536];
+static size_t held_len;
 
 /* Run both ends for `ms` milliseconds of fake time, 1 ms steps, lossless. */
 static void run(uint32_t ms)
@@ -65,7 +69,7 @@ static int setup(void **state)
 {
     (void)state;
     fake_board_reset();
-    host_out_len = n_got = 0;
+    host_out_len = n_got = held_len = 0;
     board = app_init(0xB0A4D, 0);
     mjt_link_config cfg = {.window = 8, .role = MJT_ROLE_HOST, .software = "test host",
                            .write = host_write, .deliver = host_deliver};
@@ -187,6 +191,165 @@ static void test_reader_frames_become_inventories(void **state)
     app_reader_bytes(buf, n, fake_now_ms);
     run(20);
     assert_int_equal(n_got, 4);
+}
+
+
+static void board_sends_unheard(void)
+{
+    fake_now_ms++;
+    app_poll(fake_now_ms);
+    assert_true(held_len + fake_wire_len <= sizeof held);
+    memcpy(held + held_len, fake_wire, fake_wire_len);
+    held_len += fake_wire_len;
+    fake_wire_len = 0;
+}
+
+static void host_hears_it_all(void)
+{
+    mjt_link_receive(&host, held, held_len, fake_now_ms);
+    held_len = 0;
+    run(100);
+}
+
+static void test_a_newer_inventory_supersedes_one_not_yet_sent(void **state)
+{
+    (void)state;
+    uint8_t buf[4096];
+    size_t n = 0, base = n_got;
+    /* Eight readers' sets fill the link's window and wait for the host's acks. */
+    for (uint8_t r = 1; r <= MJT_WINDOW; r++) {
+        n += ref_frame(buf + n, r, 0, 1);
+    }
+    app_reader_bytes(buf, n, fake_now_ms);
+    board_sends_unheard();
+    assert_int_equal(board->n_inflight, MJT_WINDOW);
+    /* A burst: reader 7 (whose last set is in flight) five times, reader 3 twice in
+     * between, reader 12 once. */
+    n = 0;
+    for (uint8_t k = 2; k <= 6; k++) {
+        n += ref_frame(buf + n, 7, k, k);
+        if (k <= 3) {
+            n += ref_frame(buf + n, 3, k, k);
+        }
+    }
+    n += ref_frame(buf + n, 12, 0, 4);
+    app_reader_bytes(buf, n, fake_now_ms);
+    board_sends_unheard();
+    assert_int_equal(board->n_inflight, MJT_WINDOW);
+    assert_int_equal(board->n_unsent, 3); /* one per reader: 3, 7, 12 */
+    assert_int_equal(app_counters()->inventories_replaced, 4 + 1);
+    host_hears_it_all();
+    assert_int_equal(n_got, base + MJT_WINDOW + 3);
+    for (uint8_t r = 1; r <= MJT_WINDOW; r++) { /* the one in flight was not touched */
+        assert_int_equal(got[base + r - 1].u.inventory.reader, r);
+        assert_int_equal(got[base + r - 1].u.inventory.count, 1);
+    }
+    /* Then each reader's newest, in the order the board last heard them. */
+    static const uint8_t order[3][2] = {{3, 3}, {7, 6}, {12, 4}};
+    for (size_t i = 0; i < 3; i++) {
+        const mjt_inventory *inv = &got[base + MJT_WINDOW + i].u.inventory;
+        assert_int_equal(inv->reader, order[i][0]);
+        assert_int_equal(inv->count, order[i][1]);
+        assert_int_equal(got_text[base + MJT_WINDOW + i][3 + 8 * inv->count - 1], inv->count);
+    }
+    assert_int_equal(board->n_msgs, 0);
+}
+
+static void test_a_full_queue_is_counted_and_the_next_frame_retries(void **state)
+{
+    (void)state;
+    static uint8_t buf[8192];
+    size_t n = 0, base = n_got;
+    /* Four of the largest inventories fill a 4 KB queue; the fifth finds no room. */
+    for (uint8_t r = 1; r <= 5; r++) {
+        n += ref_frame(buf + n, r, 0, (uint8_t)MJT_MAX_UIDS);
+    }
+    app_reader_bytes(buf, n, fake_now_ms);
+    assert_int_equal(app_counters()->inventories_queue_full, 1); /* MJT_TX_RING 4096 */
+    host_hears_it_all();
+    /* The same set again, at once: it was never queued, so it goes now. */
+    n = ref_frame(buf, 5, 1, (uint8_t)MJT_MAX_UIDS);
+    app_reader_bytes(buf, n, fake_now_ms);
+    run(100);
+    assert_int_equal(n_got, base + 5);
+    assert_int_equal(got[base + 4].u.inventory.reader, 5);
+    assert_int_equal(got[base + 4].u.inventory.count, MJT_MAX_UIDS);
+}
+
+/* mjt_link_drop_unsent against a model, through the ring's wrap-around: random messages
+ * (inventories and buttons, keys 0..3) queued, dropped by key and delivered in random
+ * steps; the host must get exactly what was queued and not dropped, in order. */
+static struct {
+    uint8_t type, key, id;
+} expected[20000];
+static size_t n_expected, n_checked;
+
+static void check_deliveries(void)
+{
+    for (size_t i = 0; i < n_got; i++, n_checked++) {
+        assert_true(n_checked < n_expected);
+        assert_int_equal(got[i].type, expected[n_checked].type);
+        assert_int_equal(got_text[i][0], expected[n_checked].key);
+        if (got[i].type == MJT_INVENTORY) {
+            assert_int_equal(got[i].u.inventory.zone, expected[n_checked].id);
+        }
+    }
+    n_got = 0;
+}
+
+static void test_drop_unsent_against_a_model(void **state)
+{
+    (void)state;
+    n_got = n_expected = n_checked = 0; /* past the status */
+    uint32_t x = 7;
+    uint8_t payload[3 + 8 * 60] = {0};
+    uint8_t id = 0;
+    int dropped = 0;
+    for (int step = 0; step < 20000; step++) {
+        x = x * 1664525u + 1013904223u;
+        uint32_t r = x >> 8;
+        uint8_t key = (uint8_t)(r % 4u);
+        if (r % 10u < 5u) {
+            uint8_t type = (r / 10u) % 3u ? MJT_INVENTORY : MJT_BUTTON;
+            size_t len = 2;
+            payload[0] = key;
+            payload[1] = type == MJT_INVENTORY ? ++id : 1; /* the zone byte carries an id */
+            if (type == MJT_INVENTORY) {
+                payload[2] = (uint8_t)((r / 40u) % 61u);
+                len = 3u + 8u * payload[2];
+            }
+            if (mjt_link_send(board, type, payload, len) == 0) {
+                assert_true(n_expected < sizeof expected / sizeof expected[0]);
+                expected[n_expected].type = type;
+                expected[n_expected].key = key;
+                expected[n_expected++].id = payload[1];
+            }
+        } else if (r % 10u < 8u) {
+            /* Not yet transmitted: the last n_unsent of what is queued. */
+            size_t kept = n_expected - board->n_unsent;
+            int model = 0;
+            for (size_t i = kept; i < n_expected; i++) {
+                if (expected[i].type == MJT_INVENTORY && expected[i].key == key) {
+                    model++;
+                } else {
+                    expected[kept++] = expected[i];
+                }
+            }
+            n_expected = kept;
+            assert_int_equal(mjt_link_drop_unsent(board, MJT_INVENTORY, key), model);
+            dropped += model;
+        } else {
+            run((r / 10u) % 4u);
+        }
+        check_deliveries();
+        assert_true(board->ring_used <= MJT_TX_RING);
+    }
+    for (int i = 0; i < 200; i++) {
+        run(10);
+        check_deliveries();
+    }
+    assert_int_equal(n_checked, n_expected);
+    assert_true(dropped > 1000 && n_expected > 1000); /* both sides of it were exercised */
 }
 
 static void test_garbage_from_the_host_never_stops_the_board(void **state)
@@ -365,6 +528,9 @@ int main(void)
         cmocka_unit_test_setup(test_display_text_and_led_reach_the_console, setup),
         cmocka_unit_test_setup(test_panel_buttons_and_state, setup),
         cmocka_unit_test_setup(test_reader_frames_become_inventories, setup),
+        cmocka_unit_test_setup(test_a_newer_inventory_supersedes_one_not_yet_sent, setup),
+        cmocka_unit_test_setup(test_a_full_queue_is_counted_and_the_next_frame_retries, setup),
+        cmocka_unit_test_setup(test_drop_unsent_against_a_model, setup),
         cmocka_unit_test_setup(test_garbage_from_the_host_never_stops_the_board, setup),
         cmocka_unit_test(test_link_counts_what_it_refuses),
         cmocka_unit_test(test_host_silent_link_fails_then_recovers_on_hello),
