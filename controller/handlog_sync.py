@@ -5,7 +5,10 @@ task keeps its own connection, subscribed to ``…/handlog_ack``: each ack is re
 ``store.mark_handlog_acked``. On every (re)connect it sends again every finished hand the hub
 has not acknowledged, and then, while connected, any that stays unacknowledged
 ``resend_after`` seconds after it finished or was last sent (the hub was down, or a broker
-restart lost the message). The hub stores by hand id, so a copy too many is harmless.
+restart lost the message), each further copy of a hand waiting twice as long as the one
+before, up to ``RESEND_MAX``: a hub down for days would otherwise get every hand played
+meanwhile again each minute (queued for it on the broker). The hub stores by hand id, so
+a copy too many is harmless.
 
     sync = HandlogSync(store, config.mqtt, topics)
     task = asyncio.create_task(sync.run())
@@ -41,6 +44,7 @@ from controller.store import EventStore, UnknownHand
 log = structlog.get_logger(__name__)
 
 RESEND_LIMIT = 10_000  # unacked hands looked at per pass (a week offline is ~2,000)
+RESEND_MAX = 3600.0  # s: the longest wait between two copies of a hand
 
 
 class HandlogSync:
@@ -62,12 +66,20 @@ class HandlogSync:
         self.connected = asyncio.Event()
         self.sent = 0  # handlogs this task (re-)sent
         self.acked = 0  # acks recorded for the first time
-        self._last_sent: dict[str, float] = {}  # hand id -> time.monotonic() of our send
+        # hand id -> (time.monotonic() of our last send, copies sent since connecting)
+        self._last_sent: dict[str, tuple[float, int]] = {}
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
 
     def stop(self) -> None:
         self._stop.set()
+
+    def wait_after(self, copies: int) -> float:
+        """How long a hand sent ``copies`` times since connecting waits for its ack before
+        the next copy: ``resend_after``, doubling with each copy, at most ``RESEND_MAX``."""
+        return min(
+            self.resend_after * 2.0 ** max(copies - 1, 0), max(RESEND_MAX, self.resend_after)
+        )
 
     def wake(self) -> None:
         """Look for unacknowledged hands now (from the event loop's thread)."""
@@ -123,17 +135,20 @@ class HandlogSync:
         now_wall, now = time.time(), time.monotonic()
         topic = handlog_topic(self.topics)
         for hand in hands:
+            copies = 0
             if not everything:
                 last = self._last_sent.get(hand.id)
-                if last is not None and now - last < self.resend_after:
-                    continue
+                if last is not None:
+                    at, copies = last
+                    if now - at < self.wait_after(copies):
+                        continue
                 finished = hand.ended_at.timestamp() if hand.ended_at is not None else 0.0
                 if last is None and now_wall - finished < self.resend_after:
                     continue  # just published by the service: give the hub time to ack
             stored = await asyncio.to_thread(self.store.load_hand, hand.id)
             payload = build_handlog(stored, parlour=self.parlour, table=self.table)
             await client.publish(topic, encode(payload), qos=1)
-            self._last_sent[hand.id] = time.monotonic()
+            self._last_sent[hand.id] = (time.monotonic(), copies + 1)
             self.sent += 1
         if hands and everything:
             log.info("handlogs re-sent", count=len(hands), table=self.table)

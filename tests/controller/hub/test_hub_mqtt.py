@@ -4,6 +4,8 @@ acknowledged back to each table, re-sent after a table's, the hub's or the broke
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 from collections.abc import Callable, Sequence
 
 import aiomqtt
@@ -165,3 +167,37 @@ def test_database_outage_keeps_the_batch(
 
     asyncio.run(main())
     assert stored_ids(hub_store) == sorted(table.hands)
+
+
+def test_a_hub_down_gets_fewer_and_fewer_copies(
+    mosquitto: Mosquitto, make_table: Callable[..., Table]
+) -> None:
+    """While nobody acks, each further copy of a hand waits twice as long: a hub down for
+    days is not sent every hand played meanwhile again each minute."""
+    table = make_table("t6", mosquitto.url, resend_after=0.2)
+    copies: list[float] = []
+
+    async def main() -> None:
+        async with aiomqtt.Client("127.0.0.1", mosquitto.port) as watcher:
+            await watcher.subscribe(table.topics.topic("handlog"), qos=1)
+            table.start()
+            assert table.sync is not None
+            await guarded(table.sync.connected.wait(), "the table's sync to connect")
+            table.play(1, seed=8)
+            loop = asyncio.get_running_loop()
+            start = loop.time()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(4.0):
+                    async for _ in watcher.messages:
+                        copies.append(loop.time() - start)
+            await table.stop()
+
+    asyncio.run(main())
+    # the publisher's copy, then re-sends 0.2, 0.4, 0.8, 1.6 s after the one before
+    # (without the doubling: one every 0.2 s, ~20)
+    assert 4 <= len(copies) <= 7, copies
+    gaps = [b - a for a, b in itertools.pairwise(copies[1:])]
+    assert all(later > earlier * 1.5 for earlier, later in itertools.pairwise(gaps)), gaps
+    assert table.sync is not None
+    assert table.sync.wait_after(1) == 0.2 and table.sync.wait_after(3) == 0.8
+    assert table.sync.wait_after(100) == 3600.0
