@@ -15,7 +15,7 @@ COMMANDS: dict[str, str] = {
     "rules": "controller.cli.rules",
     "simulate": "controller.cli.simulate",
     "replay": "controller.cli.replay",
-    "run": "controller.cli.run",
+    "run": "controller.cli.run_command",  # its options: controller.cli.run
     "demo": "controller.cli.demo",
     "hub": "controller.cli.hub",
     "owner": "controller.cli.owner",

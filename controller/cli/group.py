@@ -1,4 +1,4 @@
-"""The ``mjtable`` command line: a group that imports a command's module only to run it.
+"""The ``mjtable`` command group: it imports a command's module only to run it.
 
 The commands are listed in :mod:`controller.cli.commands`; each module defines ``cli``.
 """
@@ -65,7 +65,3 @@ app = typer.Typer(
 @app.callback()
 def _root() -> None:
     """Automatic mahjong table controller: rules engine, table bridge and service."""
-
-
-def main() -> None:
-    app()

@@ -4,63 +4,80 @@ It connects to the table board and the readers (serial URLs from the settings), 
 the MQTT broker and the store, serves the web app when it is installed, and keeps hands
 until stopped (SIGTERM from systemd, or Ctrl-C). With ``hardware.virtual = true`` the
 virtual table and four bots play instead of people (see ``mjtable demo``).
+
+Its options are parsed here with argparse, not typer: ``mjtable run`` is what a table's
+Pi runs for weeks, and typer with its click is 1.4 MB resident there that nothing else in
+the service uses (``controller.cli.main`` comes straight here; ``mjtable --help`` still
+lists the command, through ``controller.cli.run_command``).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
+import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
-
-import typer
+from typing import Any
 
 from controller.config import ConfigError, load_config
 from controller.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
 
-cli = typer.Typer(add_completion=False)
+SUMMARY = "Run the table service: table board, readers, GPIO, store, MQTT and the web app."
+
+
+def _at_least_one(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not >= 1")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mjtable run", description=SUMMARY)
+    p.add_argument("--config", type=Path, help="Settings (TOML); MJTABLE_* overrides.")
+    p.add_argument(
+        "--seed", type=int, help="Derive the dice from this seed (tests, demos); default: secrets."
+    )
+    p.add_argument(
+        "--hands", type=_at_least_one, help="Stop after this many hands (default: never)."
+    )
+    p.add_argument(
+        "--json",
+        dest="as_json",
+        action="store_true",
+        help="Say where to look as one JSON line on stdout.",
+    )
+    return p
 
 
 def _ready(as_json: bool) -> Any:
     def say(info: dict[str, Any]) -> None:
         if as_json:
-            typer.echo(json.dumps(info, ensure_ascii=False))
+            print(json.dumps(info, ensure_ascii=False), flush=True)
         else:
             for key, value in info.items():
                 if value is not None:
-                    typer.echo(f"{key}: {value}")
+                    print(f"{key}: {value}", flush=True)
 
     return say
 
 
-@cli.command()
-def run(
-    config: Annotated[
-        Path | None, typer.Option(help="Settings (TOML); MJTABLE_* overrides.")
-    ] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option(help="Derive the dice from this seed (tests, demos); default: secrets."),
-    ] = None,
-    hands: Annotated[
-        int | None, typer.Option(min=1, help="Stop after this many hands (default: never).")
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Say where to look as one JSON line on stdout.")
-    ] = False,
-) -> None:
-    """Run the table service: table board, readers, GPIO, store, MQTT and the web app."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the service; the exit status (2: bad options or settings)."""
+    args = parser().parse_args(argv)  # exits 2 with the usage on a bad option
     try:
-        settings = load_config(config)
+        settings = load_config(args.config)
     except ConfigError as err:
-        typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(2) from None
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     configure_logging(settings.log.level, settings.log.format)
     bind_table(settings.parlour, settings.table)
-    opts = RunOptions(seed=seed, hands=hands, ready=_ready(as_json))
-    raise typer.Exit(asyncio.run(serve(settings, opts)))
+    opts = RunOptions(seed=args.seed, hands=args.hands, ready=_ready(args.as_json))
+    return asyncio.run(serve(settings, opts))
 
 
 if __name__ == "__main__":  # `python -m controller.cli.run`: the service without the other commands
-    cli()
+    sys.exit(main())

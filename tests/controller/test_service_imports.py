@@ -35,6 +35,8 @@ NOT_IMPORTED = {
     "controller.virtual_players": "the virtual table's bots",
     "engine.bots": "the same",
     "firmware_bridge.sim": "the virtual table",
+    "typer": "the command line's framework: `mjtable run` parses its own options (1.4 MB)",
+    "shellingham": "typer's shell detection",
 }
 
 
