@@ -41,6 +41,7 @@ $(RUNTIME_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(RUNTIME_VENV)
 	$(RUNTIME_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(RUNTIME_VENV)/bin/python -m pip install --quiet .
+	rm -rf build  # setuptools' copy of the sources, made by that install
 	touch $(RUNTIME_STAMP)
 
 # The table service against the virtual table: four bots play until Ctrl-C

@@ -3,8 +3,9 @@ CPU, and memory after hundreds of hands, each printed as a ratio to its target.
 
 The service runs as its own process (``mjtable run`` with the web app and the metrics
 endpoint on, settings as for real hardware, on the runtime dependencies only: see
-``RUNTIME_PYTHON``) against the virtual table in this process,
-with four bot players and a real Mosquitto. One run of the service goes through:
+``RUNTIME_PYTHON``) against the virtual table in this process, with four bot players, a
+real Mosquitto and a hub that acknowledges every handlog. One run of the service goes
+through:
 
 1. latency: every fsync/fdatasync of the service is 15 ms slower (an SD card; the
    LD_PRELOAD shim ``tests/controller/fsync_shim.c``, in the service only) and another
@@ -61,6 +62,7 @@ sys.path.insert(0, str(ROOT))
 
 import aiomqtt  # noqa: E402
 
+from controller.handlog import ack_topic_for, build_ack  # noqa: E402
 from controller.runtime import KINDS  # noqa: E402
 from controller.virtual_players import VirtualPlayers  # noqa: E402
 from firmware_bridge.rfid.zones import Zone  # noqa: E402
@@ -271,6 +273,7 @@ async def run(plan: Plan, seed: int, lean: bool, label: str) -> Result:
     subscriber: asyncio.subprocess.Process | None = None
     burner: subprocess.Popen[bytes] | None = None
     log = work / "service.log"
+    hub = asyncio.create_task(hub_acks(port))
     try:
         async with table:
             subscriber = await asyncio.create_subprocess_exec(
@@ -372,6 +375,9 @@ async def run(plan: Plan, seed: int, lean: bool, label: str) -> Result:
             result.rss_mb = rss_bytes(service.pid) / 2**20
             result.problems = growth_problems(result.samples)
     finally:
+        hub.cancel()
+        with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
+            await hub
         if burner is not None:
             burner.kill()
             burner.wait()
@@ -389,6 +395,19 @@ async def run(plan: Plan, seed: int, lean: bool, label: str) -> Result:
         else:
             print("kept", work)
     return result
+
+
+async def hub_acks(port: int) -> None:
+    """A parlour's hub, as far as the table sees it: every handlog acknowledged on arrival
+    (without one, the table re-sends every hand it has played each minute, as it would
+    while a hub is down)."""
+    async with aiomqtt.Client("127.0.0.1", port) as hub:
+        await hub.subscribe(PREFIX + "handlog", qos=1)
+        async for message in hub.messages:
+            assert isinstance(message.payload, bytes)
+            hand_id = json.loads(message.payload)["hand_id"]
+            ack = json.dumps(build_ack(hand_id)).encode()
+            await hub.publish(ack_topic_for(message.topic.value), ack, qos=1)
 
 
 async def subscribe(port: int) -> None:
