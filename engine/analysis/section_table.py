@@ -25,7 +25,7 @@ from __future__ import annotations
 import struct
 import zlib
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from importlib import resources
@@ -98,6 +98,11 @@ def records(data: bytes) -> Iterator[bytes]:
             yield block[at : at + RECORD.size]
 
 
+def _key_of(block: bytes, record: int) -> bytes:
+    at = record * RECORD.size
+    return block[at : at + _KEY]
+
+
 def _record(key: bytes) -> tuple[bytes, int] | None:
     """The block holding a stored key's record and where the record starts, or None."""
     firsts = _load()
@@ -105,17 +110,10 @@ def _record(key: bytes) -> tuple[bytes, int] | None:
     if i < 0 or len(key) != _KEY:
         return None
     block = _block(i)
-    lo, hi = 0, len(block) // RECORD.size
-    while lo < hi:  # the records of a block are in key order too
-        mid = (lo + hi) // 2
-        at = mid * RECORD.size
-        here = block[at : at + _KEY]
-        if here == key:
-            return block, at
-        if here < key:
-            lo = mid + 1
-        else:
-            hi = mid
+    # the records of a block are in key order too
+    j = bisect_left(range(len(block) // RECORD.size), key, key=lambda r: _key_of(block, r))
+    if j * RECORD.size < len(block) and _key_of(block, j) == key:
+        return block, j * RECORD.size
     return None
 
 
