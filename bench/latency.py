@@ -248,7 +248,7 @@ async def measure_latency(
     return samples
 
 
-async def run(plan: Plan, seed: int, lean: bool, label: str) -> Result:
+async def run(plan: Plan, seed: int, label: str) -> Result:
     result = Result(label)
     work = Path(tempfile.mkdtemp(prefix="mjtable-bench-"))
     data = work / "data"
@@ -308,7 +308,6 @@ async def run(plan: Plan, seed: int, lean: bool, label: str) -> Result:
                 env["MJTABLE_BENCH_PROFILE_IDLE"] = profile_idle + suffix
             pin = ["taskset", "-c", plan.cores] if plan.cores is not None else []
             wrap = ["-m", "cProfile", "-o", profile] if profile else []
-            entry = ["controller.cli.run"] if lean else ["controller.cli", "run"]
             if not plan.soak_only:
                 # another job keeps a core busy while moves are measured
                 burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
@@ -317,7 +316,8 @@ async def run(plan: Plan, seed: int, lean: bool, label: str) -> Result:
                 str(RUNTIME_PYTHON),
                 *wrap,
                 "-m",
-                *entry,
+                "controller.cli",
+                "run",
                 "--config",
                 str(config),
                 "--seed",
@@ -474,11 +474,6 @@ def main() -> None:
     )
     parser.add_argument("--cores", choices=["both", "two", "one"], default="both")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument(
-        "--lean",
-        action="store_true",
-        help="start the service as `python -m controller.cli.run` (without the other commands)",
-    )
     args = parser.parse_args()
     # the runtime venv, made or refreshed when pyproject.toml changed
     subprocess.run(["make", "-s", "-C", str(ROOT), ".venv-runtime/.installed"], check=True)
@@ -498,7 +493,7 @@ def main() -> None:
             moves, hands, every, idle, cores, args.soak is not None, idle_only=args.idle_only
         )
         label = "all cores" if cores is None else f"one core (taskset -c {cores})"
-        result = asyncio.run(run(plan, args.seed, args.lean, label))
+        result = asyncio.run(run(plan, args.seed, label))
         report(result, plan)
         results.append(result)
     if args.idle_only:
