@@ -21,7 +21,7 @@ def test_nothing_grows_across_hands() -> None:
     plan = latency.Plan(
         moves=0, hands=HANDS, every=EVERY, idle_seconds=0.0, cores=None, soak_only=True
     )
-    result = asyncio.run(latency.run(plan, seed=3, lean=False, label="soak"))
+    result = asyncio.run(latency.run(plan, seed=3, label="soak"))
     samples = result.samples
     assert samples[-1].hands >= HANDS and len(samples) >= HANDS // EVERY
     assert growth_problems(samples) == [], table(samples)
