@@ -32,7 +32,6 @@ from firmware_bridge.protocol.messages import (
 from firmware_bridge.protocol.messages import Inventory as BoardInventory
 from firmware_bridge.protocol.transport import LinkTransport
 from firmware_bridge.protocol.wall_order import WallOrderAssembler
-from firmware_bridge.rfid.codec import DEFAULT_GAP_TIMEOUT
 from firmware_bridge.rfid.events import Inventory
 from firmware_bridge.rfid.inventory import (
     DEFAULT_OUT_AFTER_SCANS,
@@ -78,12 +77,6 @@ class ReaderLine:
     def transport(self, resolver: RoundResolver | None = None, **options: Any) -> ReaderTransport:
         """Multi-antenna readers of one table share a ``resolver`` (open_readers)."""
         options.setdefault("baudrate", self.baud)
-        if self.codec == "ref":
-            # An inventory bus wakes only to judge a frame cut off mid-way (the codec's gap
-            # timeout), not 20 times a second per port: 13 readers made 260 idle wake-ups a
-            # second. An HF reader keeps the default: its loop also takes the presence
-            # snapshots that report a tile gone.
-            options.setdefault("idle_poll", DEFAULT_GAP_TIMEOUT)
         if self.codec in ("a0", "iso15693"):
             name = f"{self.codec} reader {self.address} on {self.url}"
             session = make_session(self.codec, name, self.address, self.antennas, resolver=resolver)

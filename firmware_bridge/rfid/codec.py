@@ -65,6 +65,11 @@ class ReaderCodec(Protocol):
         """Bytes wait for the rest of a frame (only poll() can give up on them)."""
         ...
 
+    def poll_due(self) -> float | None:
+        """When poll() may next give up on a frame cut off (None: no bytes wait). A shell
+        that polls then, or after, need not poll in between."""
+        ...
+
 
 class Step(Enum):
     NEED_MORE = auto()
@@ -137,6 +142,11 @@ class ScanningCodec(ABC):
     @property
     def pending(self) -> bool:
         return bool(self._buf)
+
+    def poll_due(self) -> float | None:
+        if not self._buf or self._last_rx is None:
+            return None
+        return self._last_rx + self.gap_timeout
 
     def _discard(self, n: int) -> None:
         if n <= 0:

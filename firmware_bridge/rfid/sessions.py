@@ -107,6 +107,13 @@ class PolledSession(ABC):
     def feed(self, data: bytes, now: float) -> tuple[bytes, list[SessionOutput]]:
         return self._handle(self.codec.feed(data, now), now)
 
+    def poll_due(self) -> float | None:
+        """When poll() next has something to judge: the codec's gap, or the round timeout."""
+        dues = [self.codec.poll_due()]
+        if self._asked is not None:
+            dues.append(self._asked + self.round_timeout)
+        return min((d for d in dues if d is not None), default=None)
+
     def poll(self, now: float) -> tuple[bytes, list[SessionOutput]]:
         """Call when the line is idle: applies the codec's gap and the round timeout."""
         out, results = self._handle(self.codec.poll(now), now)

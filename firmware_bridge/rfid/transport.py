@@ -1,5 +1,5 @@
 """Asyncio shell around a reader codec: opens the reader by pyserial URL, feeds bytes and
-time, polls on idle, and yields inventories. Reopens the device when it disappears.
+time, polls when something falls due, and yields inventories. Reopens the device when it disappears.
 
 Inventory readers (RefCodec) report whole inventories. Single-tag HF readers report reads;
 a PresenceTracker per reader turns them into an inventory every `snapshot_interval`.
@@ -31,8 +31,8 @@ from firmware_bridge.rfid.ref_frame import RefCodec
 from firmware_bridge.rfid.sessions import PolledSession, SessionOutput
 from firmware_bridge.serial_port import Connection, ReconnectingPort
 
-DEFAULT_IDLE_POLL = 0.05
-"""A read that stays empty this long counts as idle: the codec's gap timeout is judged."""
+POLL_MARGIN = 0.001
+"""The loop wakes this long after a deadline, so that the deadline has passed by then."""
 DEFAULT_SNAPSHOT_INTERVAL = 0.2
 DEFAULT_KEEPALIVE_INTERVAL = 0.5
 """Also bounds how late an HF zone that has just been emptied is seen empty."""
@@ -63,7 +63,6 @@ class ReaderTransport(ReconnectingPort):
         snapshot_interval: float = DEFAULT_SNAPSHOT_INTERVAL,
         keepalive: bytes | None = None,
         keepalive_interval: float = DEFAULT_KEEPALIVE_INTERVAL,
-        idle_poll: float = DEFAULT_IDLE_POLL,
         backoff_initial: float = 0.1,
         backoff_max: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
@@ -94,12 +93,10 @@ class ReaderTransport(ReconnectingPort):
         self.snapshot_interval = snapshot_interval
         self.keepalive = encode_rf_on() if keepalive is None and is_hf else keepalive
         self.keepalive_interval = keepalive_interval
-        self.idle_poll = idle_poll
         self._presence: dict[int, PresenceTracker] = {}
         if self._presence_enabled:
             self._presence[codec.reader_id] = PresenceTracker(codec.reader_id, presence_timeout)
         self._inbox: asyncio.Queue[Inventory | ReaderAlert] = asyncio.Queue()
-        self._got_bytes = False
         self._untimed = False
         """The session loop waits for bytes or loss with no timeout (nothing to judge)."""
         self._last_frame: float | None = None
@@ -157,7 +154,6 @@ class ReaderTransport(ReconnectingPort):
         self._last_frame = None
 
     def _on_bytes(self, data: bytes) -> None:
-        self._got_bytes = True
         if self.session is not None:
             self._session_out(*self.session.feed(data, self._clock()))
             return
@@ -215,10 +211,9 @@ class ReaderTransport(ReconnectingPort):
         # lying on the antenna has had the time to be read again.
         next_snapshot = opened + (self.presence_timeout if self._presence_enabled else 0.0)
         next_keepalive = opened
-        # An inventory reader needs the loop only to give up on a frame cut off mid-way:
-        # without one pending it sleeps until bytes or loss (13 idle ports woke 65 times
-        # a second for nothing), not idle_poll after idle_poll.
-        timed = self.session is not None or self._presence_enabled or self.keepalive is not None
+        # The loop wakes only when something falls due: a keepalive, a presence snapshot,
+        # the codec's gap for a frame cut off, a session's round timeout. 13 idle inventory
+        # ports woke 65 times a second for nothing, and a polled reader's 20 times.
         while not conn.lost.is_set() and not self._closing:
             now = self._clock()
             if self.keepalive is not None and now >= next_keepalive:
@@ -227,21 +222,29 @@ class ReaderTransport(ReconnectingPort):
             if self._presence_enabled and now >= next_snapshot:
                 next_snapshot = now + self.snapshot_interval
                 self._snapshot(now)
+            dues = [self.codec.poll_due() if self.session is None else self.session.poll_due()]
+            if self.keepalive is not None:
+                dues.append(next_keepalive)
+            if self._presence_enabled:
+                dues.append(next_snapshot)
+            due = min((d for d in dues if d is not None), default=None)
             self._wake.clear()
-            self._got_bytes = False
-            if not timed and not self.codec.pending:
-                self._untimed = True
+            if due is None:
+                self._untimed = True  # bytes that leave a frame cut off wake the loop
                 try:
                     await self._wake.wait()
                 finally:
                     self._untimed = False
-            else:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.idle_poll):
-                        await self._wake.wait()
-            if not self._got_bytes:
-                # Silence is judged only here, never in feed(): see ReaderCodec.poll.
+                continue
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(max(0.0, due - now) + POLL_MARGIN):
+                    await self._wake.wait()
+            # Bytes that waited in the OS buffer while the loop was late were read first (an
+            # event loop runs I/O callbacks before timers), and the codec's gap counts from
+            # the last byte fed: a busy host is not mistaken for a silent line.
+            now = self._clock()
+            if now >= due:
                 if self.session is not None:
-                    self._session_out(*self.session.poll(self._clock()))
+                    self._session_out(*self.session.poll(now))
                 else:
-                    self._handle(self.codec.poll(self._clock()))
+                    self._handle(self.codec.poll(now))

@@ -21,6 +21,7 @@ from firmware_bridge.rfid.events import Inventory as ReaderInventory
 from firmware_bridge.rfid.hf_frame import HfCodec, encode_ack, encode_tag_read
 from firmware_bridge.rfid.inventory import TagIn
 from firmware_bridge.rfid.ref_frame import RefCodec, encode_inventory
+from firmware_bridge.rfid.sessions import make_session
 from firmware_bridge.rfid.transport import ReaderTransport
 from firmware_bridge.rfid.zones import Zone, ZoneKind, ZoneMap
 from firmware_bridge.sim.ports import PtyPort
@@ -219,7 +220,7 @@ def test_an_inventory_reader_wakes_the_loop_only_for_a_frame_cut_off() -> None:
 
         codec.poll = poll  # type: ignore[method-assign]
         got: list[ReaderInventory] = []
-        transport = ReaderTransport(port.url, codec, on_inventory=got.append, idle_poll=0.05)
+        transport = ReaderTransport(port.url, codec, on_inventory=got.append)
         async with asyncio.timeout(30), transport:
             await _until(lambda: transport.connected)
             await asyncio.sleep(0.1)  # the host's open flushes input: write after it
@@ -231,6 +232,36 @@ def test_an_inventory_reader_wakes_the_loop_only_for_a_frame_cut_off() -> None:
             port.write(encode_inventory(4, 10, [UID_A])[:9])
             await _until(lambda: transport.stats.gap_resets == 1)
             assert 0 < len(polls) <= 4
+        await port.unplug()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.timeout(60)
+def test_a_polled_reader_wakes_the_loop_only_when_its_round_is_due() -> None:
+    """A multi-antenna reader that answers nothing: the session's round timeout still asks
+    again (and alerts), but the loop is not woken 20 times a second in between."""
+
+    async def scenario() -> None:
+        port = PtyPort()
+        await port.plug()
+        session = make_session("a0", "a0 reader 1", 1, [1, 2], round_timeout=0.3)
+        polls: list[float] = []
+        real_poll = session.poll
+
+        def poll(now: float) -> Any:
+            polls.append(now)
+            return real_poll(now)
+
+        session.poll = poll  # type: ignore[method-assign]
+        transport = ReaderTransport.for_session(port.url, session)
+        async with asyncio.timeout(30), transport:
+            await _until(lambda: transport.connected)
+            await asyncio.sleep(1.5)
+            # asked again every 0.3 s: five timeouts, a poll for each (and none between)
+            assert 4 <= session.timeouts <= 6, session.timeouts
+            assert len(polls) <= session.timeouts + 1, (len(polls), session.timeouts)
+            assert transport.alerts >= 1  # no_answer: two rounds in a row went unanswered
         await port.unplug()
 
     asyncio.run(scenario())
