@@ -36,6 +36,11 @@ class CodecChoice(StrEnum):
     iso15693 = "iso15693"
 
 
+class ReportChoice(StrEnum):
+    scan = "scan"
+    change = "change"
+
+
 def describe(table: VirtualTable, zones_path: Path) -> dict[str, object]:
     """Where everything is, as printed (and as --json prints it)."""
     zones = table.config.zones
@@ -103,6 +108,13 @@ def sim_table(
     bus: Annotated[
         bool, typer.Option("--bus", help="ref: every reader on one serial line.")
     ] = False,
+    report: Annotated[
+        ReportChoice,
+        typer.Option(
+            help="ref: a frame every scan, or only changes and a sign of life each second "
+            "(docs/rfid.md, 'Report modes')."
+        ),
+    ] = ReportChoice.scan,
     centre_pool: Annotated[
         bool, typer.Option("--centre-pool", help="One discard pool instead of one per seat.")
     ] = False,
@@ -139,6 +151,9 @@ def sim_table(
     ] = False,
 ) -> None:
     """Run the virtual table (board and readers) until Ctrl-C; print where to connect."""
+    if report is ReportChoice.change and codec is not CodecChoice.ref:
+        typer.echo("error: --report change is for ref readers", err=True)
+        raise typer.Exit(2)
     if not (0.0 <= misread <= 1.0 and 0.0 <= drop <= 1.0 and 0.0 <= border <= 1.0):
         typer.echo("error: --misread, --border and --drop are chances between 0 and 1", err=True)
         raise typer.Exit(2)
@@ -156,6 +171,7 @@ def sim_table(
         zones=zone_map,
         codec=codec.value,
         bus=bus,
+        report=report.value,
         misread_rate=misread,
         border_rate=border,
         drop_rate=drop,

@@ -5,8 +5,12 @@ Multi-antenna readers (``a0``, ``iso15693``) instead answer the host's commands 
 bus address ``address`` whose antenna ports 1, 2, ... lie under the zones of
 ``reader_ids``; their rounds read through the table's shared :class:`AntennaField`.
 
-A reference (inventory) port carries one or several reader ids (a bus) and sends one frame
-per reader per scan. An HF port is one reader in auto-read mode: every scan re-reads each
+A reference (inventory) port carries one or several reader ids (a bus). With
+``report="scan"`` it sends one frame per reader per scan; with ``report="change"`` each
+reader sends only what an idle host needs (docs/rfid.md, "Report modes"): its set when it
+changes, then every scan for ``REPORT_HOLD`` seconds, otherwise every ``REPORT_REFRESH``
+seconds; the set is judged over the reader's own scans with the tracker's rule, so a misread
+scan is not a change. An HF port is one reader in auto-read mode: every scan re-reads each
 tag on its antenna as one frame; it answers RF on/off commands with an ack and is silent
 while RF is off. Misreads drop single tags from single scans; line noise loses or corrupts
 whole frames.
@@ -20,9 +24,9 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Literal, cast
 
-from firmware_bridge.rfid.events import HfCommand
+from firmware_bridge.rfid.events import HfCommand, Inventory
 from firmware_bridge.rfid.hf_frame import (
     CMD_RF_OFF,
     CMD_RF_ON,
@@ -30,6 +34,7 @@ from firmware_bridge.rfid.hf_frame import (
     encode_ack,
     encode_tag_read,
 )
+from firmware_bridge.rfid.inventory import InventoryTracker
 from firmware_bridge.rfid.ref_frame import MAX_TAGS, encode_inventory
 from firmware_bridge.rfid.transport import CodecName
 from firmware_bridge.rfid.zones import Zone, ZoneMap
@@ -40,11 +45,34 @@ from firmware_bridge.sim.ports import SimPort
 from firmware_bridge.table import ReaderLine
 
 DEFAULT_SCAN_INTERVAL = 0.1
+REPORT_HOLD = 0.3
+"""After a change, a reader in change mode reports every scan this long: the host's tracker
+sees a tag gone for two scans and a quarter second (its defaults), as from a reader that
+reports every scan."""
+REPORT_REFRESH = 1.0
+"""An unchanged set is repeated this often: a sign of life well inside the host's
+``reader_silent_after`` (3 s)."""
+
+ReportMode = Literal["scan", "change"]
+
+
+@dataclass(slots=True)
+class _ChangeReport:
+    """One reader's state in change mode: its own view of the zone, and what it last sent."""
+
+    judge: InventoryTracker | None
+    """None for a reader outside the zone map (it sees nothing)."""
+    sent: frozenset[bytes] | None = None
+    changed_at: float = 0.0
+    sent_at: float = 0.0
+    seq: int = 0
 
 
 @dataclass(slots=True)
 class ReaderStats:
     scans: int = 0
+    frames: int = 0
+    """Frames sent by the scans (a reference reader's inventories, an HF reader's reads)."""
     misreads: int = 0
     """Tags left out of one scan."""
     commands: int = 0
@@ -68,10 +96,16 @@ class VirtualReaderPort:
         table: Callable[[], Mapping[Zone, frozenset[bytes]]] | None = None,
         address: int = 1,
         round_time_scale: float = 1.0,
+        report: ReportMode = "scan",
     ) -> None:
-        """``field`` and ``table`` (where every tag lies) are for multi-antenna readers."""
+        """``field`` and ``table`` (where every tag lies) are for multi-antenna readers;
+        ``report`` for reference readers."""
         if codec not in ("ref", "hf", "a0", "iso15693"):
             raise ValueError(f"unknown reader codec {codec!r} (ref, hf, a0, iso15693)")
+        if report not in ("scan", "change"):
+            raise ValueError(f"unknown report mode {report!r} (scan, change)")
+        if report == "change" and codec != "ref":
+            raise ValueError("only reference readers report changes; the others, every read")
         if codec == "hf" and len(reader_ids) != 1:
             raise ValueError("an HF port is exactly one reader")
         if not 0.0 <= misread_rate <= 1.0:
@@ -91,6 +125,9 @@ class VirtualReaderPort:
         self.stats = ReaderStats()
         self.rf_on = True
         self._seq = 0
+        self.report = report
+        """May be changed while the port runs (bench/latency.py measures both)."""
+        self._changes: dict[int, _ChangeReport] = {}
         self._commands = HfCodec(self.reader_ids[0])  # decodes RF on/off from the host
         self._task: asyncio.Task[None] | None = None
         self.multi: VirtualMultiReader | None = None
@@ -141,13 +178,39 @@ class VirtualReaderPort:
         out = bytearray()
         for reader_id in self.reader_ids:
             seen = sorted(self._misread(self.visible(reader_id)))
-            if self.codec == "ref":
+            if self.report == "change":
+                out += self._report_change(reader_id, frozenset(seen))
+            elif self.codec == "ref":
+                self.stats.frames += 1
                 out += self.noise.apply(encode_inventory(reader_id, self._seq, seen[:MAX_TAGS]))
             elif self.rf_on:
+                self.stats.frames += len(seen)
                 for uid in seen:
                     out += self.noise.apply(encode_tag_read(uid))
         self._seq = (self._seq + 1) & 0xFF
         return bytes(out)
+
+    def _report_change(self, reader_id: int, seen: frozenset[bytes]) -> bytes:
+        """Change mode: this scan's frame of the reader, or nothing. ``seq`` counts frames."""
+        state = self._changes.get(reader_id)
+        if state is None:
+            zone = self.zones.get(reader_id)
+            judge = None if zone is None else InventoryTracker(ZoneMap({reader_id: zone}))
+            state = self._changes[reader_id] = _ChangeReport(judge)
+        now = self._clock()
+        present = seen
+        if state.judge is not None:  # the tracker's own rule: a misread scan is no change
+            state.judge.update(Inventory(reader_id, 0, seen, now))
+            present = state.judge.present(state.judge.zones[reader_id])
+        if present != state.sent:
+            state.changed_at = now
+        elif now - state.changed_at >= REPORT_HOLD and now - state.sent_at < REPORT_REFRESH:
+            return b""
+        state.sent, state.sent_at = present, now
+        frame = encode_inventory(reader_id, state.seq, sorted(present)[:MAX_TAGS])
+        state.seq = (state.seq + 1) & 0xFF
+        self.stats.frames += 1
+        return self.noise.apply(frame)
 
     def _misread(self, tags: frozenset[bytes]) -> frozenset[bytes]:
         if self.misread_rate == 0.0:

@@ -38,7 +38,7 @@ from firmware_bridge.sim.moves import (
     TakeFromWall,
 )
 from firmware_bridge.sim.ports import PtyPort, SimPort, TcpPort
-from firmware_bridge.sim.readers import DEFAULT_SCAN_INTERVAL, VirtualReaderPort
+from firmware_bridge.sim.readers import DEFAULT_SCAN_INTERVAL, ReportMode, VirtualReaderPort
 from firmware_bridge.sim.tiles import DEFAULT_KINDS, TileSet
 
 log = logging.getLogger(__name__)
@@ -66,6 +66,8 @@ class SimConfig:
     codec: CodecName = "ref"
     bus: bool = False
     """ref only: all readers on one line (reader ids in the frames) instead of one each."""
+    report: ReportMode = "scan"
+    """ref only: a frame every scan, or only what changes (and a sign of life): readers.py."""
     reader_ports: tuple[SimReaderPort, ...] | None = None
     """Explicit reader lines; overrides `codec` and `bus`."""
     scan_interval: float = DEFAULT_SCAN_INTERVAL
@@ -163,6 +165,7 @@ class VirtualTable:
                     table=self.model.zones,
                     address=spec.address,
                     round_time_scale=config.round_time_scale,
+                    report=config.report if spec.codec == "ref" else "scan",
                 )
             )
         self._rejected: list[Rejection] = []

@@ -54,3 +54,37 @@ def test_hands_through_multi_antenna_readers(
             assert state.settlement is not None and shadow[n] == state.settlement
 
     asyncio.run(main())
+
+
+@pytest.mark.timeout(300)
+def test_hands_through_reference_readers_that_report_only_changes(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The idle-friendly report mode (docs/rfid.md, "Report modes") with 5 % misreads: each
+    reader judges its own scans, the service hears a change and the hold after it, and every
+    hand settles as the players' own round does."""
+    config = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
+    opts = options(22, HANDS)
+    opts.sim |= {"report": "change", "misread_rate": 0.05}
+
+    async def main() -> None:
+        async with running(config, opts) as run:
+            await asyncio.wait_for(run.service.run(asyncio.Event()), GUARD * HANDS)
+            assert run.players is not None and run.table is not None
+            players = run.players
+            await until(lambda: len(players.finished) == HANDS, "the players' own last hand")
+            shadow = [s.settlement for s in run.players.finished]
+            hands = finished_hands(run.store)
+            assert all(r.report == "change" for r in run.table.readers)
+            assert sum(r.stats.misreads for r in run.table.readers) > 0
+            scans = sum(r.stats.scans for r in run.table.readers)
+            sent = sum(r.stats.frames for r in run.table.readers)
+            heard = sum(r.stats.frames for r in run.bridge.readers)
+            assert 0 < heard <= sent < scans, (heard, sent, scans)  # not every scan went out
+
+        assert len(hands) == HANDS and len(shadow) == HANDS, (len(hands), len(shadow))
+        for n, stored in enumerate(hands):
+            state = refold(stored)
+            assert state.settlement is not None and shadow[n] == state.settlement
+
+    asyncio.run(main())
