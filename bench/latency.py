@@ -15,6 +15,10 @@ through:
    (a process of its own; CLOCK_MONOTONIC is the same in every process). The bots pause
    ``MJTABLE_BENCH_THINK`` (0.05 s) before each move: brisk, but no backlog.
 2. idle: nobody plays, the readers scan every 20 ms; the service's CPU time from /proc.
+   The 13 reference readers report only changes (and a sign of life each second: docs/
+   rfid.md, "Report modes"), the target's figure; then the same readers send every scan,
+   printed for information. ``--readers a0|iso15693`` measures the multi-antenna readers'
+   idle instead (no latency then: it is timed on reference frames).
 3. hands: the bots play without pausing (readers every 5 ms) until the table has played
    ``--hands`` hands (500); every ``--every`` hands (100) the service's RSS, open files,
    SQLite file, outbox and event-loop lag are sampled (``tests/controller/service_probe``)
@@ -29,6 +33,7 @@ runs' p99, idle CPU and RSS; <= 1.00 meets them all).
     .venv/bin/python bench/latency.py --quick     # a smoke run (100 moves, 20 hands)
     .venv/bin/python bench/latency.py --soak 2000 # only the hands phase, growth checks
     .venv/bin/python bench/latency.py --idle-only --idle 30  # 30 moves, then the idle CPU
+    .venv/bin/python bench/latency.py --idle-only --readers a0  # UHF readers' idle
 
 MJTABLE_BENCH_PROFILE=FILE cProfiles the service (the two-core run; FILE.1core the other),
 MJTABLE_BENCH_PROFILE_IDLE=FILE only its idle phase (bench/idle_profile/sitecustomize.py;
@@ -53,7 +58,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -190,15 +195,36 @@ class Plan:
     cores: str | None  # taskset's list for the service, None: unpinned
     soak_only: bool = False
     idle_only: bool = False  # a few moves (tiles in every zone), the idle phase, no hands
+    readers: str = "ref"  # the virtual table's readers: ref (13 lines), bus, a0, iso15693
+    report: str = "change"  # ref readers: "change" (docs/rfid.md, "Report modes") or "scan"
+
+
+@dataclass
+class Idle:
+    cpu: float  # of one core
+    scans_per_s: float  # of each reader line
+    frames_per_s: float  # reader frames the service got (an HF read, a ref inventory)
+
+
+async def measure_idle(pid: int, table: VirtualTable, seconds: float) -> Idle:
+    scans0 = sum(r.stats.scans for r in table.readers)
+    frames0 = sum(r.stats.frames for r in table.readers)
+    cpu0, t0 = cpu_seconds(pid), time.monotonic()
+    await asyncio.sleep(seconds)
+    cpu1, t1 = cpu_seconds(pid), time.monotonic()
+    scans = sum(r.stats.scans for r in table.readers) - scans0
+    frames = sum(r.stats.frames for r in table.readers) - frames0
+    dt = t1 - t0
+    return Idle((cpu1 - cpu0) / dt, scans / len(table.readers) / dt, frames / dt)
 
 
 @dataclass
 class Result:
     label: str
     latency: list[float] = field(default_factory=list)
-    idle_cpu: float | None = None
-    frames_per_s: float = 0.0
-    scans_per_s: float = 0.0
+    idle: Idle | None = None
+    idle_every_scan: Idle | None = None
+    """The same table's readers sending every scan: printed, not a target's figure."""
     rss_mb: float = 0.0
     samples: list[Sample] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -207,8 +233,8 @@ class Result:
         out = {"rss": self.rss_mb / TARGET_RSS_MB}
         if self.latency:
             out["p99"] = percentile(self.latency, 0.99) / TARGET_P99_MS
-        if self.idle_cpu is not None:
-            out["idle"] = self.idle_cpu / TARGET_IDLE
+        if self.idle is not None:
+            out["idle"] = self.idle.cpu / TARGET_IDLE
         return out
 
 
@@ -260,6 +286,9 @@ async def run(plan: Plan, seed: int, label: str, python: str = sys.executable) -
         seed=seed,
         kinds=KINDS,
         registry_path=work / "tags.json",
+        codec="ref" if plan.readers == "bus" else plan.readers,  # type: ignore[arg-type]
+        bus=plan.readers == "bus",
+        report=plan.report if plan.readers in ("ref", "bus") else "scan",  # type: ignore[arg-type]
         scan_interval=SCAN,
         move_interval=0.0,
         shuffle_time=0.05,
@@ -334,25 +363,30 @@ async def run(plan: Plan, seed: int, label: str, python: str = sys.executable) -
             await wait_http(f"http://127.0.0.1:{web_port}/", service, log)
 
             if not plan.soak_only:
-                result.latency = await measure_latency(
-                    subscriber, clock, table.tiles.uids, plan.moves
-                )
+                if plan.readers in ("ref", "bus"):
+                    result.latency = await measure_latency(
+                        subscriber, clock, table.tiles.uids, plan.moves
+                    )
+                else:  # FrameClock times reference frames only: play a while
+                    await asyncio.sleep(10.0)
                 burner.terminate()
                 driver.paused = True
                 await asyncio.sleep(2.0)  # the last moves settle
                 if profile_idle:
                     service.send_signal(signal.SIGUSR1)
-                scans0 = sum(r.stats.scans for r in table.readers)
-                cpu0, t0 = cpu_seconds(service.pid), time.monotonic()
-                await asyncio.sleep(plan.idle_seconds)
-                cpu1, t1 = cpu_seconds(service.pid), time.monotonic()
+                result.idle = await measure_idle(service.pid, table, plan.idle_seconds)
                 if profile_idle:
                     service.send_signal(signal.SIGUSR2)
-                scans = sum(r.stats.scans for r in table.readers) - scans0
-                result.idle_cpu = (cpu1 - cpu0) / (t1 - t0)
-                frames = scans * sum(len(r.reader_ids) for r in table.readers) / len(table.readers)
-                result.frames_per_s = frames / (t1 - t0)
-                result.scans_per_s = scans / len(table.readers) / (t1 - t0)
+                if plan.readers == "ref" and plan.report == "change":
+                    # what the same table costs if its readers sent every scan (information)
+                    for reader in table.readers:
+                        reader.report = "scan"
+                    await asyncio.sleep(1.0)
+                    result.idle_every_scan = await measure_idle(
+                        service.pid, table, plan.idle_seconds
+                    )
+                    for reader in table.readers:
+                        reader.report = plan.report
             subscriber.kill()  # nobody reads its output any more
             if plan.idle_only:
                 return result
@@ -426,6 +460,25 @@ async def subscribe(port: int) -> None:
             out.flush()
 
 
+def idle_line(idle: Idle, plan: Plan) -> str:
+    what = {
+        "ref": "13 reference readers",
+        "bus": "13 reference readers on one line",
+        "a0": "2 UHF A0 readers (8 + 5 antennas)",
+        "iso15693": "2 HF ISC readers",
+    }
+    if plan.readers in ("a0", "iso15693"):  # the service asks each round
+        return (
+            f"{idle.cpu * 100:.2f} % of a core, {what[plan.readers]}: "
+            f"{idle.scans_per_s:.1f} answers/s a reader"
+        )
+    sends = "changes" if plan.report == "change" else "every scan"
+    return (
+        f"{idle.cpu * 100:.2f} % of a core, {what[plan.readers]} sending {sends} "
+        f"({idle.scans_per_s:.0f} scans/s a line): {idle.frames_per_s:.0f} frames/s"
+    )
+
+
 def report(r: Result, plan: Plan) -> None:
     print(f"== {r.label} ==")
     ratios = r.ratios()
@@ -436,14 +489,17 @@ def report(r: Result, plan: Plan) -> None:
             f"{len(r.latency)} moves (fsync +{FSYNC_DELAY_MS:.0f} ms, a core kept busy)  "
             f"ratio {ratios['p99']:.2f} (target {TARGET_P99_MS:.0f} ms)"
         )
-    if r.idle_cpu is not None:
-        per_scan = r.idle_cpu / r.scans_per_s * 1e6 if r.scans_per_s else 0.0
-        per_frame = r.idle_cpu / r.frames_per_s * 1e6 if r.frames_per_s else 0.0
+    if r.idle is not None:
         print(
-            f"idle CPU             {r.idle_cpu * 100:.2f} % of a core, readers every "
-            f"{SCAN * 1000:.0f} ms: {per_scan:.0f} us a scan of all readers, {per_frame:.1f} us "
-            f"a reader frame ({r.frames_per_s:.0f} frames/s)  ratio {ratios['idle']:.2f} "
+            f"{'idle CPU':<21}{idle_line(r.idle, plan)}  ratio {ratios['idle']:.2f} "
             f"(target {TARGET_IDLE * 100:.0f} %)"
+        )
+    if r.idle_every_scan is not None:
+        every = r.idle_every_scan
+        print(
+            f"{'  readers every scan':<21}{idle_line(every, replace(plan, report='scan'))}, "
+            f"{every.cpu / every.frames_per_s * 1e6:.1f} us a frame  (information: "
+            f"{every.cpu / TARGET_IDLE:.2f} of the target)"
         )
     if not r.samples:
         return  # --idle-only
@@ -476,6 +532,18 @@ def main() -> None:
     )
     parser.add_argument("--cores", choices=["both", "two", "one"], default="both")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--readers",
+        choices=["ref", "bus", "a0", "iso15693"],
+        default="ref",
+        help="the virtual readers (a0, iso15693: no latency, it is timed on reference frames)",
+    )
+    parser.add_argument(
+        "--report",
+        choices=["change", "scan"],
+        default="change",
+        help="reference readers: send changes (and a sign of life) or every scan",
+    )
     args = parser.parse_args()
     # the runtime venv, made or refreshed when pyproject.toml changed
     subprocess.run(["make", "-s", "-C", str(ROOT), ".venv-runtime/.installed"], check=True)
@@ -492,7 +560,15 @@ def main() -> None:
     results: list[Result] = []
     for cores in runs:
         plan = Plan(
-            moves, hands, every, idle, cores, args.soak is not None, idle_only=args.idle_only
+            moves,
+            hands,
+            every,
+            idle,
+            cores,
+            args.soak is not None,
+            idle_only=args.idle_only,
+            readers=args.readers,
+            report=args.report,
         )
         label = "all cores" if cores is None else f"one core (taskset -c {cores})"
         result = asyncio.run(run(plan, args.seed, label, str(RUNTIME_PYTHON)))
