@@ -294,9 +294,12 @@ class EventStore:
             "players": list(players) if players is not None else None,
             "started_at": now,
         }
-        with self.engine.begin() as c:
-            c.execute(insert(SESSIONS), row)
-            bump(c, [Change(table_id, parlour, sessions=1).seen(now)])
+        try:
+            with self.engine.begin() as c:
+                c.execute(insert(SESSIONS), row)
+                bump(c, [Change(table_id, parlour, sessions=1).seen(now)])
+        except IntegrityError:
+            raise StoreInputError(f"session {session_id!r} already exists") from None
         return session_id
 
     def end_session(self, session_id: str) -> None:

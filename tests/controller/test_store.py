@@ -190,6 +190,9 @@ def test_sessions(store: EventStore) -> None:
     assert [s.id for s in store.list_sessions(ruleset="xingguo")] == [first]
     with pytest.raises(UnknownSession):
         store.end_session("nope")
+    with pytest.raises(StoreInputError, match="already exists"):  # not a raw IntegrityError
+        store.start_session(ruleset="xingguo", session_id=first)
+    assert [s.id for s in store.list_sessions()] == [second, first]  # nothing written
 
 
 def test_handlog_acks(store: EventStore) -> None:
