@@ -17,5 +17,8 @@ void board_console_write(const char *text, size_t len); /* the panel/debug conso
 void board_display_text(uint8_t target, const uint8_t *utf8, uint8_t len);
 void board_led(const mjt_led *led);
 void board_dice(const uint8_t *values, uint8_t count);
+/* Bytes the UARTs' receive rings had no room for (an interrupt that outran the main loop):
+ * on the console's counters line as uart_rx_dropped. */
+uint32_t board_uart_dropped(void);
 
 #endif

@@ -90,7 +90,11 @@ typedef struct {
     } u;
 } mjt_msg;
 
-typedef enum { MJT_DECODE_OK = 0, MJT_DECODE_UNKNOWN = 1, MJT_DECODE_MALFORMED = 2 } mjt_decode_result;
+typedef enum {
+    MJT_DECODE_OK = 0,
+    MJT_DECODE_UNKNOWN = 1,
+    MJT_DECODE_MALFORMED = 2
+} mjt_decode_result;
 
 /* The application messages (types 0x20..). HEARTBEAT and link control are the link's. */
 mjt_decode_result mjt_msg_decode(uint8_t type, const uint8_t *p, size_t len, mjt_msg *out);

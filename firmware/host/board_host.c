@@ -19,3 +19,5 @@ void board_display_text(uint8_t target, const uint8_t *utf8, uint8_t len)
 void board_led(const mjt_led *led) { (void)led; }
 
 void board_dice(const uint8_t *values, uint8_t count) { (void)values, (void)count; }
+
+uint32_t board_uart_dropped(void) { return 0; }

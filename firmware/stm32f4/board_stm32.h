@@ -6,7 +6,6 @@
 
 int board_init(void); /* 1 when the PLL locked (168 MHz); 0 under QEMU or a dead crystal */
 int board_next_button(uint8_t *seat, uint8_t *button); /* a debounced press, if any */
-uint32_t board_uart_dropped(void);
 void systick_handler(void);
 void usart1_handler(void);
 void usart2_handler(void);

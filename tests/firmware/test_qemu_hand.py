@@ -130,8 +130,9 @@ def test_a_whole_hand_with_the_readers_on_the_boards_reader_line(
     class TableOnFirmware(VirtualTable):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self.board = FirmwareBoard(qemu, self._on_command)  # type: ignore[assignment]
-            boards.append(self.board)
+            board = FirmwareBoard(qemu, self._on_command)
+            self.board = board  # type: ignore[assignment]
+            boards.append(board)
 
         async def start(self) -> None:
             await super().start()
