@@ -265,3 +265,25 @@ def test_a_polled_reader_wakes_the_loop_only_when_its_round_is_due() -> None:
         await port.unplug()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.timeout(60)
+def test_a_polled_reader_that_only_sends_garbage_still_times_out_its_round() -> None:
+    """Bytes that never make a frame must not keep the round timeout from firing (the loop
+    once judged silence only after a wait with no bytes at all)."""
+
+    async def scenario() -> None:
+        port = PtyPort()
+        await port.plug()
+        session = make_session("a0", "a0 reader 1", 1, [1, 2], round_timeout=0.3)
+        transport = ReaderTransport.for_session(port.url, session)
+        async with asyncio.timeout(30), transport:
+            await _until(lambda: transport.connected)
+            for _ in range(75):  # 1.5 s of noise, a few bytes every 20 ms
+                port.write(b"\x55\x13\x37")
+                await asyncio.sleep(0.02)
+            assert session.timeouts >= 3, session.timeouts
+            assert transport.alerts >= 1
+        await port.unplug()
+
+    asyncio.run(scenario())
