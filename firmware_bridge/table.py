@@ -55,6 +55,12 @@ from firmware_bridge.table_events import (
 )
 
 DEFAULT_SILENT_AFTER = 3.0
+BOARD_SET_STANDS = 0.1
+"""A board sends a reader's set at once when it changes, and an unchanged one only each
+second (docs/protocol.md 5.6): in between the set stands, and the bridge shows it to the
+tracker this often, as a reader that reports every scan would. Else a tile taken out of a
+board's zone was out only at the board's next repeat (the tracker waits for two scans
+without it); what the board says is still the only sign of a reader's life."""
 
 
 class NoBoard(RuntimeError):
@@ -125,6 +131,12 @@ class TableBridge:
         self._events: asyncio.Queue[BridgeEvent] = asyncio.Queue()
         self._wall_order = WallOrderAssembler()
         self._silent: set[int] = set()
+        self._heard: dict[int, float] = {}
+        """When each reader last reported (its own frame, or the board's set)."""
+        self._board_sets: dict[int, frozenset[bytes]] = {}
+        """The last set the board sent of each of its readers the zone map knows."""
+        self._standing: asyncio.Task[None] | None = None
+        self._running = False
         self._started = clock()
         self._tasks: list[asyncio.Task[None]] = []
         self._board_messages = 0
@@ -159,6 +171,7 @@ class TableBridge:
     async def start(self) -> None:
         if self._tasks:
             return
+        self._running = True
         self._started = self._clock()
         if self.board is not None:
             await self.board.start()
@@ -167,12 +180,15 @@ class TableBridge:
         self._tasks.append(asyncio.get_running_loop().create_task(self._watch_readers()))
 
     async def close(self) -> None:
+        self._running = False
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks.clear()
+        self._standing = None
+        self._board_sets.clear()
         if self.board is not None:
             await self.board.close()
         for reader in self.readers:
@@ -258,12 +274,21 @@ class TableBridge:
             self._emit(DiceRolled(msg.values, now))
         elif isinstance(msg, BoardInventory):
             # Readers that share the board: the same tracker as readers on their own ports.
-            self._on_inventory(Inventory(msg.reader, 0, frozenset(msg.uids), now))
+            uids = frozenset(msg.uids)
+            if msg.reader in self.zones:
+                self._board_sets[msg.reader] = uids
+                if self._standing is None and self._running:  # a board that forwards readers
+                    self._standing = asyncio.get_running_loop().create_task(
+                        self._stand_board_sets()
+                    )
+                    self._tasks.append(self._standing)
+            self._on_inventory(Inventory(msg.reader, 0, uids, now))
         else:
             self._unexpected += 1
 
     def _on_inventory(self, inventory: Inventory) -> None:
         reader = inventory.reader_id
+        self._heard[reader] = inventory.t
         if reader in self._silent:
             self._silent.discard(reader)
             self._emit(ReaderBack(reader, self.zones[reader], inventory.t))
@@ -276,9 +301,17 @@ class TableBridge:
             await asyncio.sleep(interval)
             now = self._clock()
             for reader, zone in self.zones.items():
-                last = self.tracker.last_scan(reader)
+                last = self._heard.get(reader)
                 since = self._started if last is None else last
                 if reader not in self._silent and now - since > self.silent_after:
                     self._silent.add(reader)
                     self._alarms += 1
                     self._emit(ReaderSilent(reader, zone, last, now))
+
+    async def _stand_board_sets(self) -> None:
+        while True:
+            await asyncio.sleep(BOARD_SET_STANDS)
+            now = self._clock()
+            for reader, uids in self._board_sets.items():
+                for event in self.tracker.update(Inventory(reader, 0, uids, now)):
+                    self._emit(event)

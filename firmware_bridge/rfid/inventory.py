@@ -124,7 +124,8 @@ class InventoryTracker:
         return sorted(z for z, uids in self._present.items() if uid in uids)
 
     def last_scan(self, reader_id: int) -> float | None:
-        """When the reader last reported; the caller decides when silence means 'reader down'."""
+        """When the tracker last took a scan of the reader (TableBridge judges a reader's
+        silence on what the reader itself sent: a board's standing sets are scans too)."""
         return self._last_scan.get(reader_id)
 
     def _seen_elsewhere_in_zone(self, zone: Zone, uid: bytes) -> bool:

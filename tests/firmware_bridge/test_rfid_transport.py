@@ -19,7 +19,7 @@ from firmware_bridge.protocol.transport import LinkTransport
 from firmware_bridge.rfid import inventory as inventory_module
 from firmware_bridge.rfid.events import Inventory as ReaderInventory
 from firmware_bridge.rfid.hf_frame import HfCodec, encode_ack, encode_tag_read
-from firmware_bridge.rfid.inventory import TagIn
+from firmware_bridge.rfid.inventory import TagIn, TagOut
 from firmware_bridge.rfid.ref_frame import RefCodec, encode_inventory
 from firmware_bridge.rfid.sessions import make_session
 from firmware_bridge.rfid.transport import ReaderTransport
@@ -129,6 +129,43 @@ def test_readers_on_the_board_feed_the_same_tracker_and_silence_alarms() -> None
         assert counters.unknown_readers == 1 and counters.unexpected_messages == 1
         assert counters.reader_silent_alarms >= 2
         assert bridge.tracker.last_scan(1) is not None
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.timeout(60)
+def test_a_set_the_board_sent_stands_until_it_sends_another() -> None:
+    """A board sends a reader's set when it changes (and repeats it only each second): a tag
+    missing from the newest set is out after the tracker's debounce, not at the repeat; a
+    reader the board stops forwarding is still called silent."""
+    zones = ZoneMap({1: Zone(ZoneKind.HAND, 0), 2: Zone(ZoneKind.JING)})
+    hand = Zone(ZoneKind.HAND, 0)
+
+    async def scenario() -> None:
+        bridge = TableBridge(zones, board=LinkTransport("loop://"), silent_after=1.0)
+        events: list[BridgeEvent] = []
+
+        async def collect() -> None:
+            async for event in bridge:
+                events.append(event)
+
+        async with asyncio.timeout(30), bridge:
+            task = asyncio.create_task(collect())
+            await _until(lambda: bridge.board is not None and bridge.board.connected)
+            bridge.send(Inventory(reader=1, zone=0, uids=(UID_A, UID_B)))
+            await _until(lambda: sum(isinstance(e, TagIn) for e in events) == 2)
+            bridge.send(Inventory(reader=1, zone=0, uids=(UID_A,)))  # and nothing more
+            sent = time.monotonic()
+            await _until(lambda: any(isinstance(e, TagOut) for e in events))
+            took = time.monotonic() - sent
+            await _until(
+                lambda: any(isinstance(e, ReaderSilent) and e.reader_id == 1 for e in events)
+            )
+            task.cancel()
+        (out,) = [e for e in events if isinstance(e, TagOut)]
+        assert (out.zone, out.uid) == (hand, UID_B)
+        assert took < 0.7, took  # the tracker's 0.25 s and two scans, not a repeat's 1 s
+        assert bridge.tracker.present(hand) == frozenset({UID_A})  # a silent reader keeps it
 
     asyncio.run(scenario())
 
