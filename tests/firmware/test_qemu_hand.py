@@ -9,6 +9,7 @@ Real parts: the firmware on an emulated STM32F405, `mjtable run`, Mosquitto."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 
 import controller.runtime
 import firmware_bridge.sim
-from controller.runtime import KINDS, running
+from controller.runtime import KINDS, Running, running
 from controller.store import EventStore
 from controller.virtual_players import VirtualPlayers
 from firmware_bridge.protocol import Link, LinkConfig
@@ -103,6 +104,26 @@ def test_mjtable_run_plays_a_whole_hand_through_the_emulated_board(tmp_path: Pat
     assert board.texts and "link up" in board.lines
 
 
+async def _stalled(run: Running, board: FirmwareBoard, line: SerialLine) -> str:
+    """A stalled hand, as far as the service, the players and the board tell."""
+    st, keeper = run.keeper.state, run.keeper
+    out = [f"the hand did not end: phase {st.phase.value if st else None}"]
+    if st is not None:
+        out.append(f"hands {[len(h) for h in st.hands]}, discards {st.discards_total}")
+        out.append(f"last events {[e.type for e in keeper.log[-8:]]}")
+    if keeper.hand_id is not None:
+        out += [f"alert {a.kind}: {a.detail}" for a in run.store.alerts_of(keeper.hand_id)[-10:]]
+    if (players := run.players) is not None:
+        out.append(f"players: moved {players.moved}, stalls {players.stalls}")
+    out.append(f"bridge {run.bridge.counters}")
+    out.append(f"reader line {line.carried} B carried, {line.dropped} B dropped")
+    board.type("c")
+    with contextlib.suppress(TimeoutError):
+        out.append(await board.wait_line("counters", timeout=5.0))
+    out.append("board said: " + " | ".join(board.lines[-10:]))
+    return "\n".join(out)
+
+
 async def _pump(url: str, port: int, line: SerialLine) -> None:
     """The virtual table's reader bus into the board's reader UART, through `line`."""
     host, tcp = url.removeprefix("socket://").rsplit(":", 1)
@@ -157,7 +178,10 @@ def test_a_whole_hand_with_the_readers_on_the_boards_reader_line(
     async def main() -> None:
         async with running(config, opts) as run:
             # A whole hand, every tile seen only as the board's INVENTORY messages.
-            await asyncio.wait_for(run.service.run(asyncio.Event()), GUARD * 5)
+            try:
+                await asyncio.wait_for(run.service.run(asyncio.Event()), GUARD * 5)
+            except TimeoutError:  # rare (stop 21's note): say what the hand was waiting for
+                raise AssertionError(await _stalled(run, boards[0], reader_line)) from None
             players = run.players
             assert players is not None
             await until(lambda: players.finished, "the players' own record of the hand")
