@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -11,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from controller.cli.json_input import MAX_CHARS, JsonInputError, bounded_lines, loads
+from controller.cli.json_input import MAX_CHARS, JsonInputError, bounded_lines, dumps_line, loads
 from engine.analysis import analyze as analyze_hand
 from engine.analysis import shanten, waits
 from engine.hand import Meld, MeldType, Reading
@@ -172,7 +171,7 @@ def json_lines(lines: Iterable[str | None]) -> Iterable[str]:
             out: dict[str, Any] = run(req)
         except (JsonInputError, AnalyzeInputError) as err:
             out = {"error": str(err)}
-        yield json.dumps(out, ensure_ascii=False)
+        yield dumps_line(out)
 
 
 def _human(req: Request, result: dict[str, Any], lang: Lang) -> None:
@@ -239,6 +238,6 @@ def analyze(
         raise typer.Exit(2) from None
     result = run(req)
     if as_json:
-        typer.echo(json.dumps(result, ensure_ascii=False))
+        typer.echo(dumps_line(result))
     else:
         _human(req, result, lang)

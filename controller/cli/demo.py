@@ -10,13 +10,13 @@ time (the virtual table has no history).
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from controller.cli.json_input import dumps_line
 from controller.config import ConfigError, TableConfig
 from controller.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
@@ -45,7 +45,7 @@ def _say(info: dict[str, Any], as_json: bool) -> None:
         # Fed from the broker's WebSocket listener; the table's display links from there.
         info = {**info, "floor": f"{info['web']}floor?broker={info['mqtt_ws']}"}
     if as_json:
-        typer.echo(json.dumps(info, ensure_ascii=False), err=False)
+        typer.echo(dumps_line(info), err=False)
         return
     typer.echo("mjtable demo: four bots at a virtual table")
     if info.get("web"):

@@ -1,4 +1,5 @@
-"""Bounded JSON for the command line's inputs (settle, replay, ``analyze --json -``).
+"""Bounded JSON for the command line's inputs (settle, replay, ``analyze --json -``), and
+its JSON output on one line whatever the strings in it hold (``dumps_line``).
 
 A settle request or a log line is a few kilobytes and a handful of levels deep. Anything
 much larger or deeper is refused with a clear error before it can fill memory or hit the
@@ -14,6 +15,16 @@ from typing import Any, TextIO
 
 MAX_CHARS = 1 << 20  # one document or one line
 MAX_DEPTH = 32  # a settle request nests 6 levels; options a few more
+
+
+# Characters json.dumps(ensure_ascii=False) leaves raw that str.splitlines() (and many a
+# line reader) takes for line breaks: an error echoing such a key split one output line.
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def dumps_line(value: Any) -> str:
+    """``value`` as JSON on exactly one line, non-ASCII text kept readable (一万)."""
+    return json.dumps(value, ensure_ascii=False).translate(_LINE_BREAKS)
 
 
 class JsonInputError(ValueError):

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from controller.cli.json_input import dumps_line
 from controller.config import ConfigError, load_config
 from controller.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
@@ -56,7 +56,7 @@ def parser() -> argparse.ArgumentParser:
 def _ready(as_json: bool) -> Any:
     def say(info: dict[str, Any]) -> None:
         if as_json:
-            print(json.dumps(info, ensure_ascii=False), flush=True)
+            print(dumps_line(info), flush=True)
         else:
             for key, value in info.items():
                 if value is not None:

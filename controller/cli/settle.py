@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 
-from controller.cli.json_input import JsonInputError, loads, read_bounded
+from controller.cli.json_input import JsonInputError, dumps_line, loads, read_bounded
 from controller.cli.rules import read_preset
 from engine.rulesets import PresetError, load_ruleset, ruleset_from_data
 from engine.settlement import SettleInputError, parse_finished_hand
@@ -56,4 +55,4 @@ def settle(
         _fail("input: not UTF-8 text")
     except (JsonInputError, SettleInputError, PresetError) as err:
         _fail(str(err))
-    typer.echo(json.dumps(result, ensure_ascii=False))
+    typer.echo(dumps_line(result))

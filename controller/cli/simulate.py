@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 import time
@@ -11,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from controller.cli.json_input import dumps_line
 from engine.rulesets import PresetError, builtin_ids
 from engine.sim_summary import Summary
 from engine.simulation import HandResult, play_session
@@ -76,7 +76,7 @@ def simulate(
             summary.add(result.state, result.settlement)
             if out is not None:
                 for event in result.log:
-                    out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+                    out.write(dumps_line(event.to_dict()) + "\n")
             if progress is not None and task is not None:
                 progress.advance(task)
     except PresetError as err:
@@ -93,4 +93,4 @@ def simulate(
         "seconds": round(elapsed, 3),
         "hands_per_second": hands / elapsed if elapsed > 0 else 0.0,
     }
-    typer.echo(json.dumps(data, ensure_ascii=False) if as_json else _human(data))
+    typer.echo(dumps_line(data) if as_json else _human(data))

@@ -218,6 +218,18 @@ def test_fuzz_analyze_json_lines(lines: list[Any]) -> None:
     assert len(r.stdout.splitlines()) == len(lines)
 
 
+@pytest.mark.parametrize("char", ["\x85", "\u2028", "\u2029"])
+def test_an_answer_echoing_a_line_break_character_stays_one_line(char: str) -> None:
+    """Hypothesis found it: an unknown field named U+0085 came back raw in the error, and
+    str.splitlines() saw two lines. Every JSON the command line prints is one line."""
+    lines = [{char: 1}, {"hand": "1m", "melds": [char + "1m"]}, {"hand": "1m1m1m" + char}]
+    r = run("analyze", "--json", "-", stdin="".join(json.dumps(v) + "\n" for v in lines))
+    assert r.exit_code == 0, r.stderr
+    answers = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(answers) == 3, answers
+    assert answers[0] == {"error": f"{char}: unknown field"}  # the text itself is kept
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=JSON)
 def test_fuzz_replay_any_json_line(tmp_path_factory: pytest.TempPathFactory, value: Any) -> None:
