@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from controller.cli.demo import READER_MODELS
-from controller.runtime import running
+from controller.runtime import Running, running
+from controller.store import StoredHand
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import (
     GUARD,
@@ -26,6 +28,22 @@ from tests.controller.service_helpers import (
 HANDS = 2
 
 
+async def _play(run: Running) -> tuple[list[Any], list[StoredHand]]:
+    """HANDS hands through the service: the players' own settlements, and the stored hands."""
+    await asyncio.wait_for(run.service.run(asyncio.Event()), GUARD * HANDS)
+    assert run.players is not None
+    players = run.players
+    await until(lambda: len(players.finished) == HANDS, "the players' own last hand")
+    return [s.settlement for s in players.finished], finished_hands(run.store)
+
+
+def _settled_as_played(hands: list[StoredHand], shadow: list[Any]) -> None:
+    assert len(hands) == HANDS and len(shadow) == HANDS, (len(hands), len(shadow))
+    for n, stored in enumerate(hands):
+        state = refold(stored)
+        assert state.settlement is not None and shadow[n] == state.settlement
+
+
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("readers", ["a0", "iso15693"])
 def test_hands_through_multi_antenna_readers(
@@ -37,21 +55,14 @@ def test_hands_through_multi_antenna_readers(
 
     async def main() -> None:
         async with running(config, opts) as run:
-            await asyncio.wait_for(run.service.run(asyncio.Event()), GUARD * HANDS)
-            assert run.players is not None and run.table is not None
-            players = run.players
-            await until(lambda: len(players.finished) == HANDS, "the players' own last hand")
-            shadow = [s.settlement for s in run.players.finished]
-            hands = finished_hands(run.store)
+            shadow, hands = await _play(run)
+            assert run.table is not None
             field = run.table.field
             assert field.misses > 0 and field.border_reads > 0
             sessions = [r.session for r in run.bridge.readers if r.session is not None]
             assert len(sessions) == 2
 
-        assert len(hands) == HANDS and len(shadow) == HANDS, (len(hands), len(shadow))
-        for n, stored in enumerate(hands):
-            state = refold(stored)
-            assert state.settlement is not None and shadow[n] == state.settlement
+        _settled_as_played(hands, shadow)
 
     asyncio.run(main())
 
@@ -69,12 +80,8 @@ def test_hands_through_reference_readers_that_report_only_changes(
 
     async def main() -> None:
         async with running(config, opts) as run:
-            await asyncio.wait_for(run.service.run(asyncio.Event()), GUARD * HANDS)
-            assert run.players is not None and run.table is not None
-            players = run.players
-            await until(lambda: len(players.finished) == HANDS, "the players' own last hand")
-            shadow = [s.settlement for s in run.players.finished]
-            hands = finished_hands(run.store)
+            shadow, hands = await _play(run)
+            assert run.table is not None
             assert all(r.report == "change" for r in run.table.readers)
             assert sum(r.stats.misreads for r in run.table.readers) > 0
             scans = sum(r.stats.scans for r in run.table.readers)
@@ -82,9 +89,6 @@ def test_hands_through_reference_readers_that_report_only_changes(
             heard = sum(r.stats.frames for r in run.bridge.readers)
             assert 0 < heard <= sent < scans, (heard, sent, scans)  # not every scan went out
 
-        assert len(hands) == HANDS and len(shadow) == HANDS, (len(hands), len(shadow))
-        for n, stored in enumerate(hands):
-            state = refold(stored)
-            assert state.settlement is not None and shadow[n] == state.settlement
+        _settled_as_played(hands, shadow)
 
     asyncio.run(main())

@@ -109,13 +109,8 @@ def test_readers_on_the_board_feed_the_same_tracker_and_silence_alarms() -> None
         # loop:// delivers what the bridge sends back to the bridge: a board that echoes.
         bridge = TableBridge(zones, board=LinkTransport("loop://"), silent_after=0.3)
         events: list[BridgeEvent] = []
-
-        async def collect() -> None:
-            async for event in bridge:
-                events.append(event)
-
         async with asyncio.timeout(30), bridge:
-            task = asyncio.create_task(collect())
+            task = asyncio.create_task(_collect(bridge, events))
             await _until(lambda: sum(isinstance(e, ReaderSilent) for e in events) == 2)
             bridge.send(Inventory(reader=1, zone=0, uids=(UID_A,)))
             bridge.send(Inventory(reader=9, zone=0, uids=(UID_B,)))  # not in the zone map
@@ -144,13 +139,8 @@ def test_a_set_the_board_sent_stands_until_it_sends_another() -> None:
     async def scenario() -> None:
         bridge = TableBridge(zones, board=LinkTransport("loop://"), silent_after=1.0)
         events: list[BridgeEvent] = []
-
-        async def collect() -> None:
-            async for event in bridge:
-                events.append(event)
-
         async with asyncio.timeout(30), bridge:
-            task = asyncio.create_task(collect())
+            task = asyncio.create_task(_collect(bridge, events))
             await _until(lambda: bridge.board is not None and bridge.board.connected)
             bridge.send(Inventory(reader=1, zone=0, uids=(UID_A, UID_B)))
             await _until(lambda: sum(isinstance(e, TagIn) for e in events) == 2)
@@ -168,6 +158,11 @@ def test_a_set_the_board_sent_stands_until_it_sends_another() -> None:
         assert bridge.tracker.present(hand) == frozenset({UID_A})  # a silent reader keeps it
 
     asyncio.run(scenario())
+
+
+async def _collect(bridge: TableBridge, events: list[BridgeEvent]) -> None:
+    async for event in bridge:
+        events.append(event)
 
 
 def _t(events: list[BridgeEvent], kind: type) -> float:
