@@ -116,12 +116,37 @@ async def _stalled(run: Running, board: FirmwareBoard, line: SerialLine) -> str:
     if (players := run.players) is not None:
         out.append(f"players: moved {players.moved}, stalls {players.stalls}")
     out.append(f"bridge {run.bridge.counters}")
+    out += _misplaced(run)
     out.append(f"reader line {line.carried} B carried, {line.dropped} B dropped")
     board.type("c")
     with contextlib.suppress(TimeoutError):
         out.append(await board.wait_line("counters", timeout=5.0))
     out.append("board said: " + " | ".join(board.lines[-10:]))
     return "\n".join(out)
+
+
+def _misplaced(run: Running, limit: int = 12) -> list[str]:
+    """Tiles the service places elsewhere than they lie: the table's truth, the service's
+    picture (every zone, latest last), the bridge's tracker and the board's last set."""
+    if run.table is None:
+        return []
+    book, picture, bridge = run.tracker.picture.book, run.tracker.picture, run.bridge
+    reader_of = {zone: reader for reader, zone in bridge.zones.items()}
+    sets = bridge._board_sets  # a diagnosis
+    out = []
+    for zone, uids in run.table.view().zones.items():
+        for uid in sorted(uids):
+            tile = book.tile_of(uid)
+            if not isinstance(tile, int) or picture.zone_of(tile) == zone:
+                continue
+            reader = reader_of.get(zone)
+            in_set = reader is not None and uid in sets.get(reader, frozenset())
+            out.append(
+                f"tile {tile} lies in {zone}, picture {picture.zones_of(tile)}, tracker "
+                f"{bridge.tracker.zone_of(uid)}, in the board's last set of reader {reader}: "
+                f"{in_set}"
+            )
+    return out[:limit] or ["every tile is where the service places it"]
 
 
 async def _pump(url: str, port: int, line: SerialLine) -> None:
