@@ -1,9 +1,10 @@
 """The firmware's ARM build under QEMU (`-M netduinoplus2`, an STM32F405) with its three
-UARTs on local TCP sockets, and `FirmwareBoard`, which stands in for the virtual table's
+UARTs on local sockets, and `FirmwareBoard`, which stands in for the virtual table's
 Python board so that the table, its readers and its players run around the real firmware.
 
-UARTs: USART1 the host link (what the service opens as socket://), USART2 the RFID reader
-line, USART3 the panel/debug console (firmware/core/panel_console.h). QEMU's STM32F4 has
+UARTs: USART1 the host link (TCP: what the service opens as socket://), USART2 the RFID
+reader line (a Unix socket: see `QemuBoard.open_reader_line`), USART3 the panel/debug
+console (TCP; firmware/core/panel_console.h). QEMU's STM32F4 has
 no GPIO model, so the panel's buttons and the table's state inputs reach the board through
 the console, and what the board drives (displays, LEDs, dice) is read back from it.
 """
@@ -12,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,28 +35,50 @@ def build_arm() -> Path:
     return ELF
 
 
+READER_LINE_BUFFER = 2048
+"""SO_SNDBUF of a reader line's sending end (Linux doubles it and keeps a floor of about
+4.5 KB, bookkeeping included): what may wait for the board, a few of the line's chunks."""
+
+
 class QemuBoard:
-    """`qemu-system-arm` running the firmware; `link_url`, `rfid_port`, `console_port`."""
+    """`qemu-system-arm` running the firmware; `link_url`, `reader_path`, `console_port`."""
 
     def __init__(self, log: Path) -> None:
-        self.ports = [free_port() for _ in range(3)]
-        self.link_url = f"socket://127.0.0.1:{self.ports[0]}"
-        self.rfid_port, self.console_port = self.ports[1], self.ports[2]
+        link, self.console_port = free_port(), free_port()
+        self.link_url = f"socket://127.0.0.1:{link}"
+        # A short directory: a Unix socket's path has room for 107 bytes.
+        self._dir = Path(tempfile.mkdtemp(prefix="mjt-qemu-"))
+        self.reader_path = self._dir / "usart2"
         self.log = log
         command = ["qemu-system-arm", "-M", "netduinoplus2", "-display", "none"]
         command += ["-monitor", "none", "-kernel", str(build_arm())]
-        for port in self.ports:
-            command += ["-serial", f"tcp:127.0.0.1:{port},server=on,wait=off,nodelay=on"]
+        command += ["-serial", f"tcp:127.0.0.1:{link},server=on,wait=off,nodelay=on"]
+        command += ["-serial", f"unix:{self.reader_path},server=on,wait=off"]
+        command += ["-serial", f"tcp:127.0.0.1:{self.console_port},server=on,wait=off,nodelay=on"]
         with log.open("wb") as out:
             self.proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
-        for port in self.ports:
-            while True:
+        for family, address in (
+            (socket.AF_INET, ("127.0.0.1", link)),
+            (socket.AF_UNIX, str(self.reader_path)),
+            (socket.AF_INET, ("127.0.0.1", self.console_port)),
+        ):
+            while not _accepts(family, address):
                 assert self.proc.poll() is None, log.read_text()
-                with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
-                    break
                 assert time.monotonic() < deadline, "QEMU did not open its serial sockets"
                 time.sleep(0.05)
+
+    async def open_reader_line(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """The board's reader UART. A Unix stream socket charges the bytes its peer has not
+        read yet to the sender's buffer, which is kept small here: what the emulated board
+        does not read waits a moment, not minutes. A TCP socket stores ~110 KB on QEMU's
+        side whatever the sender does (10 s of the line), and a board that reads slower
+        than the line for a while (a loaded machine) then sees the table ever later, where
+        a real UART would overrun and lose the bytes (docs/firmware.md)."""
+        reader, writer = await asyncio.open_unix_connection(str(self.reader_path))
+        sock = writer.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, READER_LINE_BUFFER)
+        return reader, writer
 
     def close(self) -> None:
         self.proc.terminate()
@@ -62,6 +87,16 @@ class QemuBoard:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+def _accepts(family: socket.AddressFamily, address: tuple[str, int] | str) -> bool:
+    with socket.socket(family) as s:
+        try:
+            s.connect(address)
+        except OSError:
+            return False
+        return True
 
 
 LINE_BAUD = 115_200  # every UART of the board (docs/firmware.md, pin map)
@@ -77,13 +112,16 @@ class SerialLine:
     host link: the link's window and the board's queue feel the line). A number: a sender
     more than that many seconds ahead of the line loses the chunk (readers that scan faster
     than their shared line carries: the frames that could not go out), counted in
-    `dropped`."""
+    `dropped`; and a chunk that finds the receiving end still full is lost too (the
+    receiver did not read: a UART overrun), counted in `overrun`. That end must be small
+    to mean anything (`QemuBoard.open_reader_line`)."""
 
     def __init__(self, drop_after: float | None = None, baud: int = LINE_BAUD) -> None:
         self.drop_after = drop_after
         self.bytes_per_s = baud / 10
         self.carried = 0
         self.dropped = 0
+        self.overrun = 0
 
     async def copy(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         loop = asyncio.get_running_loop()
@@ -91,9 +129,13 @@ class SerialLine:
         with contextlib.suppress(OSError):
             while data := await reader.read(4096):
                 now = loop.time()
-                if self.drop_after is not None and free_at - now > self.drop_after:
-                    self.dropped += len(data)
-                    continue
+                if self.drop_after is not None:
+                    if free_at - now > self.drop_after:
+                        self.dropped += len(data)
+                        continue
+                    if writer.transport.get_write_buffer_size():  # the kernel's end is full
+                        self.overrun += len(data)
+                        continue
                 free_at = max(free_at, now) + len(data) / self.bytes_per_s
                 if self.drop_after is None:
                     await asyncio.sleep(free_at - now)

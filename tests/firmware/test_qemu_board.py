@@ -71,7 +71,7 @@ async def _exercise(qemu: QemuBoard) -> None:
 
             # A reader on the board's second UART: its frames become INVENTORY messages.
             uids = [bytes.fromhex("e004015000000001"), bytes.fromhex("e004015000000002")]
-            _, rfid = await asyncio.open_connection("127.0.0.1", qemu.rfid_port)
+            _, rfid = await qemu.open_reader_line()
             rfid.write(b"\xaa\x13junk" + encode_inventory(7, 1, uids))
             await rfid.drain()
             got = await host.recv()

@@ -117,7 +117,10 @@ async def _stalled(run: Running, board: FirmwareBoard, line: SerialLine) -> str:
         out.append(f"players: moved {players.moved}, stalls {players.stalls}")
     out.append(f"bridge {run.bridge.counters}")
     out += _misplaced(run)
-    out.append(f"reader line {line.carried} B carried, {line.dropped} B dropped")
+    out.append(
+        f"reader line {line.carried} B carried, {line.dropped} B dropped, "
+        f"{line.overrun} B overrun (the board did not read)"
+    )
     board.type("c")
     with contextlib.suppress(TimeoutError):
         out.append(await board.wait_line("counters", timeout=5.0))
@@ -149,11 +152,11 @@ def _misplaced(run: Running, limit: int = 12) -> list[str]:
     return out[:limit] or ["every tile is where the service places it"]
 
 
-async def _pump(url: str, port: int, line: SerialLine) -> None:
+async def _pump(url: str, qemu: QemuBoard, line: SerialLine) -> None:
     """The virtual table's reader bus into the board's reader UART, through `line`."""
     host, tcp = url.removeprefix("socket://").rsplit(":", 1)
     reader, _ = await asyncio.open_connection(host, int(tcp))
-    _, writer = await asyncio.open_connection("127.0.0.1", port)
+    _, writer = await qemu.open_reader_line()
     await line.copy(reader, writer)
 
 
@@ -183,7 +186,7 @@ def test_a_whole_hand_with_the_readers_on_the_boards_reader_line(
         async def start(self) -> None:
             await super().start()
             (bus,) = self.readers
-            pumps.append(asyncio.create_task(_pump(bus.port.url, qemu.rfid_port, reader_line)))
+            pumps.append(asyncio.create_task(_pump(bus.port.url, qemu, reader_line)))
             link = SerialLink(qemu)
             await link.start()
             host_line.append(link)
@@ -222,7 +225,8 @@ def test_a_whole_hand_with_the_readers_on_the_boards_reader_line(
             print(
                 line,
                 f"reader line carried {reader_line.carried} dropped "
-                f"{reader_line.dropped}; host line to host {host_line[0].to_host.carried}",
+                f"{reader_line.dropped} overrun {reader_line.overrun}; host line to host "
+                f"{host_line[0].to_host.carried}",
             )
             assert int(counters["inventories"]) > 20, line  # the deal: the tiles came this way
             assert reader_line.dropped > 0  # the readers offered more than the line carries
