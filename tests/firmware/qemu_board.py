@@ -69,16 +69,8 @@ class QemuBoard:
                 time.sleep(0.05)
 
     async def open_reader_line(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        """The board's reader UART. A Unix stream socket charges the bytes its peer has not
-        read yet to the sender's buffer, which is kept small here: what the emulated board
-        does not read waits a moment, not minutes. A TCP socket stores ~110 KB on QEMU's
-        side whatever the sender does (10 s of the line), and a board that reads slower
-        than the line for a while (a loaded machine) then sees the table ever later, where
-        a real UART would overrun and lose the bytes (docs/firmware.md)."""
-        reader, writer = await asyncio.open_unix_connection(str(self.reader_path))
-        sock = writer.get_extra_info("socket")
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, READER_LINE_BUFFER)
-        return reader, writer
+        """The board's reader UART (see `open_uart`)."""
+        return await open_uart(self.reader_path)
 
     def close(self) -> None:
         self.proc.terminate()
@@ -88,6 +80,19 @@ class QemuBoard:
             self.proc.kill()
             self.proc.wait()
         shutil.rmtree(self._dir, ignore_errors=True)
+
+
+async def open_uart(path: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A UART on a Unix stream socket. Such a socket charges the bytes its peer has not read
+    yet to the sender's buffer, which is kept small here: what the emulated board does not
+    read waits a moment, not minutes. A TCP socket stores ~110 KB on QEMU's side whatever
+    the sender does (10 s of the line), and a board that reads slower than the line for a
+    while then sees the table ever later, where a real UART would overrun and lose the
+    bytes (docs/firmware.md)."""
+    reader, writer = await asyncio.open_unix_connection(str(path))
+    sock = writer.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, READER_LINE_BUFFER)
+    return reader, writer
 
 
 def _accepts(family: socket.AddressFamily, address: tuple[str, int] | str) -> bool:

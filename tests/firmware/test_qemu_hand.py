@@ -170,7 +170,8 @@ def test_a_whole_hand_with_the_readers_on_the_boards_reader_line(
     115,200 baud (QEMU ignores baud rates; SerialLine puts the rate back): 13 readers
     scanning every 20 ms offer the reader line about twice what it carries, so it runs
     flat out. Without the rate the surplus queued in the sockets' buffers, faster than the
-    emulated UART reads, and the board saw the table ever later (docs/firmware.md)."""
+    emulated UART reads, and the board saw the table ever later; what the emulated board
+    does not read in time is lost too, as on a UART (docs/firmware.md)."""
     boards: list[FirmwareBoard] = []
     pumps: list[asyncio.Task[None]] = []
     reader_line = SerialLine(drop_after=0.1)
@@ -208,7 +209,7 @@ def test_a_whole_hand_with_the_readers_on_the_boards_reader_line(
             # A whole hand, every tile seen only as the board's INVENTORY messages.
             try:
                 await asyncio.wait_for(run.service.run(asyncio.Event()), GUARD * 5)
-            except TimeoutError:  # rare (stop 21's note): say what the hand was waiting for
+            except TimeoutError:  # say what the hand was waiting for
                 raise AssertionError(await _stalled(run, boards[0], reader_line)) from None
             players = run.players
             assert players is not None
