@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import signal
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -26,6 +25,7 @@ from controller.metrics import Metrics, MetricsServer, serve_metrics
 from controller.mqtt import Publisher, Topics
 from controller.publication import LiveSink, Outlet
 from controller.service import ServiceOptions, TableService
+from controller.stop_signals import stop_on_signals
 from controller.store import EventStore
 from controller.tags import TagBook
 from controller.tracker import Tracker, TrackerSettings
@@ -363,13 +363,7 @@ def describe(run: Running, config: TableConfig) -> dict[str, Any]:
 async def serve(config: TableConfig, opts: RunOptions) -> int:
     """Run until stopped (SIGINT/SIGTERM, ``opts.stop``) or ``opts.hands`` are played."""
     stop = opts.stop or asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        # Only the main thread's loop on a Unix may take signals (tests run serve() in a
-        # worker thread: RuntimeError; a Windows loop has no add_signal_handler at all):
-        # then whoever runs us stops it through opts.stop.
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
+    stop_on_signals(stop.set)  # where the loop cannot take signals, opts.stop does
     async with running(config, opts) as run:
         if opts.ready is not None:
             opts.ready(describe(run, config))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +21,7 @@ from controller import sd_notify
 from controller.config import ConfigError, MqttSettings, StoreSettings, TableConfig
 from controller.hub import HubIngest
 from controller.logs import configure_logging
+from controller.stop_signals import stop_on_signals
 from controller.store import EventStore
 
 cli = typer.Typer(add_completion=False)
@@ -66,9 +66,7 @@ def _web_server(hub: HubIngest, store: EventStore, data_dir: Path, options: dict
 
 
 async def _run(hub: HubIngest, store: EventStore, web: tuple[Path, dict[str, Any]] | None) -> None:
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, hub.stop)
+    stop_on_signals(hub.stop)
     ingest = asyncio.create_task(hub.run())
     server = _web_server(hub, store, *web) if web is not None else None
     serving = asyncio.create_task(server.serve()) if server is not None else None

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import signal
 import tempfile
 from enum import StrEnum
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Annotated
 
 import typer
 
+from controller.stop_signals import stop_on_signals
 from engine.tiles import NUM_KINDS, kind_name
 from firmware_bridge.registry import KindLabel
 from firmware_bridge.rfid.zones import ZoneMap
@@ -86,9 +86,7 @@ async def _run(config: SimConfig, zones_path: Path, as_json: bool) -> None:
         else:
             _print_human(info)
         stop = asyncio.Event()
-        # SIGTERM (systemd, a test harness) stops as cleanly as Ctrl-C: ports closed and
-        # stable names removed.
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        stop_on_signals(stop.set)  # then the ports close and the stable names go
         await stop.wait()
 
 

@@ -19,12 +19,26 @@ from firmware_bridge.rfid.transport import ReaderTransport
 from firmware_bridge.rfid.zones import ZoneMap
 
 
+def _ignore_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @pytest.mark.timeout(60)
-def test_sim_table_prints_paths_and_the_board_answers(tmp_path: Path) -> None:
+@pytest.mark.parametrize("started", ["plainly", "with Ctrl-C ignored"])
+def test_sim_table_prints_paths_and_the_board_answers(tmp_path: Path, started: str) -> None:
+    """Ctrl-C stops it, also when it was started with SIGINT ignored, as a script's
+    background jobs are (Python then leaves SIGINT ignored: `make test` run in the
+    background once waited here for a table that never stopped)."""
     registry = tmp_path / "registry.json"
     command = [sys.executable, "-m", "controller.cli", "sim-table", "--json", "--bus"]
     command += ["--seed", "4", "--registry", str(registry), "--link-dir", str(tmp_path / "dev")]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_ignore_ctrl_c if started != "plainly" else None,
+    )
     try:
         assert proc.stdout is not None
         info = json.loads(proc.stdout.readline())
@@ -54,6 +68,11 @@ def test_sim_table_prints_paths_and_the_board_answers(tmp_path: Path) -> None:
         asyncio.run(connect())
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=20)
+        try:
+            _, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()  # no table left running after the test
+            proc.communicate()
+            raise AssertionError("sim-table did not stop on SIGINT") from None
     assert proc.returncode == 0, err
     assert not (tmp_path / "dev" / "board").exists()  # stable names go with the table
