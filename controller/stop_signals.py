@@ -7,20 +7,18 @@ Python then leaves Ctrl-C ignored, and a command relying on KeyboardInterrupt ra
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from collections.abc import Callable
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-def stop_on_signals(stop: Callable[[], object]) -> bool:
-    """Call ``stop`` on SIGINT or SIGTERM. False where the running loop cannot take signals
-    (not the main thread, as when tests run a command in a worker thread; Windows): then
-    whoever runs the command stops it."""
+def stop_on_signals(stop: Callable[[], object]) -> None:
+    """Call ``stop`` on SIGINT or SIGTERM. Where the running loop cannot take signals (not
+    the main thread, as when tests run a command in a worker thread; Windows), nothing is
+    set: whoever runs the command stops it."""
     loop = asyncio.get_running_loop()
-    try:
+    with contextlib.suppress(NotImplementedError, RuntimeError):
         for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, stop)
-    except (NotImplementedError, RuntimeError):
-        return False
-    return True
