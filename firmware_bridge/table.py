@@ -292,6 +292,10 @@ class TableBridge:
         if reader in self._silent:
             self._silent.discard(reader)
             self._emit(ReaderBack(reader, self.zones[reader], inventory.t))
+        self._track(inventory)
+
+    def _track(self, inventory: Inventory) -> None:
+        """A scan to the tracker, and what it saw come and go to the events."""
         for event in self.tracker.update(inventory):
             self._emit(event)
 
@@ -313,5 +317,4 @@ class TableBridge:
             await asyncio.sleep(BOARD_SET_STANDS)
             now = self._clock()
             for reader, uids in self._board_sets.items():
-                for event in self.tracker.update(Inventory(reader, 0, uids, now)):
-                    self._emit(event)
+                self._track(Inventory(reader, 0, uids, now))
