@@ -50,7 +50,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -68,6 +67,7 @@ sys.path.insert(0, str(ROOT))
 import aiomqtt  # noqa: E402
 
 from controller.handlog import ack_topic_for, build_ack  # noqa: E402
+from controller.local_ports import free_local_port  # noqa: E402
 from controller.runtime import KINDS  # noqa: E402
 from controller.virtual_players import VirtualPlayers  # noqa: E402
 from firmware_bridge.rfid.zones import Zone  # noqa: E402
@@ -75,6 +75,7 @@ from firmware_bridge.sim import Move, SimConfig, TableView, VirtualTable  # noqa
 from firmware_bridge.sim.readers import VirtualReaderPort  # noqa: E402
 from tests.controller import fsync_shim  # noqa: E402
 from tests.controller.external_service import table_toml  # noqa: E402
+from tests.controller.mosquitto import Mosquitto  # noqa: E402
 from tests.controller.service_helpers import FAST_SIM  # noqa: E402
 from tests.controller.service_probe import (  # noqa: E402
     Sample,
@@ -105,30 +106,6 @@ TARGET_RSS_MB = 80.0
 # metrics server, SQLite's and asyncio's executors); deploy/systemd/mjtable.service sets
 # the same, so the bench measures what the Pi runs.
 SERVICE_ENV = {"MALLOC_ARENA_MAX": "2"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_mosquitto(work: Path) -> tuple[subprocess.Popen[bytes], int]:
-    binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-    port = free_port()
-    conf = work / "mosquitto.conf"
-    # set_tcp_nodelay as in deploy/mosquitto/mjtable.conf: a pipelined batch's later PUBACKs
-    # must not wait for the publisher's delayed TCP ACK
-    conf.write_text(
-        f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
-        "set_tcp_nodelay true\n"
-    )
-    proc = subprocess.Popen([binary, "-c", str(conf)], stderr=subprocess.DEVNULL)
-    for _ in range(200):
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-            return proc, port
-        time.sleep(0.05)
-    raise RuntimeError("mosquitto did not start")
 
 
 class FrameClock:
@@ -280,7 +257,9 @@ async def run(plan: Plan, seed: int, label: str, python: str = sys.executable) -
     result = Result(label)
     work = Path(tempfile.mkdtemp(prefix="mjtable-bench-"))
     data = work / "data"
-    broker, port = start_mosquitto(work)
+    broker = Mosquitto(work, every_message_logged=False)
+    broker.start()
+    port = broker.port
     clock = FrameClock.install()
     sim = SimConfig(
         seed=seed,
@@ -315,7 +294,7 @@ async def run(plan: Plan, seed: int, label: str, python: str = sys.executable) -
             config = table_toml(
                 table, work, data, f"mqtt://127.0.0.1:{port}", "xingguo", log_level="warning"
             )
-            metrics_port, web_port = free_port(), free_port()
+            metrics_port, web_port = free_local_port(), free_local_port()
             env = os.environ | SERVICE_ENV
             if not plan.soak_only:  # the soak judges growth, not speed: a fast disk will do
                 env |= fsync_shim.environment(delay_ms=FSYNC_DELAY_MS)

@@ -10,7 +10,6 @@ time (the virtual table has no history).
 from __future__ import annotations
 
 import asyncio
-import socket
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,26 +17,12 @@ import typer
 
 from controller.cli.json_input import dumps_line
 from controller.config import ConfigError, TableConfig
+from controller.local_ports import free_local_port, port_free
 from controller.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
 from engine.rulesets import builtin_ids
 
 cli = typer.Typer(add_completion=False)
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def _any_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _say(info: dict[str, Any], as_json: bool) -> None:
@@ -117,8 +102,8 @@ def demo(
             f"error: ruleset: unknown {ruleset!r}; known: {', '.join(builtin_ids())}", err=True
         )
         raise typer.Exit(2)
-    broker_port = 1883 if _port_free(1883) else 0
-    ws_port = 9001 if _port_free(9001) else _any_port()  # (in the config, 0 means none)
+    broker_port = 1883 if port_free(1883) else 0
+    ws_port = 9001 if port_free(9001) else free_local_port()  # (in the config, 0 means none)
     mqtt_settings: dict[str, Any] = {
         "embedded": True,
         "url": f"mqtt://127.0.0.1:{broker_port}",
@@ -133,7 +118,7 @@ def demo(
             hardware={"virtual": True},
             mqtt=mqtt_settings,
             web={"host": "127.0.0.1", "port": port},
-            metrics={"host": "127.0.0.1", "port": 9108 if _port_free(9108) else 0},
+            metrics={"host": "127.0.0.1", "port": 9108 if port_free(9108) else 0},
             log={"level": log_level},
         )
     except (ConfigError, ValueError) as err:

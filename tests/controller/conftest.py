@@ -9,6 +9,7 @@ import pytest
 
 from controller.store import EventStore
 from tests.controller.mosquitto import Mosquitto
+from tests.failure_logs import show_log_on_failure
 
 
 @pytest.fixture(autouse=True)
@@ -20,8 +21,11 @@ def _unfreeze_after() -> Iterator[None]:
 
 
 @pytest.fixture
-def mosquitto_factory(tmp_path: Path) -> Iterator[Callable[..., Mosquitto]]:
-    """Make (and start) brokers; every one is stopped at teardown."""
+def mosquitto_factory(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Mosquitto]]:
+    """Make (and start) brokers; every one is stopped at teardown, and its log is shown
+    if the test fails."""
     made: list[Mosquitto] = []
 
     def make(*, start: bool = True, **kwargs: Any) -> Mosquitto:
@@ -29,6 +33,7 @@ def mosquitto_factory(tmp_path: Path) -> Iterator[Callable[..., Mosquitto]]:
         workdir.mkdir()
         broker = Mosquitto(workdir, **kwargs)
         made.append(broker)
+        show_log_on_failure(request.node, "mosquitto log", broker.log)
         if start:
             broker.start()
         return broker

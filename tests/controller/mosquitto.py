@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from controller.local_ports import free_local_port
+
 MISSING = (
     "mosquitto is not installed: run .ci/run, or `apt-get install -y mosquitto` "
     "(the MQTT tests need a real broker and are never skipped)"
@@ -36,23 +38,44 @@ def mosquitto_passwd_binary() -> str:
     return found
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+RUNNING = "mosquitto version "  # … "<version> running": logged once every listener is open
 
 
-def wait_port(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
+def running_lines(log: Path) -> int:
+    """How many times the broker writing ``log`` has said it is running."""
+    try:
+        text = log.read_text(errors="replace")
+    except FileNotFoundError:
+        return 0
+    return sum(1 for line in text.splitlines() if RUNNING in line and line.endswith(" running"))
+
+
+def wait_running(port: int, proc: subprocess.Popen[bytes], log: Path, before: int) -> None:
+    """Until this start's broker has said it is running and accepts on ``port``.
+
+    The log, not the port alone: a broker that opened its first listener and then fails
+    to open the next one (its port taken meanwhile) accepts for a moment and exits, and
+    a test connecting in that moment is reset."""
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"mosquitto exited ({proc.returncode}):\n{log.read_text()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"mosquitto did not listen on {port}:\n{log.read_text()}")
+            raise RuntimeError(f"mosquitto exited ({proc.returncode}):\n{log_text(log)}")
+        if running_lines(log) > before:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    return
+            except OSError:
+                pass
+        time.sleep(0.02)
+    raise RuntimeError(f"mosquitto did not start on {port}:\n{log_text(log)}")
+
+
+def log_text(log: Path) -> str:
+    stderr = log.with_suffix(".stderr")
+    text = log.read_text(errors="replace") if log.exists() else "(no log)\n"
+    if stderr.exists() and stderr.stat().st_size:
+        text += "stderr:\n" + stderr.read_text(errors="replace")
+    return text
 
 
 class Mosquitto:
@@ -65,10 +88,11 @@ class Mosquitto:
         persistence: bool = False,
         password_file: Path | None = None,
         tls: tuple[Path, Path, Path] | None = None,  # ca, cert, key
+        every_message_logged: bool = True,  # off for benches: it costs the broker time
     ) -> None:
         self.binary = mosquitto_binary()
         self.workdir = workdir
-        self.port = free_port()
+        self.port = free_local_port()
         self.log = workdir / "mosquitto.log"
         self.conf = workdir / "mosquitto.conf"
         # As root (CI), mosquitto would switch to the "mosquitto" user and then could not
@@ -91,7 +115,11 @@ class Mosquitto:
             ]
         else:
             lines.append("persistence false")
-        lines += [f"log_dest file {self.log}", "log_type all"]
+        lines.append(f"log_dest file {self.log}")
+        if every_message_logged:
+            lines.append("log_type all")
+        else:  # connections, errors and the "running" line start() waits for
+            lines += [f"log_type {kind}" for kind in ("error", "warning", "notice", "information")]
         self.conf.write_text("\n".join(lines) + "\n")
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -101,12 +129,13 @@ class Mosquitto:
 
     def start(self) -> None:
         assert self.proc is None or self.proc.poll() is not None, "already running"
-        self.proc = subprocess.Popen(
-            [self.binary, "-c", str(self.conf)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_port(self.port, self.proc, self.log)
+        before = running_lines(self.log)
+        # Before its log file is open (a config error) mosquitto can only say it on stderr.
+        with self.log.with_suffix(".stderr").open("ab") as stderr:
+            self.proc = subprocess.Popen(
+                [self.binary, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=stderr
+            )
+        wait_running(self.port, self.proc, self.log, before)
 
     def stop(self) -> None:
         """Clean shutdown (SIGTERM): persistence, if on, is saved."""

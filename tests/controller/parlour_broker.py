@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from controller.broker_acl import render_acl
-from tests.controller.mosquitto import Mosquitto, free_port, mosquitto_passwd_binary
+from controller.local_ports import free_local_port
+from tests.controller.mosquitto import Mosquitto, mosquitto_passwd_binary
 
 DEPLOY_CONF = Path(__file__).parents[2] / "deploy" / "mosquitto" / "mjtable.conf"
 
@@ -37,7 +38,7 @@ def parlour_broker(
     passwd.chmod(0o600)
     (workdir / "mjtable.acl").write_text(render_acl(parlour, tables))
     broker = factory(start=False)
-    ws_port = free_port()
+    ws_port = free_local_port()
     # The deployed file as is, but for the paths and the ports; the test's own user and log.
     conf = DEPLOY_CONF.read_text().replace("/etc/mosquitto/", f"{workdir}/")
     conf = conf.replace("listener 1883", f"listener {broker.port} 127.0.0.1")

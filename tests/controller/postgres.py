@@ -8,11 +8,12 @@ import getpass
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
 from pathlib import Path
+
+from controller.local_ports import free_local_port
 
 PG_BIN = Path(os.environ.get("MJTABLE_PG_BIN", "/usr/lib/postgresql/15/bin"))
 MISSING = (
@@ -27,12 +28,6 @@ class PostgresMissing(RuntimeError):
     pass
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class PostgresCluster:
     """``start()`` makes and starts it; ``url(db)`` for SQLAlchemy; ``stop()`` removes it."""
 
@@ -43,7 +38,7 @@ class PostgresCluster:
         self.root = Path(tempfile.mkdtemp(prefix="mjtable-pg-"))
         self.data = self.root / "data"
         self.log = self.root / "postgres.log"
-        self.port = free_port()
+        self.port = free_local_port()
         self.as_user: list[str] = []
         if os.geteuid() == 0:
             try:

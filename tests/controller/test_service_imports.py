@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from controller.local_ports import free_local_port
 from tests.controller.external_service import play
-from tests.controller.mosquitto import Mosquitto, free_port
+from tests.controller.mosquitto import Mosquitto
 
 # module prefix -> why a table with SQLite, no GPIO and the web app has no use for it
 NOT_IMPORTED = {
@@ -56,7 +57,7 @@ def test_a_real_table_with_sqlite_imports_only_what_it_uses(
         "PYTHONPROFILEIMPORTTIME": "1",
         "MJTABLE_WEB__ENABLED": "true",
         "MJTABLE_WEB__HOST": "127.0.0.1",
-        "MJTABLE_WEB__PORT": str(free_port()),
+        "MJTABLE_WEB__PORT": str(free_local_port()),
     }
     outcome = asyncio.run(
         play(

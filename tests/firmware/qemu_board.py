@@ -21,10 +21,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from controller.local_ports import free_local_port
 from firmware_bridge.protocol import DiceRoll, DisplayText, Led, LedMode, Message, SeatButton
 from firmware_bridge.protocol.messages import TableState
 
-from ..controller.mosquitto import free_port
 from .host_firmware import FIRMWARE
 
 ELF = FIRMWARE / "build" / "arm" / "mjt-fw.elf"
@@ -44,7 +44,7 @@ class QemuBoard:
     """`qemu-system-arm` running the firmware; `link_url`, `reader_path`, `console_port`."""
 
     def __init__(self, log: Path) -> None:
-        link, self.console_port = free_port(), free_port()
+        link, self.console_port = free_local_port(), free_local_port()
         self.link_url = f"socket://127.0.0.1:{link}"
         # A short directory: a Unix socket's path has room for 107 bytes.
         self._dir = Path(tempfile.mkdtemp(prefix="mjt-qemu-"))

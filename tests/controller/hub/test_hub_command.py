@@ -19,12 +19,13 @@ import httpx
 import pytest
 
 from controller.handlog import build_handlog, parse_ack
+from controller.local_ports import free_local_port
 from controller.mqtt import Topics, encode
 from controller.store import EventStore
 from controller.store.owners import OwnerAccounts
 from controller.web.passwords import hash_password
 from tests.controller.hub.hands import played_hands, record_hand
-from tests.controller.mosquitto import Mosquitto, free_port
+from tests.controller.mosquitto import Mosquitto
 from tests.controller.mqtt_helpers import guarded
 from tests.controller.test_mqtt_security import make_ca
 
@@ -60,7 +61,7 @@ def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path, tls: boo
     table_store.close()
 
     notify = tmp_path / "notify"
-    web_port = free_port()
+    web_port = free_local_port()
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as systemd:
         systemd.bind(str(notify))
         systemd.settimeout(GUARD)

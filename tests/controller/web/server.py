@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -11,19 +10,14 @@ from contextlib import contextmanager
 import uvicorn
 from fastapi import FastAPI
 
+from controller.local_ports import free_local_port
 from controller.web.live import LiveHub
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager
 def serve(app: FastAPI, hub: LiveHub) -> Iterator[str]:
     """Yields the base URL; at exit closes the hub's streams and stops the server."""
-    port = free_port()
+    port = free_local_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="uvicorn-test", daemon=True)

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.controller.web.server import free_port
+from controller.local_ports import free_local_port
 from tests.controller.web.test_browser import browser  # noqa: F401
 
 GUARD_MS = 30_000  # a hang guard, never a measured expectation
@@ -42,7 +42,8 @@ def _first_line(proc: subprocess.Popen[str], guard: float) -> str:
 def demo(tmp_path: Path) -> Iterator[dict[str, Any]]:
     log = (tmp_path / "demo.log").open("w")
     command = [sys.executable, "-m", "controller.cli", "demo", "--json", "--seed", "11"]
-    command += ["--data", str(tmp_path / "data"), "--port", str(free_port()), "--think", "0.2"]
+    command += ["--data", str(tmp_path / "data"), "--port", str(free_local_port())]
+    command += ["--think", "0.2"]
     proc = subprocess.Popen(
         command,
         stdout=subprocess.PIPE,

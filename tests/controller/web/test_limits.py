@@ -22,12 +22,13 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 import controller.web.auth as auth
+from controller.local_ports import free_local_port
 from controller.store import EventStore
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.limits import LoginThrottle, StreamSlots, TooManyStreams
 from controller.web.tokens import TokenSigner
 from tests.controller.web.conftest import OWNER, PASSWORD, SECRET
-from tests.controller.web.server import free_port, serve
+from tests.controller.web.server import serve
 
 LOGIN = "/api/v1/auth/login"
 
@@ -262,7 +263,7 @@ def test_a_stream_flood_meets_the_cap_before_the_descriptor_limit(tmp_path: Path
     """Issue 21, point 4: ~620 streams under 1024 descriptors stopped the app. Here 300
     streams against 256 descriptors: 100 are served, the rest refused, and the app still
     answers."""
-    port = free_port()
+    port = free_local_port()
     server = subprocess.Popen(
         [sys.executable, "-c", SERVE_LIMITED, f"sqlite:///{tmp_path / 'db.sqlite'}", str(port)],
         stdout=subprocess.PIPE,

@@ -1,0 +1,62 @@
+"""controller.local_ports: ports chosen now and bound later stay clear of the ports the
+kernel gives outgoing connections."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller import local_ports
+from controller.local_ports import ephemeral_range, free_local_port, port_free
+
+
+def test_ports_are_free_and_outside_the_ephemeral_range() -> None:
+    low, high = ephemeral_range()
+    for _ in range(300):
+        port = free_local_port()
+        assert not low <= port <= high, port
+        assert 1024 <= port <= 65535
+        assert port_free(port)
+
+
+def test_a_port_in_use_is_passed_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", free_local_port()))
+        held.listen()
+        taken = held.getsockname()[1]
+        assert not port_free(taken)
+        spare = free_local_port()
+        picks = iter([taken, taken, spare])
+
+        class Scripted:
+            def choices(self, population: Sequence[Any], weights: Sequence[int]) -> list[Any]:
+                return [next(r for r in population if taken in r or spare in r)]
+
+            def choice(self, span: range) -> int:
+                return next(picks)
+
+        monkeypatch.setattr(local_ports, "_pick", Scripted())
+        assert free_local_port() == spare
+
+
+def test_the_range_is_read_from_the_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    custom = tmp_path / "ip_local_port_range"
+    custom.write_text("40000\t50000\n")
+    monkeypatch.setattr(local_ports, "EPHEMERAL_RANGE_FILE", custom)
+    assert ephemeral_range() == (40000, 50000)
+    assert not any(40000 <= free_local_port() <= 50000 for _ in range(200))
+    monkeypatch.setattr(local_ports, "EPHEMERAL_RANGE_FILE", tmp_path / "missing")
+    assert ephemeral_range() == local_ports.LINUX_DEFAULT_RANGE
+
+
+def test_a_range_that_leaves_nothing_outside_falls_back_to_the_kernels_pick(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    everything = tmp_path / "ip_local_port_range"
+    everything.write_text("1024 65535\n")
+    monkeypatch.setattr(local_ports, "EPHEMERAL_RANGE_FILE", everything)
+    assert port_free(free_local_port())
