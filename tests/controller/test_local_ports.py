@@ -1,9 +1,10 @@
 """controller.local_ports: ports chosen now and bound later stay clear of the ports the
-kernel gives outgoing connections."""
+kernel gives outgoing connections, of ports in use, and of each other."""
 
 from __future__ import annotations
 
 import socket
+from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,24 @@ import pytest
 
 from controller import local_ports
 from controller.local_ports import ephemeral_range, free_local_port, port_free
+
+
+class Scripted:
+    """Stands in for local_ports' random source: the picks come in the given order."""
+
+    def __init__(self, picks: list[int]) -> None:
+        self.picks = iter(picks)
+
+    def choices(self, population: Sequence[Any], weights: Sequence[int]) -> list[Any]:
+        return [population[0]]
+
+    def choice(self, span: range) -> int:
+        return next(self.picks)
+
+
+def script(monkeypatch: pytest.MonkeyPatch, picks: list[int]) -> None:
+    monkeypatch.setattr(local_ports, "_pick", Scripted(picks))
+    monkeypatch.setattr(local_ports, "_handed_out", deque(maxlen=256))
 
 
 def test_ports_are_free_and_outside_the_ephemeral_range() -> None:
@@ -30,17 +49,18 @@ def test_a_port_in_use_is_passed_over(monkeypatch: pytest.MonkeyPatch) -> None:
         taken = held.getsockname()[1]
         assert not port_free(taken)
         spare = free_local_port()
-        picks = iter([taken, taken, spare])
-
-        class Scripted:
-            def choices(self, population: Sequence[Any], weights: Sequence[int]) -> list[Any]:
-                return [next(r for r in population if taken in r or spare in r)]
-
-            def choice(self, span: range) -> int:
-                return next(picks)
-
-        monkeypatch.setattr(local_ports, "_pick", Scripted())
+        script(monkeypatch, [taken, taken, spare])
         assert free_local_port() == spare
+
+
+def test_a_port_is_not_handed_out_twice_before_its_server_binds_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first, second = free_local_port(), free_local_port()
+    script(monkeypatch, [first, first, second])
+    # Nothing has bound ``first`` yet, but the broker it went to will.
+    assert free_local_port() == first
+    assert free_local_port() == second
 
 
 def test_the_range_is_read_from_the_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
