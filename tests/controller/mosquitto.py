@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import re
 import shutil
 import signal
 import socket
@@ -38,20 +39,23 @@ def mosquitto_passwd_binary() -> str:
     return found
 
 
-RUNNING = "mosquitto version "  # … "<version> running": logged once every listener is open
+RUNNING = re.compile(rb"mosquitto version \S+ running$", re.MULTILINE)  # every listener open
 
 
-def running_lines(log: Path) -> int:
-    """How many times the broker writing ``log`` has said it is running."""
-    try:
-        text = log.read_text(errors="replace")
-    except FileNotFoundError:
-        return 0
-    return sum(1 for line in text.splitlines() if RUNNING in line and line.endswith(" running"))
+def log_size(log: Path) -> int:
+    return log.stat().st_size if log.exists() else 0
 
 
-def wait_running(port: int, proc: subprocess.Popen[bytes], log: Path, before: int) -> None:
-    """Until this start's broker has said it is running and accepts on ``port``.
+def says_running(log: Path, since: int) -> bool:
+    """The broker's log, after byte ``since``, says it is running."""
+    with log.open("rb") as f:
+        f.seek(since)
+        return RUNNING.search(f.read()) is not None
+
+
+def wait_running(port: int, proc: subprocess.Popen[bytes], log: Path, since: int) -> None:
+    """Until this start's broker (its log from byte ``since``) has said it is running and
+    accepts on ``port``.
 
     The log, not the port alone: a broker that opened its first listener and then fails
     to open the next one (its port taken meanwhile) accepts for a moment and exits, and
@@ -60,7 +64,7 @@ def wait_running(port: int, proc: subprocess.Popen[bytes], log: Path, before: in
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"mosquitto exited ({proc.returncode}):\n{log_text(log)}")
-        if running_lines(log) > before:
+        if log.exists() and says_running(log, since):
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=0.5):
                     return
@@ -129,13 +133,13 @@ class Mosquitto:
 
     def start(self) -> None:
         assert self.proc is None or self.proc.poll() is not None, "already running"
-        before = running_lines(self.log)
+        since = log_size(self.log)  # a restart appends to the same log
         # Before its log file is open (a config error) mosquitto can only say it on stderr.
         with self.log.with_suffix(".stderr").open("ab") as stderr:
             self.proc = subprocess.Popen(
                 [self.binary, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=stderr
             )
-        wait_running(self.port, self.proc, self.log, before)
+        wait_running(self.port, self.proc, self.log, since)
 
     def stop(self) -> None:
         """Clean shutdown (SIGTERM): persistence, if on, is saved."""
