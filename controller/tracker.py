@@ -142,9 +142,8 @@ class Tracker:
 
     def reset_table(self) -> None:
         """The tiles went back into the machine (a new wall): forget the old hand's buttons,
-        rolls and alerts. Where tags lie stays as the readers last said: a tag the bridge
-        still holds present (its TagOut is debounced) and that lands in the same zone again
-        brings no new TagIn."""
+        rolls and alerts. Where tags lie the bridge has already said: every tag out when the
+        board started the build (``TableBridge._tiles_in_machine``)."""
         self.alerts.reset()
         self.buttons.clear()
         self.moves.pending_roll = None

@@ -257,12 +257,8 @@ class TableBridge:
         self._board_messages += 1
         now = self._clock()
         if isinstance(msg, Status):
-            if msg.state is TableState.SHUFFLING:
-                # The tiles are inside the machine: multi-antenna readers hold tags through
-                # missed rounds, which must not carry the last hand's tiles into the next.
-                for reader in self.readers:
-                    if reader.session is not None:
-                        reader.session.resolver.clear()
+            if msg.state in (TableState.SHUFFLING, TableState.WALLS_RISING):
+                self._tiles_in_machine(now)
             self._emit(TableStatus(msg.state, msg.faults, now))
         elif isinstance(msg, WallOrder):
             order = self._wall_order.add(msg)
@@ -285,6 +281,19 @@ class TableBridge:
             self._on_inventory(Inventory(msg.reader, 0, uids, now))
         else:
             self._unexpected += 1
+
+    def _tiles_in_machine(self, now: float) -> None:
+        """A build starts: every tile is inside the machine, so no reading of the last hand
+        may stand into the next. Readers hold a tag that left until their debounce ends
+        (multi-antenna ones through missed rounds, the tracker two scans and a quarter
+        second, longer when a stall delays the scans), and a tag still held that lands in
+        the same zone again would bring no TagIn: all are out now."""
+        for reader in self.readers:
+            if reader.session is not None:
+                reader.session.resolver.clear()
+        self._board_sets.clear()
+        for event in self.tracker.all_out(now):
+            self._emit(event)
 
     def _on_inventory(self, inventory: Inventory) -> None:
         reader = inventory.reader_id

@@ -22,6 +22,9 @@ from firmware_bridge.rfid.zones import Zone, ZoneMap
 
 DEFAULT_OUT_AFTER_SCANS = 2
 DEFAULT_OUT_AFTER_SECONDS = 0.25
+HELD_OVER_SECONDS = 1.0
+"""After ``all_out``, how long a reader's scans that still name a tag it held before are not
+believed (see there)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +71,9 @@ class InventoryTracker:
         self._steady: dict[int, frozenset[bytes]] = {}
         """Per reader, its last scan's tags while that scan held every tag it has seen
         (none pending a TagOut): their sightings date from the reader's last scan."""
+        self._held_over: dict[int, tuple[set[bytes], float]] = {}
+        """Per reader, the tags it held when ``all_out`` was called, and until when a scan
+        naming them is taken for one sent before (see there)."""
         self.unknown_readers = 0
         """Inventories from readers the zone map does not know (ignored, counted)."""
 
@@ -79,6 +85,8 @@ class InventoryTracker:
             return []
         now = inventory.t
         uids = inventory.uids
+        if self._held_over:
+            uids = self._not_held_over(reader, uids, now)
         last_scan = self._last_scan.get(reader, now)
         self._last_scan[reader] = now
         seen = self._seen[reader]
@@ -115,6 +123,52 @@ class InventoryTracker:
         if len(seen) == len(uids):
             self._steady[reader] = uids
         return events
+
+    def all_out(self, now: float) -> list[TagEvent]:
+        """Every tile went into the machine (the board starts a new build): each tag held
+        present is out now, its debounce or not, and no sighting carries over. Without this
+        a tag whose TagOut was still due (the last hand's discard, its absence read late
+        after a stall) would stand in its old zone into the next hand, where the tile may
+        be the next one drawn from the new wall: the table's tracker would take the old
+        reading for a draw and a discard nobody made.
+
+        A scan that still names a tag its reader held here is not believed either, until
+        a scan of that reader leaves the tag out (or ``HELD_OVER_SECONDS`` pass): it was
+        sent before the build and reaches us after the board's word (a stalled host reads
+        each port's backlog in no fixed order), or the reader's own debounce still holds
+        the tile. A tag in a scan after one without it is new, as always."""
+        for reader, seen_by_reader in self._seen.items():
+            if seen_by_reader:
+                held, _ = self._held_over.get(reader, (set(), now))
+                self._held_over[reader] = (held | set(seen_by_reader), now + HELD_OVER_SECONDS)
+        events: list[TagEvent] = []
+        for zone, present in self._present.items():
+            readers = self.zones.readers_of(zone)
+            for uid in sorted(present):
+                seen = [self._last_seen(r, uid) for r in readers if uid in self._seen[r]]
+                events.append(TagOut(zone, uid, now, max(seen, default=now)))
+            present.clear()
+        for seen_by_reader in self._seen.values():
+            seen_by_reader.clear()
+        self._steady.clear()
+        return events
+
+    def _last_seen(self, reader: int, uid: bytes) -> float:
+        if reader in self._steady:  # every tag it holds was in each scan up to its last
+            return self._last_scan[reader]
+        return self._seen[reader][uid].last_seen
+
+    def _not_held_over(self, reader: int, uids: frozenset[bytes], now: float) -> frozenset[bytes]:
+        """The scan's tags less those held over from before ``all_out`` (see there)."""
+        held = self._held_over.get(reader)
+        if held is None:
+            return uids
+        tags, until = held
+        tags &= uids  # a tag this scan leaves out: the reader has caught up on it
+        if not tags or now >= until:
+            del self._held_over[reader]
+            return uids
+        return uids - tags
 
     def present(self, zone: Zone) -> frozenset[bytes]:
         return frozenset(self._present.get(zone, ()))

@@ -6,15 +6,16 @@ that report through the board (a loop:// link talking to itself)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import serial  # type: ignore[import-untyped]
 
-from firmware_bridge.protocol import DisplayText, Inventory, WallOrder
+from firmware_bridge.protocol import DisplayText, Inventory, Status, TableState, WallOrder
 from firmware_bridge.protocol.transport import LinkTransport
 from firmware_bridge.rfid import inventory as inventory_module
 from firmware_bridge.rfid.events import Inventory as ReaderInventory
@@ -26,7 +27,13 @@ from firmware_bridge.rfid.transport import ReaderTransport
 from firmware_bridge.rfid.zones import Zone, ZoneKind, ZoneMap
 from firmware_bridge.sim.ports import PtyPort
 from firmware_bridge.table import NoBoard, TableBridge
-from firmware_bridge.table_events import BridgeEvent, DeviceState, ReaderBack, ReaderSilent
+from firmware_bridge.table_events import (
+    BridgeEvent,
+    DeviceState,
+    ReaderBack,
+    ReaderSilent,
+    TableStatus,
+)
 
 UID_A = bytes.fromhex("e004010000000001")
 UID_B = bytes.fromhex("e004010000000002")
@@ -128,34 +135,78 @@ def test_readers_on_the_board_feed_the_same_tracker_and_silence_alarms() -> None
     asyncio.run(scenario())
 
 
+ECHO_ZONES = ZoneMap({1: Zone(ZoneKind.HAND, 0), 2: Zone(ZoneKind.JING)})
+HAND_0 = Zone(ZoneKind.HAND, 0)
+
+
+@contextlib.asynccontextmanager
+async def _board_reader_letting_b_go(
+    silent_after: float,
+) -> AsyncIterator[tuple[TableBridge, list[BridgeEvent]]]:
+    """A bridge on a board that echoes (loop://), whose reader 1 has sent A and B, then A
+    alone: B's TagOut is due. Yields the bridge and every event it gave so far."""
+    bridge = TableBridge(ECHO_ZONES, board=LinkTransport("loop://"), silent_after=silent_after)
+    events: list[BridgeEvent] = []
+    async with asyncio.timeout(30), bridge:
+        task = asyncio.create_task(_collect(bridge, events))
+        try:
+            await _until(lambda: bridge.board is not None and bridge.board.connected)
+            bridge.send(Inventory(reader=1, zone=0, uids=(UID_A, UID_B)))
+            await _until(lambda: sum(isinstance(e, TagIn) for e in events) == 2)
+            bridge.send(Inventory(reader=1, zone=0, uids=(UID_A,)))
+            yield bridge, events
+        finally:
+            task.cancel()
+
+
 @pytest.mark.timeout(60)
 def test_a_set_the_board_sent_stands_until_it_sends_another() -> None:
     """A board sends a reader's set when it changes (and repeats it only each second): a tag
     missing from the newest set is out after the tracker's debounce, not at the repeat; a
     reader the board stops forwarding is still called silent."""
-    zones = ZoneMap({1: Zone(ZoneKind.HAND, 0), 2: Zone(ZoneKind.JING)})
-    hand = Zone(ZoneKind.HAND, 0)
 
     async def scenario() -> None:
-        bridge = TableBridge(zones, board=LinkTransport("loop://"), silent_after=1.0)
-        events: list[BridgeEvent] = []
-        async with asyncio.timeout(30), bridge:
-            task = asyncio.create_task(_collect(bridge, events))
-            await _until(lambda: bridge.board is not None and bridge.board.connected)
-            bridge.send(Inventory(reader=1, zone=0, uids=(UID_A, UID_B)))
-            await _until(lambda: sum(isinstance(e, TagIn) for e in events) == 2)
-            bridge.send(Inventory(reader=1, zone=0, uids=(UID_A,)))  # and nothing more
-            sent = time.monotonic()
+        async with _board_reader_letting_b_go(silent_after=1.0) as (bridge, events):
+            sent = time.monotonic()  # and nothing more is sent
             await _until(lambda: any(isinstance(e, TagOut) for e in events))
             took = time.monotonic() - sent
             await _until(
                 lambda: any(isinstance(e, ReaderSilent) and e.reader_id == 1 for e in events)
             )
-            task.cancel()
         (out,) = [e for e in events if isinstance(e, TagOut)]
-        assert (out.zone, out.uid) == (hand, UID_B)
+        assert (out.zone, out.uid) == (HAND_0, UID_B)
         assert took < 0.7, took  # the tracker's 0.25 s and two scans, not a repeat's 1 s
-        assert bridge.tracker.present(hand) == frozenset({UID_A})  # a silent reader keeps it
+        assert bridge.tracker.present(HAND_0) == frozenset({UID_A})  # a silent reader keeps it
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.timeout(60)
+def test_a_build_takes_every_tag_out_and_a_late_set_naming_one_is_not_believed() -> None:
+    """The board shuffles: every tile is in the machine. Each tag the bridge held is out at
+    once (before the board's state: a tag still due its TagOut must not stand into the next
+    hand), the board's standing sets go with them, and a set that still names a tag held
+    before (sent before the build, read after it) is not taken for one put down, until a
+    set without it; a tag in a set after that is in again."""
+
+    async def scenario() -> None:
+        async with _board_reader_letting_b_go(silent_after=60.0) as (bridge, events):
+            bridge.send(Status(TableState.SHUFFLING))
+            await _until(lambda: any(isinstance(e, TableStatus) for e in events))
+            after = [e for e in events if isinstance(e, TagIn | TagOut | TableStatus)][2:]
+            assert [type(e) for e in after] == [TagOut, TagOut, TableStatus], after
+            assert {(e.zone, e.uid) for e in after[:2]} == {(HAND_0, UID_A), (HAND_0, UID_B)}
+            del events[:]
+            bridge.send(Inventory(reader=1, zone=0, uids=(UID_A, UID_B)))  # a late set
+            await asyncio.sleep(0.4)  # standing sets would be fed again every 0.1 s
+            assert not any(isinstance(e, TagIn | TagOut) for e in events), events
+            assert bridge.tracker.present(HAND_0) == frozenset()
+            bridge.send(Inventory(reader=1, zone=0, uids=(UID_B,)))  # A left: caught up on A
+            bridge.send(Inventory(reader=1, zone=0, uids=(UID_A, UID_B)))
+            await _until(lambda: any(isinstance(e, TagIn) for e in events))
+            await asyncio.sleep(0.2)
+        assert [(e.zone, e.uid) for e in events if isinstance(e, TagIn)] == [(HAND_0, UID_A)]
+        assert bridge.tracker.present(HAND_0) == frozenset({UID_A})  # B: still a late reading
 
     asyncio.run(scenario())
 
