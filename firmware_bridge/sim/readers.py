@@ -172,6 +172,11 @@ class VirtualReaderPort:
             tags = frozenset(t for t in tags if t[-1] % len(readers) == index)
         return tags
 
+    def reports_tags(self) -> bool:
+        """Whether a change-mode reader's last frame still named a tag: its own debounce
+        holds a tile taken away for a quarter second (other readers send what lies there)."""
+        return self.report == "change" and any(s.sent for s in self._changes.values())
+
     def scan(self) -> bytes:
         """One scan's bytes (misreads and line noise applied)."""
         self.stats.scans += 1

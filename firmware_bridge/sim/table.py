@@ -46,6 +46,10 @@ log = logging.getLogger(__name__)
 CodecName = Literal["ref", "hf", "a0", "iso15693"]
 MULTI_ANTENNA = ("a0", "iso15693")
 ANTENNAS_PER_READER = 8
+COLLECT_WAIT = 2.0
+"""Longest a new hand waits for the readers to stop reporting the last hand's tiles (a
+reader's hold is a quarter second; an unplugged reader must not stop a new hand)."""
+COLLECT_POLL = 0.005
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +255,7 @@ class VirtualTable:
         """Tiles return into the table, which shuffles and raises the walls."""
         self._walls_up.clear()
         self.model.collect()
+        await self._until_readers_clear()
         self._set_state(TableState.SHUFFLING)
         await asyncio.sleep(self.config.shuffle_time)
         self._set_state(TableState.WALLS_RISING)
@@ -261,6 +266,17 @@ class VirtualTable:
         self.stats.hands += 1
         self._walls_up.set()
         self._changed.set()
+
+    async def _until_readers_clear(self) -> None:
+        """People take seconds to push the tiles in, and the machine shuffles only then: by
+        that time no reader names a tile of the last hand. The virtual table is quicker, so
+        it waits until no plugged reader reports a tile (at most ``COLLECT_WAIT``)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + COLLECT_WAIT
+        while loop.time() < deadline and any(
+            r.port.plugged and r.reports_tags() for r in self.readers
+        ):
+            await asyncio.sleep(COLLECT_POLL)
 
     async def execute(self, move: Move) -> Rejection | None:
         """Carry out one move (for drivers and tests); a refused move is also counted."""

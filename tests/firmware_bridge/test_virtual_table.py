@@ -223,6 +223,44 @@ def test_dice_display_led_and_a_new_hand() -> None:
 
 
 @pytest.mark.timeout(60)
+def test_the_machine_shuffles_once_no_reader_names_a_tile_of_the_last_hand() -> None:
+    """People take seconds to push the tiles in; a reader that reports changes holds a tile
+    taken away for its own debounce. The virtual table, much quicker, waits for the readers
+    to let go before it reports SHUFFLING, as a real one would be long past them."""
+    driver = ScriptedDriver(deal(2))
+    table = VirtualTable(SimConfig(seed=4, codec="ref", report="change", scan_interval=0.02))
+    table.driver = driver
+    holding_at_shuffle: list[bool] = []
+    set_state = table.board.set_state
+
+    def record(state: TableState, faults: tuple[int, ...] = ()) -> None:
+        if state is TableState.SHUFFLING:
+            holding_at_shuffle.append(any(r.reports_tags() for r in table.readers))
+        set_state(state, faults)
+
+    table.board.set_state = record  # type: ignore[method-assign]
+
+    async def scenario() -> None:
+        async with running(table) as log:
+            bridge = log.bridge
+            await until(lambda: driver.pending == 0 and table.idle and bridge_agrees(table, bridge))
+            assert any(r.reports_tags() for r in table.readers)
+            driver.add(EndHand())
+            await until(lambda: len(log.of(LiftOrder)) == 2)
+
+        assert holding_at_shuffle == [False, False]  # the first build, and the one after
+        statuses = [i for i, e in enumerate(log.events) if isinstance(e, TableStatus)]
+        shuffled = next(
+            i
+            for i in statuses[1:]
+            if log.events[i].state is TableState.SHUFFLING  # type: ignore[union-attr]
+        )
+        assert not any(isinstance(e, TagIn) for e in log.events[shuffled:])  # nothing stale
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.timeout(60)
 def test_socket_urls_and_a_centre_pool() -> None:
     zones = ZoneMap.standard(centre_pool=True)
     driver = ScriptedDriver(deal(1))
