@@ -74,7 +74,7 @@ from firmware_bridge.rfid.zones import Zone  # noqa: E402
 from firmware_bridge.sim import Move, SimConfig, TableView, VirtualTable  # noqa: E402
 from firmware_bridge.sim.readers import VirtualReaderPort  # noqa: E402
 from tests.controller import fsync_shim  # noqa: E402
-from tests.controller.external_service import table_toml  # noqa: E402
+from tests.controller.external_service import hang_report, table_toml  # noqa: E402
 from tests.controller.mosquitto import Mosquitto  # noqa: E402
 from tests.controller.service_helpers import FAST_SIM  # noqa: E402
 from tests.controller.service_probe import (  # noqa: E402
@@ -92,6 +92,7 @@ PREFIX = "mahjong/demo/t1/"
 SCAN = 0.02  # s between reader scans while measuring latency and idle CPU
 THINK = float(os.environ.get("MJTABLE_BENCH_THINK", "0.05"))  # s a bot pauses before a move
 FSYNC_DELAY_MS = 15.0  # an SD card's sync
+HAND_GUARD = 120.0  # s without a hand finished: the table hung (never a measured figure)
 IDLE_PROFILER = Path(__file__).resolve().parent / "idle_profile"
 # The service runs on an interpreter with the runtime dependencies only, as a Pi installs
 # them (the Makefile's .venv-runtime, made here when missing); our code comes from this
@@ -377,14 +378,17 @@ async def run(plan: Plan, seed: int, label: str, python: str = sys.executable) -
             driver.paused = False
             probe = ServiceProbe(service.pid, data / "mjtable.db", metrics_url)
             proc = service
-            result.samples = await sample_every(
-                probe,
-                lambda: len(players.finished),
-                hands=plan.hands,
-                every=plan.every,
-                alive=lambda: proc.returncode is None,
-                guard=120.0,
-            )
+            try:
+                result.samples = await sample_every(
+                    probe,
+                    lambda: len(players.finished),
+                    hands=plan.hands,
+                    every=plan.every,
+                    alive=lambda: proc.returncode is None,
+                    guard=HAND_GUARD,
+                )
+            except TimeoutError:  # what the players and the service's log say of the hang
+                raise TimeoutError(hang_report(HAND_GUARD, players, table, log)) from None
             driver.paused = True
             await asyncio.sleep(2.0)
             result.rss_mb = rss_bytes(service.pid) / 2**20

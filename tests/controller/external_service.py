@@ -22,14 +22,15 @@ from controller.store import EventStore, StoredHand
 from controller.virtual_players import VirtualPlayers
 from engine.settlement import Settlement
 from firmware_bridge.rfid.zones import ZoneMap
-from firmware_bridge.sim import Move, SimConfig, TableView, VirtualTable
+from firmware_bridge.sim import EndHand, Move, SimConfig, TableView, VirtualTable
+from firmware_bridge.sim.readers import ReportMode
 from tests.controller import fsync_shim
 from tests.controller.service_helpers import FAST_SIM, finished_hands, refold
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _hung(guard: float, players: VirtualPlayers, table: VirtualTable, log_path: Path) -> str:
+def hang_report(guard: float, players: VirtualPlayers, table: VirtualTable, log_path: Path) -> str:
     """What a hang leaves to go on: where the players' own round stands, what the centre
     display shows them, and the end of the service's log (its alerts say what it refused
     or could not place)."""
@@ -123,6 +124,7 @@ class Outcome:
     kills: int
     killed_mid_hand: int
     lost_events: int = 0  # by power cuts: written, not yet synced
+    stalls: int = 0
 
     @property
     def nets(self) -> list[tuple[Any, ...]]:
@@ -163,6 +165,54 @@ class _Mains:
         while not self.table.board.texts:
             await asyncio.sleep(0.01)
         self.on = True
+
+
+class _Stalls:
+    """A Pi under load (an SD card's sync, another process): the service stops (SIGSTOP) for
+    ``seconds`` while the table plays on, its ports filling, then reads every port's
+    backlog at once, in no fixed order. Once as each hand ends (the players let the table
+    collect the tiles: the moment a late reading of the last hand can stand into the
+    next), and at random moments 0.3–2.5 s apart."""
+
+    def __init__(self, rng: random.Random, seconds: tuple[float, float]) -> None:
+        self.rng, self.seconds = rng, seconds
+        self.proc: asyncio.subprocess.Process | None = None
+        self.count = 0
+        self._lock = asyncio.Lock()
+
+    async def stall(self) -> None:
+        async with self._lock:
+            proc = self.proc
+            if proc is None or proc.returncode is not None:
+                return
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGSTOP)
+                self.count += 1
+                try:
+                    await asyncio.sleep(self.rng.uniform(*self.seconds))
+                finally:
+                    proc.send_signal(signal.SIGCONT)
+
+    async def at_random(self) -> None:
+        while True:
+            await asyncio.sleep(self.rng.uniform(0.3, 2.5))
+            await self.stall()
+
+
+class _StallAtHandEnd:
+    """The players' driver, with a stall of the service as each hand ends."""
+
+    def __init__(self, driver: _Mains, stalls: _Stalls) -> None:
+        self.driver, self.stalls = driver, stalls
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def next_moves(self, view: TableView) -> Sequence[Move]:
+        moves = await self.driver.next_moves(view)
+        if any(isinstance(m, EndHand) for m in moves):
+            task = asyncio.get_running_loop().create_task(self.stalls.stall())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return moves
 
 
 def _events_stored(data: Path) -> int:
@@ -206,6 +256,8 @@ async def play(
     kill_after: tuple[float, float] = (1.5, 4.0),
     think: float = 0.0,
     service_env: Mapping[str, str] | None = None,
+    report: ReportMode = "scan",
+    stalls: tuple[float, float] | None = None,
 ) -> Outcome:
     """Run ``mjtable run`` until the session has ``hands`` hands, killing it ``kills``
     times at random moments: each after a random number (1–80) of the players' events
@@ -216,7 +268,10 @@ async def play(
     ``power_cut``: each kill is a power cut too, as the players are about to make a move
     (or when ``cut_now()``). The service runs with the fsync shim, and after the kill the
     database goes back to its last fsync (what was written but not synced is lost); then
-    ``power_cut(data)`` may look at it before the restart."""
+    ``power_cut(data)`` may look at it before the restart.
+
+    ``report``: the readers' report mode. ``stalls``: the service is stopped for a random
+    time in this range as each hand ends and every 0.3–2.5 s (``_Stalls``)."""
     rng = rng or random.Random(0)
     work.mkdir(parents=True, exist_ok=True)
     fast = dict(FAST_SIM)
@@ -227,6 +282,7 @@ async def play(
         kinds=KINDS,
         registry_path=work / "tags.json",
         misread_rate=misread_rate,
+        report=report,
         **fast,
     )
     table = VirtualTable(sim)
@@ -235,8 +291,12 @@ async def play(
     )
     mains = _Mains(players, table)
     table.driver = mains
+    stalling = None if stalls is None else _Stalls(rng, stalls)
+    if stalling is not None:
+        table.driver = _StallAtHandEnd(mains, stalling)
     killed = mid_hand = lost = 0
     proc: asyncio.subprocess.Process | None = None
+    background: asyncio.Task[None] | None = None
     async with table:
         config = table_toml(table, work, data, mqtt_url, ruleset, grace=grace)
         command = [sys.executable, "-m", "controller.cli", "run", "--config", str(config)]
@@ -255,6 +315,10 @@ async def play(
                         proc = await asyncio.create_subprocess_exec(
                             *command, cwd=work, env=env, stdout=log, stderr=log
                         )
+                        if stalling is not None:
+                            stalling.proc = proc
+                            if background is None:
+                                background = asyncio.create_task(stalling.at_random())
                         if not mains.on:
                             await mains.restore_when_shown()
                         if killed < kills:
@@ -284,8 +348,12 @@ async def play(
                         assert code == 0, log_path.read_text()[-3000:]
                         break
             except TimeoutError:
-                raise AssertionError(_hung(guard, players, table, log_path)) from None
+                raise AssertionError(hang_report(guard, players, table, log_path)) from None
             finally:
+                if background is not None:
+                    background.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await background
                 if proc is not None and proc.returncode is None:
                     proc.kill()
                     await proc.wait()
@@ -304,4 +372,5 @@ async def play(
         kills=killed,
         killed_mid_hand=mid_hand,
         lost_events=lost,
+        stalls=0 if stalling is None else stalling.count,
     )

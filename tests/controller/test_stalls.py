@@ -1,0 +1,44 @@
+"""The service stalls (SIGSTOP: a Pi under load, an SD card's sync) as every hand ends and
+at random moments, while the virtual table plays on in this process; it then reads each
+port's backlog at once, in no fixed order. No reading of one hand may stand into the next
+(the last hand's discard read as this hand's draw: the soak's hang on CI), and nothing may
+change what was played: every hand ends, and the service's settlements are the players'."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge.sim.readers import ReportMode
+from tests.controller.external_service import play
+from tests.controller.mosquitto import Mosquitto
+from tests.controller.service_helpers import data_dir
+
+HANDS = 12
+SEED = 3
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("report", ["change", "scan"])
+def test_stalls_change_nothing(mosquitto: Mosquitto, tmp_path: Path, report: ReportMode) -> None:
+    out = asyncio.run(
+        play(
+            tmp_path,
+            data_dir(tmp_path),
+            mosquitto.url,
+            ruleset="xingguo",
+            hands=HANDS,
+            seed=SEED,
+            rng=random.Random(11),
+            guard=120.0,
+            report=report,
+            stalls=(0.2, 1.6),
+        )
+    )
+    assert out.stalls >= HANDS  # one as each hand ended, and more
+    assert out.hand_nos == list(range(1, HANDS + 1))
+    assert out.statuses == ["finished"] * HANDS
+    assert out.nets == [tuple(s.net) for s in out.players]
