@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from controller import sd_notify
-from controller.config import TableConfig
+from controller.alert_sink import AlertSink
+from controller.config import MqttSettings, TableConfig
 from controller.dice import DiceRoller
 from controller.gc_pauses import collect_and_freeze
 from controller.hand_keeper import HandKeeper
@@ -27,6 +28,7 @@ from controller.publication import LiveSink, Outlet
 from controller.service import ServiceOptions, TableService
 from controller.stop_signals import stop_on_signals
 from controller.store import EventStore
+from controller.table_inputs import DicePress, TableInputs
 from controller.tags import TagBook
 from controller.tracker import Tracker, TrackerSettings
 from engine.tiles import NUM_KINDS, kind_name
@@ -74,6 +76,8 @@ class Running:
     keeper: HandKeeper
     service: TableService
     tracker: Tracker
+    alerts: AlertSink
+    inputs: TableInputs
     bridge: TableBridge
     publisher: Publisher
     metrics: Metrics
@@ -175,146 +179,210 @@ async def _web_server(
 
 @contextlib.asynccontextmanager
 async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Running]:
-    """Everything started; stopped in reverse order on exit."""
+    """Everything started, each part made before what uses it and handed to it; stopped in
+    reverse order on exit."""
     async with contextlib.AsyncExitStack() as stack:
         config.data_dir.mkdir(parents=True, exist_ok=True)
         metrics = Metrics()
         store = EventStore.open(config.store_url, metrics=metrics)
         stack.callback(store.close)
-        lag_probe = asyncio.create_task(_probe_loop_lag(metrics))
-        stack.callback(lag_probe.cancel)
-        metrics_url = None
-        if config.metrics.enabled:
-            server: MetricsServer = serve_metrics(metrics, config.metrics.host, config.metrics.port)
-            stack.callback(server.close)
-            metrics_url = f"http://127.0.0.1:{server.port}/metrics"
-
-        mqtt = config.mqtt
-        mqtt_ws_url = None
-        if mqtt.embedded:
-            from controller.mqtt.embedded import EmbeddedBroker  # amqtt: the demo's only
-
-            broker = EmbeddedBroker(mqtt.host, mqtt.port, ws_port=mqtt.ws_port or None)
-            await broker.start()
-            stack.push_async_callback(broker.stop)
-            mqtt = mqtt.model_copy(update={"url": broker.url})
-            mqtt_ws_url = broker.ws_url
+        metrics_url = _start_metrics(config, metrics, stack)
+        mqtt, mqtt_ws_url = await _start_broker(config, stack)
         topics = Topics(config.parlour, config.table, mqtt.topic_root)
-        publisher = Publisher(store, mqtt, topics, client_id=config.mqtt_client_id, metrics=metrics)
-        pub_task = asyncio.create_task(publisher.run())
-
-        async def stop_publisher() -> None:
-            publisher.stop(drain_timeout=5.0)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(pub_task, 10.0)
-
-        stack.push_async_callback(stop_publisher)
-
+        publisher = _start_publisher(config, store, mqtt, topics, metrics, stack)
         if not config.mqtt.embedded:
-            # A parlour broker means a hub: re-send every finished hand it has not acked.
-            # (The embedded broker of a standalone table has no hub to ack anything.)
-            sync = HandlogSync(store, mqtt, topics)
-            sync_task = asyncio.create_task(sync.run())
-
-            async def stop_sync() -> None:
-                sync.stop()
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(sync_task, 10.0)
-
-            stack.push_async_callback(stop_sync)
-
+            _start_hub_sync(store, mqtt, topics, stack)
         live = _live_hub()
         web_url = await _web_server(config, store, live, metrics, stack)
         outlet = Outlet(topics, publisher=publisher, live=live, metrics=metrics)
         if live is not None:
             live.publish("status", {"state": "online"})
 
-        table: VirtualTable | None = None
-        players: VirtualPlayers | None = None
-        if config.hardware.virtual:
-            from controller.virtual_players import VirtualPlayers
-            from firmware_bridge.sim import SimConfig, VirtualTable
-
-            seed = opts.seed if opts.seed is not None else random.randrange(1 << 30)
-            sim = SimConfig(seed=seed, kinds=KINDS, registry_path=config.registry_path, **opts.sim)
-            table = VirtualTable(sim)
-            players = VirtualPlayers(
-                config.ruleset.id,
-                table.tiles.uids,
-                options=config.ruleset.options,
-                zones=sim.zones,
-                think=opts.think,
-                between_hands=opts.between_hands,
-            )
-            table.driver = players
-            await table.start()
-            stack.push_async_callback(table.close)
-            zones = sim.zones
-            bridge = bridge_for_table(table, silent_after=config.tracker.reader_silent_after)
+        virtual = (
+            await _start_virtual_table(config, opts, stack) if config.hardware.virtual else None
+        )
+        if virtual is not None:
+            zones, bridge = virtual.zones, virtual.bridge
         else:
             zones = _zones_of(config)
             bridge = _bridge_for_hardware(config, zones)
         book = TagBook(TagRegistry.load(config.registry_path))
-
-        keeper = HandKeeper(
-            store,
-            outlet,
-            parlour=config.parlour,
-            table=config.table,
-            ruleset=config.ruleset.id,
-            options=config.ruleset.options,
-        )
-        if opts.fresh_session:
-            keeper.new_session()
-        else:
-            keeper.resume()
-        service = TableService(
-            keeper,
-            bridge,
-            book,
-            outlet,
-            options=ServiceOptions(hands=opts.hands, alert_window=config.tracker.alert_window),
-            metrics=metrics,
+        keeper = _open_hands(config, store, outlet, fresh=opts.fresh_session)
+        inputs = TableInputs()
+        panel = _open_panel(config, inputs, stack)
+        alerts = AlertSink(
+            keeper, outlet, window=config.tracker.alert_window, metrics=metrics, beeper=panel
         )
         tracker = Tracker(
             keeper,
             book,
             zones,
             roller=DiceRoller(opts.seed),
-            alert=service.on_alert,
+            alert=alerts,
             settings=opts.tracker or config.tracker.to_settings(),
         )
-        service.attach(tracker)
-        panel = _panel(config, service)
-        if panel is not None:
-            stack.callback(panel.close)
-            service.panel = panel
-
-        await bridge.start()
-        stack.push_async_callback(bridge.close)
-        if bridge.board is not None:
-            board = bridge.board
-            metrics.watch_link("board", lambda: board.link.counters)
-        for reader in bridge.readers:
-            metrics.watch_reader(reader.url, lambda r=reader: r.stats)  # type: ignore[misc]
+        service = TableService(
+            keeper,
+            bridge,
+            book,
+            outlet,
+            tracker=tracker,
+            alerts=alerts,
+            inputs=inputs,
+            options=ServiceOptions(hands=opts.hands),
+            panel=panel,
+        )
+        await _start_bridge(bridge, metrics, stack)
 
         yield Running(
             store=store,
             keeper=keeper,
             service=service,
             tracker=tracker,
+            alerts=alerts,
+            inputs=inputs,
             bridge=bridge,
             publisher=publisher,
             metrics=metrics,
             mqtt_url=mqtt.url,
             topics=topics,
             mqtt_ws_url=mqtt_ws_url,
-            table=table,
-            players=players,
+            table=None if virtual is None else virtual.table,
+            players=None if virtual is None else virtual.players,
             web_url=web_url,
             metrics_url=metrics_url,
             live=live,
         )
+
+
+def _start_metrics(
+    config: TableConfig, metrics: Metrics, stack: contextlib.AsyncExitStack
+) -> str | None:
+    """The loop-lag probe, and the Prometheus endpoint when enabled (its URL)."""
+    lag_probe = asyncio.create_task(_probe_loop_lag(metrics))
+    stack.callback(lag_probe.cancel)
+    if not config.metrics.enabled:
+        return None
+    server: MetricsServer = serve_metrics(metrics, config.metrics.host, config.metrics.port)
+    stack.callback(server.close)
+    return f"http://127.0.0.1:{server.port}/metrics"
+
+
+async def _start_broker(
+    config: TableConfig, stack: contextlib.AsyncExitStack
+) -> tuple[MqttSettings, str | None]:
+    """The embedded broker of a standalone table, if configured: the MQTT settings that
+    reach it, and its WebSocket URL. Otherwise the parlour's broker, as configured."""
+    mqtt = config.mqtt
+    if not mqtt.embedded:
+        return mqtt, None
+    from controller.mqtt.embedded import EmbeddedBroker  # amqtt: the demo's only
+
+    broker = EmbeddedBroker(mqtt.host, mqtt.port, ws_port=mqtt.ws_port or None)
+    await broker.start()
+    stack.push_async_callback(broker.stop)
+    return mqtt.model_copy(update={"url": broker.url}), broker.ws_url
+
+
+def _start_publisher(
+    config: TableConfig,
+    store: EventStore,
+    mqtt: MqttSettings,
+    topics: Topics,
+    metrics: Metrics,
+    stack: contextlib.AsyncExitStack,
+) -> Publisher:
+    """The outbox's publisher to MQTT; on exit it drains what it can (5 s)."""
+    publisher = Publisher(store, mqtt, topics, client_id=config.mqtt_client_id, metrics=metrics)
+    task = asyncio.create_task(publisher.run())
+
+    async def stop() -> None:
+        publisher.stop(drain_timeout=5.0)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, 10.0)
+
+    stack.push_async_callback(stop)
+    return publisher
+
+
+def _start_hub_sync(
+    store: EventStore, mqtt: MqttSettings, topics: Topics, stack: contextlib.AsyncExitStack
+) -> None:
+    """A parlour broker means a hub: re-send every finished hand it has not acked. (The
+    embedded broker of a standalone table has no hub to ack anything.)"""
+    sync = HandlogSync(store, mqtt, topics)
+    task = asyncio.create_task(sync.run())
+
+    async def stop() -> None:
+        sync.stop()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, 10.0)
+
+    stack.push_async_callback(stop)
+
+
+@dataclass
+class _Virtual:
+    table: VirtualTable
+    players: VirtualPlayers
+    zones: ZoneMap
+    bridge: TableBridge
+
+
+async def _start_virtual_table(
+    config: TableConfig, opts: RunOptions, stack: contextlib.AsyncExitStack
+) -> _Virtual:
+    """The virtual table on ptys, played by bots, and a bridge on its devices."""
+    from controller.virtual_players import VirtualPlayers
+    from firmware_bridge.sim import SimConfig, VirtualTable
+
+    seed = opts.seed if opts.seed is not None else random.randrange(1 << 30)
+    sim = SimConfig(seed=seed, kinds=KINDS, registry_path=config.registry_path, **opts.sim)
+    players = VirtualPlayers(
+        config.ruleset.id,
+        sim.tile_set().uids,
+        options=config.ruleset.options,
+        zones=sim.zones,
+        think=opts.think,
+        between_hands=opts.between_hands,
+    )
+    table = VirtualTable(sim, driver=players)
+    await table.start()
+    stack.push_async_callback(table.close)
+    bridge = bridge_for_table(table, silent_after=config.tracker.reader_silent_after)
+    return _Virtual(table, players, sim.zones, bridge)
+
+
+def _open_hands(
+    config: TableConfig, store: EventStore, outlet: Outlet, *, fresh: bool
+) -> HandKeeper:
+    """The hand keeper on a new session (``fresh``) or the open one, resumed."""
+    keeper = HandKeeper(
+        store,
+        outlet,
+        parlour=config.parlour,
+        table=config.table,
+        ruleset=config.ruleset.id,
+        options=config.ruleset.options,
+    )
+    if fresh:
+        keeper.new_session()
+    else:
+        keeper.resume()
+    return keeper
+
+
+async def _start_bridge(
+    bridge: TableBridge, metrics: Metrics, stack: contextlib.AsyncExitStack
+) -> None:
+    """The bridge's devices opened, their link and reader counters watched."""
+    await bridge.start()
+    stack.push_async_callback(bridge.close)
+    if bridge.board is not None:
+        board = bridge.board
+        metrics.watch_link("board", lambda: board.link.counters)
+    for reader in bridge.readers:
+        metrics.watch_reader(reader.url, lambda r=reader: r.stats)  # type: ignore[misc]
 
 
 async def _probe_loop_lag(metrics: Metrics) -> None:
@@ -327,18 +395,19 @@ async def _probe_loop_lag(metrics: Metrics) -> None:
         metrics.loop_lag.set(max(0.0, loop.time() - due))
 
 
-def _panel(config: TableConfig, service: TableService) -> Any:
-    """The GPIO panel (dice button, LEDs, buzzer) when enabled; presses go to the service."""
+def _open_panel(config: TableConfig, inputs: TableInputs, stack: contextlib.AsyncExitStack) -> Any:
+    """The GPIO panel (dice button, LEDs, buzzer) when enabled; its presses go to ``inputs``."""
     if not config.gpio.enabled:
         return None
     from firmware_bridge.gpio import TablePanel, make_pin_factory
 
     factory_name = None if config.gpio.pin_factory == "auto" else config.gpio.pin_factory
     panel = TablePanel(config.gpio.to_gpio_config(), make_pin_factory(factory_name))
+    stack.callback(panel.close)
     loop = asyncio.get_running_loop()
 
     def pressed(_t: float) -> None:  # in gpiozero's thread
-        loop.call_soon_threadsafe(lambda: service.dice_pressed(service.clock()))
+        loop.call_soon_threadsafe(inputs.put, DicePress())
 
     panel.on_dice(pressed)
     return panel

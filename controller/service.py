@@ -2,7 +2,12 @@
 
     TableBridge events ──> TableService ──> Tracker ──> HandKeeper ──> store + outbox
          (status, lift order)   │ starts hands                          └─> MQTT, live hub
+    TableInputs ──> act() ──────┤ (the dice button; later staff acts on the live hand)
                                 └─> board display (centre: hand, #seq, dice, instruction)
+    tracker, service ──> AlertSink (gate, store + outbox, live hub, beep)
+
+Everything is made before the service and passed in (``controller.runtime``): the alert
+sink first, then the tracker that raises alerts into it, then the service.
 
 The service itself decides only what no single hand decides: when new walls make a new
 hand (a fresh build after a shuffle, never the walls of a hand already played), the lift
@@ -12,7 +17,6 @@ order, the table's display and the dealer's instructions, alerts, and when to st
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,13 +24,14 @@ from typing import Any, Protocol
 
 import structlog
 
-from controller.alerts import Alert, AlertGate, AlertKind, PublicAlert
+from controller.alert_sink import AlertSink
+from controller.alerts import Alert, AlertKind, PublicAlert
 from controller.dealer_guide import Roll, instruction, short_text
 from controller.display import status_text
 from controller.gc_pauses import collect_and_freeze
 from controller.hand_keeper import HandKeeper
-from controller.metrics import Metrics
-from controller.publication import Outlet, alert_message, number
+from controller.publication import Outlet, number
+from controller.table_inputs import DicePress, TableInput, TableInputs
 from controller.tags import TagBook
 from controller.tracker import Tracker
 from firmware_bridge.protocol.messages import TableState
@@ -50,10 +55,10 @@ class Board(Protocol):
     def show_text(self, target: int, text: str) -> None: ...
 
 
-class Panel(Protocol):
-    def set_link(self, up: bool) -> None: ...
+class LinkLight(Protocol):
+    """The panel's LED for the board's link (``firmware_bridge.gpio.TablePanel``)."""
 
-    def beep(self, on_time: float = 0.1, off_time: float = 0.1, n: int = 1) -> None: ...
+    def set_link(self, up: bool) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +70,6 @@ class ServiceOptions:
     """Seconds after walls-up to wait for the lift order before starting without one."""
     tick: float = 0.2
     """How often time-based checks run (alerts, claim timeouts, new hands)."""
-    alert_window: float = 10.0
-    """Alerts of one kind at one place within this many seconds of the first go out as one
-    summary with a count (``controller.alerts.AlertGate``)."""
     quiet_gc_after: float | None = 0.05
     """Seconds after a hand's settlement is shown (its messages out) to run the full GC pass
     (``controller.gc_pauses``) while the table shuffles; skipped if a new hand has begun by
@@ -82,20 +84,23 @@ class TableService:
         book: TagBook,
         outlet: Outlet,
         *,
+        tracker: Tracker,
+        alerts: AlertSink,
+        inputs: TableInputs | None = None,
         options: ServiceOptions | None = None,
-        metrics: Metrics | None = None,
-        panel: Panel | None = None,
+        panel: LinkLight | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.keeper = keeper
         self.board = board
         self.book = book
         self.outlet = outlet
+        self.tracker = tracker
+        self.alerts = alerts
+        self.inputs = inputs or TableInputs()
         self.options = options or ServiceOptions()
-        self.metrics = metrics
         self.panel = panel
         self.clock = clock
-        self.tracker: Tracker | None = None
         self.done = asyncio.Event()
         self._table = TableState.IDLE
         self._walls_up_at: float | None = None
@@ -106,90 +111,75 @@ class TableService:
         self._scored: str | None = None
         self._quiet_gc_at: float | None = None
         self._walls_alerted: str | None = None
-        self._alerts = AlertGate(self._send_alert, self.options.alert_window)
-
-    def attach(self, tracker: Tracker) -> None:
-        self.tracker = tracker
-
-    # --- alerts ------------------------------------------------------------------------------
-
-    def on_alert(self, alert: Alert) -> None:
-        """Every alert is counted; the gate decides which go out (a flood is summed up)."""
-        if self.metrics is not None:
-            self.metrics.alerts.labels(alert.kind.value).inc()
-        self._alerts.offer(alert, self.clock())
-
-    def _send_alert(self, alert: Alert) -> None:
-        hand_id = self.keeper.hand_id
-        public = alert.public
-        log.warning("alert", kind=public.kind.value, seat=public.seat, detail=alert.detail)
-        message = alert_message(public, hand_id)
-        try:
-            self.keeper.store.record_alert(
-                hand_id,
-                public.kind.value,
-                public.seat,
-                public.message,
-                alert.detail,
-                outbox=self.outlet.outbox([message]),
-            )
-        except Exception:  # an alert must not take the table down
-            log.exception("could not store an alert", kind=public.kind.value)
-        self.outlet.committed([message])
-        if self.panel is not None:
-            with contextlib.suppress(Exception):
-                self.panel.beep(n=2)
 
     # --- the loop ----------------------------------------------------------------------------
 
     async def run(self, stop: asyncio.Event) -> None:
-        tracker = self.tracker
-        assert tracker is not None, "attach() a tracker first"
         tick = self.options.tick
         next_tick = self.clock()
+        for item in self.inputs.pending():  # put before the loop ran: taken as they came
+            self._act_safely(item)
         self._after(self.clock())
-        while not stop.is_set() and not self.done.is_set():
-            due = next_tick if self._quiet_gc_at is None else min(next_tick, self._quiet_gc_at)
-            wait = max(0.0, due - self.clock())
-            event: BridgeEvent | None = None
-            try:
-                async with asyncio.timeout(wait):
-                    event = await self.board.next_event()
-            except TimeoutError:
-                pass
-            now = self.clock()
-            try:
-                if event is not None:
-                    self.handle(event, now)
-                if now >= next_tick:
-                    next_tick = now + tick
-                    self.tick(now)
-                self._after(now)
-                if self._quiet_gc_at is not None and now >= self._quiet_gc_at:
-                    self._quiet_gc_at = None
-                    if not self.keeper.in_progress:
-                        collect_and_freeze()
-            except Exception as err:  # e.g. the disk is full: say so, keep the table going
-                log.exception("could not handle a table event", event=repr(event))
-                self.on_alert(
-                    Alert(PublicAlert(AlertKind.INTERNAL_ERROR), f"{type(err).__name__}: {err}")
-                )
+        inputs = asyncio.create_task(self._serve_inputs())
+        try:
+            while not stop.is_set() and not self.done.is_set():
+                due = next_tick if self._quiet_gc_at is None else min(next_tick, self._quiet_gc_at)
+                wait = max(0.0, due - self.clock())
+                event: BridgeEvent | None = None
+                try:
+                    async with asyncio.timeout(wait):
+                        event = await self.board.next_event()
+                except TimeoutError:
+                    pass
+                now = self.clock()
+                try:
+                    if event is not None:
+                        self.handle(event, now)
+                    if now >= next_tick:
+                        next_tick = now + tick
+                        self.tick(now)
+                    self._after(now)
+                    if self._quiet_gc_at is not None and now >= self._quiet_gc_at:
+                        self._quiet_gc_at = None
+                        if not self.keeper.in_progress:
+                            collect_and_freeze()
+                except Exception as err:
+                    self._failed(err, event)
+        finally:
+            inputs.cancel()
+            await asyncio.wait([inputs])
+
+    def _failed(self, err: Exception, what: object) -> None:
+        """E.g. the disk is full: say so, keep the table going."""
+        log.exception("could not handle a table event", what=repr(what))
+        self.alerts(Alert(PublicAlert(AlertKind.INTERNAL_ERROR), f"{type(err).__name__}: {err}"))
+
+    async def _serve_inputs(self) -> None:
+        while True:
+            self._act_safely(await self.inputs.get())
+
+    def _act_safely(self, item: TableInput) -> None:
+        try:
+            self.act(item, self.clock())
+        except Exception as err:
+            self._failed(err, item)
 
     def tick(self, now: float) -> None:
         """Time-based checks: the tracker's (timeouts, grace-timed alerts), then the alert
         summaries whose window ended."""
-        assert self.tracker is not None
         self.tracker.tick(now)
-        self._alerts.flush(now)
+        self.alerts.flush(now)
 
-    def dice_pressed(self, now: float) -> None:
-        """The panel's GPIO dice button (whoever is due to roll)."""
-        assert self.tracker is not None
-        self.tracker.press_dice(None, now)
+    def act(self, item: TableInput, now: float) -> None:
+        """The one way an act of a person that is not a reader's or the board's report
+        (``controller.table_inputs``) reaches the hand: on the table loop, between bridge
+        events. What it becomes goes through the tracker or the ``HandKeeper``, so it is
+        stored before it is published, as every move is."""
+        if isinstance(item, DicePress):
+            self.tracker.press_dice(None, now)
         self._after(now)
 
     def handle(self, event: BridgeEvent, now: float) -> None:
-        assert self.tracker is not None
         if isinstance(event, TableStatus):
             self._status(event, now)
         elif isinstance(event, LiftOrder):
@@ -202,7 +192,6 @@ class TableService:
             self.tracker.observe(event, now)
 
     def _status(self, event: TableStatus, now: float) -> None:
-        assert self.tracker is not None
         state = event.state
         if state in (TableState.SHUFFLING, TableState.WALLS_RISING):
             if not self._fresh_build:
@@ -213,13 +202,13 @@ class TableService:
                 self._walls_up_at = now
         elif state is TableState.FAULT:
             faults = f"the table reports faults {list(event.faults)}"
-            self.on_alert(Alert(PublicAlert(AlertKind.TABLE_FAULT), faults))
+            self.alerts(Alert(PublicAlert(AlertKind.TABLE_FAULT), faults))
         self._table = state
 
     def _lift_order(self, event: LiftOrder) -> None:
         tiles = self.book.tiles_of(event.uids)
         if tiles is None or len(set(tiles)) != len(tiles):
-            self.on_alert(
+            self.alerts(
                 Alert(PublicAlert(AlertKind.LIFT_ORDER), f"{len(event.uids)} tags, some not tiles")
             )
             tiles = None
@@ -229,7 +218,7 @@ class TableService:
         stale = st is not None and st.order is not None and tiles is not None and tiles != st.order
         if self.keeper.in_progress and stale and hand_id != self._walls_alerted:
             self._walls_alerted = hand_id
-            self.on_alert(Alert(PublicAlert(AlertKind.WALLS_CHANGED), f"hand {hand_id}"))
+            self.alerts(Alert(PublicAlert(AlertKind.WALLS_CHANGED), f"hand {hand_id}"))
 
     # --- after every event -------------------------------------------------------------------
 
@@ -264,7 +253,7 @@ class TableService:
 
     def _roll(self) -> tuple[Roll | None, Roll | None]:
         st = self.keeper.state
-        assert st is not None and self.tracker is not None
+        assert st is not None
         last = None
         if st.dice:
             d = st.dice[-1]

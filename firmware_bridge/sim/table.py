@@ -103,6 +103,10 @@ class SimConfig:
     auto_start: bool = True
     """Shuffle and raise the walls as soon as the table starts."""
 
+    def tile_set(self) -> TileSet:
+        """The tiles this table plays with (the same set on every call: it comes from the seed)."""
+        return TileSet(self.seed, self.kinds, epc=self.codec == "a0")
+
     def ports(self) -> tuple[SimReaderPort, ...]:
         if self.reader_ports is not None:
             return self.reader_ports
@@ -130,7 +134,7 @@ class VirtualTable:
         self.config = config = config or SimConfig()
         self.driver: Driver = driver or IdleDriver()
         self.rng = random.Random(config.seed)
-        self.tiles = TileSet(config.seed, config.kinds, epc=config.codec == "a0")
+        self.tiles = config.tile_set()
         self.model = TableModel(self.tiles.uids)
         self.field = AntennaField(
             FieldModel(miss_rate=config.misread_rate, border_rate=config.border_rate),

@@ -1,15 +1,16 @@
-"""A table service wired for alerts only (its store, outlet and gate are real), beside the
-tracker harness of test_tracker."""
+"""A table service wired for alerts only (its alert sink's store, outlet and gate are real),
+on the tracker harness of test_tracker."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 from typing import Any
 
+from controller.alert_sink import AlertSink
 from controller.metrics import Metrics
 from controller.mqtt.topics import Topics
 from controller.publication import LiveSink, Outlet
-from controller.service import ServiceOptions, TableService
+from controller.service import TableService
 from controller.store import EventStore
 from controller.tags import TagBook
 from firmware_bridge.registry import TagRegistry
@@ -30,16 +31,23 @@ def alert_table(
     """The tracker harness, its alerts going the service's way (gate, store, outbox, live)."""
     holder: dict[str, Any] = {}
     keeper = SimpleNamespace(store=store, hand_id=HAND_ID)
-    service = TableService(
+    outlet = Outlet(Topics("demo", "t1"), live=live)
+    sink = AlertSink(
         keeper,  # type: ignore[arg-type]  # only its store and hand id are used for alerts
-        board=None,  # type: ignore[arg-type]
-        book=TagBook(registry),
-        outlet=Outlet(Topics("demo", "t1"), live=live),
-        options=ServiceOptions(alert_window=window),
+        outlet,
+        window=window,
         metrics=metrics,
         clock=lambda: holder["table"].now,
     )
-    table = Table(registry, wall_seed=wall_seed, sink=service.on_alert)
+    table = Table(registry, wall_seed=wall_seed, sink=sink)
     holder["table"] = table
-    service.attach(table.tracker)
+    service = TableService(
+        keeper,  # type: ignore[arg-type]
+        board=None,  # type: ignore[arg-type]
+        book=TagBook(registry),
+        outlet=outlet,
+        tracker=table.tracker,
+        alerts=sink,
+        clock=lambda: table.now,
+    )
     return table, service

@@ -67,7 +67,7 @@ def test_the_service_publishes_exactly_the_documented_topics(
                 play = asyncio.create_task(run.service.run(asyncio.Event()))
                 await until(lambda: run.keeper.in_progress, "the first hand", GUARD)
                 public = PublicAlert(AlertKind.XIANGGONG, 1, have=12, want=13)
-                run.service.on_alert(Alert(public, "seat 1 holds 12 tiles"))
+                run.alerts(Alert(public, "seat 1 holds 12 tiles"))
                 await asyncio.wait_for(play, GUARD * 2)
                 await asyncio.wait_for(run.publisher.wait_drained(), GUARD)
             await until(lambda: len(rec.of("settlement")) == 2, "both settlements")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from controller.alert_sink import AlertSink
 from controller.dice import DiceRoller
 from controller.display import parse_status
 from controller.hand_keeper import HandKeeper
@@ -44,12 +45,13 @@ def _shown_after_start(store: EventStore) -> tuple[dict[int, str], HandKeeper]:
     keeper.resume()
     board = Board()
     book = TagBook(TileSet(0, KINDS).registry())
-    service = TableService(keeper, board, book, Outlet(Topics("parlour", "t1")))
+    outlet = Outlet(Topics("parlour", "t1"))
     alerts: list[Alert] = []
+    sink = AlertSink(keeper, outlet)
     tracker = Tracker(
         keeper, book, ZoneMap.standard(), roller=DiceRoller(seed=1), alert=alerts.append
     )
-    service.attach(tracker)
+    service = TableService(keeper, board, book, outlet, tracker=tracker, alerts=sink)
 
     async def briefly() -> None:
         stop = asyncio.Event()
