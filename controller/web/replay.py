@@ -7,7 +7,6 @@ hand still in play must not leak through the owners' pages either (design.md).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from controller.store import StoredHand
@@ -32,9 +31,8 @@ from engine.round.events import (
     WinDeclared,
     WinRejected,
 )
-from engine.round.finish import settle
 from engine.round.fold import CorruptLog
-from engine.round.replay import describe, steps
+from engine.round.replay import check, describe, steps
 from engine.round.state import SEATS, RoundState
 from engine.tiles import en_name, kind_name, zh_name
 
@@ -181,50 +179,10 @@ def replay(stored: StoredHand) -> tuple[bool, str | None, list[dict[str, Any]]]:
         raise ReplayError(
             f"hand {stored.hand.id}: the stored log cannot be replayed: {err}"
         ) from None
-    verdict = settlement_check(state, stored.settlement) if concealed and state else None
+    verdict = None
+    if concealed and state is not None:
+        verdict = check(state, {"the stored settlement": stored.settlement})
     return concealed, verdict, out
-
-
-def _plain(value: Any) -> Any:
-    """As stored (JSON): tuples as lists, whole floats as they were written."""
-    return json.loads(json.dumps(value, ensure_ascii=False))
-
-
-def _difference(recorded: dict[str, Any], derived: dict[str, Any]) -> str | None:
-    """The first difference between two settlements' ``as_dict()``, in words; None if equal."""
-    lines_a, lines_b = recorded.get("lines") or [], derived.get("lines") or []
-    for i, (a, b) in enumerate(zip(lines_a, lines_b, strict=False)):
-        for key in sorted(set(a) | set(b)):
-            if a.get(key) != b.get(key):
-                return f"line {i + 1} {key}: {a.get(key)!r:.80}, re-derived {b.get(key)!r:.80}"
-    if len(lines_a) != len(lines_b):
-        return f"{len(lines_a)} lines, re-derived {len(lines_b)}"
-    for key in sorted(set(recorded) | set(derived)):
-        if recorded.get(key) != derived.get(key):
-            return f"{key}: {recorded.get(key)!r:.80}, re-derived {derived.get(key)!r:.80}"
-    return None
-
-
-def settlement_check(state: RoundState, shown: dict[str, Any] | None) -> str | None:
-    """None when both the log's settlement and the one stored beside it (what the pages
-    show) are, line by line and reason by reason, what the rules give now; else the first
-    difference."""
-    if state.settlement is None:
-        return "the log ends before the settlement"
-    try:
-        derived = _plain(settle(state).as_dict())
-    except ValueError as err:  # the folded tiles cannot be settled (SettleInputError …)
-        return f"the folded hand cannot be settled: {err}"
-    for where, recorded in (
-        ("the log's settlement", state.settlement.as_dict()),
-        ("the stored settlement", shown),
-    ):
-        if recorded is None:
-            return f"{where} is missing"
-        diff = _difference(_plain(recorded), derived)
-        if diff is not None:
-            return f"{where}: {diff}"
-    return None
 
 
 def event_payloads(stored: StoredHand) -> tuple[bool, list[dict[str, Any]]]:

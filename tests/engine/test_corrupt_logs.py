@@ -136,6 +136,18 @@ def test_a_folded_hand_that_cannot_be_settled_is_reported() -> None:
     assert why is not None and why.startswith("the folded hand cannot be settled: ")
 
 
+def test_a_settlement_kept_beside_the_log_is_checked_line_by_line() -> None:
+    result = next(play_session("guangdong", 1, random.Random(3)))
+    state = fold(result.log)
+    assert state.settlement is not None
+    kept = state.settlement.as_dict()
+    assert check(state, {"the stored settlement": kept}) is None
+    assert check(state, {"the stored settlement": None}) == "the stored settlement is missing"
+    changed = {**kept, "lines": [{**kept["lines"][0], "reason": "made up"}, *kept["lines"][1:]]}
+    why = check(state, {"the stored settlement": changed})
+    assert why is not None and why.startswith("the stored settlement: line 1 reason: 'made up'")
+
+
 def _logs() -> list[list[dict[str, Any]]]:
     return [
         [e.to_dict() for e in r.log]
