@@ -1,5 +1,7 @@
 """JSON from strangers, bounded: size and nesting checked before ``json.loads`` recurses,
-no NaN/Infinity, and every string and number walked once for what a database refuses.
+no NaN/Infinity, and every string and number walked once for what a database refuses. The
+one parser for JSON from outside: the hub's handlogs, the command line's inputs
+(``controller.cli.json_input``).
 
 ``json.loads`` recurses once per nesting level: 200,000 ``[`` raise ``RecursionError``
 (not a ``ValueError``), which ends whatever task was parsing. ``loads_bounded`` measures
@@ -40,13 +42,21 @@ def loads_bounded(raw: bytes | str, *, max_bytes: int, max_depth: int) -> Any:
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     if len(data) > max_bytes:
         raise JsonBoundsError(f"{len(data)} bytes, more than {max_bytes}")
-    depth = nesting_depth(data)
-    if depth > max_depth:
-        raise JsonBoundsError(f"nested {depth} deep, more than {max_depth}")
+    # (too few brackets to nest that deep, the common case: not counted)
+    if data.count(b"[") + data.count(b"{") > max_depth:
+        depth = nesting_depth(data)
+        if depth > max_depth:
+            raise JsonBoundsError(f"nested {depth} deep, more than {max_depth}")
     try:
         return json.loads(data, parse_constant=_refuse_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise JsonBoundsError(f"not JSON: {err}") from None
+    except JsonBoundsError:
+        raise
+    except json.JSONDecodeError as err:
+        raise JsonBoundsError(
+            f"not JSON ({err.msg} at line {err.lineno} column {err.colno})"
+        ) from None
+    except ValueError as err:  # not UTF-8; an integer of more digits than Python converts
+        raise JsonBoundsError(f"not JSON ({err})") from None
 
 
 def check_values(value: Any, where: str, *, max_text: int, max_abs: float) -> None:

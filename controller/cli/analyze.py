@@ -10,7 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
-from controller.cli.json_input import MAX_CHARS, JsonInputError, bounded_lines, dumps_line, loads
+from controller.cli.json_input import MAX_CHARS, bounded_lines, dumps_line, loads
+from controller.json_bounds import JsonBoundsError
 from engine.analysis import analyze as analyze_hand
 from engine.analysis import shanten, waits
 from engine.hand import Meld, MeldType, Reading
@@ -169,7 +170,7 @@ def json_lines(lines: Iterable[str | None]) -> Iterable[str]:
                 obj.get("ruleset"),
             )
             out: dict[str, Any] = run(req)
-        except (JsonInputError, AnalyzeInputError) as err:
+        except (JsonBoundsError, AnalyzeInputError) as err:
             out = {"error": str(err)}
         yield dumps_line(out)
 

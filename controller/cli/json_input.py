@@ -9,9 +9,10 @@ interpreter's recursion limit (a traceback, and in ``analyze`` the end of the ru
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from typing import Any, TextIO
+
+from controller.json_bounds import JsonBoundsError, loads_bounded
 
 MAX_CHARS = 1 << 20  # one document or one line
 MAX_DEPTH = 32  # a settle request nests 6 levels; options a few more
@@ -27,15 +28,11 @@ def dumps_line(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False).translate(_LINE_BREAKS)
 
 
-class JsonInputError(ValueError):
-    """The text is not JSON the command line accepts; the message says why."""
-
-
 def read_bounded(stream: TextIO) -> str:
     """The whole stream, refused past MAX_CHARS (read no further than that)."""
     text = stream.read(MAX_CHARS + 1)
     if len(text) > MAX_CHARS:
-        raise JsonInputError(f"input: longer than {MAX_CHARS} characters")
+        raise JsonBoundsError(f"input: longer than {MAX_CHARS} characters")
     return text
 
 
@@ -54,33 +51,11 @@ def bounded_lines(stream: TextIO) -> Iterator[str | None]:
 
 
 def loads(text: str) -> Any:
-    """``json.loads``, refusing text past MAX_CHARS and nesting past MAX_DEPTH."""
+    """JSON of at most MAX_CHARS characters nesting at most MAX_DEPTH levels
+    (``controller.json_bounds``: no NaN or Infinity either)."""
     if len(text) > MAX_CHARS:
-        raise JsonInputError(f"input: longer than {MAX_CHARS} characters")
-    if too_deep(text):  # before parsing: the parser recurses once a level
-        raise JsonInputError(f"input: nested deeper than {MAX_DEPTH} levels")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise JsonInputError(
-            f"input: not JSON ({err.msg} at line {err.lineno} column {err.colno})"
-        ) from None
-    except ValueError as err:  # e.g. an integer of more digits than Python converts
-        raise JsonInputError(f"input: not JSON ({err})") from None
-
-
-# a string, or an unclosed one to the end: one linear pass, whatever the quotes
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
-
-
-def too_deep(text: str) -> bool:
-    """Whether brackets outside strings nest past MAX_DEPTH (counted, not parsed)."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
-        return False  # the common case: too few to nest that deep
-    level = 0
-    for match in _BRACKET.finditer(_STRING.sub("", text)):
-        level += 1 if match.group() in "[{" else -1
-        if level > MAX_DEPTH:
-            return True
-    return False
+        raise JsonBoundsError(f"input: longer than {MAX_CHARS} characters")
+    try:  # UTF-8 takes at most 4 bytes a character: the characters were the bound
+        return loads_bounded(text, max_bytes=4 * MAX_CHARS, max_depth=MAX_DEPTH)
+    except JsonBoundsError as err:
+        raise JsonBoundsError(f"input: {err}") from None

@@ -8,8 +8,9 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from controller.cli.json_input import JsonInputError, dumps_line, loads, read_bounded
+from controller.cli.json_input import dumps_line, loads, read_bounded
 from controller.cli.rules import read_preset
+from controller.json_bounds import JsonBoundsError
 from engine.rulesets import PresetError, load_ruleset, ruleset_from_data
 from engine.settlement import SettleInputError, parse_finished_hand
 
@@ -53,6 +54,6 @@ def settle(
         _fail(f"cannot read {err.filename or file}: {err.strerror}")
     except UnicodeDecodeError:
         _fail("input: not UTF-8 text")
-    except (JsonInputError, SettleInputError, PresetError) as err:
+    except (JsonBoundsError, SettleInputError, PresetError) as err:
         _fail(str(err))
     typer.echo(dumps_line(result))

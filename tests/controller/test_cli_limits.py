@@ -59,13 +59,13 @@ def test_seat_lists_name_each_seat_once(extra: dict[str, Any], field: str) -> No
 
 
 def test_deep_json_is_refused_not_a_recursion_error(tmp_path: Path) -> None:
-    refused(run("settle", "-", stdin=DEEP), f"nested deeper than {MAX_DEPTH} levels")
+    refused(run("settle", "-", stdin=DEEP), f"nested 200000 deep, more than {MAX_DEPTH}")
     path = tmp_path / "deep.json"
     path.write_text(DEEP)
-    refused(run("settle", str(path)), "nested deeper")
-    refused(run("replay", str(path)), "deep.json:1: input: nested deeper")
+    refused(run("settle", str(path)), "nested 200000 deep")
+    refused(run("replay", str(path)), "deep.json:1: input: nested 200000 deep")
     options = {"win": {"x": json.loads("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))}}
-    settle_refuses(dict(EXAMPLE, options=options), "nested deeper")
+    settle_refuses(dict(EXAMPLE, options=options), f"nested {MAX_DEPTH + 4} deep")
 
 
 def test_oversized_input_is_refused(tmp_path: Path) -> None:
@@ -83,7 +83,7 @@ def test_analyze_json_lines_go_on_after_a_bad_line() -> None:
     assert r.exit_code == 0, r.stderr
     outs = [json.loads(line) for line in r.stdout.splitlines()]
     assert [o.get("error", "")[:20] for o in outs[:4]] == [
-        "input: nested deeper",
+        "input: nested 200000",
         "input: a line longer",
         "indicator: expected ",
         "input: not JSON (Exp",

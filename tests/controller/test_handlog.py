@@ -105,6 +105,9 @@ def test_not_json_and_not_an_object() -> None:
         parse_handlog(b"\xff{")
     with pytest.raises(HandlogError, match="expected a JSON object, got list"):
         parse_handlog("[1]")
+    # more digits than Python converts: json.loads raises a plain ValueError
+    with pytest.raises(HandlogError, match=r"handlog: not JSON \(Exceeds the limit"):
+        parse_handlog(b'{"hand_no": 1' + b"0" * 5000 + b"}")
 
 
 def test_a_table_reports_only_its_own_hands(payload: dict[str, Any]) -> None:
