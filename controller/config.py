@@ -15,7 +15,7 @@ import re
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -36,9 +36,6 @@ from pydantic_settings import (
 )
 
 from firmware_bridge.gpio.config import GpioConfig
-
-if TYPE_CHECKING:
-    from controller.tracker import TrackerSettings
 
 ENV_PREFIX = "MJTABLE_"
 ENV_NESTED = "__"
@@ -147,8 +144,9 @@ class GpioSettings(_Section):
         )
 
 
-class TrackerConfig(_Section):
-    """How long the tracker waits before it raises an alert or closes a claim window."""
+class TrackerSettings(_Section):
+    """How long the tracker waits before it raises an alert or closes a claim window, and
+    the alert gate's and the readers' times (``controller.tracker.Tracker`` takes it)."""
 
     grace: float = Field(3.0, gt=0)
     """Seconds an unexplained observation (a misread, a tile in two zones) waits for the
@@ -167,16 +165,6 @@ class TrackerConfig(_Section):
     alert_window: float = Field(10.0, gt=0)
     """Alerts of one kind at one place after the first within this many seconds go out as
     one summary with a count (a flood of stray tags is a few messages, not thousands)."""
-
-    def to_settings(self) -> TrackerSettings:
-        from controller.tracker import TrackerSettings  # the engine, only when it runs
-
-        return TrackerSettings(
-            grace=self.grace,
-            claim_timeout=self.claim_timeout,
-            button_ttl=self.button_ttl,
-            meld_settle=self.meld_settle,
-        )
 
 
 class MqttSettings(_Section):
@@ -312,7 +300,7 @@ class TableConfig(BaseSettings):
     ruleset: RulesetSettings = RulesetSettings()
     hardware: HardwareSettings = HardwareSettings()
     gpio: GpioSettings = GpioSettings()
-    tracker: TrackerConfig = TrackerConfig()
+    tracker: TrackerSettings = TrackerSettings()
     mqtt: MqttSettings = MqttSettings()
     store: StoreSettings = StoreSettings()
     web: WebSettings = WebSettings()

@@ -30,11 +30,12 @@ import dataclasses
 import random
 from collections.abc import Iterator
 
+from controller.config import TrackerSettings
 from controller.dealer_guide import due_roll
 from controller.dice import DiceRoller
 from controller.runtime import KINDS
 from controller.tags import TagBook
-from controller.tracker import Alert, Tracker, TrackerSettings
+from controller.tracker import Alert, Tracker
 from controller.tracking.window import in_window, unanswered
 from engine.round.actions import (
     Action,

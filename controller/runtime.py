@@ -17,7 +17,7 @@ import structlog
 
 from controller import sd_notify
 from controller.alert_sink import AlertSink
-from controller.config import MqttSettings, TableConfig
+from controller.config import MqttSettings, TableConfig, TrackerSettings
 from controller.dice import DiceRoller
 from controller.gc_pauses import collect_and_freeze
 from controller.hand_keeper import HandKeeper
@@ -30,7 +30,7 @@ from controller.stop_signals import stop_on_signals
 from controller.store import EventStore
 from controller.table_inputs import DicePress, TableInputs
 from controller.tags import TagBook
-from controller.tracker import Tracker, TrackerSettings
+from controller.tracker import Tracker
 from engine.tiles import NUM_KINDS, kind_name
 from firmware_bridge.protocol.link import Link, LinkConfig
 from firmware_bridge.protocol.transport import LinkTransport
@@ -219,7 +219,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             zones,
             roller=DiceRoller(opts.seed),
             alert=alerts,
-            settings=opts.tracker or config.tracker.to_settings(),
+            settings=opts.tracker or config.tracker,
         )
         service = TableService(
             keeper,

@@ -37,12 +37,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 import structlog
 
 from controller.alerts import Alert, AlertKind, PublicAlert
+from controller.config import TrackerSettings
 from controller.dealer_guide import Roll, due_roll
 from controller.dice import DiceRoller
 from controller.tags import BadTag, TagBook
@@ -67,25 +67,9 @@ from firmware_bridge.table_events import (
     ReaderSilent,
 )
 
-__all__ = ["Alert", "HandPort", "Tracker", "TrackerSettings"]
+__all__ = ["Alert", "HandPort", "Tracker"]
 
 log = structlog.get_logger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class TrackerSettings:
-    grace: float = 3.0
-    """Seconds an unexplained observation waits before it becomes an alert."""
-    claim_timeout: float | None = 6.0
-    """After a 胡 on a discard (or on the last tile), seats that said nothing for this long
-    pass. None: only buttons and the next draw close a claim window."""
-    button_ttl: float = 5.0
-    """A button that does not apply yet (pressed before the reader saw the discard) is
-    kept this long."""
-    meld_settle: float = 1.0
-    """Seconds a meld laid without its claim button (lost to a restart, say) must lie
-    unchanged before its tiles alone decide, when two of a kind could still become a kong
-    (the seat holds the third). A button decides at once."""
 
 
 class HandPort(Protocol):

@@ -15,10 +15,9 @@ from typing import Any
 
 import aiomqtt
 
-from controller.config import TableConfig
+from controller.config import TableConfig, TrackerSettings
 from controller.runtime import RunOptions
 from controller.store import EventStore, StoredHand
-from controller.tracker import TrackerSettings
 from engine.round.events import Event, event_from_dict
 from engine.round.fold import fold
 from engine.round.replay import check

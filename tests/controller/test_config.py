@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import ConfigError, TableConfig, load_config
+from controller.config import ConfigError, TableConfig, TrackerSettings, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -176,11 +176,10 @@ def test_constructed_directly() -> None:
 
 
 def test_tracker_timings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from controller.tracker import TrackerSettings
     from firmware_bridge.table import DEFAULT_SILENT_AFTER
 
     default = load_config()
-    assert default.tracker.to_settings() == TrackerSettings()
+    assert default.tracker == TrackerSettings()
     assert default.tracker.reader_silent_after == DEFAULT_SILENT_AFTER
     path = write(
         tmp_path,
@@ -188,7 +187,7 @@ def test_tracker_timings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     )
     monkeypatch.setenv("MJTABLE_TRACKER__CLAIM_TIMEOUT", "4")
     config = load_config(path)
-    assert config.tracker.to_settings() == TrackerSettings(
-        grace=1.5, claim_timeout=4.0, button_ttl=8.0, meld_settle=0.5
+    assert config.tracker == TrackerSettings(
+        grace=1.5, claim_timeout=4.0, button_ttl=8.0, meld_settle=0.5, reader_silent_after=10
     )
     assert config.tracker.reader_silent_after == 10.0

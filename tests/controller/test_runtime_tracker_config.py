@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from controller.config import TrackerSettings
 from controller.runtime import RunOptions, running
-from controller.tracker import TrackerSettings
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import config_for, data_dir
 
@@ -26,7 +26,11 @@ def test_the_tracker_follows_the_config(tmp_path: Path, mosquitto: Mosquitto) ->
     async def main() -> None:
         async with running(config, RunOptions(seed=3, hands=1)) as run:
             assert run.tracker.settings == TrackerSettings(
-                grace=1.25, claim_timeout=None, button_ttl=7.0, meld_settle=2.0
+                grace=1.25,
+                claim_timeout=None,
+                button_ttl=7.0,
+                meld_settle=2.0,
+                reader_silent_after=9,
             )
             assert run.bridge.silent_after == 9.0
         async with running(config, RunOptions(seed=3, hands=1, tracker=own)) as run:

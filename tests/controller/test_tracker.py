@@ -9,12 +9,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from controller.config import TrackerSettings
 from controller.dealer_guide import due_roll
 from controller.dice import DiceRoller
 from controller.reader_trial import EnginePort
 from controller.runtime import KINDS
 from controller.tags import TagBook
-from controller.tracker import Alert, Tracker, TrackerSettings
+from controller.tracker import Alert, Tracker
 from engine.round.actions import Rejection, Shuffle
 from engine.round.events import HandStarted
 from engine.round.state import Phase, RoundState
