@@ -60,6 +60,62 @@ def seats_with(
     return seats
 
 
+D = 0  # the dealer of a built request, unless told
+
+# Per ruleset: its 精 (财神) kinds, the spare tiles of the first filler seat, the indicator.
+_TILES: dict[str, tuple[tuple[str, ...], str, str | None]] = {
+    "chongji": (("5p",), "", "4p"),
+    "guangdong": ((), "", None),
+    "yichun": ((), "", None),
+}
+_JING = (("5m", "6m"), "6m", "5m")  # the jing rulesets: 正精 5m, 副精 6m
+
+
+def request(
+    ruleset: str,
+    winner: int | None,
+    hand: str = "",
+    tile: str | None = None,
+    frm: int | str = "self",
+    *,
+    hands: dict[int, str] | None = None,
+    melds: dict[int, list[dict[str, Any]]] | None = None,
+    discards: dict[int, str] | None = None,
+    flags: dict[str, Any] | None = None,
+    spare: str | None = None,
+    **fields: Any,
+) -> dict[str, Any]:
+    """A settle request: ``winner`` holds ``hand`` and wins on ``tile`` (default: the hand's
+    last tile) from ``frm`` with ``flags``; the other seats hold ``hands`` or fillers
+    (``seats_with``); ``None`` winner: a draw. ``fields`` (dealer, options, extra,
+    prevailing_wind …) go in as given."""
+    jing, default_spare, indicator = _TILES.get(ruleset, _JING)
+    all_hands = dict(hands or {})
+    if winner is not None:
+        all_hands[winner] = hand
+    seats = seats_with(
+        all_hands,
+        melds=melds,
+        discards=discards,
+        jing=jing,
+        spare=default_spare if spare is None else spare,
+        indicator=indicator,
+    )
+    req: dict[str, Any] = {"ruleset": ruleset, "dealer": D, "indicator": indicator}
+    req["seats"] = seats
+    req["win"] = (
+        None
+        if winner is None
+        else {
+            "seat": winner,
+            "tile": hand.split()[-1][-2:] if tile is None else tile,
+            "from": frm,
+            **(flags or {}),
+        }
+    )
+    return req | fields
+
+
 def settle(request: dict[str, Any]) -> Settlement:
     hand = parse_finished_hand(request)
     return load_ruleset(hand.ruleset, hand.options).settle(hand)

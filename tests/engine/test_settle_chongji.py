@@ -6,6 +6,7 @@ test wants 龙, and the filler seats never hold one.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
@@ -15,40 +16,13 @@ from hypothesis import strategies as st
 from engine.rulesets import PresetError, load_ruleset
 from engine.settlement import SettleInputError
 from tests.engine.random_hands import check_settlement_properties, random_request
-from tests.engine.settle_helpers import paid, received, seats_with, settle
+from tests.engine.settle_helpers import D, paid, received, settle
+from tests.engine.settle_helpers import request as settle_request
 
-D = 0
 POINTS = {"score.system": "points"}
 
 
-def request(
-    winner: int | None,
-    hand: str,
-    tile: str,
-    frm: int | str,
-    *,
-    melds: dict[int, list[dict[str, Any]]] | None = None,
-    flags: dict[str, Any] | None = None,
-    options: dict[str, Any] | None = None,
-    extra: dict[str, Any] | None = None,
-    hands: dict[int, str] | None = None,
-    dealer_streak: int = 0,
-) -> dict[str, Any]:
-    all_hands = dict(hands or {})
-    if winner is not None:
-        all_hands[winner] = hand
-    return {
-        "ruleset": "chongji",
-        "options": options or {},
-        "dealer": D,
-        "dealer_streak": dealer_streak,
-        "indicator": "4p",
-        "seats": seats_with(all_hands, melds=melds, jing=("5p",), spare="", indicator="4p"),
-        "win": None
-        if winner is None
-        else {"seat": winner, "tile": tile, "from": frm, **(flags or {})},
-        "extra": extra or {},
-    }
+request = partial(settle_request, "chongji")
 
 
 def win_paid(req: dict[str, Any]) -> dict[int, Any]:

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from tests.engine.settle_helpers import paid, seats_with, settle
+from tests.engine.settle_helpers import D, paid, settle
+from tests.engine.settle_helpers import request as settle_request
 
-D = 0
 # jing family, indicator 5m: 正精 5m, 副精 6m. The winning tile is last.
 PINGHU_JING = "123p 456p 789s 11s 2s 6m 3s"  # 6m stands for 1s or 4s
 XIAOQI_JING = "1p 22p 33s 44s 55p 77p 9p 6m 1p"  # 有精 小七 may win on a discard
@@ -26,23 +26,7 @@ DEGUO_JINGDIAO = "123p 456p 789s 123s 6m 6m"  # the lone 副精 pairs itself: bo
 
 
 def request(ruleset: str, winner: int, hand: str, frm: int | str, flag: str) -> dict[str, Any]:
-    if ruleset == "yichun":
-        seats = seats_with({winner: hand}, jing=(), spare="", indicator=None)
-        indicator = None
-    elif ruleset == "chongji":
-        seats = seats_with({winner: hand}, jing=("5p",), spare="", indicator="4p")
-        indicator = "4p"
-    else:
-        seats = seats_with({winner: hand})
-        indicator = "5m"
-    tile = hand.split()[-1][-2:]
-    return {
-        "ruleset": ruleset,
-        "dealer": D,
-        "indicator": indicator,
-        "seats": seats,
-        "win": {"seat": winner, "tile": tile, "from": frm, flag: True},
-    }
+    return settle_request(ruleset, winner, hand, None, frm, flags={flag: True})
 
 
 def each(amount: int, winner: int) -> dict[int, int]:

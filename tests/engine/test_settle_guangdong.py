@@ -6,6 +6,7 @@ Seat 0 deals and the prevailing wind is 东 unless a test says otherwise; the wi
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
@@ -16,39 +17,10 @@ from engine.rulesets import PresetError, load_ruleset
 from engine.settlement import SettleInputError
 from engine.tiles import EAST, SOUTH
 from tests.engine.random_hands import check_settlement_properties, random_request
-from tests.engine.settle_helpers import paid, received, seats_with, settle
+from tests.engine.settle_helpers import D, paid, received, settle
+from tests.engine.settle_helpers import request as settle_request
 
-D = 0
-
-
-def request(
-    winner: int | None,
-    hand: str,
-    tile: str,
-    frm: int | str,
-    *,
-    melds: dict[int, list[dict[str, Any]]] | None = None,
-    dealer: int = D,
-    wind: str = "E",
-    flags: dict[str, Any] | None = None,
-    options: dict[str, Any] | None = None,
-    extra: dict[str, Any] | None = None,
-    hands: dict[int, str] | None = None,
-) -> dict[str, Any]:
-    all_hands = dict(hands or {})
-    if winner is not None:
-        all_hands[winner] = hand
-    return {
-        "ruleset": "guangdong",
-        "options": options or {},
-        "dealer": dealer,
-        "prevailing_wind": wind,
-        "seats": seats_with(all_hands, melds=melds, jing=(), spare="", indicator=None),
-        "win": None
-        if winner is None
-        else {"seat": winner, "tile": tile, "from": frm, **(flags or {})},
-        "extra": extra or {},
-    }
+request = partial(settle_request, "guangdong", prevailing_wind="E")
 
 
 def win_paid(req: dict[str, Any]) -> dict[int, Any]:
@@ -104,7 +76,7 @@ def test_reason_names_the_hand() -> None:
     ],
 )
 def test_extras_within_the_cap(name: str, hand: str, wind: str, fan: int) -> None:
-    assert win_paid(request(1, hand, last_tile(hand), 2, wind=wind)) == {2: 2**fan}, name
+    assert win_paid(request(1, hand, last_tile(hand), 2, prevailing_wind=wind)) == {2: 2**fan}, name
 
 
 def test_self_draw_adds_one_up_to_the_cap() -> None:
@@ -250,7 +222,7 @@ def test_wind_moves_when_the_deal_returns_to_the_first_dealer() -> None:
     # first dealer given: seat 2
     s = settle(request(3, "123m 456p 789s 234s 99m", "9m", 2, dealer=1, extra={"first_dealer": 2}))
     assert s.prevailing_wind == SOUTH
-    s = settle(request(1, "123m 456p 789s 234s 99m", "9m", 2, dealer=3, wind="N"))
+    s = settle(request(1, "123m 456p 789s 234s 99m", "9m", 2, dealer=3, prevailing_wind="N"))
     assert s.prevailing_wind == EAST  # after 北 a new game starts at 东
 
 

@@ -14,9 +14,7 @@ from hypothesis import strategies as st
 
 from engine.settlement import SettleInputError
 from tests.engine.random_hands import random_request
-from tests.engine.settle_helpers import paid, received, seats_with, settle
-
-D = 0  # the dealer
+from tests.engine.settle_helpers import D, paid, received, request, seats_with, settle
 
 # Winning hands (14 tiles, the winning tile last) with and without jing.
 PINGHU_JING = "123p 456p 789s 11s 2s 6m 3s"  # 6m (副精) stands for 1s or 4s
@@ -26,28 +24,6 @@ XIAOQI_DEGUO = "11p 22p 33s 44s 55p 77p 9p 9p"
 DAQI_JING = "111p 222p 333s 44s 5p 6m 4s"
 DAQI_DEGUO = "111p 222p 333s 44s 55p 4s"
 SHISANLAN_DEGUO = "147m 258p 369s E S W N C"
-
-
-def request(
-    ruleset: str,
-    winner: int,
-    hand: str,
-    tile: str,
-    frm: int | str,
-    **extra: Any,
-) -> dict[str, Any]:
-    melds = extra.pop("melds", None)
-    discards = extra.pop("discards", None)
-    others = extra.pop("hands", {})
-    spare = extra.pop("spare", "6m")
-    return {
-        "ruleset": ruleset,
-        "dealer": D,
-        "indicator": "5m",
-        "seats": seats_with({winner: hand, **others}, melds=melds, discards=discards, spare=spare),
-        "win": {"seat": winner, "tile": tile, "from": frm, **extra.pop("flags", {})},
-        **extra,
-    }
 
 
 def win_paid(req: dict[str, Any]) -> dict[int, Any]:

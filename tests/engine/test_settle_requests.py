@@ -15,9 +15,9 @@ from engine.hand import Shape
 from engine.rulesets import PresetError, builtin_ids, builtin_preset_text, load_ruleset
 from engine.rulesets.registry import FAMILIES, ruleset_from_data
 from engine.settlement import SettleInputError, parse_finished_hand
-from tests.engine.settle_helpers import seats_with, settle
+from tests.engine.settle_helpers import D, seats_with, settle
+from tests.engine.settle_helpers import request as settle_request
 
-D = 0
 PINGHU_DEGUO = "123p 456p 789s 123s 5s 5s"
 ROBBABLE = "123p 456p 789s 99s 34s 5s"  # holds one 5s: the fourth, taken off a kong
 JING_RULESETS = ["xingguo", "nanchang", "jian", "yongfeng", "lianhua"]
@@ -31,13 +31,7 @@ def request(
     melds: dict[int, list[dict[str, Any]]] | None = None,
     ruleset: str = "xingguo",
 ) -> dict[str, Any]:
-    return {
-        "ruleset": ruleset,
-        "dealer": D,
-        "indicator": "5m",
-        "seats": seats_with({winner: hand}, melds=melds),
-        "win": {"seat": winner, "tile": "5s", "from": frm, **(flags or {})},
-    }
+    return settle_request(ruleset, winner, hand, "5s", frm, flags=flags, melds=melds)
 
 
 def refused(req: dict[str, Any]) -> str:
