@@ -28,6 +28,7 @@ from controller.publication import (
     settlement_messages,
 )
 from controller.store import EventStore, HandRecord, StoredHand
+from engine.errors import EngineError
 from engine.round.actions import Action, Rejection, Shuffle
 from engine.round.events import (
     Chowed,
@@ -167,7 +168,7 @@ class HandKeeper:
         try:
             events = _log_of(hand)
             state = fold(events)
-        except ValueError as err:  # (CorruptLog is one)
+        except EngineError as err:  # (CorruptLog)
             # a log this engine cannot read back (a damaged row): the table must not stop
             # on it at every start. Its events stay stored; the hand is closed with why.
             why = f"its log cannot be replayed: {err}"
@@ -211,7 +212,7 @@ class HandKeeper:
         hand_id, events = last
         try:
             state = fold(events)
-        except ValueError as err:  # (its settlement read back, its log does not fold)
+        except EngineError as err:  # (its settlement read back, its log does not fold)
             log.error("the last hand cannot be shown", hand_id=hand_id, why=str(err))
             return
         self.hand_id, self.log, self.state = hand_id, events, state

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine.tiles import COPIES, NUM_KINDS, parse_kind
+from engine.tiles import COPIES, NUM_KINDS, TileNotationError, parse_kind
 from firmware_bridge.registry import Ambiguous, KindLabel, TagRegistry, TileTag, Unknown
 
 
@@ -36,7 +36,7 @@ def kind_index(label: KindLabel) -> int | None:
         return label if 0 <= label < NUM_KINDS else None
     try:
         return parse_kind(label)
-    except ValueError:
+    except TileNotationError:
         return None
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from engine.bots import Bot
+from engine.errors import EngineError
 from engine.hand import Shape
 from engine.round.actions import (
     Action,
@@ -41,7 +42,7 @@ from engine.settlement import Settlement
 from engine.wall import Dice, FlipKind, second_roller
 
 
-class IllegalMove(RuntimeError):
+class IllegalMove(EngineError, RuntimeError):
     """A bot (or the table) asked for something the engine refused: a bug, never play."""
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from engine.errors import EngineError
+
 NUM_KINDS = 34
 NUM_TILES = 136
 COPIES = 4
@@ -39,7 +41,7 @@ _SUIT_NAMES_EN = {"m": "characters", "p": "dots", "s": "bamboo"}
 _HONOR_NAMES_EN = ("east", "south", "west", "north", "red", "green", "white")
 
 
-class TileNotationError(ValueError):
+class TileNotationError(EngineError, ValueError):
     """A tile string that cannot be read; the message names the bad token."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.store import StoredHand
+from engine.errors import CorruptLog, EngineError
 from engine.round import event_from_dict, public_view
 from engine.round.events import (
     Chowed,
@@ -31,7 +32,6 @@ from engine.round.events import (
     WinDeclared,
     WinRejected,
 )
-from engine.round.fold import CorruptLog
 from engine.round.replay import check, describe, steps
 from engine.round.state import SEATS, RoundState
 from engine.tiles import en_name, kind_name, zh_name
@@ -193,6 +193,6 @@ def event_payloads(stored: StoredHand) -> tuple[bool, list[dict[str, Any]]]:
     for e in stored.events:
         try:
             out.append(event_from_dict(e.payload).public_dict())
-        except (ValueError, TypeError):
+        except EngineError:
             out.append({"type": e.type})  # unreadable: say only that something happened
     return False, out

@@ -6,6 +6,7 @@
 The engine stays pure: the wall order and the dice come in as actions.
 """
 
+from engine.errors import CorruptLog
 from engine.round.actions import (
     Action,
     Chow,
@@ -24,7 +25,7 @@ from engine.round.actions import (
 )
 from engine.round.events import Event, HandStarted, event_from_dict
 from engine.round.finish import finished_hand, settlement_from_dict, settlement_to_dict
-from engine.round.fold import CorruptLog, advance, evolve, fold
+from engine.round.fold import advance, evolve, fold
 from engine.round.projection import public_view
 from engine.round.rules import apply
 from engine.round.state import HeldMeld, Phase, RoundState, Source

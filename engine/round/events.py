@@ -14,6 +14,8 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict  # (pydantic reads typing's only from Python 3.12)
 
+from engine.errors import CorruptLog
+
 DicePurpose = Literal["break", "break_second", "jing", "xia_jing"]
 FlipName = Literal["jing", "caishen", "xia_jing"]
 ClaimName = Literal["win", "kong", "pung", "chow"]
@@ -72,16 +74,17 @@ class Event:
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
-    """Inverse of ``Event.to_dict``; raises ValueError naming an unknown type or field, or
-    the first field whose value the event cannot hold (a type, a seat, a tile id …)."""
+    """Inverse of ``Event.to_dict``; raises ``CorruptLog`` (a ValueError) naming an unknown
+    type or field, or the first field whose value the event cannot hold (a type, a seat, a
+    tile id …)."""
     kind = data.get("type")
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise ValueError(f"unknown event type {kind!r}")
+        raise CorruptLog(f"unknown event type {kind!r}")
     names = {f.name for f in fields(cls)}
     extra = set(data) - names - {"type"}
     if extra:
-        raise ValueError(f"{kind}: unknown field(s) {', '.join(sorted(extra))}")
+        raise CorruptLog(f"{kind}: unknown field(s) {', '.join(sorted(extra))}")
     try:
         # strict, as JSON: no "3" or 3.0 or true for a number; arrays become tuples
         text = json.dumps({k: v for k, v in data.items() if k != "type"})
@@ -92,9 +95,9 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise ValueError(f"{kind}.{where}: {first['msg']}") from None
+        raise CorruptLog(f"{kind}.{where}: {first['msg']}") from None
     except TypeError as err:  # a value JSON cannot hold (from a caller's dict)
-        raise ValueError(f"{kind}: {err}") from None
+        raise CorruptLog(f"{kind}: {err}") from None
     return event
 
 

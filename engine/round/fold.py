@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from engine.errors import CorruptLog
 from engine.hand import MeldType
 from engine.round.events import (
     Chowed,
@@ -45,10 +46,6 @@ from engine.round.state import (
     Source,
 )
 from engine.wall import Dice, Wall
-
-
-class CorruptLog(ValueError):
-    """An event that cannot follow the ones before it."""
 
 
 def fold(events: Iterable[Event]) -> RoundState:

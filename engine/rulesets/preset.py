@@ -15,11 +15,12 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from engine.errors import EngineError
 from engine.hand import Shape, ShapeOptions
 from engine.wall import BreakProcedure, JumpStyle, StartAt
 
 
-class PresetError(ValueError):
+class PresetError(EngineError, ValueError):
     """A preset or an option override is invalid; the message names the field."""
 
 

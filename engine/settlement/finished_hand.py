@@ -15,11 +15,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from engine.errors import EngineError
 from engine.hand import Meld, MeldType
 from engine.tiles import EAST, NORTH, TileNotationError, format_kinds, parse_kind, parse_kinds
 
 
-class SettleInputError(ValueError):
+class SettleInputError(EngineError, ValueError):
     """The finished hand cannot be settled; the message names the field."""
 
 
