@@ -91,7 +91,9 @@ class ExtrasConfig(Section):
     genzhuang: int = Field(default=5, ge=0)  # 跟庄: the dealer pays each
     genzhuang_first_round_only: bool = False  # yongfeng
     false_win: int = Field(default=20, ge=0)  # 诈胡: the claimer pays each
-    exhausted: Literal["void", "settle_all_but_win"] = "void"
+    # 流局: nothing settles (void), only the jing (jian: 精在胡牌和流局后算分使用), or all
+    # but the win (yongfeng: 流局除胡分外，其他分数正常计算)
+    exhausted: Literal["void", "settle_jing", "settle_all_but_win"] = "void"
 
 
 class JingPreset(PresetBase):
@@ -275,8 +277,10 @@ class JingRuleset(Ruleset):
                 raise SettleInputError(f"win: seats[{win.seat}] {why}")
 
         exhausted = not real_wins
-        if hand.exhausted and self.preset.extras.exhausted == "void":
+        mode = self.preset.extras.exhausted
+        if hand.exhausted and mode == "void":
             return Settlement(lines=(), next_dealer=hand.dealer, void=True, notes=tuple(notes))
+        jing_only = hand.exhausted and mode == "settle_jing"
 
         penalties = Ledger()
         for seat in false_win:
@@ -287,8 +291,10 @@ class JingRuleset(Ruleset):
         for win in real_wins:
             ledgers.append(self._settle_win(hand, win, holdings))
         if hand.indicator is not None:
-            ledgers.append(self._jing_score(hand, holdings, "jing", ""))
-            ledgers.append(self._gang_jing(hand))
+            # 杠精 is a kong score (jian: 杠精分计在杠分里): not part of a jing-only 流局
+            ledgers.append(self._jing_score(hand, holdings, "jing", "", with_gang=not jing_only))
+            if not jing_only:
+                ledgers.append(self._gang_jing(hand))
         if self.preset.jing.an_jing and hand.an_indicator is not None:
             an = _holdings(hand.seats, hand.an_indicator, successor(hand.an_indicator), hand.wins)
             ledgers.append(self._jing_score(hand, an, "an_jing", "暗精 "))
@@ -297,8 +303,9 @@ class JingRuleset(Ruleset):
                 hand.seats, hand.xia_indicator, successor(hand.xia_indicator), hand.wins
             )
             ledgers.append(self._jing_score(hand, xia, "xia_jing", "下精 "))
-        ledgers.append(self._kongs(hand))
-        ledgers.append(self._genzhuang(hand))
+        if not jing_only:
+            ledgers.append(self._kongs(hand))
+            ledgers.append(self._genzhuang(hand))
 
         if any(w.seat == hand.dealer for w in real_wins) or exhausted:
             next_dealer = hand.dealer
@@ -480,7 +487,12 @@ class JingRuleset(Ruleset):
         return n, f"{n}精"
 
     def _jing_score(
-        self, hand: FinishedHand, holdings: list[_Holding], code: str, prefix: str
+        self,
+        hand: FinishedHand,
+        holdings: list[_Holding],
+        code: str,
+        prefix: str,
+        with_gang: bool = True,
     ) -> Ledger:
         j = self.preset.jing
         ledger = Ledger()
@@ -491,7 +503,8 @@ class JingRuleset(Ruleset):
             ]
         else:
             parts = [("", [h.zheng * j.zheng_points + h.fu * j.fu_points for h in holdings], -1)]
-        gang = self._gang_jing_amounts(hand) if j.gang_jing_in_jing_score and code == "jing" else {}
+        folded = j.gang_jing_in_jing_score and code == "jing" and with_gang
+        gang = self._gang_jing_amounts(hand) if folded else {}
         for kind_label, points, which in parts:
             holders = [i for i, n in enumerate(points) if n > 0]
             for seat, n in enumerate(points):
