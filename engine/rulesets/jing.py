@@ -68,16 +68,20 @@ class WinConfig(Section):
     daqi: int = Field(default=4, ge=0)
     shisanlan: int = Field(default=2, ge=0)
     qixing_shisanlan: int = Field(default=4, ge=0)
+    shisanyao: int = Field(default=8, ge=0)  # when shapes.shisanyao is on (a lianhua variant)
     deguo: int = Field(default=2, ge=1)  # 德国: no jing used as a wildcard
     deguo_bonus: int = Field(default=5, ge=0)  # +5 a full payment, never multiplied
+    deguo_bonus_every_payer: bool = False  # variant: the +5 from the discard's 陪付 seats too
     deguo_xiaoqi_as_daqi: bool = False  # nanchang: 德国小七 pays at the 大七 level
     jingdiao: int = Field(default=2, ge=1)
     jingdiao_bonus: bool = False  # nanchang: 精吊 pays like 德国, +5 (once with 德国)
     gangshanghua: int = Field(default=2, ge=1)  # 杠上花; with 精吊 it is 杠吊
     bahu: int = Field(default=2, ge=1)  # 霸胡: no seat holds any jing
-    qianggang: int = Field(default=2, ge=1)  # 抢杠; the robbed seat pays all three
+    qianggang: int = Field(default=2, ge=1)  # 抢杠 (1: not doubled); the robbed seat pays all
+    discarder_pays_all: bool = False  # variant: on a discard the discarder pays every share
     tianhu: int = Field(default=20, ge=0)  # 天胡/地胡 from each, replaces V
     tianhu_jingdiao: int = Field(default=40, ge=0)
+    tianhu_alone: bool = False  # variant: no 德国 ×2 or +5 on top of 天胡/地胡 (地胡 over 德国)
     jing_pinghu_on_discard: bool = False  # xingguo: 有精平胡不能抓点炮
     jingdiao_on_discard: bool = False  # 精吊 only by self-draw ...
     jingdiao_by_rob: bool = False  # ... and not by 抢杠
@@ -99,7 +103,14 @@ class ExtrasConfig(Section):
 class JingPreset(PresetBase):
     family: Literal["jing"] = "jing"
     priced_shapes: ClassVar[frozenset[Shape]] = frozenset(
-        {Shape.PINGHU, Shape.XIAOQI, Shape.DAQI, Shape.SHISANLAN, Shape.QIXING_SHISANLAN}
+        {
+            Shape.PINGHU,
+            Shape.XIAOQI,
+            Shape.DAQI,
+            Shape.SHISANLAN,
+            Shape.QIXING_SHISANLAN,
+            Shape.SHISANYAO,  # an option (shapes.shisanyao), off in every preset
+        }
     )
     jing: JingConfig = JingConfig()
     win: WinConfig = WinConfig()
@@ -364,6 +375,7 @@ class JingRuleset(Ruleset):
             Shape.DAQI: w.daqi,
             Shape.SHISANLAN: w.shisanlan,
             Shape.QIXING_SHISANLAN: w.qixing_shisanlan,
+            Shape.SHISANYAO: w.shisanyao,
         }.get(reading.shape, w.pinghu)
         shape_name = SHAPE_ZH[reading.shape.value]
         if deguo and reading.shape is Shape.XIAOQI and w.deguo_xiaoqi_as_daqi:
@@ -432,13 +444,15 @@ class JingRuleset(Ruleset):
                     v, how = value(payer)
                     reason = f"{label} 自摸 {how}{plus}"
                     ledger.pay("win.self_draw", reason, payer, win.seat, v + bonus)
-        elif win.source is WinSource.ROB_KONG:
+        elif win.source is WinSource.ROB_KONG or w.discarder_pays_all:
+            # 抢杠, or a discard where the discarder pays for all: every share in full
             assert win.discarder is not None
             shares = [value(p) for p in range(4) if p != win.seat]
             total = sum(v + bonus for v, _ in shares)
             counted = Counter(f"{h}{plus}" for _, h in shares)  # equal shares once, ×n
             how = " + ".join(h if n == 1 else f"{n}×({h})" for h, n in counted.items())
-            ledger.pay("win.rob_kong", f"{label} 包三家 {how}", win.discarder, win.seat, total)
+            code = "win.rob_kong" if win.source is WinSource.ROB_KONG else "win.discard"
+            ledger.pay(code, f"{label} 包三家 {how}", win.discarder, win.seat, total)
         else:
             assert win.discarder is not None
             for payer in range(4):
@@ -449,17 +463,22 @@ class JingRuleset(Ruleset):
                     reason = f"{label} 点炮 {how}{plus}"
                     ledger.pay("win.discard", reason, payer, win.seat, v + bonus)
                 else:
-                    reason = f"{label} 陪付 {how}÷2"
-                    ledger.pay("win.discard_share", reason, payer, win.seat, half(v))
+                    share = bonus if w.deguo_bonus_every_payer else 0
+                    reason = f"{label} 陪付 {how}÷2" + (f"+{share}" if share else "")
+                    ledger.pay("win.discard_share", reason, payer, win.seat, half(v) + share)
         return ledger
 
     def _fixed_ledger(self, win: Win, reading: Reading, names: list[str], bonus: int) -> Ledger:
         """[decision] 天胡/地胡: a fixed amount replaces V, and every other seat pays it in
         full, a 地胡 on the dealer's first discard too (seed: 20+20+20 = 60); only 德国
-        (×2, +5) applies on top."""
+        (×2, +5) applies on top, unless ``win.tianhu_alone``; a 陪付 seat of a 地胡 on a
+        discard pays the same, so ``deguo_bonus_every_payer`` changes nothing here."""
         w = self.preset.win
         fixed = w.tianhu_jingdiao if self._jingdiao(reading) else w.tianhu
-        m = w.deguo if reading.deguo else 1
+        if w.tianhu_alone:
+            bonus = 0
+            names = [n for n in names if n != "德国"]
+        m = w.deguo if reading.deguo and not w.tianhu_alone else 1
         kept = [n for n in names if n in ("德国", "精吊")]
         label = " ".join(["天胡" if win.tian else "地胡", *kept])
         how = (f"{fixed}×{m}" if m != 1 else str(fixed)) + (f"+{bonus}" if bonus else "")
@@ -473,7 +492,10 @@ class JingRuleset(Ruleset):
                 code, word = "win.discard", "点炮"
             else:
                 code, word = "win.discard_share", "陪付"
-            ledger.pay(code, f"{label} {word} {how}", payer, win.seat, fixed * m + bonus)
+            frm = payer
+            if win.discarder is not None and not win.self_drawn and w.discarder_pays_all:
+                code, word, frm = "win.discard", "包三家", win.discarder
+            ledger.pay(code, f"{label} {word} {how}", frm, win.seat, fixed * m + bonus)
         return ledger
 
     # --- jing ------------------------------------------------------------------------
