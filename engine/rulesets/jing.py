@@ -265,6 +265,22 @@ class JingRuleset(Ruleset):
 
     # --- settlement --------------------------------------------------------------------
 
+    def check(self, hand: FinishedHand) -> None:
+        """Also refuse a hand without the secret tiles the preset scores: without them it
+        would settle, silently, with no 暗精 or 下精 at all."""
+        super().check(hand)
+        j = self.preset.jing
+        if j.an_jing and hand.an_indicator is None:
+            raise SettleInputError(
+                f"an_indicator: required by {self.id} (the 暗精, the other tile of the "
+                "flipped 墩; jing.an_jing)"
+            )
+        if j.xia_jing and hand.xia_indicator is None:
+            raise SettleInputError(
+                f"xia_indicator: required by {self.id} (the 下精 turned up when the hand "
+                "ends; jing.xia_jing)"
+            )
+
     def settle(self, hand: FinishedHand) -> Settlement:
         self.check(hand)
         ledgers: list[Ledger] = []

@@ -138,6 +138,9 @@ def _finished(
         "options": overrides,
         "dealer": 0,
         "indicator": format_kinds([indicator]),
+        # the secret tiles lianhua and yongfeng score (any kind will do here)
+        "an_indicator": format_kinds([indicator]),
+        "xia_indicator": format_kinds([indicator]),
         "seats": seats,
         "win": {"seat": 1, "tile": format_kinds([hand.winning_kind]), "from": "self"},
     }

@@ -7,11 +7,15 @@ Seat 0 deals; the indicator is 5m (正精 5m, 副精 6m) unless a test says othe
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
+from engine.round.finish import finished_hand
+from engine.rulesets import load_ruleset
 from engine.settlement import SettleInputError
+from engine.simulation import play_session
 from tests.engine.settle_helpers import paid, received, seats_with, settle
 
 D = 0
@@ -48,9 +52,7 @@ def test_jian_exhausted_settles_the_jing_and_nothing_else() -> None:
     (杠精分计在杠分里), no 跟庄: the seed names only the jing."""
     hands = {2: "5m 5m 5m 1m 2m 3m 7m 8m 9m E E E S"}
     melds = {3: [{"type": "kong_concealed", "tiles": "1111p"}]}
-    req = hand_request(
-        "jian", hands, None, spare="6m", melds=melds, extra={"genzhuang_rounds": 1}
-    )
+    req = hand_request("jian", hands, None, spare="6m", melds=melds, extra={"genzhuang_rounds": 1})
     s = settle(req)
     assert not s.void
     # seat 2: three 正精 = 6 → 冲关 6×3 = 18, the only 正精 holder (霸王) ×2 = 36 from each;
@@ -74,3 +76,36 @@ def test_jian_exhausted_jing_keeps_its_bao() -> None:
 def test_jian_exhausted_with_nobody_holding_jing_is_empty_not_void() -> None:
     s = settle(hand_request("jian", {}, None))
     assert not s.void and s.lines == () and s.next_dealer == D
+
+
+# --- the secret jing: 莲花's 暗精, 永丰's 下精 -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "field"), [("lianhua", "an_indicator"), ("yongfeng", "xia_indicator")]
+)
+def test_a_hand_without_its_secret_jing_is_refused(ruleset: str, field: str) -> None:
+    """Without the tile a preset scores (jing.an_jing, jing.xia_jing) the hand would settle
+    silently with no 暗精/下精: refused with the field named."""
+    req = hand_request(ruleset, {1: DEGUO}, {"seat": 1, "tile": "5s", "from": "self"})
+    with pytest.raises(SettleInputError, match=f"{field}: required by {ruleset}"):
+        settle(req)
+    req[field] = "9p"
+    assert sum(settle(req).net) == 0
+
+
+def test_a_ruleset_without_secret_jing_needs_neither() -> None:
+    req = hand_request("xingguo", {1: DEGUO}, {"seat": 1, "tile": "5s", "from": "self"})
+    assert sum(settle(req).net) == 0
+
+
+@pytest.mark.parametrize("ruleset", ["lianhua", "yongfeng"])
+def test_played_hands_carry_their_secret_jing(ruleset: str) -> None:
+    """The round supplies the 暗精 at the flip and rolls the 下精 before it settles, so bots'
+    hands settle (the settlement now refuses a hand without them)."""
+    results = list(play_session(ruleset, 3, random.Random(7)))
+    for result in results:
+        hand = finished_hand(result.state)
+        assert hand.an_indicator is not None if ruleset == "lianhua" else True
+        assert hand.xia_indicator is not None if ruleset == "yongfeng" else True
+        assert result.settlement == load_ruleset(ruleset).settle(hand)
