@@ -109,3 +109,22 @@ def test_played_hands_carry_their_secret_jing(ruleset: str) -> None:
         assert hand.an_indicator is not None if ruleset == "lianhua" else True
         assert hand.xia_indicator is not None if ruleset == "yongfeng" else True
         assert result.settlement == load_ruleset(ruleset).settle(hand)
+
+
+# --- 南昌 ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("hand", "tile", "each"),
+    [
+        ("123p 456p 789s 123s 6m 9p", "9p", 40 + 5),  # [decision] 精吊's +5 on the 40
+        ("123p 456p 789s 123s 6m 6m", "6m", 40 * 2 + 5),  # 德国 精吊: ×2, +5 once
+    ],
+)
+def test_nanchang_jingdiao_tianhu_takes_its_bonus(hand: str, tile: str, each: int) -> None:
+    """The seed prints no nanchang 天胡 row: xingguo's 精吊 天胡 40, with nanchang's 精吊
+    paying like 德国 (+5), as 德国 天胡 is 20×2+5 (docs/rules/nanchang.md)."""
+    req = hand_request(
+        "nanchang", {D: hand}, {"seat": D, "tile": tile, "from": "self", "tian": True}
+    )
+    assert paid(settle(req), "win") == {1: each, 2: each, 3: each}
