@@ -284,8 +284,8 @@ def test_nanchang_table_rest(
     assert win_paid("nanchang", winner, hand, frm, kong) == expected, row
 
 
-# 精计子: 5精2倍冲关 10+10+10 … (seed 000's F组, repeated in seed 001; nanchang's
-# "2*5=10 3*6=18 4*7=28 5*8=40 6*9=54 7*10=70")
+# 精计子: 5精2倍冲关 10+10+10 … (seed 000's F组, docs/rules/README.md#seed-000, repeated
+# in seed 001; nanchang's "2*5=10 3*6=18 4*7=28 5*8=40 6*9=54 7*10=70")
 CHONGGUAN = [
     (5, "5m 5m 6m", 10),
     (6, "5m 5m 5m", 18),
