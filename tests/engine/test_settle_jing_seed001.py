@@ -73,6 +73,12 @@ def test_jian_exhausted_jing_keeps_its_bao() -> None:
     assert paid(s, "jing.bao") == {1: 3 * 36}
 
 
+def test_jian_exhausted_still_pays_a_false_win() -> None:
+    """[decision] a 诈胡 declared before the 流局 is paid (a void 流局 would drop it)."""
+    s = settle(hand_request("jian", {}, None, extra={"false_win": [3]}))
+    assert paid(s, "false_win") == {3: 60}
+
+
 def test_jian_exhausted_with_nobody_holding_jing_is_empty_not_void() -> None:
     s = settle(hand_request("jian", {}, None))
     assert not s.void and s.lines == () and s.next_dealer == D
