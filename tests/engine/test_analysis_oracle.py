@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
 from unittest.mock import patch
 
 import pytest
@@ -231,16 +232,28 @@ def check_hand(
         _best_settlement_agrees(ruleset, fh, hand)
 
 
-@pytest.mark.parametrize(
+EACH_VARIANT = pytest.mark.parametrize(
     ("name", "overrides"), VARIANTS, ids=[f"{n}{o or ''}" for n, o in VARIANTS]
 )
-@settings(
-    max_examples=HANDS,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-@given(seed=st.integers(0, 2**32 - 1))
+
+
+def seeded_hands(n: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """``n`` hands, each made from a seed hypothesis gives (the same every run)."""
+    run = settings(
+        max_examples=n,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+
+    def wrap(test: Callable[..., None]) -> Callable[..., None]:
+        return run(given(seed=st.integers(0, 2**32 - 1))(test))
+
+    return wrap
+
+
+@EACH_VARIANT
+@seeded_hands(HANDS)
 def test_analysis_agrees_with_the_oracle(
     name: str, overrides: dict[str, object], seed: int
 ) -> None:
@@ -271,16 +284,8 @@ def _three_wildcards_alone(rng: random.Random, ruleset: Ruleset) -> tuple[Hand, 
     return Hand(tuple(tiles), (), wild, ruleset.shape_options(), winning), indicator
 
 
-@pytest.mark.parametrize(
-    ("name", "overrides"), VARIANTS, ids=[f"{n}{o or ''}" for n, o in VARIANTS]
-)
-@settings(
-    max_examples=max(HANDS // 4, 8),  # three wildcards: the slowest hands of the oracle
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-@given(seed=st.integers(0, 2**32 - 1))
+@EACH_VARIANT
+@seeded_hands(max(HANDS // 4, 8))  # three wildcards: the slowest hands of the oracle
 def test_three_wildcards_alone_change_no_win_wait_or_payout(
     name: str, overrides: dict[str, object], seed: int
 ) -> None:
