@@ -68,16 +68,20 @@ class WinConfig(Section):
     daqi: int = Field(default=4, ge=0)
     shisanlan: int = Field(default=2, ge=0)
     qixing_shisanlan: int = Field(default=4, ge=0)
+    shisanyao: int = Field(default=8, ge=0)  # when shapes.shisanyao is on (a lianhua variant)
     deguo: int = Field(default=2, ge=1)  # 德国: no jing used as a wildcard
     deguo_bonus: int = Field(default=5, ge=0)  # +5 a full payment, never multiplied
+    deguo_bonus_every_payer: bool = False  # variant: the +5 from the discard's 陪付 seats too
     deguo_xiaoqi_as_daqi: bool = False  # nanchang: 德国小七 pays at the 大七 level
     jingdiao: int = Field(default=2, ge=1)
     jingdiao_bonus: bool = False  # nanchang: 精吊 pays like 德国, +5 (once with 德国)
     gangshanghua: int = Field(default=2, ge=1)  # 杠上花; with 精吊 it is 杠吊
     bahu: int = Field(default=2, ge=1)  # 霸胡: no seat holds any jing
-    qianggang: int = Field(default=2, ge=1)  # 抢杠; the robbed seat pays all three
+    qianggang: int = Field(default=2, ge=1)  # 抢杠 (1: not doubled); the robbed seat pays all
+    discarder_pays_all: bool = False  # variant: on a discard the discarder pays every share
     tianhu: int = Field(default=20, ge=0)  # 天胡/地胡 from each, replaces V
     tianhu_jingdiao: int = Field(default=40, ge=0)
+    tianhu_alone: bool = False  # variant: no 德国 ×2 or +5 on top of 天胡/地胡 (地胡 over 德国)
     jing_pinghu_on_discard: bool = False  # xingguo: 有精平胡不能抓点炮
     jingdiao_on_discard: bool = False  # 精吊 only by self-draw ...
     jingdiao_by_rob: bool = False  # ... and not by 抢杠
@@ -91,13 +95,22 @@ class ExtrasConfig(Section):
     genzhuang: int = Field(default=5, ge=0)  # 跟庄: the dealer pays each
     genzhuang_first_round_only: bool = False  # yongfeng
     false_win: int = Field(default=20, ge=0)  # 诈胡: the claimer pays each
-    exhausted: Literal["void", "settle_all_but_win"] = "void"
+    # 流局: nothing settles (void), only the jing (jian: 精在胡牌和流局后算分使用), or all
+    # but the win (yongfeng: 流局除胡分外，其他分数正常计算)
+    exhausted: Literal["void", "settle_jing", "settle_all_but_win"] = "void"
 
 
 class JingPreset(PresetBase):
     family: Literal["jing"] = "jing"
     priced_shapes: ClassVar[frozenset[Shape]] = frozenset(
-        {Shape.PINGHU, Shape.XIAOQI, Shape.DAQI, Shape.SHISANLAN, Shape.QIXING_SHISANLAN}
+        {
+            Shape.PINGHU,
+            Shape.XIAOQI,
+            Shape.DAQI,
+            Shape.SHISANLAN,
+            Shape.QIXING_SHISANLAN,
+            Shape.SHISANYAO,  # an option (shapes.shisanyao), off in every preset
+        }
     )
     jing: JingConfig = JingConfig()
     win: WinConfig = WinConfig()
@@ -252,6 +265,22 @@ class JingRuleset(Ruleset):
 
     # --- settlement --------------------------------------------------------------------
 
+    def check(self, hand: FinishedHand) -> None:
+        """Also refuse a hand without the secret tiles the preset scores: without them it
+        would settle, silently, with no 暗精 or 下精 at all."""
+        super().check(hand)
+        j = self.preset.jing
+        if j.an_jing and hand.an_indicator is None:
+            raise SettleInputError(
+                f"an_indicator: required by {self.id} (the 暗精, the other tile of the "
+                "flipped 墩; jing.an_jing)"
+            )
+        if j.xia_jing and hand.xia_indicator is None:
+            raise SettleInputError(
+                f"xia_indicator: required by {self.id} (the 下精 turned up when the hand "
+                "ends; jing.xia_jing)"
+            )
+
     def settle(self, hand: FinishedHand) -> Settlement:
         self.check(hand)
         ledgers: list[Ledger] = []
@@ -275,8 +304,10 @@ class JingRuleset(Ruleset):
                 raise SettleInputError(f"win: seats[{win.seat}] {why}")
 
         exhausted = not real_wins
-        if hand.exhausted and self.preset.extras.exhausted == "void":
+        mode = self.preset.extras.exhausted
+        if hand.exhausted and mode == "void":
             return Settlement(lines=(), next_dealer=hand.dealer, void=True, notes=tuple(notes))
+        jing_only = hand.exhausted and mode == "settle_jing"
 
         penalties = Ledger()
         for seat in false_win:
@@ -287,8 +318,10 @@ class JingRuleset(Ruleset):
         for win in real_wins:
             ledgers.append(self._settle_win(hand, win, holdings))
         if hand.indicator is not None:
-            ledgers.append(self._jing_score(hand, holdings, "jing", ""))
-            ledgers.append(self._gang_jing(hand))
+            # 杠精 is a kong score (jian: 杠精分计在杠分里): not part of a jing-only 流局
+            ledgers.append(self._jing_score(hand, holdings, "jing", "", with_gang=not jing_only))
+            if not jing_only:
+                ledgers.append(self._gang_jing(hand))
         if self.preset.jing.an_jing and hand.an_indicator is not None:
             an = _holdings(hand.seats, hand.an_indicator, successor(hand.an_indicator), hand.wins)
             ledgers.append(self._jing_score(hand, an, "an_jing", "暗精 "))
@@ -297,8 +330,9 @@ class JingRuleset(Ruleset):
                 hand.seats, hand.xia_indicator, successor(hand.xia_indicator), hand.wins
             )
             ledgers.append(self._jing_score(hand, xia, "xia_jing", "下精 "))
-        ledgers.append(self._kongs(hand))
-        ledgers.append(self._genzhuang(hand))
+        if not jing_only:
+            ledgers.append(self._kongs(hand))
+            ledgers.append(self._genzhuang(hand))
 
         if any(w.seat == hand.dealer for w in real_wins) or exhausted:
             next_dealer = hand.dealer
@@ -357,6 +391,7 @@ class JingRuleset(Ruleset):
             Shape.DAQI: w.daqi,
             Shape.SHISANLAN: w.shisanlan,
             Shape.QIXING_SHISANLAN: w.qixing_shisanlan,
+            Shape.SHISANYAO: w.shisanyao,
         }.get(reading.shape, w.pinghu)
         shape_name = SHAPE_ZH[reading.shape.value]
         if deguo and reading.shape is Shape.XIAOQI and w.deguo_xiaoqi_as_daqi:
@@ -425,13 +460,15 @@ class JingRuleset(Ruleset):
                     v, how = value(payer)
                     reason = f"{label} 自摸 {how}{plus}"
                     ledger.pay("win.self_draw", reason, payer, win.seat, v + bonus)
-        elif win.source is WinSource.ROB_KONG:
+        elif win.source is WinSource.ROB_KONG or w.discarder_pays_all:
+            # 抢杠, or a discard where the discarder pays for all: every share in full
             assert win.discarder is not None
             shares = [value(p) for p in range(4) if p != win.seat]
             total = sum(v + bonus for v, _ in shares)
             counted = Counter(f"{h}{plus}" for _, h in shares)  # equal shares once, ×n
             how = " + ".join(h if n == 1 else f"{n}×({h})" for h, n in counted.items())
-            ledger.pay("win.rob_kong", f"{label} 包三家 {how}", win.discarder, win.seat, total)
+            code = "win.rob_kong" if win.source is WinSource.ROB_KONG else "win.discard"
+            ledger.pay(code, f"{label} 包三家 {how}", win.discarder, win.seat, total)
         else:
             assert win.discarder is not None
             for payer in range(4):
@@ -442,17 +479,22 @@ class JingRuleset(Ruleset):
                     reason = f"{label} 点炮 {how}{plus}"
                     ledger.pay("win.discard", reason, payer, win.seat, v + bonus)
                 else:
-                    reason = f"{label} 陪付 {how}÷2"
-                    ledger.pay("win.discard_share", reason, payer, win.seat, half(v))
+                    share = bonus if w.deguo_bonus_every_payer else 0
+                    reason = f"{label} 陪付 {how}÷2" + (f"+{share}" if share else "")
+                    ledger.pay("win.discard_share", reason, payer, win.seat, half(v) + share)
         return ledger
 
     def _fixed_ledger(self, win: Win, reading: Reading, names: list[str], bonus: int) -> Ledger:
         """[decision] 天胡/地胡: a fixed amount replaces V, and every other seat pays it in
         full, a 地胡 on the dealer's first discard too (seed: 20+20+20 = 60); only 德国
-        (×2, +5) applies on top."""
+        (×2, +5) applies on top, unless ``win.tianhu_alone``; a 陪付 seat of a 地胡 on a
+        discard pays the same, so ``deguo_bonus_every_payer`` changes nothing here."""
         w = self.preset.win
         fixed = w.tianhu_jingdiao if self._jingdiao(reading) else w.tianhu
-        m = w.deguo if reading.deguo else 1
+        if w.tianhu_alone:
+            bonus = 0
+            names = [n for n in names if n != "德国"]
+        m = w.deguo if reading.deguo and not w.tianhu_alone else 1
         kept = [n for n in names if n in ("德国", "精吊")]
         label = " ".join(["天胡" if win.tian else "地胡", *kept])
         how = (f"{fixed}×{m}" if m != 1 else str(fixed)) + (f"+{bonus}" if bonus else "")
@@ -466,7 +508,10 @@ class JingRuleset(Ruleset):
                 code, word = "win.discard", "点炮"
             else:
                 code, word = "win.discard_share", "陪付"
-            ledger.pay(code, f"{label} {word} {how}", payer, win.seat, fixed * m + bonus)
+            frm = payer
+            if win.discarder is not None and not win.self_drawn and w.discarder_pays_all:
+                code, word, frm = "win.discard", "包三家", win.discarder
+            ledger.pay(code, f"{label} {word} {how}", frm, win.seat, fixed * m + bonus)
         return ledger
 
     # --- jing ------------------------------------------------------------------------
@@ -480,7 +525,12 @@ class JingRuleset(Ruleset):
         return n, f"{n}精"
 
     def _jing_score(
-        self, hand: FinishedHand, holdings: list[_Holding], code: str, prefix: str
+        self,
+        hand: FinishedHand,
+        holdings: list[_Holding],
+        code: str,
+        prefix: str,
+        with_gang: bool = True,
     ) -> Ledger:
         j = self.preset.jing
         ledger = Ledger()
@@ -491,7 +541,8 @@ class JingRuleset(Ruleset):
             ]
         else:
             parts = [("", [h.zheng * j.zheng_points + h.fu * j.fu_points for h in holdings], -1)]
-        gang = self._gang_jing_amounts(hand) if j.gang_jing_in_jing_score and code == "jing" else {}
+        folded = j.gang_jing_in_jing_score and code == "jing" and with_gang
+        gang = self._gang_jing_amounts(hand) if folded else {}
         for kind_label, points, which in parts:
             holders = [i for i, n in enumerate(points) if n > 0]
             for seat, n in enumerate(points):

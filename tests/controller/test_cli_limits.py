@@ -150,9 +150,9 @@ def test_settle_refuses_what_cannot_have_happened(request_: dict[str, Any], says
 def test_rules_check_refuses_a_shape_the_family_cannot_price(tmp_path: Path) -> None:
     text = run("rules", "show", "xingguo").stdout
     path = tmp_path / "parlour.toml"
-    path.write_text(text.replace("[shapes]\n", "[shapes]\nshisanyao = true\n"))
-    refused(run("rules", "check", str(path)), "shapes.shisanyao")
-    refused(run("settle", "-", "--preset", str(path), stdin=json.dumps(EXAMPLE)), "shisanyao")
+    path.write_text(text.replace("[shapes]\n", "[shapes]\njiulian = true\n"))
+    refused(run("rules", "check", str(path)), "shapes.jiulian")
+    refused(run("settle", "-", "--preset", str(path), stdin=json.dumps(EXAMPLE)), "jiulian")
 
 
 def test_rules_check_refuses_a_deep_or_binary_preset(tmp_path: Path) -> None:

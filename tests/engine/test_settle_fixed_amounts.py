@@ -74,7 +74,9 @@ JING_ROWS = [
 def test_jing_family_fixed_amounts_from_each(
     ruleset: str, row: str, winner: int, hand: str, frm: int | str, flag: str, amount: int
 ) -> None:
-    s = settle(request(ruleset, winner, hand, frm, flag))
+    req = request(ruleset, winner, hand, frm, flag)
+    req |= {"an_indicator": "9p", "xia_indicator": "9p"}  # lianhua's 暗精, yongfeng's 下精
+    s = settle(req)
     assert paid(s, "win") == each(amount, winner), row
 
 

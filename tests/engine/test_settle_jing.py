@@ -488,7 +488,9 @@ def test_yongfeng_xia_jing_scores_like_shang_jing() -> None:
 
 def test_yongfeng_jing_kong_scores_as_kong() -> None:
     melds = {2: [{"type": "kong_concealed", "tiles": "6666m"}]}
-    req = request("yongfeng", 1, PINGHU_DEGUO, "5s", "self", melds=melds, spare="")
+    req = request(
+        "yongfeng", 1, PINGHU_DEGUO, "5s", "self", melds=melds, spare="", xia_indicator="1p"
+    )
     s = settle(req)
     assert received(s, "kong") == {2: 6}
     assert received(s, "gang_jing") == {}
@@ -499,7 +501,9 @@ def test_yongfeng_jing_kong_scores_as_kong() -> None:
 
 def test_lianhua_discarded_jing_multiply_the_win() -> None:
     """2 正精 + 1 副精 discarded → ×4×4×2."""
-    req = request("lianhua", 1, PINGHU_DEGUO, "5s", "self", discards={1: "5m 5m 6m"})
+    req = request(
+        "lianhua", 1, PINGHU_DEGUO, "5s", "self", discards={1: "5m 5m 6m"}, an_indicator="9p"
+    )
     s = settle(req)
     m = 2 * 32  # 德国 ×2, then ×32
     assert paid(s, "win") == {0: 4 * m + 5, 2: 2 * m + 5, 3: 2 * m + 5}
@@ -517,7 +521,7 @@ def test_lianhua_an_jing_is_scored() -> None:
 def test_lianhua_flipped_tile_is_in_play() -> None:
     """The flipped 5m may be in a hand: four 5m on the table is fine in lianhua only."""
     hands = {1: PINGHU_DEGUO, 2: "5m 5m 5m 5m 1m 2m 3m 7m 8m 9m E E E"}
-    ok = request("lianhua", 1, PINGHU_DEGUO, "5s", "self")
+    ok = request("lianhua", 1, PINGHU_DEGUO, "5s", "self", an_indicator="9p")
     ok["seats"] = seats_with(hands, indicator=None)
     assert sum(settle(ok).net) == 0
     bad = dict(ok, ruleset="xingguo")
@@ -526,7 +530,7 @@ def test_lianhua_flipped_tile_is_in_play() -> None:
 
 
 def test_lianhua_one_winner_per_discard() -> None:
-    req = request("lianhua", 1, PINGHU_DEGUO, "5s", 0)
+    req = request("lianhua", 1, PINGHU_DEGUO, "5s", 0, an_indicator="9p")
     req["seats"] = seats_with({1: PINGHU_DEGUO, 3: "123p 456p 789s 123s 5s 5s"})
     req["win"] = [{"seat": 3, "tile": "5s", "from": 0}, {"seat": 1, "tile": "5s", "from": 0}]
     s = settle(req)

@@ -144,8 +144,9 @@ def _room_ok(counts: Sequence[int], hand: Hand) -> bool:
     return max(held) <= 4
 
 
-def readings(hand: Hand) -> dict[Shape, int]:
-    """Per shape the hand wins as: the fewest wildcards standing for another kind."""
+def winning_fillings(hand: Hand) -> Iterator[tuple[tuple[int, ...], Shape, int]]:
+    """Every way the wildcards' kinds make the hand win: (the natural counts, the shape,
+    wildcards standing for another kind)."""
     nat = [0] * 34
     wild_tiles: list[int] = []
     for k in hand.concealed:
@@ -154,7 +155,6 @@ def readings(hand: Hand) -> dict[Shape, int]:
         else:
             nat[k] += 1
     held = {w: wild_tiles.count(w) for w in set(wild_tiles)}
-    out: dict[Shape, int] = {}
     for fill in _fillings(sorted(wild_tiles)):
         counts = list(nat)
         for k in fill:
@@ -167,8 +167,16 @@ def readings(hand: Hand) -> dict[Shape, int]:
         # each wild kind stands for itself in as many positions it fills as it has tiles
         used = len(wild_tiles) - sum(min(a, counts[w] - nat[w]) for w, a in held.items())
         for shape in shapes:
-            if _wild_rules_allow(shape, nat, used, hand) and used < out.get(shape, 99):
-                out[shape] = used
+            if _wild_rules_allow(shape, nat, used, hand):
+                yield tuple(counts), shape, used
+
+
+def readings(hand: Hand) -> dict[Shape, int]:
+    """Per shape the hand wins as: the fewest wildcards standing for another kind."""
+    held = {w: hand.concealed.count(w) for w in hand.wild}
+    out: dict[Shape, int] = {}
+    for _, shape, used in winning_fillings(hand):
+        out[shape] = min(used, out.get(shape, 99))
     if Shape.SICAISHEN in hand.options.shapes and any(a >= 4 for a in held.values()):
         out[Shape.SICAISHEN] = 0  # four of a wild kind win as they are
     # a 七星十三烂 is a 十三烂 too; the analysis reads it as the plain one only when that
