@@ -1,4 +1,4 @@
-"""Requests that cannot have happened are refused, the field named (issue 19.5).
+"""Requests that cannot have happened are refused, the field named.
 
 The checks live in the settlement-request model (``engine.settlement``) and in
 ``Ruleset.check``, so the CLI, the round and anything else that settles share them.
@@ -132,6 +132,6 @@ def test_a_preset_cannot_enable_a_shape_its_ruleset_cannot_price(
 
 
 def test_every_family_prices_its_builtin_shapes() -> None:
-    assert Shape.SHISANYAO not in FAMILIES["jing"][0].priced_shapes  # the issue's case
+    assert Shape.SHISANYAO not in FAMILIES["jing"][0].priced_shapes  # no jing preset may enable it
     for ruleset_id in builtin_ids():
         load_ruleset(ruleset_id)  # no built-in preset is refused
