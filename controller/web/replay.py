@@ -2,7 +2,7 @@
 
 A finished hand is replayed with everything (every seat's concealed tiles, the 暗精); any other
 hand only with what the table showed openly (``public_view`` and public events), because a
-hand still in play must not leak through the owners' pages either (design.md).
+hand still in play must not leak through the owners' pages either (docs/design.md).
 """
 
 from __future__ import annotations

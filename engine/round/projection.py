@@ -1,4 +1,4 @@
-"""What the table shows openly (design.md: one projection for the public).
+"""What the table shows openly (docs/design.md: one projection for the public).
 
 Dice, 正精/副精 (or the 财神), discards, melds (a 暗杠 face down), how many tiles each
 seat holds, whose turn, the live wall's size, and the result once the hand is over.

@@ -1,4 +1,4 @@
-"""Public topics carry only what the table shows openly (design.md): 100 hands of lianhua
+"""Public topics carry only what the table shows openly (docs/design.md): 100 hands of lianhua
 (the ruleset with a secret 暗精) through the whole service, every message a subscriber gets
 checked against the stored log.
 
