@@ -159,4 +159,3 @@ def format_kinds(kinds: Iterable[int]) -> str:
     dragons = "".join(HONOR_LETTERS[k - 27] for k in ordered if k >= RED)
     groups.extend(g for g in (winds, dragons) if g)
     return " ".join(groups)
-

@@ -36,7 +36,7 @@ from engine.round.finish import settle
 from engine.round.fold import CorruptLog
 from engine.round.replay import describe, steps
 from engine.round.state import SEATS, RoundState
-from engine.tiles import en_name, kind_name, zh_name
+from engine.tiles import en_name, kind_name, kind_of, zh_name
 
 FINISHED = "finished"
 
@@ -46,7 +46,7 @@ class ReplayError(ValueError):
 
 
 def _k(tile: int) -> str:
-    return kind_name(tile // 4)
+    return kind_name(kind_of(tile))
 
 
 def owner_view(state: RoundState) -> dict[str, Any]:
@@ -54,7 +54,7 @@ def owner_view(state: RoundState) -> dict[str, Any]:
     view = public_view(state)
     for s in range(SEATS):
         seat = view["seats"][s]
-        seat["hand"] = [kind_name(k) for k in sorted(t // 4 for t in state.hands[s])]
+        seat["hand"] = [kind_name(k) for k in sorted(kind_of(t) for t in state.hands[s])]
         seat["melds"] = [
             {"type": m.type.value, "tiles": [_k(t) for t in m.tiles], "from": m.from_seat}
             for m in state.melds[s]
@@ -66,7 +66,7 @@ def owner_view(state: RoundState) -> dict[str, Any]:
 
 
 def _zh_tile(tile: int | None) -> str:
-    return "?" if tile is None else zh_name(tile // 4)
+    return "?" if tile is None else zh_name(kind_of(tile))
 
 
 def _seat_zh(s: int | None) -> str:
@@ -144,7 +144,7 @@ def _public_text(e: Event) -> dict[str, str]:
             word = {"caishen": "财神", "xia_jing": "下精"}.get(e.purpose, "精")
             return {
                 "zh": f"翻{word}：{_zh_tile(e.tile)}",
-                "en": f"{e.purpose}: {en_name(e.tile // 4)}",
+                "en": f"{e.purpose}: {en_name(kind_of(e.tile))}",
             }
     return _texts(e)
 

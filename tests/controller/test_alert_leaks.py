@@ -26,7 +26,7 @@ from controller.runtime import KINDS
 from controller.store import EventStore
 from controller.tags import TagProblem
 from controller.web.live import LiveHub
-from engine.tiles import kind_name
+from engine.tiles import kind_name, kind_of
 from firmware_bridge.protocol.messages import SeatButton
 from firmware_bridge.rfid.inventory import TagIn
 from firmware_bridge.rfid.zones import Zone, ZoneKind
@@ -150,7 +150,7 @@ def test_a_missing_tile_and_a_wrong_count_say_seat_and_problem_only() -> None:
     count = said[AlertKind.XIANGGONG].public.message
     assert count == "相公：2号位手里有12张牌，应有13张（少1张）"
     detail = said[AlertKind.TILE_MISSING].detail
-    assert f"(tile {tile})" in detail and kind_name(tile // 4) in detail
+    assert f"(tile {tile})" in detail and kind_name(kind_of(tile)) in detail
 
 
 @pytest.mark.parametrize(
