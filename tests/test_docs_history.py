@@ -7,17 +7,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-TOPS = ("engine", "controller", "firmware_bridge", "firmware", "deploy", "docs", "tests", "bench")
-SOURCES = {".py", ".md", ".c", ".h", ".js", ".html", ".css", ".toml", ".yaml", ".sh", ".ini"}
+from tests.repo_files import ROOT, source_files
+
 NUMBERED = re.compile(r"\b(?:issues?|PR|pull request|ticket)\s*#?\d+(?:\.\d+)?\b", re.I)
 
 
 def sources() -> list[Path]:
-    found = [ROOT / "README.md", ROOT / "Makefile", ROOT / "pyproject.toml"]
-    for top in TOPS:
-        found += [p for p in (ROOT / top).rglob("*") if p.suffix in SOURCES and p.is_file()]
-    return [p for p in found if p != Path(__file__).resolve()]  # its examples below
+    return [p for p in source_files() if p != Path(__file__).resolve()]  # its examples below
 
 
 def test_no_issue_numbers_in_code_docs_or_tests() -> None:

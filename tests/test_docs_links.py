@@ -9,15 +9,14 @@ import re
 import unicodedata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.repo_files import ROOT, source_files
+
 DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```|<!--.*?-->", re.S | re.M)
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*$", re.M)
 CITED = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.md)\b")
 SECTION = re.compile(r"""((?:[\w.-]+/)*[\w-]+\.md)\)?,\s+(?:"([^"]{2,80})"|'([^'\n]{2,80})')""")
-CITING = ("engine", "controller", "firmware_bridge", "firmware", "deploy", "tests", "bench", "docs")
-SOURCES = {".py", ".md", ".c", ".h", ".js", ".html", ".toml", ".yaml", ".sh", ".service", ".conf"}
 PATH = re.compile(
     r"`((?:engine|controller|firmware_bridge|firmware|deploy|tests|bench|docs)/[\w/.-]*[\w/])`"
 )
@@ -44,13 +43,6 @@ def anchors(doc: Path) -> set[str]:
 
 def links(doc: Path) -> list[str]:
     return LINK.findall(FENCE.sub("", doc.read_text(encoding="utf-8")))
-
-
-def citing_files() -> list[Path]:
-    found = [ROOT / "README.md"]
-    for top in CITING:
-        found += [p for p in (ROOT / top).rglob("*") if p.suffix in SOURCES and p.is_file()]
-    return found
 
 
 def cited(name: str, by: Path) -> Path | None:
@@ -109,7 +101,7 @@ def test_slugs_follow_github() -> None:
 def test_every_doc_cited_exists() -> None:
     """A citation of a doc that is not in the repository (a bare ``design.md``) is caught."""
     missing, count = [], 0
-    for path in citing_files():
+    for path in source_files():
         for name in CITED.findall(path.read_text(encoding="utf-8", errors="replace")):
             count += 1
             if cited(name, path) is None:
@@ -120,7 +112,7 @@ def test_every_doc_cited_exists() -> None:
 
 def test_every_section_cited_is_there() -> None:
     missing, count = [], 0
-    for path in citing_files():
+    for path in source_files():
         for name, double, single in SECTION.findall(
             path.read_text(encoding="utf-8", errors="replace")
         ):
