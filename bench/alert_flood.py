@@ -1,4 +1,4 @@
-"""A storm of stray tags against the table loop (issue 21 point 7).
+"""A storm of stray tags against the table loop.
 
 The service (tracker, alert gate, SQLite store with fsync, outbox) on a hand in play is fed
 ``--reports`` reader reports three ways, timed in the same run:
@@ -43,7 +43,7 @@ def run(kind: str, reports: int, work: Path) -> tuple[float, int]:
     zone = hand(1)
     start = time.perf_counter()
     for i in range(reports):
-        t.now += 60.0 / reports  # the issue's storm: all of them within a minute
+        t.now += 60.0 / reports  # a storm: all of them within a minute
         if kind == "baseline":
             event = TagIn(zone, UIDS[held[i % len(held)]], t.now)
         else:

@@ -7,7 +7,7 @@ same loop sleeps 10 ms at a time and records how late it wakes (what the table l
 suffer). Then ``N`` concurrent logins with wrong passwords (scrypt, 16 MiB each) arrive,
 first with the app's bound (``hash_slots`` 2, 32 waiting, 503 beyond), then, as the
 baseline in the same run, with the bound lifted (up to 40 hashing at once in FastAPI's
-thread pool, as before issue 21). Besides the loop, the bound caps memory: 2 x 16 MiB
+thread pool, as without the bound). Besides the loop, the bound caps memory: 2 x 16 MiB
 rather than 40 x 16 MiB. The last line is ``login flood: p99 loop lag unbounded / bounded = X.XX``.
 """
 

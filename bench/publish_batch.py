@@ -1,5 +1,5 @@
 """A batch of QoS 1 messages to a real Mosquitto, one PUBACK awaited before each next
-PUBLISH (the publisher before issue 25's follow-up) against the batch published at once
+PUBLISH (the publisher before it pipelined) against the batch published at once
 (``controller.mqtt.publisher.publish_in_order``), timed in the same run, the two
 alternating round by round so that the machine's load falls on both alike.
 

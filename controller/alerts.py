@@ -2,7 +2,7 @@
 
 An alert on the public channels (MQTT ``alerts``, the live hub, the dealer page) must not
 say which tile or tag: a device that names the tiles in a hand, or the wall's next tile,
-is a cheating tool (design.md). So an ``Alert`` is two parts. ``PublicAlert`` holds only
+is a cheating tool (docs/design.md). So an ``Alert`` is two parts. ``PublicAlert`` holds only
 public facts (the kind, the seat, the reader zones, tile *counts*) and writes its text
 from them; it has no free-text field a tile name could ride in. ``detail`` is free text
 (tile names, tag UIDs, an engine's reason) and goes only to the store and the log: code

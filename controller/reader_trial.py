@@ -53,6 +53,7 @@ from engine.round.events import DicePurpose, Event, HandStarted
 from engine.round.fold import evolve
 from engine.round.rules import apply
 from engine.round.state import SEATS, Phase, RoundState
+from engine.tiles import kind_of
 from firmware_bridge.protocol.messages import SeatButton
 from firmware_bridge.rfid.inventory import TagIn, TagOut
 from firmware_bridge.rfid.zones import Zone, ZoneKind, ZoneMap
@@ -197,7 +198,7 @@ class _Hand:
         others pass; None if nobody does."""
         st = self.truth.state
         for seat in unanswered(st):
-            pair = [t for t in sorted(st.hands[seat]) if t // 4 == discard // 4][:2]
+            pair = [t for t in sorted(st.hands[seat]) if kind_of(t) == kind_of(discard)][:2]
             if len(pair) < 2 or self.rng.random() >= PUNG_CHANCE:
                 continue
             self.act(Pung(seat, (pair[0], pair[1])))

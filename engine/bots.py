@@ -28,6 +28,7 @@ from engine.round.state import (
     SEATS,
     RoundState,
 )
+from engine.tiles import kind_of
 
 _CACHE_LIMIT = 256
 
@@ -87,7 +88,7 @@ def _counts(tiles: Iterable[int]) -> bytearray:
     copy and convert at C speed (a list of ints converts one item at a time)."""
     counts = bytearray(34)
     for t in tiles:
-        counts[t // 4] += 1
+        counts[kind_of(t)] += 1
     return counts
 
 
@@ -244,9 +245,10 @@ class Bot:
             last = state.last_tile
             assert last is not None
             counts = bytearray(before.counts)
-            counts[last // 4] += 1
+            drawn = kind_of(last)
+            counts[drawn] += 1
             # (_wins_own asks the same first: most turns are not ready, so no call)
-            if self._shanten_of(state, before) <= 0 and self._wins_own(state, before, last // 4):
+            if self._shanten_of(state, before) <= 0 and self._wins_own(state, before, drawn):
                 return DeclareWin(seat)
             if state.melds[seat] or 4 in counts:  # (else _self_kong finds none)
                 kong = self._self_kong(state, counts)
@@ -278,9 +280,9 @@ class Bot:
         melds = state.melds[seat]
         added: int | None = None  # the first tile in the hand that adds to a pung
         for m in melds:
-            if m.type is _PUNG and counts[m.tiles[0] // 4]:
-                pungs = {m.tiles[0] // 4 for m in melds if m.type is _PUNG}
-                added = next(t for t in hand if t // 4 in pungs)
+            if m.type is _PUNG and counts[kind_of(m.tiles[0])]:
+                pungs = {kind_of(m.tiles[0]) for m in melds if m.type is _PUNG}
+                added = next(t for t in hand if kind_of(t) in pungs)
                 break
         if added is None and 4 not in counts:
             return None
@@ -296,14 +298,14 @@ class Bot:
             rest = bytearray(counts)
             rest[k] = 0
             if HandShape(rest, state.wild, state.options, n + 1).shanten() <= now:
-                return Kong(seat, next(t for t in hand if t // 4 == k))
+                return Kong(seat, next(t for t in hand if kind_of(t) == k))
         return None
 
     def _discard_tile(self, state: RoundState, counts: bytearray) -> int:
         seat = self.seat
         hand = state.hands[seat]
         keep = state.keep[seat] if state.claim_rules.keep_claimed else None
-        if keep is not None and all(t // 4 == keep for t in hand):
+        if keep is not None and all(kind_of(t) == keep for t in hand):
             keep = None  # nothing else to discard
         n = len(state.melds[seat])
         low, tied = HandShape(counts, state.wild, state.options, n).choice(keep)
@@ -337,7 +339,7 @@ class Bot:
             raise ValueError(f"seat {seat} has no tile to answer at {phase.value}")
         tile = state.last_tile
         assert tile is not None
-        kind = tile // 4
+        kind = kind_of(tile)
         # _current(state), inline: about a hundred answers a hand
         held = self._now
         moves = state.hand_moves
@@ -399,8 +401,8 @@ class Bot:
             rest[a] -= 1
             rest[b] -= 1
             if self._after_claim(state, rest, n + 1, kind) < now:
-                ta = next(t for t in hand if t // 4 == a)
-                tb = next(t for t in hand if t // 4 == b)
+                ta = next(t for t in hand if kind_of(t) == a)
+                tb = next(t for t in hand if kind_of(t) == b)
                 return Chow(seat, (ta, tb))
         return None
 

@@ -9,13 +9,13 @@ comparisons with other libraries are a plain mapping:
     27–30 E S W N  东 南 西 北
     31–33 C F P    中 发 白  (the order of the wildcard cycle 中→发→白)
 
-A physical tile's identity is 0–135; its kind is ``tile_id // 4``.
+A physical tile's identity is 0–135; its kind is ``kind_of(tile_id)``, ``tile_id // 4``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from engine.errors import EngineError
 
@@ -50,23 +50,14 @@ def suit_of(kind: int) -> int:
     return kind // 9 if kind < 27 else HONOR
 
 
-def is_honor(kind: int) -> bool:
-    return kind >= 27
-
-
 def is_terminal(kind: int) -> bool:
     return kind < 27 and kind % 9 in (0, 8)
 
 
-def number_of(kind: int) -> int:
-    """1–9 for suited kinds; 0 for honors."""
-    return kind % 9 + 1 if kind < 27 else 0
-
-
-def kind_of(tile_id: int) -> int:
-    if not 0 <= tile_id < NUM_TILES:
-        raise ValueError(f"tile id {tile_id} is outside 0–135")
-    return tile_id // COPIES
+def kind_of(tile: int) -> int:
+    """The kind (0–33) of a physical tile (0–135): its four copies are consecutive ids.
+    Unchecked: a tile id is checked where it comes in (an event, a tag, the notation)."""
+    return tile // COPIES
 
 
 def successor(kind: int) -> int:
@@ -170,11 +161,3 @@ def format_kinds(kinds: Iterable[int]) -> str:
     dragons = "".join(HONOR_LETTERS[k - 27] for k in ordered if k >= RED)
     groups.extend(g for g in (winds, dragons) if g)
     return " ".join(groups)
-
-
-def format_counts(counts: Sequence[int]) -> str:
-    return format_kinds(k for k in range(NUM_KINDS) for _ in range(counts[k]))
-
-
-def zh_format_kinds(kinds: Iterable[int]) -> str:
-    return " ".join(zh_name(k, long=False) for k in sorted(kinds))

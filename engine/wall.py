@@ -58,7 +58,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
-from engine.tiles import NUM_TILES, successor
+from engine.tiles import NUM_TILES, kind_of, successor
 
 NUM_SEATS = 4
 WALL_STACKS = 17
@@ -412,7 +412,7 @@ class Draw(NamedTuple):
 
     @property
     def kind(self) -> int | None:
-        return None if self.tile is None else self.tile // 4
+        return None if self.tile is None else kind_of(self.tile)
 
 
 # Draw(position, tile) without the named tuple's Python-level __new__: the same tuple,
@@ -467,7 +467,7 @@ class Flip:
 
     @property
     def kind(self) -> int | None:
-        return None if self.tile is None else self.tile // 4
+        return None if self.tile is None else kind_of(self.tile)
 
     @property
     def next_kind(self) -> int | None:
@@ -476,7 +476,7 @@ class Flip:
 
     @property
     def under_kind(self) -> int | None:
-        return None if self.under_tile is None else self.under_tile // 4
+        return None if self.under_tile is None else kind_of(self.under_tile)
 
     @property
     def under_next_kind(self) -> int | None:

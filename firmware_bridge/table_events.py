@@ -29,7 +29,7 @@ class TableStatus:
 @dataclass(frozen=True, slots=True)
 class LiftOrder:
     """The whole wall as the lift reader saw it go up, by ring position. Secret: never to be
-    published (design.md, 'One projection for what the public may see')."""
+    published (docs/design.md, 'One projection for what the public may see')."""
 
     uids: tuple[bytes, ...]
     t: float

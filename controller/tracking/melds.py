@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from engine.round.actions import Action, Chow, Kong, Pung
 from engine.round.state import RoundState
+from engine.tiles import kind_of
 from firmware_bridge.protocol.messages import SeatButton
 
 
@@ -18,15 +19,15 @@ def meld_claim(
     seat: int, discard: int, laid: list[int], button: SeatButton | None
 ) -> Action | None:
     """The claim ``laid`` (the seat's own tiles in its melds, with the discard) makes."""
-    kind = discard // 4
-    same = [t for t in laid if t // 4 == kind]
+    kind = kind_of(discard)
+    same = [t for t in laid if kind_of(t) == kind]
     if button is SeatButton.KONG or (button is None and len(same) >= 3):
         return Kong(seat) if len(same) >= 3 else None
     if button is SeatButton.PUNG or (button is None and len(same) == 2):
         return Pung(seat, (same[0], same[1])) if len(same) >= 2 else None
     for i, a in enumerate(laid):
         for b in laid[i + 1 :]:
-            if is_chow(kind, a // 4, b // 4):
+            if is_chow(kind, kind_of(a), kind_of(b)):
                 return Chow(seat, (a, b))
     return None
 
@@ -42,6 +43,6 @@ def blind_claim(st: RoundState, seat: int, button: SeatButton) -> Action | None:
     hand = st.hands[seat]
     for a in hand:
         for b in hand:
-            if a < b and is_chow(tile // 4, a // 4, b // 4):
+            if a < b and is_chow(kind_of(tile), kind_of(a), kind_of(b)):
                 return Chow(seat, (a, b))
     return None

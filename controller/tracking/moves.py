@@ -36,6 +36,7 @@ from engine.round.actions import (
     RollDice,
 )
 from engine.round.state import SEATS, Phase, RoundState
+from engine.tiles import kind_of
 from engine.wall import FlipKind
 from firmware_bridge.rfid.zones import ZoneKind
 
@@ -170,12 +171,12 @@ class Moves:
         laid = [t for t in hand if pic.zone_of(t) == mz]
         if not laid:
             return False
-        counts = Counter(t // 4 for t in laid)
-        four = next((t for t in laid if counts[t // 4] == 4), None)
+        counts = Counter(kind_of(t) for t in laid)
+        four = next((t for t in laid if counts[kind_of(t)] == 4), None)
         if four is not None:
             return self._submit(Kong(seat, four), now)
-        pungs = {m.tiles[0] // 4 for m in st.melds[seat] if m.type is MeldType.PUNG}
-        added = next((t for t in laid if t // 4 in pungs), None)
+        pungs = {kind_of(m.tiles[0]) for m in st.melds[seat] if m.type is MeldType.PUNG}
+        added = next((t for t in laid if kind_of(t) in pungs), None)
         return added is not None and self._submit(Kong(seat, added), now)
 
     def _thrown(self, st: RoundState, seat: int) -> int | None:
@@ -256,10 +257,10 @@ class Moves:
         """Two of the discard's kind laid while the seat holds the third: a pung, or a kong
         whose last tile is not read yet. Readers report a meld's tiles in no set order, so
         the tiles decide only after ``meld_settle`` seconds without a new one."""
-        kind = discard // 4
-        if sum(1 for t in laid if t // 4 == kind) != 2:
+        kind = kind_of(discard)
+        if sum(1 for t in laid if kind_of(t) == kind) != 2:
             return False
-        if not any(t // 4 == kind and t not in laid for t in st.hands[seat]):
+        if not any(kind_of(t) == kind and t not in laid for t in st.hands[seat]):
             return False
         latest = max(self.picture.entered(t) for t in (*laid, discard))
         return now - latest < self.meld_settle

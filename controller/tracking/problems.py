@@ -17,7 +17,7 @@ from controller.alerts import Alert, AlertKind, PublicAlert
 from controller.tracking.picture import TablePicture
 from engine.round.events import Event, WinRejected
 from engine.round.state import SEATS, Phase, RoundState
-from engine.tiles import kind_name
+from engine.tiles import kind_name, kind_of
 from firmware_bridge.rfid.zones import Zone, ZoneKind
 
 log = structlog.get_logger("controller.tracker")
@@ -35,7 +35,7 @@ def _zone_name(zone: Zone | None) -> str:
 
 
 def _tile(t: int) -> str:
-    return kind_name(t // 4)
+    return kind_name(kind_of(t))
 
 
 class TrackerAlerts:

@@ -18,8 +18,7 @@ import asyncio
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -237,12 +236,3 @@ class HashGate:
                 return await asyncio.to_thread(work)
         finally:
             self._queued -= 1
-
-
-@contextmanager
-def stream_slot(slots: StreamSlots, client: str) -> Iterator[None]:
-    slots.take(client)
-    try:
-        yield
-    finally:
-        slots.give_back(client)

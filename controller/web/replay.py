@@ -2,7 +2,7 @@
 
 A finished hand is replayed with everything (every seat's concealed tiles, the 暗精); any other
 hand only with what the table showed openly (``public_view`` and public events), because a
-hand still in play must not leak through the owners' pages either (design.md).
+hand still in play must not leak through the owners' pages either (docs/design.md).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from engine.round.events import (
 )
 from engine.round.replay import check, describe, steps
 from engine.round.state import SEATS, RoundState
-from engine.tiles import en_name, kind_name, zh_name
+from engine.tiles import en_name, kind_name, kind_of, zh_name
 
 FINISHED = "finished"
 
@@ -44,7 +44,7 @@ class ReplayError(ValueError):
 
 
 def _k(tile: int) -> str:
-    return kind_name(tile // 4)
+    return kind_name(kind_of(tile))
 
 
 def owner_view(state: RoundState) -> dict[str, Any]:
@@ -52,7 +52,7 @@ def owner_view(state: RoundState) -> dict[str, Any]:
     view = public_view(state)
     for s in range(SEATS):
         seat = view["seats"][s]
-        seat["hand"] = [kind_name(k) for k in sorted(t // 4 for t in state.hands[s])]
+        seat["hand"] = [kind_name(k) for k in sorted(kind_of(t) for t in state.hands[s])]
         seat["melds"] = [
             {"type": m.type.value, "tiles": [_k(t) for t in m.tiles], "from": m.from_seat}
             for m in state.melds[s]
@@ -64,7 +64,7 @@ def owner_view(state: RoundState) -> dict[str, Any]:
 
 
 def _zh_tile(tile: int | None) -> str:
-    return "?" if tile is None else zh_name(tile // 4)
+    return "?" if tile is None else zh_name(kind_of(tile))
 
 
 def _seat_zh(s: int | None) -> str:
@@ -142,7 +142,7 @@ def _public_text(e: Event) -> dict[str, str]:
             word = {"caishen": "财神", "xia_jing": "下精"}.get(e.purpose, "精")
             return {
                 "zh": f"翻{word}：{_zh_tile(e.tile)}",
-                "en": f"{e.purpose}: {en_name(e.tile // 4)}",
+                "en": f"{e.purpose}: {en_name(kind_of(e.tile))}",
             }
     return _texts(e)
 

@@ -27,6 +27,7 @@ from engine.round.events import (
 from engine.round.finish import finished_hand
 from engine.round.state import AT_ROB, SEATS, Phase, RoundState, Source
 from engine.settlement import SeatEnd, Win, WinSource
+from engine.tiles import kind_of
 
 _SOURCE_NAMES: dict[WinSource, SourceName] = {
     WinSource.SELF_DRAW: "self",
@@ -49,7 +50,7 @@ def candidate_win(state: RoundState, seat: int) -> Win:
     in the window (the discard, or the tile added to a kong)."""
     tile = state.last_tile
     assert tile is not None
-    kind = tile // 4
+    kind = kind_of(tile)
     if state.phase is Phase.TURN:
         source = (
             WinSource.KONG_REPLACEMENT
@@ -103,7 +104,7 @@ def _seat_refuses(state: RoundState, win: Win) -> bool:
     """The ruleset's verdict on the winner's seat alone, built as ``finished_hand`` would
     (the winner's melds are never a robbed kong: that is the discarder's)."""
     seat = win.seat
-    concealed = [t // 4 for t in state.hands[seat]]
+    concealed = [kind_of(t) for t in state.hands[seat]]
     if not win.self_drawn:
         concealed.append(win.tile)
     end = SeatEnd(tuple(concealed), state.held_melds(seat))

@@ -11,6 +11,7 @@ from engine.round.events import SettlementDict, WinDeclared
 from engine.round.state import SEATS, RoundState
 from engine.settlement import FinishedHand, SeatEnd, Settlement, Win, WinSource
 from engine.settlement.ledger import Amount, Line
+from engine.tiles import kind_of
 
 _SOURCES = {
     "self": WinSource.SELF_DRAW,
@@ -23,7 +24,7 @@ _SOURCES = {
 def win_of(e: WinDeclared) -> Win:
     return Win(
         seat=e.seat,
-        tile=e.tile // 4,
+        tile=kind_of(e.tile),
         source=_SOURCES[e.source],
         discarder=e.discarder,
         tian=e.tian,
@@ -87,14 +88,14 @@ def _build(state: RoundState, wins: tuple[Win, ...]) -> FinishedHand:
     robbed = next((w for w in wins if w.source is WinSource.ROB_KONG), None)
     seats: list[SeatEnd] = []
     for s in range(SEATS):
-        concealed = [t // 4 for t in state.hands[s]]
+        concealed = [kind_of(t) for t in state.hands[s]]
         win = by_seat.get(s)
         if win is not None and not win.self_drawn:
             concealed.append(win.tile)
         melds = [m.meld() for m in state.melds[s]]
         if robbed is not None and robbed.discarder == s:
             melds = [_unrob(m, robbed.tile) for m in melds]
-        discards = [t // 4 for t in state.discards[s]]
+        discards = [kind_of(t) for t in state.discards[s]]
         if taken_from == s and discards:
             discards.pop()
         seats.append(SeatEnd(tuple(concealed), tuple(melds), tuple(discards)))
@@ -134,7 +135,7 @@ def _guan_fengxiang(state: RoundState, wins: Sequence[Win]) -> bool:
     if discarder is None:
         return False
     wild = state.wild
-    return any(t // 4 >= 27 and t // 4 not in wild for t in state.hands[discarder])
+    return any(k >= 27 and k not in wild for k in map(kind_of, state.hands[discarder]))
 
 
 def settle(state: RoundState) -> Settlement:

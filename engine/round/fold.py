@@ -45,6 +45,7 @@ from engine.round.state import (
     RoundState,
     Source,
 )
+from engine.tiles import kind_of
 from engine.wall import Dice, Wall
 
 
@@ -170,7 +171,7 @@ def _flipped(state: RoundState, e: JingFlipped) -> None:
     if e.purpose == "xia_jing":
         state.phase = Phase.SETTLE
     else:
-        state.wild = state.ruleset.wild_kinds(e.tile // 4)
+        state.wild = state.ruleset.wild_kinds(kind_of(e.tile))
         state.phase = Phase.TURN
         state.turn = state.dealer
 
@@ -215,7 +216,7 @@ def _discarded(state: RoundState, e: Discarded) -> None:
     if e.declined_win:
         state.blocked[e.seat] = True
     if state.gz_active:  # (most discards come after 跟庄 is out of the question)
-        _genzhuang(state, e.seat, e.tile // 4)
+        _genzhuang(state, e.seat, kind_of(e.tile))
     state.responses = {}
     state.phase = AT_CLAIM
     state.turn = e.seat
@@ -247,7 +248,7 @@ def _passed(state: RoundState, e: Passed) -> None:
 
 
 def _resolved(state: RoundState, e: ClaimsResolved) -> None:
-    kind = e.tile // 4
+    kind = kind_of(e.tile)
     for seat in e.passed:
         state.passed_kinds[seat].add(kind)
     state.responses = {}
@@ -279,10 +280,10 @@ def _claimed(state: RoundState, seat: int, src: int, tile: int, own: tuple[int, 
 
 def _chowed(state: RoundState, e: Chowed) -> None:
     _claimed(state, e.seat, e.from_seat, e.tile, e.tiles)
-    tiles = tuple(sorted((*e.tiles, e.tile), key=lambda t: t // 4))
+    tiles = tuple(sorted((*e.tiles, e.tile), key=kind_of))
     state.melds[e.seat].append(HeldMeld(MeldType.CHOW, tiles, e.from_seat, e.tile))
     state.claims_count[e.seat] += 1
-    state.keep[e.seat] = e.tile // 4
+    state.keep[e.seat] = kind_of(e.tile)
 
 
 def _punged(state: RoundState, e: Punged) -> None:
@@ -290,7 +291,7 @@ def _punged(state: RoundState, e: Punged) -> None:
     tiles = (*e.tiles, e.tile)
     state.melds[e.seat].append(HeldMeld(MeldType.PUNG, tiles, e.from_seat, e.tile))
     state.claims_count[e.seat] += 1
-    state.keep[e.seat] = e.tile // 4
+    state.keep[e.seat] = kind_of(e.tile)
 
 
 def _konged(state: RoundState, e: Konged) -> None:
@@ -311,9 +312,11 @@ def _konged(state: RoundState, e: Konged) -> None:
         state.melds[seat].append(HeldMeld(MeldType.KONG_CONCEALED, e.tiles))
         state.phase = Phase.REPLACEMENT
         return
-    kind = e.tiles[0] // 4
+    kind = kind_of(e.tiles[0])
     melds = state.melds[seat]
-    i = next(i for i, m in enumerate(melds) if m.type is MeldType.PUNG and m.tiles[0] // 4 == kind)
+    i = next(
+        i for i, m in enumerate(melds) if m.type is MeldType.PUNG and kind_of(m.tiles[0]) == kind
+    )
     old = melds[i]
     # the added kong keeps the position of its pung: melds stay in the order declared
     melds[i] = HeldMeld(MeldType.KONG_ADDED, (*old.tiles, e.tiles[0]), old.from_seat, old.claimed)

@@ -1,4 +1,4 @@
-"""What the table shows openly (design.md: one projection for the public).
+"""What the table shows openly (docs/design.md: one projection for the public).
 
 Dice, 正精/副精 (or the 财神), discards, melds (a 暗杠 face down), how many tiles each
 seat holds, whose turn, the live wall's size, and the result once the hand is over.
@@ -12,11 +12,11 @@ from typing import Any
 from engine.hand import MeldType
 from engine.round.finish import settlement_to_dict
 from engine.round.state import SEATS, RoundState
-from engine.tiles import kind_name, successor
+from engine.tiles import kind_name, kind_of, successor
 
 
 def _name(tile: int) -> str:
-    return kind_name(tile // 4)
+    return kind_name(kind_of(tile))
 
 
 def public_view(state: RoundState) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from engine.round.events import (
 from engine.round.finish import settle
 from engine.round.fold import evolve, start
 from engine.round.state import RoundState
-from engine.tiles import format_kinds
+from engine.tiles import format_kinds, kind_of
 
 
 def split_hands(events: Iterable[Event]) -> Iterator[list[Event]]:
@@ -103,7 +103,7 @@ def _difference(recorded: dict[str, Any], derived: dict[str, Any]) -> str | None
 
 
 def _t(tile: int | None) -> str:
-    return "?" if tile is None else format_kinds([tile // 4])
+    return "?" if tile is None else format_kinds([kind_of(tile)])
 
 
 def describe(e: Event) -> str:
@@ -120,7 +120,7 @@ def describe(e: Event) -> str:
         case DiceRolled():
             return f"{who} rolls {e.a}+{e.b} ({e.purpose})"
         case Dealt():
-            return "dealt: " + " | ".join(format_kinds([t // 4 for t in h]) for h in e.tiles)
+            return "dealt: " + " | ".join(format_kinds([kind_of(t) for t in h]) for h in e.tiles)
         case JingFlipped():
             return f"{e.purpose} turned up: {_t(e.tile)}"
         case Drew():

@@ -62,7 +62,7 @@ from engine.round.state import (
     RoundState,
     Source,
 )
-from engine.tiles import NUM_TILES, counts_of
+from engine.tiles import NUM_TILES, counts_of, kind_of
 from engine.wall import Dice, FlipKind, second_roller
 
 Result = list[Event] | Rejection
@@ -278,9 +278,9 @@ def _discard(state: RoundState, a: Discard) -> Result:
     hand = state.hands[a.seat]
     if a.tile not in hand:
         return reject("not_in_hand", "手里没有这张牌", f"tile {a.tile} is not in the hand")
-    kind = a.tile // 4
+    kind = kind_of(a.tile)
     keep = state.keep[a.seat]
-    if state.claim_rules.keep_claimed and keep == kind and any(t // 4 != kind for t in hand):
+    if state.claim_rules.keep_claimed and keep == kind and any(kind_of(t) != kind for t in hand):
         return reject(
             "keep_claimed", "不能吃啥打啥、碰啥打啥", "cannot discard the tile just claimed"
         )
@@ -314,11 +314,11 @@ def _kong(state: RoundState, a: Kong) -> Result:
         return reject("not_in_hand", "手里没有这张牌", "name a tile in the hand")
     if state.wall.peek_tail() is None:
         return reject("wall_empty", "没有补牌了，不能杠", "no replacement tile is left")
-    kind = a.tile // 4
-    same = [t for t in state.hands[a.seat] if t // 4 == kind]
+    kind = kind_of(a.tile)
+    same = [t for t in state.hands[a.seat] if kind_of(t) == kind]
     if len(same) == 4:
         return [Konged(a.seat, "concealed", tuple(same))]
-    if any(m.type is MeldType.PUNG and m.tiles[0] // 4 == kind for m in state.melds[a.seat]):
+    if any(m.type is MeldType.PUNG and kind_of(m.tiles[0]) == kind for m in state.melds[a.seat]):
         return [Konged(a.seat, "added", (a.tile,))]
     return reject("no_kong", "不能杠这张牌", "a kong needs four in hand, or a pung of it")
 
@@ -353,7 +353,7 @@ def _claim(state: RoundState, seat: int, claim: ClaimName, tiles: tuple[int, ...
     rules = state.claim_rules
     tile = state.last_tile
     assert tile is not None and state.wall is not None
-    kind = tile // 4
+    kind = kind_of(tile)
     hand = state.hands[seat]
     if claim != "chow" and rules.jing_chow_only and kind in state.wild:
         return reject(
@@ -381,10 +381,10 @@ def _same_tiles(
     hand: list[int], kind: int, need: int, tiles: tuple[int, ...] | None
 ) -> tuple[int, ...] | Rejection:
     if tiles is None:
-        same = tuple(t for t in hand if t // 4 == kind)[:need]
+        same = tuple(t for t in hand if kind_of(t) == kind)[:need]
     else:
         same = tuple(tiles)
-        if len(set(same)) != len(same) or any(t not in hand or t // 4 != kind for t in same):
+        if len(set(same)) != len(same) or any(t not in hand or kind_of(t) != kind for t in same):
             return reject("not_in_hand", "手里没有这些牌", "the named tiles are not in the hand")
     if len(same) != need:
         return reject("not_enough", "手里这张牌不够", f"{need} of that tile are needed")
@@ -401,7 +401,7 @@ def _chow_tiles(
     hand = state.hands[seat]
     if any(t not in hand for t in tiles):
         return reject("not_in_hand", "手里没有这些牌", "the named tiles are not in the hand")
-    ks = sorted([kind, tiles[0] // 4, tiles[1] // 4])
+    ks = sorted([kind, kind_of(tiles[0]), kind_of(tiles[1])])
     if ks[2] >= 27 or ks[0] // 9 != ks[2] // 9 or ks != [ks[0], ks[0] + 1, ks[0] + 2]:
         return reject("bad_chow", "不成顺子", "the three tiles are not a sequence")
     return tuple(tiles)

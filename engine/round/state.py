@@ -17,7 +17,7 @@ from engine.round.events import ClaimDeclared, DiceRolled, HandStarted, WinDecla
 from engine.rulesets import Ruleset, load_ruleset
 from engine.rulesets.base import ClaimRules
 from engine.settlement import Settlement
-from engine.tiles import NUM_TILES
+from engine.tiles import NUM_TILES, kind_of
 from engine.wall import Wall, WallRules
 
 SEATS = 4
@@ -80,8 +80,8 @@ def _meld_of(held: HeldMeld) -> Meld:
     """A held meld as kinds, memoised: every win check and the settlement ask for every
     seat's melds, and building a ``Meld`` validates it. A hand holds 16 melds at most and
     a later hand seldom holds the same tiles: a small table lets the old ones die young."""
-    claimed = None if held.claimed is None else held.claimed // 4
-    return Meld(held.type, tuple(t // 4 for t in held.tiles), held.from_seat, claimed)
+    claimed = None if held.claimed is None else kind_of(held.claimed)
+    return Meld(held.type, tuple(kind_of(t) for t in held.tiles), held.from_seat, claimed)
 
 
 @lru_cache(maxsize=64)
@@ -240,7 +240,7 @@ class RoundState:
         return None if f is None else f.kind
 
     def kinds(self, seat: int) -> list[int]:
-        return [t // 4 for t in self.hands[seat]]
+        return [kind_of(t) for t in self.hands[seat]]
 
     def tile_count(self, seat: int) -> int:
         """Tiles as the 13/14 rule counts them: a kong counts as three."""

@@ -1,7 +1,7 @@
-"""An alert storm (issue 21 point 7): 56,440 unknown tags in 60 s made 56,440 alerts, the
-publisher drained for 45 s after, and ``mjtable_outbox_depth`` read -47,100.
+"""An alert storm: 56,440 unknown tags in 60 s must not make 56,440 alerts, a publisher
+draining for 45 s after, or a negative ``mjtable_outbox_depth``.
 
-Now a flood is summed up per kind and place (``AlertGate``), nothing is lost from the count,
+A flood is summed up per kind and place (``AlertGate``), nothing is lost from the count,
 and the outbox gauge is kept by the store, exact whoever writes the rows.
 """
 

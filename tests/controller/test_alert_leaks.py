@@ -1,4 +1,5 @@
-"""Alerts on public channels name no tile and no tag (design.md; issue 21 point 1).
+"""Alerts on public channels name no tile and no tag (docs/design.md, "One projection
+for what the public may see").
 
 Hands played on the tracker harness with injected faults: a hand tile unread (少牌), a tile
 taken out of turn (相公: it would name the wall's next tile), a neighbour's antenna reading
@@ -25,7 +26,7 @@ from controller.runtime import KINDS
 from controller.store import EventStore
 from controller.tags import TagProblem
 from controller.web.live import LiveHub
-from engine.tiles import kind_name
+from engine.tiles import kind_name, kind_of
 from firmware_bridge.protocol.messages import SeatButton
 from firmware_bridge.rfid.inventory import TagIn
 from firmware_bridge.rfid.zones import Zone, ZoneKind
@@ -65,7 +66,8 @@ def _leaks(text: str) -> list[str]:
 
 
 def _play(t: Table, rng: random.Random) -> None:
-    """A hand with the issue's three reproductions, then moves mixed with misreads."""
+    """A hand with three leaks to avoid (a hand tile unread, a tile taken out of turn, a
+    neighbour's antenna reading a hand tile), then moves mixed with misreads."""
     t.to_play()
     st = t.state
     assert st.wall is not None
@@ -137,7 +139,7 @@ def test_no_public_alert_names_a_tile_or_a_tag(tmp_path: Path, seed: int) -> Non
     store.close()
 
 
-def test_the_issue_examples_say_seat_and_problem_only() -> None:
+def test_a_missing_tile_and_a_wrong_count_say_seat_and_problem_only() -> None:
     t = Table()
     t.to_play()
     tile = t.state.hands[2][0]
@@ -148,7 +150,7 @@ def test_the_issue_examples_say_seat_and_problem_only() -> None:
     count = said[AlertKind.XIANGGONG].public.message
     assert count == "相公：2号位手里有12张牌，应有13张（少1张）"
     detail = said[AlertKind.TILE_MISSING].detail
-    assert f"(tile {tile})" in detail and kind_name(tile // 4) in detail
+    assert f"(tile {tile})" in detail and kind_name(kind_of(tile)) in detail
 
 
 @pytest.mark.parametrize(

@@ -237,7 +237,7 @@ def test_broker_acl_command(tmp_path: Path) -> None:
     ],
 )
 def test_broker_acl_refuses_names_that_would_write_rules(tmp_path: Path, option: list[str]) -> None:
-    """Issue 21, point 10: every name that goes into the acl_file is checked."""
+    """Every name that goes into the acl_file is checked (a name could write rules)."""
     out = tmp_path / "acl"
     args = ["broker-acl", "--parlour", "p1", *option, "t1", "--out", str(out)]
     result = CliRunner().invoke(app, args)

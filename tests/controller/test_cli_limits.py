@@ -1,4 +1,5 @@
-"""Bounds and clear errors on the command line's input (issue 21.9, and 19.5's refusals).
+"""Bounds and clear errors on the command line's input, and its refusal of requests that
+cannot have happened.
 
 Every bad input exits 2 with ``error: <field or input>: …`` on stderr and nothing on
 stdout, never a traceback; ``analyze --json -`` answers a bad line and goes on.

@@ -1,5 +1,5 @@
 """`mjtable readers probe` and `mjtable enroll` against the virtual multi-antenna readers on
-real ptys (issue 22): the probe finds the reader, its firmware, antennas and power, and
+real ptys: the probe finds the reader, its firmware, antennas and power, and
 shows live reads per antenna; enrolment takes one antenna as the pad."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The command line imports only what the command run needs (issue 19.7).
+"""The command line imports only what the command run needs.
 
 ``mjtable settle``, ``analyze`` and ``rules check`` need the engine, not the service: a
 settle must not pay for FastAPI, MQTT or SQLAlchemy at start-up. The speed itself is

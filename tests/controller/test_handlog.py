@@ -73,7 +73,7 @@ def test_open_hands_have_no_handlog(store: EventStore) -> None:
         ({"events": [{"seat": 1}]}, r"handlog.events\[0\]: needs a 'type'"),
         ({"settlement": {"net": [1, 2, 3]}}, "handlog.settlement.net: expected 4 numbers"),
         ({"result": None}, "handlog.result"),
-        # What one table account sent to take the hub down (issue 21):
+        # What one table account could send to take the hub down:
         ({"hand_no": 10**30}, "handlog.hand_no: expected 0-1000000"),
         ({"hand_id": "h\x00"}, "handlog.hand_id: not a topic level id"),
         ({"started_at": "9999-12-31T23:59:59-23:59"}, "handlog.started_at: .* not between"),

@@ -75,7 +75,7 @@ class _Recorder(io.StringIO):
 
 
 def test_tracebacks_are_plain_and_rendered_off_the_callers_thread() -> None:
-    """A 500 logged with its traceback must not stall the event loop (issue 21, point 8):
+    """A 500 logged with its traceback must not stall the event loop:
     no locals rendered, and the rendering happens in the log writer's thread."""
     stream = _Recorder()
     configure_logging("info", "console", stream=stream)

@@ -99,8 +99,8 @@ def test_plain_aiomqtt_through_embedded_broker() -> None:
 
 
 def test_a_client_gets_only_the_retained_messages_its_own_filter_matches() -> None:
-    """amqtt sent a connecting client the retained messages of every other client's filter
-    (issue 21, point 11): a display of t1 got t2's retained topics."""
+    """amqtt sends a connecting client the retained messages of every other client's filter
+    unless patched: a display of t1 would get t2's retained topics."""
 
     async def main() -> None:
         async with EmbeddedBroker(port=0) as broker:

@@ -12,7 +12,7 @@ import pytest
 
 from controller.runtime import running
 from engine.round.events import JingFlipped, Shuffled
-from engine.tiles import kind_name
+from engine.tiles import kind_name, kind_of
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import (
     GUARD,
@@ -58,6 +58,6 @@ def test_hands_without_a_lift_order(
             flips = [e for e in events if isinstance(e, JingFlipped)]
             assert flips and all(f.tile is not None for f in flips)  # read off the jing spot
             shown = [j for j in rec.of("jing") if j["hand_id"] == stored.hand.id]
-            assert shown[-1]["indicator"] == kind_name(flips[0].tile // 4)
+            assert shown[-1]["indicator"] == kind_name(kind_of(flips[0].tile))
 
     asyncio.run(main())

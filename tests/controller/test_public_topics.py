@@ -1,4 +1,4 @@
-"""Public topics carry only what the table shows openly (design.md): 100 hands of lianhua
+"""Public topics carry only what the table shows openly (docs/design.md): 100 hands of lianhua
 (the ruleset with a secret 暗精) through the whole service, every message a subscriber gets
 checked against the stored log.
 
@@ -26,7 +26,7 @@ from engine.round.events import Event, Exhausted, JingFlipped, Shuffled, WinDecl
 from engine.round.fold import evolve
 from engine.round.projection import public_view
 from engine.round.state import RoundState
-from engine.tiles import kind_name
+from engine.tiles import kind_name, kind_of
 from tests.controller.external_service import play
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import data_dir, log_of, recording, until
@@ -96,7 +96,7 @@ class HandFacts:
         assert shuffled.order is not None
         self.order_text = json.dumps(list(shuffled.order[:12]))[1:-1]
         flip = next(e for e in log if isinstance(e, JingFlipped) and e.purpose == "jing")
-        self.indicator_kind = flip.tile // 4
+        self.indicator_kind = kind_of(flip.tile)
         self.under = flip.under_tile
 
 

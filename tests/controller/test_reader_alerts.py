@@ -1,5 +1,5 @@
-"""A reader's alert (issue 22) reaches the tracker's alerts naming the reader and antenna;
-the tag it may mention stays in the private detail."""
+"""A reader's alert (a multi-antenna reader's bad input) reaches the tracker's alerts naming
+the reader and antenna; the tag it may mention stays in the private detail."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``mjtable run`` with SQLite, GPIO off and the web app on imports only what that table
-uses (issue 24, memory): a Pi's RSS budget is mostly modules. The service plays a hand as
+uses: a Pi's RSS budget is mostly modules. The service plays a hand as
 its own process (``python -X importtime``) against a virtual table in the test's process
 configured as real hardware, and the modules it imported are checked, as
 ``test_cli_startup`` does for the engine commands. The RSS itself is measured by

@@ -1,4 +1,4 @@
-"""Whole hands through the service with each multi-antenna reader model (issue 22): the
+"""Whole hands through the service with each multi-antenna reader model: the
 virtual UHF A0 and HF ISC readers answer the service's sessions over ptys, miss 5 % of
 tags a round and read 2 % across zone borders, and every hand still settles exactly as the
 players' own round does. Real parts: ptys, the service, a real Mosquitto."""

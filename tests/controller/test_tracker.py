@@ -19,6 +19,7 @@ from controller.tracker import Alert, Tracker
 from engine.round.actions import Rejection, Shuffle
 from engine.round.events import HandStarted
 from engine.round.state import Phase, RoundState
+from engine.tiles import kind_of
 from firmware_bridge.protocol.messages import SeatButton
 from firmware_bridge.registry import TagRegistry
 from firmware_bridge.rfid.inventory import TagIn, TagOut
@@ -233,8 +234,8 @@ def _claim_wall(same: int) -> tuple[Table, int, list[int]]:
         t.to_play()
         st = t.state
         for tile in st.hands[0]:
-            held = [x for x in st.hands[2] if x // 4 == tile // 4]
-            if len(held) == same and tile // 4 not in st.wild:
+            held = [x for x in st.hands[2] if kind_of(x) == kind_of(tile)]
+            if len(held) == same and kind_of(tile) not in st.wild:
                 return t, tile, held
     raise AssertionError(f"no wall gives seat 2 {same} of a dealer's kind")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from controller.dealer_guide import due_roll
 from engine.round.state import Phase
+from engine.tiles import kind_of
 from firmware_bridge.protocol.messages import SeatButton
 from firmware_bridge.rfid.zones import Zone, ZoneKind
 from tests.controller.test_tracker import GRACE, Table, _claim_wall, discards, hand
@@ -58,8 +59,8 @@ def test_a_drawn_tile_discarded_and_claimed_unread_was_drawn_discarded_and_claim
         t.to_play()
         t.move(t.state.hands[0][0], hand(0), discards(0))
         drawn = _head(t)
-        pair = [x for x in t.state.hands[2] if x // 4 == drawn // 4]
-        if len(pair) == 2 and drawn // 4 not in t.state.wild:
+        pair = [x for x in t.state.hands[2] if kind_of(x) == kind_of(drawn)]
+        if len(pair) == 2 and kind_of(drawn) not in t.state.wild:
             break
     else:
         raise AssertionError("no wall lets seat 2 pung seat 1's next draw")
@@ -124,8 +125,8 @@ def _pung_on_seat_1() -> tuple[Table, int, list[int], int]:
         t.to_play()
         t.move(t.state.hands[0][0], hand(0), discards(0))
         for tile in t.state.hands[1]:
-            pair = [x for x in t.state.hands[2] if x // 4 == tile // 4]
-            if len(pair) == 2 and tile // 4 not in t.state.wild:
+            pair = [x for x in t.state.hands[2] if kind_of(x) == kind_of(tile)]
+            if len(pair) == 2 and kind_of(tile) not in t.state.wild:
                 return t, tile, pair, _head(t)
     raise AssertionError("no wall lets seat 2 pung a tile of seat 1's")
 

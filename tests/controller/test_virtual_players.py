@@ -52,8 +52,8 @@ def test_a_roll_the_players_did_not_press_for_is_taken_off_the_display() -> None
 
 
 def test_they_look_at_the_settlement_before_the_next_shuffle() -> None:
-    """Issue 21: in the demo the settlement was on screen 0.33 s before the next hand; the
-    players now pause on a settled hand (the demo's --between-hands) before EndHand."""
+    """The settlement stays on screen: the players pause on a settled hand (the demo's
+    --between-hands) before EndHand, rather than shuffling 0.33 s after it."""
     players = VirtualPlayers("xingguo", UIDS, between_hands=8.0)
     state, _ = play_hand(Session("xingguo").next_hand(), random.Random(4))
     sh = _Shadow(state, 1, 1)

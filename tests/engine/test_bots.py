@@ -17,7 +17,7 @@ from engine.round.fold import evolve_all
 from engine.round.rules import Rejection, apply
 from engine.round.state import Phase
 from engine.simulation import play_hand, table_action, waiting_seats
-from engine.tiles import counts_of
+from engine.tiles import counts_of, kind_of
 from tests.engine.round_helpers import play, play_hands
 
 OPTIONS = [
@@ -34,7 +34,7 @@ OPTIONS = [
 def test_discard_shanten_matches_the_engine(options: ShapeOptions, wild: frozenset[int]) -> None:
     rng = random.Random(f"{options}-{sorted(wild)}")
     for _ in range(150):
-        hand = [t // 4 for t in rng.sample(range(136), 14)]
+        hand = [kind_of(t) for t in rng.sample(range(136), 14)]
         scores = HandShape(counts_of(hand), wild, options, 0).discards(set(hand))
         for kind, got in scores.items():
             rest = list(hand)
@@ -55,7 +55,7 @@ def test_bots_win_and_keep_wildcards() -> None:
         for e in log:
             if e.type == "discarded":
                 discards += 1
-                jing_discards += e.tile // 4 in wild  # type: ignore[attr-defined]
+                jing_discards += kind_of(e.tile) in wild  # type: ignore[attr-defined]
     assert wins >= 15
     assert jing_discards * 20 < discards
 
@@ -86,7 +86,7 @@ def test_choice_is_the_best_of_the_discard_scores(
     for n in range(600):
         size = 14 - 3 * melds
         if n % 3 == 0:
-            hand = [t // 4 for t in rng.sample(range(136), size)]
+            hand = [kind_of(t) for t in rng.sample(range(136), size)]
         elif n % 3 == 1:  # near seven pairs
             kinds = rng.sample(range(34), 7)
             hand = [k for k in kinds[: size // 2] for _ in range(2)]
@@ -141,7 +141,7 @@ def test_a_bot_reads_the_hand_played_not_the_discard_it_chose() -> None:
         while state.settlement is None:
             action = table_action(state, rng) or bots[waiting_seats(state)[0]].act(state)
             if isinstance(action, Discard) and action.seat == 0:
-                others = [t for t in state.hands[0] if t // 4 != action.tile // 4]
+                others = [t for t in state.hands[0] if kind_of(t) != kind_of(action.tile)]
                 if others and overridden <= checked:
                     action = Discard(0, others[-1])
                     overridden += 1
@@ -150,7 +150,7 @@ def test_a_bot_reads_the_hand_played_not_the_discard_it_chose() -> None:
             evolve_all(state, result)
             if state.phase is Phase.CLAIM and state.turn != 0 and not state.responses:
                 held = bots[0]._current(state)
-                assert list(held.counts) == counts_of([t // 4 for t in state.hands[0]])
+                assert list(held.counts) == counts_of([kind_of(t) for t in state.hands[0]])
                 checked += 1
     assert overridden > 20 and checked > 60
 

@@ -1,4 +1,4 @@
-"""Public event forms hide what the table does not show (design.md: one public projection)."""
+"""Public event forms hide what the table does not show (docs/design.md: one public projection)."""
 
 from __future__ import annotations
 

@@ -50,7 +50,7 @@ from engine.round.fold import evolve
 from engine.round.projection import public_view
 from engine.round.state import Source
 from engine.simulation import play_session, table_action, waiting_seats
-from engine.tiles import kind_name, successor
+from engine.tiles import kind_name, kind_of, successor
 from tests.engine.round_helpers import check_places, play, play_hands
 
 
@@ -253,7 +253,7 @@ def test_lianhua_an_jing_is_recorded_but_never_public() -> None:
     flip = next(e for e in log if isinstance(e, JingFlipped))
     assert flip.under_tile is not None
     assert "under_tile" in flip.to_dict() and "under_tile" not in flip.public_dict()
-    assert finished_hand(state).an_indicator == flip.under_tile // 4
+    assert finished_hand(state).an_indicator == kind_of(flip.under_tile)
     for e in log:
         public = e.public_dict()
         assert "order" not in public and "under_tile" not in public
@@ -293,8 +293,8 @@ def test_chongji_may_not_discard_what_it_just_claimed() -> None:
             return False
         keep = state.keep[state.turn]
         hand = state.hands[state.turn]
-        same = [t for t in hand if t // 4 == keep]
-        if not same or all(t // 4 == keep for t in hand):
+        same = [t for t in hand if kind_of(t) == keep]
+        if not same or all(kind_of(t) == keep for t in hand):
             return False
         got = apply(state, Discard(state.turn, same[0]))
         assert isinstance(got, Rejection) and got.code == "keep_claimed"
@@ -415,7 +415,7 @@ def test_passing_a_tile_records_it_until_the_next_draw() -> None:
             if isinstance(e, ClaimsResolved) and state.phase is Phase.DRAW:
                 for seat in e.passed:
                     if seat != state.turn:
-                        assert e.tile // 4 in state.passed_kinds[seat]
+                        assert kind_of(e.tile) in state.passed_kinds[seat]
             if isinstance(e, Drew):
                 assert not state.passed_kinds[e.seat]
 
@@ -439,8 +439,8 @@ def test_public_view_shows_the_table_not_the_hands() -> None:
     assert '"hands"' not in text and "under" not in text and "order" not in text
     view = during[-1]
     assert view["jing"] == {
-        "zheng": kind_name(flip.tile // 4),
-        "fu": kind_name(successor(flip.tile // 4)),
+        "zheng": kind_name(kind_of(flip.tile)),
+        "fu": kind_name(successor(kind_of(flip.tile))),
     }
     seats = view["seats"]
     assert isinstance(seats, list)

@@ -3,8 +3,8 @@
 docs/rules/jing-family.md: xingguo 天胡/地胡 20 from each (60), 精吊 天胡/地胡 40 each
 (120), 德国 on them ×2 and +5; jian 32 each, 德国 69, 地胡 精吊 64, 德国 地胡 精吊 133.
 nanchang, yongfeng and lianhua keep xingguo's. A fixed amount comes from each of the
-three, a 地胡 won on the dealer's first discard too (issue 19.4: it was paid as a
-discard, 20/10/10). docs/rules/yichun.md: 天糊/地糊 is a factor of 12, paid as any win.
+three, a 地胡 won on the dealer's first discard too (not paid as a discard,
+20/10/10). docs/rules/yichun.md: 天糊/地糊 is a factor of 12, paid as any win.
 docs/rules/chongji.md: +10 龙 each. Seat 0 deals throughout.
 """
 
@@ -49,7 +49,7 @@ XINGGUO_ROWS = [
 NANCHANG_ROWS = [
     ("天胡 20", D, PINGHU_JING, "self", "tian", 20),
     ("地胡 20, first draw", 1, PINGHU_JING, "self", "di", 20),
-    # the issue's case: 有精平胡 may win on a discard in nanchang; was 20/10/10
+    # 有精平胡 may win on a discard in nanchang: a fixed 20 from each, not 20/10/10
     ("地胡 20, on the dealer's first discard", 1, PINGHU_JING, D, "di", 20),
     ("德国 地胡 20×2+5, on the dealer's first discard", 2, PINGHU_DEGUO, D, "di", 45),
 ]

@@ -1,6 +1,6 @@
-"""A settlement line's reason names each label once (issue 19.6).
+"""A settlement line's reason names each label once.
 
-Reasons had said a thing twice where two parts of a ruleset both named it: "平胡 杠上花
+A reason must not say a thing twice where two parts of a ruleset both name it, e.g. "平胡 杠上花
 杠上花 2×2" (the multiplier and the payment word), "杠爆 杠爆 自摸", "三元 三元", "自摸 … 自摸",
 "庄 4×2 + 庄 4×2 + 庄 4×2". The labels of a reason are its words with the arithmetic
 (digits, ×, +, ÷, brackets) taken out; none may repeat, over many random settlements of

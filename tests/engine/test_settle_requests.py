@@ -1,4 +1,4 @@
-"""Requests that cannot have happened are refused, the field named (issue 19.5).
+"""Requests that cannot have happened are refused, the field named.
 
 The checks live in the settlement-request model (``engine.settlement``) and in
 ``Ruleset.check``, so the CLI, the round and anything else that settles share them.

@@ -9,6 +9,7 @@ from engine.tiles import (
     TileNotationError,
     format_kinds,
     kind_name,
+    kind_of,
     parse_kind,
     parse_kinds,
     successor,
@@ -53,3 +54,7 @@ def test_chinese_names() -> None:
     assert zh_name(parse_kind("5s")) == "五条"
     assert zh_name(parse_kind("E"), long=False) == "东"
     assert [zh_name(k, long=False) for k in parse_kinds("CFP")] == ["中", "发", "白"]
+
+
+def test_a_physical_tiles_kind_is_its_id_over_four() -> None:
+    assert [kind_of(t) for t in range(136)] == [k for k in range(34) for _ in range(4)]

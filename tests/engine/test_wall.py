@@ -3,7 +3,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.rulesets import PresetError, builtin_ids, load_ruleset
-from engine.tiles import NUM_TILES, parse_kind, successor
+from engine.tiles import NUM_TILES, kind_of, parse_kind, successor
 from engine.wall import (
     RING_STACKS,
     BreakProcedure,
@@ -250,7 +250,7 @@ def test_flip_counted_from_the_tail() -> None:
     assert flip.position == 106
     assert flip.tile == 106
     assert not flip.in_play
-    assert wall.wildcard_kinds == (106 // 4, successor(106 // 4))
+    assert wall.wildcard_kinds == (kind_of(106), successor(kind_of(106)))
     assert flip.under_tile is None  # no 暗精 outside lianhua
 
 

@@ -1,7 +1,7 @@
 """The firmware's C link against the Python host link in simulated time: the scenario of
 tests/firmware_bridge/test_link_lossy.py (10,000 messages each way, 1 % byte corruption,
 1 % frames dropped, 1 % duplicated, byte-at-a-time) with the C link as the board, plus
-the bad-input cases of the issue (a host restarting mid-session, a host that never acks).
+the host's bad-input cases (a host restarting mid-session, a host that never acks).
 
 The same damage in real time, with the firmware as a process on a pty, is
 test_host_link.py; simulated time makes this one deterministic and lets it keep the

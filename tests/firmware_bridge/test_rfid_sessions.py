@@ -1,5 +1,5 @@
 """Multi-antenna reader sessions and the round resolver, sans-IO: border reads, moves, and
-every kind of bad input an alert must name (issue 22)."""
+every kind of bad input an alert must name."""
 
 from __future__ import annotations
 

@@ -157,4 +157,4 @@ def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path, tls: boo
             out.close()
         output = out_path.read_text(errors="replace")
         assert "Traceback" not in output, output
-        assert "hands stored" in output  # at info level, each stored batch (issue 21)
+        assert "hands stored" in output  # at info level, each stored batch

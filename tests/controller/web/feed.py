@@ -10,7 +10,7 @@ from engine.round import public_view
 from engine.round.events import DiceRolled, Event, JingFlipped, Settled
 from engine.round.fold import evolve
 from engine.round.state import RoundState
-from engine.tiles import kind_name, successor
+from engine.tiles import kind_name, kind_of, successor
 from engine.wall import wall_place
 
 Message = tuple[str, Any]
@@ -82,7 +82,7 @@ def hand_messages(
                     )
                 )
         if isinstance(event, JingFlipped) and event.purpose != "xia_jing":
-            indicator = event.tile // 4
+            indicator = kind_of(event.tile)
             if event.purpose == "caishen":
                 jing = {
                     "hand_id": hand_id,

@@ -62,7 +62,7 @@ def test_login_by_cookie_and_by_bearer(client: TestClient, app: FastAPI, filled:
     assert client.post("/api/v1/auth/logout").status_code == 204
     client.cookies.clear()
     assert client.get("/api/v1/auth/me").status_code == 401
-    # A logout ends every login of that owner, the copied token too (issue 21, point 11).
+    # A logout ends every login of that owner, the copied token too.
     assert client.get("/api/v1/tables", headers=bearer).status_code == 401
 
 

@@ -137,7 +137,7 @@ def test_a_damaged_settlement_is_refused_with_the_reason(
 def test_a_settlement_whose_reasons_were_altered_is_not_verified(
     authed: TestClient, filled: Filled, store: EventStore, where: str
 ) -> None:
-    """Issue 21, point 12: the nets unchanged, one line's reason rewritten, in the log's
+    """The nets unchanged, one line's reason rewritten, in the log's
     Settled event or in the stored settlement the pages show: not "结算已复核"."""
     hid = next(
         h

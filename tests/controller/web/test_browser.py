@@ -143,7 +143,7 @@ def test_display_follows_a_hand_live(
     # The next hand starts: the settlement goes away.
     hub.publish("hand", dict(steps[0])["hand"] | {"hand_id": "live-2"})
     page.wait_for_selector("#settlement", state="hidden")
-    # Its jing message names no tile until the flip: "未翻精", never 正精 東 (issue 21).
+    # Its jing message names no tile until the flip: "未翻精", never 正精 東.
     hub.publish("jing", {"hand_id": "live-2"})
     hub.publish("scores", {"session_id": "s1", "hand_no": 1, "totals": [6, -4, 0, -2]})
     page.wait_for_function("document.querySelector('[data-seat-score=\"0\"]').textContent === '+6'")
@@ -194,7 +194,7 @@ def test_dealer_view_shows_break_flip_and_alerts(
     text = page.text_content("#instruction") or ""
     assert text.startswith("从牌尾数第") and text.endswith("墩翻精")
     assert page.query_selector('#wall-map rect[data-mark="1"]') is not None
-    # In play: not "等待掷骰" (no roll is due), and the wall map stays (issue 21).
+    # In play: not "等待掷骰" (no roll is due), and the wall map stays.
     # what controller.dealer_guide says once the hand is played (no roll due)
     hub.publish("dealer", {"hand_id": "live-1", "dealer": 0, "step": "wait", "dice": None})
     page.wait_for_function("document.getElementById('instruction').textContent.includes('对局中')")
@@ -230,7 +230,7 @@ def test_owner_logs_in_and_replays_a_hand(
     page.click("#filters button[type=submit]")
     page.wait_for_function("document.querySelectorAll('#hands tr[data-hand]').length === 3")
     assert "status=finished" in (page.get_attribute("#export-csv", "href") or "")
-    # Dates read year-month-day in the Chinese page, not the browser's mm/dd/yyyy (issue 21).
+    # Dates read year-month-day in the Chinese page, not the browser's mm/dd/yyyy.
     date_from = page.query_selector("#filters input[name=from]")
     assert date_from is not None and date_from.get_attribute("placeholder") == "年-月-日"
     assert date_from.evaluate("e => e.type") == "text"

@@ -133,6 +133,6 @@ def test_sse_format() -> None:
 
 
 def test_the_dealer_waits_for_dice_only_when_a_roll_is_due() -> None:
-    """Issue 21: the dealer view said 等待掷骰 all through the hand."""
+    """Not 等待掷骰 all through the hand: only while the dealer is due to roll."""
     assert dealer_text({"step": "wait", "dealer": 0, "roller": 0})["zh"] == "等待掷骰"
     assert dealer_text({"step": "wait", "dealer": 0})["zh"].startswith("对局中")

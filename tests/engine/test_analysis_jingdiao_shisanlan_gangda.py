@@ -1,4 +1,5 @@
-"""The rule fidelity defects of issue 19 (points 1–3), each as the reviewer found it."""
+"""Three readings the analysis, the settlement and the round must share: 精吊 when the
+winning tile also fits a set, the shanten of 十三烂, and chongji's 杠达 as a win everywhere."""
 
 from __future__ import annotations
 
@@ -99,8 +100,8 @@ def test_gangda_off_is_no_win() -> None:
     assert shanten(hand, KONG_EAST, CAISHEN_9S, off) > 0
 
 
-def test_gangda_settles_as_before() -> None:
-    """The settlement reads the same readings as the analysis: 一杠一达 pays as it did."""
+def test_gangda_settles_as_one_kong_one_da() -> None:
+    """The settlement reads the same readings as the analysis: 一杠一达, paid 14 by each."""
     req = {
         "ruleset": "chongji",
         "dealer": 0,
