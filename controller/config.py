@@ -10,6 +10,7 @@ message names the field (``mqtt.url``) and, when it came from the environment, t
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import tomllib
@@ -167,6 +168,28 @@ class TrackerSettings(_Section):
     one summary with a count (a flood of stray tags is a few messages, not thousands)."""
 
 
+class NotLoopback(ValueError):
+    """The embedded broker was asked to listen where other machines reach it."""
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def require_loopback(host: str) -> None:
+    if not is_loopback(host):
+        raise NotLoopback(
+            f"the embedded MQTT broker has no accounts, so it listens on loopback only "
+            f"(127.0.0.1), not {host!r}: for displays on the LAN run Mosquitto with the "
+            f"accounts of `mjtable broker-acl` and set mqtt.embedded = false (docs/service.md)"
+        )
+
+
 class MqttSettings(_Section):
     embedded: bool = True
     """Run the broker in-process (demo, single table); false for a parlour's Mosquitto."""
@@ -219,6 +242,8 @@ class MqttSettings(_Section):
     def _consistent(self) -> MqttSettings:
         if self.embedded and self.tls:
             raise ValueError("url: the embedded broker has no TLS; use mqtt:// or embedded = false")
+        if self.embedded:
+            require_loopback(self.host)
         if self.embedded and self.ws_port and self.ws_port == self.port:
             raise ValueError(f"ws_port: {self.ws_port} is the url's port already")
         if self.password is not None and self.username is None:
