@@ -292,6 +292,40 @@ class WebSettings(_Section):
     enabled: bool = True
     host: str = "0.0.0.0"
     port: int = Field(8080, ge=0, le=65535)
+    brokers: list[str] = []
+    """WebSocket brokers (``ws://hub:9001``) the pages may give their account to besides
+    one on the page's own host (``?broker=``; docs/displays.md); nothing else is reached."""
+
+    @field_validator("brokers")
+    @classmethod
+    def _brokers(cls, value: list[str]) -> list[str]:
+        return [broker_origin(v) for v in value]
+
+
+def broker_origin(url: str) -> str:
+    """``ws://host:port`` of a broker's WebSocket URL, as a page (``URL.host``) and its CSP
+    name it: lower case, no default port."""
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    if parts.scheme not in ("ws", "wss") or not re.fullmatch(
+        r"[a-z0-9.-]{1,253}|[0-9a-f:.]{2,45}", host
+    ):
+        raise ValueError(f"must be ws://host:port or wss://host:port, got {url!r}")
+    if (
+        parts.username
+        or parts.password
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+    ):
+        raise ValueError(f"only ws://host:port (no account, path or query), got {url!r}")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"bad port in {url!r}") from None
+    name = f"[{host}]" if ":" in host else host
+    default = 80 if parts.scheme == "ws" else 443
+    return f"{parts.scheme}://{name}" + (f":{port}" if port not in (None, default) else "")
 
 
 class MetricsSettings(_Section):
