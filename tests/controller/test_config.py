@@ -152,6 +152,8 @@ def test_error_message_says_which_variable(monkeypatch: pytest.MonkeyPatch) -> N
         ("[mqtt]\nws_port = 70000", "mqtt.ws_port", "less than or equal to 65535"),
         ('[mqtt]\nurl = "mqtt://[::1]:9001"', "mqtt", "ws_port: 9001 is the url's port already"),
         ('[mqtt]\nurl = "mqtt://0.0.0.0:1883"', "mqtt", "loopback only"),
+        ('[web]\nbrokers = ["http://hub:9001"]', "web.brokers", "ws://host:port"),
+        ('[web]\nbrokers = ["ws://u:p@hub:9001"]', "web.brokers", "no account"),
         ('[store]\nurl = "mysql://x/y"', "store.url", "sqlite or postgresql"),
         ('[store]\nurl = "nonsense"', "store.url", "not a database URL"),
         ('[ruleset]\nid = "mars"', "ruleset", "mars"),
