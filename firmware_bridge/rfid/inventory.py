@@ -113,11 +113,7 @@ class InventoryTracker:
         last_seen = {uid: seen.pop(uid).last_seen for uid in gone}
 
         present = self._present[zone]
-        events: list[TagEvent] = []
-        for uid in sorted(gone):
-            if uid in present and not self._seen_elsewhere_in_zone(zone, uid):
-                present.discard(uid)
-                events.append(TagOut(zone, uid, now, last_seen[uid]))
+        events = self._out(zone, last_seen, now)
         for uid in sorted(uids - present):
             present.add(uid)
             events.append(TagIn(zone, uid, now))
@@ -166,12 +162,17 @@ class InventoryTracker:
         seen.clear()
         self._steady.pop(reader, None)
         self._last_scan.pop(reader, None)
+        return self._out(zone, last, now)
+
+    def _out(self, zone: Zone, last_seen: dict[bytes, float], now: float) -> list[TagEvent]:
+        """TagOut for each tag no longer seen by a reader, unless another reader of the
+        zone still sees it."""
         present = self._present[zone]
         events: list[TagEvent] = []
-        for uid in sorted(last):
+        for uid in sorted(last_seen):
             if uid in present and not self._seen_elsewhere_in_zone(zone, uid):
                 present.discard(uid)
-                events.append(TagOut(zone, uid, now, last[uid]))
+                events.append(TagOut(zone, uid, now, last_seen[uid]))
         return events
 
     def _last_seen(self, reader: int, uid: bytes) -> float:
