@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 
 from controller.config import ID_PATTERN
-from controller.handlog import ACK_NAME
+from controller.handlog import ACK_NAME, HANDLOG_NAME
 from controller.mqtt.flat import PREFIX as FLAT_PREFIX
 from controller.mqtt.topics import RETAINED
 
@@ -66,7 +66,7 @@ def render_acl(
         "",
         "# The hub: every table's finished hands and status in, acknowledgements out.",
         f"user {hub_user}",
-        f"topic read {base}/+/handlog",
+        f"topic read {base}/+/{HANDLOG_NAME}",
         f"topic read {base}/+/status",
         f"topic write {base}/+/{ACK_NAME}",
         "",

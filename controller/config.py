@@ -10,6 +10,7 @@ message names the field (``mqtt.url``) and, when it came from the environment, t
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import tomllib
@@ -167,6 +168,28 @@ class TrackerSettings(_Section):
     one summary with a count (a flood of stray tags is a few messages, not thousands)."""
 
 
+class NotLoopback(ValueError):
+    """The embedded broker was asked to listen where other machines reach it."""
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def require_loopback(host: str) -> None:
+    if not is_loopback(host):
+        raise NotLoopback(
+            f"the embedded MQTT broker has no accounts, so it listens on loopback only "
+            f"(127.0.0.1), not {host!r}: for displays on the LAN run Mosquitto with the "
+            f"accounts of `mjtable broker-acl` and set mqtt.embedded = false (docs/service.md)"
+        )
+
+
 class MqttSettings(_Section):
     embedded: bool = True
     """Run the broker in-process (demo, single table); false for a parlour's Mosquitto."""
@@ -219,6 +242,8 @@ class MqttSettings(_Section):
     def _consistent(self) -> MqttSettings:
         if self.embedded and self.tls:
             raise ValueError("url: the embedded broker has no TLS; use mqtt:// or embedded = false")
+        if self.embedded:
+            require_loopback(self.host)
         if self.embedded and self.ws_port and self.ws_port == self.port:
             raise ValueError(f"ws_port: {self.ws_port} is the url's port already")
         if self.password is not None and self.username is None:
@@ -267,6 +292,40 @@ class WebSettings(_Section):
     enabled: bool = True
     host: str = "0.0.0.0"
     port: int = Field(8080, ge=0, le=65535)
+    brokers: list[str] = []
+    """WebSocket brokers (``ws://hub:9001``) the pages may give their account to besides
+    one on the page's own host (``?broker=``; docs/displays.md); nothing else is reached."""
+
+    @field_validator("brokers")
+    @classmethod
+    def _brokers(cls, value: list[str]) -> list[str]:
+        return [broker_origin(v) for v in value]
+
+
+def broker_origin(url: str) -> str:
+    """``ws://host:port`` of a broker's WebSocket URL, as a page (``URL.host``) and its CSP
+    name it: lower case, no default port."""
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    if parts.scheme not in ("ws", "wss") or not re.fullmatch(
+        r"[a-z0-9.-]{1,253}|[0-9a-f:.]{2,45}", host
+    ):
+        raise ValueError(f"must be ws://host:port or wss://host:port, got {url!r}")
+    if (
+        parts.username
+        or parts.password
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+    ):
+        raise ValueError(f"only ws://host:port (no account, path or query), got {url!r}")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"bad port in {url!r}") from None
+    name = f"[{host}]" if ":" in host else host
+    default = 80 if parts.scheme == "ws" else 443
+    return f"{parts.scheme}://{name}" + (f":{port}" if port not in (None, default) else "")
 
 
 class MetricsSettings(_Section):

@@ -37,6 +37,8 @@ from controller.store import HandRecord, StoredHand
 
 FORMAT = "mjtable.handlog"
 VERSION = 1
+HANDLOG_NAME = "handlog"
+"""The topic of a finished hand's full log: for the hub's account only (broker_acl)."""
 ACK_NAME = "handlog_ack"
 MAX_ID_LENGTH = 64
 MAX_EVENTS = 10_000  # a real hand has a few hundred; more is not a hand log
@@ -89,7 +91,7 @@ class Handlog:
 
 
 def handlog_topic(topics: Topics) -> str:
-    return topics.topic("handlog")
+    return topics.topic(HANDLOG_NAME)
 
 
 def ack_topic(topics: Topics) -> str:
@@ -106,7 +108,7 @@ def hub_filter(parlour: str, root: str = "mahjong") -> str:
 def table_of_topic(topic: str) -> tuple[str, str]:
     """(parlour, table) of ``<root>/<parlour>/<table>/handlog`` (or ``…/handlog_ack``)."""
     parts = topic.split("/")
-    if len(parts) < 4 or parts[-1] not in ("handlog", ACK_NAME):
+    if len(parts) < 4 or parts[-1] not in (HANDLOG_NAME, ACK_NAME):
         raise HandlogError(f"not a handlog topic: {topic!r}")
     return parts[-3], parts[-2]
 

@@ -278,7 +278,8 @@ async def _start_broker(
         return mqtt, None
     from controller.mqtt.embedded import EmbeddedBroker  # amqtt: the demo's only
 
-    broker = EmbeddedBroker(mqtt.host, mqtt.port, ws_port=mqtt.ws_port or None)
+    own = Topics(config.parlour, config.table, mqtt.topic_root).prefix  # where it may write
+    broker = EmbeddedBroker(mqtt.host, mqtt.port, mqtt.ws_port or None, writable=own)
     await broker.start()
     stack.push_async_callback(broker.stop)
     return mqtt.model_copy(update={"url": broker.url}), broker.ws_url

@@ -163,7 +163,9 @@ class Tracker:
                 AlertKind.READER_SILENT, zones=(event.zone,), reader=event.reader_id
             )
             self.alerts.now(Alert(public, f"reader {event.reader_id} ({event.zone}) is silent"))
+            self.picture.reader_silent(event.reader_id, event.zone)
         elif isinstance(event, ReaderBack):
+            self.picture.reader_back(event.reader_id, event.zone)
             log.info("reader back", reader=event.reader_id, zone=str(event.zone))
         elif isinstance(event, ReaderAlert):
             public = PublicAlert(

@@ -320,6 +320,9 @@ class TableBridge:
                     self._silent.add(reader)
                     self._alarms += 1
                     self._emit(ReaderSilent(reader, zone, last, now))
+                    self._board_sets.pop(reader, None)  # a board's last set stands no more
+                    for event in self.tracker.reader_silent(reader, now):
+                        self._emit(event)
 
     async def _stand_board_sets(self) -> None:
         while True:

@@ -51,8 +51,8 @@ class DiceRolled:
 @dataclass(frozen=True, slots=True)
 class ReaderSilent:
     """`reader_id` (covering `zone`) has not reported for the bridge's `silent_after`
-    seconds; `last_report` is None if it never reported. Its zone's tags are kept as they
-    were: silence removes nothing."""
+    seconds; `last_report` is None if it never reported. A TagOut follows for each tag it
+    alone read: a silent reader's last report is no picture of its zone."""
 
     reader_id: int
     zone: Zone

@@ -19,7 +19,10 @@ JING_ZONE = Zone(ZoneKind.JING)
 class TablePicture:
     def __init__(self, book: TagBook, zones: ZoneMap) -> None:
         self.book = book
+        self.zones = zones
         self.observed = frozenset(zones.values())
+        """The zones a reader reports on now: a zone whose readers are all silent is not."""
+        self._silent: set[int] = set()
         self._at: dict[int, list[Zone]] = {}  # tile -> zones it is in, latest last
         self._entered: dict[int, float] = {}
 
@@ -44,6 +47,23 @@ class TablePicture:
         zs = self._at.get(found)
         if zs and zone in zs:
             zs.remove(zone)
+
+    def reader_silent(self, reader: int, zone: Zone) -> None:
+        """A silent reader's last report is no picture of its zone: once no reader reports
+        on the zone, its tiles are read nowhere and nothing is expected to be read there
+        (a discard from a hand whose reader is unplugged is no tile in two zones)."""
+        self._silent.add(reader)
+        if zone in self.observed and set(self.zones.readers_of(zone) or [reader]) <= self._silent:
+            self.observed = self.observed - {zone}
+            for zs in self._at.values():
+                if zone in zs:
+                    zs.remove(zone)
+
+    def reader_back(self, reader: int, zone: Zone) -> None:
+        """It reports again: its scans bring the zone's tiles back in (TagIn)."""
+        self._silent.discard(reader)
+        if zone in self.zones.values():
+            self.observed = self.observed | {zone}
 
     # --- what it shows ---------------------------------------------------------------------
 

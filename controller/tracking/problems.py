@@ -96,6 +96,8 @@ def find_problems(st: RoundState, picture: TablePicture) -> dict[Hashable, Alert
     counts = picture.counts()
     off: set[int] = set()
     for s in range(SEATS):
+        if picture.hand(s) not in picture.observed:
+            continue  # its reader is silent (alerted as such): no count to judge
         have, want = counts[picture.hand(s)], len(st.hands[s])
         if before_play:
             want = 14 if s == st.dealer else 13

@@ -125,6 +125,6 @@ def create_app(
     if metrics is not None:
         app.mount("/metrics", metrics.asgi_app())
     app.add_middleware(BodyLimit)
-    app.add_middleware(pages.SecurityHeaders)
+    app.add_middleware(pages.SecurityHeaders, brokers=settings.brokers)
     app.openapi = _openapi(app)  # type: ignore[method-assign]
     return app

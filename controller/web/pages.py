@@ -9,6 +9,8 @@ comes only through the API, which checks the login.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from fastapi import APIRouter
@@ -20,13 +22,26 @@ from controller.alerts import ADVICE
 STATIC = Path(__file__).with_name("static")
 router = APIRouter(include_in_schema=False)
 
-# Only this origin: a page here never loads a script, font or image from the internet. The
-# display and the floor may open a WebSocket to the parlour's broker (another port or host).
+# Only this origin: a page here never loads a script, font, style or image from the internet,
+# and no style in the page itself (a hostile field can never lay a box over the screen). The
+# display and the floor may open a WebSocket to the parlour's broker: on the page's own host
+# (any port), or one the config names (web.brokers); the account in the link goes nowhere else.
 CSP = (
-    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-    "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; "
+    "connect-src 'self'{brokers}; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
     "form-action 'self'"
 )
+_HOST = re.compile(rb"([A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(:[0-9]{1,5})?")
+
+
+def csp(host: bytes | None, brokers: Iterable[str] = ()) -> str:
+    """The CSP for a page asked for at ``host`` (the request's Host header)."""
+    allowed = list(brokers)
+    found = _HOST.fullmatch(host or b"")
+    if found:
+        name = found.group(1).decode()
+        allowed = [f"ws://{name}:*", f"wss://{name}:*", *allowed]
+    return CSP.format(brokers="".join(f" {origin}" for origin in allowed))
 
 
 def _page(name: str) -> FileResponse:
@@ -63,20 +78,23 @@ def owner() -> FileResponse:
 class SecurityHeaders:
     """Adds CSP and friends to every response (a plain ASGI wrapper: streams stay streams)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, brokers: Iterable[str] = ()) -> None:
         self.app = app
+        self.brokers = tuple(brokers)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        host = next((v for k, v in scope.get("headers", ()) if k == b"host"), None)
+        policy = csp(host, self.brokers).encode()
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 names = {k.lower() for k, _ in headers}
                 for key, value in (
-                    (b"content-security-policy", CSP.encode()),
+                    (b"content-security-policy", policy),
                     (b"x-content-type-options", b"nosniff"),
                     (b"referrer-policy", b"no-referrer"),
                     (b"x-frame-options", b"DENY"),

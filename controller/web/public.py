@@ -22,7 +22,13 @@ Ctx = Annotated[WebContext, Depends(context)]
 
 @router.get("/table", summary="Which table this is")
 def table(ctx: Ctx) -> PublicTable:
-    return PublicTable(parlour=ctx.settings.parlour, table=ctx.settings.table, topics=list(TOPICS))
+    settings = ctx.settings
+    return PublicTable(
+        parlour=settings.parlour,
+        table=settings.table,
+        topics=list(TOPICS),
+        brokers=list(settings.brokers),
+    )
 
 
 @router.get("/state", summary="The current public state: the last value of each live topic")

@@ -42,6 +42,8 @@ class PublicTable(BaseModel):
     parlour: str
     table: str
     topics: list[str]
+    brokers: list[str] = []
+    """Brokers (``ws://host:port``) a page may use besides one on its own host."""
 
 
 class TableOut(BaseModel):

@@ -38,6 +38,9 @@ class WebAppSettings:
     live_streams: int = 200
     """Open live streams (SSE) in all; each holds a file descriptor."""
     live_streams_per_client: int = 8
+    brokers: tuple[str, ...] = ()
+    """WebSocket brokers (``ws://host:port``) the pages may reach besides their own host's
+    (config ``web.brokers``): the CSP's connect-src and the pages' own check."""
 
     @classmethod
     def from_config(cls, config: TableConfig) -> WebAppSettings:
@@ -46,4 +49,5 @@ class WebAppSettings:
             parlour=config.parlour,
             table=config.table,
             secret_key=load_or_create_secret(config.data_dir / SECRET_FILE),
+            brokers=tuple(config.web.brokers),
         )

@@ -5,7 +5,8 @@ only when it has been missing from ``out_after_scans`` consecutive scans of ever
 that saw it **and** not seen for ``out_after_seconds``. Defaults: 2 scans and 0.25 s, so one
 misread scan never produces a TagOut, and a fast reader (>8 scans/s) still needs a quarter
 second of absence. Set one threshold to 1 scan / 0 s to rely on the other alone. Absence is
-only ever concluded at a scan: a reader that stops reporting removes nothing.
+concluded at a scan, or when the bridge judges a reader silent (``reader_silent``): what a
+reader no longer reports is no longer known to be there.
 
 Readers repeat the same inventory scan after scan (13 readers, 50 scans a second each, on
 an idle table): a scan equal to the reader's last one, while every tag the reader holds was
@@ -112,11 +113,7 @@ class InventoryTracker:
         last_seen = {uid: seen.pop(uid).last_seen for uid in gone}
 
         present = self._present[zone]
-        events: list[TagEvent] = []
-        for uid in sorted(gone):
-            if uid in present and not self._seen_elsewhere_in_zone(zone, uid):
-                present.discard(uid)
-                events.append(TagOut(zone, uid, now, last_seen[uid]))
+        events = self._out(zone, last_seen, now)
         for uid in sorted(uids - present):
             present.add(uid)
             events.append(TagIn(zone, uid, now))
@@ -151,6 +148,31 @@ class InventoryTracker:
         for seen_by_reader in self._seen.values():
             seen_by_reader.clear()
         self._steady.clear()
+        return events
+
+    def reader_silent(self, reader: int, now: float) -> list[TagEvent]:
+        """The reader stopped reporting (unplugged, dead): its sightings no longer count as
+        presence. A tag it alone held in its zone is out now; one another reader of the zone
+        still sees stays. Its next scan, if it comes back, brings TagIns as a first scan."""
+        seen = self._seen.get(reader)
+        zone = self._zone_of.get(reader)
+        if not seen or zone is None:
+            return []
+        last = {uid: self._last_seen(reader, uid) for uid in seen}
+        seen.clear()
+        self._steady.pop(reader, None)
+        self._last_scan.pop(reader, None)
+        return self._out(zone, last, now)
+
+    def _out(self, zone: Zone, last_seen: dict[bytes, float], now: float) -> list[TagEvent]:
+        """TagOut for each tag no longer seen by a reader, unless another reader of the
+        zone still sees it."""
+        present = self._present[zone]
+        events: list[TagEvent] = []
+        for uid in sorted(last_seen):
+            if uid in present and not self._seen_elsewhere_in_zone(zone, uid):
+                present.discard(uid)
+                events.append(TagOut(zone, uid, now, last_seen[uid]))
         return events
 
     def _last_seen(self, reader: int, uid: bytes) -> float:

@@ -10,8 +10,8 @@ per antenna, and ReaderAlerts.
 An HF reader with an empty zone is silent, exactly like a dead one. So an HF port sends a
 keepalive command (RF on) every `keepalive_interval`, and presence is judged as of the
 reader's last sign of life (any frame: a read or an ack), never later: a reader that dies
-keeps its tags and stops reporting (the bridge then raises "reader silent") instead of
-reporting an empty zone, which would take every tile out of it.
+stops reporting instead of reporting an empty zone (every tile taken out of it). The bridge
+then judges it silent: "reader silent", and its zone is read nowhere until it is back.
 """
 
 from __future__ import annotations

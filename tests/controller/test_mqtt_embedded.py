@@ -6,7 +6,10 @@ import asyncio
 import socket
 
 import aiomqtt
+import pytest
+from pydantic import ValidationError
 
+from controller.config import MqttSettings, NotLoopback
 from controller.mqtt import EmbeddedBroker
 from controller.store import EventStore
 from tests.controller.mqtt_helpers import (
@@ -122,5 +125,58 @@ def test_a_client_gets_only_the_retained_messages_its_own_filter_matches() -> No
                         if message.payload == b"marker":
                             break
                     assert {topic for topic, _ in seen} == {"m/p/t1/scores"}, seen
+
+    asyncio.run(asyncio.wait_for(main(), 30))
+
+
+def test_the_embedded_broker_listens_on_loopback_only() -> None:
+    """It has no accounts: on an address the LAN reaches it would hand every table's topics
+    to anyone and take retained messages from anyone. It refuses, saying what to do."""
+    for host in ("0.0.0.0", "192.168.1.20", "::", "table-7.local"):
+        with pytest.raises(NotLoopback, match="broker-acl"):
+            EmbeddedBroker(host)
+    with pytest.raises(ValidationError, match="loopback only"):
+        MqttSettings(embedded=True, url="mqtt://0.0.0.0:1883")
+    MqttSettings(embedded=False, url="mqtt://0.0.0.0:1883")  # a parlour's Mosquitto: its own
+    for host in ("127.0.0.1", "127.0.0.2", "localhost", "[::1]"):
+        MqttSettings(embedded=True, url=f"mqtt://{host}:1883")
+
+
+HANDLOG = "mahjong/p1/t1/handlog"
+
+
+def test_an_anonymous_client_gets_no_hand_log_and_writes_only_its_tables_topics() -> None:
+    """A hand log holds the concealed hands and the wall order: no anonymous subscriber gets
+    it, by a wildcard, by name, or retained; and nobody writes under another table."""
+
+    async def main() -> None:
+        async with EmbeddedBroker(port=0, writable="mahjong/p1/t1/") as broker:
+            port = broker.port
+            async with (
+                aiomqtt.Client("127.0.0.1", port, identifier="wide") as wide,
+                aiomqtt.Client("127.0.0.1", port, identifier="named") as named,
+            ):
+                await wide.subscribe("#", qos=1)
+                granted = await named.subscribe(HANDLOG, qos=1)
+                assert [int(getattr(g, "value", g)) for g in granted] == [0x80], granted
+                async with aiomqtt.Client("127.0.0.1", port, identifier="table") as table:
+                    await table.publish(HANDLOG, b'{"wall": "secret"}', qos=1)
+                    await table.publish(HANDLOG, b'{"wall": "secret"}', qos=1, retain=True)
+                    await table.publish("mahjong/p1/t2/scores", b"forged", qos=1, retain=True)
+                    await table.publish("mahjong/p1/t1/scores", b"marker", qos=1, retain=True)
+                seen = []
+                async for message in wide.messages:
+                    seen.append((message.topic.value, message.payload))
+                    if message.payload == b"marker":
+                        break
+                assert seen == [("mahjong/p1/t1/scores", b"marker")], seen
+            async with aiomqtt.Client("127.0.0.1", port, identifier="late") as late:
+                await late.subscribe("mahjong/#", qos=1)
+                retained = []
+                async for message in late.messages:
+                    retained.append(message.topic.value)
+                    if message.payload == b"marker":
+                        break
+                assert retained == ["mahjong/p1/t1/scores"], retained
 
     asyncio.run(asyncio.wait_for(main(), 30))

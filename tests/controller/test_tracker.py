@@ -226,6 +226,28 @@ def test_a_silent_reader_is_alerted() -> None:
     assert t.kinds() == ["reader_silent"]
 
 
+def test_a_silent_hand_readers_last_tiles_are_read_nowhere() -> None:
+    t = Table()
+    t.to_play()
+    tile = t.state.hands[0][0]
+    t.tracker.observe(ReaderSilent(1, hand(0), t.now, t.now), t.at())  # seat 0's hand reader
+    t.tag_in(discards(0), tile)  # the dealer discards; its hand reader says nothing
+    t.wait(GRACE * 2)
+    assert t.kinds() == ["reader_silent"]  # no tile in two zones, no count for seat 0's hand
+    assert t.tracker.zone_of(tile) == discards(0)
+    assert t.tracker.tiles_in(hand(0)) == []
+
+
+def test_a_hand_reader_back_reports_its_zone_again() -> None:
+    t = Table()
+    t.to_play()
+    t.tracker.observe(ReaderSilent(1, hand(0), t.now, t.now), t.at())
+    t.tracker.observe(ReaderBack(1, hand(0), t.now), t.at())
+    t.tag_in(hand(0), t.state.hands[0][0])  # its first scan again: one tile of fourteen
+    t.wait(GRACE * 2)
+    assert {"reader_silent", "xianggong"} <= set(t.kinds())  # the hand is judged again
+
+
 def _claim_wall(same: int) -> tuple[Table, int, list[int]]:
     """A hand where seat 2 holds ``same`` tiles (2: a pung to claim, 3: a kong) of a kind
     the dealer holds; the dealer's tile, and seat 2's."""

@@ -282,3 +282,19 @@ def test_a_repeated_scan_does_no_per_tag_work(monkeypatch: pytest.MonkeyPatch) -
         assert tracker.update(Inventory(1, i, frozenset(uids), i * 0.02)) == []
     assert len(made) == 3
     assert tracker.last_scan(1) == 49 * 0.02
+
+
+def test_a_silent_readers_sightings_stop_counting() -> None:
+    """Two readers watch one zone; the first falls silent: what it alone saw is out at once,
+    what the other still sees stays; its next scan brings its tags in again."""
+    tracker = InventoryTracker(ZoneMap({1: HAND0, 2: HAND0, 3: POOL}))
+    tracker.update(inv(1, 0.0, A, B))
+    tracker.update(inv(2, 0.0, A))
+    tracker.update(inv(3, 0.0, C))
+    out = tracker.reader_silent(1, 3.5)
+    assert [(e.zone, e.uid, e.t, e.last_seen) for e in out] == [(HAND0, B, 3.5, 0.0)]
+    assert tracker.present(HAND0) == {A} and tracker.present(POOL) == {C}
+    assert tracker.reader_silent(1, 4.0) == []  # once
+    back = tracker.update(inv(1, 5.0, A, B))
+    assert [(type(e), e.uid) for e in back] == [(TagIn, B)]
+    assert tracker.reader_silent(9, 6.0) == []  # a reader no zone lists

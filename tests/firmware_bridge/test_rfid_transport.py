@@ -163,7 +163,7 @@ async def _board_reader_letting_b_go(
 def test_a_set_the_board_sent_stands_until_it_sends_another() -> None:
     """A board sends a reader's set when it changes (and repeats it only each second): a tag
     missing from the newest set is out after the tracker's debounce, not at the repeat; a
-    reader the board stops forwarding is still called silent."""
+    reader the board stops forwarding is still called silent, and its set stands no more."""
 
     async def scenario() -> None:
         async with _board_reader_letting_b_go(silent_after=1.0) as (bridge, events):
@@ -173,10 +173,12 @@ def test_a_set_the_board_sent_stands_until_it_sends_another() -> None:
             await _until(
                 lambda: any(isinstance(e, ReaderSilent) and e.reader_id == 1 for e in events)
             )
-        (out,) = [e for e in events if isinstance(e, TagOut)]
+            await asyncio.sleep(0.3)  # standing sets would be fed again every 0.1 s
+        out, silenced = [e for e in events if isinstance(e, TagOut)]
         assert (out.zone, out.uid) == (HAND_0, UID_B)
         assert took < 0.7, took  # the tracker's 0.25 s and two scans, not a repeat's 1 s
-        assert bridge.tracker.present(HAND_0) == frozenset({UID_A})  # a silent reader keeps it
+        assert (silenced.zone, silenced.uid) == (HAND_0, UID_A)  # a silent reader's set: gone
+        assert bridge.tracker.present(HAND_0) == frozenset()
 
     asyncio.run(scenario())
 

@@ -146,7 +146,9 @@ def test_misreads_and_a_lossy_line_report_only_real_moves(codec: CodecName) -> N
 
 
 @pytest.mark.timeout(60)
-def test_an_unplugged_reader_is_reported_silent_and_recovers(tmp_path: Path) -> None:
+def test_an_unplugged_reader_is_reported_silent_its_tags_go_out_and_come_back(
+    tmp_path: Path,
+) -> None:
     driver = ScriptedDriver(deal(2))
     table = VirtualTable(SimConfig(seed=11, link_dir=tmp_path), driver)
     hand0_reader = next(i for i, r in enumerate(table.readers) if r.reader_ids == (1,))
@@ -163,11 +165,13 @@ def test_an_unplugged_reader_is_reported_silent_and_recovers(tmp_path: Path) -> 
             await table.unplug_reader(hand0_reader)
             await until(lambda: _states(log.of(DeviceState), url)[-1:] == ["disconnected"])
             await until(lambda: any(e.reader_id == 1 for e in log.of(ReaderSilent)))
+            # what it alone read is no longer there: its tags are out, it stays silent
+            await until(lambda: bridge.tracker.present(hand(0)) == frozenset())
             lift = table.model.lift_order
             driver.add(MoveTag(lift[2], hand(0)))  # seat 1's tile lands in seat 0's hand
             await until(lambda: driver.pending == 0 and table.idle)
             await asyncio.sleep(0.5)
-            assert bridge.tracker.present(hand(0)) == before  # silence removes nothing
+            assert bridge.tracker.present(hand(0)) == frozenset()
 
             await table.replug_reader(hand0_reader)
             await until(lambda: any(e.reader_id == 1 for e in log.of(ReaderBack)))
@@ -177,7 +181,8 @@ def test_an_unplugged_reader_is_reported_silent_and_recovers(tmp_path: Path) -> 
         assert states == ["connected", "disconnected", "connected"]
         assert _states(log.of(DeviceState), BOARD)[-1] == "up"
         outs = [e for e in log.tag_events() if isinstance(e, TagOut)]
-        assert [(e.zone, e.uid) for e in outs] == [(hand(1), table.model.lift_order[2])]
+        silenced = [(hand(0), uid) for uid in sorted(before)]
+        assert [(e.zone, e.uid) for e in outs] == [*silenced, (hand(1), table.model.lift_order[2])]
         assert bridge.readers[hand0_reader].connects == 2
 
     asyncio.run(scenario())

@@ -2,7 +2,10 @@
    MQTT.js (mqtt.min.js, vendored: nothing is fetched from the internet).
 
    Where and who, from the page's address:
-     ?broker=ws://hub:9001   the broker's WebSocket listener (default: this host, port 9001)
+     ?broker=ws://hub:9001   the broker's WebSocket listener (default: this host, port 9001);
+                             only this host or a broker the web app names (/api/v1/public/table
+                             `brokers`, the same list as its CSP's connect-src): the account
+                             goes nowhere else
      &parlour=p1&table=t3    which table (default: this web app's own)
      #username=display-t3&password=…   the account (in the fragment: never sent to a server)
 */
@@ -26,7 +29,18 @@ const MJBroker = (() => {
       username: f.get("username") || "",
       password: f.get("password") || "",
       wanted: q.has("broker"),
+      brokers: [], // more brokers the web app allows (its /api/v1/public/table says)
     };
+  }
+
+  /** May the page give its account to the link's broker? ws:/wss: on the page's own host,
+      or one the web app names. Anything else is refused before a byte is sent. */
+  function permitted(s) {
+    let u;
+    try { u = new URL(s.url); } catch { return false; }
+    if ((u.protocol !== "ws:" && u.protocol !== "wss:") || u.username || u.password) return false;
+    if (u.hostname === location.hostname) return true;
+    return Array.isArray(s.brokers) && s.brokers.includes(`${u.protocol}//${u.host}`);
   }
 
   /** MQTT.js, loaded only by pages that use the broker (a Pi's SSE page never needs it). */
@@ -49,10 +63,13 @@ const MJBroker = (() => {
   }
 
   /** Connect and subscribe to `filters`; onMessage(topic, text, retained). onState gets
-      "connecting" | "connected" | "reconnecting". Returns the MQTT.js client. */
+      "connecting" | "connected" | "reconnecting", or "refused" (a broker the page may not
+      use: nothing sent). Returns the MQTT.js client, or null. */
   function connect(s, filters, onMessage, onState) {
+    if (!permitted(s)) { onState("refused"); return null; }
     onState("connecting");
     const client = mqtt.connect(s.url, {
+      timerVariant: "native", // no keepalive timers in a blob worker: the CSP refuses one
       username: s.username || undefined,
       password: s.password || undefined,
       clientId: `mj-page-${Math.random().toString(16).slice(2, 10)}`,
@@ -90,9 +107,9 @@ const MJBroker = (() => {
       if (name === "events" && payload && payload.event) {
         payload = { ...payload.event, hand_id: payload.hand_id, seq: payload.seq };
       }
-      onMessage(name, payload, { at: Date.now() / 1000, replayed: retained });
+      onMessage(name, MJ.cleaned(name, payload), { at: Date.now() / 1000, replayed: retained });
     }, show);
   }
 
-  return { ROOT, settings, load, displayUrl, connect, tableLive };
+  return { ROOT, settings, permitted, load, displayUrl, connect, tableLive };
 })();

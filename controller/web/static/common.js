@@ -13,7 +13,8 @@ const MJ = (() => {
       zheng: "正精", fu: "副精", caishen: "财神", indicator: "翻牌", jing: "精",
       dice: "骰子", dealer: "庄家", turn: "轮到", wall: "牌墙剩余", tiles: "张",
       hand_no: "第{n}局", score: "总分", connected: "已连接", reconnecting: "连接中断，正在重连…",
-      connecting: "连接中…", offline: "牌桌离线", waiting: "等待开局", settlement: "结算",
+      connecting: "连接中…", refused: "未连接：链接里的消息服务器不是本机的，也不是本店设定的",
+      offline: "牌桌离线", waiting: "等待开局", settlement: "结算",
       net: "输赢", reason: "项目", payer: "付", payee: "收", amount: "分", draw: "流局",
       void: "本局作废", next_dealer: "下局庄家", no_jing: "未翻精", melds: "副露",
       discards: "弃牌", hand: "手牌", self_draw: "自摸", win: "胡", from: "放炮",
@@ -33,6 +34,7 @@ const MJ = (() => {
       jing: "Jing", dice: "Dice", dealer: "Dealer", turn: "Turn", wall: "Wall",
       tiles: "tiles", hand_no: "Hand {n}", score: "Score", connected: "Connected",
       reconnecting: "Connection lost, reconnecting…", connecting: "Connecting…",
+      refused: "Not connected: the link's broker is neither this host nor the parlour's",
       offline: "Table offline", waiting: "Waiting for the hand", settlement: "Settlement",
       net: "Net", reason: "Reason", payer: "Pays", payee: "Gets", amount: "Pts",
       draw: "Draw (流局)", void: "Hand void", next_dealer: "Next dealer",
@@ -53,8 +55,9 @@ const MJ = (() => {
   };
 
   function t(key, vars) {
-    let s = (TEXT[lang] && TEXT[lang][key]) ?? TEXT.zh[key] ?? key;
-    if (vars) for (const [k, v] of Object.entries(vars)) s = s.replace(`{${k}}`, v);
+    const own = (table) => (Object.hasOwn(table, key) ? table[key] : undefined);
+    let s = own(TEXT[lang]) ?? own(TEXT.zh) ?? String(key);
+    if (vars) for (const [k, v] of Object.entries(vars)) s = s.replace(`{${k}}`, () => String(v));
     return s;
   }
 
@@ -90,6 +93,7 @@ const MJ = (() => {
   /** "5m" / "E" / a kind 0-33 -> {suit: "m"|"p"|"s"|"z", n: 1-9 or honor index 0-6}. */
   function parseTile(name) {
     if (typeof name === "number") {
+      if (!Number.isInteger(name) || name < 0 || name > 33) return null;
       if (name < 27) return { suit: "mps"[Math.floor(name / 9)], n: (name % 9) + 1 };
       return { suit: "z", n: name - 27 };
     }
@@ -128,70 +132,208 @@ const MJ = (() => {
   };
   const BLUE = "#1d3557", RED = "#c1121f", GREEN = "#2d6a4f";
 
+  // ---- DOM: whatever comes from a topic or a request goes in as text, never as markup ----
+  const SVG_NS = "http://www.w3.org/2000/svg";
+
+  function build(node, attrs, children) {
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v !== null && v !== undefined && v !== false) node.setAttribute(k, String(v));
+    }
+    for (const c of children.flat(Infinity)) {
+      if (c === null || c === undefined || c === false || c === "") continue;
+      node.append(c instanceof Node ? c : String(c)); // a string is a text node
+    }
+    return node;
+  }
+
+  /** el("div", {class: "x"}, "text", child, [more]): an element; strings become text. */
+  const el = (tag, attrs, ...children) => build(document.createElement(tag), attrs, children);
+  const svg = (tag, attrs, ...children) => build(document.createElementNS(SVG_NS, tag), attrs, children);
+
   function face(p) {
     if (p.suit === "m") {
-      return `<text x="30" y="34" text-anchor="middle" font-size="25" fill="${BLUE}">${NUM_ZH[p.n - 1]}</text>` +
-        `<text x="30" y="69" text-anchor="middle" font-size="29" fill="${RED}">萬</text>`;
+      return [
+        svg("text", { x: 30, y: 34, "text-anchor": "middle", "font-size": 25, fill: BLUE }, NUM_ZH[p.n - 1]),
+        svg("text", { x: 30, y: 69, "text-anchor": "middle", "font-size": 29, fill: RED }, "萬"),
+      ];
     }
     if (p.suit === "p") {
       const r = DOT_R[p.n];
       return DOTS[p.n].map(([x, y], i) => {
         const c = p.n === 1 ? RED : (p.n === 5 && i === 2) || (p.n === 7 && i < 3) || (p.n === 9 && i >= 3 && i < 6) ? RED : i % 2 ? GREEN : BLUE;
-        return `<circle cx="${x}" cy="${y}" r="${r}" fill="none" stroke="${c}" stroke-width="${r > 10 ? 3 : 2}"/>` +
-          `<circle cx="${x}" cy="${y}" r="${r * 0.45}" fill="${c}"/>`;
-      }).join("");
+        return [
+          svg("circle", { cx: x, cy: y, r, fill: "none", stroke: c, "stroke-width": r > 10 ? 3 : 2 }),
+          svg("circle", { cx: x, cy: y, r: r * 0.45, fill: c }),
+        ];
+      });
     }
     if (p.suit === "s") {
       if (p.n === 1) {
-        return `<rect x="24" y="10" width="12" height="60" rx="6" fill="${GREEN}"/>` +
-          `<circle cx="30" cy="40" r="7" fill="${RED}"/><text x="30" y="76" text-anchor="middle" font-size="9" fill="${GREEN}">一条</text>`;
+        return [
+          svg("rect", { x: 24, y: 10, width: 12, height: 60, rx: 6, fill: GREEN }),
+          svg("circle", { cx: 30, cy: 40, r: 7, fill: RED }),
+          svg("text", { x: 30, y: 76, "text-anchor": "middle", "font-size": 9, fill: GREEN }, "一条"),
+        ];
       }
       const h = p.n >= 7 ? 17 : 22, w = p.n === 8 ? 6 : 7;
       return STICKS[p.n].map(([x, y], i) => {
         const c = (p.n === 5 && i === 2) || (p.n === 7 && i === 0) || (p.n === 9 && i % 3 === 1) ? RED : GREEN;
-        return `<rect x="${x - w / 2}" y="${y - h / 2}" width="${w}" height="${h}" rx="3" fill="${c}"/>` +
-          `<line x1="${x - w / 2}" x2="${x + w / 2}" y1="${y}" y2="${y}" stroke="#fff" stroke-width="1"/>`;
-      }).join("");
+        return [
+          svg("rect", { x: x - w / 2, y: y - h / 2, width: w, height: h, rx: 3, fill: c }),
+          svg("line", { x1: x - w / 2, x2: x + w / 2, y1: y, y2: y, stroke: "#fff", "stroke-width": 1 }),
+        ];
+      });
     }
     if (p.n === 6) { // 白板: an empty frame
-      return `<rect x="12" y="14" width="36" height="52" rx="3" fill="none" stroke="#3a6ea5" stroke-width="3"/>`;
+      return [svg("rect", { x: 12, y: 14, width: 36, height: 52, rx: 3, fill: "none", stroke: "#3a6ea5", "stroke-width": 3 })];
     }
     const colour = p.n === 4 ? RED : p.n === 5 ? GREEN : BLUE;
-    return `<text x="30" y="54" text-anchor="middle" font-size="38" fill="${colour}">${HONOR_FACE[p.n]}</text>`;
+    return [svg("text", { x: 30, y: 54, "text-anchor": "middle", "font-size": 38, fill: colour }, HONOR_FACE[p.n])];
   }
 
-  /** An SVG tile face; `cls` sizes it (tile-xl, tile-l, tile-m, tile-s). Hidden: face down. */
+  const MARKS = ["zheng", "fu", "caishen", "indicator"];
+
+  /** An SVG tile face (an element); `cls` sizes it (tile-xl, tile-l, tile-m, tile-s).
+      Hidden, or not a tile: face down. */
   function tile(name, cls = "tile-m", opts = {}) {
     const p = opts.hidden ? null : parseTile(name);
-    const title = p ? tileName(name) : "";
     const body = p
-      ? `<rect x="1.5" y="1.5" width="57" height="77" rx="7" fill="#fbf8ef" stroke="#a89f88" stroke-width="2"/>${face(p)}`
-      : `<rect x="1.5" y="1.5" width="57" height="77" rx="7" fill="#2f7d5b" stroke="#1b4d37" stroke-width="2"/>`;
-    return `<svg class="tile ${cls}${opts.mark ? " tile-" + opts.mark : ""}" viewBox="0 0 60 80" role="img" aria-label="${title}" data-tile="${p ? name : "back"}">` +
-      `<g font-family="'Noto Serif CJK SC','Noto Sans CJK SC',serif" font-weight="700">${body}</g></svg>`;
+      ? [svg("rect", { x: 1.5, y: 1.5, width: 57, height: 77, rx: 7, fill: "#fbf8ef", stroke: "#a89f88", "stroke-width": 2 }), face(p)]
+      : [svg("rect", { x: 1.5, y: 1.5, width: 57, height: 77, rx: 7, fill: "#2f7d5b", stroke: "#1b4d37", "stroke-width": 2 })];
+    const mark = MARKS.includes(opts.mark) ? ` tile-${opts.mark}` : "";
+    return svg("svg", {
+      class: `tile ${cls}${mark}`, viewBox: "0 0 60 80", role: "img",
+      "aria-label": p ? tileName(name) : "", "data-tile": p ? String(name) : "back",
+    }, svg("g", { "font-family": "'Noto Serif CJK SC','Noto Sans CJK SC',serif", "font-weight": 700 }, body));
   }
+
+  /** The same tile as markup, for the owners' page (its data comes from the API). */
+  const tileHtml = (name, cls, opts) => tile(name, cls, opts).outerHTML;
 
   const PIPS = { 1: [[2, 2]], 2: [[1, 1], [3, 3]], 3: [[1, 1], [2, 2], [3, 3]],
     4: [[1, 1], [3, 1], [1, 3], [3, 3]], 5: [[1, 1], [3, 1], [2, 2], [1, 3], [3, 3]],
     6: [[1, 1], [3, 1], [1, 2], [3, 2], [1, 3], [3, 3]] };
 
+  /** A die (an SVG element): 1-6 pips; anything else a blank face. */
   function die(n, cls = "die") {
-    const pips = (PIPS[n] || []).map(([x, y]) =>
-      `<circle cx="${x * 10}" cy="${y * 10}" r="${n === 1 ? 5 : 3.6}" fill="${n === 1 || n === 4 ? RED : "#222"}"/>`).join("");
-    return `<svg class="${cls}" viewBox="0 0 40 40" role="img" aria-label="${n}"><rect x="1" y="1" width="38" height="38" rx="7" fill="#fff" stroke="#999" stroke-width="2"/>${pips}</svg>`;
+    const k = int(n, 1, 6);
+    const pips = (PIPS[k] || []).map(([x, y]) =>
+      svg("circle", { cx: x * 10, cy: y * 10, r: k === 1 ? 5 : 3.6, fill: k === 1 || k === 4 ? RED : "#222" }));
+    return svg("svg", { class: cls, viewBox: "0 0 40 40", role: "img", "aria-label": k ?? "?" },
+      svg("rect", { x: 1, y: 1, width: 38, height: 38, rx: 7, fill: "#fff", stroke: "#999", "stroke-width": 2 }), pips);
   }
+
+  // ---- a topic's payload, typed and bounded -------------------------------------------
+  // Every page reads payloads through `clean`: a field of the wrong type or out of range
+  // is null (or left out), a string is cut short, a list is cut to what a table can hold.
+  const int = (v, lo, hi) => (Number.isInteger(v) && v >= lo && v <= hi ? v : null);
+  const str = (v, max = 200) => (typeof v === "string" ? v.slice(0, max) : "");
+  const seatNo = (v) => int(v, 0, 3);
+  const list = (v, max) => (Array.isArray(v) ? v.slice(0, max) : []);
+  const obj = (v) => (v && typeof v === "object" && !Array.isArray(v) ? v : {});
+  const oneOf = (v, options) => (options.includes(v) ? v : null);
+  const handId = (v) => str(v, 64) || null;
+  /** Points: a number (|n| < 1e9) or a half as the settlement writes it ("7/2"). */
+  const points = (v) => (typeof v === "number" && Number.isFinite(v) && Math.abs(v) < 1e9) ||
+    (typeof v === "string" && /^-?\d{1,9}\/2$/.test(v)) ? v : null;
+  /** A tile as the topics write it: a code ("5m", "E") or a kind 0-33; else null. */
+  const tileCode = (v) => (int(v, 0, 33) !== null || (typeof v === "string" && /^(?:[1-9][mps]|[ESWNCFP])$/.test(v)) ? v : null);
+  const texts = (v, max) => { const o = obj(v); return { zh: str(o.zh, max), en: str(o.en, max) }; };
+
+  const PHASES = ["shuffle", "break_dice", "second_dice", "deal", "flip", "turn", "draw",
+    "replacement", "claim", "rob", "xia_dice", "settle", "done"];
+  const PURPOSES = ["break", "break_second", "jing", "xia_jing"];
+
+  function roll(v) {
+    const r = obj(v), a = int(r.a, 1, 6), b = int(r.b, 1, 6);
+    return a && b ? { a, b, seat: seatNo(r.seat), purpose: oneOf(r.purpose, PURPOSES), hand_id: handId(r.hand_id) } : null;
+  }
+
+  function seatView(v) {
+    const x = obj(v);
+    return {
+      tiles: int(x.tiles, 0, 20),
+      melds: list(x.melds, 8).map((m) => ({ tiles: list(obj(m).tiles, 4).map(tileCode) })),
+      discards: list(x.discards, 40).map(tileCode).filter((t) => t !== null),
+    };
+  }
+
+  const clean = {
+    status: (v) => ({ state: oneOf(obj(v).state, ["online", "offline"]) }),
+    hand(v) {
+      const p = obj(v), j = obj(p.jing), seats = list(p.seats, 4);
+      return {
+        hand_id: handId(p.hand_id), hand_no: int(p.hand_no, 0, 1e6), ruleset: str(p.ruleset, 32),
+        dealer: seatNo(p.dealer), turn: seatNo(p.turn), phase: oneOf(p.phase, PHASES),
+        live: int(p.live, 0, 200), dice: list(p.dice, 16).map(roll).filter(Boolean),
+        jing: { zheng: tileCode(j.zheng), fu: tileCode(j.fu), caishen: tileCode(j.caishen), flipped: tileCode(j.flipped) },
+        seats: Array.isArray(p.seats) ? [0, 1, 2, 3].map((s) => seatView(seats[s])) : null,
+        wins: list(p.wins, 4).map((w) => ({ seat: seatNo(obj(w).seat), source: str(obj(w).source, 16), tile: tileCode(obj(w).tile) })),
+        exhausted: p.exhausted === true,
+      };
+    },
+    jing(v) {
+      const p = obj(v);
+      return { hand_id: handId(p.hand_id), indicator: tileCode(p.indicator), zheng_jing: tileCode(p.zheng_jing),
+        fu_jing: tileCode(p.fu_jing), caishen: tileCode(p.caishen) };
+    },
+    dice: roll,
+    scores(v) {
+      const p = obj(v), totals = Array.isArray(p.totals) ? p.totals : null;
+      return { hand_no: int(p.hand_no, 0, 1e6), totals: totals && [0, 1, 2, 3].map((s) => points(totals[s])) };
+    },
+    settlement(v) {
+      const p = obj(v);
+      return {
+        hand_id: handId(p.hand_id), void: p.void === true, next_dealer: seatNo(p.next_dealer),
+        net: Array.isArray(p.net) ? [0, 1, 2, 3].map((s) => points(p.net[s])) : null,
+        lines: list(p.lines, 64).map((l) => {
+          const x = obj(l);
+          return { reason: str(x.reason, 80), from: seatNo(x.from), to: seatNo(x.to), amount: points(x.amount) };
+        }),
+      };
+    },
+    events(v) {
+      const p = obj(v);
+      return { type: str(p.type, 32), seat: seatNo(p.seat), tile: int(p.tile, 0, 135), hand_id: handId(p.hand_id) };
+    },
+    alerts(v) {
+      const p = obj(v);
+      return { kind: str(p.kind, 40), seat: seatNo(p.seat), message: str(p.message, 300),
+        title: p.title ? texts(p.title, 80) : null, advice: p.advice ? texts(p.advice, 300) : null };
+    },
+    dealer(v) {
+      const p = obj(v), place = obj(p.place);
+      return {
+        hand_id: handId(p.hand_id), dealer: seatNo(p.dealer),
+        step: oneOf(p.step, ["break", "flip", "caishen", "xia_jing", "wait"]),
+        dice: (Array.isArray(p.dice) ? list(p.dice, 4) : p.dice ? [p.dice] : []).map(roll).filter(Boolean),
+        wall_seat: seatNo(p.wall_seat), stack: int(p.stack, 1, 17),
+        count_from: oneOf(p.count_from, ["right", "left", "tail"]),
+        place: place.wall_seat !== undefined ? { wall_seat: seatNo(place.wall_seat), stack: int(place.stack, 1, 17) } : null,
+        text: p.text ? texts(p.text, 300) : null,
+      };
+    },
+  };
+
+  /** A topic's payload as the pages read it (unknown topics: nothing). */
+  const cleaned = (topic, payload) => (clean[topic] ? clean[topic](payload) : null);
 
   // ---- seats --------------------------------------------------------------------------
   /** "东 · 1号位" / "East · Seat 1": the wind relative to the dealer, then the place. */
   function seatName(seat, dealer) {
+    if (int(seat, 0, 3) === null) return "?";
+    if (int(dealer, 0, 3) === null) dealer = null;
     const num = lang === "zh" ? `${seat + 1}号位` : `Seat ${seat + 1}`;
     if (dealer === null || dealer === undefined) return num;
     return `${t("winds")[(seat - dealer + 4) % 4]} · ${num}`;
   }
 
   function fmtNum(n) {
-    if (n === null || n === undefined) return "";
-    const v = Number(n);
+    if (n === null || n === undefined || n === "") return "";
+    const half = typeof n === "string" && /^-?\d{1,9}\/2$/.test(n);
+    const v = half ? Number(n.slice(0, -2)) / 2 : Number(n);
+    if (!Number.isFinite(v)) return "";
     return (v > 0 ? "+" : "") + (Number.isInteger(v) ? v : v.toFixed(1));
   }
 
@@ -229,7 +371,7 @@ const MJ = (() => {
         source.addEventListener(topic, (e) => {
           let data;
           try { data = JSON.parse(e.data); } catch { return; }
-          onMessage(topic, data.payload, { at: data.at, replayed: data.replayed, id: e.lastEventId });
+          onMessage(topic, cleaned(topic, data.payload), { at: data.at, replayed: data.replayed, id: e.lastEventId });
         });
       }
     };
@@ -238,5 +380,6 @@ const MJ = (() => {
     return { close: () => source && source.close() };
   }
 
-  return { t, lang: () => lang, setLang, langToggle, applyI18n, tile, tileName, parseTile, die, seatName, fmtNum, esc, live, showLive, params };
+  return { t, lang: () => lang, setLang, langToggle, applyI18n, el, svg, tile, tileHtml, tileName,
+    parseTile, die, seatName, fmtNum, esc, cleaned, str, live, showLive, params };
 })();

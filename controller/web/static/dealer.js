@@ -18,6 +18,8 @@
     return { rel: (wall - dealer + 4) % 4, n };
   }
 
+  const { el, svg } = MJ;
+
   /** Four walls of 17 墩 seen from the dealer's chair (the dealer's wall at the bottom). */
   function wallMap(mark) {
     const S0 = 18, T = 12, L = 17 * S0, O = 40;
@@ -31,62 +33,68 @@
         else if (rel === 2) { x = O + (n - 1) * S0; y = O; w = S0 - 2; h = T; }
         else { x = O; y = O + (17 - n) * S0; w = T; h = S0 - 2; }
         const hit = mark && mark.rel === rel && mark.n === n;
-        rects.push(`<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="2" fill="${hit ? "#e63946" : "#e9e2cf"}" ${hit ? 'stroke="#fff" stroke-width="2" data-mark="1"' : ""}/>`);
+        rects.push(svg("rect", { x, y, width: w, height: h, rx: 2, fill: hit ? "#e63946" : "#e9e2cf",
+          stroke: hit ? "#fff" : null, "stroke-width": hit ? 2 : null, "data-mark": hit ? 1 : null }));
       }
     }
     const zh = MJ.lang() === "zh";
     const names = zh ? ["庄家（你）", "下家", "对家", "上家"] : ["Dealer (you)", "Next", "Opposite", "Previous"];
     const labels = [
-      `<text x="${size / 2}" y="${size - 10}" text-anchor="middle">${names[0]}</text>`,
-      `<text x="${size - 12}" y="${size / 2}" text-anchor="middle" transform="rotate(-90 ${size - 12} ${size / 2})">${names[1]}</text>`,
-      `<text x="${size / 2}" y="24" text-anchor="middle">${names[2]}</text>`,
-      `<text x="14" y="${size / 2}" text-anchor="middle" transform="rotate(90 14 ${size / 2})">${names[3]}</text>`,
+      svg("text", { x: size / 2, y: size - 10, "text-anchor": "middle" }, names[0]),
+      svg("text", { x: size - 12, y: size / 2, "text-anchor": "middle", transform: `rotate(-90 ${size - 12} ${size / 2})` }, names[1]),
+      svg("text", { x: size / 2, y: 24, "text-anchor": "middle" }, names[2]),
+      svg("text", { x: 14, y: size / 2, "text-anchor": "middle", transform: `rotate(90 14 ${size / 2})` }, names[3]),
     ];
-    return `<svg class="wall-map" viewBox="0 0 ${size} ${size}" font-size="15" fill="#cfe3d8" role="img" aria-label="wall">${rects.join("")}${labels.join("")}</svg>`;
+    return svg("svg", { class: "wall-map", viewBox: `0 0 ${size} ${size}`, "font-size": 15, fill: "#cfe3d8", role: "img", "aria-label": "wall" }, rects, labels);
   }
 
   function renderInstruction() {
     const d = S.dealer && (!S.hand || !S.dealer.hand_id || S.dealer.hand_id === S.hand.hand_id) ? S.dealer : null;
     const text = d && d.text ? d.text[MJ.lang()] || d.text.zh : MJ.t("waiting");
     $("instruction").textContent = text;
-    const rolls = d && d.dice ? (Array.isArray(d.dice) ? d.dice : [d.dice]) : [];
-    $("dice").innerHTML = rolls.map((r) => MJ.die(r.a) + MJ.die(r.b) + `<span class="dice-sum">${r.a + r.b}</span>`).join(`<span class="dice-gap"></span>`);
+    const rolls = d ? d.dice : [];
+    $("dice").replaceChildren(...rolls.map((r, i) => [
+      i ? el("span", { class: "dice-gap" }) : null,
+      MJ.die(r.a), MJ.die(r.b), el("span", { class: "dice-sum" }, String(r.a + r.b)),
+    ]).flat().filter(Boolean));
     const h = S.hand;
-    $("hand-title").textContent = h ? `${MJ.t("hand_no", { n: h.hand_no })} · ${h.ruleset}` : "";
+    $("hand-title").textContent = h && h.hand_no !== null ? `${MJ.t("hand_no", { n: h.hand_no })} · ${h.ruleset}` : "";
     const bits = [];
-    if (h) bits.push(`${MJ.t("dealer")}: ${MJ.seatName(h.dealer, h.dealer)}`, MJ.t("phase_" + h.phase));
-    if (h && h.live !== null && h.live !== undefined) bits.push(`${MJ.t("wall")} ${h.live} ${MJ.t("tiles")}`);
+    if (h) bits.push(`${MJ.t("dealer")}: ${MJ.seatName(h.dealer, h.dealer)}`, h.phase ? MJ.t("phase_" + h.phase) : "");
+    if (h && h.live !== null) bits.push(`${MJ.t("wall")} ${h.live} ${MJ.t("tiles")}`);
     const j = S.jing && (!h || S.jing.hand_id === h.hand_id) ? S.jing : null;
     if (j) bits.push(j.caishen ? `${MJ.t("caishen")} ${MJ.tileName(j.caishen)}` : `${MJ.t("zheng")} ${MJ.tileName(j.zheng_jing)} · ${MJ.t("fu")} ${MJ.tileName(j.fu_jing)}`);
-    $("sub").textContent = bits.join(" · ");
+    $("sub").textContent = bits.filter(Boolean).join(" · ");
     // In play too (nothing to mark then): the walls stay on screen.
-    $("wall-map").innerHTML = d ? wallMap(d.step !== "wait" ? place(d) : null) : "";
+    $("wall-map").replaceChildren(...(d ? [wallMap(d.step !== "wait" ? place(d) : null)] : []));
   }
 
   function renderAlerts() {
     const shown = S.alerts.filter((a) => !S.dismissed.has(a.key));
-    if (!shown.length) { $("alerts").innerHTML = `<p class="muted">${MJ.t("no_alerts")}</p>`; return; }
+    if (!shown.length) { $("alerts").replaceChildren(el("p", { class: "muted" }, MJ.t("no_alerts"))); return; }
     const lang = MJ.lang();
-    $("alerts").innerHTML = shown.slice().reverse().map((a) => {
+    $("alerts").replaceChildren(...shown.slice().reverse().map((a) => {
       const p = a.payload;
       const title = p.title ? p.title[lang] || p.title.zh : p.kind;
       const advice = p.advice ? p.advice[lang] || p.advice.zh : "";
-      const seat = Number.isInteger(p.seat) ? ` · ${MJ.seatName(p.seat, S.hand ? S.hand.dealer : null)}` : "";
+      const seat = p.seat !== null ? ` · ${MJ.seatName(p.seat, S.hand ? S.hand.dealer : null)}` : "";
       const when = new Date(a.at * 1000).toLocaleTimeString();
-      return `<div class="alert ${a.fresh ? "fresh" : ""} ${a.replayed ? "replayed" : ""}" data-kind="${MJ.esc(p.kind)}">
-        <span class="when">${when}${a.replayed ? " · " + MJ.t("recent") : ""}</span>
-        <h3>${MJ.esc(title)}${MJ.esc(seat)}</h3>
-        <div>${MJ.esc(p.message || "")}</div>
-        <div class="advice">${MJ.t("what_to_do")}: ${MJ.esc(advice)}</div>
-        <button class="btn" type="button" data-dismiss="${a.key}">${MJ.t("dismiss")}</button></div>`;
-    }).join("");
+      return el("div", { class: `alert${a.fresh ? " fresh" : ""}${a.replayed ? " replayed" : ""}`, "data-kind": p.kind },
+        el("span", { class: "when" }, when + (a.replayed ? " · " + MJ.t("recent") : "")),
+        el("h3", null, title + seat),
+        el("div", null, p.message),
+        el("div", { class: "advice" }, `${MJ.t("what_to_do")}: ${advice}`),
+        el("button", { class: "btn", type: "button", "data-dismiss": a.key }, MJ.t("dismiss")));
+    }));
   }
 
   function render() { renderInstruction(); renderAlerts(); }
 
   function onMessage(topic, payload, meta) {
+    if (payload === null) return; // not a topic of this page
     if (topic === "alerts") {
-      S.alerts.push({ key: meta.id || String(Math.random()), payload, at: meta.at, replayed: meta.replayed, fresh: !meta.replayed });
+      const at = Number.isFinite(meta.at) ? meta.at : Date.now() / 1000;
+      S.alerts.push({ key: MJ.str(meta.id, 40) || String(Math.random()), payload, at, replayed: !!meta.replayed, fresh: !meta.replayed });
       S.alerts = S.alerts.slice(-30);
       renderAlerts();
       S.alerts.forEach((a) => { a.fresh = false; });

@@ -4,6 +4,7 @@
 
 (() => {
   const $ = (id) => document.getElementById(id);
+  let renders = 0;
   const S = { hand: null, jing: null, dice: null, scores: null, settlement: null, status: null, last: null };
 
   const sameHand = (payload) => !payload || !S.hand || !payload.hand_id || !S.hand.hand_id || payload.hand_id === S.hand.hand_id;
@@ -21,53 +22,58 @@
     return null;
   }
 
+  const { el } = MJ;
+
   function renderJing() {
     const j = jingTiles();
     const box = $("jing");
     if (!j) {
-      box.innerHTML = `<div class="jing-empty">${MJ.t("no_jing")}</div>`;
+      box.replaceChildren(el("div", { class: "jing-empty" }, MJ.t("no_jing")));
       return;
     }
     const one = (label, name, mark, cls = "tile-xl") =>
-      `<figure class="jing-tile" data-role="${mark}">${MJ.tile(name, cls, { mark })}` +
-      `<figcaption><b>${label}</b><span>${MJ.tileName(name)}</span></figcaption></figure>`;
-    box.innerHTML = j.caishen
-      ? one(MJ.t("caishen"), j.caishen, "caishen") + (j.indicator ? one(MJ.t("indicator"), j.indicator, "indicator", "tile-l") : "")
-      : one(MJ.t("zheng"), j.zheng, "zheng") + one(MJ.t("fu"), j.fu, "fu");
+      el("figure", { class: "jing-tile", "data-role": mark }, MJ.tile(name, cls, { mark }),
+        el("figcaption", null, el("b", null, label), el("span", null, MJ.tileName(name))));
+    box.replaceChildren(...(j.caishen
+      ? [one(MJ.t("caishen"), j.caishen, "caishen"), j.indicator ? one(MJ.t("indicator"), j.indicator, "indicator", "tile-l") : null]
+      : [one(MJ.t("zheng"), j.zheng, "zheng"), one(MJ.t("fu"), j.fu, "fu")]).filter(Boolean));
   }
 
   function renderDice() {
     let roll = S.dice && sameHand(S.dice) ? S.dice : null;
     const rolls = (S.hand && S.hand.dice) || [];
     if (!roll && rolls.length) roll = rolls[rolls.length - 1];
-    $("dice").innerHTML = roll ? MJ.die(roll.a) + MJ.die(roll.b) + `<span class="dice-sum">${roll.a + roll.b}</span>` : "—";
+    $("dice").replaceChildren(...(roll
+      ? [MJ.die(roll.a), MJ.die(roll.b), el("span", { class: "dice-sum" }, String(roll.a + roll.b))]
+      : ["—"]));
     $("dice-note").textContent = roll
-      ? `${MJ.seatName(roll.seat, S.hand ? S.hand.dealer : null)} · ${MJ.t("purpose_" + roll.purpose)}`
+      ? `${MJ.seatName(roll.seat, S.hand ? S.hand.dealer : null)} · ${roll.purpose ? MJ.t("purpose_" + roll.purpose) : ""}`
       : "";
   }
 
-  function seatHtml(seat) {
+  function seatParts(seat) {
     const h = S.hand;
     const info = h && h.seats ? h.seats[seat] : null;
     const dealer = h ? h.dealer : null;
     const totals = S.scores && S.scores.totals ? S.scores.totals : null;
     const score = totals ? MJ.fmtNum(totals[seat]) || "0" : "";
     const melds = info ? info.melds.map((m) =>
-      `<span class="meld">${(m.tiles.length ? m.tiles : [null, null, null, null]).map((x) => MJ.tile(x, "tile-s", { hidden: x === null })).join("")}</span>`).join("") : "";
-    const discards = info ? info.discards.map((x) => MJ.tile(x, "tile-xs")).join("") : "";
-    return `<div class="seat-head">
-        <span class="seat-name">${MJ.seatName(seat, dealer)}</span>
-        ${dealer === seat ? `<span class="badge dealer-badge">${MJ.lang() === "zh" ? "庄" : "D"}</span>` : ""}
-        <span class="seat-count">${info ? info.tiles + " " + MJ.t("tiles") : ""}</span>
-        <span class="seat-score" data-seat-score="${seat}">${score}</span>
-      </div>
-      <div class="melds">${melds}</div>
-      <div class="discards">${discards}</div>`;
+      el("span", { class: "meld" }, (m.tiles.length ? m.tiles : [null, null, null, null]).map((x) => MJ.tile(x, "tile-s", { hidden: x === null })))) : [];
+    const discards = info ? info.discards.map((x) => MJ.tile(x, "tile-xs")) : [];
+    return [
+      el("div", { class: "seat-head" },
+        el("span", { class: "seat-name" }, MJ.seatName(seat, dealer)),
+        dealer === seat ? el("span", { class: "badge dealer-badge" }, MJ.lang() === "zh" ? "庄" : "D") : null,
+        el("span", { class: "seat-count" }, info && info.tiles !== null ? `${info.tiles} ${MJ.t("tiles")}` : ""),
+        el("span", { class: "seat-score", "data-seat-score": seat }, score)),
+      el("div", { class: "melds" }, melds),
+      el("div", { class: "discards" }, discards),
+    ];
   }
 
   function describeEvent(e) {
     if (!e || !e.type) return "";
-    const who = e.seat !== undefined ? MJ.seatName(e.seat, S.hand ? S.hand.dealer : null) : "";
+    const who = e.seat !== null ? MJ.seatName(e.seat, S.hand ? S.hand.dealer : null) : "";
     const zh = MJ.lang() === "zh";
     const tile = (id) => (id === undefined || id === null ? "" : MJ.tileName(Math.floor(id / 4)));
     switch (e.type) {
@@ -87,26 +93,26 @@
   function renderTable() {
     const h = S.hand;
     for (let s = 0; s < 4; s++) {
-      const el = $("seat-" + s);
-      el.innerHTML = seatHtml(s);
-      el.classList.toggle("is-turn", !!h && h.turn === s && ["turn", "draw", "replacement"].includes(h.phase));
-      el.classList.toggle("is-dealer", !!h && h.dealer === s);
+      const box = $("seat-" + s);
+      box.replaceChildren(...seatParts(s));
+      box.classList.toggle("is-turn", !!h && h.turn === s && ["turn", "draw", "replacement"].includes(h.phase));
+      box.classList.toggle("is-dealer", !!h && h.dealer === s);
     }
-    $("hand-title").textContent = h ? `${MJ.t("hand_no", { n: h.hand_no })} · ${h.ruleset}` : "";
+    $("hand-title").textContent = h && h.hand_no !== null ? `${MJ.t("hand_no", { n: h.hand_no })} · ${h.ruleset}` : "";
     $("dealer").textContent = h ? MJ.seatName(h.dealer, h.dealer) : "—";
     $("turn").textContent = h && h.turn !== null && h.turn !== undefined ? MJ.seatName(h.turn, h.dealer) : "—";
     const live = h && h.live !== null && h.live !== undefined ? `${h.live} ${MJ.t("tiles")}` : "—";
     $("wall").textContent = live;
     $("wall-big").textContent = h && h.live !== null && h.live !== undefined ? h.live : "—";
     $("wall-big").dataset.unit = h && h.live !== null && h.live !== undefined ? MJ.t("tiles") : "";
-    $("phase").textContent = h ? MJ.t("phase_" + h.phase) : (S.status && S.status.state === "offline" ? MJ.t("offline") : MJ.t("waiting"));
+    $("phase").textContent = h ? (h.phase ? MJ.t("phase_" + h.phase) : "") : (S.status && S.status.state === "offline" ? MJ.t("offline") : MJ.t("waiting"));
     $("last-action").textContent = S.last && sameHand(S.last) ? describeEvent(S.last) : "";
   }
 
   function renderSettlement() {
     const box = $("settlement");
     const st = S.settlement;
-    if (!st || !sameHand(st) || !Array.isArray(st.net)) { box.hidden = true; document.body.dataset.settled = "no"; return; }
+    if (!st || !sameHand(st) || !st.net) { box.hidden = true; document.body.dataset.settled = "no"; return; }
     const h = S.hand;
     const dealer = h ? h.dealer : null;
     const wins = (h && h.wins) || [];
@@ -114,16 +120,21 @@
       ? wins.map((w) => `${MJ.seatName(w.seat, dealer)} ${MJ.t("win")} ${MJ.tileName(w.tile)}` +
           (w.source === "self" ? ` · ${MJ.t("self_draw")}` : "")).join("；")
       : (h && h.exhausted) ? MJ.t("draw") : "";
+    const sign = (n) => { const v = Number(MJ.fmtNum(n)); return v > 0 ? "pos" : v < 0 ? "neg" : ""; };
     const nets = st.net.map((n, s) =>
-      `<div class="net ${n > 0 ? "pos" : n < 0 ? "neg" : ""}"><span>${MJ.seatName(s, dealer)}</span><b>${MJ.fmtNum(n) || "0"}</b></div>`).join("");
-    const lines = (st.lines || []).map((l) =>
-      `<tr><td class="reason">${MJ.esc(MJ.lang() === "zh" ? l.reason : `${l.reason}`)}</td>` +
-      `<td>${MJ.seatName(l.from, dealer)}</td><td class="arrow">→</td><td>${MJ.seatName(l.to, dealer)}</td>` +
-      `<td class="amount">${MJ.esc(l.amount)}</td></tr>`).join("");
-    box.innerHTML = `<h2>${h ? MJ.t("hand_no", { n: h.hand_no }) + " · " : ""}${MJ.t("settlement")}</h2>
-      <div class="settle-summary">${MJ.esc(summary)}${st.void ? " · " + MJ.t("void") : ""}</div>
-      <div class="nets">${nets}</div>
-      <table class="lines"><thead><tr><th>${MJ.t("reason")}</th><th>${MJ.t("payer")}</th><th></th><th>${MJ.t("payee")}</th><th>${MJ.t("amount")}</th></tr></thead><tbody>${lines}</tbody></table>`;
+      el("div", { class: `net ${sign(n)}` }, el("span", null, MJ.seatName(s, dealer)), el("b", null, MJ.fmtNum(n) || "0")));
+    const lines = st.lines.map((l) => el("tr", null,
+      el("td", { class: "reason" }, l.reason),
+      el("td", null, MJ.seatName(l.from, dealer)), el("td", { class: "arrow" }, "→"),
+      el("td", null, MJ.seatName(l.to, dealer)),
+      el("td", { class: "amount" }, l.amount === null ? "" : String(l.amount))));
+    const title = (h && h.hand_no !== null ? MJ.t("hand_no", { n: h.hand_no }) + " · " : "") + MJ.t("settlement");
+    const head = ["reason", "payer", "", "payee", "amount"].map((k) => el("th", null, k ? MJ.t(k) : ""));
+    box.replaceChildren(
+      el("h2", null, title),
+      el("div", { class: "settle-summary" }, summary + (st.void ? " · " + MJ.t("void") : "")),
+      el("div", { class: "nets" }, nets),
+      el("table", { class: "lines" }, el("thead", null, el("tr", null, head)), el("tbody", null, lines)));
     box.hidden = false;
     document.body.dataset.settled = "yes";
   }
@@ -134,9 +145,11 @@
     renderTable();
     renderSettlement();
     document.body.dataset.handId = S.hand && S.hand.hand_id ? S.hand.hand_id : "";
+    document.body.dataset.rendered = String(++renders); // (tests wait for a render)
   }
 
   function onMessage(topic, payload) {
+    if (payload === null) return; // not a topic of the display
     switch (topic) {
       case "events": S.last = payload; break;
       case "alerts": return;
@@ -157,6 +170,8 @@
       const parlour = broker.parlour || t.parlour, table = broker.table || t.table;
       $("table-name").textContent = `${parlour} · ${table}`;
       if (!broker.wanted) return;
+      broker.brokers = Array.isArray(t.brokers) ? t.brokers : [];
+      if (!MJBroker.permitted(broker)) { MJ.showLive($("live-banner"), "refused"); return; }
       MJBroker.load().then(() => MJBroker.tableLive(broker, parlour, table, onMessage, $("live-banner")));
     });
     if (!broker.wanted) MJ.live(onMessage, $("live-banner"));

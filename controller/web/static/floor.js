@@ -13,12 +13,14 @@
       offline: "Offline", tables: "tables", display: "Display", handlog: "Hand log",
       hand: "Hand {n}", alert_for: "open for" },
   };
-  const tr = (key, n) => (TEXT[MJ.lang()][key] || key).replace("{n}", n);
+  // (a table's state is any text it sends: "constructor" is no key of TEXT)
+  const tr = (key, n) => (Object.hasOwn(TEXT[MJ.lang()], key) ? TEXT[MJ.lang()][key] : key).replace("{n}", n);
   const tables = new Map(); // id -> {flat: {name: text}, status, alerts: [{kind, seat, since}]}
   let broker = null, prefix = "", titles = {}, pending = false;
 
   // Bounds: whatever a table's account publishes, the page's memory stays small.
   const MAX_TABLES = 500, MAX_KEYS = 100, MAX_TEXT = 200, MAX_ALERTS = 50;
+  const TABLE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/; // controller.config.ID_PATTERN
   const entry = (id) => {
     if (!tables.has(id)) {
       if (tables.size >= MAX_TABLES) return null;
@@ -31,7 +33,9 @@
     const rest = topic.slice(prefix.length);
     const cut = rest.indexOf("/");
     if (!topic.startsWith(prefix) || cut < 1) return;
-    const t = entry(rest.slice(0, cut)), name = rest.slice(cut + 1);
+    const tableId = rest.slice(0, cut);
+    if (!TABLE_ID.test(tableId)) return;
+    const t = entry(tableId), name = rest.slice(cut + 1);
     if (!t) return;
     if (name.startsWith("flat/")) {
       const key = name.slice(5);
@@ -42,10 +46,10 @@
       let p;
       try { p = JSON.parse(text); } catch { return; }
       if (!p || typeof p !== "object") return;
-      if (name === "status") t.status = p.state;
+      if (name === "status") t.status = p.state === "offline" || p.state === "online" ? p.state : null;
       else if (t.alerts.length < MAX_ALERTS) {
         const seat = Number.isInteger(p.seat) && p.seat >= 0 && p.seat < 4 ? p.seat : null;
-        t.alerts.push({ kind: String(p.kind).slice(0, MAX_TEXT), seat, since: Date.now() / 1000 });
+        t.alerts.push({ kind: MJ.str(p.kind, MAX_TEXT) || "?", seat, since: Date.now() / 1000 });
       }
     }
     if (!pending) { pending = true; requestAnimationFrame(render); }
@@ -56,7 +60,7 @@
     const f = t.flat, list = t.alerts.slice();
     if (f.alert) {
       const seat = /^[0-3]$/.test(f.alert_seat || "") ? Number(f.alert_seat) : null;
-      const at = Number(f.alert_at) || Date.now() / 1000;
+      const sent = Number(f.alert_at), at = Number.isFinite(sent) && sent > 0 ? sent : Date.now() / 1000;
       const same = list.find((a) => a.kind === f.alert && (a.seat ?? null) === seat);
       if (same) same.since = Math.min(same.since, at); else list.push({ kind: f.alert, seat, since: at });
     }
@@ -68,44 +72,51 @@
     return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
   }
 
+  const { el } = MJ;
+  const WINDS = ["东", "南", "西", "北"];
+
   function tileOf(code, label) {
-    return code ? `<span>${label} ${MJ.tile(code, "tile-s")}</span>` : "";
+    return code && MJ.parseTile(code) ? el("span", null, `${label} `, MJ.tile(code, "tile-s")) : null;
   }
 
   function card(id, t) {
     const f = t.flat;
     const state = t.status === "offline" ? "offline" : f.state || "idle";
     const jing = f["jing/caishen_code"]
-      ? tileOf(f["jing/caishen_code"], MJ.t("caishen"))
-      : tileOf(f["jing/zheng_code"], MJ.t("zheng")) + tileOf(f["jing/fu_code"], MJ.t("fu"));
+      ? [tileOf(f["jing/caishen_code"], MJ.t("caishen"))]
+      : [tileOf(f["jing/zheng_code"], MJ.t("zheng")), tileOf(f["jing/fu_code"], MJ.t("fu"))];
     const seats = [0, 1, 2, 3].map((s) => {
       const dealer = f[`seat/${s}/dealer`] === "1";
       const total = f[`seat/${s}/total`];
-      return `<div class="${dealer ? "dealer" : ""}" data-seat="${s}"><small>${MJ.esc(f[`seat/${s}/wind`] || "")}${dealer ? " 庄" : ""} · ${s + 1}</small>` +
-        `<b data-total>${total === undefined ? "0" : MJ.esc(MJ.fmtNum(total) || "0")}</b></div>`;
-    }).join("");
+      const wind = WINDS.includes(f[`seat/${s}/wind`]) ? f[`seat/${s}/wind`] : "";
+      return el("div", { class: dealer ? "dealer" : null, "data-seat": s },
+        el("small", null, `${wind}${dealer ? " 庄" : ""} · ${s + 1}`),
+        el("b", { "data-total": "" }, total === undefined ? "0" : MJ.fmtNum(total) || "0"));
+    });
+    const dealer = /^[0-3]$/.test(f.dealer || "") ? Number(f.dealer) : null;
     const alerts = openAlerts(t).map((a) => {
-      const title = (titles[a.kind] && titles[a.kind][MJ.lang()]) || a.kind;
-      const dealer = /^[0-3]$/.test(f.dealer || "") ? Number(f.dealer) : null;
+      const title = (Object.hasOwn(titles, a.kind) && titles[a.kind][MJ.lang()]) || a.kind;
       const seat = a.seat === null || a.seat === undefined ? "" : ` · ${MJ.seatName(Number(a.seat), dealer)}`;
-      return `<li data-kind="${MJ.esc(a.kind)}" title="${tr("alert_for")}">${MJ.esc(title)}${MJ.esc(seat)}<time data-since="${a.since}">${ago(a.since)}</time></li>`;
-    }).join("");
+      return el("li", { "data-kind": a.kind, title: tr("alert_for") },
+        `${title}${seat}`, el("time", { "data-since": a.since }, ago(a.since)));
+    });
     const display = MJBroker.displayUrl(broker, broker.parlour, id);
-    return `<article class="floor-card" data-table="${MJ.esc(id)}" data-state="${MJ.esc(state)}" data-alerts="${alerts ? "yes" : "no"}" data-href="${MJ.esc(display)}">
-      <header><b>${MJ.esc(id)}</b><span class="state">${MJ.esc(tr(state))}</span>
-        <span class="hand-no">${f.hand_no ? MJ.esc(tr("hand", f.hand_no)) : ""}</span></header>
-      <div class="floor-jing">${jing}</div>
-      <div class="floor-scores">${seats}</div>
-      <ul class="floor-alerts">${alerts}</ul>
-      <nav><a class="to-display" href="${MJ.esc(display)}">${tr("display")}</a>
-        <a class="to-handlog" href="/owner#/t/${encodeURIComponent(id)}">${tr("handlog")}</a></nav>
-    </article>`;
+    const handNo = /^\d{1,6}$/.test(f.hand_no || "") ? tr("hand", f.hand_no) : "";
+    return el("article", { class: "floor-card", "data-table": id, "data-state": state,
+      "data-alerts": alerts.length ? "yes" : "no", "data-href": display },
+      el("header", null, el("b", null, id), el("span", { class: "state" }, tr(state)),
+        el("span", { class: "hand-no" }, handNo)),
+      el("div", { class: "floor-jing" }, jing),
+      el("div", { class: "floor-scores" }, seats),
+      el("ul", { class: "floor-alerts" }, alerts),
+      el("nav", null, el("a", { class: "to-display", href: display }, tr("display")),
+        el("a", { class: "to-handlog", href: `/owner#/t/${encodeURIComponent(id)}` }, tr("handlog"))));
   }
 
   function render() {
     pending = false;
     const ids = [...tables.keys()].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
-    $("floor").innerHTML = ids.map((id) => card(id, tables.get(id))).join("");
+    $("floor").replaceChildren(...ids.map((id) => card(id, tables.get(id))));
     $("floor-count").textContent = `${ids.length} ${tr("tables")}`;
     document.body.dataset.rendered = String(Date.now());
   }
@@ -132,6 +143,7 @@
     ]).then(([t, names]) => {
       titles = names;
       broker.parlour = broker.parlour || t.parlour;
+      broker.brokers = Array.isArray(t.brokers) ? t.brokers : [];
       // the hub's web app names itself "hub": every table; a Pi's: its own table
       const table = broker.table || (t.table && t.table !== "hub" ? t.table : "+");
       $("parlour-name").textContent = broker.parlour;

@@ -159,14 +159,14 @@
   function boardHtml(step, concealed, dealer) {
     const v = step.view;
     const j = v.jing || {};
-    const jing = j.zheng ? `${MJ.t("zheng")} ${MJ.tile(j.zheng, "tile-m")} ${MJ.t("fu")} ${MJ.tile(j.fu, "tile-m")}${j.an ? ` 暗精 ${MJ.tile(j.an, "tile-m")}` : ""}`
-      : j.caishen ? `${MJ.t("caishen")} ${MJ.tile(j.caishen, "tile-m")}` : "";
+    const jing = j.zheng ? `${MJ.t("zheng")} ${MJ.tileHtml(j.zheng, "tile-m")} ${MJ.t("fu")} ${MJ.tileHtml(j.fu, "tile-m")}${j.an ? ` 暗精 ${MJ.tileHtml(j.an, "tile-m")}` : ""}`
+      : j.caishen ? `${MJ.t("caishen")} ${MJ.tileHtml(j.caishen, "tile-m")}` : "";
     const wild = new Set([j.zheng, j.fu, j.caishen].filter(Boolean));
-    const face = (x, cls) => MJ.tile(x, cls, { mark: wild.has(x) ? "zheng" : undefined });
+    const face = (x, cls) => MJ.tileHtml(x, cls, { mark: wild.has(x) ? "zheng" : undefined });
     const seats = v.seats.map((s, i) => `<div class="board-seat ${v.turn === i && ["turn", "draw", "replacement"].includes(v.phase) ? "is-turn" : ""}" data-seat="${i}">
         <span class="who">${MJ.seatName(i, dealer)}${dealer === i ? " · " + T("dealer") : ""}</span><span class="muted">${s.tiles} ${MJ.t("tiles")}</span>
         ${concealed ? `<div class="row hand-row"><span class="label">${T("hand")}</span>${(s.hand || []).map((x) => face(x, "tile-m")).join("")}</div>` : ""}
-        <div class="row"><span class="label">${T("melds")}</span>${s.melds.map((m) => `<span class="meld">${(m.tiles.length ? m.tiles : [null, null, null, null]).map((x) => MJ.tile(x, "tile-s", { hidden: x === null })).join("")}</span>`).join(" ")}</div>
+        <div class="row"><span class="label">${T("melds")}</span>${s.melds.map((m) => `<span class="meld">${(m.tiles.length ? m.tiles : [null, null, null, null]).map((x) => MJ.tileHtml(x, "tile-s", { hidden: x === null })).join("")}</span>`).join(" ")}</div>
         <div class="row"><span class="label">${T("discards")}</span>${s.discards.map((x) => face(x, "tile-s")).join("")}</div></div>`).join("");
     return `<div class="row">${jing} <span class="muted">${v.live !== null && v.live !== undefined ? ` · ${T("wall")} ${v.live}` : ""} · ${MJ.t("phase_" + v.phase)}</span></div><div class="board">${seats}</div>`;
   }

@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from controller.store import EventStore
+from controller.web import LiveHub, WebAppSettings, create_app
 from engine.round.events import EVENT_TYPES
 from tests.controller.web.helpers import Filled, fill_store
 
@@ -236,8 +237,35 @@ def test_pages_allow_nothing_from_elsewhere(client: TestClient) -> None:
     for page in ("/", "/dealer", "/owner"):
         html = client.get(page).text
         assert "http://" not in html and "https://" not in html
-    js = client.get("/static/common.js").text
+    # (SVG's namespace is a name, never fetched)
+    js = client.get("/static/common.js").text.replace('"http://www.w3.org/2000/svg"', "")
     assert "https://" not in js and "http://" not in js
+
+
+def test_pages_reach_only_this_hosts_broker_and_the_configured_ones(
+    store: EventStore, filled: Filled
+) -> None:
+    """connect-src: the page's own host (any port) and web.brokers, never any ws: host (a
+    link's ?broker= would send the account in its fragment there); no inline style."""
+    settings = WebAppSettings(
+        parlour="p1", table="t1", secret_key=b"k" * 32, brokers=("ws://hub:9001",)
+    )
+    with TestClient(create_app(store, LiveHub(), settings)) as client:
+        for host, mine in (("tablet.lan:8080", "tablet.lan"), ("[::1]:80", "[::1]")):
+            csp = client.get("/floor", headers={"host": host}).headers["content-security-policy"]
+            connect = next(d for d in csp.split("; ") if d.startswith("connect-src"))
+            assert connect.split() == [
+                "connect-src",
+                "'self'",
+                f"ws://{mine}:*",
+                f"wss://{mine}:*",
+                "ws://hub:9001",
+            ], csp
+            style = next(d for d in csp.split("; ") if d.startswith("style-src"))
+            assert style == "style-src 'self'", csp
+        odd = client.get("/", headers={"host": "a b;c"}).headers["content-security-policy"]
+        assert "connect-src 'self' ws://hub:9001;" in odd
+        assert client.get("/api/v1/public/table").json()["brokers"] == ["ws://hub:9001"]
 
 
 def test_hub_hands_carry_their_own_table(
