@@ -323,3 +323,11 @@ def test_live_totals_equal_a_recount_of_the_log(seed: int, ruleset: str) -> None
     assert sum(session.totals) == 0
     for hand in split_hands(replayed):
         assert check(fold(hand)) is None
+
+
+def test_each_act_reads_as_a_line_with_who_and_why() -> None:
+    from engine.round.replay import describe
+
+    _, state, _ = _mid_hand()
+    (e,) = adjust(state, AUDIT, 0, 3, 12)
+    assert describe(e) == "staff ann: seat 0 pays seat 3 12 (adjustment) — reader 3 silent"
