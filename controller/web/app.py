@@ -21,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from controller.metrics import Metrics
 from controller.store import EventStore, StoreInputError
 from controller.store.owners import OwnerAccounts
-from controller.web import auth, owner_api, pages, public
+from controller.web import auth, owner_api, pages, public, staff_api
 from controller.web.context import WebContext
 from controller.web.limits import BodyLimit, HashGate, LoginThrottle, StreamSlots
 from controller.web.live import LiveHub
@@ -120,6 +120,8 @@ def create_app(
     app.include_router(public.router)
     app.include_router(auth.router)
     app.include_router(owner_api.router)
+    app.include_router(staff_api.router)
+    app.include_router(staff_api.owner_router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     if metrics is not None:

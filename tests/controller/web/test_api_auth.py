@@ -55,7 +55,7 @@ def test_login_by_cookie_and_by_bearer(client: TestClient, app: FastAPI, filled:
     assert f"{COOKIE}=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
     for path in _owner_paths(app, filled):  # the cookie the client now keeps
         assert client.get(path).status_code == 200, path
-    assert client.get("/api/v1/auth/me").json() == {"name": OWNER}
+    assert client.get("/api/v1/auth/me").json() == {"name": OWNER, "role": "owner", "tables": []}
     token = r.json()["token"]
     bearer = {"Authorization": f"Bearer {token}"}
     assert client.get("/api/v1/tables", headers=bearer).status_code == 200
