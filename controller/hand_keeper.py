@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import structlog
@@ -31,12 +31,14 @@ from controller.store import EventStore, HandRecord, StoredHand
 from engine.errors import EngineError
 from engine.round.actions import Action, Rejection, Shuffle
 from engine.round.events import (
+    STAFF_ACT_TYPES,
     Chowed,
     ClaimDeclared,
     ClaimsResolved,
     Discarded,
     Drew,
     Event,
+    FinishedByStaff,
     Konged,
     Passed,
     Punged,
@@ -48,6 +50,7 @@ from engine.round.events import (
 from engine.round.finish import settlement_from_dict
 from engine.round.fold import advance, fold
 from engine.round.rules import apply
+from engine.round.staff import StaffInputError, extras_net
 from engine.round.state import RoundState
 from engine.session import Session
 from engine.settlement import Settlement
@@ -75,7 +78,16 @@ WITNESSED = (
 
 def hand_result(state: RoundState) -> tuple[str, int | None, int | None]:
     """(result, winner, discarder) for the store's filters."""
-    if not state.wins:
+    act = state.staff_settle
+    if isinstance(act, FinishedByStaff):
+        if state.voided or not act.winners:
+            return "draw", None, None
+        seat, frm = act.winners[0]["seat"], act.winners[0]["from"]
+        if frm in ("self", "kong_replacement"):
+            return "self_draw", seat, None
+        robbed = str(frm).removeprefix("rob_kong:")
+        return "win", seat, int(robbed) if str(robbed).isdigit() else None
+    if not state.wins or state.voided:
         return "draw", None, None
     first = state.wins[0]
     result = "self_draw" if first.source in ("self", "kong_replacement") else "win"
@@ -178,6 +190,7 @@ class HandKeeper:
             return
         self.hand_id, self.log, self.state = hand.hand.id, events, state
         self.last_order = self.state.order
+        self.session.add(extras_net(state))  # (its settlement, if logged: ``_close``)
         log.info(
             "hand resumed", hand_id=self.hand_id, events=len(events), phase=self.state.phase.value
         )
@@ -196,6 +209,9 @@ class HandKeeper:
             if settled is None:
                 continue
             self.session.record(settlement_from_dict(settled.settlement))
+            if any(e.type in STAFF_ACT_TYPES for e in events):
+                # what staff moved outside the settlement (penalties, adjustments, voids)
+                self.session.add(extras_net(fold(events)))
             shuffled = next((e for e in events if isinstance(e, Shuffled)), None)
             self.last_order = None if shuffled is None else shuffled.order
             self.last_finished = True
@@ -270,6 +286,22 @@ class HandKeeper:
         else:
             self._commit(hand_id, state, result)
         return result
+
+    def staff_act(self, make: Callable[[RoundState], list[Event]]) -> list[Event]:
+        """An act of a person on the hand in progress: ``make`` (an ``engine.round.staff``
+        function) makes its events from the state, or raises ``StaffInputError`` naming
+        the field, nothing stored. Stored, then published, like any move; the session
+        totals follow it (a finish or a void closes the hand as a win would)."""
+        state, hand_id = self.state, self.hand_id
+        if state is None or hand_id is None or state.finished or self._batch is not None:
+            raise StaffInputError("hand: no hand in progress")
+        events = make(state)
+        after = advance(state, events)
+        if not any(isinstance(e, Settled) for e in events):
+            self.session.follow(state, after)  # (a settlement: ``_close`` records it)
+        self._commit(hand_id, state, events)
+        log.info("staff act", hand_id=hand_id, events=[e.type for e in events])
+        return events
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:

@@ -52,6 +52,11 @@ class Session:
             self.totals[seat] += amount
         self._deal_after(settlement)
 
+    def add(self, net: tuple[Amount, ...]) -> None:
+        """Points a hand moves outside its settlement (``engine.round.staff.extras_net``)."""
+        for seat, amount in enumerate(net):
+            self.totals[seat] += amount
+
     def follow(self, before: RoundState, after: RoundState) -> None:
         """A hand moved from ``before`` to ``after`` by an act of a person (a finish, a
         correction, a penalty, a void, an undo …): the totals move by the difference of

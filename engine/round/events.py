@@ -406,3 +406,4 @@ EVENT_TYPES: dict[str, type[Event]] = {
         StaffUndone,
     )
 }
+STAFF_ACT_TYPES = frozenset(t for t, cls in EVENT_TYPES.items() if issubclass(cls, StaffAct))

@@ -467,6 +467,16 @@ def hand_net(state: RoundState) -> tuple[Amount, Amount, Amount, Amount]:
     return (net[0], net[1], net[2], net[3])
 
 
+def extras_net(state: RoundState) -> tuple[Amount, ...]:
+    """``hand_net`` without the settlement: the penalties, adjustments and earlier hands
+    voided in this hand."""
+    net = list(hand_net(state))
+    if state.settlement is not None:
+        for s, n in enumerate(state.settlement.net):
+            net[s] -= n
+    return tuple(net)
+
+
 def reversed_net(v: HandVoided) -> tuple[Amount, ...]:
     return tuple(amount_in(n) for n in v.reverses)
 
