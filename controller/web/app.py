@@ -22,7 +22,7 @@ from controller.metrics import Metrics
 from controller.store import EventStore, StoreInputError
 from controller.store.owners import OwnerAccounts
 from controller.web import auth, owner_api, pages, public, staff_api
-from controller.web.context import WebContext
+from controller.web.context import StaffDesk, WebContext
 from controller.web.limits import BodyLimit, HashGate, LoginThrottle, StreamSlots
 from controller.web.live import LiveHub
 from controller.web.settings import WebAppSettings
@@ -87,6 +87,7 @@ def create_app(
     metrics: Metrics | None = None,
     keepalive: float = 15.0,
     table_status: Callable[[str], str | None] | None = None,
+    staff_desk: StaffDesk | None = None,
 ) -> FastAPI:
     settings = settings or WebAppSettings()
     app = FastAPI(
@@ -114,6 +115,7 @@ def create_app(
         streams=StreamSlots(settings.live_streams, settings.live_streams_per_client),
         keepalive=keepalive,
         table_status=table_status,
+        staff_desk=staff_desk,
     )
     app.add_exception_handler(RequestValidationError, _validation_problem)
     app.add_exception_handler(StoreInputError, _store_input_problem)

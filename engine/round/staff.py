@@ -41,7 +41,7 @@ from engine.round.finish import (
 from engine.round.fold import advance, start
 from engine.round.state import SEATS, HeldMeld, Phase, RoundState
 from engine.rulesets import settle_request
-from engine.settlement import Amount, SettleInputError, Settlement
+from engine.settlement import Amount, SettleInputError, Settlement, parse_finished_hand
 from engine.tiles import EAST, format_kinds, parse_kinds
 
 MAX_NAME = 64
@@ -248,7 +248,15 @@ def entered_note(act: StaffAct) -> str:
 
 def _settled_events(state: RoundState, act: StaffAct) -> list[Event]:
     """``act`` and its settlement, tried on a copy: a settlement error names the field and
-    leaves ``state`` as it was."""
+    leaves ``state`` as it was. Every winner's hand must win: a ruleset with a 诈胡
+    penalty would settle a non-win as one, and that is a penalty act, not a finish."""
+    assert isinstance(act, FinishedByStaff | WinCorrected)
+    hand = parse_finished_hand(act.request)
+    for n, win in enumerate(hand.wins):
+        why = state.ruleset.win_refusal(hand, win)
+        if why is not None:
+            where = "win" if len(hand.wins) == 1 else f"win[{n}]"
+            raise SettleInputError(f"{where}: seats[{win.seat}] {why}")
     scratch = advance(state, [act])
     return [act, Settled(settlement_to_dict(settle(scratch)))]
 
@@ -352,7 +360,12 @@ def correct_win(
     held[seat] = corrected
     request = settle_input(state, win_objs, held)
     act = WinCorrected(**_fields(audit), seat=seat, read=read, corrected=corrected, request=request)
-    return _settled_events(state, act)
+    try:
+        return _settled_events(state, act)
+    except SettleInputError as err:
+        if isinstance(err, StaffInputError):
+            raise
+        raise StaffInputError(f"hand: {err}") from None
 
 
 def penalty_amount(state: RoundState, penalty: str) -> int | None:
