@@ -31,7 +31,8 @@ from controller.display import status_text
 from controller.gc_pauses import collect_and_freeze
 from controller.hand_keeper import HandKeeper
 from controller.publication import Outlet, number
-from controller.table_inputs import DicePress, TableInput, TableInputs
+from controller.staff_acts import handle as staff_handle
+from controller.table_inputs import DicePress, StaffInput, TableInput, TableInputs
 from controller.tags import TagBook
 from controller.tracker import Tracker
 from firmware_bridge.protocol.messages import TableState
@@ -177,6 +178,9 @@ class TableService:
         stored before it is published, as every move is."""
         if isinstance(item, DicePress):
             self.tracker.press_dice(None, now)
+        elif isinstance(item, StaffInput):
+            staff = item.item
+            item.settle(lambda: staff_handle(self.keeper, staff))
         self._after(now)
 
     def handle(self, event: BridgeEvent, now: float) -> None:

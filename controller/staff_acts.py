@@ -7,12 +7,15 @@ whether staff may void and adjust; ``engine.round.staff`` makes the events and t
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
 
 from controller.hand_keeper import HandKeeper
 from controller.store.owners import OwnerAccounts, StaffPolicy
+from controller.table_inputs import StaffInput, TableInputs
 from engine.round import staff
 from engine.round.events import STAFF_ACT_TYPES, Event, HandVoided, Settled, event_from_dict
 from engine.round.fold import fold
@@ -23,11 +26,11 @@ from engine.settlement.ledger import plain
 ActKind = Literal["finish", "correct", "penalty", "adjust", "void", "undo"]
 
 
-class StaleRequest(Exception):
+class StaleRequest(ValueError):
     """The hand moved on since the sender looked (or the request was sent before): 409."""
 
 
-class NotPermitted(Exception):
+class NotPermitted(PermissionError):
     """The owners' policy does not let staff do this: 403."""
 
 
@@ -181,3 +184,16 @@ def outcome(events: list[Event]) -> dict[str, Any]:
         "events": [e.public_dict() for e in events],
         "settlement": None if settled is None else settled.settlement,
     }
+
+
+def desk(inputs: TableInputs) -> Callable[[StaffRequest | Look], Awaitable[dict[str, Any]]]:
+    """The web app's way in: each act a ``StaffInput`` on the table loop's queue, answered
+    by ``TableService.act`` (``handle``); a full queue is refused at once (OverflowError)."""
+
+    async def submit(item: StaffRequest | Look) -> dict[str, Any]:
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        if not inputs.put(StaffInput(item, answer)):
+            raise OverflowError("the table's input queue is full")
+        return await answer
+
+    return submit
