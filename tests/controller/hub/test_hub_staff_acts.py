@@ -1,0 +1,70 @@
+"""The hub (PostgreSQL) keeps the acts of staff with each hand: the handlogs a table sends
+carry them (who, when, why), the hub stores them, and a recount of the hub's events gives
+the table's session totals."""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import partial
+
+from controller.hand_keeper import HandKeeper
+from controller.handlog import parse_handlog
+from controller.hub import store_handlogs
+from controller.mqtt.topics import Topics
+from controller.publication import Outlet
+from controller.store import EventStore
+from engine.bots import Bot
+from engine.round.events import event_from_dict
+from engine.round.staff import Audit, adjust, apply_penalty, finish, session_totals, void
+from engine.simulation import table_action, waiting_seats
+
+AUDIT = Audit("ann", "staff", "2026-12-03T20:30:00+00:00", "dispute at the table")
+
+
+def _play(keeper: HandKeeper, rng: random.Random, moves: int) -> str:
+    order = list(range(136))
+    rng.shuffle(order)
+    hand_id = keeper.start_hand(tuple(order))
+    bots = [Bot(s) for s in range(4)]
+    for _ in range(moves):
+        state = keeper.state
+        assert state is not None
+        keeper.submit(table_action(state, rng) or bots[waiting_seats(state)[0]].act(state))
+    return hand_id
+
+
+def test_the_hub_stores_the_acts_of_staff(pg_url: str) -> None:
+    table = EventStore.open("sqlite://")
+    hub = EventStore.open(pg_url)
+    try:
+        keeper = HandKeeper(
+            table, Outlet(Topics("p1", "t1")), parlour="p1", table="t1", ruleset="xingguo"
+        )
+        keeper.resume()
+        rng = random.Random(4)
+        first = _play(keeper, rng, 25)
+        keeper.staff_act(partial(apply_penalty, audit=AUDIT, seat=1, penalty="false_win"))
+        keeper.staff_act(partial(finish, audit=AUDIT))
+        second = _play(keeper, rng, 25)
+        keeper.staff_act(partial(adjust, audit=AUDIT, from_seat=2, to_seat=0, points=8))
+        keeper.staff_act(partial(void, audit=AUDIT))
+        payloads = [
+            json.loads(e.payload) for e in table.outbox_peek(1000) if e.topic.endswith("/handlog")
+        ]
+        assert len(payloads) == 2
+        result = store_handlogs(hub.engine, [parse_handlog(p) for p in payloads])
+        assert sorted(result.stored) == sorted([first, second])
+        log = []
+        for hand_id in (first, second):
+            stored = hub.load_hand(hand_id)
+            log += [event_from_dict(d) for d in stored.event_dicts()]
+        acts = [e.to_dict() for e in log if e.type in ("penalty_applied", "adjusted")]
+        assert [(a["by"], a["role"], a["reason"]) for a in acts] == [
+            ("ann", "staff", "dispute at the table")
+        ] * 2
+        assert hub.load_hand(second).hand.result == "draw"
+        assert tuple(keeper.session.totals) == session_totals(log)
+    finally:
+        hub.close()
+        table.close()
