@@ -239,7 +239,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             tracker=tracker,
             alerts=alerts,
             inputs=inputs,
-            options=ServiceOptions(hands=opts.hands),
+            options=ServiceOptions(hands=opts.hands, stuck_after=config.tracker.stuck_after),
             panel=panel,
         )
         await _start_bridge(bridge, metrics, stack)

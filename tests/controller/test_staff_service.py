@@ -2,7 +2,8 @@
 a real Mosquitto, the web app over HTTP. A reader is unplugged mid-hand; staff log in,
 look at the hand and finish it by hand through the API. The act goes through the table
 inputs into the table loop, is stored before it is published, settles as ``mjtable
-settle`` does on the same input, and is marked as entered by staff on MQTT."""
+settle`` does on the same input, and is marked as entered by staff on MQTT. Before that,
+the hand the table cannot explain says on the status topic that it waits for staff."""
 
 from __future__ import annotations
 
@@ -34,6 +35,17 @@ from tests.controller.service_helpers import (
 PASSWORD = "long enough password"
 
 
+def _stuck(statuses: list[Any]) -> bool:
+    text = "1号读卡器无响应：请工作人员手动结束本局 (reader 1 silent: finish this hand by hand)"
+    return any(s.get("hand") == "waiting_for_staff" and s.get("text") == text for s in statuses)
+
+
+def _taken_back(statuses: list[Any]) -> bool:
+    """Online alone again after the notice (then offline as the service stops)."""
+    stuck = [i for i, s in enumerate(statuses) if s.get("hand") == "waiting_for_staff"]
+    return bool(stuck) and {"state": "online"} in statuses[stuck[-1] :]
+
+
 async def _finish_by_hand(web: str, token: str) -> dict[str, Any]:
     """Look, then finish (流局 by hand); the hand may move on between the two: look again."""
     auth = {"Authorization": f"Bearer {token}"}
@@ -45,7 +57,7 @@ async def _finish_by_hand(web: str, token: str) -> dict[str, Any]:
                 "hand_id": seen["hand_id"],
                 "seen": seen["seen"],
                 "result": "exhausted",
-                "reason": "reader 0 unplugged",
+                "reason": "reader 1 unplugged",
             }
             r = await http.post("/api/v1/staff/hands/current/finish", json=body)
             if r.status_code == 200:
@@ -63,7 +75,13 @@ def test_staff_finish_a_hand_whose_reader_was_unplugged(
     port = free_local_port()
     plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
     web = {"enabled": True, "host": "127.0.0.1", "port": port}
-    config = plain.model_copy(update={"web": plain.web.model_copy(update=web)})
+    quick = {"reader_silent_after": 0.5, "stuck_after": 1.0}
+    config = plain.model_copy(
+        update={
+            "web": plain.web.model_copy(update=web),
+            "tracker": plain.tracker.model_copy(update=quick),
+        }
+    )
 
     async def main() -> None:
         async with recording(mosquitto.port) as rec:
@@ -85,18 +103,21 @@ def test_staff_finish_a_hand_whose_reader_was_unplugged(
                     assert (
                         await http.post("/api/v1/staff/hands/current/undo", json={})
                     ).status_code == 401
+                # the hand cannot be explained without reader 0: it says it waits for staff
+                await until(lambda: _stuck(rec.of("status")), "the status: waiting for staff")
                 answer = await _finish_by_hand(web, token)
                 await asyncio.wait_for(service, GUARD)
                 await asyncio.wait_for(run.publisher.wait_drained(), GUARD)
                 hands = finished_hands(run.store)
             await until(lambda: rec.of("settlement"), "the settlement at the subscriber")
+            await until(lambda: _taken_back(rec.of("status")), "the notice taken back")
 
         (hand,) = hands
         state = refold(hand)  # the log, re-folded by the pure engine, checks out
         log = log_of(hand)
         finished = next(e.to_dict() for e in log if e.type == "finished_by_staff")
         assert finished["by"] == "ann" and finished["role"] == "staff"
-        assert finished["reason"] == "reader 0 unplugged"
+        assert finished["reason"] == "reader 1 unplugged"
         assert settle_data(finished["request"])["lines"] == answer["settlement"]["lines"]
         assert state.settlement is not None
         (published,) = rec.of("settlement")
