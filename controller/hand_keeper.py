@@ -50,10 +50,11 @@ from engine.round.events import (
 from engine.round.finish import settlement_from_dict
 from engine.round.fold import advance, fold
 from engine.round.rules import apply
-from engine.round.staff import StaffInputError, extras_net
+from engine.round.staff import StaffInputError, extras_net, hand_net
 from engine.round.state import RoundState
 from engine.session import Session
 from engine.settlement import Settlement
+from engine.settlement.ledger import plain
 
 log = structlog.get_logger(__name__)
 
@@ -364,6 +365,7 @@ class HandKeeper:
             messages = self._settlement_messages(hand_id, state, settled)
         result, winner, discarder = hand_result(state)
         stored = settlement.as_dict()
+        moved = hand_net(state)
         record = self.store.record_settlement(
             hand_id,
             stored,
@@ -371,6 +373,7 @@ class HandKeeper:
             winner=winner,
             discarder=discarder,
             outbox=self.outlet.outbox(messages),
+            hand_net=None if moved == settlement.net else [plain(n) for n in moved],
         )
         self.session.record(settlement)
         self.played += 1

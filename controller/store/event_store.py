@@ -484,11 +484,14 @@ class EventStore:
         winner: int | None = None,
         discarder: int | None = None,
         outbox: Sequence[OutboxMessage] = (),
+        hand_net: Sequence[float] | None = None,
     ) -> HandRecord:
         """Store ``Settlement.as_dict()`` and finish the hand, in one transaction; returns
         the finished hand's record.
 
         ``result`` says how it ended (win, self_draw, draw, …) for the owners' filters.
+        ``hand_net``: what the hand moved in all, when acts of staff moved points beside
+        its settlement (the owners' totals read it); default the settlement's nets.
         """
         payload = _json_copy(dict(settlement), "settlement")
         net = payload.get("net")
@@ -502,9 +505,15 @@ class EventStore:
             raise StoreInputError(f"result: 1-32 characters, got {result!r}")
         _seat(winner, "winner")
         _seat(discarder, "discarder")
+        if hand_net is not None and (
+            len(hand_net) != 4
+            or not all(isinstance(n, Real) and not isinstance(n, bool) for n in hand_net)
+        ):
+            raise StoreInputError(f"hand_net: expected 4 numbers, got {hand_net!r}")
         messages = _check_messages(outbox)
         now = utcnow()
         nets = {f"net_{i}": n for i, n in enumerate(net)}
+        moved = nets if hand_net is None else {f"net_{i}": n for i, n in enumerate(hand_net)}
         with self.engine.begin() as c:
             hand = c.execute(
                 select(HANDS.c.status, HANDS.c.ruleset, HANDS.c.table_id).where(
@@ -520,7 +529,7 @@ class EventStore:
             finished = c.execute(
                 update(HANDS)
                 .where(HANDS.c.id == hand_id)
-                .values(**done, **nets)
+                .values(**done, **moved)
                 .returning(*HANDS.c)
             ).one()
             void = bool(payload.get("void", False))

@@ -1,6 +1,6 @@
 """The hub (PostgreSQL) keeps the acts of staff with each hand: the handlogs a table sends
 carry them (who, when, why), the hub stores them, and a recount of the hub's events gives
-the table's session totals."""
+the table's session totals; the owners' totals there and at the table move with them."""
 
 from __future__ import annotations
 
@@ -65,6 +65,11 @@ def test_the_hub_stores_the_acts_of_staff(pg_url: str) -> None:
         ] * 2
         assert hub.load_hand(second).hand.result == "draw"
         assert tuple(keeper.session.totals) == session_totals(log)
+        # the owners' totals (the hands' nets) move with the acts, at the table and the hub
+        for where in (table, hub):
+            nets = [where.load_hand(h).hand.net for h in (first, second)]
+            assert [sum(n[s] for n in nets if n) for s in range(4)] == keeper.session.totals
+        assert hub.load_hand(first).hand.net == table.load_hand(first).hand.net
     finally:
         hub.close()
         table.close()
