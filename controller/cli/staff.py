@@ -8,11 +8,9 @@ from typing import Annotated
 
 import typer
 
-from controller.cli.owner import ConfigOpt, StdinOpt, StoreOpt, _fail, _password, _store
+from controller.cli.owner import ConfigOpt, StdinOpt, StoreOpt, _fail, _store, add_account
 from controller.config import ConfigError, load_config
-from controller.store import StoreInputError
-from controller.store.owners import OwnerAccounts, OwnerExists, UnknownOwner, check_name
-from controller.web.passwords import hash_password
+from controller.store.owners import OwnerAccounts, UnknownOwner
 
 cli = typer.Typer(
     help="Staff accounts (act on the live hand of their tables).", add_completion=False
@@ -47,21 +45,22 @@ def add(
     store: StoreOpt = None,
 ) -> None:
     """Create a staff account; prompts for the password (twice) unless --password-stdin."""
-    try:
-        check_name(name)
-    except StoreInputError as err:
-        raise _fail(str(err)) from None
-    tables = _tables(table, config, store)
-    password = _password(password_stdin)
-    events = _store(config, store)
-    try:
-        OwnerAccounts(events).add(name, hash_password(password), "staff", tables)
-    except OwnerExists as err:
-        raise _fail(f"{err} (remove it first: 'mjtable staff remove {name}')") from None
-    except StoreInputError as err:
-        raise _fail(str(err)) from None
-    finally:
-        events.close()
+    tables: tuple[str, ...] = ()
+
+    def chosen() -> tuple[str, ...]:
+        nonlocal tables
+        tables = _tables(table, config, store)
+        return tables
+
+    add_account(
+        name,
+        password_stdin,
+        config,
+        store,
+        hint=f"remove it first: 'mjtable staff remove {name}'",
+        role="staff",
+        tables=chosen,
+    )
     typer.echo(f"staff {name} added (tables: {', '.join(sorted(set(tables)))})")
 
 

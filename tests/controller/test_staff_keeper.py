@@ -16,7 +16,6 @@ from controller.hand_keeper import HandKeeper
 from controller.mqtt.topics import Topics
 from controller.publication import Outlet
 from controller.store import EventStore
-from engine.bots import Bot
 from engine.round.events import event_from_dict
 from engine.round.staff import (
     Audit,
@@ -28,7 +27,7 @@ from engine.round.staff import (
     undo,
     void,
 )
-from engine.simulation import table_action, waiting_seats
+from tests.controller.service_helpers import play_at_keeper
 
 AUDIT = Audit("ann", "staff", "2026-12-03T20:15:00+00:00", "reader 3 silent")
 
@@ -40,17 +39,7 @@ def _keeper(store: EventStore) -> HandKeeper:
 
 
 def _play(keeper: HandKeeper, seed: int, moves: int) -> str:
-    rng = random.Random(seed)
-    order = list(range(136))
-    rng.shuffle(order)
-    hand_id = keeper.start_hand(tuple(order))
-    bots = [Bot(s) for s in range(4)]
-    for _ in range(moves):
-        state = keeper.state
-        assert state is not None and keeper.in_progress
-        action = table_action(state, rng) or bots[waiting_seats(state)[0]].act(state)
-        assert isinstance(keeper.submit(action), list)
-    return hand_id
+    return play_at_keeper(keeper, random.Random(seed), moves)
 
 
 def _handlogs(store: EventStore) -> list[dict[str, object]]:
@@ -161,3 +150,19 @@ def test_a_win_entered_by_staff_is_filed_as_a_win(store: EventStore) -> None:
     keeper.staff_act(partial(finish, audit=AUDIT, winners=[win]))
     record = store.load_hand(hand_id).hand
     assert record.winner == win["seat"] and record.result in ("win", "self_draw")
+
+
+def test_after_a_restart_mid_hand_staff_void_it_and_the_next_hand_plays(
+    store: EventStore,
+) -> None:
+    keeper = _keeper(store)
+    keeper.resume()
+    _play(keeper, 4, 35)
+    again = _keeper(store)  # the service restarted: the hand resumes from its log
+    again.resume()
+    assert again.in_progress
+    again.staff_act(partial(void, audit=AUDIT))
+    assert not again.in_progress
+    hand_id = _play(again, 5, 10)  # the next hand starts and plays
+    assert again.hand_id == hand_id and again.in_progress
+    assert again.state is not None and again.state.started.hand_no == 2

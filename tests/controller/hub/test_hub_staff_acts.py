@@ -14,24 +14,11 @@ from controller.hub import store_handlogs
 from controller.mqtt.topics import Topics
 from controller.publication import Outlet
 from controller.store import EventStore
-from engine.bots import Bot
 from engine.round.events import event_from_dict
 from engine.round.staff import Audit, adjust, apply_penalty, finish, session_totals, void
-from engine.simulation import table_action, waiting_seats
+from tests.controller.service_helpers import play_at_keeper
 
 AUDIT = Audit("ann", "staff", "2026-12-03T20:30:00+00:00", "dispute at the table")
-
-
-def _play(keeper: HandKeeper, rng: random.Random, moves: int) -> str:
-    order = list(range(136))
-    rng.shuffle(order)
-    hand_id = keeper.start_hand(tuple(order))
-    bots = [Bot(s) for s in range(4)]
-    for _ in range(moves):
-        state = keeper.state
-        assert state is not None
-        keeper.submit(table_action(state, rng) or bots[waiting_seats(state)[0]].act(state))
-    return hand_id
 
 
 def test_the_hub_stores_the_acts_of_staff(pg_url: str) -> None:
@@ -43,10 +30,10 @@ def test_the_hub_stores_the_acts_of_staff(pg_url: str) -> None:
         )
         keeper.resume()
         rng = random.Random(4)
-        first = _play(keeper, rng, 25)
+        first = play_at_keeper(keeper, rng, 25)
         keeper.staff_act(partial(apply_penalty, audit=AUDIT, seat=1, penalty="false_win"))
         keeper.staff_act(partial(finish, audit=AUDIT))
-        second = _play(keeper, rng, 25)
+        second = play_at_keeper(keeper, rng, 25)
         keeper.staff_act(partial(adjust, audit=AUDIT, from_seat=2, to_seat=0, points=8))
         keeper.staff_act(partial(void, audit=AUDIT))
         payloads = [

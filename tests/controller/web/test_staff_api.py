@@ -20,10 +20,9 @@ from controller.store import EventStore
 from controller.store.owners import OwnerAccounts, StaffPolicy
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
-from engine.bots import Bot
 from engine.round.events import event_from_dict
 from engine.round.staff import session_totals
-from engine.simulation import table_action, waiting_seats
+from tests.controller.service_helpers import play_at_keeper
 
 SECRET = b"s" * 32
 PASSWORD = "long enough password"
@@ -35,15 +34,7 @@ def keeper(store: EventStore) -> HandKeeper:
         store, Outlet(Topics("demo", "t1")), parlour="demo", table="t1", ruleset="xingguo"
     )
     keeper.resume()
-    rng = random.Random(5)
-    order = list(range(136))
-    rng.shuffle(order)
-    keeper.start_hand(tuple(order))
-    bots = [Bot(s) for s in range(4)]
-    for _ in range(30):
-        state = keeper.state
-        assert state is not None
-        keeper.submit(table_action(state, rng) or bots[waiting_seats(state)[0]].act(state))
+    play_at_keeper(keeper, random.Random(5), 30)
     accounts = OwnerAccounts(store)
     accounts.add("boss", hash_password(PASSWORD))
     accounts.add("ann", hash_password(PASSWORD), "staff", ("t1",))
