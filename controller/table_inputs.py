@@ -40,8 +40,11 @@ class StaffInput:
     answer: asyncio.Future[dict[str, Any]]
 
     def settle(self, work: Callable[[], dict[str, Any]]) -> None:
-        """Run ``work`` and hand its answer (or its refusal) to the waiting sender; a sender
-        that gave up has nothing to hear."""
+        """Run ``work`` and hand its answer (or its refusal) to the waiting sender. A sender
+        that gave up (it was told nothing was done) gets nothing done."""
+        if self.answer.done():
+            log.info("staff act dropped: its sender gave up", item=repr(self.item))
+            return
         try:
             result = work()
         except Exception as err:  # a refusal (StaffInputError …) or a failure: theirs to see

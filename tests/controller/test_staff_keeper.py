@@ -166,3 +166,18 @@ def test_after_a_restart_mid_hand_staff_void_it_and_the_next_hand_plays(
     hand_id = _play(again, 5, 10)  # the next hand starts and plays
     assert again.hand_id == hand_id and again.in_progress
     assert again.state is not None and again.state.started.hand_no == 2
+
+
+def test_an_act_whose_sender_gave_up_is_not_done() -> None:
+    import asyncio
+
+    from controller.table_inputs import StaffInput
+
+    async def main() -> None:
+        answer: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()
+        answer.cancel()  # the web app answered 503: nothing was done
+        done: list[int] = []
+        StaffInput("act", answer).settle(lambda: done.append(1) or {})
+        assert done == []
+
+    asyncio.run(main())
