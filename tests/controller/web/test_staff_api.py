@@ -190,3 +190,33 @@ def test_the_owners_policy_bars_staff_from_voiding(
     r = client.post(path, json=body, headers=owner)
     assert r.status_code == 200, r.text
     assert r.json()["settlement"]["void"] is True and not keeper.in_progress
+
+
+def test_the_owners_log_shows_each_act_with_who_and_why(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    staff, owner = _auth(client, "ann"), _auth(client, "boss")
+    seen = _look(client, staff)
+    base = {"hand_id": seen["hand_id"], "reason": "相公 at seat 2"}
+    r = client.post(
+        "/api/v1/staff/adjustments",
+        json=base | {"seen": seen["seen"], "from_seat": 1, "to_seat": 3, "points": 4},
+        headers=staff,
+    )
+    assert r.status_code == 200, r.text
+    r = client.post(
+        "/api/v1/staff/hands/current/finish",
+        json=base | {"seen": r.json()["seen"], "result": "exhausted"},
+        headers=staff,
+    )
+    assert r.status_code == 200, r.text
+    replay = client.get(f"/api/v1/hands/{seen['hand_id']}/replay", headers=owner).json()
+    assert replay["check"] is None
+    texts = [s["text"] for s in replay["steps"]]
+    assert {
+        "zh": "工作人员 ann：调整：2号位 付 4号位 4（相公 at seat 2）",
+        "en": "staff ann: seat 2 pays seat 4 4 (adjustment) — 相公 at seat 2",
+    } in texts
+    assert any(t["zh"].startswith("工作人员 ann：手动结束本局：流局") for t in texts)
+    hand = client.get(f"/api/v1/hands/{seen['hand_id']}", headers=owner).json()
+    assert hand["hand"]["net"] == [0, -4, 0, 4]  # what the hand moved: the adjustment beside a 流局
