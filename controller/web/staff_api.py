@@ -49,7 +49,17 @@ def table_account(
     return account
 
 
-Actor = Annotated[OwnerRecord, Depends(table_account)]
+Member = Annotated[OwnerRecord, Depends(table_account)]
+
+
+def live_account(account: Member, ctx: Ctx) -> OwnerRecord:
+    """As ``table_account``, where a table loop runs to take the act."""
+    if ctx.staff_desk is None:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "no live table here: act at the table")
+    return account
+
+
+Actor = Annotated[OwnerRecord, Depends(live_account)]
 
 
 # --- the acts -------------------------------------------------------------------------
@@ -134,6 +144,7 @@ class UndoIn(_Act):
 
 
 ACT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": Problem},  # a body that is not JSON
     404: {"model": Problem},
     409: {"model": Problem},
     413: {"model": Problem},
@@ -144,8 +155,7 @@ ACT_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 async def _desk(ctx: WebContext, item: Any) -> dict[str, Any]:
     """Hand ``item`` to the table loop and wait for what it did."""
-    if ctx.staff_desk is None:
-        raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, "no table loop here")
+    assert ctx.staff_desk is not None  # (live_account)
     try:
         return await asyncio.wait_for(ctx.staff_desk(item), ANSWER_WAIT)
     except StaffInputError as err:
@@ -176,7 +186,11 @@ def _dump(items: list[Any]) -> list[dict[str, Any]]:
     return [i.model_dump(by_alias=True, exclude_none=True) for i in items]
 
 
-@router.get("/hands/current", summary="The hand in progress, as staff may see it")
+@router.get(
+    "/hands/current",
+    responses={503: {"model": Problem}},
+    summary="The hand in progress, as staff may see it",
+)
 async def current(account: Actor, ctx: Ctx) -> dict[str, Any]:
     return await _desk(ctx, Look())
 
@@ -251,7 +265,7 @@ async def void(
 
 
 @router.get("/policy", summary="What staff may do here, and the owners' penalty amounts")
-def get_policy(account: Actor, ctx: Ctx) -> StaffPolicy:
+def get_policy(account: Member, ctx: Ctx) -> StaffPolicy:
     return ctx.owners.staff_policy()
 
 
@@ -261,7 +275,12 @@ owner_router = APIRouter(prefix="/api/v1/owner", tags=["owners"])
 
 @owner_router.put(
     "/staff-policy",
-    responses={401: {"model": Problem}, 403: {"model": Problem}, 422: {"model": Problem}},
+    responses={
+        400: {"model": Problem},
+        401: {"model": Problem},
+        403: {"model": Problem},
+        422: {"model": Problem},
+    },
     summary="Set what staff may do, and penalty amounts a ruleset has none of",
 )
 def put_policy(policy: StaffPolicy, owner: Owner, ctx: Ctx) -> StaffPolicy:
