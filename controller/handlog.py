@@ -85,11 +85,16 @@ class Handlog:
     settlement: dict[str, Any]
 
     @property
+    def settled_net(self) -> tuple[float, float, float, float]:
+        """The settlement's own nets."""
+        n = self.settlement["net"]
+        return (float(n[0]), float(n[1]), float(n[2]), float(n[3]))
+
+    @property
     def net(self) -> tuple[float, float, float, float]:
         """What the hand moved: its settlement's nets, and what acts of staff moved beside
         them (penalties, adjustments, earlier hands voided), as the table counted it."""
-        n = self.settlement["net"]
-        settled = (float(n[0]), float(n[1]), float(n[2]), float(n[3]))
+        settled = self.settled_net
         if not any(e.get("type") in STAFF_ACT_TYPES for e in self.events):
             return settled
         try:

@@ -213,10 +213,11 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
                 "hand_id": log.hand_id,
                 "ruleset": log.ruleset,
                 "void": bool(log.settlement.get("void", False)),
-                "net_0": log.net[0],
-                "net_1": log.net[1],
-                "net_2": log.net[2],
-                "net_3": log.net[3],
+                # the settlement's own nets (the hand's row holds what the hand moved)
+                "net_0": log.settled_net[0],
+                "net_1": log.settled_net[1],
+                "net_2": log.settled_net[2],
+                "net_3": log.settled_net[3],
                 "payload": log.settlement,
                 "created_at": now,
             }

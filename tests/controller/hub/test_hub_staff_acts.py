@@ -57,6 +57,7 @@ def test_the_hub_stores_the_acts_of_staff(pg_url: str) -> None:
             nets = [where.load_hand(h).hand.net for h in (first, second)]
             assert [sum(n[s] for n in nets if n) for s in range(4)] == keeper.session.totals
         assert hub.load_hand(first).hand.net == table.load_hand(first).hand.net
+        assert hub.load_hand(first).settlement == table.load_hand(first).settlement
     finally:
         hub.close()
         table.close()
