@@ -294,14 +294,55 @@ class HandKeeper:
         the field, nothing stored. Stored, then published, like any move; the session
         totals follow it (a finish or a void closes the hand as a win would)."""
         state, hand_id = self.state, self.hand_id
-        if state is None or hand_id is None or state.finished or self._batch is not None:
+        if state is None or hand_id is None or self._batch is not None:
             raise StaffInputError("hand: no hand in progress")
+        if state.finished:
+            return self._amend(hand_id, state, make(state))
         events = make(state)
         after = advance(state, events)
         if not any(isinstance(e, Settled) for e in events):
             self.session.follow(state, after)  # (a settlement: ``_close`` records it)
         self._commit(hand_id, state, events)
         log.info("staff act", hand_id=hand_id, events=[e.type for e in events])
+        return events
+
+    def _amend(self, hand_id: str, state: RoundState, events: list[Event]) -> list[Event]:
+        """An act on the hand just settled (no hand has started since): stored with its
+        new settlement, published, the session following it, its handlog sent again."""
+        after = advance(state, events)
+        settlement = after.settlement
+        if settlement is None:
+            raise StaffInputError("undo: that would reopen a closed hand; correct or void it")
+        self.session.follow(state, after)
+        seq = len(self.log)
+        messages = event_messages(hand_id, seq, events, after)
+        settled = next((e for e in events if isinstance(e, Settled)), None)
+        if settled is not None:
+            messages += settlement_messages(
+                hand_id,
+                settlement,
+                session_id=self.session_id,
+                hand_no=after.started.hand_no,
+                totals=list(self.session.totals),
+            )
+        result, winner, discarder = hand_result(after)
+        stored = settlement.as_dict()
+        record = self.store.amend_finished(
+            hand_id,
+            [e.to_dict() for e in events],
+            expected_seq=seq,
+            settlement=stored,
+            result=result,
+            winner=winner,
+            discarder=discarder,
+            hand_net=[plain(n) for n in hand_net(after)],
+            outbox=self.outlet.outbox(messages),
+        )
+        self.state = after
+        self.log.extend(events)
+        self.outlet.committed(messages)
+        log.info("staff act on the settled hand", hand_id=hand_id, events=[e.type for e in events])
+        self._send_handlog(record, stored)
         return events
 
     @contextlib.contextmanager

@@ -58,7 +58,8 @@ def perform(keeper: HandKeeper, request: StaffRequest, policy: StaffPolicy) -> l
         raise NotPermitted("the owners do not let staff void hands (policy may_void)")
     if staff_role and request.kind == "adjust" and not policy.may_adjust:
         raise NotPermitted("the owners do not let staff adjust points (policy may_adjust)")
-    current = keeper.hand_id if keeper.in_progress else None
+    # the hand in progress, or the one just settled (until the next starts)
+    current = keeper.hand_id if keeper.state is not None else None
     if request.hand_id != current:
         if request.kind == "void" and current is not None:
             return _void_earlier(keeper, request)

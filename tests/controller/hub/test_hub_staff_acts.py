@@ -61,3 +61,57 @@ def test_the_hub_stores_the_acts_of_staff(pg_url: str) -> None:
     finally:
         hub.close()
         table.close()
+
+
+def test_a_correction_after_the_settlement_reaches_the_hub(pg_url: str) -> None:
+    from engine.round.staff import correct_win, read_winners
+
+    table = EventStore.open("sqlite://")
+    hub = EventStore.open(pg_url)
+    try:
+        keeper = HandKeeper(
+            table, Outlet(Topics("p1", "t1")), parlour="p1", table="t1", ruleset="xingguo"
+        )
+        keeper.resume()
+        rng = random.Random(1)
+        while True:  # a hand that ends in a win, played to its settlement
+            hand_id = play_at_keeper(keeper, rng)
+            if keeper.state is not None and keeper.state.wins:
+                break
+        played = table.load_hand(hand_id).settlement
+        before = list(keeper.session.totals)
+        w = read_winners(keeper.state)[0]
+        # staff read the laid-down hand as the readers did: the settlement stands again
+        keeper.staff_act(
+            partial(correct_win, audit=AUDIT, seat=w["seat"], hand=w["hand"], melds=w["melds"])
+        )
+        assert keeper.session.totals == before
+        # then void it before the next hand starts: its points come off
+        keeper.staff_act(partial(void, audit=AUDIT))
+        stored = table.load_hand(hand_id)
+        assert stored.settlement is not None and stored.settlement["void"] is True
+        assert [e.payload["type"] for e in stored.events][-4:] == [
+            "win_corrected",
+            "settled",
+            "hand_voided",
+            "settled",
+        ]
+        assert played is not None and stored.hand.net == (0, 0, 0, 0)
+        payloads = [
+            json.loads(e.payload) for e in table.outbox_peek(10_000) if e.topic.endswith("/handlog")
+        ]
+        mine = [p for p in payloads if p["hand_id"] == hand_id]
+        assert len(mine) == 3  # at the settlement, and again after each act
+        first = store_handlogs(hub.engine, [parse_handlog(mine[0])])
+        assert first.stored == [hand_id]
+        later = store_handlogs(hub.engine, [parse_handlog(p) for p in mine[1:]])
+        assert hand_id in later.stored
+        at_hub = hub.load_hand(hand_id)
+        assert at_hub.event_dicts() == stored.event_dicts()
+        assert at_hub.settlement == stored.settlement and at_hub.hand.net == stored.hand.net
+        # an older, shorter log arriving late changes nothing
+        assert store_handlogs(hub.engine, [parse_handlog(mine[0])]).stored == []
+        assert hub.load_hand(hand_id).event_dicts() == stored.event_dicts()
+    finally:
+        hub.close()
+        table.close()
