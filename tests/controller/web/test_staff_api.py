@@ -220,3 +220,35 @@ def test_the_owners_log_shows_each_act_with_who_and_why(
     assert any(t["zh"].startswith("工作人员 ann：手动结束本局：流局") for t in texts)
     hand = client.get(f"/api/v1/hands/{seen['hand_id']}", headers=owner).json()
     assert hand["hand"]["net"] == [0, -4, 0, 4]  # what the hand moved: the adjustment beside a 流局
+
+
+def test_a_win_is_corrected_through_the_api_after_its_settlement(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    from engine.round.staff import Audit, void
+
+    keeper.staff_act(lambda s: void(s, Audit("boss", "owner", "t", "start afresh")))
+    rng = random.Random(1)
+    while not (keeper.state is not None and keeper.state.wins and not keeper.in_progress):
+        play_at_keeper(keeper, rng)
+    staff = _auth(client, "ann")
+    seen = _look(client, staff)
+    assert seen["in_progress"] is False and seen["winners_read"]
+    w = seen["winners_read"][0]
+    body = {"hand_id": seen["hand_id"], "seen": seen["seen"], "reason": "the 1m was a 7m"}
+    bad = client.post(
+        "/api/v1/staff/hands/current/correction",
+        json=body | {"seat": w["seat"], "hand": "123456789m1234p", "melds": w["melds"]},
+        headers=staff,
+    )
+    assert bad.status_code == 422 and "hand" in bad.json()["detail"]
+    r = client.post(
+        "/api/v1/staff/hands/current/correction",
+        json=body | {"seat": w["seat"], "hand": w["hand"], "melds": w["melds"]},
+        headers=staff,
+    )
+    assert r.status_code == 200, r.text
+    act = r.json()["events"][0]
+    assert act["type"] == "win_corrected" and act["read"]["hand"] == w["hand"]
+    assert "request" not in act
+    assert store.load_hand(seen["hand_id"]).events[-2].payload["type"] == "win_corrected"
