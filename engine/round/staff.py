@@ -373,12 +373,7 @@ def penalty_amount(state: RoundState, penalty: str) -> int | None:
     has none (相公 has none in any built-in ruleset: the owner sets one)."""
     if penalty != "false_win":
         return None
-    preset = state.ruleset.preset
-    for section in ("extras", "pay"):
-        amount = getattr(getattr(preset, section, None), "false_win", 0)
-        if isinstance(amount, int) and amount > 0:
-            return amount
-    return None
+    return state.ruleset.false_win_amount() or None
 
 
 def apply_penalty(
