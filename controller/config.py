@@ -163,6 +163,9 @@ class TrackerSettings(_Section):
     decide, when two of a kind could still become a kong (the seat holds the third)."""
     reader_silent_after: float = Field(3.0, gt=0)
     """Seconds without a scan before a reader is reported silent (the bridge's default)."""
+    stuck_after: float = Field(30.0, gt=0)
+    """Seconds a hand may stay unexplained (a reader silent, a resumed hand whose walls
+    changed) before the status topic and the display say it waits for staff."""
     alert_window: float = Field(10.0, gt=0)
     """Alerts of one kind at one place after the first within this many seconds go out as
     one summary with a count (a flood of stray tags is a few messages, not thousands)."""

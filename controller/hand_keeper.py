@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import structlog
@@ -31,12 +31,14 @@ from controller.store import EventStore, HandRecord, StoredHand
 from engine.errors import EngineError
 from engine.round.actions import Action, Rejection, Shuffle
 from engine.round.events import (
+    STAFF_ACT_TYPES,
     Chowed,
     ClaimDeclared,
     ClaimsResolved,
     Discarded,
     Drew,
     Event,
+    FinishedByStaff,
     Konged,
     Passed,
     Punged,
@@ -48,9 +50,11 @@ from engine.round.events import (
 from engine.round.finish import settlement_from_dict
 from engine.round.fold import advance, fold
 from engine.round.rules import apply
+from engine.round.staff import StaffInputError, extras_net, hand_net
 from engine.round.state import RoundState
 from engine.session import Session
 from engine.settlement import Settlement
+from engine.settlement.ledger import plain
 
 log = structlog.get_logger(__name__)
 
@@ -75,7 +79,16 @@ WITNESSED = (
 
 def hand_result(state: RoundState) -> tuple[str, int | None, int | None]:
     """(result, winner, discarder) for the store's filters."""
-    if not state.wins:
+    act = state.staff_settle
+    if isinstance(act, FinishedByStaff):
+        if state.voided or not act.winners:
+            return "draw", None, None
+        seat, frm = act.winners[0]["seat"], act.winners[0]["from"]
+        if frm in ("self", "kong_replacement"):
+            return "self_draw", seat, None
+        robbed = str(frm).removeprefix("rob_kong:")
+        return "win", seat, int(robbed) if str(robbed).isdigit() else None
+    if not state.wins or state.voided:
         return "draw", None, None
     first = state.wins[0]
     result = "self_draw" if first.source in ("self", "kong_replacement") else "win"
@@ -178,6 +191,7 @@ class HandKeeper:
             return
         self.hand_id, self.log, self.state = hand.hand.id, events, state
         self.last_order = self.state.order
+        self.session.add(extras_net(state))  # (its settlement, if logged: ``_close``)
         log.info(
             "hand resumed", hand_id=self.hand_id, events=len(events), phase=self.state.phase.value
         )
@@ -196,6 +210,9 @@ class HandKeeper:
             if settled is None:
                 continue
             self.session.record(settlement_from_dict(settled.settlement))
+            if any(e.type in STAFF_ACT_TYPES for e in events):
+                # what staff moved outside the settlement (penalties, adjustments, voids)
+                self.session.add(extras_net(fold(events)))
             shuffled = next((e for e in events if isinstance(e, Shuffled)), None)
             self.last_order = None if shuffled is None else shuffled.order
             self.last_finished = True
@@ -271,6 +288,63 @@ class HandKeeper:
             self._commit(hand_id, state, result)
         return result
 
+    def staff_act(self, make: Callable[[RoundState], list[Event]]) -> list[Event]:
+        """An act of a person on the hand in progress: ``make`` (an ``engine.round.staff``
+        function) makes its events from the state, or raises ``StaffInputError`` naming
+        the field, nothing stored. Stored, then published, like any move; the session
+        totals follow it (a finish or a void closes the hand as a win would)."""
+        state, hand_id = self.state, self.hand_id
+        if state is None or hand_id is None or self._batch is not None:
+            raise StaffInputError("hand: no hand in progress")
+        if state.finished:
+            return self._amend(hand_id, state, make(state))
+        events = make(state)
+        after = advance(state, events)
+        if not any(isinstance(e, Settled) for e in events):
+            self.session.follow(state, after)  # (a settlement: ``_close`` records it)
+        self._commit(hand_id, state, events)
+        log.info("staff act", hand_id=hand_id, events=[e.type for e in events])
+        return events
+
+    def _amend(self, hand_id: str, state: RoundState, events: list[Event]) -> list[Event]:
+        """An act on the hand just settled (no hand has started since): stored with its
+        new settlement, published, the session following it, its handlog sent again."""
+        after = advance(state, events)
+        settlement = after.settlement
+        if settlement is None:
+            raise StaffInputError("undo: that would reopen a closed hand; correct or void it")
+        self.session.follow(state, after)
+        seq = len(self.log)
+        messages = event_messages(hand_id, seq, events, after)
+        settled = next((e for e in events if isinstance(e, Settled)), None)
+        if settled is not None:
+            messages += settlement_messages(
+                hand_id,
+                settlement,
+                session_id=self.session_id,
+                hand_no=after.started.hand_no,
+                totals=list(self.session.totals),
+            )
+        result, winner, discarder = hand_result(after)
+        stored = settlement.as_dict()
+        record = self.store.amend_finished(
+            hand_id,
+            [e.to_dict() for e in events],
+            expected_seq=seq,
+            settlement=stored,
+            result=result,
+            winner=winner,
+            discarder=discarder,
+            hand_net=[plain(n) for n in hand_net(after)],
+            outbox=self.outlet.outbox(messages),
+        )
+        self.state = after
+        self.log.extend(events)
+        self.outlet.committed(messages)
+        log.info("staff act on the settled hand", hand_id=hand_id, events=[e.type for e in events])
+        self._send_handlog(record, stored)
+        return events
+
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
         """Actions submitted inside are stored (and published) together when it ends: one
@@ -332,6 +406,7 @@ class HandKeeper:
             messages = self._settlement_messages(hand_id, state, settled)
         result, winner, discarder = hand_result(state)
         stored = settlement.as_dict()
+        moved = hand_net(state)
         record = self.store.record_settlement(
             hand_id,
             stored,
@@ -339,6 +414,7 @@ class HandKeeper:
             winner=winner,
             discarder=discarder,
             outbox=self.outlet.outbox(messages),
+            hand_net=None if moved == settlement.net else [plain(n) for n in moved],
         )
         self.session.record(settlement)
         self.played += 1

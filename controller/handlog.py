@@ -34,6 +34,9 @@ from controller.config import ID_PATTERN
 from controller.json_bounds import JsonBoundsError, check_values, loads_bounded
 from controller.mqtt.topics import Topics
 from controller.store import HandRecord, StoredHand
+from engine.round.events import STAFF_ACT_TYPES, event_from_dict
+from engine.round.fold import fold
+from engine.round.staff import hand_net
 
 FORMAT = "mjtable.handlog"
 VERSION = 1
@@ -82,9 +85,23 @@ class Handlog:
     settlement: dict[str, Any]
 
     @property
-    def net(self) -> tuple[float, float, float, float]:
+    def settled_net(self) -> tuple[float, float, float, float]:
+        """The settlement's own nets."""
         n = self.settlement["net"]
         return (float(n[0]), float(n[1]), float(n[2]), float(n[3]))
+
+    @property
+    def net(self) -> tuple[float, float, float, float]:
+        """What the hand moved: its settlement's nets, and what acts of staff moved beside
+        them (penalties, adjustments, earlier hands voided), as the table counted it."""
+        settled = self.settled_net
+        if not any(e.get("type") in STAFF_ACT_TYPES for e in self.events):
+            return settled
+        try:
+            moved = hand_net(fold([event_from_dict(dict(e)) for e in self.events]))
+        except ValueError:  # a log the engine cannot fold: the settlement's word stands
+            return settled
+        return (float(moved[0]), float(moved[1]), float(moved[2]), float(moved[3]))
 
 
 # --- topics -------------------------------------------------------------------------------

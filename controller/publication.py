@@ -11,8 +11,8 @@ are derived from these payloads by ``controller.mqtt.flat``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 import structlog
 
@@ -131,6 +131,11 @@ class Waker(Protocol):
     def wake(self) -> None: ...
 
 
+@runtime_checkable
+class StatusSetter(Protocol):
+    def set_status(self, extra: Mapping[str, Any] | None) -> None: ...
+
+
 class Outlet:
     """MQTT through the outbox (durable with the events), then the live hub, in that order.
 
@@ -182,6 +187,14 @@ class Outlet:
             self.publisher.wake()
         for name, payload in messages:
             self.to_live(name, payload)
+
+    def status(self, extra: Mapping[str, Any] | None) -> None:
+        """The ``status`` topic: online plus ``extra`` (None: online only), on MQTT (the
+        publisher owns it: it is the connection's) and on the live hub."""
+        if isinstance(self.publisher, StatusSetter):
+            self.publisher.set_status(extra)
+        if self.live is not None:
+            self.live.publish("status", {"state": "online"} | dict(extra or {}))
 
     def to_live(self, name: str, payload: Any) -> None:
         if self.live is None or name not in LIVE_TOPICS:

@@ -26,6 +26,7 @@ from controller.metrics import Metrics, MetricsServer, serve_metrics
 from controller.mqtt import Publisher, Topics
 from controller.publication import LiveSink, Outlet
 from controller.service import ServiceOptions, TableService
+from controller.staff_acts import desk as staff_desk
 from controller.stop_signals import stop_on_signals
 from controller.store import EventStore
 from controller.table_inputs import DicePress, TableInputs
@@ -130,7 +131,12 @@ def _live_hub() -> Any:
 
 
 async def _web_server(
-    config: TableConfig, store: EventStore, live: Any, metrics: Metrics, stack: Any
+    config: TableConfig,
+    store: EventStore,
+    live: Any,
+    metrics: Metrics,
+    stack: Any,
+    inputs: TableInputs | None = None,
 ) -> str | None:
     if not config.web.enabled or live is None:
         return None
@@ -147,7 +153,10 @@ async def _web_server(
         def capture_signals(self) -> Iterator[None]:
             yield  # the service handles SIGINT/SIGTERM itself
 
-    app = create_app(store, live, WebAppSettings.from_config(config), metrics=metrics)
+    desk = None if inputs is None else staff_desk(inputs)
+    app = create_app(
+        store, live, WebAppSettings.from_config(config), metrics=metrics, staff_desk=desk
+    )
     server = Server(
         uvicorn.Config(
             app,
@@ -193,7 +202,9 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
         if not config.mqtt.embedded:
             _start_hub_sync(store, mqtt, topics, stack)
         live = _live_hub()
-        web_url = await _web_server(config, store, live, metrics, stack)
+        # the table inputs first: the web app's staff acts go into them
+        inputs = TableInputs()
+        web_url = await _web_server(config, store, live, metrics, stack, inputs)
         outlet = Outlet(topics, publisher=publisher, live=live, metrics=metrics)
         if live is not None:
             live.publish("status", {"state": "online"})
@@ -208,7 +219,6 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             bridge = _bridge_for_hardware(config, zones)
         book = TagBook(TagRegistry.load(config.registry_path))
         keeper = _open_hands(config, store, outlet, fresh=opts.fresh_session)
-        inputs = TableInputs()
         panel = _open_panel(config, inputs, stack)
         alerts = AlertSink(
             keeper, outlet, window=config.tracker.alert_window, metrics=metrics, beeper=panel
@@ -229,7 +239,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             tracker=tracker,
             alerts=alerts,
             inputs=inputs,
-            options=ServiceOptions(hands=opts.hands),
+            options=ServiceOptions(hands=opts.hands, stuck_after=config.tracker.stuck_after),
             panel=panel,
         )
         await _start_bridge(bridge, metrics, stack)

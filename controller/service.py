@@ -31,7 +31,8 @@ from controller.display import status_text
 from controller.gc_pauses import collect_and_freeze
 from controller.hand_keeper import HandKeeper
 from controller.publication import Outlet, number
-from controller.table_inputs import DicePress, TableInput, TableInputs
+from controller.staff_acts import handle as staff_handle
+from controller.table_inputs import DicePress, StaffInput, TableInput, TableInputs
 from controller.tags import TagBook
 from controller.tracker import Tracker
 from firmware_bridge.protocol.messages import TableState
@@ -41,6 +42,8 @@ from firmware_bridge.table_events import (
     DeviceState,
     DiceRolled,
     LiftOrder,
+    ReaderBack,
+    ReaderSilent,
     TableStatus,
 )
 
@@ -70,6 +73,9 @@ class ServiceOptions:
     """Seconds after walls-up to wait for the lift order before starting without one."""
     tick: float = 0.2
     """How often time-based checks run (alerts, claim timeouts, new hands)."""
+    stuck_after: float = 30.0
+    """Seconds the table may stay unexplained (a reader silent, a resumed hand whose walls
+    changed) before the status topic and the display say the hand waits for staff."""
     quiet_gc_after: float | None = 0.05
     """Seconds after a hand's settlement is shown (its messages out) to run the full GC pass
     (``controller.gc_pauses``) while the table shuffles; skipped if a new hand has begun by
@@ -111,6 +117,9 @@ class TableService:
         self._scored: str | None = None
         self._quiet_gc_at: float | None = None
         self._walls_alerted: str | None = None
+        # what the table cannot explain, since when: key -> (since, why zh, why en)
+        self._unexplained: dict[str, tuple[float, str, str]] = {}
+        self._stuck: str | None = None  # the notice shown while a hand waits for staff
 
     # --- the loop ----------------------------------------------------------------------------
 
@@ -169,6 +178,34 @@ class TableService:
         summaries whose window ended."""
         self.tracker.tick(now)
         self.alerts.flush(now)
+        self._check_stuck(now)
+
+    def _check_stuck(self, now: float) -> None:
+        """A hand the table cannot explain for ``stuck_after`` seconds waits for staff, and
+        the status topic and the display say so (Chinese first); said once, taken back when
+        the hand is over or the table explains itself again."""
+        if not self.keeper.in_progress:
+            self._unexplained.pop("walls", None)
+        old = [
+            why
+            for since, *why in self._unexplained.values()
+            if now - since >= self.options.stuck_after
+        ]
+        stuck = None
+        if self.keeper.in_progress and old:
+            zh, en = old[0]
+            stuck = f"{zh}：请工作人员手动结束本局 ({en}: finish this hand by hand)"
+        if stuck == self._stuck:
+            return
+        self._stuck = stuck
+        if stuck is None:
+            self.outlet.status(None)
+            self._shown = ""  # the hand's own text again
+            self._show()
+            return
+        log.warning("hand waits for staff", why=stuck, hand_id=self.keeper.hand_id)
+        self.outlet.status({"hand": "waiting_for_staff", "text": stuck})
+        self._display(0, stuck)
 
     def act(self, item: TableInput, now: float) -> None:
         """The one way an act of a person that is not a reader's or the board's report
@@ -177,6 +214,9 @@ class TableService:
         stored before it is published, as every move is."""
         if isinstance(item, DicePress):
             self.tracker.press_dice(None, now)
+        elif isinstance(item, StaffInput):
+            staff = item.item
+            item.settle(lambda: staff_handle(self.keeper, staff))
         self._after(now)
 
     def handle(self, event: BridgeEvent, now: float) -> None:
@@ -187,6 +227,11 @@ class TableService:
         elif isinstance(event, DiceRolled):
             log.info("the board rolled its own dice (ignored: the Pi rolls)", values=event.values)
         else:
+            if isinstance(event, ReaderSilent):
+                why = (f"{event.reader_id}号读卡器无响应", f"reader {event.reader_id} silent")
+                self._unexplained.setdefault(f"reader {event.reader_id}", (now, *why))
+            elif isinstance(event, ReaderBack):
+                self._unexplained.pop(f"reader {event.reader_id}", None)
             if isinstance(event, DeviceState) and event.device == BOARD and self.panel is not None:
                 self.panel.set_link(event.state == "up")
             self.tracker.observe(event, now)
@@ -219,11 +264,14 @@ class TableService:
         if self.keeper.in_progress and stale and hand_id != self._walls_alerted:
             self._walls_alerted = hand_id
             self.alerts(Alert(PublicAlert(AlertKind.WALLS_CHANGED), f"hand {hand_id}"))
+            self._unexplained["walls"] = (self.clock(), "牌墙已换", "the walls changed")
 
     # --- after every event -------------------------------------------------------------------
 
     def _after(self, now: float) -> None:
         self._maybe_start(now)
+        if self._stuck is not None:
+            self._check_stuck(now)  # (a hand finished by staff: the notice goes at once)
         self._show()
         if self._enough() and not self.keeper.in_progress:
             self.done.set()
@@ -261,6 +309,8 @@ class TableService:
         return last, self.tracker.pending_roll
 
     def _show(self) -> None:
+        if self._stuck is not None and self.keeper.in_progress:
+            return  # the notice stays up until the hand is over or explained
         keeper = self.keeper
         st = keeper.state
         hand_id = keeper.hand_id

@@ -15,7 +15,9 @@ does not fit is refused (``put`` says so) rather than delaying the table loop.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import structlog
 
@@ -29,8 +31,34 @@ class DicePress:
     """The panel's dice button: whoever is due rolls."""
 
 
-TableInput = DicePress
-"""Every kind of input (a union as staff acts join)."""
+@dataclass(frozen=True, slots=True)
+class StaffInput:
+    """An act of staff from the web API (``controller.staff_acts``: a ``StaffRequest``
+    or a ``Look``), and where its sender waits for what the table made of it."""
+
+    item: Any
+    answer: asyncio.Future[dict[str, Any]]
+
+    def settle(self, work: Callable[[], dict[str, Any]]) -> None:
+        """Run ``work`` and hand its answer (or its refusal) to the waiting sender. A sender
+        that gave up (it was told nothing was done) gets nothing done."""
+        if self.answer.done():
+            log.info("staff act dropped: its sender gave up", item=repr(self.item))
+            return
+        try:
+            result = work()
+        except Exception as err:  # a refusal (StaffInputError …) or a failure: theirs to see
+            if not self.answer.done():
+                self.answer.set_exception(err)
+            if not isinstance(err, ValueError | LookupError | PermissionError):
+                raise
+            return
+        if not self.answer.done():
+            self.answer.set_result(result)
+
+
+TableInput = DicePress | StaffInput
+"""Every kind of input."""
 
 
 class TableInputs:

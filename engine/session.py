@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.round.events import HandStarted
+from engine.round.staff import hand_net
+from engine.round.state import RoundState
 from engine.settlement import Settlement
 from engine.settlement.ledger import Amount
 from engine.tiles import EAST
@@ -48,6 +50,35 @@ class Session:
         self.hand_no += 1
         for seat, amount in enumerate(settlement.net):
             self.totals[seat] += amount
+        self._deal_after(settlement)
+
+    def add(self, net: tuple[Amount, ...]) -> None:
+        """Points a hand moves outside its settlement (``engine.round.staff.extras_net``)."""
+        for seat, amount in enumerate(net):
+            self.totals[seat] += amount
+
+    def follow(self, before: RoundState, after: RoundState) -> None:
+        """A hand moved from ``before`` to ``after`` by an act of a person (a finish, a
+        correction, a penalty, a void, an undo …): the totals move by the difference of
+        the hand's nets, and the deal follows its standing settlement (or, when an undo
+        reopens the hand, goes back to the deal it started with). A hand with no such act
+        gives what ``record`` gives."""
+        old, new = hand_net(before), hand_net(after)
+        for seat in range(4):
+            self.totals[seat] += new[seat] - old[seat]
+        was, now = before.settlement, after.settlement
+        if now is not None and now != was:
+            if was is None:
+                self.hand_no += 1
+            self._deal_after(now)
+        elif now is None and was is not None:
+            started = after.started
+            self.hand_no -= 1
+            self.dealer = started.dealer
+            self.dealer_streak = started.dealer_streak
+            self.prevailing_wind = started.prevailing_wind
+
+    def _deal_after(self, settlement: Settlement) -> None:
         self.dealer = settlement.next_dealer
         self.dealer_streak = settlement.dealer_streak
         if settlement.prevailing_wind is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -10,7 +11,7 @@ import typer
 
 from controller.config import ConfigError, load_config
 from controller.store import EventStore, StoreInputError
-from controller.store.owners import OwnerAccounts, OwnerExists, UnknownOwner, check_name
+from controller.store.owners import OwnerAccounts, OwnerExists, Role, UnknownOwner, check_name
 from controller.web.passwords import WeakPassword, check_password, hash_password
 
 cli = typer.Typer(help="Owner accounts (login to the web app's hand logs).", add_completion=False)
@@ -60,19 +61,36 @@ def add(
     store: StoreOpt = None,
 ) -> None:
     """Create an owner; prompts for the password (twice) unless --password-stdin."""
+    add_account(name, password_stdin, config, store, hint=f"use 'mjtable owner passwd {name}'")
+    typer.echo(f"owner {name} added")
+
+
+def add_account(
+    name: str,
+    password_stdin: bool,
+    config: Path | None,
+    store: str | None,
+    *,
+    hint: str,
+    role: Role = "owner",
+    tables: Callable[[], tuple[str, ...]] = tuple,
+) -> None:
+    """Check the name (and the tables), ask for the password, store the hash."""
     try:
         check_name(name)
     except StoreInputError as err:
         raise _fail(str(err)) from None
+    where = tables()
     password = _password(password_stdin)
     events = _store(config, store)
     try:
-        OwnerAccounts(events).add(name, hash_password(password))
+        OwnerAccounts(events).add(name, hash_password(password), role, where)
     except OwnerExists as err:
-        raise _fail(f"{err} (use 'mjtable owner passwd {name}')") from None
+        raise _fail(f"{err} ({hint})") from None
+    except StoreInputError as err:
+        raise _fail(str(err)) from None
     finally:
         events.close()
-    typer.echo(f"owner {name} added")
 
 
 @cli.command("passwd")

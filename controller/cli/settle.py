@@ -11,8 +11,8 @@ import typer
 from controller.cli.json_input import dumps_line, loads, read_bounded
 from controller.cli.rules import read_preset
 from controller.json_bounds import JsonBoundsError
-from engine.rulesets import PresetError, load_ruleset, ruleset_from_data
-from engine.settlement import SettleInputError, parse_finished_hand
+from engine.rulesets import PresetError, settle_request
+from engine.settlement import SettleInputError
 
 cli = typer.Typer(add_completion=False)
 
@@ -26,12 +26,7 @@ def settle_data(data: Any, preset: Path | None = None) -> dict[str, Any]:
     """Settle one request object; raises SettleInputError or PresetError."""
     if not isinstance(data, dict):
         raise SettleInputError("input: expected a JSON object")
-    hand = parse_finished_hand(data)
-    if preset is not None:
-        ruleset = ruleset_from_data(read_preset(preset), hand.options)
-    else:
-        ruleset = load_ruleset(hand.ruleset, hand.options)
-    return ruleset.settle(hand).as_dict()
+    return settle_request(data, None if preset is None else read_preset(preset)).as_dict()
 
 
 @cli.command()

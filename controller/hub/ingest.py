@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, func, select
+from sqlalchemy import Connection, Engine, Table, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from controller.handlog import Handlog, table_of_topic
@@ -164,13 +164,16 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
     for _, log in pairs:
         if log.hand_id in unique:
             duplicates.append(log.hand_id)
+            if len(log.events) > len(unique[log.hand_id].events):
+                unique[log.hand_id] = log  # the longest: acts of staff came after the first
         else:
             unique[log.hand_id] = log
     existing = _owners(conn, HANDS, list(unique))
-    duplicates += [hid for hid in unique if hid in existing]  # the sender's, by _own_ids
+    amended = _amend_longer(conn, [log for hid, log in unique.items() if hid in existing])
+    duplicates += [hid for hid in unique if hid in existing and hid not in amended]
     new = [log for hid, log in unique.items() if hid not in existing]
     if not new:
-        return StoreResult([], [original[h] for h in duplicates])
+        return StoreResult([original[h] for h in amended], [original[h] for h in duplicates])
     stats = Changes()
     _sessions(conn, new, stats)
     for log in new:
@@ -213,17 +216,68 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
                 "hand_id": log.hand_id,
                 "ruleset": log.ruleset,
                 "void": bool(log.settlement.get("void", False)),
-                "net_0": log.net[0],
-                "net_1": log.net[1],
-                "net_2": log.net[2],
-                "net_3": log.net[3],
+                # the settlement's own nets (the hand's row holds what the hand moved)
+                "net_0": log.settled_net[0],
+                "net_1": log.settled_net[1],
+                "net_2": log.settled_net[2],
+                "net_3": log.settled_net[3],
                 "payload": log.settlement,
                 "created_at": now,
             }
             for log in new
         ],
     )
-    return StoreResult([original[log.hand_id] for log in new], [original[h] for h in duplicates])
+    stored = [original[log.hand_id] for log in new] + [original[h] for h in amended]
+    return StoreResult(stored, [original[h] for h in duplicates])
+
+
+def _amend_longer(conn: Connection, logs: Sequence[Handlog]) -> list[str]:
+    """Hands stored already whose new log is longer (acts of staff after the settlement,
+    before the next hand): their new events, standing settlement and nets. A log that
+    is not longer, or whose first events are not the stored ones, is a duplicate."""
+    if not logs:
+        return []
+    ids = [log.hand_id for log in logs]
+    counts: dict[str, int] = dict(
+        conn.execute(
+            select(EVENTS.c.hand_id, func.count())
+            .where(EVENTS.c.hand_id.in_(ids))
+            .group_by(EVENTS.c.hand_id)
+        ).all()
+    )
+    amended: list[str] = []
+    now = utcnow()
+    for log in logs:
+        have = int(counts.get(log.hand_id, 0))
+        if len(log.events) <= have:
+            continue
+        last = conn.execute(
+            select(EVENTS.c.payload).where(
+                EVENTS.c.hand_id == log.hand_id, EVENTS.c.seq == have - 1
+            )
+        ).scalar()
+        if have and last != log.events[have - 1]:
+            continue  # not this hand's log carried on: a duplicate, not an amendment
+        rows = [
+            {"hand_id": log.hand_id, "seq": seq, "type": e["type"], "payload": e, "created_at": now}
+            for seq, e in enumerate(log.events)
+            if seq >= have
+        ]
+        conn.execute(dialect_insert(conn.dialect.name, EVENTS), rows)
+        nets = {f"net_{i}": n for i, n in enumerate(log.net)}
+        conn.execute(
+            update(HANDS)
+            .where(HANDS.c.id == log.hand_id)
+            .values(result=log.result, winner=log.winner, discarder=log.discarder, **nets)
+        )
+        settled = {f"net_{i}": n for i, n in enumerate(log.settled_net)}
+        conn.execute(
+            update(SETTLEMENTS)
+            .where(SETTLEMENTS.c.hand_id == log.hand_id)
+            .values(payload=log.settlement, void=bool(log.settlement.get("void", False)), **settled)
+        )
+        amended.append(log.hand_id)
+    return amended
 
 
 def store_handlogs(engine: Engine, logs: Sequence[Handlog]) -> StoreResult:

@@ -68,6 +68,7 @@ class Publisher:
         self._stop = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._retained: dict[str, str] = {}  # topic -> last payload the broker acknowledged
+        self._status: dict[str, Any] = dict(ONLINE)  # online, and what the table says now
         self._drain_timeout = 5.0
 
     # --- writing to the outbox (synchronous, durable on return) ----------------------------
@@ -82,6 +83,13 @@ class Publisher:
             qos=1,
             retain=Topics.retained(name),
         )
+
+    def set_status(self, extra: Mapping[str, Any] | None) -> None:
+        """``status`` is online plus ``extra`` (a hand waiting for staff, say) until the next
+        call; said now through the outbox, and again on every connect."""
+        self._status = dict(ONLINE) | dict(extra or {})
+        status = OutboxMessage(self.topics.status, encode(self._status), qos=1, retain=True)
+        self.publish_messages([status])
 
     def event_message(self, hand_id: str, seq: int, event: Mapping[str, Any]) -> OutboxMessage:
         """One public event: ``{"hand_id", "seq", "event"}`` (seq for de-duplication)."""
@@ -140,7 +148,7 @@ class Publisher:
         return aiomqtt.Will(self.topics.status, encode(OFFLINE), qos=1, retain=True)
 
     async def _connected(self, client: aiomqtt.Client) -> None:
-        again = [OutboxMessage(self.topics.status, encode(ONLINE), retain=True)]
+        again = [OutboxMessage(self.topics.status, encode(self._status), retain=True)]
         again += [OutboxMessage(t, p, retain=True) for t, p in list(self._retained.items())]
         await publish_in_order(client, again)
         self._set_connected(True)

@@ -484,11 +484,14 @@ class EventStore:
         winner: int | None = None,
         discarder: int | None = None,
         outbox: Sequence[OutboxMessage] = (),
+        hand_net: Sequence[float] | None = None,
     ) -> HandRecord:
         """Store ``Settlement.as_dict()`` and finish the hand, in one transaction; returns
         the finished hand's record.
 
         ``result`` says how it ended (win, self_draw, draw, …) for the owners' filters.
+        ``hand_net``: what the hand moved in all, when acts of staff moved points beside
+        its settlement (the owners' totals read it); default the settlement's nets.
         """
         payload = _json_copy(dict(settlement), "settlement")
         net = payload.get("net")
@@ -502,9 +505,15 @@ class EventStore:
             raise StoreInputError(f"result: 1-32 characters, got {result!r}")
         _seat(winner, "winner")
         _seat(discarder, "discarder")
+        if hand_net is not None and (
+            len(hand_net) != 4
+            or not all(isinstance(n, Real) and not isinstance(n, bool) for n in hand_net)
+        ):
+            raise StoreInputError(f"hand_net: expected 4 numbers, got {hand_net!r}")
         messages = _check_messages(outbox)
         now = utcnow()
         nets = {f"net_{i}": n for i, n in enumerate(net)}
+        moved = nets if hand_net is None else {f"net_{i}": n for i, n in enumerate(hand_net)}
         with self.engine.begin() as c:
             hand = c.execute(
                 select(HANDS.c.status, HANDS.c.ruleset, HANDS.c.table_id).where(
@@ -520,7 +529,7 @@ class EventStore:
             finished = c.execute(
                 update(HANDS)
                 .where(HANDS.c.id == hand_id)
-                .values(**done, **nets)
+                .values(**done, **moved)
                 .returning(*HANDS.c)
             ).one()
             void = bool(payload.get("void", False))
@@ -529,6 +538,62 @@ class EventStore:
             bump(c, [Change(hand.table_id or "", open_hands=-1)])
             if messages:
                 c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
+        self._count_enqueued(len(messages))
+        return hand_record(finished)
+
+    def amend_finished(
+        self,
+        hand_id: str,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        expected_seq: int,
+        settlement: Mapping[str, Any],
+        result: str,
+        winner: int | None,
+        discarder: int | None,
+        hand_net: Sequence[float],
+        outbox: Sequence[OutboxMessage] = (),
+    ) -> HandRecord:
+        """Acts of staff on a finished hand (a correction, a void, before the next hand):
+        its new events, its standing settlement and what it moved, in one transaction; its
+        handlog is due again (the hub takes the longer log)."""
+        payloads = [_event_payload(i, e) for i, e in enumerate(events)]
+        stored = _json_copy(dict(settlement), "settlement")
+        nets = {f"net_{i}": n for i, n in enumerate(stored["net"])}
+        moved = {f"net_{i}": n for i, n in enumerate(hand_net)}
+        messages = _check_messages(outbox)
+        _seat(winner, "winner")
+        _seat(discarder, "discarder")
+        now = utcnow()
+        with self.engine.begin() as c:
+            found = c.execute(_HAND_STATE, {"hand_id": hand_id}).first()
+            if found is None:
+                raise UnknownHand(hand_id)
+            status, next_seq = found
+            if status != FINISHED:
+                raise HandClosed(f"hand {hand_id} is {status}, not finished")
+            if expected_seq != next_seq:
+                raise SequenceConflict(
+                    f"hand {hand_id}: expected seq {expected_seq}, the next is {next_seq}"
+                )
+            if payloads:
+                c.execute(_INSERT_EVENTS, _event_values(hand_id, next_seq, payloads, now))
+            changed = {"result": result, "winner": winner, "discarder": discarder}
+            finished = c.execute(
+                update(HANDS)
+                .where(HANDS.c.id == hand_id)
+                .values(**changed, **moved, handlog_acked_at=None)
+                .returning(*HANDS.c)
+            ).one()
+            void = bool(stored.get("void", False))
+            c.execute(
+                update(SETTLEMENTS)
+                .where(SETTLEMENTS.c.hand_id == hand_id)
+                .values(payload=stored, void=void, **nets)
+            )
+            if messages:
+                c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
+        self._count_appended(len(payloads))
         self._count_enqueued(len(messages))
         return hand_record(finished)
 

@@ -239,6 +239,20 @@ OWNERS = Table(
     _col("created_at", UTCDateTime()),
     # In every login token; bumped (ending every login) by a logout or a new password.
     _col("token_generation", Integer, server_default="0"),
+    # "owner", or "staff": acts on the live hand of its tables only (docs/staff.md)
+    _col("role", String(16), server_default="owner"),
+    _opt("tables", Text),  # a staff account's tables, as a JSON list of table ids
+)
+
+# What the owners decided, by name, as JSON: "staff" is which acts staff may do and the
+# penalty amounts a ruleset does not have (controller.store.owners.StaffPolicy).
+OWNER_SETTINGS = Table(
+    "owner_settings",
+    METADATA,
+    _col("name", String(64), primary_key=True),
+    _col("value", Text),
+    _col("updated_at", UTCDateTime()),
+    _col("updated_by", String(64)),
 )
 
 # A handlog the hub refused (invalid, too big, refused by the database): kept with the

@@ -1,21 +1,27 @@
-"""Owner accounts for the web app: a name and a password hash (never the password).
+"""Accounts for the web app: owners and staff, a name and a password hash (never the
+password). Staff act on the live hand of their tables only (docs/staff.md); what they may
+do is the owners' ``StaffPolicy``.
 
 Hashing lives in ``controller.web.passwords``; the store only keeps the text it is given.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
-from sqlalchemy import Row, func, insert, select, update
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy import Row, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from controller.config import ID_PATTERN
 from controller.store.event_store import EventStore
-from controller.store.models import OWNERS, utcnow
+from controller.store.models import OWNER_SETTINGS, OWNERS, utcnow
 from controller.store.records import StoreError, StoreInputError
+from engine.round.events import MAX_POINTS
 
 # Names go into cookies and logs: keep them plain (letters of any script, digits, _ . -).
 NAME_PATTERN = re.compile(r"^[^\W][\w.-]{0,63}$")
@@ -36,11 +42,22 @@ class OwnerRecord:
     password_hash: str
     created_at: datetime
     token_generation: int = 0  # logins carry it; a newer one ends them
+    role: Role = "owner"
+    tables: tuple[str, ...] = ()  # staff: the tables it acts on (owners: every table)
+
+    def acts_on(self, table: str) -> bool:
+        return self.role == "owner" or table in self.tables
+
+
+Role = Literal["owner", "staff"]
+MAX_TABLES = 64  # tables one staff account may belong to
 
 
 def _record(row: Row[Any]) -> OwnerRecord:
+    tables = tuple(json.loads(row.tables)) if row.tables else ()
+    role: Role = "staff" if row.role == "staff" else "owner"
     return OwnerRecord(
-        row.id, row.name, row.password_hash, row.created_at, row.token_generation or 0
+        row.id, row.name, row.password_hash, row.created_at, row.token_generation or 0, role, tables
     )
 
 
@@ -52,25 +69,72 @@ def check_name(name: str) -> str:
     return name
 
 
+TABLE_PATTERN = re.compile(ID_PATTERN)  # a table id (an MQTT topic level)
+
+
+def check_table(table: str) -> str:
+    if not isinstance(table, str) or not TABLE_PATTERN.fullmatch(table):
+        raise StoreInputError(f"table: 1-64 letters, digits, '_', '-' or '.', got {table!r}")
+    return table
+
+
+class StaffPolicy(BaseModel):
+    """What staff may do beyond finishing, correcting, penalties and undo (an owner always
+    may), and the penalty amounts for a ruleset that has none of its own."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)  # (JSON: no 0 for false)
+
+    may_void: bool = True
+    may_adjust: bool = True
+    false_win_amount: int | None = Field(default=None, ge=1, le=MAX_POINTS)
+    xianggong_amount: int | None = Field(default=None, ge=1, le=MAX_POINTS)
+
+
 class OwnerAccounts:
     """Owners in the event store's database (the ``owners`` table, migration 0002)."""
 
     def __init__(self, store: EventStore) -> None:
         self.engine = store.engine
 
-    def add(self, name: str, password_hash: str) -> OwnerRecord:
+    def add(
+        self,
+        name: str,
+        password_hash: str,
+        role: Role = "owner",
+        tables: tuple[str, ...] = (),
+    ) -> OwnerRecord:
         check_name(name)
         if not password_hash or len(password_hash) > 255:
             raise StoreInputError("password_hash: 1-255 characters")
+        if role == "staff":
+            if not 1 <= len(tables) <= MAX_TABLES:
+                raise StoreInputError(f"tables: a staff account acts on 1-{MAX_TABLES} tables")
+            for table in tables:
+                check_table(table)
+        elif tables:
+            raise StoreInputError("tables: an owner acts on every table")
         now = utcnow()
-        row = {"name": name, "password_hash": password_hash, "created_at": now}
+        row = {
+            "name": name,
+            "password_hash": password_hash,
+            "created_at": now,
+            "role": role,
+            "tables": json.dumps(sorted(set(tables))) if role == "staff" else None,
+        }
         try:
             with self.engine.begin() as c:
                 added = insert(OWNERS).returning(OWNERS.c.id)
                 owner_id = c.execute(added, row | {"token_generation": 0}).scalar_one()
         except IntegrityError:
-            raise OwnerExists(f"owner {name!r} already exists") from None
-        return OwnerRecord(owner_id, name, password_hash, now, 0)
+            raise OwnerExists(f"account {name!r} already exists") from None
+        return OwnerRecord(owner_id, name, password_hash, now, 0, role, tuple(sorted(set(tables))))
+
+    def remove(self, name: str, role: Role) -> None:
+        """Remove the account (its logins end with it); only of ``role``."""
+        gone = delete(OWNERS).where(OWNERS.c.name == name, OWNERS.c.role == role)
+        with self.engine.begin() as c:
+            if c.execute(gone).rowcount == 0:
+                raise UnknownOwner(name)
 
     def get(self, name: str) -> OwnerRecord | None:
         with self.engine.connect() as c:
@@ -85,9 +149,31 @@ class OwnerAccounts:
         """Log ``name`` out everywhere: every token issued so far stops working."""
         self._bump_generation(name)
 
-    def list(self) -> list[OwnerRecord]:
+    def list(self, role: Role | None = None) -> list[OwnerRecord]:
+        query = select(OWNERS).order_by(OWNERS.c.name)
+        if role is not None:
+            query = query.where(OWNERS.c.role == role)
         with self.engine.connect() as c:
-            return [_record(r) for r in c.execute(select(OWNERS).order_by(OWNERS.c.name))]
+            return [_record(r) for r in c.execute(query)]
+
+    def staff_policy(self) -> StaffPolicy:
+        with self.engine.connect() as c:
+            value = c.execute(
+                select(OWNER_SETTINGS.c.value).where(OWNER_SETTINGS.c.name == "staff")
+            ).scalar()
+        if value is None:
+            return StaffPolicy()
+        try:
+            return StaffPolicy.model_validate_json(value)
+        except ValidationError:  # (only an owner writes it, checked): the safe default
+            return StaffPolicy()
+
+    def set_staff_policy(self, policy: StaffPolicy, by: str) -> None:
+        row = {"value": policy.model_dump_json(), "updated_at": utcnow(), "updated_by": by}
+        with self.engine.begin() as c:
+            changed = update(OWNER_SETTINGS).where(OWNER_SETTINGS.c.name == "staff")
+            if c.execute(changed.values(**row)).rowcount == 0:
+                c.execute(insert(OWNER_SETTINGS).values(name="staff", **row))
 
     def _bump_generation(self, name: str, **values: Any) -> None:
         """Set ``values`` and end every login ``name`` made so far, in one statement."""

@@ -70,7 +70,7 @@ class HandRecord:
     ended_at: datetime | None
     note: str | None
     handlog_acked_at: datetime | None
-    net: tuple[float, float, float, float] | None  # from the settlement, when settled
+    net: tuple[float, float, float, float] | None  # what the hand moved, once settled
 
 
 @dataclass(frozen=True, slots=True)

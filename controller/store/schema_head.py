@@ -11,7 +11,7 @@ import sys
 
 from sqlalchemy import Engine, inspect, text
 
-HEAD = "0007"
+HEAD = "0008"
 
 
 class MigrationFailed(RuntimeError):

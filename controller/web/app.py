@@ -21,8 +21,8 @@ from fastapi.staticfiles import StaticFiles
 from controller.metrics import Metrics
 from controller.store import EventStore, StoreInputError
 from controller.store.owners import OwnerAccounts
-from controller.web import auth, owner_api, pages, public
-from controller.web.context import WebContext
+from controller.web import auth, owner_api, pages, public, staff_api
+from controller.web.context import StaffDesk, WebContext
 from controller.web.limits import BodyLimit, HashGate, LoginThrottle, StreamSlots
 from controller.web.live import LiveHub
 from controller.web.settings import WebAppSettings
@@ -87,6 +87,7 @@ def create_app(
     metrics: Metrics | None = None,
     keepalive: float = 15.0,
     table_status: Callable[[str], str | None] | None = None,
+    staff_desk: StaffDesk | None = None,
 ) -> FastAPI:
     settings = settings or WebAppSettings()
     app = FastAPI(
@@ -114,12 +115,15 @@ def create_app(
         streams=StreamSlots(settings.live_streams, settings.live_streams_per_client),
         keepalive=keepalive,
         table_status=table_status,
+        staff_desk=staff_desk,
     )
     app.add_exception_handler(RequestValidationError, _validation_problem)
     app.add_exception_handler(StoreInputError, _store_input_problem)
     app.include_router(public.router)
     app.include_router(auth.router)
     app.include_router(owner_api.router)
+    app.include_router(staff_api.router)
+    app.include_router(staff_api.owner_router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     if metrics is not None:

@@ -38,24 +38,44 @@ def current_owner(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> OwnerRecord:
     token = credentials.credentials if credentials is not None else request.cookies.get(COOKIE)
+    account = _account(ctx, token)
+    if account.role != "owner":
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "an owner's route: staff may not")
+    return account
+
+
+def _account(ctx: WebContext, token: str | None) -> OwnerRecord:
+    """The account a token names, owner or staff, while its login stands."""
     if not token:
         raise UNAUTHORISED
     claims = ctx.signer.verify(token)
     if claims is None:
         raise UNAUTHORISED
-    owner = ctx.owners.get(claims.owner)
-    # A changed password, a logout (a newer generation) or a removed owner ends the logins
-    # made before.
+    account = ctx.owners.get(claims.owner)
+    # A changed password, a logout (a newer generation), a removed account or a changed
+    # role ends the logins made before.
     if (
-        owner is None
-        or fingerprint(owner.password_hash) != claims.fingerprint
-        or owner.token_generation != claims.generation
+        account is None
+        or fingerprint(account.password_hash) != claims.fingerprint
+        or account.token_generation != claims.generation
+        or account.role != claims.role
     ):
         raise UNAUTHORISED
-    return owner
+    return account
+
+
+def current_account(
+    request: Request,
+    ctx: Annotated[WebContext, Depends(context)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> OwnerRecord:
+    """Staff or an owner (the staff routes, ``/me``)."""
+    token = credentials.credentials if credentials is not None else request.cookies.get(COOKIE)
+    return _account(ctx, token)
 
 
 Owner = Annotated[OwnerRecord, Depends(current_owner)]
+Account = Annotated[OwnerRecord, Depends(current_account)]
 
 
 def _secure(request: Request, ctx: WebContext) -> bool:
@@ -73,7 +93,7 @@ def _secure(request: Request, ctx: WebContext) -> bool:
         429: {"model": Problem},
         503: {"model": Problem},
     },
-    summary="Log in as an owner",
+    summary="Log in as an owner or staff",
 )
 async def login(
     body: LoginIn,
@@ -105,19 +125,27 @@ async def login(
     if owner is None or not ok:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "wrong name or password")
     ctx.throttle.succeeded(body.name)
+    staff = owner.role == "staff"
+    ttl = ctx.settings.staff_login_ttl if staff else ctx.settings.login_ttl
     token, expires = ctx.signer.issue(
-        owner.name, owner.password_hash, ctx.settings.login_ttl, owner.token_generation
+        owner.name, owner.password_hash, ttl, owner.token_generation, owner.role
     )
     response.set_cookie(
         COOKIE,
         token,
-        max_age=int(ctx.settings.login_ttl),
+        max_age=int(ttl),
         httponly=True,
         samesite="strict",
         secure=_secure(request, ctx),
         path="/",
     )
-    return LoginOut(owner=owner.name, token=token, expires_at=datetime.fromtimestamp(expires, UTC))
+    return LoginOut(
+        owner=owner.name,
+        role=owner.role,
+        tables=list(owner.tables),
+        token=token,
+        expires_at=datetime.fromtimestamp(expires, UTC),
+    )
 
 
 @router.post(
@@ -134,7 +162,7 @@ def logout(request: Request, ctx: Annotated[WebContext, Depends(context)]) -> Re
         else None
     )
     try:
-        owner: OwnerRecord | None = current_owner(request, ctx, credentials)
+        owner: OwnerRecord | None = current_account(request, ctx, credentials)
     except HTTPException:
         owner = None
     if owner is not None:
@@ -147,5 +175,5 @@ def logout(request: Request, ctx: Annotated[WebContext, Depends(context)]) -> Re
 
 
 @router.get("/me", responses={401: {"model": Problem}}, summary="Who is logged in")
-def me(owner: Owner) -> OwnerOut:
-    return OwnerOut(name=owner.name)
+def me(account: Account) -> OwnerOut:
+    return OwnerOut(name=account.name, role=account.role, tables=list(account.tables))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import Request
 
@@ -28,6 +29,13 @@ class WebContext:
     # The hub's: a table's status ("online" / "offline") from its broker, None if unheard.
     table_status: Callable[[str], str | None] | None = None
     keepalive: float = 15.0  # seconds between SSE comments that keep proxies from closing
+    # The table's: hands an act of staff (``controller.staff_acts``) to the table loop and
+    # answers what it did; None at the hub, or with no table loop.
+    staff_desk: StaffDesk | None = None
+
+
+# an act of staff (or a look at the hand) in, what the table loop made of it out
+StaffDesk = Callable[[Any], Awaitable[dict[str, Any]]]
 
 
 def context(request: Request) -> WebContext:

@@ -29,6 +29,8 @@ T = TypeVar("T")
 
 DEFAULT_BODY = 1024  # no route but login reads a body
 BODY_LIMITS = {"/api/v1/auth/login": 8 * 1024}  # a 1024-character password, JSON-escaped
+# by path prefix: an act of staff (a reason of 500 characters, JSON-escaped, and a hand)
+BODY_PREFIX_LIMITS = {"/api/v1/staff/": 16 * 1024}
 
 
 async def _problem(send: Send, status: int, detail: str) -> None:
@@ -69,7 +71,10 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self.limits.get(scope["path"], self.default)
+        limit = self.limits.get(scope["path"]) or next(
+            (n for prefix, n in BODY_PREFIX_LIMITS.items() if scope["path"].startswith(prefix)),
+            self.default,
+        )
         detail = f"request body: at most {limit} bytes here"
         for key, value in scope.get("headers", []):
             if key == b"content-length" and (not value.isdigit() or int(value) > limit):

@@ -7,12 +7,14 @@ hand still in play must not leak through the owners' pages either (docs/design.m
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from controller.store import StoredHand
 from engine.errors import CorruptLog, EngineError
 from engine.round import event_from_dict, public_view
 from engine.round.events import (
+    Adjusted,
     Chowed,
     ClaimDeclared,
     Dealt,
@@ -21,14 +23,20 @@ from engine.round.events import (
     Drew,
     Event,
     Exhausted,
+    FinishedByStaff,
     HandStarted,
+    HandVoided,
     JingFlipped,
     Konged,
     Passed,
+    PenaltyApplied,
     Punged,
     ReplacementDrawn,
     Settled,
     Shuffled,
+    StaffAct,
+    StaffUndone,
+    WinCorrected,
     WinDeclared,
     WinRejected,
 )
@@ -82,8 +90,36 @@ _SOURCES_ZH = {
 _DICE_ZH = {"break": "开牌", "break_second": "第二次开牌", "jing": "翻精", "xia_jing": "下精"}
 
 
+_PENALTIES_ZH = {"false_win": "诈胡", "xianggong": "相公"}
+
+
+def _act_zh(e: StaffAct) -> str:
+    """An act of a person: who, what, why."""
+    match e:
+        case FinishedByStaff():
+            seats = "、".join(_seat_zh(w.get("seat")) for w in e.winners)
+            what = f"手动结束本局：{seats} 胡" if e.winners else "手动结束本局：流局"
+        case WinCorrected():
+            what = f"更正{_seat_zh(e.seat)}的牌：{e.read.get('hand')} → {e.corrected.get('hand')}"
+        case PenaltyApplied():
+            source = "规则" if e.amount_from == "ruleset" else "老板设定"
+            what = f"{_seat_zh(e.seat)} {_PENALTIES_ZH[e.penalty]}，赔每家 {e.amount}（{source}）"
+        case Adjusted():
+            what = f"调整：{_seat_zh(e.from_seat)} 付 {_seat_zh(e.to_seat)} {e.points}"
+        case HandVoided():
+            what = f"第{e.hand_no}局作废"
+        case StaffUndone():
+            what = "撤销上一步"
+        case _:
+            what = e.type
+    who = "工作人员" if e.role == "staff" else "老板"
+    return f"{who} {e.by}：{what}" + (f"（{e.reason}）" if e.reason else "")
+
+
 def describe_zh(e: Event) -> str:
     """One line in Chinese (``engine.round.replay.describe`` says it in English)."""
+    if isinstance(e, StaffAct):
+        return _act_zh(e)
     who = _seat_zh(getattr(e, "seat", None))
     match e:
         case HandStarted():
@@ -148,6 +184,9 @@ def _public_text(e: Event) -> dict[str, str]:
 
 
 def _texts(e: Event) -> dict[str, str]:
+    if isinstance(e, StaffAct) and e.reason:  # a person's words stay as they wrote them
+        en = _seat_one_based(describe(replace(e, reason=""))) + f" — {e.reason}"
+        return {"zh": describe_zh(e), "en": en}
     return {"zh": describe_zh(e), "en": _seat_one_based(describe(e))}
 
 

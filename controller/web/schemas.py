@@ -29,13 +29,17 @@ class LoginIn(BaseModel):
 
 
 class LoginOut(BaseModel):
-    owner: str
+    owner: str = Field(description="The account's name (an owner's, or staff's)")
+    role: Literal["owner", "staff"] = "owner"
+    tables: list[str] = Field(default=[], description="Staff: the tables it acts on")
     token: str = Field(description="Send as 'Authorization: Bearer <token>' (or use the cookie)")
     expires_at: datetime
 
 
 class OwnerOut(BaseModel):
     name: str
+    role: Literal["owner", "staff"] = "owner"
+    tables: list[str] = []
 
 
 class PublicTable(BaseModel):

@@ -25,6 +25,8 @@ class WebAppSettings:
     secret_key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     """Signs login tokens; the default (random per process) ends logins at each restart."""
     login_ttl: float = 12 * 3600.0
+    staff_login_ttl: float = 4 * 3600.0
+    """A staff login is short: a shift, not a week (docs/staff.md)."""
     cookie_secure: bool = False
     """Always mark the login cookie Secure. Without it the cookie is Secure whenever the
     request came over HTTPS (see docs/parlour.md, "Serving over TLS")."""

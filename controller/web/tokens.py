@@ -1,9 +1,9 @@
 """Signed login tokens: ``base64(json).base64(hmac-sha256)``, sent as a cookie or a bearer.
 
-The token names the owner, its expiry (a whole number of seconds), a fingerprint of the
-password hash and the owner's token generation: a new password or a logout bumps the
-generation (``OwnerAccounts.end_logins``) and so ends every login made before. No
-server-side session table.
+The token names the account (and its role when it is staff), its expiry (a whole number
+of seconds), a fingerprint of the password hash and the account's token generation: a
+new password or a logout bumps the generation (``OwnerAccounts.end_logins``) and so ends
+every login made before. No server-side session table.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ class TokenClaims:
     expires: float
     fingerprint: str
     generation: int = 0
+    role: str = "owner"  # or "staff" (docs/staff.md): an owner's routes refuse it
 
 
 class TokenSigner:
@@ -50,15 +51,22 @@ class TokenSigner:
         return _b64e(hmac.new(self._secret, body.encode("ascii"), hashlib.sha256).digest())
 
     def issue(
-        self, owner: str, password_hash: str, ttl: float, generation: int = 0
+        self,
+        owner: str,
+        password_hash: str,
+        ttl: float,
+        generation: int = 0,
+        role: str = "owner",
     ) -> tuple[str, float]:
         expires = self._clock() + ttl
-        claims = {
+        claims: dict[str, object] = {
             "sub": owner,
             "exp": int(expires),
             "fp": fingerprint(password_hash),
             "gen": generation,
         }
+        if role != "owner":
+            claims["role"] = role
         body = _b64e(json.dumps(claims, separators=(",", ":")).encode())
         return f"{body}.{self._sign(body)}", float(int(expires))
 
@@ -73,6 +81,7 @@ class TokenSigner:
             claims = json.loads(_b64d(body))
             owner, expires, fp = claims["sub"], claims["exp"], claims["fp"]
             generation = claims.get("gen", 0)
+            role = claims.get("role", "owner")
         except (ValueError, KeyError, TypeError, AttributeError, UnicodeEncodeError):
             return None
         # Whole seconds only: a float exp could be inf or nan (never expiring).
@@ -80,7 +89,9 @@ class TokenSigner:
             return None
         if not isinstance(owner, str) or not isinstance(fp, str) or expires < self._clock():
             return None
-        return TokenClaims(owner, float(expires), fp, generation)
+        if role not in ("owner", "staff"):
+            return None
+        return TokenClaims(owner, float(expires), fp, generation, role)
 
 
 def load_or_create_secret(path: Path) -> bytes:

@@ -287,6 +287,96 @@ class Settled(Event):
     settlement: SettlementDict
 
 
+# --- acts of a person on the hand (staff or an owner): who, when and why ---------------
+
+Role = Literal["staff", "owner"]
+AccountName = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+# the wall clock as the service recorded it (ISO 8601): the engine has no clock
+Stamp = Annotated[str, StringConstraints(min_length=1, max_length=40)]
+MAX_REASON = 500  # characters; a reason is shown as text on the owner's log
+MAX_POINTS = 100_000  # one adjustment or penalty, in points
+Reason = Annotated[str, StringConstraints(max_length=MAX_REASON)]
+Points = Annotated[int, Field(ge=1, le=MAX_POINTS)]
+PenaltyName = Literal["false_win", "xianggong"]
+# a seat's tiles in the ``mjtable settle`` vocabulary (notation, melds as objects)
+SettleSeat = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class StaffAct(Event):
+    """An act of a person on the hand (``engine.round.staff`` makes them)."""
+
+    by: AccountName
+    role: Role
+    at: Stamp
+    reason: Reason
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedByStaff(StaffAct):
+    """A hand ended by hand: ``winners`` in the ``mjtable settle`` vocabulary (laid face
+    up, so public), none for 流局. ``request``, the whole ``mjtable settle`` object the
+    settlement came from, holds the other seats' concealed tiles: kept, never public."""
+
+    type: ClassVar[str] = "finished_by_staff"
+    secret: ClassVar[tuple[str, ...]] = ("request",)
+    winners: tuple[SettleSeat, ...]
+    request: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class WinCorrected(StaffAct):
+    """The winner's tiles as staff read them on the laid-down hand; ``read`` is what the
+    readers saw (both kept). A new settlement follows."""
+
+    type: ClassVar[str] = "win_corrected"
+    secret: ClassVar[tuple[str, ...]] = ("request",)
+    seat: Seat
+    read: SettleSeat
+    corrected: SettleSeat
+    request: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PenaltyApplied(StaffAct):
+    """诈胡 or 相公: ``seat`` pays ``amount`` to each other seat; ``amount_from`` says whose
+    amount it is (the ruleset's, or one the owner set where the ruleset has none)."""
+
+    type: ClassVar[str] = "penalty_applied"
+    seat: Seat
+    penalty: PenaltyName
+    amount: Points
+    amount_from: Literal["ruleset", "owner"]
+
+
+@dataclass(frozen=True, slots=True)
+class Adjusted(StaffAct):
+    """Points moved by hand from one seat to another, outside any settlement."""
+
+    type: ClassVar[str] = "adjusted"
+    from_seat: Seat
+    to_seat: Seat
+    points: Points
+
+
+@dataclass(frozen=True, slots=True)
+class HandVoided(StaffAct):
+    """A hand voided: this one (a void settlement follows), or an earlier hand of the
+    session, whose standing nets ``reverses`` takes off the totals."""
+
+    type: ClassVar[str] = "hand_voided"
+    hand_no: Annotated[int, Field(ge=1)]
+    reverses: Annotated[tuple[WireAmount, ...], Field(min_length=4, max_length=4)] = (0, 0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class StaffUndone(StaffAct):
+    """The last staff act of this hand taken back (``undone`` names its type)."""
+
+    type: ClassVar[str] = "staff_undone"
+    undone: str
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -308,5 +398,12 @@ EVENT_TYPES: dict[str, type[Event]] = {
         WinRejected,
         Exhausted,
         Settled,
+        FinishedByStaff,
+        WinCorrected,
+        PenaltyApplied,
+        Adjusted,
+        HandVoided,
+        StaffUndone,
     )
 }
+STAFF_ACT_TYPES = frozenset(t for t, cls in EVENT_TYPES.items() if issubclass(cls, StaffAct))

@@ -139,13 +139,37 @@ def _guan_fengxiang(state: RoundState, wins: Sequence[Win]) -> bool:
 
 
 def settle(state: RoundState) -> Settlement:
+    """The settlement the folded hand stands on: the played hand's, or a void one, or the
+    one from the tiles staff entered (``engine.round.staff``)."""
+    if state.voided:
+        return void_settlement(state)
+    if state.staff_settle is not None:
+        from engine.round.staff import staff_settlement
+
+        return staff_settlement(state.staff_settle)
     return state.ruleset.settle(finished_hand(state))
+
+
+VOID_NOTE = "作废 (voided by staff)"
+
+
+def void_settlement(state: RoundState) -> Settlement:
+    """A voided hand moves no points and passes no deal: the next hand is dealt as this
+    one was."""
+    started = state.started
+    return Settlement(
+        lines=(),
+        next_dealer=started.dealer,
+        void=True,
+        dealer_streak=started.dealer_streak,
+        notes=(VOID_NOTE,),
+    )
 
 
 # --- the Settled event's payload -----------------------------------------------------
 
 
-def _amount_out(a: Amount) -> int | str:
+def amount_out(a: Amount) -> int | str:
     if type(a) is int:  # nearly every amount: skip the Fraction isinstance (an ABC check)
         return a
     if isinstance(a, Fraction):
@@ -153,7 +177,7 @@ def _amount_out(a: Amount) -> int | str:
     return a
 
 
-def _amount_in(a: Any) -> Amount:
+def amount_in(a: Any) -> Amount:
     if type(a) is int:  # nearly every amount (never a bool: its type is bool)
         return a
     if isinstance(a, str):
@@ -172,17 +196,17 @@ def settlement_to_dict(s: Settlement) -> SettlementDict:
                 "reason": ln.reason,
                 "from": ln.payer,
                 "to": ln.payee,
-                "amount": _amount_out(ln.amount),
+                "amount": amount_out(ln.amount),
             }
             for ln in s.lines
         ],
-        "net": [_amount_out(n) for n in s.net],
+        "net": [amount_out(n) for n in s.net],
         "next_dealer": s.next_dealer,
         "void": s.void,
         "dealer_streak": s.dealer_streak,
         "prevailing_wind": s.prevailing_wind,
         "notes": list(s.notes),
-        "house_fee": _amount_out(s.house_fee),
+        "house_fee": amount_out(s.house_fee),
     }
 
 
@@ -190,7 +214,7 @@ def settlement_from_dict(d: SettlementDict) -> Settlement:
     """The Settlement a Settled event holds; raises ValueError when its ``net`` (what the
     displays and the owners' pages show) is not what its lines pay."""
     lines = tuple(
-        Line(ln["code"], ln["reason"], ln["from"], ln["to"], _amount_in(ln["amount"]))
+        Line(ln["code"], ln["reason"], ln["from"], ln["to"], amount_in(ln["amount"]))
         for ln in d["lines"]
     )
     settlement = Settlement(
@@ -200,9 +224,9 @@ def settlement_from_dict(d: SettlementDict) -> Settlement:
         dealer_streak=d["dealer_streak"],
         prevailing_wind=d["prevailing_wind"],
         notes=tuple(d["notes"]),
-        house_fee=_amount_in(d["house_fee"]),
+        house_fee=amount_in(d["house_fee"]),
     )
-    if tuple(_amount_in(n) for n in d["net"]) != settlement.net:
+    if tuple(amount_in(n) for n in d["net"]) != settlement.net:
         shown = ", ".join(str(n) for n in settlement.net)
         raise ValueError(f"net {d['net']} is not what its lines pay ({shown})")
     return settlement

@@ -12,6 +12,7 @@ from typing import Any
 from engine.errors import CorruptLog
 from engine.hand import MeldType
 from engine.round.events import (
+    Adjusted,
     Chowed,
     ClaimDeclared,
     ClaimsResolved,
@@ -21,14 +22,20 @@ from engine.round.events import (
     Drew,
     Event,
     Exhausted,
+    FinishedByStaff,
     HandStarted,
+    HandVoided,
     JingFlipped,
     Konged,
     Passed,
+    PenaltyApplied,
     Punged,
     ReplacementDrawn,
     Settled,
     Shuffled,
+    StaffAct,
+    StaffUndone,
+    WinCorrected,
     WinDeclared,
     WinRejected,
 )
@@ -353,6 +360,66 @@ def _settled(state: RoundState, e: Settled) -> None:
     state.phase = Phase.DONE
 
 
+# --- acts of a person (engine.round.staff validated them) ----------------------------
+
+
+def _act(state: RoundState, e: StaffAct) -> None:
+    """Keep the state the act found: undo puts it back, whatever the act changed."""
+    state.staff_acts.append((e, state.copy()))
+
+
+def _finished_by_staff(state: RoundState, e: FinishedByStaff) -> None:
+    if state.phase is Phase.DONE:
+        raise ValueError("the hand is settled already")
+    _act(state, e)
+    state.staff_settle = e
+    state.phase = Phase.SETTLE
+
+
+def _win_corrected(state: RoundState, e: WinCorrected) -> None:
+    if not any(w.seat == e.seat for w in state.wins):
+        raise ValueError(f"seat {e.seat} declared no win")
+    _act(state, e)
+    state.staff_settle = e
+    state.settlement = None
+    state.phase = Phase.SETTLE
+
+
+def _penalty(state: RoundState, e: PenaltyApplied) -> None:
+    _act(state, e)
+    state.penalties.append(e)
+
+
+def _adjusted(state: RoundState, e: Adjusted) -> None:
+    _act(state, e)
+    state.adjustments.append(e)
+
+
+def _voided(state: RoundState, e: HandVoided) -> None:
+    this = state.started.hand_no
+    if e.hand_no > this:
+        raise ValueError(f"hand {e.hand_no} is not played yet (this is hand {this})")
+    _act(state, e)
+    if e.hand_no < this:
+        state.past_voids.append(e)
+        return
+    state.voided = True
+    state.settlement = None
+    state.phase = Phase.SETTLE
+
+
+def _undone(state: RoundState, e: StaffUndone) -> None:
+    if not state.staff_acts:
+        raise ValueError("no act of staff to undo in this hand")
+    act, before = state.staff_acts[-1]
+    if act.type != e.undone:
+        raise ValueError(f"the last act is {act.type}, not {e.undone}")
+    # a copy: scratch states (``apply``) share the kept states with the real one
+    restored = before.copy()
+    for name in RoundState.__slots__:
+        setattr(state, name, getattr(restored, name))
+
+
 _HANDLERS: dict[type[Event], Callable[[RoundState, Any], None]] = {
     Shuffled: _shuffled,
     DiceRolled: _dice,
@@ -371,4 +438,10 @@ _HANDLERS: dict[type[Event], Callable[[RoundState, Any], None]] = {
     WinRejected: _rejected,
     Exhausted: _exhausted,
     Settled: _settled,
+    FinishedByStaff: _finished_by_staff,
+    WinCorrected: _win_corrected,
+    PenaltyApplied: _penalty,
+    Adjusted: _adjusted,
+    HandVoided: _voided,
+    StaffUndone: _undone,
 }

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from engine.round.events import (
+    Adjusted,
     Chowed,
     ClaimDeclared,
     ClaimsResolved,
@@ -18,14 +19,20 @@ from engine.round.events import (
     Drew,
     Event,
     Exhausted,
+    FinishedByStaff,
     HandStarted,
+    HandVoided,
     JingFlipped,
     Konged,
     Passed,
+    PenaltyApplied,
     Punged,
     ReplacementDrawn,
     Settled,
     Shuffled,
+    StaffAct,
+    StaffUndone,
+    WinCorrected,
     WinDeclared,
     WinRejected,
 )
@@ -106,8 +113,39 @@ def _t(tile: int | None) -> str:
     return "?" if tile is None else format_kinds([kind_of(tile)])
 
 
+_PENALTIES = {"false_win": "诈胡", "xianggong": "相公"}
+
+
+def _describe_act(e: StaffAct) -> str:
+    match e:
+        case FinishedByStaff():
+            seats = ", ".join(str(w.get("seat")) for w in e.winners)
+            what = f"seat {seats} wins" if e.winners else "流局"
+        case WinCorrected():
+            what = (
+                f"seat {e.seat}'s hand corrected: {e.read.get('hand')} → {e.corrected.get('hand')}"
+            )
+        case PenaltyApplied():
+            what = (
+                f"seat {e.seat} {_PENALTIES[e.penalty]}: pays {e.amount} to each "
+                f"({e.amount_from}'s amount)"
+            )
+        case Adjusted():
+            what = f"seat {e.from_seat} pays seat {e.to_seat} {e.points} (adjustment)"
+        case HandVoided():
+            what = f"hand {e.hand_no} voided"
+        case StaffUndone():
+            what = f"undoes {e.undone}"
+        case _:
+            what = e.type
+    why = f" — {e.reason}" if e.reason else ""
+    return f"{e.role} {e.by}: {what}{why}"
+
+
 def describe(e: Event) -> str:
     """One line a dealer can read."""
+    if isinstance(e, StaffAct):
+        return _describe_act(e)
     s = getattr(e, "seat", None)
     who = f"seat {s}" if s is not None else ""
     match e:

@@ -13,7 +13,16 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from engine.hand import Meld, MeldType, ShapeOptions
-from engine.round.events import ClaimDeclared, DiceRolled, HandStarted, WinDeclared
+from engine.round.events import (
+    Adjusted,
+    ClaimDeclared,
+    DiceRolled,
+    HandStarted,
+    HandVoided,
+    PenaltyApplied,
+    StaffAct,
+    WinDeclared,
+)
 from engine.rulesets import Ruleset, load_ruleset
 from engine.rulesets.base import ClaimRules
 from engine.settlement import Settlement
@@ -104,6 +113,7 @@ class RoundState:
     """One hand in progress. Read it; change it only through ``engine.round.fold``."""
 
     __slots__ = (
+        "adjustments",
         "blocked",
         "claim_rules",
         "claims_count",
@@ -126,14 +136,19 @@ class RoundState:
         "options",
         "order",
         "passed_kinds",
+        "past_voids",
+        "penalties",
         "phase",
         "responses",
         "ruleset",
         "seen",
         "settlement",
         "source",
+        "staff_acts",
+        "staff_settle",
         "started",
         "turn",
+        "voided",
         "wall",
         "wall_rules",
         "wild",
@@ -175,6 +190,13 @@ class RoundState:
         self.exhausted = False
         self.last_drawer: int | None = None
         self.settlement: Settlement | None = None
+        # acts of a person (engine.round.staff): each with the state it found, for undo
+        self.staff_acts: list[tuple[StaffAct, RoundState]] = []
+        self.staff_settle: StaffAct | None = None  # the finish or correction settled on
+        self.voided = False
+        self.penalties: list[PenaltyApplied] = []
+        self.adjustments: list[Adjusted] = []
+        self.past_voids: list[HandVoided] = []  # earlier hands of the session voided
 
     # -- copying and comparing ---------------------------------------------------------
 
@@ -198,6 +220,10 @@ class RoundState:
         new.gz_kinds = list(self.gz_kinds)
         new.wins = list(self.wins)
         new.false_win = list(self.false_win)
+        new.staff_acts = list(self.staff_acts)
+        new.penalties = list(self.penalties)
+        new.adjustments = list(self.adjustments)
+        new.past_voids = list(self.past_voids)
         return new
 
     def snapshot(self) -> dict[str, Any]:
@@ -210,6 +236,7 @@ class RoundState:
                 continue
             out[name] = getattr(self, name)
         out["passed_kinds"] = [sorted(s) for s in self.passed_kinds]
+        out["staff_acts"] = [act for act, _ in self.staff_acts]  # (the states follow from them)
         out["seen"] = sorted(self.seen)
         w = self.wall
         if w is not None:

@@ -2,7 +2,7 @@
 
 from engine.rulesets.base import Ruleset
 from engine.rulesets.preset import PresetError, builtin_ids, builtin_preset_text
-from engine.rulesets.registry import load_ruleset, ruleset_from_data
+from engine.rulesets.registry import load_ruleset, ruleset_from_data, settle_request
 
 __all__ = [
     "PresetError",
@@ -11,4 +11,5 @@ __all__ = [
     "builtin_preset_text",
     "load_ruleset",
     "ruleset_from_data",
+    "settle_request",
 ]

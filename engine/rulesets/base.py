@@ -158,15 +158,17 @@ class Ruleset(ABC):
         return False
 
     def false_win_penalised(self) -> bool:
-        """Whether a 诈胡 is paid for (listed in ``FinishedHand.false_win``) or only refused.
+        """Whether a 诈胡 is paid for (listed in ``FinishedHand.false_win``) or only refused."""
+        return self.false_win_amount() > 0
 
-        Presets keep the penalty under ``extras`` (jing family) or ``pay`` (the others).
-        """
+    def false_win_amount(self) -> int:
+        """What a 诈胡 pays each other seat (0: none, only refused). Presets keep it under
+        ``extras`` (jing family) or ``pay`` (the others)."""
         for section in ("extras", "pay"):
             penalty = getattr(getattr(self.preset, section, None), "false_win", 0)
             if isinstance(penalty, int) and penalty > 0:
-                return True
-        return False
+                return penalty
+        return 0
 
     def rank_wins(self, hand: FinishedHand, wins: Sequence[Win]) -> tuple[Win, ...]:
         """Of several valid wins on one tile, those that stand (``hand`` lists no wins).

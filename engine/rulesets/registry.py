@@ -17,6 +17,7 @@ from engine.rulesets.preset import (
     validate_preset,
 )
 from engine.rulesets.yichun import YichunPreset, YichunRuleset
+from engine.settlement import SettleInputError, Settlement, parse_finished_hand
 
 # family -> (preset model, ruleset class)
 FAMILIES: dict[str, tuple[type[PresetBase], Callable[[Any], Ruleset]]] = {
@@ -41,3 +42,15 @@ def ruleset_from_data(data: Mapping[str, Any], options: Mapping[str, Any] | None
 def load_ruleset(ruleset_id: str, options: Mapping[str, Any] | None = None) -> Ruleset:
     """A built-in ruleset (``xingguo`` …), with option overrides applied."""
     return ruleset_from_data(builtin_preset_data(ruleset_id), options)
+
+
+def settle_request(data: object, preset: Mapping[str, Any] | None = None) -> Settlement:
+    """Settle one ``mjtable settle`` object, with the built-in ruleset it names or an
+    owner's ``preset`` data; raises SettleInputError (or PresetError) naming the field.
+    The CLI and a hand finished by staff both come here, so they cannot differ."""
+    if not isinstance(data, Mapping):
+        raise SettleInputError("input: expected a JSON object")
+    hand = parse_finished_hand(data)
+    if preset is not None:
+        return ruleset_from_data(preset, hand.options).settle(hand)
+    return load_ruleset(hand.ruleset, hand.options).settle(hand)

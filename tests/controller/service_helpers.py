@@ -6,6 +6,7 @@ import asyncio
 import atexit
 import contextlib
 import os
+import random
 import shutil
 import tempfile
 from collections.abc import AsyncIterator
@@ -16,12 +17,15 @@ from typing import Any
 import aiomqtt
 
 from controller.config import TableConfig, TrackerSettings
+from controller.hand_keeper import HandKeeper
 from controller.runtime import RunOptions
 from controller.store import EventStore, StoredHand
+from engine.bots import Bot
 from engine.round.events import Event, event_from_dict
 from engine.round.fold import fold
 from engine.round.replay import check
 from engine.round.state import RoundState
+from engine.simulation import table_action, waiting_seats
 from tests.controller.mqtt_helpers import payload
 
 # A fast virtual table: readers scan every 5 ms, tiles move at once, walls rise at once.
@@ -137,3 +141,20 @@ def refold(stored: StoredHand) -> RoundState:
     problem = check(state)
     assert problem is None, f"hand {stored.hand.id}: {problem}"
     return state
+
+
+def play_at_keeper(keeper: HandKeeper, rng: random.Random, moves: int | None = None) -> str:
+    """A hand at the keeper, four bots playing (the order known from the lift): ``moves``
+    steps of it, or the whole hand; returns its id."""
+    order = list(range(136))
+    rng.shuffle(order)
+    hand_id = keeper.start_hand(tuple(order))
+    bots = [Bot(s) for s in range(4)]
+    step = 0
+    while keeper.in_progress and (moves is None or step < moves):
+        state = keeper.state
+        assert state is not None
+        action = table_action(state, rng) or bots[waiting_seats(state)[0]].act(state)
+        assert isinstance(keeper.submit(action), list)
+        step += 1
+    return hand_id

@@ -27,6 +27,7 @@ TABLES = {
     "owners",
     "table_stats",
     "quarantined_handlogs",
+    "owner_settings",
     "alembic_version",
 }
 

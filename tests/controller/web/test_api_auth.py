@@ -53,9 +53,11 @@ def test_login_by_cookie_and_by_bearer(client: TestClient, app: FastAPI, filled:
     assert r.status_code == 200
     cookie = r.headers["set-cookie"]
     assert f"{COOKIE}=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
-    for path in _owner_paths(app, filled):  # the cookie the client now keeps
+    # (the staff's live hand needs a table loop, which this app has not: docs/staff.md)
+    live = "/api/v1/staff/hands/"
+    for path in [p for p in _owner_paths(app, filled) if not p.startswith(live)]:  # the cookie
         assert client.get(path).status_code == 200, path
-    assert client.get("/api/v1/auth/me").json() == {"name": OWNER}
+    assert client.get("/api/v1/auth/me").json() == {"name": OWNER, "role": "owner", "tables": []}
     token = r.json()["token"]
     bearer = {"Authorization": f"Bearer {token}"}
     assert client.get("/api/v1/tables", headers=bearer).status_code == 200

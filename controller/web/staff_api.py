@@ -1,0 +1,288 @@
+"""Staff in the loop: the acts of a person on this table's live hand, and the owners'
+policy for them (docs/staff.md). Staff (a short login, for the tables it belongs to) and
+owners may act; which acts staff may do beyond finishing, correcting, penalties and undo
+(void, adjust) is the owners' ``StaffPolicy``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, HTTPException, Path, status
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from controller.staff_acts import (
+    ActKind,
+    Look,
+    NotPermitted,
+    StaffRequest,
+    StaleRequest,
+    UnknownHandId,
+)
+from controller.store.owners import OwnerRecord, StaffPolicy
+from controller.web.auth import Owner, current_account
+from controller.web.context import WebContext, context
+from controller.web.schemas import Problem
+from engine.round.events import MAX_POINTS, MAX_REASON
+from engine.round.staff import Audit, StaffInputError
+
+router = APIRouter(
+    prefix="/api/v1/staff",
+    tags=["staff"],
+    responses={401: {"model": Problem}, 403: {"model": Problem}},
+)
+Ctx = Annotated[WebContext, Depends(context)]
+
+
+def table_account(
+    account: Annotated[OwnerRecord, Depends(current_account)], ctx: Ctx
+) -> OwnerRecord:
+    """Staff of this table, or an owner; the hub has no live table to act on."""
+    if ctx.settings.hub:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "the hub plays no hand: act at the table")
+    if not account.acts_on(ctx.settings.table):
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN, f"{account.name} is not staff of table {ctx.settings.table}"
+        )
+    return account
+
+
+Member = Annotated[OwnerRecord, Depends(table_account)]
+
+
+def live_account(account: Member, ctx: Ctx) -> OwnerRecord:
+    """As ``table_account``, where a table loop runs to take the act."""
+    if ctx.staff_desk is None:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "no live table here: act at the table")
+    return account
+
+
+Actor = Annotated[OwnerRecord, Depends(live_account)]
+
+
+# --- the acts -------------------------------------------------------------------------
+
+ANSWER_WAIT = 10.0  # seconds for the table loop to take an act (it takes each at once)
+HAND_ID = r"^[^\x00-\x1f\x7f]{1,64}$"
+Tiles = Annotated[str, Field(max_length=64, description="Tile notation, e.g. 123m456p")]
+Seat = Annotated[int, Field(ge=0, le=3)]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+
+
+class MeldIn(_In):
+    type: Literal["chow", "pung", "kong_exposed", "kong_concealed", "kong_added"]
+    tiles: Annotated[str, Field(max_length=16)]
+    from_: Seat | None = Field(default=None, alias="from")
+    claimed: Annotated[str, Field(max_length=4)] | None = None
+
+
+class SeatIn(_In):
+    seat: Seat
+    hand: Tiles
+    melds: list[MeldIn] = Field(default=[], max_length=4)
+
+
+class WinnerIn(SeatIn):
+    tile: Annotated[str, Field(max_length=4)]
+    from_: Seat | Annotated[str, Field(max_length=24)] = Field(alias="from")
+    flags: list[Literal["tian", "di", "last_tile", "pao_long"]] = Field(default=[], max_length=4)
+
+
+class _Act(_In):
+    hand_id: Annotated[str, Field(pattern=HAND_ID, description="From GET hands/current")]
+    seen: Annotated[
+        int,
+        Field(ge=0, le=100_000, description="Events of the hand you saw (GET hands/current)"),
+    ]
+    reason: Annotated[str, Field(max_length=MAX_REASON)] = ""
+
+
+class FinishIn(_Act):
+    result: Literal["exhausted"] | None = None
+    winners: list[WinnerIn] = Field(default=[], max_length=3)
+    seats: list[SeatIn] = Field(default=[], max_length=3)
+    xia_indicator: Annotated[str, Field(max_length=4)] | None = None
+
+    @model_validator(mode="after")
+    def _one_result(self) -> FinishIn:
+        if (self.result is None) == (not self.winners):
+            raise ValueError('give "winners", or "result": "exhausted" (流局), not both')
+        return self
+
+
+class CorrectionIn(_Act):
+    seat: Seat
+    hand: Tiles
+    melds: list[MeldIn] = Field(default=[], max_length=4)
+
+
+class PenaltyIn(_Act):
+    seat: Seat
+    penalty: Literal["false_win", "xianggong"]
+    reason: Annotated[str, Field(min_length=1, max_length=MAX_REASON)]
+
+
+class AdjustmentIn(_Act):
+    from_seat: Seat
+    to_seat: Seat
+    points: Annotated[int, Field(ge=1, le=MAX_POINTS)]
+    reason: Annotated[str, Field(min_length=1, max_length=MAX_REASON)]
+
+
+class VoidIn(_In):
+    seen: Annotated[int, Field(ge=0, le=100_000, description="Events of the hand in progress")]
+    reason: Annotated[str, Field(min_length=1, max_length=MAX_REASON)]
+
+
+class UndoIn(_Act):
+    pass
+
+
+ACT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": Problem},  # a body that is not JSON
+    404: {"model": Problem},
+    409: {"model": Problem},
+    413: {"model": Problem},
+    422: {"model": Problem},
+    503: {"model": Problem},
+}
+
+
+async def _desk(ctx: WebContext, item: Any) -> dict[str, Any]:
+    """Hand ``item`` to the table loop and wait for what it did."""
+    assert ctx.staff_desk is not None  # (live_account)
+    try:
+        return await asyncio.wait_for(ctx.staff_desk(item), ANSWER_WAIT)
+    except StaffInputError as err:
+        raise HTTPException(422, str(err)) from None
+    except StaleRequest as err:
+        raise HTTPException(status.HTTP_409_CONFLICT, str(err)) from None
+    except NotPermitted as err:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, str(err)) from None
+    except UnknownHandId as err:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(err)) from None
+    except (TimeoutError, OverflowError):  # (the loop busy or gone; a full queue)
+        raise HTTPException(
+            status.HTTP_503_SERVICE_UNAVAILABLE,
+            "the table did not take the act; nothing was done, try again",
+            headers={"Retry-After": "2"},
+        ) from None
+
+
+def _request(
+    kind: ActKind, account: OwnerRecord, body: _Act | VoidIn, hand_id: str, **fields: Any
+) -> StaffRequest:
+    at = datetime.now(UTC).isoformat(timespec="seconds")
+    audit = Audit(account.name, account.role, at, body.reason)
+    return StaffRequest(kind, hand_id, body.seen, audit, fields)
+
+
+def _dump(items: list[Any]) -> list[dict[str, Any]]:
+    return [i.model_dump(by_alias=True, exclude_none=True) for i in items]
+
+
+@router.get(
+    "/hands/current",
+    responses={503: {"model": Problem}},
+    summary="The hand in progress, as staff may see it",
+)
+async def current(account: Actor, ctx: Ctx) -> dict[str, Any]:
+    return await _desk(ctx, Look())
+
+
+@router.post("/hands/current/finish", responses=ACT_RESPONSES, summary="Finish the hand by hand")
+async def finish(body: FinishIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+    request = _request(
+        "finish",
+        account,
+        body,
+        body.hand_id,
+        winners=_dump(body.winners),
+        seats=_dump(body.seats),
+        xia_indicator=body.xia_indicator,
+    )
+    return await _desk(ctx, request)
+
+
+@router.post(
+    "/hands/current/correction",
+    responses=ACT_RESPONSES,
+    summary="Correct the winner's tiles on the laid-down hand",
+)
+async def correction(body: CorrectionIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+    melds = _dump(body.melds)
+    request = _request(
+        "correct", account, body, body.hand_id, seat=body.seat, hand=body.hand, melds=melds
+    )
+    return await _desk(ctx, request)
+
+
+@router.post(
+    "/hands/current/penalties", responses=ACT_RESPONSES, summary="A penalty (诈胡, 相公) on a seat"
+)
+async def penalty(body: PenaltyIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+    request = _request("penalty", account, body, body.hand_id, seat=body.seat, penalty=body.penalty)
+    return await _desk(ctx, request)
+
+
+@router.post(
+    "/hands/current/undo", responses=ACT_RESPONSES, summary="Undo the last act of this hand"
+)
+async def undo(body: UndoIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+    return await _desk(ctx, _request("undo", account, body, body.hand_id))
+
+
+@router.post("/adjustments", responses=ACT_RESPONSES, summary="Move points between seats")
+async def adjustment(body: AdjustmentIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+    if body.from_seat == body.to_seat:
+        raise HTTPException(422, "to_seat: the same as from_seat")
+    request = _request(
+        "adjust",
+        account,
+        body,
+        body.hand_id,
+        from_seat=body.from_seat,
+        to_seat=body.to_seat,
+        points=body.points,
+    )
+    return await _desk(ctx, request)
+
+
+@router.post(
+    "/hands/{hand_id}/void",
+    responses=ACT_RESPONSES,
+    summary="Void the hand in progress, or an earlier hand of this session",
+)
+async def void(
+    hand_id: Annotated[str, Path(pattern=HAND_ID)], body: VoidIn, account: Actor, ctx: Ctx
+) -> dict[str, Any]:
+    return await _desk(ctx, _request("void", account, body, hand_id))
+
+
+@router.get("/policy", summary="What staff may do here, and the owners' penalty amounts")
+def get_policy(account: Member, ctx: Ctx) -> StaffPolicy:
+    return ctx.owners.staff_policy()
+
+
+# the owners set it on a path of its own: one handler a path keeps the 405's Allow true
+owner_router = APIRouter(prefix="/api/v1/owner", tags=["owners"])
+
+
+@owner_router.put(
+    "/staff-policy",
+    responses={
+        400: {"model": Problem},
+        401: {"model": Problem},
+        403: {"model": Problem},
+        422: {"model": Problem},
+    },
+    summary="Set what staff may do, and penalty amounts a ruleset has none of",
+)
+def put_policy(policy: StaffPolicy, owner: Owner, ctx: Ctx) -> StaffPolicy:
+    ctx.owners.set_staff_policy(policy, owner.name)
+    return ctx.owners.staff_policy()

@@ -1,0 +1,254 @@
+"""The staff API on a table's live hand (the desk answering in-process from a real store's
+``HandKeeper``): each act validated and bounded, a clear 4xx and nothing stored on bad
+input, never a concealed tile to staff, and only this table's staff."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from controller.cli.settle import settle_data
+from controller.hand_keeper import HandKeeper
+from controller.mqtt.topics import Topics
+from controller.publication import Outlet
+from controller.staff_acts import handle
+from controller.store import EventStore
+from controller.store.owners import OwnerAccounts, StaffPolicy
+from controller.web import LiveHub, WebAppSettings, create_app
+from controller.web.passwords import hash_password
+from engine.round.events import event_from_dict
+from engine.round.staff import session_totals
+from tests.controller.service_helpers import play_at_keeper
+
+SECRET = b"s" * 32
+PASSWORD = "long enough password"
+
+
+@pytest.fixture
+def keeper(store: EventStore) -> HandKeeper:
+    keeper = HandKeeper(
+        store, Outlet(Topics("demo", "t1")), parlour="demo", table="t1", ruleset="xingguo"
+    )
+    keeper.resume()
+    play_at_keeper(keeper, random.Random(5), 30)
+    accounts = OwnerAccounts(store)
+    accounts.add("boss", hash_password(PASSWORD))
+    accounts.add("ann", hash_password(PASSWORD), "staff", ("t1",))
+    accounts.add("bo", hash_password(PASSWORD), "staff", ("t2",))
+    return keeper
+
+
+@pytest.fixture
+def client(store: EventStore, keeper: HandKeeper) -> Iterator[TestClient]:
+    async def desk(item: Any) -> dict[str, Any]:
+        return handle(keeper, item)
+
+    app = create_app(
+        store,
+        LiveHub(),
+        WebAppSettings(table="t1", secret_key=SECRET),
+        staff_desk=desk,
+    )
+    with TestClient(app) as c:
+        yield c
+
+
+def _auth(client: TestClient, name: str) -> dict[str, str]:
+    r = client.post("/api/v1/auth/login", json={"name": name, "password": PASSWORD})
+    assert r.status_code == 200, r.text
+    client.cookies.clear()
+    return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+def _look(client: TestClient, auth: dict[str, str]) -> dict[str, Any]:
+    r = client.get("/api/v1/staff/hands/current", headers=auth)
+    assert r.status_code == 200, r.text
+    body: dict[str, Any] = r.json()
+    return body
+
+
+def _winner(**extra: Any) -> dict[str, Any]:
+    return {"seat": 1, "hand": "123456789m1234p", "tile": "1m", "from": "self"} | extra
+
+
+def test_staff_see_no_concealed_tile_of_a_hand_in_play(
+    client: TestClient, keeper: HandKeeper
+) -> None:
+    staff = _auth(client, "ann")
+    seen = _look(client, staff)
+    assert seen["winners_read"] is None and seen["in_progress"]
+    text = str(seen)
+    for key in ("'hands'", "'hand'", "concealed", "order", "request"):
+        assert key not in text, key
+    assert all(isinstance(s["tiles"], int) for s in seen["public"]["seats"])
+
+
+def test_bad_acts_are_refused_and_nothing_is_stored(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    staff = _auth(client, "ann")
+    seen = _look(client, staff)
+    base = {"hand_id": seen["hand_id"], "seen": seen["seen"], "reason": "reader 3 silent"}
+    hand_id = seen["hand_id"]
+    stored = len(store.load_hand(hand_id).events)
+    finish = "/api/v1/staff/hands/current/finish"
+    cases: list[tuple[str, dict[str, Any], int, str]] = [
+        (finish, base | {"winners": [_winner()]}, 422, "winners[0]"),  # not a win
+        (finish, base | {"winners": [_winner(hand="123456789m12345p")]}, 422, "winners[0]"),
+        (finish, base | {"winners": [_winner(hand="11111m")]}, 422, "winners[0]"),
+        (finish, base | {"winners": [_winner(seat=9)]}, 422, "seat"),
+        (finish, base | {"result": "exhausted", "winners": [_winner()]}, 422, "not both"),
+        (finish, base | {"result": "exhausted", "colour": 1}, 422, "colour"),
+        (finish, base | {"result": "exhausted", "seen": 3}, 409, "seen"),
+        (finish, base | {"result": "exhausted", "hand_id": "abc"}, 409, "not the hand"),
+        (
+            "/api/v1/staff/adjustments",
+            base | {"from_seat": 0, "to_seat": 1, "points": 10**9},
+            422,
+            "points",
+        ),
+        (
+            "/api/v1/staff/adjustments",
+            base | {"from_seat": 0, "to_seat": 1, "points": 5, "reason": "x" * 501},
+            422,
+            "reason",
+        ),
+        (
+            "/api/v1/staff/hands/current/penalties",
+            base | {"seat": 0, "penalty": "xianggong"},
+            422,
+            "owner sets one",
+        ),
+        ("/api/v1/staff/hands/nosuchhand/void", {"seen": seen["seen"], "reason": "r"}, 404, ""),
+        ("/api/v1/staff/hands/current/undo", base, 422, "no act"),
+    ]
+    for path, body, code, word in cases:
+        r = client.post(path, json=body, headers=staff)
+        assert r.status_code == code, (path, body, r.text)
+        assert word in r.text, (word, r.text)
+    # a reason of a megabyte never reaches the table
+    big = client.post(finish, json=base | {"reason": "x" * 1_000_000}, headers=staff)
+    assert big.status_code == 413
+    # no token, or another table's staff
+    assert client.post(finish, json=base | {"result": "exhausted"}).status_code == 401
+    other = _auth(client, "bo")
+    assert (
+        client.post(finish, json=base | {"result": "exhausted"}, headers=other).status_code == 403
+    )
+    assert len(store.load_hand(hand_id).events) == stored and keeper.in_progress
+
+
+def test_acts_change_the_totals_and_a_replayed_request_does_nothing(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    staff = _auth(client, "ann")
+    seen = _look(client, staff)
+    base = {"hand_id": seen["hand_id"], "reason": "dispute at the table"}
+    r = client.post(
+        "/api/v1/staff/hands/current/penalties",
+        json=base | {"seen": seen["seen"], "seat": 3, "penalty": "false_win"},
+        headers=staff,
+    )
+    assert r.status_code == 200, r.text
+    adjust = base | {"seen": r.json()["seen"], "from_seat": 0, "to_seat": 2, "points": 9}
+    r = client.post("/api/v1/staff/adjustments", json=adjust, headers=staff)
+    assert r.status_code == 200, r.text
+    again = client.post("/api/v1/staff/adjustments", json=adjust, headers=staff)
+    assert again.status_code == 409  # replayed: nothing stored twice
+    seen = _look(client, staff)
+    assert seen["totals"] == [11, 20, 29, -60]
+    assert [a["type"] for a in seen["acts"]] == ["penalty_applied", "adjusted"]
+    assert seen["acts"][1]["by"] == "ann" and seen["acts"][1]["role"] == "staff"
+    r = client.post(
+        "/api/v1/staff/hands/current/finish",
+        json=base | {"seen": seen["seen"], "result": "exhausted"},
+        headers=staff,
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["settlement"]["notes"][-1] == "工作人员录入 (entered by staff ann)"
+    hand = store.load_hand(seen["hand_id"])
+    log = [event_from_dict(e.payload) for e in hand.events]
+    finished = next(e.to_dict() for e in log if e.type == "finished_by_staff")
+    assert settle_data(finished["request"])["lines"] == r.json()["settlement"]["lines"]
+    assert tuple(keeper.session.totals) == session_totals(log)
+    assert hand.hand.status == "finished"
+
+
+def test_the_owners_policy_bars_staff_from_voiding(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    OwnerAccounts(store).set_staff_policy(StaffPolicy(may_void=False), "boss")
+    staff, owner = _auth(client, "ann"), _auth(client, "boss")
+    seen = _look(client, staff)
+    path = f"/api/v1/staff/hands/{seen['hand_id']}/void"
+    body = {"seen": seen["seen"], "reason": "tiles fell"}
+    assert client.post(path, json=body, headers=staff).status_code == 403
+    r = client.post(path, json=body, headers=owner)
+    assert r.status_code == 200, r.text
+    assert r.json()["settlement"]["void"] is True and not keeper.in_progress
+
+
+def test_the_owners_log_shows_each_act_with_who_and_why(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    staff, owner = _auth(client, "ann"), _auth(client, "boss")
+    seen = _look(client, staff)
+    base = {"hand_id": seen["hand_id"], "reason": "相公 at seat 2"}
+    r = client.post(
+        "/api/v1/staff/adjustments",
+        json=base | {"seen": seen["seen"], "from_seat": 1, "to_seat": 3, "points": 4},
+        headers=staff,
+    )
+    assert r.status_code == 200, r.text
+    r = client.post(
+        "/api/v1/staff/hands/current/finish",
+        json=base | {"seen": r.json()["seen"], "result": "exhausted"},
+        headers=staff,
+    )
+    assert r.status_code == 200, r.text
+    replay = client.get(f"/api/v1/hands/{seen['hand_id']}/replay", headers=owner).json()
+    assert replay["check"] is None
+    texts = [s["text"] for s in replay["steps"]]
+    assert {
+        "zh": "工作人员 ann：调整：2号位 付 4号位 4（相公 at seat 2）",
+        "en": "staff ann: seat 2 pays seat 4 4 (adjustment) — 相公 at seat 2",
+    } in texts
+    assert any(t["zh"].startswith("工作人员 ann：手动结束本局：流局") for t in texts)
+    hand = client.get(f"/api/v1/hands/{seen['hand_id']}", headers=owner).json()
+    assert hand["hand"]["net"] == [0, -4, 0, 4]  # what the hand moved: the adjustment beside a 流局
+
+
+def test_a_win_is_corrected_through_the_api_after_its_settlement(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    from engine.round.staff import Audit, void
+
+    keeper.staff_act(lambda s: void(s, Audit("boss", "owner", "t", "start afresh")))
+    rng = random.Random(1)
+    while not (keeper.state is not None and keeper.state.wins and not keeper.in_progress):
+        play_at_keeper(keeper, rng)
+    staff = _auth(client, "ann")
+    seen = _look(client, staff)
+    assert seen["in_progress"] is False and seen["winners_read"]
+    w = seen["winners_read"][0]
+    body = {"hand_id": seen["hand_id"], "seen": seen["seen"], "reason": "the 1m was a 7m"}
+    bad = client.post(
+        "/api/v1/staff/hands/current/correction",
+        json=body | {"seat": w["seat"], "hand": "123456789m1234p", "melds": w["melds"]},
+        headers=staff,
+    )
+    assert bad.status_code == 422 and "hand" in bad.json()["detail"]
+    r = client.post(
+        "/api/v1/staff/hands/current/correction",
+        json=body | {"seat": w["seat"], "hand": w["hand"], "melds": w["melds"]},
+        headers=staff,
+    )
+    assert r.status_code == 200, r.text
+    act = r.json()["events"][0]
+    assert act["type"] == "win_corrected" and act["read"]["hand"] == w["hand"]
+    assert "request" not in act
+    assert store.load_hand(seen["hand_id"]).events[-2].payload["type"] == "win_corrected"
