@@ -153,11 +153,18 @@ def _misplaced(run: Running, limit: int = 12) -> list[str]:
 
 
 async def _pump(url: str, qemu: QemuBoard, line: SerialLine) -> None:
-    """The virtual table's reader bus into the board's reader UART, through `line`."""
+    """The virtual table's reader bus into the board's reader UART, through `line`. Both
+    writers are held until the copy ends: from Python 3.11.5 an unreferenced StreamWriter
+    closes its connection when collected, and a bus connection closed at once left the
+    board without a reader frame (every reader silent, the hand stuck in the deal)."""
     host, tcp = url.removeprefix("socket://").rsplit(":", 1)
-    reader, _ = await asyncio.open_connection(host, int(tcp))
-    _, writer = await qemu.open_reader_line()
-    await line.copy(reader, writer)
+    reader, bus = await asyncio.open_connection(host, int(tcp))
+    _, uart = await qemu.open_reader_line()
+    try:
+        await line.copy(reader, uart)
+    finally:
+        bus.close()
+        uart.close()
 
 
 @pytest.mark.timeout(600)
