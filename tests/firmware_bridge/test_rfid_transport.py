@@ -66,6 +66,38 @@ def test_a_half_frame_is_dropped_on_idle_and_the_next_frame_decoded() -> None:
 
 
 @pytest.mark.timeout(60)
+def test_a_host_behind_the_line_takes_only_each_readers_newest_set_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Sets of one reader read together (a slow host: the line ran ahead of it) are stale
+    but the newest; the older ones are dropped, counted and warned of, never tracked."""
+
+    async def scenario() -> None:
+        port = PtyPort()
+        await port.plug()
+        got: list[ReaderInventory] = []
+        transport = ReaderTransport(port.url, RefCodec(), on_inventory=got.append)
+        async with asyncio.timeout(30), transport:
+            await _until(lambda: transport.connected)
+            await asyncio.sleep(0.1)  # the host's open flushes input: write after it
+            port.write(
+                encode_inventory(4, 0, [UID_A])
+                + encode_inventory(5, 0, [UID_B])
+                + encode_inventory(4, 1, [UID_A, UID_B])
+                + encode_inventory(4, 2, [UID_B])
+            )
+            await _until(lambda: transport.stats.frames == 4)
+            await asyncio.sleep(0.05)
+        assert [(i.reader_id, i.uids) for i in got] == [(5, {UID_B}), (4, {UID_B})]
+        assert transport.stats.stale_sets == 2 and transport.inventories == 2
+        await port.unplug()
+
+    with caplog.at_level("WARNING", logger="firmware_bridge.rfid.transport"):
+        asyncio.run(scenario())
+    assert "behind the readers on" in caplog.text and "2 stale sets dropped" in caplog.text
+
+
+@pytest.mark.timeout(60)
 def test_hf_presence_is_judged_only_as_of_the_readers_last_frame() -> None:
     async def scenario() -> None:
         port = PtyPort()
