@@ -420,7 +420,7 @@ async def run(plan: Plan, seed: int, label: str, python: str = sys.executable) -
             subscriber.kill()  # nobody reads its output any more
             if plan.idle_only:
                 return result
-            if plan.pi is not None:  # hundreds of hands would take hours at its speed
+            if plan.pi is not None and not plan.soak_only:  # hundreds of hands: hours
                 result.rss_mb = rss_bytes(service.pid) / 2**20
                 return result
 
@@ -652,8 +652,11 @@ def main() -> None:
     worst = max(v for r in results for v in r.ratios().values())
     if problems:
         print(f"soak: {len(problems)} figure(s) grow without bound (see GROWS above)")
+    lost = sum(r.lost for r in results)
+    if lost:
+        print(f"LOST: {lost} discards never reached MQTT (see above)")
     print(f"pi budget: worst ratio to target = {worst:.2f}")
-    if problems:
+    if problems or lost:  # a wrong answer fails the run; a slow one is only its ratio
         sys.exit(1)
 
 
