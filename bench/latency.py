@@ -224,6 +224,7 @@ class Result:
     plan: Plan
     latency: list[float] = field(default_factory=list)
     lost: int = 0  # discards the players made that no events message named
+    stale_sets: int = 0  # reader sets the service dropped while behind (moves and idle)
     idle: Idle | None = None
     idle_every_scan: Idle | None = None
     """The same table's readers sending every scan: printed, not a target's figure."""
@@ -418,6 +419,9 @@ async def run(plan: Plan, seed: int, label: str, python: str = sys.executable) -
                     for reader in table.readers:
                         reader.report = plan.report
             subscriber.kill()  # nobody reads its output any more
+            if not plan.soak_only:
+                probe = ServiceProbe(service.pid, data / "mjtable.db", metrics_url)
+                result.stale_sets = await asyncio.to_thread(probe.stale_sets)
             if plan.idle_only:
                 return result
             if plan.pi is not None and not plan.soak_only:  # hundreds of hands: hours
@@ -529,6 +533,11 @@ def report(r: Result) -> None:
             f"{len(r.latency)} moves (fsync +{FSYNC_DELAY_MS:.0f} ms, a core kept busy)  "
             f"ratio {ratios['p99']:.2f} (target {p99:.0f} ms); "
             f"{r.lost} discards never published"
+        )
+    if r.idle is not None:
+        print(
+            f"{'behind the readers':<21}{r.stale_sets} stale reader sets dropped (moves and "
+            "idle: a newer set of the reader was read with each)"
         )
     if r.idle is not None:
         print(

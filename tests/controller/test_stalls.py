@@ -54,3 +54,5 @@ def test_stalls_change_nothing(
     assert out.hand_nos == list(range(1, HANDS + 1))
     assert out.statuses == ["finished"] * HANDS
     assert out.nets == [tuple(s.net) for s in out.players]
+    # each stall left the service behind its readers: it said so, and took their newest sets
+    assert "behind the readers on" in (tmp_path / "service.log").read_text()
