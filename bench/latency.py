@@ -224,6 +224,7 @@ class Result:
     plan: Plan
     latency: list[float] = field(default_factory=list)
     lost: int = 0  # discards the players made that no events message named
+    slowest: list[tuple[float, str, int]] = field(default_factory=list)
     stale_sets: int = 0  # reader sets the service dropped while behind (moves and idle)
     idle: Idle | None = None
     idle_every_scan: Idle | None = None
@@ -267,6 +268,7 @@ class Published:
         self.clock, self.uids = clock, uids
         self.named: set[tuple[Zone, bytes]] = set()
         self.samples: list[float] = []
+        self.timed: list[tuple[float, str, int]] = []  # ms, event type, seq in its hand
         self.enough = asyncio.Event()
         self.wanted = 0
 
@@ -274,14 +276,17 @@ class Published:
         assert subscriber.stdout is not None
         async for line in subscriber.stdout:
             stamp, payload = line.split(b" ", 1)
-            found = moved_zone(json.loads(payload)["event"])
+            message = json.loads(payload)
+            found = moved_zone(message["event"])
             if found is None:
                 continue
             key = (Zone.parse(found[0]), self.uids[found[1]])
             self.named.add(key)
             at = self.clock.first.get(key)
             if at is not None and not self.enough.is_set():
-                self.samples.append((float(stamp) - at) * 1000)
+                ms = (float(stamp) - at) * 1000
+                self.samples.append(ms)
+                self.timed.append((ms, message["event"]["type"], message["seq"]))
                 if len(self.samples) >= self.wanted:
                     self.enough.set()
 
@@ -396,6 +401,7 @@ async def run(plan: Plan, seed: int, label: str, python: str = sys.executable) -
                 reading = asyncio.create_task(published.read(subscriber))
                 if plan.readers in ("ref", "bus"):
                     result.latency = await published.measure(plan.moves)
+                    result.slowest = sorted(published.timed, reverse=True)[:5]
                 else:  # FrameClock times reference frames only: play a while
                     await asyncio.sleep(10.0)
                 burner.terminate()
@@ -534,6 +540,8 @@ def report(r: Result) -> None:
             f"ratio {ratios['p99']:.2f} (target {p99:.0f} ms); "
             f"{r.lost} discards never published"
         )
+        slowest = ", ".join(f"{ms:.0f} ms {kind} #{seq}" for ms, kind, seq in r.slowest)
+        print(f"{'  slowest':<21}{slowest} (#: the event's seq in its hand)")
     if r.idle is not None:
         print(
             f"{'behind the readers':<21}{r.stale_sets} stale reader sets dropped (moves and "
