@@ -21,6 +21,7 @@ import contextlib
 import logging
 import random
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal, Self
 
@@ -34,8 +35,11 @@ from firmware_bridge.serial_port import Connection, ReconnectingPort
 
 log = logging.getLogger(__name__)
 
+BEHIND_SCANS = 3
+"""Behind a reader line: a read brought this many sets of one reader, or more (the host was
+that many scans late). Two now and then (a late timer, a USB adapter's latency) is no news."""
 BEHIND_LOG_EVERY = 10.0
-"""s between the warnings that the host is behind a reader line (stale sets dropped)."""
+"""s between the warnings that the host is behind a reader line."""
 POLL_MARGIN = 0.001
 """The loop wakes this long after a deadline, so that the deadline has passed by then."""
 DEFAULT_SNAPSHOT_INTERVAL = 0.2
@@ -185,6 +189,7 @@ class ReaderTransport(ReconnectingPort):
         # Sets of one reader read together: the host was behind the line (a slow CPU, a
         # stall), and only the newest says where the tiles are; the older ones would cost
         # the tracker time the host does not have.
+        sets = Counter(e.reader_id for e in events if isinstance(e, Inventory))
         newest = {e.reader_id: i for i, e in enumerate(events) if isinstance(e, Inventory)}
         stale = 0
         for i, event in enumerate(events):
@@ -203,16 +208,19 @@ class ReaderTransport(ReconnectingPort):
             else:
                 self.other_events += 1
         if stale:
-            self._stale(stale, events[-1].t)
+            self._stale(stale, max(sets.values()), events[-1].t)
 
-    def _stale(self, count: int, now: float) -> None:
+    def _stale(self, count: int, deepest: int, now: float) -> None:
+        """Counts `count` stale sets of one read, `deepest` sets of one reader the most; says
+        at most every BEHIND_LOG_EVERY that the host is behind the line."""
         stats = self.codec.stats
         stats.stale_sets += count
         told = self._behind_told
-        if told is None or now - told[0] >= BEHIND_LOG_EVERY:
+        if deepest >= BEHIND_SCANS and (told is None or now - told[0] >= BEHIND_LOG_EVERY):
             log.warning(
-                "behind the readers on %s: %d stale sets dropped (%d since the last warning)",
-                self.url, stats.stale_sets, stats.stale_sets - (told[1] if told else 0),
+                "behind the readers on %s: read %d sets of one reader at once; %d stale sets "
+                "dropped since the last warning",
+                self.url, deepest, stats.stale_sets - (told[1] if told else 0),
             )  # fmt: skip
             self._behind_told = (now, stats.stale_sets)
 
