@@ -3,7 +3,8 @@
 socket:// and the virtual table's readers through their ports; the virtual players press
 their buttons on the board's panel (typed on its console: QEMU has no GPIO) and read the
 dice and prompts off the texts the board was sent to display. The board has no lift
-reader, so the service plays without the wall order.
+reader, so the service plays without the wall order. Then the same with the readers on the
+board's reader line, also with the service alone at a Pi's CPU speed (pi_cpu).
 Real parts: the firmware on an emulated STM32F405, `mjtable run`, Mosquitto."""
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from .qemu_board import FirmwareBoard, QemuBoard, SerialLine, SerialLink
 
 SEED = 11
 RULESET = "xingguo"
+HAND_GUARD = GUARD * 3  # a hang guard: the hand takes 10-30 s
 
 
 async def _play(
@@ -88,7 +90,7 @@ async def _play(
                 stderr=log,
             )  # fmt: skip
             try:
-                async with asyncio.timeout(GUARD * 5):
+                async with asyncio.timeout(HAND_GUARD):
                     code = await proc.wait()
             except TimeoutError:  # say what the hand was waiting for
                 report = await _stalled(players, table, board, reader_line, log_path)
@@ -123,7 +125,7 @@ async def _stalled(
     log: Path,
 ) -> str:
     """A stalled hand, as far as the players, the service's log and the board tell."""
-    out = [hang_report(GUARD * 5, players, table, log)]
+    out = [hang_report(HAND_GUARD, players, table, log)]
     if line is not None:
         out.append(
             f"reader line {line.carried} B carried, {line.dropped} B dropped, "
