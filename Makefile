@@ -68,7 +68,7 @@ unit: $(STAMP) $(ESPHOME_STAMP) firmware
 	$(BIN)/pytest
 
 # The service alone at a Pi 4's CPU speed (a cgroup quota, root: tests/controller/pi_cpu.py),
-# a short latency run (~40 s); it fails only if a move never reaches MQTT. The board hand,
+# a short latency run (~50 s); it fails only if a move never reaches MQTT. The board hand,
 # the stall test and the soak also run at that speed in pytest.
 pi-speed: $(STAMP)
 	$(BIN)/python bench/latency.py --pi pi4 --moves 150 --idle 5
