@@ -20,7 +20,7 @@ ESPHOME_STAMP := $(ESPHOME_VENV)/.installed
 RUNTIME_VENV  := .venv-runtime
 RUNTIME_STAMP := $(RUNTIME_VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean firmware
+.PHONY: demo test lint typecheck unit pi-speed bench clean firmware
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -67,7 +67,13 @@ unit: $(STAMP) $(ESPHOME_STAMP) firmware
 	$(MAKE) -C firmware fuzz FUZZ_SECONDS=30
 	$(BIN)/pytest
 
-test: lint typecheck unit
+# The service alone at a Pi 4's CPU speed (a cgroup quota, root: tests/controller/pi_cpu.py),
+# a short latency run (~50 s); it fails only if a move never reaches MQTT. The board hand,
+# the stall test and the soak also run at that speed in pytest.
+pi-speed: $(STAMP)
+	$(BIN)/python bench/latency.py --pi pi4 --moves 150 --idle 5
+
+test: lint typecheck unit pi-speed
 
 bench: $(STAMP)
 	$(BIN)/python bench/analysis.py
@@ -77,6 +83,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/cli.py
 	$(BIN)/python bench/login_flood.py
 	$(BIN)/python bench/readers.py
+	$(BIN)/python bench/latency.py --pi pi4
+	$(BIN)/python bench/latency.py --pi zero2w
 
 clean:
 	rm -rf $(VENV) $(ESPHOME_VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

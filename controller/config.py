@@ -86,6 +86,9 @@ class BoardSettings(_Section):
     url: str = "/dev/ttyAMA0"
     """A device or a pyserial URL (``socket://host:port``, ``loop://``)."""
     baud: int = Field(115200, gt=0)
+    zone_map: FilePath | None = None
+    """JSON file: the zone of each reader on the board's own reader line (its sets arrive
+    as INVENTORY messages through the link; docs/firmware.md)."""
 
 
 class ReaderSettings(_Section):
@@ -111,8 +114,11 @@ class HardwareSettings(_Section):
 
     @model_validator(mode="after")
     def _readers_for_real_table(self) -> HardwareSettings:
-        if not self.virtual and not self.readers:
-            raise ValueError("readers: a real table (virtual = false) needs at least one reader")
+        if not self.virtual and not self.readers and self.board.zone_map is None:
+            raise ValueError(
+                "readers: a real table (virtual = false) needs at least one reader (its own "
+                "port, or on the board's reader line: board.zone_map)"
+            )
         return self
 
 

@@ -94,6 +94,9 @@ class Running:
 
 def _zones_of(config: TableConfig) -> ZoneMap:
     merged: dict[int, Any] = {}
+    board = config.hardware.board.zone_map
+    if board is not None:  # readers on the board's own reader line
+        merged.update(ZoneMap.load(board))
     for reader in config.hardware.readers:
         zones = ZoneMap.load(reader.zone_map)
         for reader_id, zone in zones.items():

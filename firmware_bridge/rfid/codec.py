@@ -37,6 +37,9 @@ class CodecStats:
     duplicates_suppressed: int = 0
     seq_gaps: int = 0
     """Inventory sequence numbers skipped (scans lost on the wire)."""
+    stale_sets: int = 0
+    """Inventories not passed on: a newer one of the same reader came in the same read (the
+    host was behind the line, and only the reader's newest set says where the tiles are)."""
 
 
 class ReaderCodec(Protocol):

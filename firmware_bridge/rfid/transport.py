@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal, Self
 
@@ -31,6 +33,13 @@ from firmware_bridge.rfid.ref_frame import RefCodec
 from firmware_bridge.rfid.sessions import PolledSession, SessionOutput
 from firmware_bridge.serial_port import Connection, ReconnectingPort
 
+log = logging.getLogger(__name__)
+
+BEHIND_SCANS = 3
+"""Behind a reader line: a read brought this many sets of one reader, or more (the host was
+that many scans late). Two now and then (a late timer, a USB adapter's latency) is no news."""
+BEHIND_LOG_EVERY = 10.0
+"""s between the warnings that the host is behind a reader line."""
 POLL_MARGIN = 0.001
 """The loop wakes this long after a deadline, so that the deadline has passed by then."""
 DEFAULT_SNAPSHOT_INTERVAL = 0.2
@@ -103,6 +112,8 @@ class ReaderTransport(ReconnectingPort):
         self._last_snapshot: float | None = None
         self.inventories = 0
         self.other_events = 0
+        self._behind_told: tuple[float, int] | None = None
+        """When the host last said it is behind this line, and the stale sets by then."""
 
     @classmethod
     def for_codec(cls, url: str, codec: CodecName, reader_id: int = 0, **options: Any) -> Self:
@@ -175,10 +186,19 @@ class ReaderTransport(ReconnectingPort):
                 self._emit(result)
 
     def _handle(self, events: list[ReaderEvent]) -> None:
-        for event in events:
+        # Sets of one reader read together: the host was behind the line (a slow CPU, a
+        # stall), and only the newest says where the tiles are; the older ones would cost
+        # the tracker time the host does not have.
+        sets = Counter(e.reader_id for e in events if isinstance(e, Inventory))
+        newest = {e.reader_id: i for i, e in enumerate(events) if isinstance(e, Inventory)}
+        stale = 0
+        for i, event in enumerate(events):
             self._last_frame = event.t
             if isinstance(event, Inventory):
-                self._emit(event)
+                if newest[event.reader_id] == i:
+                    self._emit(event)
+                else:
+                    stale += 1
             elif isinstance(event, TagRead) and self._presence_enabled:
                 tracker = self._presence.get(event.reader_id)
                 if tracker is None:
@@ -187,6 +207,22 @@ class ReaderTransport(ReconnectingPort):
                 tracker.observe(event)
             else:
                 self.other_events += 1
+        if stale:
+            self._stale(stale, max(sets.values()), events[-1].t)
+
+    def _stale(self, count: int, deepest: int, now: float) -> None:
+        """Counts `count` stale sets of one read, `deepest` sets of one reader the most; says
+        at most every BEHIND_LOG_EVERY that the host is behind the line."""
+        stats = self.codec.stats
+        stats.stale_sets += count
+        told = self._behind_told
+        if deepest >= BEHIND_SCANS and (told is None or now - told[0] >= BEHIND_LOG_EVERY):
+            log.warning(
+                "behind the readers on %s: read %d sets of one reader at once; %d stale sets "
+                "dropped since the last warning",
+                self.url, deepest, stats.stale_sets - (told[1] if told else 0),
+            )  # fmt: skip
+            self._behind_told = (now, stats.stale_sets)
 
     def _emit(self, inventory: Inventory) -> None:
         self.inventories += 1

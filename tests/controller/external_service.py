@@ -25,6 +25,7 @@ from firmware_bridge.rfid.zones import ZoneMap
 from firmware_bridge.sim import EndHand, Move, SimConfig, TableView, VirtualTable
 from firmware_bridge.sim.readers import ReportMode
 from tests.controller import fsync_shim
+from tests.controller.pi_cpu import at_pi_speed
 from tests.controller.service_helpers import FAST_SIM, finished_hands, refold
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,12 +59,21 @@ def table_toml(
     *,
     log_level: str = "info",
     grace: float | None = None,
+    board_url: str | None = None,
+    readers_on_board: bool = False,
 ) -> Path:
     """The service's settings for the virtual table's devices, as for real hardware (also
-    bench/latency.py's)."""
+    bench/latency.py's). ``board_url``: the board is reached there (a rig between the
+    service and the board), not at the table's own URL; ``readers_on_board``: the readers
+    are wired to the board's reader line, and the service opens no reader port."""
     zones = table.config.zones
     readers = []
-    for port in table.readers:
+    board = f'url = "{board_url or table.board_url}"\n'
+    if readers_on_board:
+        zone_file = work / "zones-board.json"
+        ZoneMap({r: zones[r] for p in table.readers for r in p.reader_ids}).save(zone_file)
+        board += f'zone_map = "{zone_file}"\n'
+    for port in table.readers if not readers_on_board else ():
         zone_file = work / f"zones-{port.reader_ids[0]}.json"
         ZoneMap({r: zones[r] for r in port.reader_ids}).save(zone_file)
         readers.append(
@@ -78,8 +88,7 @@ id = "{ruleset}"
 virtual = false
 registry = "{table.config.registry_path}"
 [hardware.board]
-url = "{table.board_url}"
-[mqtt]
+{board}[mqtt]
 embedded = false
 url = "{mqtt_url}"
 reconnect_min = 0.05
@@ -258,6 +267,7 @@ async def play(
     service_env: Mapping[str, str] | None = None,
     report: ReportMode = "scan",
     stalls: tuple[float, float] | None = None,
+    pi: str | None = None,
 ) -> Outcome:
     """Run ``mjtable run`` until the session has ``hands`` hands, killing it ``kills``
     times at random moments: each after a random number (1–80) of the players' events
@@ -271,7 +281,8 @@ async def play(
     ``power_cut(data)`` may look at it before the restart.
 
     ``report``: the readers' report mode. ``stalls``: the service is stopped for a random
-    time in this range as each hand ends and every 0.3–2.5 s (``_Stalls``)."""
+    time in this range as each hand ends and every 0.3–2.5 s (``_Stalls``). ``pi``: the
+    service (only) at that Pi's CPU speed (``pi_cpu.PI_SHARES``)."""
     rng = rng or random.Random(0)
     work.mkdir(parents=True, exist_ok=True)
     fast = dict(FAST_SIM)
@@ -297,10 +308,12 @@ async def play(
     killed = mid_hand = lost = 0
     proc: asyncio.subprocess.Process | None = None
     background: asyncio.Task[None] | None = None
-    async with table:
+    async with table, contextlib.AsyncExitStack() as stack:
         config = table_toml(table, work, data, mqtt_url, ruleset, grace=grace)
         command = [sys.executable, "-m", "controller.cli", "run", "--config", str(config)]
         command += ["--seed", str(seed), "--hands", str(hands)]
+        if (quota := stack.enter_context(at_pi_speed(pi))) is not None:
+            command = quota.command(command)
         env = os.environ | {"PYTHONPATH": str(ROOT)}
         synced = work / "synced"
         if power_cut is not None:

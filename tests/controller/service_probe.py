@@ -60,13 +60,26 @@ class ServiceProbe:
             (count,) = db.execute("SELECT count(*) FROM outbox").fetchone()
         return int(count)
 
-    def loop_lag(self) -> float:
+    def _metric(self, name: str) -> list[float]:
+        """Every value of a metric (one a label set)."""
         with urllib.request.urlopen(self.metrics_url, timeout=10) as reply:
             text = reply.read().decode()
-        for line in text.splitlines():
-            if line.startswith(LAG_METRIC + " "):
-                return float(line.split()[1])
-        raise RuntimeError(f"{self.metrics_url} has no {LAG_METRIC}")
+        return [
+            float(line.split()[-1])
+            for line in text.splitlines()
+            if line.startswith((name + " ", name + "{"))
+        ]
+
+    def loop_lag(self) -> float:
+        values = self._metric(LAG_METRIC)
+        if not values:
+            raise RuntimeError(f"{self.metrics_url} has no {LAG_METRIC}")
+        return values[0]
+
+    def stale_sets(self) -> int:
+        """Reader sets the service dropped, a newer one of the reader read with them: how
+        far behind its readers it fell (firmware_bridge/rfid/transport.py)."""
+        return int(sum(self._metric("mjtable_reader_stale_sets_total")))
 
     def sample(self, hands: int) -> Sample:
         return Sample(

@@ -91,6 +91,22 @@ def test_nested_lists_from_environment(tmp_path: Path, monkeypatch: pytest.Monke
     assert config.hardware.readers[0].zone_map == zones
 
 
+def test_readers_on_the_boards_reader_line_alone_make_a_real_table(tmp_path: Path) -> None:
+    zones = tmp_path / "zones.json"
+    zones.write_text('{"1": "hand:0"}')
+    board_only = f"""
+        [hardware]
+        virtual = false
+        [hardware.board]
+        url = "socket://127.0.0.1:7001"
+        zone_map = "{zones}"
+        """
+    config = load_config(write(tmp_path, board_only))
+    assert config.hardware.board.zone_map == zones and config.hardware.readers == []
+    found = problems(write(tmp_path, "[hardware]\nvirtual = false\n"))
+    assert "board.zone_map" in found["hardware"]
+
+
 def problems(path: Path | None = None) -> dict[str, str]:
     with pytest.raises(ConfigError) as err:
         load_config(path)

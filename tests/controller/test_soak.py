@@ -17,9 +17,11 @@ EVERY = 8
 
 
 @pytest.mark.timeout(900)
-def test_nothing_grows_across_hands() -> None:
+@pytest.mark.parametrize("pi", [None, "pi4"])
+def test_nothing_grows_across_hands(pi: str | None) -> None:
+    """On this machine's CPU and with the service at a Pi 4's (tests/controller/pi_cpu)."""
     plan = latency.Plan(
-        moves=0, hands=HANDS, every=EVERY, idle_seconds=0.0, cores=None, soak_only=True
+        moves=0, hands=HANDS, every=EVERY, idle_seconds=0.0, cores=None, soak_only=True, pi=pi
     )
     result = asyncio.run(latency.run(plan, seed=3, label="soak"))
     samples = result.samples

@@ -2,7 +2,8 @@
 at random moments, while the virtual table plays on in this process; it then reads each
 port's backlog at once, in no fixed order. No reading of one hand may stand into the next
 (the last hand's discard read as this hand's draw: the soak's hang on CI), and nothing may
-change what was played: every hand ends, and the service's settlements are the players'."""
+change what was played: every hand ends, and the service's settlements are the players'.
+Also with the service at a Pi 4's and a Zero 2 W's CPU speed (a cgroup quota: pi_cpu)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,15 @@ SEED = 3
 
 
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("report", ["change", "scan"])
-def test_stalls_change_nothing(mosquitto: Mosquitto, tmp_path: Path, report: ReportMode) -> None:
+@pytest.mark.parametrize(
+    ("report", "pi"),
+    # the service also at a Pi's CPU speed (tests/controller/pi_cpu), with the readers
+    # that cost it most (every scan)
+    [("change", None), ("scan", None), ("scan", "pi4"), ("scan", "zero2w")],
+)
+def test_stalls_change_nothing(
+    mosquitto: Mosquitto, tmp_path: Path, report: ReportMode, pi: str | None
+) -> None:
     out = asyncio.run(
         play(
             tmp_path,
@@ -39,9 +47,12 @@ def test_stalls_change_nothing(mosquitto: Mosquitto, tmp_path: Path, report: Rep
             # stands still reaches it twice, and the second rolls the next roll when the
             # same seat owes it (its values then never shown to them)
             stalls=(0.2, 0.8),
+            pi=pi,
         )
     )
     assert out.stalls >= HANDS  # one as each hand ended, and more
     assert out.hand_nos == list(range(1, HANDS + 1))
     assert out.statuses == ["finished"] * HANDS
     assert out.nets == [tuple(s.net) for s in out.players]
+    # each stall left the service behind its readers: it said so, and took their newest sets
+    assert "behind the readers on" in (tmp_path / "service.log").read_text()

@@ -44,25 +44,63 @@ async def _until(condition: Callable[[], bool]) -> None:
         await asyncio.sleep(0.01)
 
 
+@contextlib.asynccontextmanager
+async def _ref_reader(got: list[ReaderInventory]) -> AsyncIterator[tuple[PtyPort, ReaderTransport]]:
+    """An inventory reader's pty and the host's transport on it, open and flushed."""
+    port = PtyPort()
+    await port.plug()
+    transport = ReaderTransport(port.url, RefCodec(), on_inventory=got.append)
+    async with asyncio.timeout(30), transport:
+        await _until(lambda: transport.connected)
+        await asyncio.sleep(0.1)  # the host's open flushes input: write after it
+        yield port, transport
+    await port.unplug()
+
+
 @pytest.mark.timeout(60)
 def test_a_half_frame_is_dropped_on_idle_and_the_next_frame_decoded() -> None:
     async def scenario() -> None:
-        port = PtyPort()
-        await port.plug()
         got: list[ReaderInventory] = []
-        transport = ReaderTransport(port.url, RefCodec(), on_inventory=got.append)
-        async with asyncio.timeout(30), transport:
-            await _until(lambda: transport.connected)
-            await asyncio.sleep(0.1)  # the host's open flushes input: write after it
+        async with _ref_reader(got) as (port, transport):
             port.write(encode_inventory(4, 0, [UID_A])[:9])
             await _until(lambda: transport.stats.gap_resets == 1)  # judged by poll() only
             port.write(encode_inventory(4, 1, [UID_A, UID_B]))
             await _until(lambda: len(got) == 1)
         assert got[0].reader_id == 4 and got[0].uids == {UID_A, UID_B}
         assert transport.stats.frames == 1 and transport.stats.bytes_discarded == 9
-        await port.unplug()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.timeout(60)
+def test_a_host_behind_the_line_takes_only_each_readers_newest_set_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Sets of one reader read together (a slow host: the line ran ahead of it) are stale
+    but the newest; the older ones are dropped and counted, never tracked, and three or
+    more of one reader at once are warned of."""
+
+    async def scenario() -> None:
+        got: list[ReaderInventory] = []
+        async with _ref_reader(got) as (port, transport):
+            port.write(
+                encode_inventory(4, 0, [UID_A])
+                + encode_inventory(5, 0, [UID_B])
+                + encode_inventory(4, 1, [UID_B])
+            )
+            await _until(lambda: transport.stats.frames == 3)
+            await asyncio.sleep(0.05)
+            assert [(i.reader_id, i.uids) for i in got] == [(5, {UID_B}), (4, {UID_B})]
+            assert transport.stats.stale_sets == 1 and transport.inventories == 2
+            assert "behind" not in caplog.text  # a scan late: no news
+            port.write(b"".join(encode_inventory(6, seq, [UID_A]) for seq in range(3)))
+            await _until(lambda: transport.stats.frames == 6)
+            await asyncio.sleep(0.05)
+        assert got[-1].reader_id == 6 and transport.stats.stale_sets == 3
+
+    with caplog.at_level("WARNING", logger="firmware_bridge.rfid.transport"):
+        asyncio.run(scenario())
+    assert "read 3 sets of one reader at once; 3 stale sets dropped" in caplog.text
 
 
 @pytest.mark.timeout(60)
