@@ -184,9 +184,7 @@ class HandKeeper:
         except EngineError as err:  # (CorruptLog)
             # a log this engine cannot read back (a damaged row): the table must not stop
             # on it at every start. Its events stay stored; the hand is closed with why.
-            why = f"its log cannot be replayed: {err}"
-            log.error("open hand aborted", hand_id=hand.hand.id, why=why)
-            self.store.abort_hand(hand.hand.id, why)
+            self._abort(hand.hand.id, f"its log cannot be replayed: {err}")
             self._between_hands(last)
             return
         self.hand_id, self.log, self.state = hand.hand.id, events, state
@@ -198,6 +196,19 @@ class HandKeeper:
         settled = next((e for e in events if isinstance(e, Settled)), None)
         if settled is not None:
             self._close(settled)  # the settlement was logged, the hand not yet closed
+
+    def abandon(self, why: str) -> None:
+        """Close the hand in progress as aborted, with why (its events stay stored), and
+        stand between hands: for a table that cannot carry that hand on."""
+        if not self.in_progress or self.hand_id is None:
+            return
+        self._abort(self.hand_id, why)
+        self.hand_id, self.log, self.state = None, [], None
+        self.resume()  # no hand open now: the session's last finished hand stands
+
+    def _abort(self, hand_id: str, why: str) -> None:
+        log.error("open hand aborted", hand_id=hand_id, why=why)
+        self.store.abort_hand(hand_id, why)
 
     def _replay_session(self) -> tuple[str, list[Event]] | None:
         """The session's totals from its finished hands; returns the last one (id, log)."""

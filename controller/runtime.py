@@ -46,6 +46,9 @@ if TYPE_CHECKING:  # imported where a virtual table is made: a real table never 
 log = structlog.get_logger(__name__)
 
 KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
+VIRTUAL_TABLE_RESTARTED = (
+    "the virtual table restarted with the service: its tiles are not where this hand left them"
+)
 LAG_PROBE_INTERVAL = 1.0  # s; one wake a second costs nothing an idle table would notice
 
 
@@ -383,6 +386,10 @@ def _open_hands(
         keeper.new_session()
     else:
         keeper.resume()
+    if config.hardware.virtual:
+        # A virtual table starts anew with every process: its tiles are not where a
+        # hand stored before the restart left them, and that hand could never end.
+        keeper.abandon(VIRTUAL_TABLE_RESTARTED)
     return keeper
 
 
