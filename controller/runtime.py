@@ -159,6 +159,9 @@ async def _web_server(
         def capture_signals(self) -> Iterator[None]:
             yield  # the service handles SIGINT/SIGTERM itself
 
+    from controller.listen import listen
+
+    sock = listen(config.web.host, config.web.port)  # ListenError: the service exits 1
     desk = None if inputs is None else staff_desk(inputs)
     app = create_app(
         store, live, WebAppSettings.from_config(config), metrics=metrics, staff_desk=desk
@@ -173,7 +176,7 @@ async def _web_server(
             ws="none",  # the app has no WebSocket route: uvicorn need not load a WS library
         )
     )
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[sock]))
 
     async def stop() -> None:
         live.close()
@@ -184,7 +187,7 @@ async def _web_server(
     stack.push_async_callback(stop)
     while not server.started:
         if task.done():
-            task.result()  # the bind error
+            task.result()  # what stopped it
             return None
         await asyncio.sleep(0.02)
     port = server.servers[0].sockets[0].getsockname()[1]

@@ -22,6 +22,7 @@ from typing import Any
 
 from controller.cli.json_input import dumps_line
 from controller.config import ConfigError, load_config
+from controller.listen import ListenError
 from controller.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
 
@@ -76,7 +77,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging(settings.log.level, settings.log.format)
     bind_table(settings.parlour, settings.table)
     opts = RunOptions(seed=args.seed, hands=args.hands, ready=_ready(args.as_json))
-    return asyncio.run(serve(settings, opts))
+    try:
+        return asyncio.run(serve(settings, opts))
+    except ListenError as err:  # a port another process holds: systemd sees the failure
+        import structlog  # (configured by controller.logs, imported above)
+
+        structlog.get_logger(__name__).error("cannot serve", why=str(err))
+        return 1
 
 
 if __name__ == "__main__":  # `python -m controller.cli.run`: the service without the other commands
