@@ -54,10 +54,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _ready(as_json: bool) -> Any:
+def _ready(as_json: bool, log_format: str) -> Any:
     def say(info: dict[str, Any]) -> None:
         if as_json:
             print(dumps_line(info), flush=True)
+        elif log_format == "json":  # under systemd: every line of the unit is JSON
+            import structlog  # (configured by controller.logs, imported above)
+
+            structlog.get_logger(__name__).info("serving", **info)
         else:
             for key, value in info.items():
                 if value is not None:
@@ -76,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     configure_logging(settings.log.level, settings.log.format)
     bind_table(settings.parlour, settings.table)
-    opts = RunOptions(seed=args.seed, hands=args.hands, ready=_ready(args.as_json))
+    opts = RunOptions(seed=args.seed, hands=args.hands, ready=_ready(args.as_json, settings.log.format))
     try:
         return asyncio.run(serve(settings, opts))
     except ListenError as err:  # a port another process holds: systemd sees the failure
