@@ -80,7 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     configure_logging(settings.log.level, settings.log.format)
     bind_table(settings.parlour, settings.table)
-    opts = RunOptions(seed=args.seed, hands=args.hands, ready=_ready(args.as_json, settings.log.format))
+    opts = RunOptions(
+        seed=args.seed, hands=args.hands, ready=_ready(args.as_json, settings.log.format)
+    )
     try:
         return asyncio.run(serve(settings, opts))
     except ListenError as err:  # a port another process holds: systemd sees the failure
