@@ -2,6 +2,7 @@
 # Install the table service on Raspberry Pi OS (Bookworm), from this checkout:
 #   sudo deploy/install.sh            # install or upgrade; enables the service
 #   sudo deploy/install.sh --start    # … and (re)start it now
+#   sudo deploy/install.sh --code-only  # the code and the mjtable user only (a hub's box)
 # Idempotent: run it again after `git pull` to upgrade; without --start the service keeps
 # running the old code until it is restarted. It never overwrites an existing
 # /etc/mjtable/table.toml, table.env, udev rules or journald settings you have edited, nor
@@ -15,10 +16,12 @@ CONF=/etc/mjtable
 DATA=/var/lib/mjtable
 USER_NAME=mjtable
 START=0
+CODE_ONLY=0
 for arg in "$@"; do
   case "$arg" in
     --start) START=1 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    --code-only) CODE_ONLY=1 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "unknown option: $arg" >&2; exit 2 ;;
   esac
 done
@@ -66,6 +69,10 @@ fi
 "$PREFIX/venv/bin/python" -m pip install --quiet --upgrade pip
 "$PREFIX/venv/bin/python" -m pip install --quiet "$PREFIX/src"
 rm -rf "$PREFIX/src/build" "$PREFIX"/src/*.egg-info
+if [ "$CODE_ONLY" -eq 1 ]; then
+  "$PREFIX/venv/bin/mjtable" version
+  exit 0
+fi
 
 echo "== config in $CONF, data in $DATA"
 # 755 as the unit's ConfigurationDirectory= makes it; the files in it are 640 or 600.
