@@ -131,14 +131,15 @@ class HandKeeper:
 
     # --- sessions ----------------------------------------------------------------------------
 
-    def new_session(self) -> None:
-        """End whatever was open and start afresh (a new virtual table knows no history)."""
+    def new_session(self, why: str = "a new session started") -> None:
+        """End whatever was open and start afresh (a new virtual table knows no history);
+        a hand still open is closed as aborted with ``why``."""
         old = self.store.open_session()
         if old is not None:
             self.store.end_session(old.id)
         hand = self.store.open_hand()
         if hand is not None:
-            self.store.abort_hand(hand.hand.id, "a new session started")
+            self._abort(hand.hand.id, why)
         self._start_session()
 
     def _start_session(self) -> None:
@@ -196,15 +197,6 @@ class HandKeeper:
         settled = next((e for e in events if isinstance(e, Settled)), None)
         if settled is not None:
             self._close(settled)  # the settlement was logged, the hand not yet closed
-
-    def abandon(self, why: str) -> None:
-        """Close the hand in progress as aborted, with why (its events stay stored), and
-        stand between hands: for a table that cannot carry that hand on."""
-        if not self.in_progress or self.hand_id is None:
-            return
-        self._abort(self.hand_id, why)
-        self.hand_id, self.log, self.state = None, [], None
-        self.resume()  # no hand open now: the session's last finished hand stands
 
     def _abort(self, hand_id: str, why: str) -> None:
         log.error("open hand aborted", hand_id=hand_id, why=why)

@@ -46,9 +46,7 @@ if TYPE_CHECKING:  # imported where a virtual table is made: a real table never 
 log = structlog.get_logger(__name__)
 
 KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
-VIRTUAL_TABLE_RESTARTED = (
-    "the virtual table restarted with the service: its tiles are not where this hand left them"
-)
+VIRTUAL_TABLE_RESTARTED = "the virtual table restarted with the service: its tiles are not where this hand left them"  # (why a hand open at the restart is aborted; a new session starts)
 LAG_PROBE_INTERVAL = 1.0  # s; one wake a second costs nothing an idle table would notice
 
 
@@ -387,12 +385,12 @@ def _open_hands(
     )
     if fresh:
         keeper.new_session()
+    elif config.hardware.virtual:
+        # A virtual table starts anew with every process: its tiles are not where the
+        # stored hand (or the last one, between hands) left them; resumed, no hand ends.
+        keeper.new_session(VIRTUAL_TABLE_RESTARTED)
     else:
         keeper.resume()
-    if config.hardware.virtual:
-        # A virtual table starts anew with every process: its tiles are not where a
-        # hand stored before the restart left them, and that hand could never end.
-        keeper.abandon(VIRTUAL_TABLE_RESTARTED)
     return keeper
 
 

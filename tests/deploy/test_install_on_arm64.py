@@ -28,7 +28,7 @@ def _in_arm64(root: Path, script: str, timeout: float, input: str | None = None)
     if Path(HOST_CA).is_file():
         binds.append(f"--bind-ro={HOST_CA}")
     cmd = [
-        "systemd-nspawn", "--quiet", f"--directory={root}", "--register=no", "--keep-unit",
+        "systemd-nspawn", "--quiet", f"--directory={root}", "--machine=mjarm64", "--register=no", "--keep-unit",
         "--resolv-conf=copy-host", "--timezone=off", "--pipe", *binds,
         "/bin/bash", "-euo", "pipefail", "-c", script,
     ]  # fmt: skip
@@ -63,7 +63,7 @@ def test_installs_from_wheels_and_settles_on_arm64(tmp_path: Path, timings: Timi
 
     t = time.monotonic()
     with overlay(unpacked(tar)) as root:
-        shutil.copy(wheel, root / "tmp")
+        shutil.copy(wheel, root / "srv")  # (nspawn mounts a tmpfs on /tmp)
         if Path("/etc/pip.conf").is_file():
             shutil.copy("/etc/pip.conf", root / "etc/pip.conf")
         arch = _in_arm64(root, "uname -m; dpkg --print-architecture", 120)
@@ -74,7 +74,7 @@ def test_installs_from_wheels_and_settles_on_arm64(tmp_path: Path, timings: Timi
         _in_arm64(
             root,
             "python3 -m venv /opt/mjtable/venv && /opt/mjtable/venv/bin/pip install -q"
-            f" --only-binary=:all: /tmp/{wheel.name}",
+            f" --only-binary=:all: /srv/{wheel.name}",
             1800,
         )
         timings.part("arm64: pip install, wheels only (qemu-user)", t)
