@@ -46,7 +46,10 @@ if TYPE_CHECKING:  # imported where a virtual table is made: a real table never 
 log = structlog.get_logger(__name__)
 
 KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
-VIRTUAL_TABLE_RESTARTED = "the virtual table restarted with the service: its tiles are not where this hand left them"  # (why a hand open at the restart is aborted; a new session starts)
+# Why a hand open when the service restarts a virtual table is aborted (a new session starts).
+VIRTUAL_TABLE_RESTARTED = (
+    "the virtual table restarted with the service: its tiles are not where this hand left them"
+)
 LAG_PROBE_INTERVAL = 1.0  # s; one wake a second costs nothing an idle table would notice
 
 

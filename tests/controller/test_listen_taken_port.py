@@ -28,6 +28,22 @@ def _json_lines(text: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in lines]  # every line: JSON, no traceback
 
 
+def _exits_1_saying_why(args: list[str], env: dict[str, str], cwd: Path, port: int) -> None:
+    env = {k: v for k, v in env.items() if k != "NOTIFY_SOCKET"}
+    done = subprocess.run(
+        [sys.executable, "-m", "controller.cli", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    lines = _json_lines(done.stdout + done.stderr)
+    (error,) = [line for line in lines if line["event"] == "cannot serve"]
+    assert f"127.0.0.1:{port}" in str(error["why"])
+
+
 def test_the_table_service_exits_1_when_its_web_port_is_taken(
     taken_port: int, mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
@@ -41,19 +57,7 @@ def test_the_table_service_exits_1_when_its_web_port_is_taken(
         "MJTABLE_METRICS__ENABLED": "false",
         "MJTABLE_LOG__FORMAT": "json",
     }
-    env.pop("NOTIFY_SOCKET", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "run"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 1, done.stderr
-    lines = _json_lines(done.stdout + done.stderr)
-    (error,) = [line for line in lines if line["event"] == "cannot serve"]
-    assert f"127.0.0.1:{taken_port}" in str(error["why"])
+    _exits_1_saying_why(["run"], env, tmp_path, taken_port)
 
 
 def test_the_hub_takes_its_web_port_from_the_environment_and_exits_1_when_taken(
@@ -68,16 +72,4 @@ def test_the_hub_takes_its_web_port_from_the_environment_and_exits_1_when_taken(
         "MJTABLE_HUB_WEB_HOST": "127.0.0.1",
         "MJTABLE_HUB_WEB_PORT": str(taken_port),
     }
-    env.pop("NOTIFY_SOCKET", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "hub", "--log-format", "json"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 1, done.stderr
-    lines = _json_lines(done.stdout + done.stderr)
-    (error,) = [line for line in lines if line["event"] == "cannot serve"]
-    assert f"127.0.0.1:{taken_port}" in str(error["why"])
+    _exits_1_saying_why(["hub", "--log-format", "json"], env, tmp_path, taken_port)

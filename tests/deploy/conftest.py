@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -20,13 +19,6 @@ NEEDS = {
     "nsenter": "util-linux",
     "git": "git",
 }
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    here = Path(__file__).parent
-    for item in items:
-        if here in Path(item.fspath).parents:
-            item.add_marker(pytest.mark.deploy)
 
 
 @pytest.fixture(scope="session", autouse=True)

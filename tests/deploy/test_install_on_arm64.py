@@ -19,6 +19,8 @@ from tests.deploy.conftest import Timings
 from tests.deploy.container import HOST_CA, HOST_RO_DIRS, overlay, unpacked
 from tests.deploy.rootfs import rootfs_tar
 
+pytestmark = pytest.mark.deploy
+
 REPO = Path(__file__).resolve().parents[2]
 BINFMT = Path("/proc/sys/fs/binfmt_misc/qemu-aarch64")
 
@@ -28,8 +30,9 @@ def _in_arm64(root: Path, script: str, timeout: float, input: str | None = None)
     if Path(HOST_CA).is_file():
         binds.append(f"--bind-ro={HOST_CA}")
     cmd = [
-        "systemd-nspawn", "--quiet", f"--directory={root}", "--machine=mjarm64", "--register=no", "--keep-unit",
-        "--resolv-conf=copy-host", "--timezone=off", "--pipe", *binds,
+        "systemd-nspawn", "--quiet", f"--directory={root}", "--machine=mjarm64",
+        "--register=no", "--keep-unit", "--resolv-conf=copy-host", "--timezone=off", "--pipe",
+        *binds,
         "/bin/bash", "-euo", "pipefail", "-c", script,
     ]  # fmt: skip
     done = subprocess.run(cmd, input=input, capture_output=True, text=True, timeout=timeout)

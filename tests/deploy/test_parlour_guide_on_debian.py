@@ -18,6 +18,8 @@ from tests.deploy.container import Container, booted
 from tests.deploy.guide import blocks, filled
 from tests.deploy.rootfs import rootfs_tar
 
+pytestmark = pytest.mark.deploy
+
 REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "deploy-test-pw"
 FILL = {
