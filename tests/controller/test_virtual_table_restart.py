@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,7 @@ from tests.controller.mosquitto import Mosquitto
 GUARD = 90.0  # a hang guard, never a measured expectation
 
 
-def _query(db: Path, sql: str) -> list[tuple[object, ...]]:
+def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:
     if not db.exists():
         return []
     with contextlib.closing(sqlite3.connect(db, timeout=5)) as c:
