@@ -20,7 +20,7 @@ ESPHOME_STAMP := $(ESPHOME_VENV)/.installed
 RUNTIME_VENV  := .venv-runtime
 RUNTIME_STAMP := $(RUNTIME_VENV)/.installed
 
-.PHONY: demo test lint typecheck unit pi-speed bench clean firmware
+.PHONY: demo test lint typecheck unit pi-speed deploy-test bench clean firmware
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -73,7 +73,13 @@ unit: $(STAMP) $(ESPHOME_STAMP) firmware
 pi-speed: $(STAMP)
 	$(BIN)/python bench/latency.py --pi pi4 --moves 150 --idle 5
 
-test: lint typecheck unit pi-speed
+# The deploy tier, as root: docs/parlour.md's commands on Debian 12 booted with systemd in
+# systemd-nspawn, then the install on arm64 under qemu-user (tests/deploy). Its rootfs
+# tarballs are built once with mmdebstrap and kept in /var/cache/mjtable-deploy.
+deploy-test: $(STAMP)
+	$(BIN)/pytest -m deploy tests/deploy -s
+
+test: lint typecheck unit pi-speed deploy-test
 
 bench: $(STAMP)
 	$(BIN)/python bench/analysis.py

@@ -131,14 +131,15 @@ class HandKeeper:
 
     # --- sessions ----------------------------------------------------------------------------
 
-    def new_session(self) -> None:
-        """End whatever was open and start afresh (a new virtual table knows no history)."""
+    def new_session(self, why: str = "a new session started") -> None:
+        """End whatever was open and start afresh (a new virtual table knows no history);
+        a hand still open is closed as aborted with ``why``."""
         old = self.store.open_session()
         if old is not None:
             self.store.end_session(old.id)
         hand = self.store.open_hand()
         if hand is not None:
-            self.store.abort_hand(hand.hand.id, "a new session started")
+            self._abort(hand.hand.id, why)
         self._start_session()
 
     def _start_session(self) -> None:
@@ -184,9 +185,7 @@ class HandKeeper:
         except EngineError as err:  # (CorruptLog)
             # a log this engine cannot read back (a damaged row): the table must not stop
             # on it at every start. Its events stay stored; the hand is closed with why.
-            why = f"its log cannot be replayed: {err}"
-            log.error("open hand aborted", hand_id=hand.hand.id, why=why)
-            self.store.abort_hand(hand.hand.id, why)
+            self._abort(hand.hand.id, f"its log cannot be replayed: {err}")
             self._between_hands(last)
             return
         self.hand_id, self.log, self.state = hand.hand.id, events, state
@@ -198,6 +197,10 @@ class HandKeeper:
         settled = next((e for e in events if isinstance(e, Settled)), None)
         if settled is not None:
             self._close(settled)  # the settlement was logged, the hand not yet closed
+
+    def _abort(self, hand_id: str, why: str) -> None:
+        log.error("open hand aborted", hand_id=hand_id, why=why)
+        self.store.abort_hand(hand_id, why)
 
     def _replay_session(self) -> tuple[str, list[Event]] | None:
         """The session's totals from its finished hands; returns the last one (id, log)."""

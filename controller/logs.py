@@ -181,6 +181,18 @@ def configure_logging(
     root.setLevel(numeric)
     for name in QUIET:
         logging.getLogger(name).setLevel(max(numeric, logging.WARNING))
+    # Python's warnings and a crash's traceback as log lines too: under systemd every line
+    # the unit writes is one JSON object (`journalctl ... | jq`).
+    logging.captureWarnings(True)
+    sys.excepthook = _log_uncaught
+
+
+def _log_uncaught(kind: type[BaseException], value: BaseException, tb: Any) -> None:
+    if issubclass(kind, KeyboardInterrupt):
+        sys.__excepthook__(kind, value, tb)
+        return
+    logging.getLogger("controller").critical("uncaught exception", exc_info=(kind, value, tb))
+    _stop_writer()  # written before the process ends
 
 
 def bind_table(parlour: str, table: str) -> None:

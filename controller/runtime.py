@@ -46,6 +46,10 @@ if TYPE_CHECKING:  # imported where a virtual table is made: a real table never 
 log = structlog.get_logger(__name__)
 
 KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
+# Why a hand open when the service restarts a virtual table is aborted (a new session starts).
+VIRTUAL_TABLE_RESTARTED = (
+    "the virtual table restarted with the service: its tiles are not where this hand left them"
+)
 LAG_PROBE_INTERVAL = 1.0  # s; one wake a second costs nothing an idle table would notice
 
 
@@ -156,6 +160,9 @@ async def _web_server(
         def capture_signals(self) -> Iterator[None]:
             yield  # the service handles SIGINT/SIGTERM itself
 
+    from controller.listen import listen
+
+    sock = listen(config.web.host, config.web.port)  # ListenError: the service exits 1
     desk = None if inputs is None else staff_desk(inputs)
     app = create_app(
         store, live, WebAppSettings.from_config(config), metrics=metrics, staff_desk=desk
@@ -170,7 +177,7 @@ async def _web_server(
             ws="none",  # the app has no WebSocket route: uvicorn need not load a WS library
         )
     )
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[sock]))
 
     async def stop() -> None:
         live.close()
@@ -181,7 +188,7 @@ async def _web_server(
     stack.push_async_callback(stop)
     while not server.started:
         if task.done():
-            task.result()  # the bind error
+            task.result()  # what stopped it
             return None
         await asyncio.sleep(0.02)
     port = server.servers[0].sockets[0].getsockname()[1]
@@ -381,6 +388,10 @@ def _open_hands(
     )
     if fresh:
         keeper.new_session()
+    elif config.hardware.virtual:
+        # A virtual table starts anew with every process: its tiles are not where the
+        # stored hand (or the last one, between hands) left them; resumed, no hand ends.
+        keeper.new_session(VIRTUAL_TABLE_RESTARTED)
     else:
         keeper.resume()
     return keeper

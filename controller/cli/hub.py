@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +21,7 @@ import typer
 from controller import sd_notify
 from controller.config import ConfigError, MqttSettings, StoreSettings, TableConfig
 from controller.hub import HubIngest
+from controller.listen import ListenError, listen
 from controller.logs import configure_logging
 from controller.stop_signals import stop_on_signals
 from controller.store import EventStore
@@ -43,7 +45,9 @@ def _settings(
     return MqttSettings(**values)
 
 
-def _web_server(hub: HubIngest, store: EventStore, data_dir: Path, options: dict[str, Any]) -> Any:
+def _web_server(
+    hub: HubIngest, store: EventStore, data_dir: Path, options: dict[str, Any], sock: socket.socket
+) -> Any:
     import uvicorn
 
     from controller.web import LiveHub, WebAppSettings, create_app
@@ -65,11 +69,15 @@ def _web_server(hub: HubIngest, store: EventStore, data_dir: Path, options: dict
     return server
 
 
-async def _run(hub: HubIngest, store: EventStore, web: tuple[Path, dict[str, Any]] | None) -> None:
+async def _run(
+    hub: HubIngest, store: EventStore, web: tuple[Path, dict[str, Any], socket.socket] | None
+) -> None:
     stop_on_signals(hub.stop)
     ingest = asyncio.create_task(hub.run())
-    server = _web_server(hub, store, *web) if web is not None else None
-    serving = asyncio.create_task(server.serve()) if server is not None else None
+    server, serving = None, None
+    if web is not None:
+        server = _web_server(hub, store, *web)
+        serving = asyncio.create_task(server.serve(sockets=[web[2]]))
     # Ready once subscribed; a stop before that (broker unreachable, SIGTERM) just ends.
     subscribed = asyncio.create_task(hub.connected.wait())
     await asyncio.wait({subscribed, ingest}, return_when=asyncio.FIRST_COMPLETED)
@@ -109,8 +117,8 @@ def hub(
     ] = None,
     ca_file: Annotated[Path | None, typer.Option(help="CA of the broker's certificate.")] = None,
     web: Annotated[bool, typer.Option(help="Serve the owners' web app.")] = True,
-    web_host: Annotated[str, typer.Option()] = "0.0.0.0",
-    web_port: Annotated[int, typer.Option()] = 8080,
+    web_host: Annotated[str, typer.Option(envvar="MJTABLE_HUB_WEB_HOST")] = "0.0.0.0",
+    web_port: Annotated[int, typer.Option(envvar="MJTABLE_HUB_WEB_PORT")] = 8080,
     tls_cert: Annotated[
         Path | None,
         typer.Option(envvar="MJTABLE_HUB_TLS_CERT", help="Serve HTTPS with this certificate."),
@@ -155,9 +163,14 @@ def hub(
             "owners' web app on plain HTTP: serve it over TLS (docs/parlour.md, Security)",
             host=web_host,
         )
+    try:  # before anything else: a port another process holds ends the hub at once
+        sock = listen(web_host, web_port) if web else None
+    except ListenError as err:
+        log.error("cannot serve", why=str(err))
+        raise typer.Exit(1) from None
     store = EventStore.open(db)  # migrates to head first
     try:
         ingest = HubIngest(store, settings, parlour=parlour)
-        asyncio.run(_run(ingest, store, (data_dir, options) if web else None))
+        asyncio.run(_run(ingest, store, (data_dir, options, sock) if sock is not None else None))
     finally:
         store.close()

@@ -22,6 +22,7 @@ from typing import Any
 
 from controller.cli.json_input import dumps_line
 from controller.config import ConfigError, load_config
+from controller.listen import ListenError
 from controller.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
 
@@ -53,10 +54,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _ready(as_json: bool) -> Any:
+def _ready(as_json: bool, log_format: str) -> Any:
     def say(info: dict[str, Any]) -> None:
         if as_json:
             print(dumps_line(info), flush=True)
+        elif log_format == "json":  # under systemd: every line of the unit is JSON
+            import structlog  # (configured by controller.logs, imported above)
+
+            structlog.get_logger(__name__).info("serving", **info)
         else:
             for key, value in info.items():
                 if value is not None:
@@ -75,8 +80,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     configure_logging(settings.log.level, settings.log.format)
     bind_table(settings.parlour, settings.table)
-    opts = RunOptions(seed=args.seed, hands=args.hands, ready=_ready(args.as_json))
-    return asyncio.run(serve(settings, opts))
+    opts = RunOptions(
+        seed=args.seed, hands=args.hands, ready=_ready(args.as_json, settings.log.format)
+    )
+    try:
+        return asyncio.run(serve(settings, opts))
+    except ListenError as err:  # a port another process holds: systemd sees the failure
+        import structlog  # (configured by controller.logs, imported above)
+
+        structlog.get_logger(__name__).error("cannot serve", why=str(err))
+        return 1
 
 
 if __name__ == "__main__":  # `python -m controller.cli.run`: the service without the other commands
