@@ -18,6 +18,7 @@ import structlog
 from controller import sd_notify
 from controller.alert_sink import AlertSink
 from controller.config import MqttSettings, TableConfig, TrackerSettings
+from controller.data_lock import data_dir_lock
 from controller.dice import DiceRoller
 from controller.gc_pauses import collect_and_freeze
 from controller.hand_keeper import HandKeeper
@@ -201,7 +202,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
     """Everything started, each part made before what uses it and handed to it; stopped in
     reverse order on exit."""
     async with contextlib.AsyncExitStack() as stack:
-        config.data_dir.mkdir(parents=True, exist_ok=True)
+        stack.enter_context(data_dir_lock(config.data_dir))  # before anything opens
         metrics = Metrics()
         store = EventStore.open(config.store_url, metrics=metrics)
         stack.callback(store.close)
