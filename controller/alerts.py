@@ -41,6 +41,7 @@ class AlertKind(StrEnum):
     LIFT_ORDER = "lift_order"
     WALLS_CHANGED = "walls_changed"
     INTERNAL_ERROR = "internal_error"
+    DISK_FULL = "disk_full"
 
 
 ADVICE: Final[Mapping[str, tuple[str, str, str, str]]] = {
@@ -116,6 +117,13 @@ ADVICE: Final[Mapping[str, tuple[str, str, str, str]]] = {
         "Table fault",
         "看牌桌面板的故障提示；必要时重启牌桌。",
         "Read the table panel's fault; restart the table if needed.",
+    ),
+    "disk_full": (
+        "存储已满",
+        "Disk full",
+        "牌桌的存储空间不足，暂停开局：请工作人员清理空间，空间恢复后自动继续。",
+        "The table's storage is full, so no hand starts: call staff to free space; play "
+        "resumes by itself once there is room.",
     ),
     "walls_changed": (
         "牌墙不符",
@@ -211,6 +219,8 @@ class PublicAlert:
             return "上牌顺序里有不是牌的标签"
         if k is AlertKind.WALLS_CHANGED:
             return "桌上的牌墙不是这一局的"
+        if k is AlertKind.DISK_FULL:
+            return "存储空间已满，暂停开局"
         return "控制程序出错，请查看日志"
 
     def as_dict(self) -> dict[str, object]:

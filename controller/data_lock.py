@@ -23,7 +23,9 @@ class DataDirLocked(RuntimeError):
 
     def __init__(self, path: Path, holder: int | None) -> None:
         who = f"process {holder}" if holder is not None else "another process"
-        super().__init__(f"{path.parent} is in use by {who} (lock {path}): one service per data_dir")
+        super().__init__(
+            f"{path.parent} is in use by {who} (lock {path}): one service per data_dir"
+        )
         self.path = path
         self.holder = holder
 

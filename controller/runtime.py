@@ -20,6 +20,7 @@ from controller.alert_sink import AlertSink
 from controller.config import MqttSettings, TableConfig, TrackerSettings
 from controller.data_lock import data_dir_lock
 from controller.dice import DiceRoller
+from controller.disk_space import DiskFloor
 from controller.gc_pauses import collect_and_freeze
 from controller.hand_keeper import HandKeeper
 from controller.handlog_sync import HandlogSync
@@ -252,6 +253,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             inputs=inputs,
             options=ServiceOptions(hands=opts.hands, stuck_after=config.tracker.stuck_after),
             panel=panel,
+            disk=DiskFloor(config.data_dir, int(config.store.min_free_mb * 1e6)),
         )
         await _start_bridge(bridge, metrics, stack)
 

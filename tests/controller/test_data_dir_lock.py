@@ -82,9 +82,12 @@ def test_a_second_service_on_one_data_dir_exits_at_once_naming_the_holder(
 
 
 def test_the_lock_is_refused_in_one_process_too(tmp_path: Path) -> None:
-    with data_dir_lock(tmp_path), pytest.raises(DataDirLocked) as refused:
-        with data_dir_lock(tmp_path):
-            pass
+    with (
+        data_dir_lock(tmp_path),
+        pytest.raises(DataDirLocked) as refused,
+        data_dir_lock(tmp_path),
+    ):
+        pass
     assert refused.value.holder == os.getpid()
     with data_dir_lock(tmp_path):  # released on leaving
         pass
