@@ -31,6 +31,12 @@ from controller.service import ServiceOptions, TableService
 from controller.staff_acts import desk as staff_desk
 from controller.stop_signals import stop_on_signals
 from controller.store import EventStore
+from controller.store_check import (
+    check_store_url,
+    missing_published,
+    retained_settlement,
+    say,
+)
 from controller.table_inputs import DicePress, TableInputs
 from controller.tags import TagBook
 from controller.tracker import Tracker
@@ -205,11 +211,16 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
     async with contextlib.AsyncExitStack() as stack:
         stack.enter_context(data_dir_lock(config.data_dir))  # before anything opens
         metrics = Metrics()
+        damage = check_store_url(config.store_url)  # a damaged file is set aside first
         store = EventStore.open(config.store_url, metrics=metrics)
         stack.callback(store.close)
         metrics_url = _start_metrics(config, metrics, stack)
         mqtt, mqtt_ws_url = await _start_broker(config, stack)
         topics = Topics(config.parlour, config.table, mqtt.topic_root)
+        last_published = None
+        if not config.mqtt.embedded:  # a parlour broker keeps the last settlement retained
+            check_id = f"{config.mqtt_client_id}-check"
+            last_published = await retained_settlement(mqtt, topics, check_id)
         publisher = _start_publisher(config, store, mqtt, topics, metrics, stack)
         if not config.mqtt.embedded:
             _start_hub_sync(store, mqtt, topics, stack)
@@ -235,6 +246,8 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
         alerts = AlertSink(
             keeper, outlet, window=config.tracker.alert_window, metrics=metrics, beeper=panel
         )
+        say(damage, alerts)
+        say(missing_published(store, last_published), alerts)
         tracker = Tracker(
             keeper,
             book,
