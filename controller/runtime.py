@@ -23,6 +23,7 @@ from controller.dice import DiceRoller
 from controller.disk_space import DiskFloor
 from controller.gc_pauses import collect_and_freeze
 from controller.hand_keeper import HandKeeper
+from controller.handlog_restore import restore_from_hub
 from controller.handlog_sync import HandlogSync
 from controller.metrics import Metrics, MetricsServer, serve_metrics
 from controller.mqtt import Publisher, Topics
@@ -241,13 +242,20 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             zones = _zones_of(config)
             bridge = _bridge_for_hardware(config, zones)
         book = TagBook(TagRegistry.load(config.registry_path))
+        lost = missing_published(store, last_published)
+        if (damage.problems or lost.problems) and not config.mqtt.embedded:
+            # before resuming: the session's totals are rebuilt from what the hub sent back
+            restored = await restore_from_hub(
+                store, mqtt, topics, f"{config.mqtt_client_id}-restore"
+            )
+            lost.problems.append(f"hands restored from the hub: {restored}")
         keeper = _open_hands(config, store, outlet, fresh=opts.fresh_session)
         panel = _open_panel(config, inputs, stack)
         alerts = AlertSink(
             keeper, outlet, window=config.tracker.alert_window, metrics=metrics, beeper=panel
         )
         say(damage, alerts)
-        say(missing_published(store, last_published), alerts)
+        say(lost, alerts)
         tracker = Tracker(
             keeper,
             book,

@@ -42,6 +42,7 @@ from controller.handlog import (
     hub_filter,
     parse_handlog,
 )
+from controller.handlog_restore import REQUEST_NAME, RestoreAnswers, request_filter
 from controller.hub.ingest import Refused, StoreResult, quarantine, store_handlogs
 from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
@@ -96,6 +97,9 @@ class HubIngest:
         # list of tables; read by the web app on the same event loop.
         self.statuses: dict[str, str] = {}
         self.status_filter = f"{settings.topic_root}/{parlour}/+/status"
+        # A table that lost hands asks for them back (controller.handlog_restore).
+        self.request_filter = request_filter(parlour, settings.topic_root)
+        self.restores = RestoreAnswers(store)
         self.connected = asyncio.Event()
         self._stop = asyncio.Event()
 
@@ -118,6 +122,7 @@ class HubIngest:
     async def _subscribe(self, client: aiomqtt.Client) -> None:
         await client.subscribe(self.filter, qos=1)
         await client.subscribe(self.status_filter, qos=1)
+        await client.subscribe(self.request_filter, qos=1)
         log.info("hub subscribed", filter=self.filter)
 
     def _session(self, client: aiomqtt.Client) -> tuple[Coroutine[Any, Any, None], ...]:
@@ -131,6 +136,9 @@ class HubIngest:
             raw = message.payload if isinstance(message.payload, bytes) else b""
             if topic.endswith("/status"):
                 self._status(topic, raw)
+                continue
+            if topic.endswith("/" + REQUEST_NAME):
+                await self.restores.answer(client, topic, raw)
                 continue
             self.counters.received += 1
             await queue.put(self._parse(topic, raw))
