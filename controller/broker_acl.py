@@ -21,8 +21,7 @@ import re
 from collections.abc import Iterable
 
 from controller.config import ID_PATTERN
-from controller.handlog import ACK_NAME, HANDLOG_NAME
-from controller.handlog_restore import REQUEST_NAME, RESTORE_NAME
+from controller.handlog import ACK_NAME, HANDLOG_NAME, REQUEST_NAME, RESTORE_NAME
 from controller.mqtt.flat import PREFIX as FLAT_PREFIX
 from controller.mqtt.topics import RETAINED
 

@@ -52,6 +52,9 @@ VERSION = 1
 HANDLOG_NAME = "handlog"
 """The topic of a finished hand's full log: for the hub's account only (broker_acl)."""
 ACK_NAME = "handlog_ack"
+# A table that lost hands asks for its own back (controller.handlog_restore).
+REQUEST_NAME = "handlog_request"
+RESTORE_NAME = "handlog_restore"
 MAX_ID_LENGTH = 64
 MAX_EVENTS = 10_000  # a real hand has a few hundred; more is not a hand log
 # Bounds on what a table account can make the hub parse and store (a real handlog is ~100 KB,
@@ -142,6 +145,23 @@ def table_of_topic(topic: str) -> tuple[str, str]:
     if len(parts) < 4 or parts[-1] not in (HANDLOG_NAME, ACK_NAME):
         raise HandlogError(f"not a handlog topic: {topic!r}")
     return parts[-3], parts[-2]
+
+
+def request_filter(parlour: str, root: str = "mahjong") -> str:
+    """What the hub subscribes to: every table's requests for its hands back."""
+    return f"{root}/{parlour}/+/{REQUEST_NAME}"
+
+
+def parse_restore_request(raw: bytes) -> int | None:
+    """``after_seq`` of a ``handlog_request``, or None for anything else."""
+    try:
+        data = loads_bounded(raw, max_bytes=256, max_depth=2)
+    except JsonBoundsError:
+        return None
+    after = data.get("after_seq") if isinstance(data, dict) else None
+    if isinstance(after, int) and not isinstance(after, bool) and 0 <= after <= MAX_TABLE_SEQ:
+        return after
+    return None
 
 
 def ack_topic_for(handlog_topic_name: str) -> str:

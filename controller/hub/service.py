@@ -35,15 +35,17 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from controller.config import ID_PATTERN, MqttSettings
 from controller.handlog import (
+    REQUEST_NAME,
     Handlog,
     HandlogError,
     ack_topic_for,
     build_ack,
     hub_filter,
     parse_handlog,
+    request_filter,
 )
-from controller.handlog_restore import REQUEST_NAME, RestoreAnswers, request_filter
 from controller.hub.ingest import Refused, StoreResult, quarantine, store_handlogs
+from controller.hub.restore import RestoreAnswers
 from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import encode
@@ -97,7 +99,7 @@ class HubIngest:
         # list of tables; read by the web app on the same event loop.
         self.statuses: dict[str, str] = {}
         self.status_filter = f"{settings.topic_root}/{parlour}/+/status"
-        # A table that lost hands asks for them back (controller.handlog_restore).
+        # A table that lost hands asks for them back (controller.hub.restore).
         self.request_filter = request_filter(parlour, settings.topic_root)
         self.restores = RestoreAnswers(store)
         self.connected = asyncio.Event()
