@@ -5,8 +5,10 @@ alert that says so (never dies, never loses what it stored), and resumes once sp
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import os
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,15 +64,28 @@ def finished(store: EventStore) -> int:
     return len(store.list_hands(status="finished", limit=10_000))
 
 
+def _notified(sock: socket.socket) -> list[str]:
+    """The lines sent to the notify socket so far."""
+    lines = []
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            lines += sock.recv(4096).decode().splitlines()
+    return lines
+
+
 def disk_alerts(messages: list[object]) -> list[object]:
     return [a for a in messages if isinstance(a, dict) and a.get("kind") == "disk_full"]
 
 
 @pytest.mark.timeout(300)
 def test_no_hand_starts_under_the_free_space_floor_and_play_resumes_when_space_returns(
-    mosquitto: Mosquitto, small_disk: Path
+    mosquitto: Mosquitto, small_disk: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = small_disk / "data"
+    systemd = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)  # what systemd listens on
+    systemd.bind(str(tmp_path / "notify"))
+    systemd.setblocking(False)
+    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify"))
     config = config_for(data, "xingguo", mosquitto.url, store={"min_free_mb": 4})
 
     async def main() -> None:
@@ -84,12 +99,14 @@ def test_no_hand_starts_under_the_free_space_floor_and_play_resumes_when_space_r
             alert = disk_alerts(rec.of("alerts"))[0]
             assert isinstance(alert, dict)
             assert alert["title"]["en"] == "Disk full" and "bytes" not in alert["message"]
+            assert "STATUS=disk full: play held until space is freed" in _notified(systemd)
             held = finished(run.store)
             await asyncio.sleep(2.0)  # many ticks: no hand starts while under the floor
             assert not run.keeper.in_progress and finished(run.store) == held
             filler.unlink()
             await until(lambda: finished(run.store) >= held + 2, "play resumed", GUARD * 2)
             assert not run.service.held_for_disk and not task.done()
+            assert "STATUS=serving" in _notified(systemd)
             stop.set()
             await asyncio.wait_for(task, GUARD)
             hands = finished_hands(run.store)
