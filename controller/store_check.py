@@ -39,6 +39,7 @@ SIDE_FILES = ("", "-wal", "-shm", "-journal")
 # s for the broker's retained messages after subscribing (it sends them right after the
 # SUBACK; a table that never published waits this long at start)
 RETAINED_WAIT = 0.5
+OUTBOX_STALE_MAX = 1_000_000
 
 
 @dataclass
@@ -172,4 +173,11 @@ def missing_published(store: EventStore, last: dict[str, Any] | None) -> StoreCh
             f"{last['session_id']}, id {last['hand_id']}) is not in the store: "
             "its last hands are lost (the hub holds those it acknowledged)"
         )
+        # Every outbox row still here was written before the lost commits, whose messages
+        # the broker has: these went out before them (in order), and only their deletion
+        # was lost. Sent again they would put older retained state over the newer.
+        stale = [e.id for e in store.outbox_peek(OUTBOX_STALE_MAX)]
+        if stale:
+            store.outbox_ack(stale)
+            result.problems.append(f"{len(stale)} outbox messages already delivered dropped")
     return result
