@@ -83,7 +83,9 @@ class AlertSink:
             )
         except Exception:  # an alert must not take the table down
             log.exception("could not store an alert", kind=public.kind.value)
-        self.outlet.committed([message])
+            self.outlet.unstored([message])  # a full disk must still be said
+        else:
+            self.outlet.committed([message])
         if self.beeper is not None:
             with contextlib.suppress(Exception):
                 self.beeper.beep(n=2)

@@ -41,6 +41,8 @@ class AlertKind(StrEnum):
     LIFT_ORDER = "lift_order"
     WALLS_CHANGED = "walls_changed"
     INTERNAL_ERROR = "internal_error"
+    DISK_FULL = "disk_full"
+    STORE_DAMAGED = "store_damaged"
 
 
 ADVICE: Final[Mapping[str, tuple[str, str, str, str]]] = {
@@ -116,6 +118,20 @@ ADVICE: Final[Mapping[str, tuple[str, str, str, str]]] = {
         "Table fault",
         "看牌桌面板的故障提示；必要时重启牌桌。",
         "Read the table panel's fault; restart the table if needed.",
+    ),
+    "disk_full": (
+        "存储已满",
+        "Disk full",
+        "牌桌的存储空间不足，暂停开局：请工作人员清理空间，空间恢复后自动继续。",
+        "The table's storage is full, so no hand starts: call staff to free space; play "
+        "resumes by itself once there is room.",
+    ),
+    "store_damaged": (
+        "记录受损",
+        "Records damaged",
+        "牌桌的记录文件受损或丢了最近的牌局：请工作人员查看日志；受损文件已另存，上级服务器保存着它确认过的牌局。",
+        "The table's records were damaged or lost their latest hands: call staff to read the "
+        "log; the damaged file is kept aside, and the hub holds the hands it acknowledged.",
     ),
     "walls_changed": (
         "牌墙不符",
@@ -211,6 +227,10 @@ class PublicAlert:
             return "上牌顺序里有不是牌的标签"
         if k is AlertKind.WALLS_CHANGED:
             return "桌上的牌墙不是这一局的"
+        if k is AlertKind.DISK_FULL:
+            return "存储空间已满，暂停开局"
+        if k is AlertKind.STORE_DAMAGED:
+            return "牌桌记录受损，最近的牌局可能丢失"
         return "控制程序出错，请查看日志"
 
     def as_dict(self) -> dict[str, object]:

@@ -9,7 +9,8 @@ Three kinds of account, one password each (``mosquitto_passwd``):
   ``handlog_ack``.
 - ``floor`` (``floor_user``): the parlour's floor view. Read only, the public topics of
   every table.
-- the hub (``hub``): reads every table's ``handlog`` and ``status``, writes ``handlog_ack``.
+- the hub (``hub``): reads every table's ``handlog``, ``status`` and ``handlog_request``,
+  writes ``handlog_ack`` and ``handlog_restore`` (a table's own hands sent back to it).
 
 Anything not granted is refused (Mosquitto denies by default once an acl_file is set).
 """
@@ -20,7 +21,7 @@ import re
 from collections.abc import Iterable
 
 from controller.config import ID_PATTERN
-from controller.handlog import ACK_NAME, HANDLOG_NAME
+from controller.handlog import ACK_NAME, HANDLOG_NAME, REQUEST_NAME, RESTORE_NAME
 from controller.mqtt.flat import PREFIX as FLAT_PREFIX
 from controller.mqtt.topics import RETAINED
 
@@ -64,11 +65,14 @@ def render_acl(
         "# mjtable: Mosquitto acl_file, written by `mjtable broker-acl`. Regenerate it when",
         "# tables are added; passwords: mosquitto_passwd /etc/mosquitto/mjtable.passwd <user>",
         "",
-        "# The hub: every table's finished hands and status in, acknowledgements out.",
+        "# The hub: every table's finished hands and status in, acknowledgements out;",
+        "# a table's request for its own hands back in, those hands out.",
         f"user {hub_user}",
         f"topic read {base}/+/{HANDLOG_NAME}",
         f"topic read {base}/+/status",
         f"topic write {base}/+/{ACK_NAME}",
+        f"topic read {base}/+/{REQUEST_NAME}",
+        f"topic write {base}/+/{RESTORE_NAME}",
         "",
         "# The floor view: every table's public topics, read only.",
         f"user {floor_user}",

@@ -279,6 +279,9 @@ class StoreSettings(_Section):
     url: str | None = None
     """SQLAlchemy URL; default ``sqlite:///<data_dir>/mjtable.db``. The hub uses
     ``postgresql+psycopg://user:pass@host/db``."""
+    min_free_mb: float = Field(default=64.0, ge=0)
+    """No hand starts while the data directory's file system has less free than this
+    (a hand's events, outbox and WAL take well under 1 MB; 0: no floor)."""
 
     @field_validator("url")
     @classmethod

@@ -13,6 +13,7 @@ hands, the last finished hand as it ended (what the display showed).
 from __future__ import annotations
 
 import contextlib
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -28,6 +29,7 @@ from controller.publication import (
     settlement_messages,
 )
 from controller.store import EventStore, HandRecord, StoredHand
+from controller.wall_clock import clock_synced
 from engine.errors import EngineError
 from engine.round.actions import Action, Rejection, Shuffle
 from engine.round.events import (
@@ -125,6 +127,7 @@ class HandKeeper:
         """The wall order of the latest hand (to tell its walls from a new build)."""
         self.played = 0
         """Hands this keeper has seen to their end."""
+        self._started_at: float | None = None  # time.monotonic() at this hand's start
         self.last_finished: bool = False
         """Whether any hand was played before (a fresh table may start at once)."""
         self._batch: list[Event] | None = None
@@ -270,7 +273,9 @@ class HandKeeper:
             outbox=self.outlet.outbox(messages),
             parlour=self.parlour,
             table_id=self.table,
+            clock_synced=clock_synced(),
         )
+        self._started_at = time.monotonic()
         self.hand_id, self.state, self.log = hand_id, after, events
         self.last_order = after.order
         self.outlet.committed(messages)
@@ -418,7 +423,9 @@ class HandKeeper:
             discarder=discarder,
             outbox=self.outlet.outbox(messages),
             hand_net=None if moved == settlement.net else [plain(n) for n in moved],
+            played_s=None if self._started_at is None else time.monotonic() - self._started_at,
         )
+        self._started_at = None
         self.session.record(settlement)
         self.played += 1
         self.last_finished = True

@@ -14,15 +14,24 @@ Payload, version 1 (JSON; times ISO 8601 with offset; seats absolute 0-3)::
      "hand_no": 3, "ruleset": "xingguo", "dealer": 0 | null,
      "result": "win", "winner": 2 | null, "discarder": 1 | null,
      "started_at": "2026-11-30T10:00:00+00:00", "finished_at": "…",
+     "table_seq": 42 | null, "clock_synced": true | false | null, "played_s": 312.5 | null,
      "events": [{"type": "hand_started", …}, …],   # every event's to_dict(), in order
      "settlement": {"net": [a, b, c, d], …}}        # Settlement.as_dict(), as stored
 
 A reader accepts any version-1 payload with extra keys (later additions) and refuses a
 newer major version, naming it.
+
+The times are the table's wall clock, a fact that may be wrong (a Pi before NTP says 1970;
+a clock moved back makes ``finished_at`` earlier than ``started_at``): a hand is never
+refused for its times. ``table_seq`` is the table's own running number of the hand (its
+order), ``played_s`` its duration by the monotonic clock, ``clock_synced`` whether the
+wall clock was set (``controller.wall_clock``); the hub marks implausible times
+``clock_synced: false``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +52,9 @@ VERSION = 1
 HANDLOG_NAME = "handlog"
 """The topic of a finished hand's full log: for the hub's account only (broker_acl)."""
 ACK_NAME = "handlog_ack"
+# A table that lost hands asks for its own back (controller.handlog_restore).
+REQUEST_NAME = "handlog_request"
+RESTORE_NAME = "handlog_restore"
 MAX_ID_LENGTH = 64
 MAX_EVENTS = 10_000  # a real hand has a few hundred; more is not a hand log
 # Bounds on what a table account can make the hub parse and store (a real handlog is ~100 KB,
@@ -53,6 +65,8 @@ MAX_TEXT = 4096  # characters in any string of an event or the settlement
 MAX_NUMBER = 1e12  # any number in an event or the settlement (the store's money is 14.4)
 MAX_NET = 1e9
 MAX_HAND_NO = 1_000_000
+MAX_TABLE_SEQ = 1 << 53  # any count of hands a table could play, exact in JSON
+MAX_SECONDS = 1e7  # a hand's duration: under four months
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
 LATEST = datetime(2100, 1, 1, tzinfo=UTC)
 # Hand and session ids: what tables make (uuid hex), or any id a topic level may be.
@@ -83,6 +97,9 @@ class Handlog:
     finished_at: datetime
     events: tuple[dict[str, Any], ...]
     settlement: dict[str, Any]
+    table_seq: int | None = None
+    clock_synced: bool | None = None
+    played_s: float | None = None
 
     @property
     def settled_net(self) -> tuple[float, float, float, float]:
@@ -128,6 +145,23 @@ def table_of_topic(topic: str) -> tuple[str, str]:
     if len(parts) < 4 or parts[-1] not in (HANDLOG_NAME, ACK_NAME):
         raise HandlogError(f"not a handlog topic: {topic!r}")
     return parts[-3], parts[-2]
+
+
+def request_filter(parlour: str, root: str = "mahjong") -> str:
+    """What the hub subscribes to: every table's requests for its hands back."""
+    return f"{root}/{parlour}/+/{REQUEST_NAME}"
+
+
+def parse_restore_request(raw: bytes) -> int | None:
+    """``after_seq`` of a ``handlog_request``, or None for anything else."""
+    try:
+        data = loads_bounded(raw, max_bytes=256, max_depth=2)
+    except JsonBoundsError:
+        return None
+    after = data.get("after_seq") if isinstance(data, dict) else None
+    if isinstance(after, int) and not isinstance(after, bool) and 0 <= after <= MAX_TABLE_SEQ:
+        return after
+    return None
 
 
 def ack_topic_for(handlog_topic_name: str) -> str:
@@ -178,6 +212,9 @@ def handlog_of(
         "discarder": hand.discarder,
         "started_at": hand.started_at.isoformat(),
         "finished_at": hand.ended_at.isoformat(),
+        "table_seq": hand.table_seq,
+        "clock_synced": hand.clock_synced,
+        "played_s": hand.played_s,
         "events": list(events),
         "settlement": settlement,
     }
@@ -218,7 +255,14 @@ def _level(data: Mapping[str, Any], key: str, pattern: str = ID_PATTERN) -> str:
     return value
 
 
-def _int(data: Mapping[str, Any], key: str, *, seat: bool = False, optional: bool = False) -> Any:
+def _int(
+    data: Mapping[str, Any],
+    key: str,
+    *,
+    seat: bool = False,
+    optional: bool = False,
+    limit: int = MAX_HAND_NO,
+) -> Any:
     value = data.get(key)
     if value is None and optional:
         return None
@@ -226,9 +270,29 @@ def _int(data: Mapping[str, Any], key: str, *, seat: bool = False, optional: boo
         raise HandlogError(f"handlog.{key}: expected an integer, got {value!r:.40}")
     if seat and value not in range(4):
         raise HandlogError(f"handlog.{key}: a seat 0-3, got {value!r:.40}")
-    if not 0 <= value <= MAX_HAND_NO:
-        raise HandlogError(f"handlog.{key}: expected 0-{MAX_HAND_NO}, got {value!r:.40}")
+    if not 0 <= value <= limit:
+        raise HandlogError(f"handlog.{key}: expected 0-{limit}, got {value!r:.40}")
     return value
+
+
+def _flag(data: Mapping[str, Any], key: str) -> bool | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise HandlogError(f"handlog.{key}: expected true, false or null, got {value!r:.40}")
+    return value
+
+
+def _seconds(data: Mapping[str, Any], key: str) -> float | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if (
+        not isinstance(value, int | float)
+        or isinstance(value, bool)
+        or not 0 <= value <= MAX_SECONDS
+    ):
+        raise HandlogError(f"handlog.{key}: expected 0-{MAX_SECONDS} seconds, got {value!r:.40}")
+    return float(value)
 
 
 def _time(data: Mapping[str, Any], key: str) -> datetime:
@@ -241,10 +305,15 @@ def _time(data: Mapping[str, Any], key: str) -> datetime:
         raise HandlogError(
             f"handlog.{key}: expected an ISO 8601 time with offset, got {value!r:.80}"
         )
-    # Compared before converting: 9999-12-31T23:59:59-23:59 is past the last datetime in UTC.
-    if not EARLIEST <= when < LATEST:
-        raise HandlogError(f"handlog.{key}: {value} is not between {EARLIEST:%Y} and {LATEST:%Y}")
-    return when.astimezone(UTC)
+    try:  # 9999-12-31T23:59:59-23:59 is past the last datetime in UTC
+        return when.astimezone(UTC)
+    except OverflowError:
+        raise HandlogError(f"handlog.{key}: {value} is out of range") from None
+
+
+def plausible(when: datetime) -> bool:
+    """A time a set clock could have given (the table's wall clock may not have been)."""
+    return EARLIEST <= when < LATEST
 
 
 def _events(data: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
@@ -323,9 +392,17 @@ def _handlog(data: Mapping[str, Any], topic: str | None) -> Handlog:
         finished_at=_time(data, "finished_at"),
         events=_events(data),
         settlement=_settlement(data),
+        table_seq=_int(data, "table_seq", optional=True, limit=MAX_TABLE_SEQ),
+        clock_synced=_flag(data, "clock_synced"),
+        played_s=_seconds(data, "played_s"),
     )
-    if log.finished_at < log.started_at:
-        raise HandlogError("handlog.finished_at: before started_at")
+    if (
+        not plausible(log.started_at)
+        or not plausible(log.finished_at)
+        or log.finished_at < log.started_at
+    ):
+        # The table's clock was wrong (not set yet, or moved back): keep the hand, say so.
+        log = dataclasses.replace(log, clock_synced=False)
     if topic is not None:
         parlour, table = table_of_topic(topic)
         if (log.parlour, log.table) != (parlour, table):

@@ -68,6 +68,9 @@ class HandlogSync:
         self.acked = 0  # acks recorded for the first time
         # hand id -> (time.monotonic() of our last send, copies sent since connecting)
         self._last_sent: dict[str, tuple[float, int]] = {}
+        # hand id -> time.monotonic() it was first seen unacked (never the wall clock: a
+        # table's clock that moved back would hold a hand back until it caught up)
+        self._first_seen: dict[str, float] = {}
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
 
@@ -118,6 +121,7 @@ class HandlogSync:
                 log.warning("handlog ack for a hand this table does not have", hand_id=hand_id)
                 continue
             self._last_sent.pop(hand_id, None)
+            self._first_seen.pop(hand_id, None)
             if first:
                 self.acked += 1
 
@@ -132,7 +136,7 @@ class HandlogSync:
 
     async def _resend(self, client: aiomqtt.Client, *, everything: bool) -> None:
         hands = await asyncio.to_thread(self.store.unacked_handlogs, RESEND_LIMIT)
-        now_wall, now = time.time(), time.monotonic()
+        now = time.monotonic()
         topic = handlog_topic(self.topics)
         for hand in hands:
             copies = 0
@@ -142,8 +146,8 @@ class HandlogSync:
                     at, copies = last
                     if now - at < self.wait_after(copies):
                         continue
-                finished = hand.ended_at.timestamp() if hand.ended_at is not None else 0.0
-                if last is None and now_wall - finished < self.resend_after:
+                seen = self._first_seen.setdefault(hand.id, now)
+                if last is None and now - seen < self.resend_after:
                     continue  # just published by the service: give the hub time to ack
             stored = await asyncio.to_thread(self.store.load_hand, hand.id)
             payload = build_handlog(stored, parlour=self.parlour, table=self.table)

@@ -130,6 +130,8 @@ def alert_message(alert: PublicAlert, hand_id: str | None) -> Message:
 class Waker(Protocol):
     def wake(self) -> None: ...
 
+    def send_unstored(self, messages: Sequence[OutboxMessage]) -> None: ...
+
 
 @runtime_checkable
 class StatusSetter(Protocol):
@@ -195,6 +197,13 @@ class Outlet:
             self.publisher.set_status(extra)
         if self.live is not None:
             self.live.publish("status", {"state": "online"} | dict(extra or {}))
+
+    def unstored(self, messages: Sequence[Message]) -> None:
+        """The store refused these (a full disk): send them from memory, and live."""
+        if self.publisher is not None:
+            self.publisher.send_unstored(self.outbox(messages))
+        for name, payload in messages:
+            self.to_live(name, payload)
 
     def to_live(self, name: str, payload: Any) -> None:
         if self.live is None or name not in LIVE_TOPICS:

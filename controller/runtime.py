@@ -18,9 +18,12 @@ import structlog
 from controller import sd_notify
 from controller.alert_sink import AlertSink
 from controller.config import MqttSettings, TableConfig, TrackerSettings
+from controller.data_lock import data_dir_lock
 from controller.dice import DiceRoller
+from controller.disk_space import DiskFloor
 from controller.gc_pauses import collect_and_freeze
 from controller.hand_keeper import HandKeeper
+from controller.handlog_restore import restore_from_hub
 from controller.handlog_sync import HandlogSync
 from controller.metrics import Metrics, MetricsServer, serve_metrics
 from controller.mqtt import Publisher, Topics
@@ -29,6 +32,12 @@ from controller.service import ServiceOptions, TableService
 from controller.staff_acts import desk as staff_desk
 from controller.stop_signals import stop_on_signals
 from controller.store import EventStore
+from controller.store_check import (
+    check_store_url,
+    missing_published,
+    retained_settlement,
+    say,
+)
 from controller.table_inputs import DicePress, TableInputs
 from controller.tags import TagBook
 from controller.tracker import Tracker
@@ -201,13 +210,18 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
     """Everything started, each part made before what uses it and handed to it; stopped in
     reverse order on exit."""
     async with contextlib.AsyncExitStack() as stack:
-        config.data_dir.mkdir(parents=True, exist_ok=True)
+        stack.enter_context(data_dir_lock(config.data_dir))  # before anything opens
         metrics = Metrics()
+        damage = check_store_url(config.store_url)  # a damaged file is set aside first
         store = EventStore.open(config.store_url, metrics=metrics)
         stack.callback(store.close)
         metrics_url = _start_metrics(config, metrics, stack)
         mqtt, mqtt_ws_url = await _start_broker(config, stack)
         topics = Topics(config.parlour, config.table, mqtt.topic_root)
+        last_published = None
+        if not config.mqtt.embedded:  # a parlour broker keeps the last settlement retained
+            check_id = f"{config.mqtt_client_id}-check"
+            last_published = await retained_settlement(mqtt, topics, check_id)
         publisher = _start_publisher(config, store, mqtt, topics, metrics, stack)
         if not config.mqtt.embedded:
             _start_hub_sync(store, mqtt, topics, stack)
@@ -228,11 +242,20 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             zones = _zones_of(config)
             bridge = _bridge_for_hardware(config, zones)
         book = TagBook(TagRegistry.load(config.registry_path))
+        lost = missing_published(store, last_published)
+        if (damage.problems or lost.problems) and not config.mqtt.embedded:
+            # before resuming: the session's totals are rebuilt from what the hub sent back
+            restored = await restore_from_hub(
+                store, mqtt, topics, f"{config.mqtt_client_id}-restore"
+            )
+            lost.problems.append(f"hands restored from the hub: {restored}")
         keeper = _open_hands(config, store, outlet, fresh=opts.fresh_session)
         panel = _open_panel(config, inputs, stack)
         alerts = AlertSink(
             keeper, outlet, window=config.tracker.alert_window, metrics=metrics, beeper=panel
         )
+        say(damage, alerts)
+        say(lost, alerts)
         tracker = Tracker(
             keeper,
             book,
@@ -251,6 +274,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             inputs=inputs,
             options=ServiceOptions(hands=opts.hands, stuck_after=config.tracker.stuck_after),
             panel=panel,
+            disk=DiskFloor(config.data_dir, int(config.store.min_free_mb * 1e6)),
         )
         await _start_bridge(bridge, metrics, stack)
 

@@ -24,9 +24,11 @@ from typing import Any, Protocol
 
 import structlog
 
+from controller import sd_notify
 from controller.alert_sink import AlertSink
 from controller.alerts import Alert, AlertKind, PublicAlert
 from controller.dealer_guide import Roll, instruction, short_text
+from controller.disk_space import DiskFloor, is_disk_full
 from controller.display import status_text
 from controller.gc_pauses import collect_and_freeze
 from controller.hand_keeper import HandKeeper
@@ -48,6 +50,8 @@ from firmware_bridge.table_events import (
 )
 
 log = structlog.get_logger(__name__)
+
+DISK_FULL_TEXT = "存储已满 暂停 (disk full: play held)"
 
 
 class Board(Protocol):
@@ -96,6 +100,7 @@ class TableService:
         options: ServiceOptions | None = None,
         panel: LinkLight | None = None,
         clock: Callable[[], float] = time.monotonic,
+        disk: DiskFloor | None = None,
     ) -> None:
         self.keeper = keeper
         self.board = board
@@ -107,6 +112,8 @@ class TableService:
         self.options = options or ServiceOptions()
         self.panel = panel
         self.clock = clock
+        self.disk = disk
+        self.held_for_disk = False
         self.done = asyncio.Event()
         self._table = TableState.IDLE
         self._walls_up_at: float | None = None
@@ -161,6 +168,9 @@ class TableService:
     def _failed(self, err: Exception, what: object) -> None:
         """E.g. the disk is full: say so, keep the table going."""
         log.exception("could not handle a table event", what=repr(what))
+        if is_disk_full(err):
+            self._hold_for_disk(f"{type(err).__name__}: {err}")
+            return
         self.alerts(Alert(PublicAlert(AlertKind.INTERNAL_ERROR), f"{type(err).__name__}: {err}"))
 
     async def _serve_inputs(self) -> None:
@@ -269,6 +279,8 @@ class TableService:
     # --- after every event -------------------------------------------------------------------
 
     def _after(self, now: float) -> None:
+        if self.held_for_disk:
+            self._disk_room()
         self._maybe_start(now)
         if self._stuck is not None:
             self._check_stuck(now)  # (a hand finished by staff: the notice goes at once)
@@ -284,7 +296,7 @@ class TableService:
         keeper = self.keeper
         if keeper.in_progress or self._table is not TableState.WALLS_UP:
             return
-        if self._enough():
+        if self._enough() or not self._disk_room():
             return
         lift = self._lift
         if lift is None and (
@@ -298,6 +310,31 @@ class TableService:
             return
         keeper.start_hand(lift)
         self._fresh_build = False
+
+    # --- a full disk: hold play, resume when there is room again ---------------------------
+
+    def _disk_room(self) -> bool:
+        disk = self.disk
+        if disk is None:
+            return True
+        if disk.room():
+            if self.held_for_disk:
+                self.held_for_disk = False
+                log.warning("disk space again: play resumes", free=disk.free())
+                sd_notify.notify("STATUS=serving")
+            return True
+        self._hold_for_disk(f"{disk.free()} bytes free, under the floor of {disk.floor}")
+        return False
+
+    def _hold_for_disk(self, detail: str) -> None:
+        if self.disk is not None:
+            self.disk.refuse()
+        if self.held_for_disk:
+            return
+        self.held_for_disk = True
+        log.error("disk full: play held until space is freed", detail=detail)
+        sd_notify.notify("STATUS=disk full: play held until space is freed")
+        self.alerts(Alert(PublicAlert(AlertKind.DISK_FULL), detail))
 
     def _roll(self) -> tuple[Roll | None, Roll | None]:
         st = self.keeper.state
@@ -314,6 +351,9 @@ class TableService:
         keeper = self.keeper
         st = keeper.state
         hand_id = keeper.hand_id
+        if self.held_for_disk:
+            self._display(0, DISK_FULL_TEXT)
+            return
         if st is None or hand_id is None:
             self._display(0, "等待开局 (waiting for the first walls)")
             return

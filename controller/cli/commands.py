@@ -24,5 +24,6 @@ COMMANDS: dict[str, str] = {
     "enroll": "controller.cli.enroll",
     "sim-table": "controller.cli.sim_table",
     "readers": "controller.cli.readers",
+    "backup": "controller.cli.backup",
     "version": "controller.cli.version",
 }

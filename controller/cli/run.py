@@ -22,6 +22,7 @@ from typing import Any
 
 from controller.cli.json_input import dumps_line
 from controller.config import ConfigError, load_config
+from controller.data_lock import DataDirLocked
 from controller.listen import ListenError
 from controller.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
@@ -85,6 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         return asyncio.run(serve(settings, opts))
+    except DataDirLocked as err:  # a second service: say who holds it, and never retry
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     except ListenError as err:  # a port another process holds: systemd sees the failure
         import structlog  # (configured by controller.logs, imported above)
 

@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, Table, func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from controller.handlog import Handlog, table_of_topic
+from controller.handlog import MAX_BYTES, Handlog, table_of_topic
 from controller.store.database import dialect_insert
 from controller.store.models import (
     EVENTS,
@@ -203,6 +203,9 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
                 "net_1": log.net[1],
                 "net_2": log.net[2],
                 "net_3": log.net[3],
+                "table_seq": log.table_seq,
+                "clock_synced": log.clock_synced,
+                "played_s": log.played_s,
             }
             for log in new
         ],
@@ -292,7 +295,10 @@ def store_handlogs(engine: Engine, logs: Sequence[Handlog]) -> StoreResult:
             return _write(conn, logs)
 
 
-EXCERPT_BYTES = 2048
+# A refused message is kept whole (what a broker delivers is under its message size limit,
+# 1 MiB in deploy/; the hub's own bound is the same), so an owner can still recover a hand
+# from it; beyond that, only this much.
+KEPT_BYTES = MAX_BYTES
 REASON_CHARS = 1000
 
 
@@ -308,7 +314,7 @@ class Refused:
 
     @classmethod
     def of(cls, topic: str, reason: str, payload: bytes, hand_id: str | None = None) -> Refused:
-        head = payload[:EXCERPT_BYTES].decode("utf-8", "backslashreplace")
+        head = payload[:KEPT_BYTES].decode("utf-8", "backslashreplace")
         return cls(
             _storable(topic),
             _storable(reason[:REASON_CHARS]),

@@ -35,14 +35,17 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from controller.config import ID_PATTERN, MqttSettings
 from controller.handlog import (
+    REQUEST_NAME,
     Handlog,
     HandlogError,
     ack_topic_for,
     build_ack,
     hub_filter,
     parse_handlog,
+    request_filter,
 )
 from controller.hub.ingest import Refused, StoreResult, quarantine, store_handlogs
+from controller.hub.restore import RestoreAnswers
 from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import encode
@@ -96,6 +99,9 @@ class HubIngest:
         # list of tables; read by the web app on the same event loop.
         self.statuses: dict[str, str] = {}
         self.status_filter = f"{settings.topic_root}/{parlour}/+/status"
+        # A table that lost hands asks for them back (controller.hub.restore).
+        self.request_filter = request_filter(parlour, settings.topic_root)
+        self.restores = RestoreAnswers(store)
         self.connected = asyncio.Event()
         self._stop = asyncio.Event()
 
@@ -118,6 +124,7 @@ class HubIngest:
     async def _subscribe(self, client: aiomqtt.Client) -> None:
         await client.subscribe(self.filter, qos=1)
         await client.subscribe(self.status_filter, qos=1)
+        await client.subscribe(self.request_filter, qos=1)
         log.info("hub subscribed", filter=self.filter)
 
     def _session(self, client: aiomqtt.Client) -> tuple[Coroutine[Any, Any, None], ...]:
@@ -131,6 +138,9 @@ class HubIngest:
             raw = message.payload if isinstance(message.payload, bytes) else b""
             if topic.endswith("/status"):
                 self._status(topic, raw)
+                continue
+            if topic.endswith("/" + REQUEST_NAME):
+                await self.restores.answer(client, topic, raw)
                 continue
             self.counters.received += 1
             await queue.put(self._parse(topic, raw))

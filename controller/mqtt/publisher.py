@@ -44,6 +44,7 @@ from controller.store import EventStore, OutboxEntry, OutboxMessage
 log = structlog.get_logger(__name__)
 
 BATCH = 100
+UNSTORED_MAX = 100  # messages held in memory while the store refuses them
 IDLE_POLL = 1.0  # seconds; also picks up rows another process or thread wrote
 M = TypeVar("M", OutboxMessage, OutboxEntry)
 
@@ -69,6 +70,7 @@ class Publisher:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._retained: dict[str, str] = {}  # topic -> last payload the broker acknowledged
         self._status: dict[str, Any] = dict(ONLINE)  # online, and what the table says now
+        self._unstored: list[OutboxMessage] = []  # what the store refused (a full disk)
         self._drain_timeout = 5.0
 
     # --- writing to the outbox (synchronous, durable on return) ----------------------------
@@ -104,6 +106,12 @@ class Publisher:
         ids = self.store.enqueue(messages)  # (the store keeps the outbox gauge)
         self.wake()
         return ids
+
+    def send_unstored(self, messages: Sequence[OutboxMessage]) -> None:
+        """Messages the store could not keep (a full disk: the alert that says so), sent
+        from memory before the outbox: at most once, lost if the service stops first."""
+        self._unstored.extend(messages[: max(0, UNSTORED_MAX - len(self._unstored))])
+        self.wake()
 
     def wake(self) -> None:
         """New rows in the outbox: drain now. Callable from any thread."""
@@ -178,6 +186,9 @@ class Publisher:
             # In the loop, not a worker thread: the read takes a fraction of a millisecond
             # (WAL: readers never wait for the writer), while a thread hop waits for the GIL
             # (up to 5 ms) whenever the loop is busy, on the path from a tile to a display.
+            if self._unstored:
+                unstored, self._unstored = self._unstored, []
+                await publish_in_order(client, unstored)
             entries = self.store.outbox_peek(BATCH)
             if entries:
                 await self._send_batch(client, entries)

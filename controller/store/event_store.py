@@ -197,7 +197,16 @@ def hand_record(row: Row[Any]) -> HandRecord:
         note=row.note,
         handlog_acked_at=row.handlog_acked_at,
         net=nets_of(row.net_0, row.net_1, row.net_2, row.net_3),
+        table_seq=row.table_seq,
+        clock_synced=row.clock_synced,
+        played_s=row.played_s,
     )
+
+
+# Newest first: by the table's own running number, not by a wall clock that may have
+# jumped; hands stored before that number existed (None) are older than any that has one.
+NEWEST_FIRST = (HANDS.c.table_seq.desc().nulls_last(), HANDS.c.started_at.desc(), HANDS.c.id.desc())
+OLDEST_FIRST = (HANDS.c.table_seq.asc().nulls_first(), HANDS.c.started_at.asc(), HANDS.c.id.asc())
 
 
 # A hand and its settlement's payload (None while unsettled).
@@ -368,8 +377,10 @@ class EventStore:
         outbox: Sequence[OutboxMessage] = (),
         parlour: str | None = None,
         table_id: str | None = None,
+        clock_synced: bool | None = None,
     ) -> str:
         """A new open hand (with its first events, if given, in the same transaction).
+        It gets the next ``table_seq`` (the store is one table's; one writer at a time).
 
         ``table_id``/``parlour``: where it is played (the owners' queries find a table's
         hands by ``hands.table_id``, indexed); when not given they are the session's."""
@@ -391,9 +402,12 @@ class EventStore:
                 parlour = parlour or session.parlour
             if c.execute(select(HANDS.c.id).where(HANDS.c.id == hand_id)).first() is not None:
                 raise StoreInputError(f"hand_id: {hand_id!r} already exists")
+            seq = c.scalar(select(func.coalesce(func.max(HANDS.c.table_seq), 0)))
             row = {
                 "id": hand_id,
                 "session_id": session_id,
+                "table_seq": int(seq or 0) + 1,
+                "clock_synced": clock_synced,
                 "hand_no": hand_no,
                 "ruleset": ruleset,
                 "dealer": dealer,
@@ -466,11 +480,7 @@ class EventStore:
 
     def open_hand(self) -> StoredHand | None:
         """The latest hand still in progress, with its events (resume after a power cut)."""
-        query = (
-            _HAND_AND_SETTLEMENT.where(HANDS.c.status == OPEN)
-            .order_by(HANDS.c.started_at.desc(), HANDS.c.id.desc())
-            .limit(1)
-        )
+        query = _HAND_AND_SETTLEMENT.where(HANDS.c.status == OPEN).order_by(*NEWEST_FIRST).limit(1)
         with self.engine.connect() as c:
             found = c.execute(query).first()
             return self._stored_hand(c, found) if found is not None else None
@@ -485,6 +495,7 @@ class EventStore:
         discarder: int | None = None,
         outbox: Sequence[OutboxMessage] = (),
         hand_net: Sequence[float] | None = None,
+        played_s: float | None = None,
     ) -> HandRecord:
         """Store ``Settlement.as_dict()`` and finish the hand, in one transaction; returns
         the finished hand's record.
@@ -524,7 +535,7 @@ class EventStore:
                 raise UnknownHand(hand_id)
             if hand.status != OPEN:
                 raise HandClosed(f"hand {hand_id} is {hand.status}")
-            done = {"status": FINISHED, "result": result, "ended_at": now}
+            done = {"status": FINISHED, "result": result, "ended_at": now, "played_s": played_s}
             done |= {"winner": winner, "discarder": discarder}
             finished = c.execute(
                 update(HANDS)
@@ -639,9 +650,7 @@ class EventStore:
                 session_id=session_id,
             )
         )
-        query = (
-            query.order_by(HANDS.c.started_at.desc(), HANDS.c.id.desc()).limit(limit).offset(offset)
-        )
+        query = query.order_by(*NEWEST_FIRST).limit(limit).offset(offset)
         with self.engine.connect() as c:
             return [hand_record(h) for h in c.execute(query)]
 
@@ -664,7 +673,7 @@ class EventStore:
         query = (
             select(HANDS)
             .where(HANDS.c.status == FINISHED, HANDS.c.handlog_acked_at.is_(None))
-            .order_by(HANDS.c.ended_at, HANDS.c.id)
+            .order_by(*OLDEST_FIRST)
             .limit(limit)
         )
         with self.engine.connect() as c:

@@ -148,7 +148,16 @@ HANDS = Table(
     _opt("net_1", Money),
     _opt("net_2", Money),
     _opt("net_3", Money),
+    # The table's own running number of the hand (1, 2, 3 … across its sessions): the
+    # order of its hands, which a wall clock that jumps (a Pi before NTP) cannot give.
+    _opt("table_seq", BigInteger),
+    # The wall clock as a fact that may be wrong: False when the table's clock was not yet
+    # set (before the build date), True when systemd-timesyncd had synchronised it, None
+    # when unknown. ``played_s``: how long the hand took, by the monotonic clock.
+    _opt("clock_synced", Boolean),
+    _opt("played_s", Float),
     Index("ix_hands_status_started", "status", "started_at"),
+    Index("ix_hands_table_seq", "table_id", "table_seq"),
     # The owners' per-table hand log by date (the hub holds every table's hands); on
     # PostgreSQL it carries the nets, so a table's seat totals over a year of hands are
     # an index-only scan (no visit to a row per hand). That INCLUDE is made by migration

@@ -71,6 +71,9 @@ class HandRecord:
     note: str | None
     handlog_acked_at: datetime | None
     net: tuple[float, float, float, float] | None  # what the hand moved, once settled
+    table_seq: int | None = None  # the table's running number of the hand: its order
+    clock_synced: bool | None = None  # was the wall clock set (None: not known)
+    played_s: float | None = None  # how long it took, by the monotonic clock
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ import sys
 
 from sqlalchemy import Engine, inspect, text
 
-HEAD = "0008"
+HEAD = "0009"
 
 
 class MigrationFailed(RuntimeError):

@@ -20,7 +20,13 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Row, func, or_, select
 
-from controller.store.event_store import EventStore, hand_record, session_record
+from controller.store.event_store import (
+    NEWEST_FIRST,
+    OLDEST_FIRST,
+    EventStore,
+    hand_record,
+    session_record,
+)
 from controller.store.hand_filters import hand_filters
 from controller.store.models import (
     HANDS,
@@ -160,11 +166,7 @@ def table_hands(
                 session_id=session_id,
             ),
         )
-        order = (
-            (HANDS.c.started_at.asc(), HANDS.c.id.asc())
-            if oldest_first
-            else (HANDS.c.started_at.desc(), HANDS.c.id.desc())
-        )
+        order = OLDEST_FIRST if oldest_first else NEWEST_FIRST
         query = query.order_by(*order).limit(limit).offset(offset)
         return [hand_record(hand) for hand in c.execute(query)]
 

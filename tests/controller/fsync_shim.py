@@ -13,18 +13,24 @@ SOURCE = Path(__file__).with_name("fsync_shim.c")
 
 
 @functools.cache
-def shim() -> Path:
-    """The shared object's path (compiled with the system's C compiler)."""
+def build(source: Path) -> Path:
+    """An LD_PRELOAD shim's shared object, compiled from ``source`` with the system's C
+    compiler once per process."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
-        raise RuntimeError("fsync shim: no C compiler (cc/gcc) on PATH")
-    out = Path(tempfile.mkdtemp(prefix="mjtable-fsync-shim-")) / "libfsyncshim.so"
+        raise RuntimeError(f"{source.name}: no C compiler (cc/gcc) on PATH")
+    out = Path(tempfile.mkdtemp(prefix="mjtable-shim-")) / f"lib{source.stem}.so"
     subprocess.run(
-        [compiler, "-shared", "-fPIC", "-O2", "-Wall", "-o", str(out), str(SOURCE), "-ldl"],
+        [compiler, "-shared", "-fPIC", "-O2", "-Wall", "-o", str(out), str(source), "-ldl"],
         check=True,
         capture_output=True,
     )
     return out
+
+
+def shim() -> Path:
+    """The fsync shim's shared object."""
+    return build(SOURCE)
 
 
 def environment(*, delay_ms: float = 0.0, snapshot: Path | None = None) -> dict[str, str]:

@@ -127,7 +127,7 @@ async def until(condition: Any, what: str, guard: float = GUARD) -> None:
 
 def finished_hands(store: EventStore) -> list[StoredHand]:
     records = store.list_hands(status="finished", limit=10_000)
-    ordered = sorted(records, key=lambda h: (h.started_at, h.hand_no))
+    ordered = sorted(records, key=lambda h: (h.table_seq or 0, h.started_at, h.hand_no))
     return [store.load_hand(h.id) for h in ordered]
 
 

@@ -76,8 +76,10 @@ def test_open_hands_have_no_handlog(store: EventStore) -> None:
         # What one table account could send to take the hub down:
         ({"hand_no": 10**30}, "handlog.hand_no: expected 0-1000000"),
         ({"hand_id": "h\x00"}, "handlog.hand_id: not a topic level id"),
-        ({"started_at": "9999-12-31T23:59:59-23:59"}, "handlog.started_at: .* not between"),
-        ({"finished_at": "2026-01-01T00:00:00+00:00"}, "handlog.finished_at: before started"),
+        ({"started_at": "9999-12-31T23:59:59-23:59"}, "handlog.started_at: .* out of range"),
+        ({"table_seq": -1}, "handlog.table_seq"),
+        ({"clock_synced": "yes"}, "handlog.clock_synced"),
+        ({"played_s": float("nan")}, "handlog.played_s"),
         ({"events": [{"type": "x", "note": "a\x00"}]}, r"handlog.events\[0\].note: a NUL"),
         ({"events": [{"type": "x", "n": float("inf")}]}, "number out of range"),
         ({"settlement": {"net": [1e30, 0, 0, 0]}}, "handlog.settlement.net"),
@@ -89,6 +91,23 @@ def test_invalid_payloads_name_the_field(
 ) -> None:
     with pytest.raises(HandlogError, match=message):
         parse_handlog(payload | change)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"started_at": "1970-01-02T00:00:05+00:00", "finished_at": "1970-01-02T00:06:00+00:00"},
+        {"finished_at": "2026-01-01T00:00:00+00:00"},  # the clock moved back mid-hand
+        {"started_at": "1970-01-02T00:00:05+00:00"},  # set by NTP mid-hand
+    ],
+)
+def test_a_hand_is_kept_whatever_its_clock_said_and_marked_unsynchronised(
+    payload: dict[str, Any], change: dict[str, Any]
+) -> None:
+    log = parse_handlog(payload | change | {"clock_synced": None})
+    assert log.clock_synced is False
+    assert log.started_at.isoformat() == (payload | change)["started_at"]
+    assert parse_handlog(payload | {"clock_synced": True}).clock_synced is True
 
 
 def test_deep_big_and_non_finite_json_is_refused_before_parsing() -> None:
