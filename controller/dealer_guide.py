@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.round.events import DicePurpose
 from engine.round.state import Phase, RoundState
-from engine.wall import CAISHEN_COUNT, Dice, FlipKind, second_roller, wall_place
+from engine.wall import CAISHEN_COUNT, Dice, FlipKind, WallError, second_roller, wall_place
 
 _REL_ZH = ("自己", "下家", "对家", "上家")
 
@@ -67,7 +67,7 @@ def _flip_position(state: RoundState, roll: Roll) -> int | None:
         trial = wall.copy()
         dice = Dice(roll.a, roll.b)
         flip = trial.flip_xia_jing(dice) if roll.purpose == "xia_jing" else trial.flip_jing(dice)
-    except ValueError:
+    except WallError:
         return None
     return flip.position
 

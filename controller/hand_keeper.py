@@ -166,7 +166,7 @@ class HandKeeper:
             self.session_id = found.id
             try:
                 last = self._replay_session()
-            except ValueError as err:  # (what event_from_dict and settlement_from_dict raise)
+            except EngineError as err:  # (CorruptLog: event_from_dict, settlement_from_dict)
                 # a finished hand this engine cannot read back (a damaged row): the
                 # session's totals cannot be rebuilt, so a new session starts; every hand
                 # stays stored as it is

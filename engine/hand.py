@@ -9,7 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from engine.errors import EngineError
 from engine.tiles import format_kinds
+
+
+class MeldError(EngineError, ValueError):
+    """Tiles that do not make the meld named (three tiles for a kong, a chow not in a run)."""
 
 
 class MeldType(StrEnum):
@@ -41,13 +46,13 @@ class Meld:
     def __post_init__(self) -> None:
         expected = 4 if self.type.is_kong else 3
         if len(self.kinds) != expected:
-            raise ValueError(f"a {self.type.value} holds {expected} tiles, got {len(self.kinds)}")
+            raise MeldError(f"a {self.type.value} holds {expected} tiles, got {len(self.kinds)}")
         ks = sorted(self.kinds)
         if self.type is MeldType.CHOW:
             if ks[0] >= 27 or ks[0] // 9 != ks[2] // 9 or ks != [ks[0], ks[0] + 1, ks[0] + 2]:
-                raise ValueError(f"not a chow: {format_kinds(self.kinds)}")
+                raise MeldError(f"not a chow: {format_kinds(self.kinds)}")
         elif len(set(ks)) != 1:
-            raise ValueError(f"not a {self.type.value}: {format_kinds(self.kinds)}")
+            raise MeldError(f"not a {self.type.value}: {format_kinds(self.kinds)}")
 
     def __str__(self) -> str:
         return f"{self.type.value} {format_kinds(self.kinds)}"

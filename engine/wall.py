@@ -58,6 +58,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
+from engine.errors import EngineError
 from engine.tiles import NUM_TILES, kind_of, successor
 
 NUM_SEATS = 4
@@ -66,6 +67,12 @@ RING_STACKS = NUM_SEATS * WALL_STACKS  # 68
 DEAL_ROUNDS = 3
 STACKS_PER_TAKE = 2
 CAISHEN_COUNT = 7  # chongji: the 7th 墩 from the left end of the next player's wall
+
+
+class WallError(EngineError, ValueError):
+    """A wall, a roll or a move on the wall that cannot be: a die that is not 1–6, a flip
+    the rules do not have or that was made already, a draw from an exhausted wall."""
+
 
 __all__ = [
     "CAISHEN_COUNT",
@@ -84,6 +91,7 @@ __all__ = [
     "JumpStyle",
     "StartAt",
     "Wall",
+    "WallError",
     "WallRules",
     "bottom_position",
     "break_position",
@@ -104,7 +112,7 @@ __all__ = [
 
 def _check_seat(seat: int, what: str = "seat") -> None:
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < NUM_SEATS:
-        raise ValueError(f"{what} {seat!r} is not a seat 0–3")
+        raise WallError(f"{what} {seat!r} is not a seat 0–3")
 
 
 def ring_stack(owner: int, n: int) -> int:
@@ -114,7 +122,7 @@ def ring_stack(owner: int, n: int) -> int:
     """
     _check_seat(owner, "wall owner")
     if n < 1:
-        raise ValueError(f"墩 count {n} must be at least 1")
+        raise WallError(f"墩 count {n} must be at least 1")
     base = ((NUM_SEATS - owner) % NUM_SEATS) * WALL_STACKS
     return (base + n - 1) % RING_STACKS
 
@@ -122,14 +130,14 @@ def ring_stack(owner: int, n: int) -> int:
 def ring_stack_from_left(owner: int, n: int) -> int:
     """Ring index of the ``n``-th 墩 (1-based, 1–17) counted from the left end of a wall."""
     if not 1 <= n <= WALL_STACKS:
-        raise ValueError(f"墩 count from the left end must be 1–17, got {n}")
+        raise WallError(f"墩 count from the left end must be 1–17, got {n}")
     return ring_stack(owner, WALL_STACKS + 1 - n)
 
 
 def wall_place(stack: int) -> tuple[int, int]:
     """Inverse of :func:`ring_stack`: ``(owner, n)`` with ``n`` 1–17 from the right end."""
     if not 0 <= stack < RING_STACKS:
-        raise ValueError(f"ring stack {stack} is outside 0–67")
+        raise WallError(f"ring stack {stack} is outside 0–67")
     block, offset = divmod(stack, WALL_STACKS)
     return (NUM_SEATS - block) % NUM_SEATS, offset + 1
 
@@ -146,7 +154,7 @@ def count_seat(start: int, n: int) -> int:
     """Count ``n`` seats counterclockwise (in play order) with ``start`` itself as 1."""
     _check_seat(start)
     if n < 1:
-        raise ValueError(f"seat count {n} must be at least 1")
+        raise WallError(f"seat count {n} must be at least 1")
     return (start + n - 1) % NUM_SEATS
 
 
@@ -164,7 +172,7 @@ class Dice:
     def __post_init__(self) -> None:
         for v in (self.a, self.b):
             if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 6:
-                raise ValueError(f"a die shows 1–6, got {v!r}")
+                raise WallError(f"a die shows 1–6, got {v!r}")
 
     @property
     def total(self) -> int:
@@ -290,9 +298,9 @@ def break_position(
     """Apply a break procedure to the dice. ``start`` overrides the procedure's default."""
     _check_seat(dealer, "dealer")
     if procedure.rolls == 2 and second is None:
-        raise ValueError(f"{procedure.value} needs a second roll")
+        raise WallError(f"{procedure.value} needs a second roll")
     if procedure.rolls == 1 and second is not None:
-        raise ValueError(f"{procedure.value} uses one roll, got a second")
+        raise WallError(f"{procedure.value} uses one roll, got a second")
     owner = _wall_owner(procedure, dealer, first)
     if procedure is BreakProcedure.TWO_ROLLS_TOTAL_LEFT:
         assert second is not None
@@ -377,9 +385,9 @@ class WallRules:
 
     def __post_init__(self) -> None:
         if not 0 <= self.reserve_stacks <= 30:
-            raise ValueError(f"reserve_stacks {self.reserve_stacks} is outside 0–30")
+            raise WallError(f"reserve_stacks {self.reserve_stacks} is outside 0–30")
         if self.flip is not FlipKind.JING and (self.an_jing or self.xia_jing):
-            raise ValueError("an_jing and xia_jing need flip = JING")
+            raise WallError("an_jing and xia_jing need flip = JING")
 
 
 # ---------------------------------------------------------------------------
@@ -494,7 +502,7 @@ _INT_ONLY = frozenset({int})
 
 def _check_order(order: Sequence[int | None]) -> list[int | None]:
     if len(order) != NUM_TILES:
-        raise ValueError(f"a wall order has {NUM_TILES} entries, got {len(order)}")
+        raise WallError(f"a wall order has {NUM_TILES} entries, got {len(order)}")
     if set(map(type, order)) == _INT_ONLY and set(order) == _ALL_TILES:
         return list(order)  # every tile id once (a shuffle): no error to name
     seen: set[int] = set()
@@ -502,9 +510,9 @@ def _check_order(order: Sequence[int | None]) -> list[int | None]:
     for pos, tile in enumerate(order):
         if tile is not None:
             if not isinstance(tile, int) or isinstance(tile, bool) or not 0 <= tile < NUM_TILES:
-                raise ValueError(f"position {pos}: {tile!r} is not a tile id 0–135")
+                raise WallError(f"position {pos}: {tile!r} is not a tile id 0–135")
             if tile in seen:
-                raise ValueError(f"tile {tile} appears twice in the wall order")
+                raise WallError(f"tile {tile} appears twice in the wall order")
             seen.add(tile)
         out.append(tile)
     return out
@@ -519,7 +527,7 @@ def order_from_draw_sequence(tiles: Sequence[int], start_stack: int) -> list[int
     """Turn tiles listed in draw order from the break (top, bottom, top, …) into a wall order
     indexed by position, given the ring stack where drawing starts."""
     if len(tiles) != NUM_TILES:
-        raise ValueError(f"a wall has {NUM_TILES} tiles, got {len(tiles)}")
+        raise WallError(f"a wall has {NUM_TILES} tiles, got {len(tiles)}")
     order = [0] * NUM_TILES
     for d, tile in enumerate(tiles):
         order[ring_position(start_stack, d)] = tile
@@ -592,7 +600,7 @@ class Wall:
         self, rules: WallRules, brk: Break, order: Sequence[int | None] | None = None
     ) -> None:
         if brk.procedure is not rules.procedure:
-            raise ValueError(
+            raise WallError(
                 f"break procedure {brk.procedure.value} differs from the rules' "
                 f"{rules.procedure.value}"
             )
@@ -716,14 +724,14 @@ class Wall:
         """Record a tile identity seen at a position (for walls built with an unknown order)."""
         self._check_position(position)
         if not 0 <= tile < NUM_TILES:
-            raise ValueError(f"{tile!r} is not a tile id 0–135")
+            raise WallError(f"{tile!r} is not a tile id 0–135")
         known = self._order[position]
         if known is not None:
             if known != tile:
-                raise ValueError(f"position {position} holds tile {known}, not {tile}")
+                raise WallError(f"position {position} holds tile {known}, not {tile}")
             return
         if tile in self._order:
-            raise ValueError(f"tile {tile} is already at position {self._order.index(tile)}")
+            raise WallError(f"tile {tile} is already at position {self._order.index(tile)}")
         self._order[position] = tile
         f = self._flip
         if f is not None:
@@ -739,7 +747,7 @@ class Wall:
 
     def _check_position(self, position: int) -> None:
         if not 0 <= position < NUM_TILES:
-            raise ValueError(f"position {position} is outside 0–135")
+            raise WallError(f"position {position} is outside 0–135")
 
     def _pos(self, d: int) -> int:
         """Ring position of draw index ``d``."""
@@ -814,12 +822,12 @@ class Wall:
     def _deal_positions(self) -> tuple[tuple[int, ...], ...]:
         """Ring positions of each seat's dealt tiles, in the order it takes them."""
         if self._dealt:
-            raise ValueError("the wall has already been dealt")
+            raise WallError("the wall has already been dealt")
         if self._taken_any():
-            raise ValueError("tiles were taken before the deal")
+            raise WallError("tiles were taken before the deal")
         layout = _deal_layout(self._break.stack, self._break.dealer, self._rules.jump)
         if self._flip is not None and any(self._is_dead_flip(p) for ps in layout for p in ps):
-            raise ValueError("the flipped tile lies in the deal")  # flipped before it
+            raise WallError("the flipped tile lies in the deal")  # flipped before it
         return layout
 
     def _taken_any(self) -> bool:
@@ -843,7 +851,7 @@ class Wall:
                 other = bottom if down[0] == top else top
                 under = None if self._taken[other] else other
                 return down[0], under
-        raise ValueError(f"fewer than {n} 墩 are left to count from the tail")
+        raise WallError(f"fewer than {n} 墩 are left to count from the tail")
 
     def flip_jing(self, dice: Dice) -> Flip:
         """翻精: count ``dice.total`` 墩 from the tail (the tail 墩 is 1) and turn up its top.
@@ -852,13 +860,13 @@ class Wall:
         ``rules.flip_in_play``; with ``rules.an_jing`` the tile under it is reported.
         """
         if self._rules.flip is not FlipKind.JING:
-            raise ValueError("these rules flip no 精")
+            raise WallError("these rules flip no 精")
         if not self._dealt:
-            raise ValueError("the 精 is flipped after the deal")
+            raise WallError("the 精 is flipped after the deal")
         if self._flip is not None:
-            raise ValueError("the 精 has already been flipped")
+            raise WallError("the 精 has already been flipped")
         if self._head != self._deal_end() or self._tail != 0:
-            raise ValueError("the 精 is flipped before the first draw")
+            raise WallError("the 精 is flipped before the first draw")
         position, under = self._count_from_tail(dice.total)
         flip = Flip(
             purpose=FlipPurpose.JING,
@@ -884,14 +892,14 @@ class Wall:
         """Turn up chongji's 财神 indicator; the 财神 is the next kind. Before the first draw
         (before or after the deal). The tile stays in the wall, in play (``flip_in_play``)."""
         if self._rules.flip is not FlipKind.CAISHEN:
-            raise ValueError("these rules have no 财神")
+            raise WallError("these rules have no 财神")
         if self._flip is not None:
-            raise ValueError("the 财神 has already been turned up")
+            raise WallError("the 财神 has already been turned up")
         if (self._dealt and self._head != self._deal_end()) or self._tail != 0:
-            raise ValueError("the 财神 is turned up before the first draw")
+            raise WallError("the 财神 is turned up before the first draw")
         position = self.caishen_position()
         if self._taken[position]:
-            raise ValueError("the 财神 tile has already been taken")
+            raise WallError("the 财神 tile has already been taken")
         flip = Flip(
             purpose=FlipPurpose.CAISHEN,
             position=position,
@@ -909,11 +917,11 @@ class Wall:
         up the uppermost face-down tile (the top, unless the 墩 is the 上精's own, whose tile
         under the 精 is then the one turned up). Scoring only; nothing more is drawn."""
         if not self._rules.xia_jing:
-            raise ValueError("these rules have no 下精")
+            raise WallError("these rules have no 下精")
         if self._flip is None:
-            raise ValueError("the 精 has not been flipped")
+            raise WallError("the 精 has not been flipped")
         if self._xia is not None:
-            raise ValueError("the 下精 has already been flipped")
+            raise WallError("the 下精 has already been flipped")
         position, _ = self._count_from_tail(dice.total)
         xia = Flip(
             purpose=FlipPurpose.XIA_JING,
@@ -935,9 +943,9 @@ class Wall:
         """Draws start once the wall is dealt and its 精/财神 is up. Callers skip the call
         once it has passed (``_ready``): a wall is never dealt or flipped back."""
         if not self._dealt:
-            raise ValueError("the wall has not been dealt")
+            raise WallError("the wall has not been dealt")
         if self._flip is None and self._rules.flip is not _NO_FLIP:
-            raise ValueError("the 精/财神 must be turned up before the first draw")
+            raise WallError("the 精/财神 must be turned up before the first draw")
         self._ready = True
 
     def peek_head(self) -> Draw | None:
@@ -948,12 +956,12 @@ class Wall:
         return None if p is None else self._draw(p)
 
     def take_head(self) -> Draw:
-        """Take the next ordinary draw. Raises ValueError when the live wall is exhausted."""
+        """Take the next ordinary draw. Raises WallError when the live wall is exhausted."""
         if not self._ready:
             self._check_ready()
         p = self._head_next()
         if p is None:
-            raise ValueError("the live wall is exhausted (流局)")
+            raise WallError("the live wall is exhausted (流局)")
         self._taken[p] = 1
         self._head += 1
         self._next = _STALE
@@ -969,12 +977,12 @@ class Wall:
     def take_tail(self) -> Draw:
         """Take the next kong replacement from the tail (top first, skipping a flipped tile
         that is not in play). Replacements may eat into the reserve; the reserve's boundary
-        does not move. Raises ValueError when no tile is left on that side."""
+        does not move. Raises WallError when no tile is left on that side."""
         if not self._ready:
             self._check_ready()
         nxt = self._next_tail()
         if nxt is None:
-            raise ValueError("no tile is left for a replacement")
+            raise WallError("no tile is left for a replacement")
         t, p = nxt
         self._taken[p] = 1
         self._tail = t + 1

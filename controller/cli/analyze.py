@@ -14,7 +14,7 @@ from controller.cli.json_input import MAX_CHARS, bounded_lines, dumps_line, load
 from controller.json_bounds import JsonBoundsError
 from engine.analysis import analyze as analyze_hand
 from engine.analysis import shanten, waits
-from engine.hand import Meld, MeldType, Reading
+from engine.hand import Meld, MeldError, MeldType, Reading
 from engine.rulesets import PresetError, load_ruleset
 from engine.rulesets.base import SHAPE_ZH
 from engine.tiles import TileNotationError, format_kinds, parse_kind, parse_kinds, zh_name
@@ -65,7 +65,7 @@ def parse_meld(item: Any) -> Meld:
     try:
         kinds = tuple(parse_kinds(tiles))
         return Meld(MELD_WORDS[word], kinds, None if word == "kong_concealed" else 0)
-    except (TileNotationError, ValueError) as err:
+    except (TileNotationError, MeldError) as err:
         raise AnalyzeInputError(f"melds: {err}") from None
 
 

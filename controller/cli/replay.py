@@ -8,6 +8,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from controller.cli.json_input import MAX_CHARS, bounded_lines, loads
+from controller.json_bounds import JsonBoundsError
 from engine.round import CorruptLog, event_from_dict
 from engine.round.events import Event
 from engine.round.replay import check, describe, split_hands, steps
@@ -31,9 +32,9 @@ def _read(path: Path) -> list[Event]:
             try:
                 data = loads(line)
                 if not isinstance(data, dict):
-                    raise ValueError("expected a JSON object")
+                    _fail(f"{path}:{n}: expected a JSON object")
                 events.append(event_from_dict(data))
-            except (ValueError, TypeError) as err:
+            except (JsonBoundsError, CorruptLog) as err:
                 _fail(f"{path}:{n}: {err}")
     if not events:
         _fail(f"{path}: no events (an empty log)")

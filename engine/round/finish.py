@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+from engine.errors import CorruptLog
 from engine.hand import Meld, MeldType
 from engine.round.events import SettlementDict, WinDeclared
 from engine.round.state import SEATS, RoundState
@@ -184,7 +185,7 @@ def amount_in(a: Any) -> Amount:
         return Fraction(a)
     if isinstance(a, int) and not isinstance(a, bool):
         return a
-    raise ValueError(f"not an amount: {a!r}")
+    raise CorruptLog(f"not an amount: {a!r}")
 
 
 def settlement_to_dict(s: Settlement) -> SettlementDict:
@@ -211,22 +212,29 @@ def settlement_to_dict(s: Settlement) -> SettlementDict:
 
 
 def settlement_from_dict(d: SettlementDict) -> Settlement:
-    """The Settlement a Settled event holds; raises ValueError when its ``net`` (what the
-    displays and the owners' pages show) is not what its lines pay."""
-    lines = tuple(
-        Line(ln["code"], ln["reason"], ln["from"], ln["to"], amount_in(ln["amount"]))
-        for ln in d["lines"]
-    )
-    settlement = Settlement(
-        lines=lines,
-        next_dealer=d["next_dealer"],
-        void=d["void"],
-        dealer_streak=d["dealer_streak"],
-        prevailing_wind=d["prevailing_wind"],
-        notes=tuple(d["notes"]),
-        house_fee=amount_in(d["house_fee"]),
-    )
-    if tuple(amount_in(n) for n in d["net"]) != settlement.net:
+    """The Settlement a Settled event holds. Raises ``CorruptLog`` when a field is missing
+    or holds what it cannot (a damaged row read back unchecked), or when its ``net`` (what
+    the displays and the owners' pages show) is not what its lines pay."""
+    try:
+        lines = tuple(
+            Line(ln["code"], ln["reason"], ln["from"], ln["to"], amount_in(ln["amount"]))
+            for ln in d["lines"]
+        )
+        settlement = Settlement(
+            lines=lines,
+            next_dealer=d["next_dealer"],
+            void=d["void"],
+            dealer_streak=d["dealer_streak"],
+            prevailing_wind=d["prevailing_wind"],
+            notes=tuple(d["notes"]),
+            house_fee=amount_in(d["house_fee"]),
+        )
+        net = tuple(amount_in(n) for n in d["net"])
+    except KeyError as err:
+        raise CorruptLog(f"settlement: no {err.args[0]!r}") from None
+    except (TypeError, ValueError, ZeroDivisionError) as err:  # (Fraction's, a list's)
+        raise CorruptLog(f"settlement: {err}") from None
+    if net != settlement.net:
         shown = ", ".join(str(n) for n in settlement.net)
-        raise ValueError(f"net {d['net']} is not what its lines pay ({shown})")
+        raise CorruptLog(f"net {d['net']} is not what its lines pay ({shown})")
     return settlement

@@ -53,7 +53,7 @@ from engine.round.state import (
     Source,
 )
 from engine.tiles import kind_of
-from engine.wall import Dice, Wall
+from engine.wall import Dice, Wall, WallError
 
 
 def fold(events: Iterable[Event]) -> RoundState:
@@ -148,7 +148,7 @@ def _dealt(state: RoundState, e: Dealt) -> None:
             # far (a tile dealt twice), before anything is folded on it
             try:
                 wall.observe(draw.position, tile)
-            except ValueError as err:
+            except WallError as err:
                 raise ValueError(f"seat {seat}'s tile {tile!r}: {err}") from None
             state.seen.add(tile)
         state.hands[seat] = list(e.tiles[seat])

@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from engine.errors import EngineError
 from engine.round.events import (
     Adjusted,
     Chowed,
@@ -74,7 +75,7 @@ def check(
         return "the log ends before the settlement"
     try:
         derived = _plain(settle(state).as_dict())
-    except ValueError as err:  # the folded tiles cannot be settled (SettleInputError …)
+    except EngineError as err:  # the folded tiles cannot be settled (SettleInputError …)
         return f"the folded hand cannot be settled: {err}"
     recorded: dict[str, Mapping[str, Any] | None] = {
         "the log's settlement": state.settlement.as_dict(),

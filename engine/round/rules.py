@@ -63,7 +63,7 @@ from engine.round.state import (
     Source,
 )
 from engine.tiles import NUM_TILES, counts_of, kind_of
-from engine.wall import Dice, FlipKind, second_roller
+from engine.wall import Dice, FlipKind, WallError, second_roller
 
 Result = list[Event] | Rejection
 
@@ -182,7 +182,7 @@ def _flip(
             assert dice is not None
             flip = wall.flip_xia_jing(dice)
             purpose = "xia_jing"
-    except ValueError as err:
+    except WallError as err:
         return reject("cannot_flip", "不能翻牌", str(err))
     got = _new_tile(state, tile, flip.tile)
     if isinstance(got, Rejection):

@@ -16,7 +16,6 @@ from engine.settlement.finished_hand import (
     SeatEnd,
     SettleInputError,
     Win,
-    WinSource,
     check_hand,
 )
 from engine.settlement.ledger import Ledger, Settlement
@@ -212,21 +211,6 @@ def nearest_winner(wins: Sequence[Win]) -> Win:
     discarder = wins[0].discarder
     assert discarder is not None
     return min(wins, key=lambda w: turn_distance(discarder, w.seat))
-
-
-def payment_word(win: Win) -> str:
-    return {
-        WinSource.SELF_DRAW: "自摸",
-        WinSource.KONG_REPLACEMENT: "杠上花",
-        WinSource.DISCARD: "点炮",
-        WinSource.ROB_KONG: "抢杠",
-    }[win.source]
-
-
-def require_readings(readings: list[Reading], win: Win) -> list[Reading]:
-    if not readings:
-        raise SettleInputError(f"win: seats[{win.seat}].hand is not a winning hand")
-    return readings
 
 
 def best_by_total(options: Sequence[tuple[Reading, Ledger]], winner: int) -> tuple[Reading, Ledger]:

@@ -33,7 +33,7 @@ from engine.settlement.finished_hand import (
     WinSource,
 )
 from engine.settlement.ledger import Amount, Ledger, Settlement
-from engine.tiles import counts_of, format_kinds, successor
+from engine.tiles import counts_of, successor
 from engine.wall import FlipKind
 
 
@@ -655,7 +655,3 @@ def _jing_kinds(indicator: int) -> frozenset[int]:
 def half(value: int) -> Amount:
     """Half a payment; an odd value leaves an exact half point rather than rounding."""
     return value // 2 if value % 2 == 0 else Fraction(value, 2)
-
-
-def describe_indicator(indicator: int) -> str:
-    return f"正精 {format_kinds([indicator])} 副精 {format_kinds([successor(indicator)])}"

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from engine.errors import EngineError
-from engine.hand import Meld, MeldType
+from engine.hand import Meld, MeldError, MeldType
 from engine.tiles import EAST, NORTH, TileNotationError, format_kinds, parse_kind, parse_kinds
 
 
@@ -206,7 +206,7 @@ def _meld(m: _MeldIn, where: str) -> Meld:
         claimed = kinds[0]
     try:
         return Meld(m.type, kinds, m.from_, claimed)
-    except ValueError as err:
+    except MeldError as err:
         raise SettleInputError(f"{where}: {err}") from None
 
 

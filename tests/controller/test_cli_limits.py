@@ -104,6 +104,25 @@ def test_replay_of_a_binary_file(tmp_path: Path) -> None:
     refused(run("replay", str(path)), "not UTF-8")
 
 
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("[1, 2]", "log.jsonl:1: expected a JSON object"),
+        ('{"type": "nothing"}', "log.jsonl:1: unknown event type 'nothing'"),
+        ('{"type": "dice_rolled", "purpose": "break"}', "log.jsonl:1: dice_rolled."),
+    ],
+)
+def test_replay_names_the_line_it_cannot_read(tmp_path: Path, line: str, says: str) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_text(line + "\n")
+    refused(run("replay", str(path)), says)
+
+
+def test_analyze_refuses_a_meld_its_tiles_do_not_make() -> None:
+    refused(run("analyze", "123m 456p 11s 2s 3s", "--melds", "chow 124p"), "melds: not a chow")
+    refused(run("analyze", "123m 456p 11s 2s 3s", "--melds", "kong 777p"), "melds: a kong")
+
+
 def test_replay_refuses_a_tile_dealt_twice(tmp_path: Path) -> None:
     log = tmp_path / "hands.jsonl"
     assert run("simulate", "--ruleset", "xingguo", "--hands", "1", "--log", str(log)).exit_code == 0

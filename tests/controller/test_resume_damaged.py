@@ -84,7 +84,14 @@ def _dealer_seven(settlement: dict[str, Any]) -> dict[str, Any]:
     return {**settlement, "next_dealer": 7}
 
 
-@pytest.mark.parametrize("damage", [_no_lines, _dealer_seven])
+def _net_not_its_lines(settlement: dict[str, Any]) -> dict[str, Any]:
+    # well-formed, so only the settlement's own check refuses it
+    net = settlement["net"]
+    assert net[0] != net[1]  # (seed 3's hand is won: the nets differ)
+    return {**settlement, "net": [net[1], net[0], net[2], net[3]]}
+
+
+@pytest.mark.parametrize("damage", [_no_lines, _dealer_seven, _net_not_its_lines])
 def test_a_damaged_finished_hand_starts_a_new_session(
     tmp_path: Path, damage: Callable[[dict[str, Any]], dict[str, Any]]
 ) -> None:
