@@ -1,7 +1,8 @@
 """A table whose store was lost gets its hands back from the hub: a real run's store
 (hands acknowledged by the hub on PostgreSQL) zeroed or stripped of its WAL; at the next
-start the table asks, the hub sends that table's hands, and the session resumes with its
-totals."""
+start the table asks, the hub sends that table's hands, and they are stored under their
+session before the table opens one (a virtual table then starts a new session: its tiles are
+not where the old one left them), so that session's totals are whole again."""
 
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ def test_lost_hands_come_back_from_the_hub(
                 await asyncio.wait_for(run.service.run(asyncio.Event()), 120)
                 played = [h.hand.id for h in finished_hands(run.store)]
                 totals = list(run.keeper.session.totals)
+                first_session = run.keeper.session_id
                 await until(lambda: not run.store.unacked_handlogs(), "the hub's acks")
             for name in (DB, f"{DB}-wal", f"{DB}-shm"):
                 (data / name).unlink(missing_ok=True)
@@ -54,9 +56,10 @@ def test_lost_hands_come_back_from_the_hub(
             # "lost": no file at all; the broker still holds the last settlement retained
             resumed = dataclasses.replace(options(62, 3), fresh_session=False)
             async with running(config, resumed) as run:
-                back = [h.hand.id for h in finished_hands(run.store)]
-                assert run.keeper.session.hand_no == 2
-                totals_after = list(run.keeper.session.totals)
+                restored = finished_hands(run.store)
+                back = [h.hand.id for h in restored]
+                assert {h.hand.session_id for h in restored} == {first_session}
+                totals_after = [sum(h.hand.net[seat] for h in restored) for seat in range(4)]
         finally:
             hub.stop()
             await guarded(hub_task, "the hub to stop")
