@@ -30,10 +30,11 @@ def alert_table(
 ) -> tuple[Table, TableService]:
     """The tracker harness, its alerts going the service's way (gate, store, outbox, live)."""
     holder: dict[str, Any] = {}
-    keeper = SimpleNamespace(store=store, hand_id=HAND_ID)
+    # a hand is in progress (the service's stuck-hand check asks)
+    keeper = SimpleNamespace(store=store, hand_id=HAND_ID, in_progress=True)
     outlet = Outlet(Topics("demo", "t1"), live=live)
     sink = AlertSink(
-        keeper,  # type: ignore[arg-type]  # only its store and hand id are used for alerts
+        keeper,  # type: ignore[arg-type]  # only its store, hand id and in_progress are used
         outlet,
         window=window,
         metrics=metrics,
