@@ -108,16 +108,30 @@ class HardwareSettings(_Section):
     virtual: bool = True
     """The simulator plays the table over a pty; board and readers are then ignored."""
     board: BoardSettings = BoardSettings()
-    readers: list[ReaderSettings] = Field(default_factory=list)
+    readers: list[ReaderSettings] | Literal["none"] = Field(default_factory=list)
+    """The readers; ``"none"``: a table without readers, each hand's result entered by
+    staff (docs/staff.md). A virtual table without readers has no board either."""
     registry: Path | None = None
     """The tag registry from ``mjtable enroll``; default ``<data_dir>/tags.json``."""
 
+    @property
+    def readerless(self) -> bool:
+        return self.readers == "none"
+
+    @property
+    def reader_lines(self) -> list[ReaderSettings]:
+        return [] if self.readers == "none" else self.readers
+
     @model_validator(mode="after")
     def _readers_for_real_table(self) -> HardwareSettings:
+        if self.readerless:
+            if self.board.zone_map is not None:
+                raise ValueError('readers: "none", yet the board has a reader line (zone_map)')
+            return self
         if not self.virtual and not self.readers and self.board.zone_map is None:
             raise ValueError(
                 "readers: a real table (virtual = false) needs at least one reader (its own "
-                "port, or on the board's reader line: board.zone_map)"
+                'port, or on the board\'s reader line: board.zone_map), or readers = "none"'
             )
         return self
 

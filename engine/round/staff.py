@@ -339,9 +339,10 @@ def finish(
         seat = _seat(s["seat"], f"{where}.seat")
         if seat in given:
             raise StaffInputError(f"{where}.seat: seat {seat} is given twice")
-        given[seat] = {"hand": s.get("hand", ""), "melds": s.get("melds", [])}
+        held = {"hand": s.get("hand", ""), "melds": s.get("melds", [])}
         if "discards" in s:
-            given[seat]["discards"] = s["discards"]
+            held["discards"] = s["discards"]
+        given[seat] = held
     flip = {"indicator": indicator, "an_indicator": an_indicator}
     request = settle_input(state, wins, given, xia_indicator, flip)
     order = [w["seat"] for w in wins]
