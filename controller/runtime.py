@@ -110,7 +110,7 @@ def _zones_of(config: TableConfig) -> ZoneMap:
     board = config.hardware.board.zone_map
     if board is not None:  # readers on the board's own reader line
         merged.update(ZoneMap.load(board))
-    for reader in config.hardware.reader_lines:
+    for reader in config.hardware.readers:
         zones = ZoneMap.load(reader.zone_map)
         for reader_id, zone in zones.items():
             if reader_id in merged:
@@ -122,7 +122,7 @@ def _zones_of(config: TableConfig) -> ZoneMap:
 def _bridge_for_hardware(config: TableConfig, zones: ZoneMap) -> TableBridge:
     board = LinkTransport(config.hardware.board.url, Link(LinkConfig()))
     lines = []
-    for r in config.hardware.reader_lines:
+    for r in config.hardware.readers:
         ids = tuple(sorted(ZoneMap.load(r.zone_map)))
         lines.append(ReaderLine(r.url, r.codec, ids[0], r.address, ids, r.baud))
     readers = open_readers(lines)
