@@ -24,6 +24,7 @@ from pydantic import (
     ConfigDict,
     Field,
     FilePath,
+    PrivateAttr,
     SecretStr,
     ValidationError,
     field_validator,
@@ -109,17 +110,35 @@ class HardwareSettings(_Section):
     """The simulator plays the table over a pty; board and readers are then ignored."""
     board: BoardSettings = BoardSettings()
     readers: list[ReaderSettings] = Field(default_factory=list)
+    """The readers; ``"none"`` in the settings: a table without readers, each hand's result
+    entered by staff (docs/staff.md). A virtual table without readers has no board either."""
     registry: Path | None = None
     """The tag registry from ``mjtable enroll``; default ``<data_dir>/tags.json``."""
+    _readerless: bool = PrivateAttr(False)
 
-    @model_validator(mode="after")
-    def _readers_for_real_table(self) -> HardwareSettings:
-        if not self.virtual and not self.readers and self.board.zone_map is None:
+    @model_validator(mode="wrap")
+    @classmethod
+    def _readers_for_real_table(cls, data: Any, handler: Any) -> HardwareSettings:
+        """A real table reads its tiles somewhere, unless ``readers = "none"`` says it has
+        no readers (then it has no reader line on the board either)."""
+        none = isinstance(data, dict) and data.get("readers") == "none"
+        if none:
+            data = {**data, "readers": []}
+        model: HardwareSettings = handler(data)
+        model._readerless = none or model._readerless
+        if model._readerless:
+            if model.board.zone_map is not None:
+                raise ValueError('readers: "none", yet the board has a reader line (zone_map)')
+        elif not model.virtual and not model.readers and model.board.zone_map is None:
             raise ValueError(
                 "readers: a real table (virtual = false) needs at least one reader (its own "
-                "port, or on the board's reader line: board.zone_map)"
+                'port, or on the board\'s reader line: board.zone_map), or readers = "none"'
             )
-        return self
+        return model
+
+    @property
+    def readerless(self) -> bool:
+        return self._readerless
 
 
 class GpioSettings(_Section):

@@ -233,15 +233,22 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
         if live is not None:
             live.publish("status", {"state": "online"})
 
+        hardware = config.hardware
         virtual = (
-            await _start_virtual_table(config, opts, stack) if config.hardware.virtual else None
+            await _start_virtual_table(config, opts, stack)
+            if hardware.virtual and not hardware.readerless
+            else None
         )
         if virtual is not None:
             zones, bridge = virtual.zones, virtual.bridge
+        elif hardware.virtual:  # no readers and nothing to play on: results come from staff
+            zones, bridge = ZoneMap({}), TableBridge(ZoneMap({}))
         else:
             zones = _zones_of(config)
             bridge = _bridge_for_hardware(config, zones)
-        book = TagBook(TagRegistry.load(config.registry_path))
+        # a table without readers has no tagged tiles: no registry to read
+        registry = TagRegistry() if hardware.readerless else TagRegistry.load(config.registry_path)
+        book = TagBook(registry)
         lost = missing_published(store, last_published)
         if (damage.problems or lost.problems) and not config.mqtt.embedded:
             # before resuming: the session's totals are rebuilt from what the hub sent back
@@ -272,7 +279,11 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             tracker=tracker,
             alerts=alerts,
             inputs=inputs,
-            options=ServiceOptions(hands=opts.hands, stuck_after=config.tracker.stuck_after),
+            options=ServiceOptions(
+                hands=opts.hands,
+                stuck_after=config.tracker.stuck_after,
+                readerless=hardware.readerless,
+            ),
             panel=panel,
             disk=DiskFloor(config.data_dir, int(config.store.min_free_mb * 1e6)),
         )

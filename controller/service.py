@@ -38,6 +38,7 @@ from controller.table_inputs import DicePress, StaffInput, TableInput, TableInpu
 from controller.tags import TagBook
 from controller.tracker import Tracker
 from firmware_bridge.protocol.messages import TableState
+from firmware_bridge.table import NoBoard
 from firmware_bridge.table_events import (
     BOARD,
     BridgeEvent,
@@ -84,6 +85,9 @@ class ServiceOptions:
     """Seconds after a hand's settlement is shown (its messages out) to run the full GC pass
     (``controller.gc_pauses``) while the table shuffles; skipped if a new hand has begun by
     then (the next hand's end tries again). None: never."""
+    readerless: bool = False
+    """A table without readers: a hand starts as soon as none is in progress (no walls to
+    wait for), its dice roll as ever, and staff enter its result (``staff.finish``)."""
 
 
 class TableService:
@@ -294,9 +298,15 @@ class TableService:
 
     def _maybe_start(self, now: float) -> None:
         keeper = self.keeper
-        if keeper.in_progress or self._table is not TableState.WALLS_UP:
+        if keeper.in_progress or self._enough():
             return
-        if self._enough() or not self._disk_room():
+        readerless = self.options.readerless  # no walls to wait for
+        if not readerless and self._table is not TableState.WALLS_UP:
+            return
+        if not self._disk_room():
+            return
+        if readerless:
+            keeper.start_hand(None)
             return
         lift = self._lift
         if lift is None and (
@@ -390,5 +400,7 @@ class TableService:
             self._shown = text
         try:
             self.board.show_text(target, text)
+        except NoBoard:
+            pass  # a table without readers or a board: the displays are the web pages
         except Exception as err:  # no board, a full queue: the display waits, play goes on
             log.warning("display not updated", target=target, error=str(err))

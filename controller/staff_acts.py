@@ -80,6 +80,8 @@ def perform(keeper: HandKeeper, request: StaffRequest, policy: StaffPolicy) -> l
                 winners=b.get("winners", []),
                 seats=b.get("seats", []),
                 xia_indicator=b.get("xia_indicator"),
+                indicator=b.get("indicator"),
+                an_indicator=b.get("an_indicator"),
             )
         case "correct":
             make = partial(

@@ -10,6 +10,8 @@ time (the virtual table has no history).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import secrets
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -56,6 +58,7 @@ READER_MODELS: dict[str, dict[str, Any]] = {
     "ref": {},
     "a0": {"codec": "a0", "misread_rate": 0.05, "border_rate": 0.02},
     "iso15693": {"codec": "iso15693", "misread_rate": 0.05, "border_rate": 0.02},
+    "none": {},  # a table without readers: the bots' results entered through the staff API
 }
 
 
@@ -89,7 +92,9 @@ def demo(
         typer.Option(
             help="The virtual readers: ref (reference inventory readers), a0 (UHF R2000/E710, "
             "8 antennas each) or iso15693 (FEIG-style HF with antenna multiplexers). a0 and "
-            "iso15693 miss 5 % of tags per round and read 2 % across zone borders."
+            "iso15693 miss 5 % of tags per round and read 2 % across zone borders. none: a "
+            "table without readers; the bots play each hand by themselves and a demo staff "
+            "account enters its result through the staff API."
         ),
     ] = "ref",
 ) -> None:
@@ -115,7 +120,7 @@ def demo(
         config = TableConfig(
             data_dir=data,
             ruleset={"id": ruleset},
-            hardware={"virtual": True},
+            hardware={"virtual": True, "readers": "none" if readers == "none" else []},
             mqtt=mqtt_settings,
             web={"host": "127.0.0.1", "port": port},
             metrics={"host": "127.0.0.1", "port": 9108 if port_free(9108) else 0},
@@ -135,4 +140,51 @@ def demo(
         ready=lambda info: _say(info, as_json),
         sim=READER_MODELS[readers],
     )
+    if readers == "none":
+        raise typer.Exit(asyncio.run(_without_readers(config, opts)))
     raise typer.Exit(asyncio.run(serve(config, opts)))
+
+
+async def _without_readers(config: TableConfig, opts: RunOptions) -> int:
+    """The service on a table without readers, and the demo's staff entering the bots'
+    results over HTTP (``controller.demo_results``): exits 1 if a result is refused."""
+    from controller.demo_results import DemoDeskError, ResultDesk, demo_staff
+    from controller.store import EventStore
+
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    store = EventStore.open(config.store_url)
+    try:
+        password = demo_staff(store, config.table)
+    finally:
+        store.close()
+    seed = opts.seed if opts.seed is not None else secrets.randbelow(1 << 30)
+    desk = ResultDesk(password, config.ruleset.id, config.ruleset.options, seed, opts.hands)
+    stop = opts.stop = asyncio.Event()
+    said = opts.ready
+    tasks: list[asyncio.Task[None]] = []
+
+    def ready(info: dict[str, Any]) -> None:
+        if said is not None:
+            said(info)
+        if not info.get("web"):
+            typer.echo("error: --readers none needs the web app (pip install '.[web]')", err=True)
+            stop.set()
+            return
+        task = asyncio.get_running_loop().create_task(desk.run(info["web"]))
+        task.add_done_callback(lambda t: None if t.cancelled() or not t.exception() else stop.set())
+        tasks.append(task)
+
+    opts.ready = ready
+    code = await serve(config, opts)
+    for task in tasks:
+        if not task.done():
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            try:
+                await task
+            except DemoDeskError as err:  # a result the service refused: the demo failed
+                typer.echo(f"error: {err}", err=True)
+                return 1
+    if not tasks:
+        return 1
+    return code

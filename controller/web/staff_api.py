@@ -85,6 +85,9 @@ class SeatIn(_In):
     seat: Seat
     hand: Tiles
     melds: list[MeldIn] = Field(default=[], max_length=4)
+    discards: Annotated[str, Field(max_length=128)] | None = Field(
+        default=None, description="Entered with the result where no reader saw them"
+    )
 
 
 class WinnerIn(SeatIn):
@@ -107,6 +110,10 @@ class FinishIn(_Act):
     winners: list[WinnerIn] = Field(default=[], max_length=3)
     seats: list[SeatIn] = Field(default=[], max_length=3)
     xia_indicator: Annotated[str, Field(max_length=4)] | None = None
+    indicator: Annotated[str, Field(max_length=4)] | None = Field(
+        default=None, description="The flipped tile, where no reader saw it (no readers)"
+    )
+    an_indicator: Annotated[str, Field(max_length=4)] | None = None
 
     @model_validator(mode="after")
     def _one_result(self) -> FinishIn:
@@ -205,6 +212,8 @@ async def finish(body: FinishIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
         winners=_dump(body.winners),
         seats=_dump(body.seats),
         xia_indicator=body.xia_indicator,
+        indicator=body.indicator,
+        an_indicator=body.an_indicator,
     )
     return await _desk(ctx, request)
 

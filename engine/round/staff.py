@@ -141,9 +141,36 @@ def read_winners(state: RoundState) -> list[dict[str, Any]]:
     return out
 
 
+def result_of(state: RoundState) -> dict[str, Any]:
+    """The whole result of a played hand as a finish enters it on a hand whose tiles the
+    engine never saw (a table without readers): the winners, every other seat's hand and
+    melds (a robbed kong as the pung it was) and discards, and the flipped tiles."""
+    winners = read_winners(state)
+    wins = [{"from": w["from"]} for w in winners]
+    played = settle_input(state, wins, {})["seats"]  # discards as the settlement reads them
+    for w in winners:
+        w["discards"] = played[w["seat"]]["discards"]
+    seats = []
+    for s in range(SEATS):
+        if not any(w["seat"] == s for w in winners):
+            seats.append({"seat": s, **played[s]})
+    wall = state.wall
+    out: dict[str, Any] = {"seats": seats}
+    out |= {"winners": winners} if winners else {"result": "exhausted"}
+    for name, flip, under in (
+        ("indicator", None if wall is None else wall.flip, False),
+        ("an_indicator", None if wall is None else wall.flip, True),
+        ("xia_indicator", None if wall is None else wall.xia_jing, False),
+    ):
+        k = None if flip is None else (flip.under_kind if under else flip.kind)
+        if k is not None:
+            out[name] = format_kinds([k])
+    return out
+
+
 _FLAGS = ("tian", "di", "last_tile", "pao_long")
-_WINNER_KEYS = {"seat", "hand", "melds", "tile", "from", "flags"}
-_SEAT_KEYS = {"seat", "hand", "melds"}
+_WINNER_KEYS = {"seat", "hand", "melds", "tile", "from", "flags", "discards"}
+_SEAT_KEYS = {"seat", "hand", "melds", "discards"}
 
 
 def _winner_in(w: object, where: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
@@ -162,7 +189,10 @@ def _winner_in(w: object, where: str) -> tuple[int, dict[str, Any], dict[str, An
         raise StaffInputError(f"{where}.flags: a list of {', '.join(_FLAGS)}")
     win: dict[str, Any] = {"seat": seat, "tile": w["tile"], "from": w["from"]}
     win |= {f: True for f in flags}
-    return seat, {"hand": w["hand"], "melds": w.get("melds", [])}, win
+    held = {"hand": w["hand"], "melds": w.get("melds", [])}
+    if "discards" in w:
+        held["discards"] = w["discards"]
+    return seat, held, win
 
 
 def settle_input(
@@ -170,12 +200,16 @@ def settle_input(
     wins: Sequence[Mapping[str, Any]],
     seats: Mapping[int, Mapping[str, Any]],
     xia_indicator: str | None = None,
+    flip: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """The ``mjtable settle`` object of this hand: ``seats`` (seat -> hand and melds) as
-    given, the others as the readers saw them; discards, the flip, 跟庄 and 诈胡 as played."""
+    given, the others as the readers saw them; discards, the flip, 跟庄 and 诈胡 as played.
+    ``flip`` ({indicator, an_indicator}) is the turned-up tile as staff entered it, on a
+    hand whose flip no reader saw (a table without readers)."""
     started = state.started
     wall = state.wall
-    flip = None if wall is None else wall.flip
+    seen = None if wall is None else wall.flip
+    entered = flip or {}
 
     def kind(k: int | None) -> str | None:
         return None if k is None else format_kinds([k])
@@ -199,10 +233,11 @@ def settle_input(
             else:
                 held.pop()
             seat["hand"] = format_kinds(sorted(held))
-        discards = [t // 4 for t in state.discards[s]]
-        if taken_from == s and discards:
-            discards.pop()
-        seat["discards"] = format_kinds(discards)
+        if "discards" not in seat:  # (given with a result the readers never saw)
+            discards = [t // 4 for t in state.discards[s]]
+            if taken_from == s and discards:
+                discards.pop()
+            seat["discards"] = format_kinds(discards)
         if robbed is not None and given is None and robbed["from"] == f"rob_kong:{s}":
             seat["melds"] = [_unrob(m) for m in seat["melds"]]
         out_seats.append(seat)
@@ -218,8 +253,8 @@ def settle_input(
         "dealer": started.dealer,
         "dealer_streak": started.dealer_streak,
         "prevailing_wind": "ESWN"[started.prevailing_wind - EAST],
-        "indicator": kind(None if flip is None else flip.kind),
-        "an_indicator": kind(None if flip is None else flip.under_kind),
+        "indicator": kind(seen.kind) if seen is not None else entered.get("indicator"),
+        "an_indicator": kind(seen.under_kind) if seen is not None else entered.get("an_indicator"),
         "xia_indicator": xia_indicator if xia is None else kind(xia),
         "seats": out_seats,
         "win": list(wins) or None,
@@ -272,12 +307,21 @@ def finish(
     winners: Sequence[object] = (),
     seats: Sequence[object] = (),
     xia_indicator: str | None = None,
+    indicator: str | None = None,
+    an_indicator: str | None = None,
 ) -> list[Event]:
     """Finish the hand by hand: ``winners`` in the ``mjtable settle`` vocabulary
     ({seat, hand, melds, tile, from, flags}), none for 流局; ``seats`` ({seat, hand, melds})
-    replace what the readers saw of other seats."""
+    replace what the readers saw of other seats. ``indicator`` (and lianhua's
+    ``an_indicator``) is the flipped tile when no reader saw it: on a table without
+    readers the hand's whole result comes this way, on a hand whose tiles the engine never
+    saw."""
     audit.check(reason_required=False)
     _open(state)
+    flipped = state.wall is not None and state.wall.flip is not None
+    for name, given_kind in (("indicator", indicator), ("an_indicator", an_indicator)):
+        if given_kind is not None and flipped:
+            raise StaffInputError(f"{name}: the readers saw the flip; it is not entered by hand")
     if len(winners) > 3:
         raise StaffInputError("winners: at most 3")
     given: dict[int, Mapping[str, Any]] = {}
@@ -295,8 +339,12 @@ def finish(
         seat = _seat(s["seat"], f"{where}.seat")
         if seat in given:
             raise StaffInputError(f"{where}.seat: seat {seat} is given twice")
-        given[seat] = {"hand": s.get("hand", ""), "melds": s.get("melds", [])}
-    request = settle_input(state, wins, given, xia_indicator)
+        held = {"hand": s.get("hand", ""), "melds": s.get("melds", [])}
+        if "discards" in s:
+            held["discards"] = s["discards"]
+        given[seat] = held
+    flip = {"indicator": indicator, "an_indicator": an_indicator}
+    request = settle_input(state, wins, given, xia_indicator, flip)
     order = [w["seat"] for w in wins]
     overrides = [s.get("seat") if isinstance(s, Mapping) else None for s in seats]
     act = FinishedByStaff(

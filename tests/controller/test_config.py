@@ -107,6 +107,19 @@ def test_readers_on_the_boards_reader_line_alone_make_a_real_table(tmp_path: Pat
     assert "board.zone_map" in found["hardware"]
 
 
+def test_a_table_without_readers_is_a_real_table(tmp_path: Path) -> None:
+    none = '[hardware]\nvirtual = false\nreaders = "none"\n'
+    config = load_config(write(tmp_path, none))
+    assert config.hardware.readerless and config.hardware.readers == []
+    assert not load_config(write(tmp_path, "")).hardware.readerless
+    zones = tmp_path / "zones.json"
+    zones.write_text('{"1": "hand:0"}')
+    both = none + f'[hardware.board]\nzone_map = "{zones}"\n'
+    assert "reader line" in problems(write(tmp_path, both))["hardware"]
+    found = problems(write(tmp_path, '[hardware]\nreaders = "some"\n'))
+    assert "valid list" in found["hardware.readers"]
+
+
 def problems(path: Path | None = None) -> dict[str, str]:
     with pytest.raises(ConfigError) as err:
         load_config(path)

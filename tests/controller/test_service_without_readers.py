@@ -1,0 +1,63 @@
+"""The service on a table without readers (``[hardware] readers = "none"``): a hand
+starts at once, with no walls to wait for and no tiles to read; the dice button rolls as
+ever; its result can only come from staff, who must give every seat (the readers saw
+none), and the next hand starts as soon as it is settled."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+import pytest
+
+from controller.runtime import running
+from controller.staff_acts import Look, StaffRequest, handle
+from controller.table_inputs import DicePress
+from engine.round.staff import Audit, StaffInputError
+from tests.controller.mosquitto import Mosquitto
+from tests.controller.service_helpers import config_for, data_dir, options, until
+
+AUDIT = Audit("ann", "staff", "2026-12-03T21:00:00+00:00", "")
+FOUR_SEATS = [
+    {"seat": 0, "hand": "19m19p19s1234567z", "melds": [], "discards": "2m"},
+    {"seat": 1, "hand": "2223334445556m", "melds": [], "discards": "5p"},
+    {"seat": 2, "hand": "2223334445556p", "melds": [], "discards": "5s"},
+    {"seat": 3, "hand": "2223334445556s", "melds": [], "discards": "6m"},
+]
+
+
+@pytest.mark.timeout(120)
+def test_a_table_without_readers_starts_each_hand_and_takes_its_result_from_staff(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
+    hardware = plain.hardware.model_validate({"virtual": True, "readers": "none"})
+    config = plain.model_copy(update={"hardware": hardware})
+    assert config.hardware.readerless
+
+    async def scenario() -> None:
+        stop = asyncio.Event()
+        async with running(config, options(3, 2, stop=stop)) as run:
+            assert run.table is None and not run.bridge.readers and run.bridge.board is None
+            loop = asyncio.create_task(run.service.run(stop))
+            keeper = run.keeper
+            await until(lambda: keeper.in_progress, "the first hand to start")
+            assert keeper.state is not None and keeper.state.order is None
+            run.inputs.put(DicePress())
+            await until(lambda: keeper.state is not None and keeper.state.dice, "the break roll")
+            first = keeper.hand_id
+            view = handle(keeper, Look())
+            # the readers saw no seat: a result without the others' hands is refused
+            with pytest.raises(StaffInputError, match=r"^seat 0 \(as the readers saw it"):
+                handle(keeper, StaffRequest("finish", first or "", view["seen"], AUDIT, {}))
+            body = {"seats": FOUR_SEATS, "indicator": "1m"}
+            answer = handle(keeper, StaffRequest("finish", first or "", view["seen"], AUDIT, body))
+            assert answer["settlement"]["lines"] is not None
+            run.service.act(DicePress(), 0.0)  # what follows any act: the next hand starts
+            assert keeper.in_progress and keeper.hand_id != first
+            stop.set()
+            with contextlib.suppress(asyncio.CancelledError):
+                await loop
+
+    asyncio.run(scenario())
