@@ -25,7 +25,7 @@
       discards: "弃牌", jing: "精", chow: "吃", pung: "碰", kong_exposed: "明杠",
       kong_concealed: "暗杠", kong_added: "加杠", meld_from: "吃碰自", editing: "正在编辑",
       finished_by_staff: "手动结束", win_corrected: "更正和牌", penalty_applied: "罚分",
-      adjusted: "调整", hand_voided: "作废", staff_undone: "撤销",
+      adjusted: "调整", hand_voided: "作废", staff_undone: "撤销", correct: "更正胡家手牌",
     },
     en: {
       staff: "Staff", login: "Staff log in", name: "Name", password: "Password", logout: "Log out",
@@ -46,7 +46,7 @@
       kong_exposed: "Kong", kong_concealed: "Concealed kong", kong_added: "Added kong",
       meld_from: "claimed from", editing: "editing", finished_by_staff: "finished by hand",
       win_corrected: "win corrected", penalty_applied: "penalty", adjusted: "adjustment",
-      hand_voided: "void", staff_undone: "undo",
+      hand_voided: "void", staff_undone: "undo", correct: "Correct the winner's tiles",
     },
   };
   const T = (k, vars) => {
@@ -179,6 +179,9 @@
     settle.addEventListener("click", finishWin);
     const exhausted = el("button", { class: "btn", type: "button", id: "fin-exhausted" }, T("exhausted"));
     exhausted.addEventListener("click", () => act("finish", "/api/v1/staff/hands/current/finish", { result: "exhausted", reason: $("fin-reason").value }));
+    const correct = el("button", { class: "btn", type: "button", id: "fin-correct", disabled: true }, T("correct"));
+    correct.addEventListener("click", () => act("finish", "/api/v1/staff/hands/current/correction",
+      { seat: Number(winner.value), hand: $("fin-hand").value.trim(), melds: melds(), reason: $("fin-reason").value }));
     return el("form", { class: "staff-form", id: "finish-form" },
       el("h3", null, T("finish")),
       el("div", { class: "row" }, field(T("winner"), winner), field(T("from"), from),
@@ -188,7 +191,7 @@
       el("div", { id: "fin-melds" }), meldButton,
       el("div", { class: "row" }, el("span", null, T("flags")), flags),
       field(T("reason"), el("input", { id: "fin-reason", maxlength: 500 }), "field wide"),
-      el("div", { class: "row" }, settle, exhausted),
+      el("div", { class: "row" }, settle, exhausted, correct),
       el("div", { class: "error", id: "finish-error", role: "alert" }));
   }
 
@@ -208,7 +211,9 @@
     const from = el("select", { "data-meld": "from" }, el("option", { value: "" }, "—"),
       [0, 1, 2, 3].map((s) => el("option", { value: s, selected: s === m.from }, MJ.seatName(s, null))));
     const remove = el("button", { class: "btn", type: "button" }, T("remove"));
-    const row = el("div", { class: "row meld", "data-meld-row": id }, type, tiles, el("span", null, T("meld_from")), from, remove);
+    // the claimed tile as read (kept while the meld still holds it)
+    const claimed = typeof m.claimed === "string" ? MJ.str(m.claimed, 4) : null;
+    const row = el("div", { class: "row meld", "data-meld-row": id, "data-claimed": claimed }, type, tiles, el("span", null, T("meld_from")), from, remove);
     remove.addEventListener("click", () => { row.remove(); if (S.active === id) target("fin-hand"); renderPicker(); });
     $("fin-melds").append(row);
   }
@@ -217,6 +222,8 @@
     const get = (k) => row.querySelector(`[data-meld="${k}"]`).value;
     const m = { type: get("type"), tiles: get("tiles").trim() };
     if (get("from") !== "") m.from = Number(get("from"));
+    const claimed = row.dataset.claimed;
+    if (claimed && (parseTiles(m.tiles).kinds || []).includes(claimed)) m.claimed = claimed;
     return m;
   });
 
@@ -234,7 +241,7 @@
     const ms = read ? read.melds : publicSeat(seat).melds;
     for (const m of Array.isArray(ms) ? ms.slice(0, 4) : []) {
       const tiles = Array.isArray(m.tiles) ? m.tiles.map((t) => MJ.str(t, 2)).join("") : MJ.str(m.tiles, 16);
-      addMeld({ type: MELD_TYPES.includes(m.type) ? m.type : "pung", tiles, from: Number.isInteger(m.from) ? m.from : undefined });
+      addMeld({ type: MELD_TYPES.includes(m.type) ? m.type : "pung", tiles, from: Number.isInteger(m.from) ? m.from : undefined, claimed: m.claimed });
     }
     target("fin-hand");
   }
@@ -415,6 +422,8 @@
       `${T(MJ.str(a.type, 32))} · ${MJ.str(a.by, 64)} (${MJ.str(a.role, 10)})`,
       a.reason ? ` · ${MJ.str(a.reason, 500)}` : "")) : [el("li", { class: "muted" }, T("no_acts"))]));
     $("undo").disabled = !acts.length;
+    // a declared 胡 lies face up: its tiles can be corrected until the next hand starts
+    $("fin-correct").disabled = !(Array.isArray(v.winners_read) && v.winners_read.length);
     // a new hand, or a win just declared: its tiles are the starting point
     const key = `${v.hand_id}/${Array.isArray(v.winners_read) ? v.winners_read.length : 0}`;
     if (S.prefilled !== key) { S.prefilled = key; const w = v.winners_read && v.winners_read[0]; if (w && Number.isInteger(w.seat)) $("fin-seat").value = String(w.seat); prefill(Number($("fin-seat").value)); }

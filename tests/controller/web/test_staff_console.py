@@ -27,6 +27,7 @@ from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
 from engine.round.events import event_from_dict
 from engine.round.projection import public_view
+from engine.round.staff import Audit, read_winners, void
 from engine.tiles import kind_name, parse_kind
 from tests.controller.service_helpers import play_at_keeper
 from tests.controller.web.server import serve
@@ -96,6 +97,15 @@ def _winning_hand(keeper: HandKeeper) -> tuple[int, list[str]]:
 def _tap(page: Any, tiles: list[str]) -> None:
     for name in tiles:
         page.click(f'#picker [data-kind="{name}"]')
+
+
+def _log_in(page: Any, url: str) -> None:
+    page.goto(f"{url}/dealer")
+    page.click(".staff-door summary")
+    page.fill("#staff-name", "ann")
+    page.fill("#staff-password", PASSWORD)
+    page.click("#staff-login button[type=submit]")
+    page.wait_for_selector("#staff-hand-head")
 
 
 def _events(store: EventStore, hand_id: str) -> int:
@@ -224,3 +234,36 @@ def _notation(tiles: list[str]) -> str:
         digits = "".join(t[0] for t in tiles if t[1:] == suit)
         out += f"{digits}{suit}" if digits else ""
     return out + "".join(t for t in tiles if len(t) == 1)
+
+
+def test_a_won_hand_fills_the_form_and_its_tiles_are_corrected(
+    browser: Any,  # noqa: F811
+    site: tuple[str, LiveHub],
+    keeper: HandKeeper,
+    store: EventStore,
+    tmp_path: Path,
+) -> None:
+    url, _ = site
+    keeper.staff_act(lambda s: void(s, Audit("boss", "owner", "t", "start afresh")))
+    rng = random.Random(1)
+    while not (keeper.state is not None and keeper.state.wins and not keeper.in_progress):
+        play_at_keeper(keeper, rng)
+    (read, *_) = read_winners(keeper.state)
+    page = browser.new_page(viewport={"width": 820, "height": 1180})
+    _log_in(page, url)
+    # the won hand lies face up: the readers' picture is the starting point
+    assert page.input_value("#fin-seat") == str(read["seat"])
+    assert page.input_value("#fin-hand") == read["hand"]
+    assert page.input_value("#fin-tile") == read["tile"]
+    rows = page.query_selector_all("#fin-melds [data-meld-row]")
+    assert len(rows) == len(read["melds"])
+    assert page.is_enabled("#fin-correct")
+    page.fill("#fin-reason", "checked at the table")
+    page.click("#fin-correct")
+    page.wait_for_selector('#staff-acts [data-act="win_corrected"]')
+    _shot(page, tmp_path, "staff-correction", full_page=True)
+    assert keeper.hand_id is not None
+    last = store.load_hand(keeper.hand_id).events[-2].payload
+    assert last["type"] == "win_corrected" and last["by"] == "ann"
+    assert last["corrected"]["hand"].replace(" ", "") == read["hand"].replace(" ", "")
+    assert last["corrected"]["melds"] == last["read"]["melds"]  # the melds as read, sent back
