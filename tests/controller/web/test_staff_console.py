@@ -18,13 +18,9 @@ import pytest
 
 from controller.cli.settle import settle_data
 from controller.hand_keeper import HandKeeper
-from controller.mqtt.topics import Topics
-from controller.publication import Outlet
 from controller.staff_acts import handle
 from controller.store import EventStore
-from controller.store.owners import OwnerAccounts
 from controller.web import LiveHub, WebAppSettings, create_app
-from controller.web.passwords import hash_password
 from engine.round.events import event_from_dict
 from engine.round.projection import public_view
 from engine.round.staff import Audit, read_winners, void
@@ -32,25 +28,17 @@ from engine.tiles import kind_name, parse_kind
 from tests.controller.service_helpers import play_at_keeper
 from tests.controller.web.server import serve
 from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
+from tests.controller.web.test_staff_api import PASSWORD, keeper  # noqa: F401 (a fixture)
 
 SECRET = b"c" * 32
-PASSWORD = "long enough password"
 STUCK = "3号读卡器无响应：请工作人员手动结束本局 (reader 3 silent: finish this hand by hand)"
 
 
 @pytest.fixture
-def keeper(store: EventStore) -> HandKeeper:
-    keeper = HandKeeper(
-        store, Outlet(Topics("demo", "t1")), parlour="demo", table="t1", ruleset="xingguo"
-    )
-    keeper.resume()
-    play_at_keeper(keeper, random.Random(5), 30)
-    OwnerAccounts(store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
-    return keeper
-
-
-@pytest.fixture
-def site(store: EventStore, keeper: HandKeeper) -> Iterator[tuple[str, LiveHub]]:
+def site(
+    store: EventStore,
+    keeper: HandKeeper,  # noqa: F811
+) -> Iterator[tuple[str, LiveHub]]:
     async def desk(item: Any) -> dict[str, Any]:
         return handle(keeper, item)
 
@@ -60,10 +48,10 @@ def site(store: EventStore, keeper: HandKeeper) -> Iterator[tuple[str, LiveHub]]
         yield url, hub
 
 
-def _winning_hand(keeper: HandKeeper) -> tuple[int, list[str]]:
+def _winning_hand(table: HandKeeper) -> tuple[int, list[str]]:
     """A seat without melds and a plain winning hand (four sets and a pair, no 精) made
     of tiles no other seat holds, nobody discarded and no meld shows."""
-    state = keeper.state
+    state = table.state
     assert state is not None
     seat = next(s for s in range(4) if not state.melds[s])
     left = [4] * 34
@@ -115,7 +103,7 @@ def _events(store: EventStore, hand_id: str) -> int:
 def test_staff_finish_a_hand_on_the_console(
     browser: Any,  # noqa: F811
     site: tuple[str, LiveHub],
-    keeper: HandKeeper,
+    keeper: HandKeeper,  # noqa: F811 (a hand 30 moves in; staff ann of t1)
     store: EventStore,
     tmp_path: Path,
 ) -> None:
@@ -239,7 +227,7 @@ def _notation(tiles: list[str]) -> str:
 def test_a_won_hand_fills_the_form_and_its_tiles_are_corrected(
     browser: Any,  # noqa: F811
     site: tuple[str, LiveHub],
-    keeper: HandKeeper,
+    keeper: HandKeeper,  # noqa: F811 (a hand 30 moves in; staff ann of t1)
     store: EventStore,
     tmp_path: Path,
 ) -> None:
@@ -249,8 +237,9 @@ def test_a_won_hand_fills_the_form_and_its_tiles_are_corrected(
     while not (keeper.state is not None and keeper.state.wins and not keeper.in_progress):
         play_at_keeper(keeper, rng)
     (read, *_) = read_winners(keeper.state)
-    page = browser.new_page(viewport={"width": 820, "height": 1180})
+    page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone
     _log_in(page, url)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     # the won hand lies face up: the readers' picture is the starting point
     assert page.input_value("#fin-seat") == str(read["seat"])
     assert page.input_value("#fin-hand") == read["hand"]
