@@ -58,6 +58,9 @@
   const KINDS = [..."mps"].flatMap((s) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${n}${s}`)).concat([..."ESWNCFP"]);
   const MELD_TYPES = ["chow", "pung", "kong_exposed", "kong_concealed", "kong_added"];
   const FLAGS = ["tian", "di", "last_tile", "pao_long"];
+  // The login is an HttpOnly cookie the page cannot see: it remembers that it logged in, so
+  // a players' page never asks the API (and logs no refusal) for nobody's login.
+  const LOGGED_IN = "mjtable.staff";
 
   /** Tile notation ("123m 45p E C", also 1z-7z) as kind codes; null naming what is not a tile. */
   function parseTiles(text) {
@@ -87,7 +90,7 @@
     const r = await fetch(path, { credentials: "same-origin", ...options });
     let data = null;
     try { data = await r.json(); } catch { /* not JSON */ }
-    if (r.status === 401 && body === undefined) { S.me = null; showLogin(); }
+    if (r.status === 401 && body === undefined) { S.me = null; localStorage.removeItem(LOGGED_IN); showLogin(); }
     if (!r.ok) {
       const detail = data && typeof data.detail === "string" ? data.detail : `${r.status} ${r.statusText}`;
       const err = new Error(MJ.str(detail, 500));
@@ -118,14 +121,18 @@
         error.textContent = detail;
         return;
       }
+      localStorage.setItem(LOGGED_IN, "1");
       start();
     });
     $("staff").replaceChildren(el("details", { class: "staff-door" }, el("summary", null, T("login")), form));
   }
 
   async function start() {
-    try { S.me = await call("/api/v1/auth/me"); } catch { S.me = null; }
-    if (!S.me) { showLogin(); return; }
+    S.me = null;
+    if (localStorage.getItem(LOGGED_IN)) {
+      try { S.me = await call("/api/v1/auth/me"); } catch { S.me = null; }
+    }
+    if (!S.me) { localStorage.removeItem(LOGGED_IN); showLogin(); return; }
     document.body.classList.add("staff-on");
     buildConsole();
     await look();
@@ -152,6 +159,7 @@
   function buildConsole() {
     const logout = el("button", { class: "btn", type: "button", id: "staff-logout" }, T("logout"));
     logout.addEventListener("click", async () => {
+      localStorage.removeItem(LOGGED_IN);
       await fetch("/api/v1/auth/logout", { method: "POST", credentials: "same-origin" });
       S.me = null; S.view = null; showLogin();
     });

@@ -133,6 +133,8 @@ def test_staff_finish_a_hand_on_the_console(
     page.fill("#staff-password", PASSWORD)
     page.click("#staff-login button[type=submit]")
     page.wait_for_selector("#staff-hand-head")
+    page.reload()  # the login outlives a reload
+    page.wait_for_selector("#staff-hand-head")
     assert "进行中" in page.text_content("#staff-hand-head")
     # the hand cannot go on by itself: the table says so
     hub.publish("status", {"state": "online", "hand": "waiting_for_staff", "text": STUCK})
@@ -256,3 +258,8 @@ def test_a_won_hand_fills_the_form_and_its_tiles_are_corrected(
     assert last["type"] == "win_corrected" and last["by"] == "ann"
     assert last["corrected"]["hand"].replace(" ", "") == read["hand"].replace(" ", "")
     assert last["corrected"]["melds"] == last["read"]["melds"]  # the melds as read, sent back
+    page.click("#staff-logout")  # back to the players' view
+    page.wait_for_selector(".staff-door summary")
+    assert page.query_selector("#staff-view") is None
+    page.reload()
+    page.wait_for_selector(".staff-door summary")
