@@ -140,7 +140,12 @@
 
   async function look() {
     try { S.view = await call("/api/v1/staff/hands/current"); }
-    catch (e) { S.view = null; $("staff-view").replaceChildren(el("p", { class: "error" }, e.message)); return; }
+    catch (e) {
+      S.view = null;
+      if ($("staff-view")) $("staff-view").replaceChildren(el("p", { class: "error" }, e.message)); // (else logged out)
+      return;
+    }
+    if (!$("staff-view")) return;
     renderView();
   }
 
@@ -173,7 +178,6 @@
         el("div", { class: "error", id: "undo-error" })));
     $("undo").addEventListener("click", () => act("undo", "/api/v1/staff/hands/current/undo", { reason: $("undo-reason").value }));
     document.querySelectorAll("#staff [data-target]").forEach((node) => node.addEventListener("focus", () => target(node.dataset.target)));
-    $("staff").addEventListener("input", renderPicker);
   }
 
   function finishForm() {
@@ -470,6 +474,7 @@
   document.addEventListener("DOMContentLoaded", () => {
     document.addEventListener("mj:lang", () => { renderBanner(); if (S.me) { buildConsole(); S.prefilled = null; renderView(); } else showLogin(); });
     document.addEventListener("mj:topic", (e) => onMessage(e.detail.topic, e.detail.payload));
+    $("staff").addEventListener("input", renderPicker); // typed notation: the counts follow
     start();
   });
 })();

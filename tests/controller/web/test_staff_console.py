@@ -161,6 +161,14 @@ def test_staff_finish_a_hand_on_the_console(
     log = [e.type for e in keeper.log]
     assert log[-2:] == ["penalty_applied", "staff_undone"]
 
+    # typed notation counts as tapped tiles do
+    west = int(page.text_content('#picker [data-left="W"]') or "0")
+    page.fill("#fin-hand", "W 3z")
+    page.wait_for_function(
+        f"document.querySelector('#picker [data-left=\"W\"]').textContent === '{west - 2}'"
+    )
+    page.fill("#fin-hand", "")
+
     # a non-win: refused beside the form, nothing stored, the hand stays open
     seat, tiles = _winning_hand(keeper)
     page.select_option("#fin-seat", str(seat))
