@@ -161,6 +161,17 @@ def test_staff_finish_a_hand_on_the_console(
     log = [e.type for e in keeper.log]
     assert log[-2:] == ["penalty_applied", "staff_undone"]
 
+    # an adjustment: no points is refused naming the field; then 5 from seat 1 to seat 2
+    page.fill("#adj-reason", "相公 at seat 1")
+    page.click("#adj-go")
+    page.wait_for_selector("#adj-error:has-text('points')")
+    page.fill("#adj-points", "5")
+    page.click("#adj-go")
+    page.wait_for_selector('#staff-acts [data-act="adjusted"]')
+    page.wait_for_selector('[data-seat="1"] .total:has-text("+5")')
+    _shot(page, tmp_path, "staff-adjust", full_page=True)
+    assert keeper.log[-1].type == "adjusted"
+
     # typed notation counts as tapped tiles do
     west = int(page.text_content('#picker [data-left="W"]') or "0")
     page.fill("#fin-hand", "W 3z")
