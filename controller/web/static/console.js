@@ -428,7 +428,7 @@
     $("staff-view").replaceChildren(
       el("div", { class: "staff-hand-head", id: "staff-hand-head" }, head.join(" · "),
         jing.length ? el("span", { class: "jing" }, ` · ${T("jing")} `, jing.map((t) => MJ.tile(t, "tile-s"))) : null),
-      el("div", { class: "staff-seats" }, seats), settlementView(p.settlement));
+      el("div", { class: "staff-seats" }, seats), settlementView(p.settlement) || "");
     const acts = Array.isArray(v.acts) ? v.acts.slice(-50) : [];
     $("staff-acts").replaceChildren(...(acts.length ? acts.map((a) => el("li", { "data-act": MJ.str(a.type, 32) },
       `${T(MJ.str(a.type, 32))} · ${MJ.str(a.by, 64)} (${MJ.str(a.role, 10)})`,

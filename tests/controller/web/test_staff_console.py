@@ -171,6 +171,7 @@ def test_staff_finish_a_hand_on_the_console(
     page.wait_for_selector('[data-seat="1"] .total:has-text("+5")')
     _shot(page, tmp_path, "staff-adjust", full_page=True)
     assert keeper.log[-1].type == "adjusted"
+    assert "null" not in (page.text_content("#staff-view") or "")
 
     # typed notation counts as tapped tiles do
     west = int(page.text_content('#picker [data-left="W"]') or "0")
