@@ -259,7 +259,8 @@ const MJ = (() => {
   }
 
   const clean = {
-    status: (v) => ({ state: oneOf(obj(v).state, ["online", "offline"]) }),
+    status: (v) => ({ state: oneOf(obj(v).state, ["online", "offline"]),
+      hand: oneOf(obj(v).hand, ["waiting_for_staff"]), text: str(obj(v).text, 300) }),
     hand(v) {
       const p = obj(v), j = obj(p.jing), seats = list(p.seats, 4);
       return {

@@ -92,6 +92,8 @@
 
   function onMessage(topic, payload, meta) {
     if (payload === null) return; // not a topic of this page
+    // the staff console (console.js) follows the same stream
+    document.dispatchEvent(new CustomEvent("mj:topic", { detail: { topic, payload } }));
     if (topic === "alerts") {
       const at = Number.isFinite(meta.at) ? meta.at : Date.now() / 1000;
       S.alerts.push({ key: MJ.str(meta.id, 40) || String(Math.random()), payload, at, replayed: !!meta.replayed, fresh: !meta.replayed });

@@ -1,0 +1,480 @@
+/* The staff console on the dealer page (docs/staff.md): a staff or owner login turns the
+   page into the console for the hand in progress, from GET /api/v1/staff/hands/current
+   only (the players' view; a winner's tiles once a 胡 lies face up): finish by hand with
+   a 34-kind tile picker, penalties, an adjustment, a void, and the acts with undo. Every
+   field from the API goes in as text (MJ.el), never as markup. */
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const { el } = MJ;
+  const TXT = {
+    zh: {
+      staff: "工作人员", login: "工作人员登录", name: "用户名", password: "密码", logout: "退出",
+      wrong: "用户名或密码错误", hand: "本局", no_hand: "没有进行中的牌局", in_play: "进行中",
+      over: "已结算，下一局开始前仍可更正", totals: "累计", finish: "手动结束本局", winner: "胡家",
+      tiles_hand: "手牌（含和牌）", melds: "副露", add_meld: "加副露", remove: "删除",
+      win_tile: "和牌", from: "来源", self: "自摸", kong_replacement: "杠上开花",
+      discard_of: "{s} 放炮", rob_of: "抢 {s} 的杠", flags: "特殊", tian: "天胡", di: "地胡",
+      last_tile: "海底", pao_long: "抛龙", reason: "原因", settle: "结算", exhausted: "流局",
+      picker: "选牌（剩余张数）", picker_hint: "点牌加入正在编辑的一栏，或直接输入：123m 456p 789s ESWN CFP",
+      clear: "清空", back: "退一张", penalty: "罚分", false_win: "诈胡", xianggong: "相公",
+      apply: "执行", adjust: "调整分数", from_seat: "付", to_seat: "收", points: "分",
+      void: "作废本局", void_reason: "原因（必填）", acts: "工作人员操作", no_acts: "本局没有操作",
+      undo: "撤销最后一步", done: "已完成", read: "读卡器所见", seat: "座位", tiles: "张",
+      discards: "弃牌", jing: "精", chow: "吃", pung: "碰", kong_exposed: "明杠",
+      kong_concealed: "暗杠", kong_added: "加杠", meld_from: "吃碰自", editing: "正在编辑",
+      finished_by_staff: "手动结束", win_corrected: "更正和牌", penalty_applied: "罚分",
+      adjusted: "调整", hand_voided: "作废", staff_undone: "撤销", correct: "更正胡家手牌",
+    },
+    en: {
+      staff: "Staff", login: "Staff log in", name: "Name", password: "Password", logout: "Log out",
+      wrong: "Wrong name or password", hand: "This hand", no_hand: "No hand in progress",
+      in_play: "in play", over: "settled; correctable until the next hand starts", totals: "Totals",
+      finish: "Finish this hand by hand", winner: "Winner", tiles_hand: "Hand (with the winning tile)",
+      melds: "Melds", add_meld: "Add a meld", remove: "Remove", win_tile: "Winning tile",
+      from: "From", self: "self-draw", kong_replacement: "after a kong", discard_of: "{s} dealt in",
+      rob_of: "robbing {s}'s kong", flags: "Flags", tian: "Heavenly", di: "Earthly",
+      last_tile: "Last tile", pao_long: "抛龙", reason: "Reason", settle: "Settle",
+      exhausted: "Draw (流局)", picker: "Tiles (left)",
+      picker_hint: "Tap a tile to add it to the field being edited, or type: 123m 456p 789s ESWN CFP",
+      clear: "Clear", back: "Back", penalty: "Penalty", false_win: "False win (诈胡)",
+      xianggong: "相公", apply: "Apply", adjust: "Adjust points", from_seat: "Pays", to_seat: "Gets",
+      points: "Points", void: "Void this hand", void_reason: "Reason (required)", acts: "Staff acts",
+      no_acts: "No acts this hand", undo: "Undo the last act", done: "Done", read: "As read",
+      seat: "Seat", tiles: "tiles", discards: "Discards", jing: "Jing", chow: "Chow", pung: "Pung",
+      kong_exposed: "Kong", kong_concealed: "Concealed kong", kong_added: "Added kong",
+      meld_from: "claimed from", editing: "editing", finished_by_staff: "finished by hand",
+      win_corrected: "win corrected", penalty_applied: "penalty", adjusted: "adjustment",
+      hand_voided: "void", staff_undone: "undo", correct: "Correct the winner's tiles",
+    },
+  };
+  const T = (k, vars) => {
+    let s = TXT[MJ.lang()][k] ?? TXT.zh[k] ?? MJ.t(k);
+    if (vars) for (const [a, b] of Object.entries(vars)) s = s.replace(`{${a}}`, () => String(b));
+    return s;
+  };
+
+  const KINDS = [..."mps"].flatMap((s) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${n}${s}`)).concat([..."ESWNCFP"]);
+  const MELD_TYPES = ["chow", "pung", "kong_exposed", "kong_concealed", "kong_added"];
+  const FLAGS = ["tian", "di", "last_tile", "pao_long"];
+  // The login is an HttpOnly cookie the page cannot see: it remembers that it logged in, so
+  // a players' page never asks the API (and logs no refusal) for nobody's login.
+  const LOGGED_IN = "mjtable.staff";
+
+  /** Tile notation ("123m 45p E C", also 1z-7z) as kind codes; null naming what is not a tile. */
+  function parseTiles(text) {
+    const out = [];
+    const s = String(text || "").replace(/[\s,]+/g, "");
+    const re = /([1-9]+)([mpsz])|([ESWNCFP])/giy;
+    let m;
+    while (re.lastIndex < s.length) {
+      const at = re.lastIndex;
+      m = re.exec(s);
+      if (!m) return { kinds: null, bad: s.slice(at, at + 4) };
+      if (m[3]) out.push(m[3].toUpperCase());
+      else if (m[2].toLowerCase() === "z") {
+        for (const d of m[1]) { if (d > "7") return { kinds: null, bad: `${d}z` }; out.push("ESWNCFP"[Number(d) - 1]); }
+      } else for (const d of m[1]) out.push(d + m[2].toLowerCase());
+    }
+    return { kinds: out, bad: null };
+  }
+
+  // ---- state ------------------------------------------------------------------------------
+  const S = { me: null, view: null, status: null, active: "hand", busy: false, refresh: null };
+
+  async function call(path, body) {
+    const options = body === undefined ? {} : {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    };
+    const r = await fetch(path, { credentials: "same-origin", ...options });
+    let data = null;
+    try { data = await r.json(); } catch { /* not JSON */ }
+    if (r.status === 401 && body === undefined) { S.me = null; localStorage.removeItem(LOGGED_IN); showLogin(); }
+    if (!r.ok) {
+      const detail = data && typeof data.detail === "string" ? data.detail : `${r.status} ${r.statusText}`;
+      const err = new Error(MJ.str(detail, 500));
+      err.status = r.status;
+      throw err;
+    }
+    return data;
+  }
+
+  // ---- login --------------------------------------------------------------------------------
+  function showLogin(message = "") {
+    document.body.classList.remove("staff-on");
+    const name = el("input", { id: "staff-name", autocomplete: "username", required: true });
+    const password = el("input", { id: "staff-password", type: "password", autocomplete: "current-password", required: true });
+    const error = el("div", { class: "error", id: "staff-login-error" }, message);
+    const form = el("form", { class: "staff-login", id: "staff-login" },
+      el("label", null, T("name"), name), el("label", null, T("password"), password),
+      el("button", { class: "btn primary", type: "submit" }, T("login")), error);
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const r = await fetch("/api/v1/auth/login", {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ name: name.value, password: password.value }),
+      });
+      if (!r.ok) {
+        let detail = T("wrong");
+        if (r.status === 429) { try { detail = MJ.str((await r.json()).detail, 300); } catch { /* keep */ } }
+        error.textContent = detail;
+        return;
+      }
+      localStorage.setItem(LOGGED_IN, "1");
+      start();
+    });
+    $("staff").replaceChildren(el("details", { class: "staff-door" }, el("summary", null, T("login")), form));
+  }
+
+  async function start() {
+    S.me = null;
+    if (localStorage.getItem(LOGGED_IN)) {
+      try { S.me = await call("/api/v1/auth/me"); } catch { S.me = null; }
+    }
+    if (!S.me) { localStorage.removeItem(LOGGED_IN); showLogin(); return; }
+    document.body.classList.add("staff-on");
+    buildConsole();
+    await look();
+  }
+
+  async function look() {
+    try { S.view = await call("/api/v1/staff/hands/current"); }
+    catch (e) {
+      S.view = null;
+      if ($("staff-view")) $("staff-view").replaceChildren(el("p", { class: "error" }, e.message)); // (else logged out)
+      return;
+    }
+    if (!$("staff-view")) return;
+    renderView();
+  }
+
+  // A look after what the table publishes (a move, a settlement), at most every half second.
+  function lookSoon() {
+    if (!S.me || S.refresh) return;
+    S.refresh = setTimeout(() => { S.refresh = null; look(); }, 500);
+  }
+
+  // ---- the console ----------------------------------------------------------------------------
+  const seatOptions = (selected) => [0, 1, 2, 3].map((s) =>
+    el("option", { value: s, selected: s === selected }, MJ.seatName(s, null)));
+
+  function field(label, input, cls) { return el("label", { class: cls || "field" }, el("span", null, label), input); }
+
+  function buildConsole() {
+    const logout = el("button", { class: "btn", type: "button", id: "staff-logout" }, T("logout"));
+    logout.addEventListener("click", async () => {
+      localStorage.removeItem(LOGGED_IN);
+      await fetch("/api/v1/auth/logout", { method: "POST", credentials: "same-origin" });
+      S.me = null; S.view = null; showLogin();
+    });
+    $("staff").replaceChildren(
+      el("div", { class: "staff-head" }, el("h2", null, `${T("staff")} · ${MJ.str(S.me.name, 64)}`), logout),
+      el("div", { id: "staff-view" }),
+      finishForm(), picker(), actForms(),
+      el("div", { class: "staff-acts" }, el("h3", null, T("acts")), el("ol", { id: "staff-acts" }),
+        el("div", { class: "row" }, el("input", { id: "undo-reason", placeholder: T("reason"), maxlength: 500 }),
+          el("button", { class: "btn", type: "button", id: "undo" }, T("undo"))),
+        el("div", { class: "error", id: "undo-error" })));
+    $("undo").addEventListener("click", () => act("undo", "/api/v1/staff/hands/current/undo", { reason: $("undo-reason").value }));
+    document.querySelectorAll("#staff [data-target]").forEach((node) => node.addEventListener("focus", () => target(node.dataset.target)));
+  }
+
+  function finishForm() {
+    const winner = el("select", { id: "fin-seat" }, seatOptions(0));
+    winner.addEventListener("change", () => prefill(Number(winner.value)));
+    const from = el("select", { id: "fin-from" });
+    const flags = FLAGS.map((f) => el("label", { class: "check" }, el("input", { type: "checkbox", value: f, "data-flag": f }), T(f)));
+    const meldButton = el("button", { class: "btn", type: "button", id: "add-meld" }, T("add_meld"));
+    meldButton.addEventListener("click", () => { addMeld(); renderPicker(); });
+    const settle = el("button", { class: "btn primary", type: "button", id: "fin-settle" }, T("settle"));
+    settle.addEventListener("click", finishWin);
+    const exhausted = el("button", { class: "btn", type: "button", id: "fin-exhausted" }, T("exhausted"));
+    exhausted.addEventListener("click", () => act("finish", "/api/v1/staff/hands/current/finish", { result: "exhausted", reason: $("fin-reason").value }));
+    const correct = el("button", { class: "btn", type: "button", id: "fin-correct", disabled: true }, T("correct"));
+    correct.addEventListener("click", () => act("finish", "/api/v1/staff/hands/current/correction",
+      { seat: Number(winner.value), hand: $("fin-hand").value.trim(), melds: melds(), reason: $("fin-reason").value }));
+    return el("form", { class: "staff-form", id: "finish-form" },
+      el("h3", null, T("finish")),
+      el("div", { class: "row" }, field(T("winner"), winner), field(T("from"), from),
+        field(T("win_tile"), el("input", { id: "fin-tile", "data-target": "fin-tile", size: 4, maxlength: 4, autocomplete: "off" }))),
+      field(T("tiles_hand"), el("input", { id: "fin-hand", "data-target": "fin-hand", maxlength: 64, autocomplete: "off", spellcheck: "false" }), "field wide"),
+      el("div", { class: "tile-row", id: "fin-hand-tiles" }),
+      el("div", { id: "fin-melds" }), meldButton,
+      el("div", { class: "row" }, el("span", null, T("flags")), flags),
+      field(T("reason"), el("input", { id: "fin-reason", maxlength: 500 }), "field wide"),
+      el("div", { class: "row" }, settle, exhausted, correct),
+      el("div", { class: "error", id: "finish-error", role: "alert" }));
+  }
+
+  function fromOptions(winner) {
+    const opts = [el("option", { value: "self" }, T("self")), el("option", { value: "kong_replacement" }, T("kong_replacement"))];
+    for (const s of [0, 1, 2, 3]) if (s !== winner) opts.push(el("option", { value: String(s) }, T("discard_of", { s: MJ.seatName(s, null) })));
+    for (const s of [0, 1, 2, 3]) if (s !== winner) opts.push(el("option", { value: `rob_kong:${s}` }, T("rob_of", { s: MJ.seatName(s, null) })));
+    $("fin-from").replaceChildren(...opts);
+  }
+
+  let meldNo = 0;
+  function addMeld(m = {}) {
+    const id = `meld-${meldNo++}`;
+    const type = el("select", { "data-meld": "type" }, MELD_TYPES.map((t) => el("option", { value: t, selected: t === m.type }, T(t))));
+    const tiles = el("input", { "data-meld": "tiles", "data-target": id, id, size: 8, maxlength: 16, value: m.tiles || "", autocomplete: "off" });
+    tiles.addEventListener("focus", () => target(id));
+    const from = el("select", { "data-meld": "from" }, el("option", { value: "" }, "—"),
+      [0, 1, 2, 3].map((s) => el("option", { value: s, selected: s === m.from }, MJ.seatName(s, null))));
+    const remove = el("button", { class: "btn", type: "button" }, T("remove"));
+    // the claimed tile as read (kept while the meld still holds it)
+    const claimed = typeof m.claimed === "string" ? MJ.str(m.claimed, 4) : null;
+    const row = el("div", { class: "row meld", "data-meld-row": id, "data-claimed": claimed }, type, tiles, el("span", null, T("meld_from")), from, remove);
+    remove.addEventListener("click", () => { row.remove(); if (S.active === id) target("fin-hand"); renderPicker(); });
+    $("fin-melds").append(row);
+  }
+
+  const melds = () => [...document.querySelectorAll("#fin-melds [data-meld-row]")].map((row) => {
+    const get = (k) => row.querySelector(`[data-meld="${k}"]`).value;
+    const m = { type: get("type"), tiles: get("tiles").trim() };
+    if (get("from") !== "") m.from = Number(get("from"));
+    const claimed = row.dataset.claimed;
+    if (claimed && (parseTiles(m.tiles).kinds || []).includes(claimed)) m.claimed = claimed;
+    return m;
+  });
+
+  /** The winner's starting point: the readers' picture of a won hand (face up, so public),
+      else the seat's melds on the table. */
+  function prefill(seat) {
+    fromOptions(seat);
+    const v = S.view;
+    const read = v && Array.isArray(v.winners_read) ? v.winners_read.find((w) => w && w.seat === seat) : null;
+    $("fin-melds").replaceChildren();
+    $("fin-hand").value = read ? MJ.str(read.hand, 64) : "";
+    $("fin-tile").value = read ? MJ.str(read.tile, 4) : "";
+    if (read && typeof read.from !== "undefined") $("fin-from").value = String(read.from);
+    document.querySelectorAll("[data-flag]").forEach((box) => { box.checked = !!(read && Array.isArray(read.flags) && read.flags.includes(box.dataset.flag)); });
+    const ms = read ? read.melds : publicSeat(seat).melds;
+    for (const m of Array.isArray(ms) ? ms.slice(0, 4) : []) {
+      const tiles = Array.isArray(m.tiles) ? m.tiles.map((t) => MJ.str(t, 2)).join("") : MJ.str(m.tiles, 16);
+      addMeld({ type: MELD_TYPES.includes(m.type) ? m.type : "pung", tiles, from: Number.isInteger(m.from) ? m.from : undefined, claimed: m.claimed });
+    }
+    target("fin-hand");
+  }
+
+  function publicSeat(seat) {
+    const seats = S.view && S.view.public && Array.isArray(S.view.public.seats) ? S.view.public.seats : [];
+    const x = seats[seat] && typeof seats[seat] === "object" ? seats[seat] : {};
+    return { tiles: Number.isInteger(x.tiles) ? x.tiles : null, melds: Array.isArray(x.melds) ? x.melds : [], discards: Array.isArray(x.discards) ? x.discards : [] };
+  }
+
+  // ---- the picker -------------------------------------------------------------------------------
+  function target(id) {
+    if (!$(id)) return;
+    S.active = id;
+    document.querySelectorAll("#staff [data-target]").forEach((n) => n.classList.toggle("editing", n.id === id));
+    $("picker-target").textContent = `${T("editing")}: ${id === "fin-tile" ? T("win_tile") : id === "fin-hand" ? T("tiles_hand") : T("melds")}`;
+  }
+
+  function picker() {
+    const grid = el("div", { class: "picker", id: "picker" }, KINDS.map((k) =>
+      el("button", { class: "pick", type: "button", "data-kind": k, title: MJ.tileName(k) },
+        MJ.tile(k, "tile-m"), el("span", { class: "left", "data-left": k }, "4"))));
+    grid.addEventListener("click", (e) => {
+      const b = e.target.closest("[data-kind]");
+      if (!b || b.disabled) return;
+      const input = $(S.active) || $("fin-hand");
+      input.value = S.active === "fin-tile" ? b.dataset.kind : tidy(input.value + b.dataset.kind);
+      renderPicker();
+    });
+    const back = el("button", { class: "btn", type: "button", id: "pick-back" }, T("back"));
+    back.addEventListener("click", () => {
+      const input = $(S.active) || $("fin-hand");
+      const { kinds } = parseTiles(input.value);
+      input.value = kinds ? tidy(kinds.slice(0, -1).join("")) : "";
+      renderPicker();
+    });
+    const clear = el("button", { class: "btn", type: "button", id: "pick-clear" }, T("clear"));
+    clear.addEventListener("click", () => { ($(S.active) || $("fin-hand")).value = ""; renderPicker(); });
+    return el("div", { class: "staff-picker" }, el("h3", null, T("picker")),
+      el("div", { class: "muted" }, T("picker_hint")),
+      el("div", { class: "row" }, el("b", { id: "picker-target" }), back, clear), grid);
+  }
+
+  /** Notation grouped by suit as the engine writes it: "123m 55p E C". */
+  function tidy(text) {
+    const { kinds } = parseTiles(text);
+    if (!kinds) return text;
+    const order = (k) => KINDS.indexOf(k);
+    const sorted = kinds.slice().sort((a, b) => order(a) - order(b));
+    const groups = [];
+    for (const s of "mps") { const d = sorted.filter((k) => k[1] === s).map((k) => k[0]).join(""); if (d) groups.push(d + s); }
+    const honors = sorted.filter((k) => k.length === 1).join("");
+    if (honors) groups.push(honors);
+    return groups.join(" ");
+  }
+
+  /** 4 of a kind, less what lies face up (discards, exposed melds) and what is entered. */
+  function renderPicker() {
+    if (!$("picker")) return;
+    const used = Object.fromEntries(KINDS.map((k) => [k, 0]));
+    const count = (k) => { if (Object.hasOwn(used, k)) used[k] += 1; };
+    const winner = Number($("fin-seat").value);
+    for (let s = 0; s < 4; s++) {
+      const seat = publicSeat(s);
+      seat.discards.forEach(count);
+      if (s !== winner) seat.melds.forEach((m) => (Array.isArray(m.tiles) ? m.tiles : []).forEach(count));
+    }
+    const hand = parseTiles($("fin-hand").value);
+    (hand.kinds || []).forEach(count);
+    melds().forEach((m) => (parseTiles(m.tiles).kinds || []).forEach(count));
+    for (const k of KINDS) {
+      const left = 4 - used[k];
+      const button = document.querySelector(`#picker [data-kind="${k}"]`);
+      button.disabled = left <= 0;
+      button.querySelector("[data-left]").textContent = String(Math.max(left, 0));
+    }
+    $("fin-hand-tiles").replaceChildren(...(hand.kinds || []).map((k) => MJ.tile(k, "tile-s")));
+  }
+
+  // ---- the other acts ---------------------------------------------------------------------------
+  function actForms() {
+    const pSeat = el("select", { id: "pen-seat" }, seatOptions(0));
+    const pKind = el("select", { id: "pen-kind" }, ["false_win", "xianggong"].map((p) => el("option", { value: p }, T(p))));
+    const pReason = el("input", { id: "pen-reason", maxlength: 500, required: true });
+    const pGo = el("button", { class: "btn", type: "button", id: "pen-go" }, T("apply"));
+    pGo.addEventListener("click", () => act("pen", "/api/v1/staff/hands/current/penalties",
+      { seat: Number(pSeat.value), penalty: pKind.value, reason: pReason.value }));
+    const aFrom = el("select", { id: "adj-from" }, seatOptions(0));
+    const aTo = el("select", { id: "adj-to" }, seatOptions(1));
+    const aPoints = el("input", { id: "adj-points", type: "number", min: 1, max: 100000, step: 1, size: 6 });
+    const aReason = el("input", { id: "adj-reason", maxlength: 500 });
+    const aGo = el("button", { class: "btn", type: "button", id: "adj-go" }, T("apply"));
+    aGo.addEventListener("click", () => act("adj", "/api/v1/staff/adjustments",
+      { from_seat: Number(aFrom.value), to_seat: Number(aTo.value), points: Number(aPoints.value), reason: aReason.value }));
+    const vReason = el("input", { id: "void-reason", maxlength: 500, required: true });
+    const vGo = el("button", { class: "btn danger", type: "button", id: "void-go" }, T("void"));
+    vGo.addEventListener("click", () => {
+      const id = S.view && S.view.hand_id;
+      if (id) act("void", `/api/v1/staff/hands/${encodeURIComponent(id)}/void`, { reason: vReason.value }, true);
+    });
+    return el("div", { class: "staff-forms" },
+      el("form", { class: "staff-form", id: "pen-form" }, el("h3", null, T("penalty")),
+        el("div", { class: "row" }, field(T("seat"), pSeat), field("", pKind), field(T("reason"), pReason), pGo),
+        el("div", { class: "error", id: "pen-error", role: "alert" })),
+      el("form", { class: "staff-form", id: "adj-form" }, el("h3", null, T("adjust")),
+        el("div", { class: "row" }, field(T("from_seat"), aFrom), field(T("to_seat"), aTo), field(T("points"), aPoints),
+          field(T("reason"), aReason), aGo),
+        el("div", { class: "error", id: "adj-error", role: "alert" })),
+      el("form", { class: "staff-form", id: "void-form" }, el("h3", null, T("void")),
+        el("div", { class: "row" }, field(T("void_reason"), vReason), vGo),
+        el("div", { class: "error", id: "void-error", role: "alert" })));
+  }
+
+  function finishWin() {
+    const seat = Number($("fin-seat").value);
+    const fromValue = $("fin-from").value;
+    const w = {
+      seat, hand: $("fin-hand").value.trim(), melds: melds(), tile: $("fin-tile").value.trim(),
+      from: /^[0-3]$/.test(fromValue) ? Number(fromValue) : fromValue,
+      flags: [...document.querySelectorAll("[data-flag]:checked")].map((b) => b.dataset.flag),
+    };
+    act("finish", "/api/v1/staff/hands/current/finish", { winners: [w], reason: $("fin-reason").value });
+  }
+
+  /** Send an act with the hand and the events seen; the API's refusal beside its form. */
+  async function act(form, path, body, noHandId = false) {
+    const error = $(`${form}-error`);
+    if (S.busy || !S.view || !S.view.hand_id) return;
+    S.busy = true;
+    document.querySelectorAll("#staff .error").forEach((n) => { n.textContent = ""; n.classList.remove("ok"); });
+    const sent = { ...body, seen: S.view.seen };
+    if (!noHandId) sent.hand_id = S.view.hand_id;
+    try {
+      await call(path, sent);
+      error.classList.add("ok");
+      error.textContent = T("done");
+    } catch (e) {
+      error.textContent = e.message;
+    } finally {
+      S.busy = false;
+    }
+    await look();
+  }
+
+  // ---- the view -------------------------------------------------------------------------------
+  function renderView() {
+    const v = S.view;
+    if (!v || !v.hand_id) {
+      $("staff-view").replaceChildren(el("p", { class: "muted" }, T("no_hand")));
+      $("staff-acts").replaceChildren();
+      return;
+    }
+    const p = v.public && typeof v.public === "object" ? v.public : {};
+    const dealer = Number.isInteger(p.dealer) ? p.dealer : null;
+    const totals = Array.isArray(v.totals) ? v.totals : [];
+    const jing = p.jing && typeof p.jing === "object" ? Object.values(p.jing).map((t) => MJ.str(t, 2)).filter(Boolean) : [];
+    const seats = [0, 1, 2, 3].map((s) => {
+      const x = publicSeat(s);
+      return el("div", { class: "staff-seat", "data-seat": s },
+        el("div", { class: "row" }, el("b", null, MJ.seatName(s, dealer)),
+          el("span", null, x.tiles === null ? "" : `${x.tiles} ${T("tiles")}`),
+          el("span", { class: "total" }, MJ.fmtNum(totals[s]) || "0")),
+        el("div", { class: "tile-row" }, x.melds.slice(0, 8).map((m) =>
+          el("span", { class: "meld-tiles" }, (Array.isArray(m.tiles) && m.tiles.length ? m.tiles.slice(0, 4) : ["?", "?", "?", "?"])
+            .map((t) => MJ.tile(MJ.str(t, 2), "tile-s", { hidden: t === "?" }))))),
+        el("div", { class: "tile-row discards" }, x.discards.slice(0, 40).map((t) => MJ.tile(MJ.str(t, 2), "tile-xs"))));
+    });
+    const head = [`${MJ.t("hand_no", { n: Number.isInteger(v.hand_no) ? v.hand_no : "?" })}`,
+      v.in_progress ? T("in_play") : T("over")];
+    if (typeof p.phase === "string") head.push(MJ.t("phase_" + p.phase));
+    if (Number.isInteger(p.live)) head.push(`${MJ.t("wall")} ${p.live} ${MJ.t("tiles")}`);
+    $("staff-view").replaceChildren(
+      el("div", { class: "staff-hand-head", id: "staff-hand-head" }, head.join(" · "),
+        jing.length ? el("span", { class: "jing" }, ` · ${T("jing")} `, jing.map((t) => MJ.tile(t, "tile-s"))) : null),
+      el("div", { class: "staff-seats" }, seats), settlementView(p.settlement) || "");
+    const acts = Array.isArray(v.acts) ? v.acts.slice(-50) : [];
+    $("staff-acts").replaceChildren(...(acts.length ? acts.map((a) => el("li", { "data-act": MJ.str(a.type, 32) },
+      `${T(MJ.str(a.type, 32))} · ${MJ.str(a.by, 64)} (${MJ.str(a.role, 10)})`,
+      a.reason ? ` · ${MJ.str(a.reason, 500)}` : "")) : [el("li", { class: "muted" }, T("no_acts"))]));
+    $("undo").disabled = !acts.length;
+    // a declared 胡 lies face up: its tiles can be corrected until the next hand starts
+    $("fin-correct").disabled = !(Array.isArray(v.winners_read) && v.winners_read.length);
+    // a new hand, or a win just declared: its tiles are the starting point
+    const key = `${v.hand_id}/${Array.isArray(v.winners_read) ? v.winners_read.length : 0}`;
+    if (S.prefilled !== key) { S.prefilled = key; const w = v.winners_read && v.winners_read[0]; if (w && Number.isInteger(w.seat)) $("fin-seat").value = String(w.seat); prefill(Number($("fin-seat").value)); }
+    renderPicker();
+  }
+
+  /** The hand's settlement as the players see it (what a finish, a void or a correction did). */
+  function settlementView(raw) {
+    if (!raw) return null;
+    const st = MJ.cleaned("settlement", raw);
+    const title = st.void ? MJ.t("void") : MJ.t("settlement");
+    const line = (l) => el("tr", null, el("td", null, l.reason), el("td", null, MJ.seatName(l.from, null)),
+      el("td", null, "→"), el("td", null, MJ.seatName(l.to, null)), el("td", { class: "num" }, MJ.fmtNum(l.amount)));
+    const notes = Array.isArray(raw.notes) ? raw.notes.slice(0, 8).map((n) => MJ.str(n, 200)) : [];
+    return el("div", { class: "staff-settlement", id: "staff-settlement" }, el("h3", null, title),
+      st.net ? el("div", { class: "row" }, st.net.map((n, s) => el("span", null, `${MJ.seatName(s, null)} ${MJ.fmtNum(n) || "0"}`))) : null,
+      el("table", { class: "lines" }, st.lines.map(line)),
+      notes.map((n) => el("div", { class: "muted" }, n)));
+  }
+
+  // ---- the banner: the table cannot go on by itself ---------------------------------------------
+  function renderBanner() {
+    const s = S.status;
+    const banner = $("stuck-banner");
+    const on = !!(s && s.hand === "waiting_for_staff" && s.text);
+    banner.hidden = !on;
+    banner.textContent = on ? s.text : "";
+  }
+
+  function onMessage(topic, payload) {
+    if (payload === null) return;
+    if (topic === "status") { S.status = payload; renderBanner(); }
+    if (["hand", "settlement", "events", "scores", "status"].includes(topic)) lookSoon();
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    document.addEventListener("mj:lang", () => { renderBanner(); if (S.me) { buildConsole(); S.prefilled = null; renderView(); } else showLogin(); });
+    document.addEventListener("mj:topic", (e) => onMessage(e.detail.topic, e.detail.payload));
+    $("staff").addEventListener("input", renderPicker); // typed notation: the counts follow
+    start();
+  });
+})();

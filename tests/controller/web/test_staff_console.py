@@ -1,0 +1,285 @@
+"""The staff console on the dealer page, in Debian's Chromium: staff log in, see the
+table's banner when the hand waits for them, and act on a live hand (the desk answering
+in-process from a real store's ``HandKeeper``): a penalty undone, a refused non-win shown
+beside its form with nothing stored, a win entered with the tile picker and settled as
+``mjtable settle`` settles it, a void that needs a reason.
+
+Set MJTABLE_SCREENSHOTS=docs/screenshots to refresh the screenshots docs/staff.md shows.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cli.settle import settle_data
+from controller.hand_keeper import HandKeeper
+from controller.staff_acts import handle
+from controller.store import EventStore
+from controller.web import LiveHub, WebAppSettings, create_app
+from engine.round.events import event_from_dict
+from engine.round.projection import public_view
+from engine.round.staff import Audit, read_winners, void
+from engine.tiles import kind_name, parse_kind
+from tests.controller.service_helpers import play_at_keeper
+from tests.controller.web.server import serve
+from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
+from tests.controller.web.test_staff_api import PASSWORD, keeper  # noqa: F401 (a fixture)
+
+SECRET = b"c" * 32
+STUCK = "3号读卡器无响应：请工作人员手动结束本局 (reader 3 silent: finish this hand by hand)"
+
+
+@pytest.fixture
+def site(
+    store: EventStore,
+    keeper: HandKeeper,  # noqa: F811
+) -> Iterator[tuple[str, LiveHub]]:
+    async def desk(item: Any) -> dict[str, Any]:
+        return handle(keeper, item)
+
+    hub = LiveHub()
+    settings = WebAppSettings(parlour="demo", table="t1", secret_key=SECRET)
+    with serve(create_app(store, hub, settings, staff_desk=desk), hub) as url:
+        yield url, hub
+
+
+def _winning_hand(table: HandKeeper) -> tuple[int, list[str]]:
+    """A seat without melds and a plain winning hand (four sets and a pair, no 精) made
+    of tiles no other seat holds, nobody discarded and no meld shows."""
+    state = table.state
+    assert state is not None
+    seat = next(s for s in range(4) if not state.melds[s])
+    left = [4] * 34
+    for s in range(4):
+        held = [*state.discards[s], *(t for m in state.melds[s] for t in m.tiles)]
+        if s != seat:
+            held += state.hands[s]
+        for t in held:
+            left[t // 4] -= 1
+    for name in public_view(state)["jing"].values():
+        left[parse_kind(name)] = 0
+    hand: list[int] = []
+
+    def take(kinds: list[int]) -> bool:
+        if all(left[k] >= kinds.count(k) for k in kinds):
+            for k in kinds:
+                left[k] -= 1
+            hand.extend(kinds)
+            return True
+        return False
+
+    pair = next(k for k in range(34) if take([k, k]))
+    assert pair is not None
+    for _ in range(4):
+        chows = ([k, k + 1, k + 2] for k in range(27) if k % 9 <= 6)
+        pungs = ([k, k, k] for k in range(34))
+        assert any(take(kinds) for kinds in (*pungs, *chows)), "no set left"
+    return seat, [kind_name(k) for k in sorted(hand)]
+
+
+def _tap(page: Any, tiles: list[str]) -> None:
+    for name in tiles:
+        page.click(f'#picker [data-kind="{name}"]')
+
+
+def _log_in(page: Any, url: str) -> None:
+    page.goto(f"{url}/dealer")
+    page.click(".staff-door summary")
+    page.fill("#staff-name", "ann")
+    page.fill("#staff-password", PASSWORD)
+    page.click("#staff-login button[type=submit]")
+    page.wait_for_selector("#staff-hand-head")
+
+
+def _events(store: EventStore, hand_id: str) -> int:
+    return len(store.load_hand(hand_id).events)
+
+
+def test_staff_finish_a_hand_on_the_console(
+    browser: Any,  # noqa: F811
+    site: tuple[str, LiveHub],
+    keeper: HandKeeper,  # noqa: F811 (a hand 30 moves in; staff ann of t1)
+    store: EventStore,
+    tmp_path: Path,
+) -> None:
+    url, hub = site
+    hand_id = keeper.hand_id
+    assert hand_id is not None
+    page = browser.new_page(viewport={"width": 820, "height": 1180})  # a tablet; CSP enforced
+    errors: list[str] = []
+    page.on(
+        "console",  # (a refused request is the browser's console error too: not the page's)
+        lambda m: (
+            errors.append(m.text)
+            if m.type == "error" and not m.text.startswith("Failed to load resource")
+            else None
+        ),
+    )
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{url}/dealer")
+    page.wait_for_selector('#live-banner[data-state="connected"]')
+    # without a login: the players' view, and a door for staff
+    assert page.query_selector("#staff-view") is None
+    page.click(".staff-door summary")
+    page.fill("#staff-name", "ann")
+    page.fill("#staff-password", "wrong password")
+    page.click("#staff-login button[type=submit]")
+    page.wait_for_selector("#staff-login-error:has-text('用户名或密码错误')")
+    page.fill("#staff-password", PASSWORD)
+    page.click("#staff-login button[type=submit]")
+    page.wait_for_selector("#staff-hand-head")
+    page.reload()  # the login outlives a reload
+    page.wait_for_selector("#staff-hand-head")
+    assert "进行中" in page.text_content("#staff-hand-head")
+    # the hand cannot go on by itself: the table says so
+    hub.publish("status", {"state": "online", "hand": "waiting_for_staff", "text": STUCK})
+    page.wait_for_selector("#stuck-banner:not([hidden])")
+    assert page.text_content("#stuck-banner") == STUCK
+    # nothing concealed on the page: a seat shows its count, never its tiles
+    state = keeper.state
+    assert state is not None
+    _shot(page, tmp_path, "staff-console", full_page=True)
+
+    # a penalty, then undone
+    page.select_option("#pen-seat", "2")
+    page.fill("#pen-reason", "declared 胡 on 13 tiles")
+    page.click("#pen-go")
+    page.wait_for_selector('#staff-acts [data-act="penalty_applied"]')
+    assert "ann (staff)" in page.text_content("#staff-acts")
+    _shot(page, tmp_path, "staff-penalty", full_page=True)
+    page.fill("#undo-reason", "wrong seat")
+    page.click("#undo")
+    page.wait_for_selector('#staff-acts [data-act="staff_undone"]')
+    assert page.text_content("#undo-error") == "已完成"
+    _shot(page, tmp_path, "staff-undo", full_page=True)
+    assert keeper.in_progress
+    log = [e.type for e in keeper.log]
+    assert log[-2:] == ["penalty_applied", "staff_undone"]
+
+    # an adjustment: no points is refused naming the field; then 5 from seat 1 to seat 2
+    page.fill("#adj-reason", "相公 at seat 1")
+    page.click("#adj-go")
+    page.wait_for_selector("#adj-error:has-text('points')")
+    page.fill("#adj-points", "5")
+    page.click("#adj-go")
+    page.wait_for_selector('#staff-acts [data-act="adjusted"]')
+    page.wait_for_selector('[data-seat="1"] .total:has-text("+5")')
+    _shot(page, tmp_path, "staff-adjust", full_page=True)
+    assert keeper.log[-1].type == "adjusted"
+    assert "null" not in (page.text_content("#staff-view") or "")
+
+    # typed notation counts as tapped tiles do
+    west = int(page.text_content('#picker [data-left="W"]') or "0")
+    page.fill("#fin-hand", "W 3z")
+    page.wait_for_function(
+        f"document.querySelector('#picker [data-left=\"W\"]').textContent === '{west - 2}'"
+    )
+    page.fill("#fin-hand", "")
+
+    # a non-win: refused beside the form, nothing stored, the hand stays open
+    seat, tiles = _winning_hand(keeper)
+    page.select_option("#fin-seat", str(seat))
+    page.click("#fin-hand")
+    _tap(page, ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p", "3p", "4p", "7p"])
+    page.click("#fin-tile")
+    _tap(page, ["1m"])
+    page.select_option("#fin-from", "self")
+    stored = _events(store, hand_id)
+    page.click("#fin-settle")
+    page.wait_for_selector("#finish-error:has-text('winners[0]')")
+    assert _events(store, hand_id) == stored and keeper.in_progress
+    _shot(page, tmp_path, "staff-refused", full_page=True)
+
+    # the win entered with the picker: the counts left follow what is entered
+    page.click("#pick-clear")
+    page.click("#fin-hand")
+    page.click("#pick-clear")
+    before = int(page.text_content(f'#picker [data-left="{tiles[0]}"]') or "0")
+    _tap(page, tiles)
+    after = int(page.text_content(f'#picker [data-left="{tiles[0]}"]') or "0")
+    assert after == before - tiles.count(tiles[0])
+    assert page.input_value("#fin-hand").replace(" ", "") == _notation(tiles)
+    page.click("#fin-tile")
+    _tap(page, [tiles[-1]])
+    page.fill("#fin-reason", "reader 3 silent")
+    page.click("#fin-settle")
+    page.wait_for_selector("#finish-error.ok")
+    page.wait_for_selector('#staff-acts [data-act="finished_by_staff"]')
+    assert not keeper.in_progress
+    assert "已结算" in page.text_content("#staff-hand-head")
+    net = page.text_content("#staff-settlement") or ""
+    _shot(page, tmp_path, "staff-finish", full_page=True)
+    hand = store.load_hand(hand_id)
+    events = [event_from_dict(e.payload) for e in hand.events]
+    finished = next(e.to_dict() for e in events if e.type == "finished_by_staff")
+    assert finished["by"] == "ann" and finished["reason"] == "reader 3 silent"
+    assert finished["winners"][0]["seat"] == seat
+    settled = next(e.to_dict() for e in reversed(events) if e.type == "settled")
+    assert settle_data(finished["request"])["lines"] == settled["settlement"]["lines"]
+    winner_net = settled["settlement"]["net"][seat]
+    assert f"{seat + 1}号位 +{winner_net}" in net and "工作人员录入 (entered by staff ann)" in net
+
+    # a void needs a reason (the API's word beside the form); then the hand is void
+    page.click("#void-go")
+    page.wait_for_selector("#void-error:has-text('reason')")
+    page.fill("#void-reason", "tiles fell off the table")
+    page.click("#void-go")
+    page.wait_for_selector('#staff-acts [data-act="hand_voided"]')
+    _shot(page, tmp_path, "staff-void", full_page=True)
+    page.click("#lang")  # Chinese first, English a tap away
+    page.wait_for_selector("#staff h2:has-text('Staff · ann')")
+    assert "Hand void" in (page.text_content("#staff-settlement") or "")
+    assert errors == [], errors
+
+
+def _notation(tiles: list[str]) -> str:
+    """What the console writes for these kinds: digits grouped by suit, honours last."""
+    out = ""
+    for suit in "mps":
+        digits = "".join(t[0] for t in tiles if t[1:] == suit)
+        out += f"{digits}{suit}" if digits else ""
+    return out + "".join(t for t in tiles if len(t) == 1)
+
+
+def test_a_won_hand_fills_the_form_and_its_tiles_are_corrected(
+    browser: Any,  # noqa: F811
+    site: tuple[str, LiveHub],
+    keeper: HandKeeper,  # noqa: F811 (a hand 30 moves in; staff ann of t1)
+    store: EventStore,
+    tmp_path: Path,
+) -> None:
+    url, _ = site
+    keeper.staff_act(lambda s: void(s, Audit("boss", "owner", "t", "start afresh")))
+    rng = random.Random(1)
+    while not (keeper.state is not None and keeper.state.wins and not keeper.in_progress):
+        play_at_keeper(keeper, rng)
+    (read, *_) = read_winners(keeper.state)
+    page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone
+    _log_in(page, url)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    # the won hand lies face up: the readers' picture is the starting point
+    assert page.input_value("#fin-seat") == str(read["seat"])
+    assert page.input_value("#fin-hand") == read["hand"]
+    assert page.input_value("#fin-tile") == read["tile"]
+    rows = page.query_selector_all("#fin-melds [data-meld-row]")
+    assert len(rows) == len(read["melds"])
+    assert page.is_enabled("#fin-correct")
+    page.fill("#fin-reason", "checked at the table")
+    page.click("#fin-correct")
+    page.wait_for_selector('#staff-acts [data-act="win_corrected"]')
+    _shot(page, tmp_path, "staff-correction", full_page=True)
+    assert keeper.hand_id is not None
+    last = store.load_hand(keeper.hand_id).events[-2].payload
+    assert last["type"] == "win_corrected" and last["by"] == "ann"
+    assert last["corrected"]["hand"].replace(" ", "") == read["hand"].replace(" ", "")
+    assert last["corrected"]["melds"] == last["read"]["melds"]  # the melds as read, sent back
+    page.click("#staff-logout")  # back to the players' view
+    page.wait_for_selector(".staff-door summary")
+    assert page.query_selector("#staff-view") is None
+    page.reload()
+    page.wait_for_selector(".staff-door summary")
