@@ -34,7 +34,10 @@ def _say(info: dict[str, Any], as_json: bool) -> None:
     if as_json:
         typer.echo(dumps_line(info), err=False)
         return
-    typer.echo("mjtable demo: four bots at a virtual table")
+    if info.get("board"):
+        typer.echo("mjtable demo: four bots at a virtual table")
+    else:  # --readers none: no board, no readers; the bots' results come as staff acts
+        typer.echo("mjtable demo: a table without readers, four bots' results entered by staff")
     if info.get("web"):
         typer.echo(f"  table display   {info['web']}display")
         typer.echo(f"  dealer's view   {info['web']}dealer")
@@ -48,7 +51,8 @@ def _say(info: dict[str, Any], as_json: bool) -> None:
     if info.get("metrics"):
         typer.echo(f"  metrics         {info['metrics']}")
     typer.echo(f"  store           {info['store']}")
-    typer.echo(f"  virtual table   {info.get('board')}  seed {info.get('seed')}")
+    if info.get("board"):
+        typer.echo(f"  virtual table   {info['board']}  seed {info.get('seed')}")
     typer.echo("Ctrl-C stops it.")
 
 
