@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from functools import partial
+
+import pytest
 
 from controller.hand_keeper import HandKeeper
 from controller.handlog import parse_handlog
@@ -21,7 +24,9 @@ from tests.controller.service_helpers import play_at_keeper
 AUDIT = Audit("ann", "staff", "2026-12-03T20:30:00+00:00", "dispute at the table")
 
 
-def test_the_hub_stores_the_acts_of_staff(pg_url: str) -> None:
+@pytest.fixture
+def sites(pg_url: str) -> Iterator[tuple[EventStore, EventStore, HandKeeper]]:
+    """A table's store (SQLite) with its hand keeper, and the hub's store (PostgreSQL)."""
     table = EventStore.open("sqlite://")
     hub = EventStore.open(pg_url)
     try:
@@ -29,89 +34,87 @@ def test_the_hub_stores_the_acts_of_staff(pg_url: str) -> None:
             table, Outlet(Topics("p1", "t1")), parlour="p1", table="t1", ruleset="xingguo"
         )
         keeper.resume()
-        rng = random.Random(4)
-        first = play_at_keeper(keeper, rng, 25)
-        keeper.staff_act(partial(apply_penalty, audit=AUDIT, seat=1, penalty="false_win"))
-        keeper.staff_act(partial(finish, audit=AUDIT))
-        second = play_at_keeper(keeper, rng, 25)
-        keeper.staff_act(partial(adjust, audit=AUDIT, from_seat=2, to_seat=0, points=8))
-        keeper.staff_act(partial(void, audit=AUDIT))
-        payloads = [
-            json.loads(e.payload) for e in table.outbox_peek(1000) if e.topic.endswith("/handlog")
-        ]
-        assert len(payloads) == 2
-        result = store_handlogs(hub.engine, [parse_handlog(p) for p in payloads])
-        assert sorted(result.stored) == sorted([first, second])
-        log = []
-        for hand_id in (first, second):
-            stored = hub.load_hand(hand_id)
-            log += [event_from_dict(d) for d in stored.event_dicts()]
-        acts = [e.to_dict() for e in log if e.type in ("penalty_applied", "adjusted")]
-        assert [(a["by"], a["role"], a["reason"]) for a in acts] == [
-            ("ann", "staff", "dispute at the table")
-        ] * 2
-        assert hub.load_hand(second).hand.result == "draw"
-        assert tuple(keeper.session.totals) == session_totals(log)
-        # the owners' totals (the hands' nets) move with the acts, at the table and the hub
-        for where in (table, hub):
-            nets = [where.load_hand(h).hand.net for h in (first, second)]
-            assert [sum(n[s] for n in nets if n) for s in range(4)] == keeper.session.totals
-        assert hub.load_hand(first).hand.net == table.load_hand(first).hand.net
-        assert hub.load_hand(first).settlement == table.load_hand(first).settlement
+        yield table, hub, keeper
     finally:
         hub.close()
         table.close()
 
 
-def test_a_correction_after_the_settlement_reaches_the_hub(pg_url: str) -> None:
+def test_the_hub_stores_the_acts_of_staff(sites: tuple[EventStore, EventStore, HandKeeper]) -> None:
+    table, hub, keeper = sites
+    rng = random.Random(4)
+    first = play_at_keeper(keeper, rng, 25)
+    keeper.staff_act(partial(apply_penalty, audit=AUDIT, seat=1, penalty="false_win"))
+    keeper.staff_act(partial(finish, audit=AUDIT))
+    second = play_at_keeper(keeper, rng, 25)
+    keeper.staff_act(partial(adjust, audit=AUDIT, from_seat=2, to_seat=0, points=8))
+    keeper.staff_act(partial(void, audit=AUDIT))
+    payloads = [
+        json.loads(e.payload) for e in table.outbox_peek(1000) if e.topic.endswith("/handlog")
+    ]
+    assert len(payloads) == 2
+    result = store_handlogs(hub.engine, [parse_handlog(p) for p in payloads])
+    assert sorted(result.stored) == sorted([first, second])
+    log = []
+    for hand_id in (first, second):
+        stored = hub.load_hand(hand_id)
+        log += [event_from_dict(d) for d in stored.event_dicts()]
+    acts = [e.to_dict() for e in log if e.type in ("penalty_applied", "adjusted")]
+    assert [(a["by"], a["role"], a["reason"]) for a in acts] == [
+        ("ann", "staff", "dispute at the table")
+    ] * 2
+    assert hub.load_hand(second).hand.result == "draw"
+    assert tuple(keeper.session.totals) == session_totals(log)
+    # the owners' totals (the hands' nets) move with the acts, at the table and the hub
+    for where in (table, hub):
+        nets = [where.load_hand(h).hand.net for h in (first, second)]
+        assert [sum(n[s] for n in nets if n) for s in range(4)] == keeper.session.totals
+    assert hub.load_hand(first).hand.net == table.load_hand(first).hand.net
+    assert hub.load_hand(first).settlement == table.load_hand(first).settlement
+
+
+def test_a_correction_after_the_settlement_reaches_the_hub(
+    sites: tuple[EventStore, EventStore, HandKeeper],
+) -> None:
     from engine.round.staff import correct_win, read_winners
 
-    table = EventStore.open("sqlite://")
-    hub = EventStore.open(pg_url)
-    try:
-        keeper = HandKeeper(
-            table, Outlet(Topics("p1", "t1")), parlour="p1", table="t1", ruleset="xingguo"
-        )
-        keeper.resume()
-        rng = random.Random(1)
-        while True:  # a hand that ends in a win, played to its settlement
-            hand_id = play_at_keeper(keeper, rng)
-            if keeper.state is not None and keeper.state.wins:
-                break
-        played = table.load_hand(hand_id).settlement
-        before = list(keeper.session.totals)
-        w = read_winners(keeper.state)[0]
-        # staff read the laid-down hand as the readers did: the settlement stands again
-        keeper.staff_act(
-            partial(correct_win, audit=AUDIT, seat=w["seat"], hand=w["hand"], melds=w["melds"])
-        )
-        assert keeper.session.totals == before
-        # then void it before the next hand starts: its points come off
-        keeper.staff_act(partial(void, audit=AUDIT))
-        stored = table.load_hand(hand_id)
-        assert stored.settlement is not None and stored.settlement["void"] is True
-        assert [e.payload["type"] for e in stored.events][-4:] == [
-            "win_corrected",
-            "settled",
-            "hand_voided",
-            "settled",
-        ]
-        assert played is not None and stored.hand.net == (0, 0, 0, 0)
-        payloads = [
-            json.loads(e.payload) for e in table.outbox_peek(10_000) if e.topic.endswith("/handlog")
-        ]
-        mine = [p for p in payloads if p["hand_id"] == hand_id]
-        assert len(mine) == 3  # at the settlement, and again after each act
-        first = store_handlogs(hub.engine, [parse_handlog(mine[0])])
-        assert first.stored == [hand_id]
-        later = store_handlogs(hub.engine, [parse_handlog(p) for p in mine[1:]])
-        assert hand_id in later.stored
-        at_hub = hub.load_hand(hand_id)
-        assert at_hub.event_dicts() == stored.event_dicts()
-        assert at_hub.settlement == stored.settlement and at_hub.hand.net == stored.hand.net
-        # an older, shorter log arriving late changes nothing
-        assert store_handlogs(hub.engine, [parse_handlog(mine[0])]).stored == []
-        assert hub.load_hand(hand_id).event_dicts() == stored.event_dicts()
-    finally:
-        hub.close()
-        table.close()
+    table, hub, keeper = sites
+    rng = random.Random(1)
+    while True:  # a hand that ends in a win, played to its settlement
+        hand_id = play_at_keeper(keeper, rng)
+        if keeper.state is not None and keeper.state.wins:
+            break
+    played = table.load_hand(hand_id).settlement
+    before = list(keeper.session.totals)
+    w = read_winners(keeper.state)[0]
+    # staff read the laid-down hand as the readers did: the settlement stands again
+    keeper.staff_act(
+        partial(correct_win, audit=AUDIT, seat=w["seat"], hand=w["hand"], melds=w["melds"])
+    )
+    assert keeper.session.totals == before
+    # then void it before the next hand starts: its points come off
+    keeper.staff_act(partial(void, audit=AUDIT))
+    stored = table.load_hand(hand_id)
+    assert stored.settlement is not None and stored.settlement["void"] is True
+    assert [e.payload["type"] for e in stored.events][-4:] == [
+        "win_corrected",
+        "settled",
+        "hand_voided",
+        "settled",
+    ]
+    assert played is not None and stored.hand.net == (0, 0, 0, 0)
+    payloads = [
+        json.loads(e.payload) for e in table.outbox_peek(10_000) if e.topic.endswith("/handlog")
+    ]
+    mine = [p for p in payloads if p["hand_id"] == hand_id]
+    assert len(mine) == 3  # at the settlement, and again after each act
+    first = store_handlogs(hub.engine, [parse_handlog(mine[0])])
+    assert first.stored == [hand_id]
+    later = store_handlogs(hub.engine, [parse_handlog(p) for p in mine[1:]])
+    assert hand_id in later.stored
+    at_hub = hub.load_hand(hand_id)
+    assert at_hub.event_dicts() == stored.event_dicts()
+    assert at_hub.settlement == stored.settlement and at_hub.hand.net == stored.hand.net
+    # an older, shorter log arriving late changes nothing
+    assert store_handlogs(hub.engine, [parse_handlog(mine[0])]).stored == []
+    assert hub.load_hand(hand_id).event_dicts() == stored.event_dicts()
