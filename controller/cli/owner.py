@@ -74,8 +74,9 @@ def add_account(
     hint: str,
     role: Role = "owner",
     tables: Callable[[], tuple[str, ...]] = tuple,
-) -> None:
-    """Check the name (and the tables), ask for the password, store the hash."""
+) -> tuple[str, ...]:
+    """Check the name (and the tables), ask for the password, store the hash; returns the
+    account's tables."""
     try:
         check_name(name)
     except StoreInputError as err:
@@ -91,6 +92,7 @@ def add_account(
         raise _fail(str(err)) from None
     finally:
         events.close()
+    return where
 
 
 @cli.command("passwd")

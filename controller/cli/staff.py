@@ -45,21 +45,14 @@ def add(
     store: StoreOpt = None,
 ) -> None:
     """Create a staff account; prompts for the password (twice) unless --password-stdin."""
-    tables: tuple[str, ...] = ()
-
-    def chosen() -> tuple[str, ...]:
-        nonlocal tables
-        tables = _tables(table, config, store)
-        return tables
-
-    add_account(
+    tables = add_account(
         name,
         password_stdin,
         config,
         store,
         hint=f"remove it first: 'mjtable staff remove {name}'",
         role="staff",
-        tables=chosen,
+        tables=lambda: _tables(table, config, store),
     )
     typer.echo(f"staff {name} added (tables: {', '.join(sorted(set(tables)))})")
 
