@@ -131,6 +131,7 @@ class TableService:
         # what the table cannot explain, since when: key -> (since, why zh, why en)
         self._unexplained: dict[str, tuple[float, str, str]] = {}
         self._stuck: str | None = None  # the notice shown while a hand waits for staff
+        self._held: tuple[str, str, str] | None = None  # the hand waiting for staff, why
 
     # --- the loop ----------------------------------------------------------------------------
 
@@ -195,19 +196,30 @@ class TableService:
         self._check_stuck(now)
 
     def _check_stuck(self, now: float) -> None:
-        """A hand the table cannot explain for ``stuck_after`` seconds waits for staff, and
-        the status topic and the display say so (Chinese first); said once, taken back when
-        the hand is over or the table explains itself again."""
-        if not self.keeper.in_progress:
+        """A hand the table cannot explain for ``stuck_after`` seconds waits for staff: the
+        tracker applies nothing more to it (``Tracker.held``), and the status topic and the
+        display say so (Chinese first). It waits until staff finish or void it: a reader
+        back, or the walls explained, does not release it, because the readers' picture of
+        what was played meanwhile may be wrong. Undone, the hand waits again; a new hand
+        is tracked as ever."""
+        keeper = self.keeper
+        if not keeper.in_progress:
             self._unexplained.pop("walls", None)
-        old = [
-            why
-            for since, *why in self._unexplained.values()
-            if now - since >= self.options.stuck_after
-        ]
+        if self._held is not None and self._held[0] != keeper.hand_id:
+            self._held = None  # a new hand
+        if self._held is None and keeper.in_progress and keeper.hand_id is not None:
+            old = [
+                why
+                for since, *why in self._unexplained.values()
+                if now - since >= self.options.stuck_after
+            ]
+            if old:
+                zh, en = old[0]
+                self._held = (keeper.hand_id, zh, en)
+        self.tracker.held = self._held is not None
         stuck = None
-        if self.keeper.in_progress and old:
-            zh, en = old[0]
+        if self._held is not None and keeper.in_progress:
+            _, zh, en = self._held
             stuck = f"{zh}：请工作人员手动结束本局 ({en}: finish this hand by hand)"
         if stuck == self._stuck:
             return
@@ -217,7 +229,7 @@ class TableService:
             self._shown = ""  # the hand's own text again
             self._show()
             return
-        log.warning("hand waits for staff", why=stuck, hand_id=self.keeper.hand_id)
+        log.warning("hand waits for staff", why=stuck, hand_id=keeper.hand_id)
         self.outlet.status({"hand": "waiting_for_staff", "text": stuck})
         self._display(0, stuck)
 
@@ -286,8 +298,8 @@ class TableService:
         if self.held_for_disk:
             self._disk_room()
         self._maybe_start(now)
-        if self._stuck is not None:
-            self._check_stuck(now)  # (a hand finished by staff: the notice goes at once)
+        if self._held is not None:
+            self._check_stuck(now)  # (a hand finished by staff, a new hand: at once)
         self._show()
         if self._enough() and not self.keeper.in_progress:
             self.done.set()
