@@ -86,8 +86,8 @@ class ServiceOptions:
     (``controller.gc_pauses``) while the table shuffles; skipped if a new hand has begun by
     then (the next hand's end tries again). None: never."""
     readerless: bool = False
-    """A table without readers: a hand starts as soon as none is in progress (no walls to
-    wait for), its dice roll as ever, and staff enter its result (``staff.finish``)."""
+    """A table without readers: the first hand starts at once (no walls to wait for), the
+    next ones when the dealer rolls; staff enter each result (``staff.finish``)."""
 
 
 class TableService:
@@ -239,11 +239,25 @@ class TableService:
         events. What it becomes goes through the tracker or the ``HandKeeper``, so it is
         stored before it is published, as every move is."""
         if isinstance(item, DicePress):
-            self.tracker.press_dice(None, now)
+            self._press_dice(now)
         elif isinstance(item, StaffInput):
             staff = item.item
-            item.settle(lambda: staff_handle(self.keeper, staff))
+            item.settle(lambda: staff_handle(self.keeper, staff, lambda: self._dice_rolled(now)))
         self._after(now)
+
+    def _press_dice(self, now: float) -> None:
+        """The dice button: whoever is due rolls. On a table without readers, with the last
+        hand settled, the dealer's roll starts the next hand (and is its break roll)."""
+        if self.options.readerless and not self.keeper.in_progress and self._may_start():
+            self.keeper.start_hand(None)
+        self.tracker.press_dice(None, now)
+
+    def _dice_rolled(self, now: float) -> bool:
+        """The console's dice button: as the panel's; whether a roll was due."""
+        before = (self.keeper.hand_id, len(self.keeper.log))
+        self._press_dice(now)
+        moved = (self.keeper.hand_id, len(self.keeper.log)) != before
+        return moved or self.tracker.pending_roll is not None
 
     def handle(self, event: BridgeEvent, now: float) -> None:
         if isinstance(event, TableStatus):
@@ -308,17 +322,23 @@ class TableService:
         limit = self.options.hands
         return limit is not None and self.keeper.session.hand_no >= limit
 
+    def _may_start(self) -> bool:
+        return not self.keeper.in_progress and not self._enough() and self._disk_room()
+
     def _maybe_start(self, now: float) -> None:
         keeper = self.keeper
         if keeper.in_progress or self._enough():
             return
-        readerless = self.options.readerless  # no walls to wait for
-        if not readerless and self._table is not TableState.WALLS_UP:
+        if self.options.readerless:
+            # No walls to wait for: the first hand starts at once; after a hand the table
+            # waits for the dealer's roll (``_press_dice``), so staff may still correct or
+            # void the hand just settled, which stays the current hand until then.
+            if keeper.state is None and self._disk_room():
+                keeper.start_hand(None)
+            return
+        if self._table is not TableState.WALLS_UP:
             return
         if not self._disk_room():
-            return
-        if readerless:
-            keeper.start_hand(None)
             return
         lift = self._lift
         if lift is None and (

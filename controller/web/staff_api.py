@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from controller.staff_acts import (
     ActKind,
+    DiceButton,
     Look,
     NotPermitted,
     StaffRequest,
@@ -271,6 +272,22 @@ async def void(
     hand_id: Annotated[str, Path(pattern=HAND_ID)], body: VoidIn, account: Actor, ctx: Ctx
 ) -> dict[str, Any]:
     return await _desk(ctx, _request("void", account, body, hand_id))
+
+
+class DiceIn(_In):
+    hand_id: Annotated[str, Field(pattern=HAND_ID)] | None = Field(
+        description="From GET hands/current (null: no hand yet)"
+    )
+    seen: Annotated[int, Field(ge=0, le=100_000)]
+
+
+@router.post(
+    "/dice",
+    responses=ACT_RESPONSES,
+    summary="The dice button: whoever is due rolls (without readers: the next hand starts)",
+)
+async def dice(body: DiceIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+    return await _desk(ctx, DiceButton(body.hand_id, body.seen))
 
 
 @router.get("/policy", summary="What staff may do here, and the owners' penalty amounts")
