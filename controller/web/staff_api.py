@@ -109,7 +109,7 @@ class _Act(_In):
 class FinishIn(_Act):
     result: Literal["exhausted"] | None = None
     winners: list[WinnerIn] = Field(default=[], max_length=3)
-    seats: list[SeatIn] = Field(default=[], max_length=3)
+    seats: list[SeatIn] = Field(default=[], max_length=4)  # (a 流局 without readers: all four)
     xia_indicator: Annotated[str, Field(max_length=4)] | None = None
     indicator: Annotated[str, Field(max_length=4)] | None = Field(
         default=None, description="The flipped tile, where no reader saw it (no readers)"
