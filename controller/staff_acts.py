@@ -23,7 +23,7 @@ from engine.round.projection import public_view
 from engine.round.staff import Audit, read_winners
 from engine.settlement.ledger import plain
 
-ActKind = Literal["finish", "correct", "penalty", "adjust", "void", "undo"]
+ActKind = Literal["finish", "correct", "penalty", "adjust", "void", "undo", "flip"]
 
 
 class StaleRequest(ValueError):
@@ -108,6 +108,8 @@ def perform(keeper: HandKeeper, request: StaffRequest, policy: StaffPolicy) -> l
             make = partial(staff.void, audit=a)
         case "undo":
             make = partial(staff.undo, audit=a)
+        case "flip":
+            make = partial(staff.enter_flip, audit=a, indicator=b["indicator"])
     return keeper.staff_act(make)
 
 

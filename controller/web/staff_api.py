@@ -151,6 +151,10 @@ class UndoIn(_Act):
     pass
 
 
+class FlipIn(_Act):
+    indicator: Annotated[str, Field(max_length=4, description="The flipped tile, e.g. 5s")]
+
+
 ACT_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": Problem},  # a body that is not JSON
     404: {"model": Problem},
@@ -245,6 +249,15 @@ async def penalty(body: PenaltyIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
 )
 async def undo(body: UndoIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
     return await _desk(ctx, _request("undo", account, body, body.hand_id))
+
+
+@router.post(
+    "/hands/current/flip",
+    responses=ACT_RESPONSES,
+    summary="Enter the flipped 精 where no reader saw it (a table without readers)",
+)
+async def flip(body: FlipIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+    return await _desk(ctx, _request("flip", account, body, body.hand_id, indicator=body.indicator))
 
 
 @router.post("/adjustments", responses=ACT_RESPONSES, summary="Move points between seats")

@@ -27,7 +27,8 @@
       finished_by_staff: "手动结束", win_corrected: "更正和牌", penalty_applied: "罚分",
       adjusted: "调整", hand_voided: "作废", staff_undone: "撤销", correct: "更正胡家手牌",
       add_winner: "加胡家（一炮多响）", more_winner: "另一胡家", others: "其他座位（读卡器未见时录入）",
-      enter_seat: "录入此座", indicator: "翻出的精牌", hand_only: "手牌",
+      enter_seat: "录入此座", indicator: "翻出的精牌", hand_only: "手牌", enter_flip: "录入翻精",
+      flip_entered: "录入翻精", dice: "掷骰子（下一局）",
     },
     en: {
       staff: "Staff", login: "Staff log in", name: "Name", password: "Password", logout: "Log out",
@@ -51,7 +52,8 @@
       hand_voided: "void", staff_undone: "undo", correct: "Correct the winner's tiles",
       add_winner: "Another winner (same discard)", more_winner: "Another winner",
       others: "Other seats (entered where no reader saw them)", enter_seat: "Enter this seat",
-      indicator: "Flipped tile (精)", hand_only: "Hand",
+      indicator: "Flipped tile (精)", hand_only: "Hand", enter_flip: "Enter the flip",
+      flip_entered: "flip entered", dice: "Roll the dice (next hand)",
     },
   };
   const T = (k, vars) => {
@@ -176,11 +178,15 @@
     $("staff").replaceChildren(
       el("div", { class: "staff-head" }, el("h2", null, `${T("staff")} · ${MJ.str(S.me.name, 64)}`), logout),
       el("div", { id: "staff-view" }),
+      el("div", { class: "row" }, el("button", { class: "btn", type: "button", id: "dice" }, T("dice")),
+        el("div", { class: "error", id: "dice-error", role: "alert" })),
       finishForm(), picker(), actForms(),
       el("div", { class: "staff-acts" }, el("h3", null, T("acts")), el("ol", { id: "staff-acts" }),
         el("div", { class: "row" }, el("input", { id: "undo-reason", placeholder: T("reason"), maxlength: 500 }),
           el("button", { class: "btn", type: "button", id: "undo" }, T("undo"))),
         el("div", { class: "error", id: "undo-error" })));
+    // the table's dice button: whoever is due rolls; without readers, the next hand starts
+    $("dice").addEventListener("click", () => act("dice", "/api/v1/staff/dice", {}));
     $("undo").addEventListener("click", () => act("undo", "/api/v1/staff/hands/current/undo", { reason: $("undo-reason").value }));
   }
 
@@ -198,6 +204,10 @@
     const exhausted = el("button", { class: "btn", type: "button", id: "fin-exhausted" }, T("exhausted"));
     exhausted.addEventListener("click", () => act("finish", "/api/v1/staff/hands/current/finish",
       { result: "exhausted", reason: $("fin-reason").value, ...entries([]) }));
+    // the 精 no reader saw, entered as soon as it is turned up: the displays show it
+    const flip = el("button", { class: "btn", type: "button", id: "fin-flip" }, T("enter_flip"));
+    flip.addEventListener("click", () => act("finish", "/api/v1/staff/hands/current/flip",
+      { indicator: $("fin-indicator").value.trim(), reason: $("fin-reason").value }));
     const correct = el("button", { class: "btn", type: "button", id: "fin-correct", disabled: true }, T("correct"));
     correct.addEventListener("click", () => act("finish", "/api/v1/staff/hands/current/correction",
       { seat: Number(winner.value), hand: $("fin-hand").value.trim(), melds: melds($("fin-melds")), reason: $("fin-reason").value }));
@@ -211,7 +221,7 @@
       field(T("discards"), tileInput("fin-discards", "discards", { max: 128 }), "field wide unread-only"),
       el("div", { class: "row" }, el("span", null, T("flags")), flags),
       el("div", { id: "fin-more" }), more,
-      field(T("indicator"), tileInput("fin-indicator", "indicator", { single: true }), "field noflip-only"),
+      el("div", { class: "row noflip-only" }, field(T("indicator"), tileInput("fin-indicator", "indicator", { single: true })), flip),
       otherSeats(),
       field(T("reason"), el("input", { id: "fin-reason", maxlength: 500 }), "field wide"),
       el("div", { class: "row" }, settle, exhausted, correct),

@@ -1,5 +1,6 @@
 """The console's finish where the readers saw nothing of a seat (a table without readers):
-every seat's hand, melds and discards and the flipped tile are entered on the console,
+every seat's hand, melds and discards and the flipped tile (as its own act, as soon as it
+is turned up) are entered on the console,
 and several winners of one discard (一炮多响, where the ruleset allows it) in one finish.
 In Debian's Chromium against the desk answering from a real store's ``HandKeeper``; what
 the console sends settles as ``mjtable settle`` settles the request the hand keeps."""
@@ -125,9 +126,18 @@ def test_a_draw_without_readers_enters_every_seat_and_the_flipped_tile(
     _seat(page, 1, "2223334445556m", "5p")
     _seat(page, 2, "2223334445556p", "5s")
     _seat(page, 3, "2223334445556s", "6m")
+    # the 精 turned up: entered at once, the table shows it while the hand is played
     page.click("#fin-indicator")
     page.click('#picker [data-kind="1m"]')
     assert page.input_value("#fin-indicator") == "1m"
+    page.fill("#fin-reason", "精 turned up")
+    page.click("#fin-flip")
+    page.wait_for_selector('#staff-acts [data-act="flip_entered"]')
+    page.wait_for_selector("#staff-hand-head .jing")
+    assert not page.is_visible("#fin-indicator")  # entered: the finish settles with it
+    assert keeper.state is not None and keeper.state.flip_entered is not None
+    flip = keeper.log[-1].to_dict()
+    assert flip["type"] == "flip_entered" and flip["by"] == "ann" and flip["indicator"] == "1m"
     page.fill("#fin-reason", "流局, entered")
     page.click("#fin-exhausted")
     page.wait_for_selector('#staff-acts [data-act="finished_by_staff"]')
