@@ -14,9 +14,9 @@ from engine.round import fold
 from engine.round.actions import Shuffle
 from engine.round.events import FinishedByStaff, FlipEntered, Settled, event_from_dict
 from engine.round.finish import settlement_from_dict
+from engine.round.projection import public_view
 from engine.round.replay import check
 from engine.round.rules import apply
-from engine.round.projection import public_view
 from engine.round.staff import Audit, StaffInputError, enter_flip, finish, result_of, undo
 from engine.round.state import Phase, RoundState
 from engine.rulesets import builtin_ids
