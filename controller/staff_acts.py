@@ -205,6 +205,7 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
         "seen": len(keeper.log),
         "public": public_view(state),
         "winners_read": read_winners(state) if state.wins else None,
+        "flips": state.needs_flip,  # the ruleset turns up a 精 (财神): entered if unseen
         "acts": [e.public_dict() for e in keeper.log if e.type in STAFF_ACT_TYPES],
         "totals": [plain(t) for t in keeper.session.totals],
     }

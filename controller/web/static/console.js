@@ -534,7 +534,8 @@
     // no reader saw a tile (a table without readers): every seat and the flip are entered
     const seen = [0, 1, 2, 3].map(publicSeat);
     S.unread = seen.every((x) => !x.tiles && !x.melds.length && !x.discards.length);
-    S.flipSeen = !!(p.jing && typeof p.jing === "object" && Object.keys(p.jing).length);
+    // (a ruleset that turns up no tile has none to enter)
+    S.flipSeen = v.flips === false || !!(p.jing && typeof p.jing === "object" && Object.keys(p.jing).length);
     document.body.classList.toggle("staff-unread", S.unread);
     document.body.classList.toggle("staff-noflip", !S.flipSeen);
     const dealer = Number.isInteger(p.dealer) ? p.dealer : null;

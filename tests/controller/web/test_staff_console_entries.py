@@ -3,11 +3,14 @@ every seat's hand, melds and discards and the flipped tile (as its own act, as s
 is turned up) are entered on the console,
 and several winners of one discard (一炮多响, where the ruleset allows it) in one finish.
 In Debian's Chromium against the desk answering from a real store's ``HandKeeper``; what
-the console sends settles as ``mjtable settle`` settles the request the hand keeps."""
+the console sends settles as ``mjtable settle`` settles the request the hand keeps.
+
+Set MJTABLE_SCREENSHOTS=docs/screenshots to refresh the screenshots docs/staff.md shows."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +25,7 @@ from controller.store.owners import OwnerAccounts
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
 from tests.controller.web.server import serve
-from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
+from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_staff_api import PASSWORD
 from tests.controller.web.test_staff_console import _log_in
 
@@ -72,13 +75,15 @@ def test_two_winners_of_one_discard_and_every_seat_entered_on_the_console(
     browser: Any,  # noqa: F811
     guangdong: tuple[str, HandKeeper],
     store: EventStore,
+    tmp_path: Path,
 ) -> None:
     url, keeper = guangdong
     page = browser.new_page(viewport={"width": 820, "height": 1180})  # a tablet
     _log_in(page, url)
     # nothing was read: the other seats' block is open, the discards are asked for
     assert page.get_attribute("#fin-others", "open") is not None
-    assert page.is_visible("#fin-discards") and page.is_visible("#fin-indicator")
+    assert page.is_visible("#fin-discards")
+    assert not page.is_visible("#fin-indicator")  # guangdong turns up no 精
     page.select_option("#fin-seat", "1")
     page.select_option("#fin-from", "0")
     page.click("#fin-tile")
@@ -97,6 +102,7 @@ def test_two_winners_of_one_discard_and_every_seat_entered_on_the_console(
     # the picker counts what the form holds: 5p four times over
     assert page.text_content('#picker [data-kind="5p"] [data-left]') == "0"
     assert page.is_disabled('#picker [data-kind="5p"]')
+    _shot(page, tmp_path, "staff-two-winners", full_page=True)
     page.fill("#fin-reason", "no readers: entered at the table")
     page.click("#fin-settle")
     page.wait_for_selector('#staff-acts [data-act="finished_by_staff"]')
@@ -117,11 +123,13 @@ def test_a_draw_without_readers_enters_every_seat_and_the_flipped_tile(
     browser: Any,  # noqa: F811
     xingguo: tuple[str, HandKeeper],
     store: EventStore,
+    tmp_path: Path,
 ) -> None:
     url, keeper = xingguo
     page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone
     _log_in(page, url)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert page.is_visible("#fin-indicator")  # no reader saw the 精: entered here
     _seat(page, 0, "19m19p19s1234567z", "2m")
     _seat(page, 1, "2223334445556m", "5p")
     _seat(page, 2, "2223334445556p", "5s")
@@ -135,6 +143,7 @@ def test_a_draw_without_readers_enters_every_seat_and_the_flipped_tile(
     page.wait_for_selector('#staff-acts [data-act="flip_entered"]')
     page.wait_for_selector("#staff-hand-head .jing")
     assert not page.is_visible("#fin-indicator")  # entered: the finish settles with it
+    _shot(page, tmp_path, "staff-flip-entered", full_page=True)
     assert keeper.state is not None and keeper.state.flip_entered is not None
     flip = keeper.log[-1].to_dict()
     assert flip["type"] == "flip_entered" and flip["by"] == "ann" and flip["indicator"] == "1m"
