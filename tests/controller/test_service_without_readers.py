@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.config import TableConfig
 from controller.runtime import running
 from controller.staff_acts import DiceButton, Look, StaffRequest, StaleRequest, desk, handle
 from controller.table_inputs import DicePress
@@ -28,13 +29,17 @@ FOUR_SEATS = [
 ]
 
 
+def _without_readers(mosquitto: Mosquitto, tmp_path: Path) -> TableConfig:
+    plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
+    hardware = plain.hardware.model_validate({"virtual": True, "readers": "none"})
+    return plain.model_copy(update={"hardware": hardware})
+
+
 @pytest.mark.timeout(120)
 def test_a_table_without_readers_starts_each_hand_and_takes_its_result_from_staff(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
-    plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
-    hardware = plain.hardware.model_validate({"virtual": True, "readers": "none"})
-    config = plain.model_copy(update={"hardware": hardware})
+    config = _without_readers(mosquitto, tmp_path)
     assert config.hardware.readerless
 
     async def scenario() -> None:
@@ -68,9 +73,7 @@ def test_a_table_without_readers_starts_each_hand_and_takes_its_result_from_staf
 def test_without_readers_the_settled_hand_waits_for_the_dealers_roll_and_can_be_voided(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
-    plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
-    hardware = plain.hardware.model_validate({"virtual": True, "readers": "none"})
-    config = plain.model_copy(update={"hardware": hardware})
+    config = _without_readers(mosquitto, tmp_path)
 
     async def scenario() -> None:
         stop = asyncio.Event()

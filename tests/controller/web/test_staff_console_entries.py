@@ -19,15 +19,12 @@ from controller.cli.settle import settle_data
 from controller.hand_keeper import HandKeeper
 from controller.mqtt.topics import Topics
 from controller.publication import Outlet
-from controller.staff_acts import handle
 from controller.store import EventStore
 from controller.store.owners import OwnerAccounts
-from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
-from tests.controller.web.server import serve
 from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_staff_api import PASSWORD
-from tests.controller.web.test_staff_console import _log_in
+from tests.controller.web.test_staff_console import _log_in, console_site
 
 SECRET = b"e" * 32
 
@@ -40,13 +37,7 @@ def _site(store: EventStore, ruleset: str) -> Iterator[tuple[str, HandKeeper]]:
     keeper.resume()
     keeper.start_hand(None)
     OwnerAccounts(store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
-
-    async def desk(item: Any) -> dict[str, Any]:
-        return handle(keeper, item)
-
-    hub = LiveHub()
-    settings = WebAppSettings(parlour="demo", table="t1", secret_key=SECRET)
-    with serve(create_app(store, hub, settings, staff_desk=desk), hub) as url:
+    for url, _ in console_site(store, keeper):
         yield url, keeper
 
 
