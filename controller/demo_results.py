@@ -92,11 +92,18 @@ class ResultDesk:
             await self._one_hand(token)
 
     async def _current(self, token: str, hand_no: int) -> dict[str, Any]:
-        """The service's hand ``hand_no`` once it is in progress."""
+        """The service's hand ``hand_no`` once it is in progress; after a settled hand the
+        dealer rolls (the console's dice button) to start it, as at a table."""
         while True:
             view = await asyncio.to_thread(_call, f"{self.api}/staff/hands/current", None, token)
             if view.get("in_progress") and view.get("hand_no") == hand_no:
                 return dict(view)
+            if not view.get("in_progress") and view.get("hand_id") is not None:
+                press = {"hand_id": view["hand_id"], "seen": view["seen"]}
+                try:
+                    await asyncio.to_thread(_call, f"{self.api}/staff/dice", press, token)
+                except DemoDeskError as err:  # (the service may stop: its last hand)
+                    log.info("dice not rolled", why=str(err))
             await asyncio.sleep(POLL)
 
     async def _one_hand(self, token: str) -> None:

@@ -86,8 +86,8 @@ class ServiceOptions:
     (``controller.gc_pauses``) while the table shuffles; skipped if a new hand has begun by
     then (the next hand's end tries again). None: never."""
     readerless: bool = False
-    """A table without readers: a hand starts as soon as none is in progress (no walls to
-    wait for), its dice roll as ever, and staff enter its result (``staff.finish``)."""
+    """A table without readers: the first hand starts at once (no walls to wait for), the
+    next ones when the dealer rolls; staff enter each result (``staff.finish``)."""
 
 
 class TableService:
@@ -131,6 +131,7 @@ class TableService:
         # what the table cannot explain, since when: key -> (since, why zh, why en)
         self._unexplained: dict[str, tuple[float, str, str]] = {}
         self._stuck: str | None = None  # the notice shown while a hand waits for staff
+        self._held: tuple[str, str, str] | None = None  # the hand waiting for staff, why
 
     # --- the loop ----------------------------------------------------------------------------
 
@@ -195,19 +196,30 @@ class TableService:
         self._check_stuck(now)
 
     def _check_stuck(self, now: float) -> None:
-        """A hand the table cannot explain for ``stuck_after`` seconds waits for staff, and
-        the status topic and the display say so (Chinese first); said once, taken back when
-        the hand is over or the table explains itself again."""
-        if not self.keeper.in_progress:
+        """A hand the table cannot explain for ``stuck_after`` seconds waits for staff: the
+        tracker applies nothing more to it (``Tracker.held``), and the status topic and the
+        display say so (Chinese first). It waits until staff finish or void it: a reader
+        back, or the walls explained, does not release it, because the readers' picture of
+        what was played meanwhile may be wrong. Undone, the hand waits again; a new hand
+        is tracked as ever."""
+        keeper = self.keeper
+        if not keeper.in_progress:
             self._unexplained.pop("walls", None)
-        old = [
-            why
-            for since, *why in self._unexplained.values()
-            if now - since >= self.options.stuck_after
-        ]
+        if self._held is not None and self._held[0] != keeper.hand_id:
+            self._held = None  # a new hand
+        if self._held is None and keeper.in_progress and keeper.hand_id is not None:
+            old = [
+                why
+                for since, *why in self._unexplained.values()
+                if now - since >= self.options.stuck_after
+            ]
+            if old:
+                zh, en = old[0]
+                self._held = (keeper.hand_id, zh, en)
+        self.tracker.held = self._held is not None
         stuck = None
-        if self.keeper.in_progress and old:
-            zh, en = old[0]
+        if self._held is not None and keeper.in_progress:
+            _, zh, en = self._held
             stuck = f"{zh}：请工作人员手动结束本局 ({en}: finish this hand by hand)"
         if stuck == self._stuck:
             return
@@ -217,7 +229,7 @@ class TableService:
             self._shown = ""  # the hand's own text again
             self._show()
             return
-        log.warning("hand waits for staff", why=stuck, hand_id=self.keeper.hand_id)
+        log.warning("hand waits for staff", why=stuck, hand_id=keeper.hand_id)
         self.outlet.status({"hand": "waiting_for_staff", "text": stuck})
         self._display(0, stuck)
 
@@ -227,11 +239,25 @@ class TableService:
         events. What it becomes goes through the tracker or the ``HandKeeper``, so it is
         stored before it is published, as every move is."""
         if isinstance(item, DicePress):
-            self.tracker.press_dice(None, now)
+            self._press_dice(now)
         elif isinstance(item, StaffInput):
             staff = item.item
-            item.settle(lambda: staff_handle(self.keeper, staff))
+            item.settle(lambda: staff_handle(self.keeper, staff, lambda: self._dice_rolled(now)))
         self._after(now)
+
+    def _press_dice(self, now: float) -> None:
+        """The dice button: whoever is due rolls. On a table without readers, with the last
+        hand settled, the dealer's roll starts the next hand (and is its break roll)."""
+        if self.options.readerless and not self.keeper.in_progress and self._may_start():
+            self.keeper.start_hand(None)
+        self.tracker.press_dice(None, now)
+
+    def _dice_rolled(self, now: float) -> bool:
+        """The console's dice button: as the panel's; whether a roll was due."""
+        before = (self.keeper.hand_id, len(self.keeper.log))
+        self._press_dice(now)
+        moved = (self.keeper.hand_id, len(self.keeper.log)) != before
+        return moved or self.tracker.pending_roll is not None
 
     def handle(self, event: BridgeEvent, now: float) -> None:
         if isinstance(event, TableStatus):
@@ -286,8 +312,8 @@ class TableService:
         if self.held_for_disk:
             self._disk_room()
         self._maybe_start(now)
-        if self._stuck is not None:
-            self._check_stuck(now)  # (a hand finished by staff: the notice goes at once)
+        if self._held is not None:
+            self._check_stuck(now)  # (a hand finished by staff, a new hand: at once)
         self._show()
         if self._enough() and not self.keeper.in_progress:
             self.done.set()
@@ -296,17 +322,23 @@ class TableService:
         limit = self.options.hands
         return limit is not None and self.keeper.session.hand_no >= limit
 
+    def _may_start(self) -> bool:
+        return not self.keeper.in_progress and not self._enough() and self._disk_room()
+
     def _maybe_start(self, now: float) -> None:
         keeper = self.keeper
         if keeper.in_progress or self._enough():
             return
-        readerless = self.options.readerless  # no walls to wait for
-        if not readerless and self._table is not TableState.WALLS_UP:
+        if self.options.readerless:
+            # No walls to wait for: the first hand starts at once; after a hand the table
+            # waits for the dealer's roll (``_press_dice``), so staff may still correct or
+            # void the hand just settled, which stays the current hand until then.
+            if keeper.state is None and self._disk_room():
+                keeper.start_hand(None)
+            return
+        if self._table is not TableState.WALLS_UP:
             return
         if not self._disk_room():
-            return
-        if readerless:
-            keeper.start_hand(None)
             return
         lift = self._lift
         if lift is None and (

@@ -23,7 +23,7 @@ from engine.round.projection import public_view
 from engine.round.staff import Audit, read_winners
 from engine.settlement.ledger import plain
 
-ActKind = Literal["finish", "correct", "penalty", "adjust", "void", "undo"]
+ActKind = Literal["finish", "correct", "penalty", "adjust", "void", "undo", "flip"]
 
 
 class StaleRequest(ValueError):
@@ -108,6 +108,8 @@ def perform(keeper: HandKeeper, request: StaffRequest, policy: StaffPolicy) -> l
             make = partial(staff.void, audit=a)
         case "undo":
             make = partial(staff.undo, audit=a)
+        case "flip":
+            make = partial(staff.enter_flip, audit=a, indicator=b["indicator"])
     return keeper.staff_act(make)
 
 
@@ -153,9 +155,37 @@ class Look:
     """A look at the hand in progress, as staff may see it."""
 
 
-def handle(keeper: HandKeeper, item: StaffRequest | Look) -> dict[str, Any]:
-    """What the table loop does with an item from the staff desk (raises as ``perform``)."""
+@dataclass(frozen=True, slots=True)
+class DiceButton:
+    """The console's dice button, as the panel's: whoever is due rolls (on a table without
+    readers, after a hand, the dealer's roll starts the next). ``TableService`` presses
+    it; the roll is the hand's ``dice_rolled`` event. ``hand_id`` and ``seen`` as a
+    ``StaffRequest``'s: a press sent twice rolls once."""
+
+    hand_id: str | None
+    seen: int
+
+    def check(self, keeper: HandKeeper) -> None:
+        if self.hand_id != keeper.hand_id or self.seen != len(keeper.log):
+            raise StaleRequest(
+                f"the table moved on (hand {keeper.hand_id}, {len(keeper.log)} events): look again"
+            )
+
+
+def handle(
+    keeper: HandKeeper,
+    item: StaffRequest | Look | DiceButton,
+    press_dice: Callable[[], bool] | None = None,
+) -> dict[str, Any]:
+    """What the table loop does with an item from the staff desk (raises as ``perform``).
+    ``press_dice`` presses the table's dice button (``TableService``), True if a roll was
+    due; without it the console's button is refused."""
     if isinstance(item, Look):
+        return current_view(keeper)
+    if isinstance(item, DiceButton):
+        item.check(keeper)
+        if press_dice is None or not press_dice():
+            raise StaleRequest("no roll is due (or the hand waits for staff)")
         return current_view(keeper)
     events = perform(keeper, item, OwnerAccounts(keeper.store).staff_policy())
     return outcome(events) | {"hand_id": keeper.hand_id, "seen": len(keeper.log)}
@@ -175,6 +205,7 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
         "seen": len(keeper.log),
         "public": public_view(state),
         "winners_read": read_winners(state) if state.wins else None,
+        "flips": state.needs_flip,  # the ruleset turns up a 精 (财神): entered if unseen
         "acts": [e.public_dict() for e in keeper.log if e.type in STAFF_ACT_TYPES],
         "totals": [plain(t) for t in keeper.session.totals],
     }
@@ -189,11 +220,13 @@ def outcome(events: list[Event]) -> dict[str, Any]:
     }
 
 
-def desk(inputs: TableInputs) -> Callable[[StaffRequest | Look], Awaitable[dict[str, Any]]]:
+def desk(
+    inputs: TableInputs,
+) -> Callable[[StaffRequest | Look | DiceButton], Awaitable[dict[str, Any]]]:
     """The web app's way in: each act a ``StaffInput`` on the table loop's queue, answered
     by ``TableService.act`` (``handle``); a full queue is refused at once (OverflowError)."""
 
-    async def submit(item: StaffRequest | Look) -> dict[str, Any]:
+    async def submit(item: StaffRequest | Look | DiceButton) -> dict[str, Any]:
         answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         if not inputs.put(StaffInput(item, answer)):
             raise OverflowError("the table's input queue is full")

@@ -113,6 +113,10 @@ class Tracker:
         self._window: tuple[object, ...] | None = None
         self._window_since = 0.0
         self._board_down = False
+        self.held = False
+        """The hand waits for staff (``TableService``: unexplained too long): the picture
+        is still kept and alerts still raised, but no move, button, timeout or roll is
+        applied to the hand; what the readers saw since may be wrong, staff decide."""
 
     @property
     def observed(self) -> frozenset[Zone]:
@@ -197,6 +201,9 @@ class Tracker:
     def press_dice(self, seat: int | None, now: float) -> None:
         """The dice button (``seat`` None: the panel's GPIO button, for whoever is due)."""
         st = self.port.state
+        if self.held:
+            log.info("dice button ignored: the hand waits for staff", seat=seat)
+            return
         due = None if st is None else due_roll(st)
         if st is None or due is None or self.pending_roll is not None:
             log.info("dice button ignored: no roll is due", seat=seat)
@@ -219,7 +226,10 @@ class Tracker:
 
     def reconcile(self, now: float) -> None:
         """Apply every action the table's picture explains, one at a time (stored as one
-        batch: what one report explains is durable, and published, together)."""
+        batch: what one report explains is durable, and published, together). Nothing
+        while the hand is held for staff."""
+        if self.held:
+            return
         with self.port.batch():
             for _ in range(200):  # a hand has fewer actions than this between two reports
                 if not self._step(now):
@@ -259,7 +269,7 @@ class Tracker:
     def tick(self, now: float) -> None:
         """Claim-window timeouts, then alerts for what stayed unexplained too long."""
         st = self.port.state
-        if st is not None and in_window(st):
+        if st is not None and in_window(st) and not self.held:
             self._window_timeout(st, now)
         self.reconcile(now)
         self.alerts.check(self.port.state, self.picture, now)

@@ -24,6 +24,7 @@ from engine.round.events import (
     Event,
     Exhausted,
     FinishedByStaff,
+    FlipEntered,
     HandStarted,
     HandVoided,
     JingFlipped,
@@ -108,6 +109,8 @@ def _act_zh(e: StaffAct) -> str:
             what = f"调整：{_seat_zh(e.from_seat)} 付 {_seat_zh(e.to_seat)} {e.points}"
         case HandVoided():
             what = f"第{e.hand_no}局作废"
+        case FlipEntered():
+            what = f"录入翻出的精牌：{e.indicator}"
         case StaffUndone():
             what = "撤销上一步"
         case _:

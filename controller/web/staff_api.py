@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from controller.staff_acts import (
     ActKind,
+    DiceButton,
     Look,
     NotPermitted,
     StaffRequest,
@@ -108,7 +109,7 @@ class _Act(_In):
 class FinishIn(_Act):
     result: Literal["exhausted"] | None = None
     winners: list[WinnerIn] = Field(default=[], max_length=3)
-    seats: list[SeatIn] = Field(default=[], max_length=3)
+    seats: list[SeatIn] = Field(default=[], max_length=4)  # (a 流局 without readers: all four)
     xia_indicator: Annotated[str, Field(max_length=4)] | None = None
     indicator: Annotated[str, Field(max_length=4)] | None = Field(
         default=None, description="The flipped tile, where no reader saw it (no readers)"
@@ -148,6 +149,10 @@ class VoidIn(_In):
 
 class UndoIn(_Act):
     pass
+
+
+class FlipIn(_Act):
+    indicator: Annotated[str, Field(max_length=4, description="The flipped tile, e.g. 5s")]
 
 
 ACT_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -246,6 +251,15 @@ async def undo(body: UndoIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
     return await _desk(ctx, _request("undo", account, body, body.hand_id))
 
 
+@router.post(
+    "/hands/current/flip",
+    responses=ACT_RESPONSES,
+    summary="Enter the flipped 精 where no reader saw it (a table without readers)",
+)
+async def flip(body: FlipIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+    return await _desk(ctx, _request("flip", account, body, body.hand_id, indicator=body.indicator))
+
+
 @router.post("/adjustments", responses=ACT_RESPONSES, summary="Move points between seats")
 async def adjustment(body: AdjustmentIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
     if body.from_seat == body.to_seat:
@@ -271,6 +285,22 @@ async def void(
     hand_id: Annotated[str, Path(pattern=HAND_ID)], body: VoidIn, account: Actor, ctx: Ctx
 ) -> dict[str, Any]:
     return await _desk(ctx, _request("void", account, body, hand_id))
+
+
+class DiceIn(_In):
+    hand_id: Annotated[str, Field(pattern=HAND_ID)] | None = Field(
+        description="From GET hands/current (null: no hand yet)"
+    )
+    seen: Annotated[int, Field(ge=0, le=100_000)]
+
+
+@router.post(
+    "/dice",
+    responses=ACT_RESPONSES,
+    summary="The dice button: whoever is due rolls (without readers: the next hand starts)",
+)
+async def dice(body: DiceIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+    return await _desk(ctx, DiceButton(body.hand_id, body.seen))
 
 
 @router.get("/policy", summary="What staff may do here, and the owners' penalty amounts")

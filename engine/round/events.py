@@ -370,6 +370,16 @@ class HandVoided(StaffAct):
 
 
 @dataclass(frozen=True, slots=True)
+class FlipEntered(StaffAct):
+    """The turned-up 精 (or 财神 indicator) as staff entered it, where no reader saw the
+    spot (a table without readers): public once turned up, so the displays show the 精
+    while the hand is played and the finish settles with it."""
+
+    type: ClassVar[str] = "flip_entered"
+    indicator: Annotated[str, StringConstraints(pattern=r"^([1-9][mps]|[ESWNCFP])$")]
+
+
+@dataclass(frozen=True, slots=True)
 class StaffUndone(StaffAct):
     """The last staff act of this hand taken back (``undone`` names its type)."""
 
@@ -403,6 +413,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         PenaltyApplied,
         Adjusted,
         HandVoided,
+        FlipEntered,
         StaffUndone,
     )
 }

@@ -23,6 +23,7 @@ from engine.round.events import (
     Event,
     Exhausted,
     FinishedByStaff,
+    FlipEntered,
     HandStarted,
     HandVoided,
     JingFlipped,
@@ -408,6 +409,13 @@ def _voided(state: RoundState, e: HandVoided) -> None:
     state.phase = Phase.SETTLE
 
 
+def _flip_entered(state: RoundState, e: FlipEntered) -> None:
+    if state.phase is Phase.DONE:
+        raise ValueError("the hand is settled already")
+    _act(state, e)
+    state.flip_entered = e
+
+
 def _undone(state: RoundState, e: StaffUndone) -> None:
     if not state.staff_acts:
         raise ValueError("no act of staff to undo in this hand")
@@ -443,5 +451,6 @@ _HANDLERS: dict[type[Event], Callable[[RoundState, Any], None]] = {
     PenaltyApplied: _penalty,
     Adjusted: _adjusted,
     HandVoided: _voided,
+    FlipEntered: _flip_entered,
     StaffUndone: _undone,
 }

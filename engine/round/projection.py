@@ -12,7 +12,7 @@ from typing import Any
 from engine.hand import MeldType
 from engine.round.finish import settlement_to_dict
 from engine.round.state import SEATS, RoundState
-from engine.tiles import kind_name, kind_of, successor
+from engine.tiles import kind_name, kind_of, parse_kind, successor
 
 
 def _name(tile: int) -> str:
@@ -22,12 +22,15 @@ def _name(tile: int) -> str:
 def public_view(state: RoundState) -> dict[str, Any]:
     wall = state.wall
     flip = None if wall is None else wall.flip
+    kind = None if flip is None else flip.kind
+    if kind is None and state.flip_entered is not None:  # no reader saw it: staff entered it
+        kind = parse_kind(state.flip_entered.indicator)
     jing: dict[str, str] = {}
-    if flip is not None and flip.kind is not None:
+    if kind is not None:
         if state.ruleset.flip_kind.value == "caishen":
-            jing = {"flipped": kind_name(flip.kind), "caishen": kind_name(successor(flip.kind))}
+            jing = {"flipped": kind_name(kind), "caishen": kind_name(successor(kind))}
         else:
-            jing = {"zheng": kind_name(flip.kind), "fu": kind_name(successor(flip.kind))}
+            jing = {"zheng": kind_name(kind), "fu": kind_name(successor(kind))}
     seats = []
     for s in range(SEATS):
         melds = [

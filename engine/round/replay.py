@@ -21,6 +21,7 @@ from engine.round.events import (
     Event,
     Exhausted,
     FinishedByStaff,
+    FlipEntered,
     HandStarted,
     HandVoided,
     JingFlipped,
@@ -135,6 +136,8 @@ def _describe_act(e: StaffAct) -> str:
             what = f"seat {e.from_seat} pays seat {e.to_seat} {e.points} (adjustment)"
         case HandVoided():
             what = f"hand {e.hand_no} voided"
+        case FlipEntered():
+            what = f"the flipped tile entered: {e.indicator}"
         case StaffUndone():
             what = f"undoes {e.undone}"
         case _:

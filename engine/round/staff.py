@@ -22,6 +22,7 @@ from engine.round.events import (
     Adjusted,
     Event,
     FinishedByStaff,
+    FlipEntered,
     HandStarted,
     HandVoided,
     PenaltyApplied,
@@ -42,7 +43,8 @@ from engine.round.fold import advance, start
 from engine.round.state import SEATS, HeldMeld, Phase, RoundState
 from engine.rulesets import settle_request
 from engine.settlement import Amount, SettleInputError, Settlement, parse_finished_hand
-from engine.tiles import EAST, format_kinds, parse_kinds
+from engine.tiles import EAST, format_kinds, kind_name, parse_kinds
+from engine.wall import Flip, FlipKind
 
 MAX_NAME = 64
 
@@ -208,8 +210,10 @@ def settle_input(
     hand whose flip no reader saw (a table without readers)."""
     started = state.started
     wall = state.wall
-    seen = None if wall is None else wall.flip
-    entered = flip or {}
+    seen = seen_flip(state)
+    entered = dict(flip or {})
+    if state.flip_entered is not None and entered.get("indicator") is None:
+        entered["indicator"] = state.flip_entered.indicator
 
     def kind(k: int | None) -> str | None:
         return None if k is None else format_kinds([k])
@@ -318,10 +322,15 @@ def finish(
     saw."""
     audit.check(reason_required=False)
     _open(state)
-    flipped = state.wall is not None and state.wall.flip is not None
+    flipped = seen_flip(state) is not None
     for name, given_kind in (("indicator", indicator), ("an_indicator", an_indicator)):
         if given_kind is not None and flipped:
             raise StaffInputError(f"{name}: the readers saw the flip; it is not entered by hand")
+    entered = state.flip_entered
+    if indicator is not None and entered is not None and indicator != entered.indicator:
+        raise StaffInputError(
+            f"indicator: entered as {entered.indicator} already (undo that act to change it)"
+        )
     if len(winners) > 3:
         raise StaffInputError("winners: at most 3")
     given: dict[int, Mapping[str, Any]] = {}
@@ -488,6 +497,37 @@ def void_earlier(
         raise StaffInputError("net: four seats")
     reverses = tuple(amount_out(n) for n in net)
     return [HandVoided(**_fields(audit), hand_no=hand_no, reverses=reverses)]
+
+
+def seen_flip(state: RoundState) -> Flip | None:
+    """The turned-up tile as the readers saw it (None: unseen, or not turned up yet)."""
+    flip = None if state.wall is None else state.wall.flip
+    return flip if flip is not None and flip.tile is not None else None
+
+
+def enter_flip(state: RoundState, audit: Audit, indicator: object) -> list[Event]:
+    """The turned-up 精 (财神 indicator) entered by hand where no reader saw it: one tile
+    in notation. Refused once the readers saw the flip, once one is entered (undo it to
+    change it), on a ruleset that turns none up, and on a settled hand."""
+    audit.check(reason_required=False)
+    _open(state)
+    if state.ruleset.flip_kind is FlipKind.NONE:
+        raise StaffInputError(f"indicator: {state.started.ruleset} turns up no tile")
+    if seen_flip(state) is not None:
+        raise StaffInputError("indicator: the readers saw the flip; it is not entered by hand")
+    if state.flip_entered is not None:
+        raise StaffInputError(
+            f"indicator: entered as {state.flip_entered.indicator} already (undo that act)"
+        )
+    if not isinstance(indicator, str) or len(indicator) > 4:
+        raise StaffInputError("indicator: one tile, e.g. 5s or E")
+    try:
+        kinds = parse_kinds(indicator)
+    except ValueError as err:
+        raise StaffInputError(f"indicator: {err}") from None
+    if len(kinds) != 1:
+        raise StaffInputError("indicator: one tile, e.g. 5s or E")
+    return [FlipEntered(**_fields(audit), indicator=kind_name(kinds[0]))]
 
 
 def undo(state: RoundState, audit: Audit) -> list[Event]:

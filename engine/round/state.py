@@ -17,6 +17,7 @@ from engine.round.events import (
     Adjusted,
     ClaimDeclared,
     DiceRolled,
+    FlipEntered,
     HandStarted,
     HandVoided,
     PenaltyApplied,
@@ -124,6 +125,7 @@ class RoundState:
         "draws",
         "exhausted",
         "false_win",
+        "flip_entered",
         "gz_active",
         "gz_kinds",
         "gz_rounds",
@@ -197,6 +199,7 @@ class RoundState:
         self.penalties: list[PenaltyApplied] = []
         self.adjustments: list[Adjusted] = []
         self.past_voids: list[HandVoided] = []  # earlier hands of the session voided
+        self.flip_entered: FlipEntered | None = None  # the 精 no reader saw, as entered
 
     # -- copying and comparing ---------------------------------------------------------
 

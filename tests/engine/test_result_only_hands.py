@@ -12,11 +12,12 @@ import pytest
 from controller.cli.settle import settle_data
 from engine.round import fold
 from engine.round.actions import Shuffle
-from engine.round.events import FinishedByStaff, Settled
+from engine.round.events import FinishedByStaff, FlipEntered, Settled, event_from_dict
 from engine.round.finish import settlement_from_dict
+from engine.round.projection import public_view
 from engine.round.replay import check
 from engine.round.rules import apply
-from engine.round.staff import Audit, StaffInputError, finish, result_of
+from engine.round.staff import Audit, StaffInputError, enter_flip, finish, result_of, undo
 from engine.round.state import Phase, RoundState
 from engine.rulesets import builtin_ids
 from engine.simulation import HandResult, play_session
@@ -76,3 +77,53 @@ def test_an_indicator_entered_where_the_readers_saw_the_flip_is_refused() -> Non
     assert before_end.wall is not None and before_end.wall.flip is not None
     with pytest.raises(StaffInputError, match=r"^indicator:"):
         finish(before_end, AUDIT, seats=[], indicator="1m")
+
+
+def test_the_flip_entered_by_staff_is_shown_settled_with_and_undone() -> None:
+    """On an unseen hand staff enter the turned-up 精 while it is played: the public view
+    shows it, the finish settles with it (as ``mjtable settle`` on the request), a replay
+    folds it, and undo takes it back."""
+    result = next(r for r in _played("xingguo") if r.state.wall and r.state.wall.flip)
+    state, log = _unseen(result)
+    body = result_of(result.state)
+    flipped = enter_flip(state, AUDIT, body["indicator"])
+    (act,) = flipped
+    assert isinstance(act, FlipEntered) and act.by == "ann" and act.indicator == body["indicator"]
+    after = fold([*log, *flipped])
+    assert public_view(after)["jing"]["zheng"] == body["indicator"]
+    assert public_view(state)["jing"] == {}  # (the state it was entered on is unchanged)
+    with pytest.raises(StaffInputError, match=r"^indicator: entered as"):
+        enter_flip(after, AUDIT, "1m")
+    with pytest.raises(StaffInputError, match=r"^indicator: entered as"):
+        finish(after, AUDIT, body.get("winners", []), body["seats"], indicator="9p")
+    winners = body.get("winners", [])
+    events = finish(after, AUDIT, winners, body["seats"], an_indicator=body.get("an_indicator"))
+    fin, settled = events
+    assert isinstance(fin, FinishedByStaff) and fin.request["indicator"] == body["indicator"]
+    assert isinstance(settled, Settled)
+    lines = settlement_from_dict(settled.settlement).lines
+    assert settle_data(fin.request)["lines"] == [ln.as_dict() for ln in lines]
+    replayed = fold([event_from_dict(e.to_dict()) for e in [*log, *flipped, *events]])
+    assert replayed.phase is Phase.DONE and check(replayed) is None
+    undone = fold([*log, *flipped, *undo(after, AUDIT)])
+    assert undone.flip_entered is None and public_view(undone)["jing"] == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [("", "one tile"), ("1m2m", "one tile"), ("0x", ""), ("5s" * 40, "one tile")],
+)
+def test_a_flip_that_is_not_one_tile_is_refused(text: str, why: str) -> None:
+    state, _ = _unseen(next(iter(_played("xingguo"))))
+    with pytest.raises(StaffInputError, match=rf"^indicator: {why}"):
+        enter_flip(state, AUDIT, text)
+
+
+def test_a_flip_is_refused_where_the_readers_saw_it_or_none_is_turned_up() -> None:
+    result = next(r for r in _played("xingguo") if r.state.wall and r.state.wall.flip)
+    before_end = fold([e for e in result.log if not isinstance(e, Settled)][:40])
+    with pytest.raises(StaffInputError, match=r"^indicator: the readers saw the flip"):
+        enter_flip(before_end, AUDIT, "1m")
+    state, _ = _unseen(next(iter(_played("guangdong"))))
+    with pytest.raises(StaffInputError, match=r"^indicator: guangdong turns up no tile"):
+        enter_flip(state, AUDIT, "1m")

@@ -26,6 +26,9 @@
       kong_concealed: "暗杠", kong_added: "加杠", meld_from: "吃碰自", editing: "正在编辑",
       finished_by_staff: "手动结束", win_corrected: "更正和牌", penalty_applied: "罚分",
       adjusted: "调整", hand_voided: "作废", staff_undone: "撤销", correct: "更正胡家手牌",
+      add_winner: "加胡家（一炮多响）", more_winner: "另一胡家", others: "其他座位（读卡器未见时录入）",
+      enter_seat: "录入此座", indicator: "翻出的精牌", hand_only: "手牌", enter_flip: "录入翻精",
+      flip_entered: "录入翻精", dice: "掷骰子（下一局）",
     },
     en: {
       staff: "Staff", login: "Staff log in", name: "Name", password: "Password", logout: "Log out",
@@ -47,6 +50,10 @@
       meld_from: "claimed from", editing: "editing", finished_by_staff: "finished by hand",
       win_corrected: "win corrected", penalty_applied: "penalty", adjusted: "adjustment",
       hand_voided: "void", staff_undone: "undo", correct: "Correct the winner's tiles",
+      add_winner: "Another winner (same discard)", more_winner: "Another winner",
+      others: "Other seats (entered where no reader saw them)", enter_seat: "Enter this seat",
+      indicator: "Flipped tile (精)", hand_only: "Hand", enter_flip: "Enter the flip",
+      flip_entered: "flip entered", dice: "Roll the dice (next hand)",
     },
   };
   const T = (k, vars) => {
@@ -171,13 +178,16 @@
     $("staff").replaceChildren(
       el("div", { class: "staff-head" }, el("h2", null, `${T("staff")} · ${MJ.str(S.me.name, 64)}`), logout),
       el("div", { id: "staff-view" }),
+      el("div", { class: "row" }, el("button", { class: "btn", type: "button", id: "dice" }, T("dice")),
+        el("div", { class: "error", id: "dice-error", role: "alert" })),
       finishForm(), picker(), actForms(),
       el("div", { class: "staff-acts" }, el("h3", null, T("acts")), el("ol", { id: "staff-acts" }),
         el("div", { class: "row" }, el("input", { id: "undo-reason", placeholder: T("reason"), maxlength: 500 }),
           el("button", { class: "btn", type: "button", id: "undo" }, T("undo"))),
         el("div", { class: "error", id: "undo-error" })));
+    // the table's dice button: whoever is due rolls; without readers, the next hand starts
+    $("dice").addEventListener("click", () => act("dice", "/api/v1/staff/dice", {}));
     $("undo").addEventListener("click", () => act("undo", "/api/v1/staff/hands/current/undo", { reason: $("undo-reason").value }));
-    document.querySelectorAll("#staff [data-target]").forEach((node) => node.addEventListener("focus", () => target(node.dataset.target)));
   }
 
   function finishForm() {
@@ -186,26 +196,115 @@
     const from = el("select", { id: "fin-from" });
     const flags = FLAGS.map((f) => el("label", { class: "check" }, el("input", { type: "checkbox", value: f, "data-flag": f }), T(f)));
     const meldButton = el("button", { class: "btn", type: "button", id: "add-meld" }, T("add_meld"));
-    meldButton.addEventListener("click", () => { addMeld(); renderPicker(); });
+    meldButton.addEventListener("click", () => { addMeld($("fin-melds")); renderPicker(); });
+    const more = el("button", { class: "btn", type: "button", id: "add-winner" }, T("add_winner"));
+    more.addEventListener("click", () => { addWinner(); renderPicker(); });
     const settle = el("button", { class: "btn primary", type: "button", id: "fin-settle" }, T("settle"));
     settle.addEventListener("click", finishWin);
     const exhausted = el("button", { class: "btn", type: "button", id: "fin-exhausted" }, T("exhausted"));
-    exhausted.addEventListener("click", () => act("finish", "/api/v1/staff/hands/current/finish", { result: "exhausted", reason: $("fin-reason").value }));
+    exhausted.addEventListener("click", () => act("finish", "/api/v1/staff/hands/current/finish",
+      { result: "exhausted", reason: $("fin-reason").value, ...entries([]) }));
+    // the 精 no reader saw, entered as soon as it is turned up: the displays show it
+    const flip = el("button", { class: "btn", type: "button", id: "fin-flip" }, T("enter_flip"));
+    flip.addEventListener("click", () => act("finish", "/api/v1/staff/hands/current/flip",
+      { indicator: $("fin-indicator").value.trim(), reason: $("fin-reason").value }));
     const correct = el("button", { class: "btn", type: "button", id: "fin-correct", disabled: true }, T("correct"));
     correct.addEventListener("click", () => act("finish", "/api/v1/staff/hands/current/correction",
-      { seat: Number(winner.value), hand: $("fin-hand").value.trim(), melds: melds(), reason: $("fin-reason").value }));
+      { seat: Number(winner.value), hand: $("fin-hand").value.trim(), melds: melds($("fin-melds")), reason: $("fin-reason").value }));
     return el("form", { class: "staff-form", id: "finish-form" },
       el("h3", null, T("finish")),
       el("div", { class: "row" }, field(T("winner"), winner), field(T("from"), from),
-        field(T("win_tile"), el("input", { id: "fin-tile", "data-target": "fin-tile", size: 4, maxlength: 4, autocomplete: "off" }))),
-      field(T("tiles_hand"), el("input", { id: "fin-hand", "data-target": "fin-hand", maxlength: 64, autocomplete: "off", spellcheck: "false" }), "field wide"),
+        field(T("win_tile"), tileInput("fin-tile", "win_tile", { single: true }))),
+      field(T("tiles_hand"), tileInput("fin-hand", "tiles_hand"), "field wide"),
       el("div", { class: "tile-row", id: "fin-hand-tiles" }),
       el("div", { id: "fin-melds" }), meldButton,
+      field(T("discards"), tileInput("fin-discards", "discards", { max: 128 }), "field wide unread-only"),
       el("div", { class: "row" }, el("span", null, T("flags")), flags),
+      el("div", { id: "fin-more" }), more,
+      el("div", { class: "row noflip-only" }, field(T("indicator"), tileInput("fin-indicator", "indicator", { single: true })), flip),
+      otherSeats(),
       field(T("reason"), el("input", { id: "fin-reason", maxlength: 500 }), "field wide"),
       el("div", { class: "row" }, settle, exhausted, correct),
       el("div", { class: "error", id: "finish-error", role: "alert" }));
   }
+
+  /** A field of tiles the picker writes to: ``label`` names it, ``single`` holds one tile. */
+  function tileInput(id, label, { single = false, max = 64 } = {}) {
+    const attrs = { id, "data-target": id, "data-label": label, maxlength: single ? 4 : max, autocomplete: "off", spellcheck: "false" };
+    if (single) { attrs["data-single"] = "1"; attrs.size = 4; }
+    return el("input", attrs);
+  }
+
+  /** Seats no reader saw (a silent reader, a table without readers): hand, melds, discards. */
+  function otherSeats() {
+    const rows = [0, 1, 2, 3].map((s) => {
+      const on = el("input", { type: "checkbox", "data-o": "on", id: `o${s}-on` });
+      const box = el("div", { id: `o${s}-melds` });
+      const add = el("button", { class: "btn", type: "button" }, T("add_meld"));
+      add.addEventListener("click", () => { on.checked = true; addMeld(box); renderPicker(); });
+      const row = el("div", { class: "other-seat", "data-other-seat": s },
+        el("div", { class: "row" }, el("b", null, MJ.seatName(s, null)), el("label", { class: "check" }, on, T("enter_seat"))),
+        field(T("hand_only"), tileInput(`o${s}-hand`, "hand_only"), "field wide"), box, add,
+        field(T("discards"), tileInput(`o${s}-discards`, "discards", { max: 128 }), "field wide"));
+      row.addEventListener("input", (e) => { if (e.target !== on) on.checked = true; });
+      return row;
+    });
+    return el("details", { class: "other-seats", id: "fin-others" }, el("summary", null, T("others")), rows);
+  }
+
+  let winnerNo = 0;
+  /** Another winner on the same discard (一炮多响, where the ruleset allows it). */
+  function addWinner(w = {}) {
+    const id = `w${++winnerNo}`;
+    const seat = el("select", { "data-w": "seat", id: `${id}-seat` }, seatOptions(Number.isInteger(w.seat) ? w.seat : 0));
+    const box = el("div", { id: `${id}-melds` });
+    const add = el("button", { class: "btn", type: "button" }, T("add_meld"));
+    add.addEventListener("click", () => { addMeld(box); renderPicker(); });
+    const hand = tileInput(`${id}-hand`, "tiles_hand");
+    hand.value = typeof w.hand === "string" ? MJ.str(w.hand, 64) : "";
+    const flags = FLAGS.map((f) => el("label", { class: "check" }, el("input", { type: "checkbox", "data-wflag": f, checked: !!(Array.isArray(w.flags) && w.flags.includes(f)) }), T(f)));
+    const remove = el("button", { class: "btn", type: "button" }, T("remove"));
+    const block = el("div", { class: "staff-winner", "data-winner": id },
+      el("div", { class: "row" }, field(T("more_winner"), seat), remove),
+      field(T("tiles_hand"), hand, "field wide"), box, add,
+      el("div", { class: "row" }, el("span", null, T("flags")), flags),
+      field(T("discards"), tileInput(`${id}-discards`, "discards", { max: 128 }), "field wide unread-only"));
+    remove.addEventListener("click", () => { block.remove(); if (!$(S.active)) target("fin-hand"); renderPicker(); });
+    $("fin-more").append(block);
+    for (const m of Array.isArray(w.melds) ? w.melds.slice(0, 4) : []) addMeld(box, meldOf(m));
+  }
+
+  const extraWinners = () => [...document.querySelectorAll("#fin-more [data-winner]")].map((b) => {
+    const id = b.dataset.winner;
+    return {
+      seat: Number($(`${id}-seat`).value), hand: $(`${id}-hand`).value.trim(), melds: melds($(`${id}-melds`)),
+      flags: [...b.querySelectorAll("[data-wflag]:checked")].map((x) => x.dataset.wflag),
+      discards: $(`${id}-discards`).value.trim(),
+    };
+  });
+
+  /** The other seats entered (ticked, not a winner). */
+  const othersEntered = (winners) => [0, 1, 2, 3].filter((s) => !winners.includes(s) && $(`o${s}-on`).checked).map((s) => {
+    const x = { seat: s, hand: $(`o${s}-hand`).value.trim(), melds: melds($(`o${s}-melds`)) };
+    const d = $(`o${s}-discards`).value.trim();
+    if (d) x.discards = d;
+    return x;
+  });
+
+  /** What a finish carries besides the winners: the seats entered, the flipped tile. */
+  function entries(winners) {
+    const out = {};
+    const seats = othersEntered(winners);
+    if (seats.length) out.seats = seats;
+    const indicator = $("fin-indicator").value.trim();
+    if (!S.flipSeen && indicator) out.indicator = indicator;
+    return out;
+  }
+
+  /** The seats the winners' blocks hold (the first only once its hand is entered: left
+      empty for a 流局, its seat is entered with the others). */
+  const winnerSeats = () => [...($("fin-hand").value.trim() ? [Number($("fin-seat").value)] : []),
+    ...extraWinners().map((w) => w.seat)];
 
   function fromOptions(winner) {
     const opts = [el("option", { value: "self" }, T("self")), el("option", { value: "kong_replacement" }, T("kong_replacement"))];
@@ -215,11 +314,10 @@
   }
 
   let meldNo = 0;
-  function addMeld(m = {}) {
+  function addMeld(container, m = {}) {
     const id = `meld-${meldNo++}`;
     const type = el("select", { "data-meld": "type" }, MELD_TYPES.map((t) => el("option", { value: t, selected: t === m.type }, T(t))));
-    const tiles = el("input", { "data-meld": "tiles", "data-target": id, id, size: 8, maxlength: 16, value: m.tiles || "", autocomplete: "off" });
-    tiles.addEventListener("focus", () => target(id));
+    const tiles = el("input", { "data-meld": "tiles", "data-target": id, "data-label": "melds", id, size: 8, maxlength: 16, value: m.tiles || "", autocomplete: "off" });
     const from = el("select", { "data-meld": "from" }, el("option", { value: "" }, "—"),
       [0, 1, 2, 3].map((s) => el("option", { value: s, selected: s === m.from }, MJ.seatName(s, null))));
     const remove = el("button", { class: "btn", type: "button" }, T("remove"));
@@ -227,10 +325,10 @@
     const claimed = typeof m.claimed === "string" ? MJ.str(m.claimed, 4) : null;
     const row = el("div", { class: "row meld", "data-meld-row": id, "data-claimed": claimed }, type, tiles, el("span", null, T("meld_from")), from, remove);
     remove.addEventListener("click", () => { row.remove(); if (S.active === id) target("fin-hand"); renderPicker(); });
-    $("fin-melds").append(row);
+    container.append(row);
   }
 
-  const melds = () => [...document.querySelectorAll("#fin-melds [data-meld-row]")].map((row) => {
+  const melds = (container) => [...container.querySelectorAll("[data-meld-row]")].map((row) => {
     const get = (k) => row.querySelector(`[data-meld="${k}"]`).value;
     const m = { type: get("type"), tiles: get("tiles").trim() };
     if (get("from") !== "") m.from = Number(get("from"));
@@ -239,22 +337,29 @@
     return m;
   });
 
+  /** A meld from the API (tiles as a list or as notation) for the form. */
+  const meldOf = (m) => ({
+    type: MELD_TYPES.includes(m.type) ? m.type : "pung",
+    tiles: Array.isArray(m.tiles) ? m.tiles.map((t) => MJ.str(t, 2)).join("") : MJ.str(m.tiles, 16),
+    from: Number.isInteger(m.from) ? m.from : undefined, claimed: m.claimed,
+  });
+
   /** The winner's starting point: the readers' picture of a won hand (face up, so public),
-      else the seat's melds on the table. */
+      else the seat's melds on the table; the other winners of the same discard likewise. */
   function prefill(seat) {
     fromOptions(seat);
     const v = S.view;
-    const read = v && Array.isArray(v.winners_read) ? v.winners_read.find((w) => w && w.seat === seat) : null;
+    const reads = v && Array.isArray(v.winners_read) ? v.winners_read.filter((w) => w && Number.isInteger(w.seat)) : [];
+    const read = reads.find((w) => w.seat === seat) || null;
     $("fin-melds").replaceChildren();
+    $("fin-more").replaceChildren();
     $("fin-hand").value = read ? MJ.str(read.hand, 64) : "";
     $("fin-tile").value = read ? MJ.str(read.tile, 4) : "";
     if (read && typeof read.from !== "undefined") $("fin-from").value = String(read.from);
     document.querySelectorAll("[data-flag]").forEach((box) => { box.checked = !!(read && Array.isArray(read.flags) && read.flags.includes(box.dataset.flag)); });
     const ms = read ? read.melds : publicSeat(seat).melds;
-    for (const m of Array.isArray(ms) ? ms.slice(0, 4) : []) {
-      const tiles = Array.isArray(m.tiles) ? m.tiles.map((t) => MJ.str(t, 2)).join("") : MJ.str(m.tiles, 16);
-      addMeld({ type: MELD_TYPES.includes(m.type) ? m.type : "pung", tiles, from: Number.isInteger(m.from) ? m.from : undefined, claimed: m.claimed });
-    }
+    for (const m of Array.isArray(ms) ? ms.slice(0, 4) : []) addMeld($("fin-melds"), meldOf(m));
+    if (read) for (const w of reads.slice(0, 3)) if (w.seat !== seat) addWinner(w);
     target("fin-hand");
   }
 
@@ -269,7 +374,7 @@
     if (!$(id)) return;
     S.active = id;
     document.querySelectorAll("#staff [data-target]").forEach((n) => n.classList.toggle("editing", n.id === id));
-    $("picker-target").textContent = `${T("editing")}: ${id === "fin-tile" ? T("win_tile") : id === "fin-hand" ? T("tiles_hand") : T("melds")}`;
+    $("picker-target").textContent = `${T("editing")}: ${T($(id).dataset.label || "tiles_hand")}`;
   }
 
   function picker() {
@@ -280,7 +385,8 @@
       const b = e.target.closest("[data-kind]");
       if (!b || b.disabled) return;
       const input = $(S.active) || $("fin-hand");
-      input.value = S.active === "fin-tile" ? b.dataset.kind : tidy(input.value + b.dataset.kind);
+      input.value = input.dataset.single ? b.dataset.kind : tidy(input.value + b.dataset.kind);
+      input.dispatchEvent(new Event("input", { bubbles: true })); // (an other seat's row: entered)
       renderPicker();
     });
     const back = el("button", { class: "btn", type: "button", id: "pick-back" }, T("back"));
@@ -310,20 +416,33 @@
     return groups.join(" ");
   }
 
-  /** 4 of a kind, less what lies face up (discards, exposed melds) and what is entered. */
+  /** 4 of a kind, less what lies face up (discards, exposed melds, the 精) and what the
+      form holds (the winning tile is in the winner's hand). */
   function renderPicker() {
     if (!$("picker")) return;
     const used = Object.fromEntries(KINDS.map((k) => [k, 0]));
     const count = (k) => { if (Object.hasOwn(used, k)) used[k] += 1; };
-    const winner = Number($("fin-seat").value);
+    const countText = (text) => (parseTiles(text).kinds || []).forEach(count);
+    const winners = winnerSeats();
+    const others = othersEntered(winners);
+    const entered = [...winners, ...others.map((x) => x.seat)];
     for (let s = 0; s < 4; s++) {
       const seat = publicSeat(s);
       seat.discards.forEach(count);
-      if (s !== winner) seat.melds.forEach((m) => (Array.isArray(m.tiles) ? m.tiles : []).forEach(count));
+      if (!entered.includes(s)) seat.melds.forEach((m) => (Array.isArray(m.tiles) ? m.tiles : []).forEach(count));
+      $(`o${s}-on`).closest("[data-other-seat]").hidden = winners.includes(s);
     }
     const hand = parseTiles($("fin-hand").value);
     (hand.kinds || []).forEach(count);
-    melds().forEach((m) => (parseTiles(m.tiles).kinds || []).forEach(count));
+    melds($("fin-melds")).forEach((m) => countText(m.tiles));
+    if (S.unread) countText($("fin-discards").value);
+    for (const w of extraWinners()) {
+      countText(w.hand);
+      w.melds.forEach((m) => countText(m.tiles));
+      if (S.unread) countText(w.discards);
+    }
+    for (const x of others) { countText(x.hand); x.melds.forEach((m) => countText(m.tiles)); countText(x.discards); }
+    if (!S.flipSeen) countText($("fin-indicator").value);
     for (const k of KINDS) {
       const left = 4 - used[k];
       const button = document.querySelector(`#picker [data-kind="${k}"]`);
@@ -368,14 +487,19 @@
   }
 
   function finishWin() {
-    const seat = Number($("fin-seat").value);
     const fromValue = $("fin-from").value;
-    const w = {
-      seat, hand: $("fin-hand").value.trim(), melds: melds(), tile: $("fin-tile").value.trim(),
-      from: /^[0-3]$/.test(fromValue) ? Number(fromValue) : fromValue,
+    const from = /^[0-3]$/.test(fromValue) ? Number(fromValue) : fromValue;
+    const tile = $("fin-tile").value.trim();
+    const main = {
+      seat: Number($("fin-seat").value), hand: $("fin-hand").value.trim(), melds: melds($("fin-melds")), tile, from,
       flags: [...document.querySelectorAll("[data-flag]:checked")].map((b) => b.dataset.flag),
     };
-    act("finish", "/api/v1/staff/hands/current/finish", { winners: [w], reason: $("fin-reason").value });
+    if (S.unread) main.discards = $("fin-discards").value.trim();
+    // the others won on the same tile from the same seat (一炮多响)
+    const more = extraWinners().map(({ discards, ...w }) => ({ ...w, tile, from, ...(S.unread ? { discards } : {}) }));
+    const winners = [main, ...more];
+    act("finish", "/api/v1/staff/hands/current/finish",
+      { winners, reason: $("fin-reason").value, ...entries(winners.map((w) => w.seat)) });
   }
 
   /** Send an act with the hand and the events seen; the API's refusal beside its form. */
@@ -407,6 +531,13 @@
       return;
     }
     const p = v.public && typeof v.public === "object" ? v.public : {};
+    // no reader saw a tile (a table without readers): every seat and the flip are entered
+    const seen = [0, 1, 2, 3].map(publicSeat);
+    S.unread = seen.every((x) => !x.tiles && !x.melds.length && !x.discards.length);
+    // (a ruleset that turns up no tile has none to enter)
+    S.flipSeen = v.flips === false || !!(p.jing && typeof p.jing === "object" && Object.keys(p.jing).length);
+    document.body.classList.toggle("staff-unread", S.unread);
+    document.body.classList.toggle("staff-noflip", !S.flipSeen);
     const dealer = Number.isInteger(p.dealer) ? p.dealer : null;
     const totals = Array.isArray(v.totals) ? v.totals : [];
     const jing = p.jing && typeof p.jing === "object" ? Object.values(p.jing).map((t) => MJ.str(t, 2)).filter(Boolean) : [];
@@ -438,7 +569,20 @@
     $("fin-correct").disabled = !(Array.isArray(v.winners_read) && v.winners_read.length);
     // a new hand, or a win just declared: its tiles are the starting point
     const key = `${v.hand_id}/${Array.isArray(v.winners_read) ? v.winners_read.length : 0}`;
-    if (S.prefilled !== key) { S.prefilled = key; const w = v.winners_read && v.winners_read[0]; if (w && Number.isInteger(w.seat)) $("fin-seat").value = String(w.seat); prefill(Number($("fin-seat").value)); }
+    if (S.prefilled !== key) {
+      S.prefilled = key;
+      const w = v.winners_read && v.winners_read[0];
+      if (w && Number.isInteger(w.seat)) $("fin-seat").value = String(w.seat);
+      for (let s = 0; s < 4; s++) {
+        $(`o${s}-on`).checked = S.unread;
+        for (const f of ["hand", "discards"]) $(`o${s}-${f}`).value = "";
+        $(`o${s}-melds`).replaceChildren();
+      }
+      $("fin-discards").value = "";
+      $("fin-indicator").value = "";
+      $("fin-others").open = S.unread;
+      prefill(Number($("fin-seat").value));
+    }
     renderPicker();
   }
 
@@ -475,6 +619,7 @@
     document.addEventListener("mj:lang", () => { renderBanner(); if (S.me) { buildConsole(); S.prefilled = null; renderView(); } else showLogin(); });
     document.addEventListener("mj:topic", (e) => onMessage(e.detail.topic, e.detail.payload));
     $("staff").addEventListener("input", renderPicker); // typed notation: the counts follow
+    $("staff").addEventListener("focusin", (e) => { const n = e.target.closest("[data-target]"); if (n) target(n.id); });
     start();
   });
 })();

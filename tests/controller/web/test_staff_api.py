@@ -125,6 +125,14 @@ def test_bad_acts_are_refused_and_nothing_is_stored(
         ),
         ("/api/v1/staff/hands/nosuchhand/void", {"seen": seen["seen"], "reason": "r"}, 404, ""),
         ("/api/v1/staff/hands/current/undo", base, 422, "no act"),
+        # the readers saw this hand's 精; a flip is one tile
+        ("/api/v1/staff/hands/current/flip", base | {"indicator": "5s"}, 422, "readers saw"),
+        ("/api/v1/staff/hands/current/flip", base | {"indicator": "5s5s5"}, 422, "indicator"),
+        ("/api/v1/staff/hands/current/flip", base, 422, "indicator"),
+        # the dice button: a roll not due, a press that saw another moment
+        ("/api/v1/staff/dice", {"hand_id": hand_id, "seen": seen["seen"]}, 409, "no roll"),
+        ("/api/v1/staff/dice", {"hand_id": hand_id, "seen": 1}, 409, "moved on"),
+        ("/api/v1/staff/dice", {"seen": 1}, 422, "hand_id"),
     ]
     for path, body, code, word in cases:
         r = client.post(path, json=body, headers=staff)

@@ -34,18 +34,24 @@ SECRET = b"c" * 32
 STUCK = "3号读卡器无响应：请工作人员手动结束本局 (reader 3 silent: finish this hand by hand)"
 
 
-@pytest.fixture
-def site(
-    store: EventStore,
-    keeper: HandKeeper,  # noqa: F811
-) -> Iterator[tuple[str, LiveHub]]:
+def console_site(store: EventStore, table: HandKeeper) -> Iterator[tuple[str, LiveHub]]:
+    """The web app of ``store`` whose staff desk acts on ``table`` in-process."""
+
     async def desk(item: Any) -> dict[str, Any]:
-        return handle(keeper, item)
+        return handle(table, item)
 
     hub = LiveHub()
     settings = WebAppSettings(parlour="demo", table="t1", secret_key=SECRET)
     with serve(create_app(store, hub, settings, staff_desk=desk), hub) as url:
         yield url, hub
+
+
+@pytest.fixture
+def site(
+    store: EventStore,
+    keeper: HandKeeper,  # noqa: F811
+) -> Iterator[tuple[str, LiveHub]]:
+    yield from console_site(store, keeper)
 
 
 def _winning_hand(table: HandKeeper) -> tuple[int, list[str]]:

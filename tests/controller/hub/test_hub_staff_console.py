@@ -1,0 +1,147 @@
+"""Staff finish a hand on the console, with real parts end to end: the service on its
+virtual table (ptys, bot players) over a real Mosquitto, a reader unplugged mid-hand; the
+hand waits for staff (the banner on the dealer page); in Debian's Chromium staff log in,
+choose the winner and tap the tiles; the settlement is ``mjtable settle``'s on the same
+input; the table's handlog reaches the hub, which keeps the hand in PostgreSQL with the
+act (who, when, why) and acknowledges it.
+
+The service runs in a thread of its own (its own event loop); Playwright's sync API drives
+the page from the test's thread."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cli.settle import settle_data
+from controller.local_ports import free_local_port
+from controller.runtime import running
+from controller.store import EventStore
+from controller.store.owners import OwnerAccounts
+from controller.web.passwords import hash_password
+from engine.round.events import event_from_dict
+from tests.controller.hub.tables import PARLOUR, start_hub, stop_hub
+from tests.controller.mosquitto import Mosquitto
+from tests.controller.service_helpers import GUARD, config_for, data_dir, options, until
+from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
+from tests.controller.web.test_staff_console import _notation, _tap, _winning_hand
+
+PASSWORD = "long enough password"
+STUCK = "1号读卡器无响应：请工作人员手动结束本局 (reader 1 silent: finish this hand by hand)"
+
+
+class Site:
+    """The service and the hub, run in a thread; what the test needs to see of them."""
+
+    def __init__(self, mosquitto: Mosquitto, hub_store: EventStore, tmp_path: Path) -> None:
+        self.port = free_local_port()
+        plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url, parlour=PARLOUR)
+        web = {"enabled": True, "host": "127.0.0.1", "port": self.port}
+        quick = {"reader_silent_after": 0.5, "stuck_after": 1.0}
+        self.config = plain.model_copy(
+            update={
+                "web": plain.web.model_copy(update=web),
+                "tracker": plain.tracker.model_copy(update=quick),
+            }
+        )
+        self.mqtt_url = mosquitto.url
+        self.hub_store = hub_store
+        self.run: Any = None
+        self.held = threading.Event()  # the hand waits for staff
+        self.done = threading.Event()  # the hand is at the hub, acknowledged
+        self.failed: BaseException | None = None
+        self.thread = threading.Thread(target=self._thread, name="table", daemon=True)
+
+    def _thread(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as err:  # the test's thread reports it
+            self.failed = err
+        finally:
+            self.held.set()
+            self.done.set()
+
+    async def _main(self) -> None:
+        hub, hub_task = start_hub(self.hub_store, self.mqtt_url)
+        try:
+            await asyncio.wait_for(hub.connected.wait(), GUARD)
+            async with running(self.config, options(21, 1)) as run:
+                self.run = run
+                OwnerAccounts(run.store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
+                service = asyncio.create_task(run.service.run(asyncio.Event()))
+                await until(lambda: len(run.keeper.log) >= 30, "a hand well under way")
+                await run.table.unplug_reader(0)
+                await until(lambda: run.service.tracker.held, "the hand to wait for staff")
+                self.held.set()
+                await asyncio.wait_for(service, GUARD * 2)  # (one hand: staff finish it)
+                await until(lambda: not run.store.unacked_handlogs(), "the hub's ack", GUARD)
+        finally:
+            await stop_hub(hub, hub_task)
+
+
+@pytest.mark.timeout(300)
+def test_staff_finish_on_the_console_a_hand_whose_reader_was_unplugged_and_the_hub_keeps_it(
+    browser: Any,  # noqa: F811
+    mosquitto: Mosquitto,
+    hub_store: EventStore,
+    tmp_path: Path,
+) -> None:
+    site = Site(mosquitto, hub_store, tmp_path)
+    site.thread.start()
+    assert site.held.wait(GUARD * 2) and site.failed is None, site.failed
+    keeper = site.run.keeper
+    hand_id, held_at = keeper.hand_id, len(keeper.log)
+    seat, tiles = _winning_hand(keeper)  # (the hand is held: its picture stays as it is)
+
+    page = browser.new_page(viewport={"width": 820, "height": 1180})
+    page.goto(f"http://127.0.0.1:{site.port}/dealer")
+    page.wait_for_selector(f"#stuck-banner:has-text('{STUCK}')")  # anyone sees why
+    page.click(".staff-door summary")
+    page.fill("#staff-name", "ann")
+    page.fill("#staff-password", PASSWORD)
+    page.click("#staff-login button[type=submit]")
+    page.wait_for_selector("#staff-hand-head")
+    assert "进行中" in (page.text_content("#staff-hand-head") or "")
+    page.select_option("#fin-seat", str(seat))
+    page.select_option("#fin-from", "self")
+    page.click("#fin-hand")
+    page.click("#pick-clear")
+    _tap(page, tiles)
+    assert page.input_value("#fin-hand").replace(" ", "") == _notation(tiles)
+    page.click("#fin-tile")
+    _tap(page, [tiles[-1]])
+    page.fill("#fin-reason", "reader 1 unplugged")
+    assert len(keeper.log) == held_at  # nothing applied while it waited
+    page.click("#fin-settle")
+    page.wait_for_selector("#finish-error.ok")
+    page.wait_for_selector('#staff-acts [data-act="finished_by_staff"]')
+    net = page.text_content("#staff-settlement") or ""
+    assert "工作人员录入 (entered by staff ann)" in net
+
+    assert site.done.wait(GUARD * 2) and site.failed is None, site.failed
+    table = site.run.store.load_hand(hand_id)
+    events = [event_from_dict(d) for d in table.event_dicts()]
+    finished = next(e.to_dict() for e in events if e.type == "finished_by_staff")
+    assert (finished["by"], finished["role"], finished["reason"]) == (
+        "ann",
+        "staff",
+        "reader 1 unplugged",
+    )
+    assert finished["winners"][0]["seat"] == seat
+    # the settlement is mjtable settle's on the input the act keeps
+    assert table.settlement is not None
+    assert settle_data(finished["request"])["lines"] == table.settlement["lines"]
+    assert f"{seat + 1}号位 +{table.settlement['net'][seat]}" in net
+    # the hub keeps the hand as the table does, the act with it
+    at_hub = hub_store.load_hand(hand_id)
+    assert at_hub.event_dicts() == table.event_dicts()
+    assert at_hub.settlement == table.settlement and at_hub.hand.net == table.hand.net
+    acts = [d for d in at_hub.event_dicts() if d["type"] == "finished_by_staff"]
+    assert [(a["by"], a["role"], a["at"], a["reason"]) for a in acts] == [
+        (finished["by"], finished["role"], finished["at"], finished["reason"])
+    ]
+    site.thread.join(GUARD)

@@ -1,0 +1,154 @@
+"""The console's finish where the readers saw nothing of a seat (a table without readers):
+every seat's hand, melds and discards and the flipped tile (as its own act, as soon as it
+is turned up) are entered on the console,
+and several winners of one discard (一炮多响, where the ruleset allows it) in one finish.
+In Debian's Chromium against the desk answering from a real store's ``HandKeeper``; what
+the console sends settles as ``mjtable settle`` settles the request the hand keeps.
+
+Set MJTABLE_SCREENSHOTS=docs/screenshots to refresh the screenshots docs/staff.md shows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cli.settle import settle_data
+from controller.hand_keeper import HandKeeper
+from controller.mqtt.topics import Topics
+from controller.publication import Outlet
+from controller.store import EventStore
+from controller.store.owners import OwnerAccounts
+from controller.web.passwords import hash_password
+from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
+from tests.controller.web.test_staff_api import PASSWORD
+from tests.controller.web.test_staff_console import _log_in, console_site
+
+SECRET = b"e" * 32
+
+
+def _site(store: EventStore, ruleset: str) -> Iterator[tuple[str, HandKeeper]]:
+    """A hand whose tiles no reader sees (started on unknown walls, never dealt)."""
+    keeper = HandKeeper(
+        store, Outlet(Topics("demo", "t1")), parlour="demo", table="t1", ruleset=ruleset
+    )
+    keeper.resume()
+    keeper.start_hand(None)
+    OwnerAccounts(store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
+    for url, _ in console_site(store, keeper):
+        yield url, keeper
+
+
+@pytest.fixture
+def guangdong(store: EventStore) -> Iterator[tuple[str, HandKeeper]]:
+    yield from _site(store, "guangdong")  # 一炮多响: every winner of the discard is paid
+
+
+@pytest.fixture
+def xingguo(store: EventStore) -> Iterator[tuple[str, HandKeeper]]:
+    yield from _site(store, "xingguo")  # its 精 flipped: entered here, no reader saw it
+
+
+def _seat(page: Any, seat: int, hand: str, discards: str) -> None:
+    page.fill(f"#o{seat}-hand", hand)
+    page.fill(f"#o{seat}-discards", discards)
+
+
+def _finished(store: EventStore, keeper: HandKeeper) -> dict[str, Any]:
+    assert keeper.hand_id is not None
+    events = [e.payload for e in store.load_hand(keeper.hand_id).events]
+    return next(e for e in events if e["type"] == "finished_by_staff")
+
+
+def test_two_winners_of_one_discard_and_every_seat_entered_on_the_console(
+    browser: Any,  # noqa: F811
+    guangdong: tuple[str, HandKeeper],
+    store: EventStore,
+    tmp_path: Path,
+) -> None:
+    url, keeper = guangdong
+    page = browser.new_page(viewport={"width": 820, "height": 1180})  # a tablet
+    _log_in(page, url)
+    # nothing was read: the other seats' block is open, the discards are asked for
+    assert page.get_attribute("#fin-others", "open") is not None
+    assert page.is_visible("#fin-discards")
+    assert not page.is_visible("#fin-indicator")  # guangdong turns up no 精
+    page.select_option("#fin-seat", "1")
+    page.select_option("#fin-from", "0")
+    page.click("#fin-tile")
+    page.click('#picker [data-kind="5p"]')
+    page.fill("#fin-hand", "123m456m789m123p55p")
+    page.fill("#fin-discards", "1s")
+    page.click("#add-winner")
+    page.select_option("#w1-seat", "2")
+    page.fill("#w1-hand", "456p789p123s456s55p")
+    page.fill("#w1-discards", "2s")
+    # the winners' rows are not asked for again; the others are
+    assert not page.is_visible('[data-other-seat="1"]')
+    assert not page.is_visible('[data-other-seat="2"]')
+    _seat(page, 0, "1112223334445z", "9s")
+    _seat(page, 3, "6667778889s666z", "3s")
+    # the picker counts what the form holds: 5p four times over
+    assert page.text_content('#picker [data-kind="5p"] [data-left]') == "0"
+    assert page.is_disabled('#picker [data-kind="5p"]')
+    _shot(page, tmp_path, "staff-two-winners", full_page=True)
+    page.fill("#fin-reason", "no readers: entered at the table")
+    page.click("#fin-settle")
+    page.wait_for_selector('#staff-acts [data-act="finished_by_staff"]')
+
+    finished = _finished(store, keeper)
+    request = finished["request"]
+    assert [w["seat"] for w in request["win"]] == [1, 2]
+    assert {w["from"] for w in request["win"]} == {0} and {w["tile"] for w in request["win"]} == {
+        "5p"
+    }
+    assert [s["discards"].replace(" ", "") for s in request["seats"]] == ["9s", "1s", "2s", "3s"]
+    stored = store.load_hand(keeper.hand_id or "").events[-1].payload["settlement"]
+    assert stored["lines"] == settle_data(request)["lines"]
+    assert [(line["from"], line["to"]) for line in stored["lines"]] == [(0, 1), (0, 2)]
+
+
+def test_a_draw_without_readers_enters_every_seat_and_the_flipped_tile(
+    browser: Any,  # noqa: F811
+    xingguo: tuple[str, HandKeeper],
+    store: EventStore,
+    tmp_path: Path,
+) -> None:
+    url, keeper = xingguo
+    page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone
+    _log_in(page, url)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert page.is_visible("#fin-indicator")  # no reader saw the 精: entered here
+    _seat(page, 0, "19m19p19s1234567z", "2m")
+    _seat(page, 1, "2223334445556m", "5p")
+    _seat(page, 2, "2223334445556p", "5s")
+    _seat(page, 3, "2223334445556s", "6m")
+    # the 精 turned up: entered at once, the table shows it while the hand is played
+    page.click("#fin-indicator")
+    page.click('#picker [data-kind="1m"]')
+    assert page.input_value("#fin-indicator") == "1m"
+    page.fill("#fin-reason", "精 turned up")
+    page.click("#fin-flip")
+    page.wait_for_selector('#staff-acts [data-act="flip_entered"]')
+    page.wait_for_selector("#staff-hand-head .jing")
+    assert not page.is_visible("#fin-indicator")  # entered: the finish settles with it
+    _shot(page, tmp_path, "staff-flip-entered", full_page=True)
+    assert keeper.state is not None and keeper.state.flip_entered is not None
+    flip = keeper.log[-1].to_dict()
+    assert flip["type"] == "flip_entered" and flip["by"] == "ann" and flip["indicator"] == "1m"
+    page.fill("#fin-reason", "流局, entered")
+    page.click("#fin-exhausted")
+    page.wait_for_selector('#staff-acts [data-act="finished_by_staff"]')
+
+    request = _finished(store, keeper)["request"]
+    assert request["indicator"] == "1m" and request["win"] is None
+    assert [s["hand"].replace(" ", "") for s in request["seats"]] == [
+        "19m19p19s1234567z",
+        "2223334445556m",
+        "2223334445556p",
+        "2223334445556s",
+    ]
+    stored = store.load_hand(keeper.hand_id or "").events[-1].payload["settlement"]
+    assert stored["lines"] == settle_data(request)["lines"]
