@@ -40,6 +40,7 @@ from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import Topics, encode
 from controller.store import EventStore, UnknownHand
+from controller.store.members import hand_seat_acts
 
 log = structlog.get_logger(__name__)
 
@@ -150,7 +151,8 @@ class HandlogSync:
                 if last is None and now - seen < self.resend_after:
                     continue  # just published by the service: give the hub time to ack
             stored = await asyncio.to_thread(self.store.load_hand, hand.id)
-            payload = build_handlog(stored, parlour=self.parlour, table=self.table)
+            acts = await asyncio.to_thread(hand_seat_acts, self.store.engine, hand.id)
+            payload = build_handlog(stored, parlour=self.parlour, table=self.table, seat_acts=acts)
             await client.publish(topic, encode(payload), qos=1)
             self._last_sent[hand.id] = (time.monotonic(), copies + 1)
             self.sent += 1

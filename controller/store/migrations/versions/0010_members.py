@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
-
 from sqlalchemy.dialects import postgresql
 
 revision: str = "0010"
@@ -21,7 +20,7 @@ BigId = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 
 
-def UTCDateTime() -> sa.DateTime:  # noqa: N802 - the models' type, as a migration sees it
+def UTCDateTime() -> sa.DateTime:
     return sa.DateTime(timezone=True)
 
 
