@@ -32,7 +32,7 @@ from engine.round.events import EVENT_TYPES
 
 log = structlog.get_logger(__name__)
 
-RETAINED: Final = ("status", "hand", "jing", "dice", "scores", "settlement", "dealer")
+RETAINED: Final = ("status", "hand", "jing", "dice", "scores", "settlement", "seats", "dealer")
 STREAMS: Final = ("events", "alerts")
 TOPICS: Final = RETAINED + STREAMS
 RECENT_ALERTS = 20
