@@ -1,8 +1,8 @@
 """Every ``mjtable`` command, in the one place that lists them.
 
 A command lives in its own module, which defines ``cli``: a ``typer.Typer`` holding the one
-command (or, for ``rules``/``owner``/``staff``/``member``, the group). The module is imported only when its
-command runs or help lists it, so ``mjtable settle`` loads the engine and not the service,
+command (or, for ``rules``/``owner``/``staff``/``member``, the group). The module is imported
+only when its command runs or help lists it, so ``mjtable settle`` loads the engine and not the service,
 MQTT or the web app. To add a command: write the module, add a line here.
 """
 
