@@ -2,8 +2,8 @@
 
 A command lives in its own module, which defines ``cli``: a ``typer.Typer`` holding the one
 command (or, for ``rules``/``owner``/``staff``/``member``, the group). The module is imported
-only when its command runs or help lists it, so ``mjtable settle`` loads the engine and not the service,
-MQTT or the web app. To add a command: write the module, add a line here.
+only when its command runs or help lists it, so ``mjtable settle`` loads the engine and not
+the service, MQTT or the web app. To add a command: write the module, add a line here.
 """
 
 from __future__ import annotations
