@@ -28,7 +28,13 @@ from controller.web.staff_api import ANSWER_WAIT, table_account
 router = APIRouter(
     prefix="/api/v1/members",
     tags=["members"],
-    responses={401: {"model": Problem}, 403: {"model": Problem}, 422: {"model": Problem}},
+    responses={
+        400: {"model": Problem},  # a body that is not JSON
+        401: {"model": Problem},
+        403: {"model": Problem},
+        413: {"model": Problem},
+        422: {"model": Problem},
+    },
 )
 Ctx = Annotated[WebContext, Depends(context)]
 Account = Annotated[OwnerRecord, Depends(table_account)]
@@ -69,13 +75,15 @@ def list_members(account: Account, ctx: Ctx) -> list[dict[str, Any]]:
     return [m.as_dict() for m in _members(ctx).all()]
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, summary="Register a member")
+# One handler a path (the 405's Allow stays true), so each act has a path of its own, and no
+# literal path is also a member id's (``by-id/``): a wrong method is a 405, not a 422.
+@router.post("/registrations", status_code=status.HTTP_201_CREATED, summary="Register a member")
 def add_member(body: MemberIn, account: Account, ctx: Ctx) -> dict[str, Any]:
     return _members(ctx).add(body.name, body.card_tag).as_dict()
 
 
 @router.patch(
-    "/{member_id}", responses={404: {"model": Problem}}, summary="Rename, card, deactivate"
+    "/by-id/{member_id}", responses={404: {"model": Problem}}, summary="Rename, card, deactivate"
 )
 def edit_member(member_id: MemberId, body: MemberEdit, account: Account, ctx: Ctx) -> Any:
     changes: dict[str, Any] = {"name": body.name, "active": body.active}
@@ -87,8 +95,8 @@ def edit_member(member_id: MemberId, body: MemberEdit, account: Account, ctx: Ct
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no member {member_id}") from None
 
 
-@router.delete(
-    "/{member_id}",
+@router.post(
+    "/by-id/{member_id}/deletion",
     status_code=status.HTTP_204_NO_CONTENT,
     responses={404: {"model": Problem}},
     summary="Delete a member: their past hands stay settled, as a guest's",

@@ -67,29 +67,33 @@ def _auth(client: TestClient, name: str) -> dict[str, str]:
 def test_staff_register_edit_deactivate_and_delete(client: TestClient, store: EventStore) -> None:
     ann = _auth(client, "ann")
     r = client.post(
-        "/api/v1/members", json={"name": " 王五 ", "card_tag": "04:A1:B2:C3"}, headers=ann
+        "/api/v1/members/registrations",
+        json={"name": " 王五 ", "card_tag": "04:A1:B2:C3"},
+        headers=ann,
     )
     assert r.status_code == 201, r.text
     wang = r.json()
     assert (wang["name"], wang["card_tag"], wang["active"]) == ("王五", "04a1b2c3", True)
     mid = wang["member_id"]
     r = client.patch(
-        f"/api/v1/members/{mid}", json={"name": "王五哥", "active": False}, headers=ann
+        f"/api/v1/members/by-id/{mid}", json={"name": "王五哥", "active": False}, headers=ann
     )
     assert r.status_code == 200 and r.json()["name"] == "王五哥" and not r.json()["active"]
-    r = client.patch(f"/api/v1/members/{mid}", json={"card_tag": None}, headers=ann)
+    r = client.patch(f"/api/v1/members/by-id/{mid}", json={"card_tag": None}, headers=ann)
     assert r.status_code == 200 and r.json()["card_tag"] is None
     assert [m["member_id"] for m in client.get("/api/v1/members", headers=ann).json()] == [mid]
-    assert client.delete(f"/api/v1/members/{mid}", headers=ann).status_code == 204
+    assert client.post(f"/api/v1/members/by-id/{mid}/deletion", headers=ann).status_code == 204
     assert client.get("/api/v1/members", headers=ann).json() == []
-    assert client.delete(f"/api/v1/members/{mid}", headers=ann).status_code == 404
+    assert client.post(f"/api/v1/members/by-id/{mid}/deletion", headers=ann).status_code == 404
 
 
 def test_bad_input_is_a_422_naming_the_field_and_stores_nothing(
     client: TestClient, store: EventStore
 ) -> None:
     boss = _auth(client, "boss")
-    client.post("/api/v1/members", json={"name": "Li", "card_tag": "04a1b2c3"}, headers=boss)
+    client.post(
+        "/api/v1/members/registrations", json={"name": "Li", "card_tag": "04a1b2c3"}, headers=boss
+    )
     cases: list[tuple[dict[str, Any], str]] = [
         ({"name": ""}, "name"),
         ({"name": "x" * 33}, "name"),
@@ -102,7 +106,7 @@ def test_bad_input_is_a_422_naming_the_field_and_stores_nothing(
         ({"name": "ok", "extra": 1}, "extra"),
     ]
     for body, field in cases:
-        r = client.post("/api/v1/members", json=body, headers=boss)
+        r = client.post("/api/v1/members/registrations", json=body, headers=boss)
         assert r.status_code == 422, (body, r.text)
         assert field in r.json()["detail"], (body, r.text)
     assert [m.name for m in Members(store.engine).all()] == ["Li"]
@@ -112,14 +116,19 @@ def test_only_owners_and_this_tables_staff(client: TestClient) -> None:
     assert client.get("/api/v1/members").status_code == 401
     bo = _auth(client, "bo")  # staff of another table
     assert client.get("/api/v1/members", headers=bo).status_code == 403
-    assert client.post("/api/v1/members", json={"name": "x"}, headers=bo).status_code == 403
+    assert (
+        client.post("/api/v1/members/registrations", json={"name": "x"}, headers=bo).status_code
+        == 403
+    )
 
 
 def test_seats_change_between_hands_by_a_named_person(
     client: TestClient, keeper: HandKeeper, store: EventStore
 ) -> None:
     ann = _auth(client, "ann")
-    li = client.post("/api/v1/members", json={"name": "<i>Li</i>"}, headers=ann).json()
+    li = client.post(
+        "/api/v1/members/registrations", json={"name": "<i>Li</i>"}, headers=ann
+    ).json()
     r = client.put("/api/v1/members/seats/3", json={"member_id": li["member_id"]}, headers=ann)
     assert r.status_code == 200, r.text
     assert r.json()["players"][3] == {"member_id": li["member_id"], "name": "<i>Li</i>"}
