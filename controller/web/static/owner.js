@@ -59,6 +59,10 @@
   const when = (iso) => (iso ? new Date(iso).toLocaleString(MJ.lang() === "zh" ? "zh-CN" : "en-GB") : "");
   const numCell = (n) => `<td class="num ${n > 0 ? "pos" : n < 0 ? "neg" : ""}">${n === null || n === undefined ? "" : MJ.fmtNum(n) || "0"}</td>`;
   const seatLabel = (s) => (s === null || s === undefined ? "" : MJ.lang() === "zh" ? `${s + 1}号位` : `Seat ${s + 1}`);
+  /** Who sat where in a hand (members' names; null: a guest), for MJ.seatName. */
+  const namesOf = (h) => (Array.isArray(h && h.players) ? [0, 1, 2, 3].map((s) => (h.players[s] && typeof h.players[s].name === "string" ? h.players[s].name : null)) : null);
+  /** A hand's seat as HTML-safe text: the member's name where one sat. */
+  const handSeat = (h, s) => (s === null || s === undefined ? "" : esc(MJ.seatName(s, null, namesOf(h))));
 
   function netsHtml(nets, label) {
     return `<div class="nets-light">${nets.map((n, s) => `<div class="${n > 0 ? "pos" : n < 0 ? "neg" : ""}"><span>${label(s)}</span><b>${MJ.fmtNum(n) || "0"}</b></div>`).join("")}</div>`;
@@ -144,8 +148,8 @@
       const body = $("hands").tBodies[0];
       if (!rows.length && offset === 0) body.innerHTML = `<tr><td colspan="11" class="muted">${T("no_hands")}</td></tr>`;
       body.insertAdjacentHTML("beforeend", rows.map((h) => `<tr data-hand="${esc(h.id)}">
-        <td>${when(h.started_at)}</td><td class="num">${h.hand_no}</td><td>${esc(h.ruleset)}</td><td>${seatLabel(h.dealer)}</td>
-        <td>${h.status === "finished" ? esc(T(h.result) || h.result) : T(h.status)}</td><td>${seatLabel(h.winner)}</td>
+        <td>${when(h.started_at)}</td><td class="num">${h.hand_no}</td><td>${esc(h.ruleset)}</td><td>${handSeat(h, h.dealer)}</td>
+        <td>${h.status === "finished" ? esc(T(h.result) || h.result) : T(h.status)}</td><td>${handSeat(h, h.winner)}</td>
         ${(h.net || [null, null, null, null]).map(numCell).join("")}
         <td><a href="#/h/${encodeURIComponent(h.id)}">${T("replay")}</a></td></tr>`).join(""));
       $("more").hidden = rows.length < 100;
@@ -156,7 +160,7 @@
 
   function stopReplay() { clearInterval(replayTimer); replayTimer = null; }
 
-  function boardHtml(step, concealed, dealer) {
+  function boardHtml(step, concealed, dealer, names) {
     const v = step.view;
     const j = v.jing || {};
     const jing = j.zheng ? `${MJ.t("zheng")} ${MJ.tileHtml(j.zheng, "tile-m")} ${MJ.t("fu")} ${MJ.tileHtml(j.fu, "tile-m")}${j.an ? ` 暗精 ${MJ.tileHtml(j.an, "tile-m")}` : ""}`
@@ -164,18 +168,19 @@
     const wild = new Set([j.zheng, j.fu, j.caishen].filter(Boolean));
     const face = (x, cls) => MJ.tileHtml(x, cls, { mark: wild.has(x) ? "zheng" : undefined });
     const seats = v.seats.map((s, i) => `<div class="board-seat ${v.turn === i && ["turn", "draw", "replacement"].includes(v.phase) ? "is-turn" : ""}" data-seat="${i}">
-        <span class="who">${MJ.seatName(i, dealer)}${dealer === i ? " · " + T("dealer") : ""}</span><span class="muted">${s.tiles} ${MJ.t("tiles")}</span>
+        <span class="who">${esc(MJ.seatName(i, dealer, names))}${dealer === i ? " · " + T("dealer") : ""}</span><span class="muted">${s.tiles} ${MJ.t("tiles")}</span>
         ${concealed ? `<div class="row hand-row"><span class="label">${T("hand")}</span>${(s.hand || []).map((x) => face(x, "tile-m")).join("")}</div>` : ""}
         <div class="row"><span class="label">${T("melds")}</span>${s.melds.map((m) => `<span class="meld">${(m.tiles.length ? m.tiles : [null, null, null, null]).map((x) => MJ.tileHtml(x, "tile-s", { hidden: x === null })).join("")}</span>`).join(" ")}</div>
         <div class="row"><span class="label">${T("discards")}</span>${s.discards.map((x) => face(x, "tile-s")).join("")}</div></div>`).join("");
     return `<div class="row">${jing} <span class="muted">${v.live !== null && v.live !== undefined ? ` · ${T("wall")} ${v.live}` : ""} · ${MJ.t("phase_" + v.phase)}</span></div><div class="board">${seats}</div>`;
   }
 
-  function settlementHtml(st, dealer) {
+  function settlementHtml(st, dealer, names) {
     if (!st) return "";
-    return `<h2>${T("settlement")}</h2>${netsHtml(st.net, (s) => MJ.seatName(s, dealer))}
+    const who = (s) => esc(MJ.seatName(s, dealer, names));
+    return `<h2>${T("settlement")}</h2>${netsHtml(st.net, who)}
       <table class="grid-table" id="settle-lines"><thead><tr><th>${T("reason")}</th><th>${T("payer")}</th><th>${T("payee")}</th><th class="num">${T("amount")}</th></tr></thead><tbody>${
-        (st.lines || []).map((l) => `<tr><td>${esc(l.reason)}</td><td>${MJ.seatName(l.from, dealer)}</td><td>${MJ.seatName(l.to, dealer)}</td><td class="num">${esc(l.amount)}</td></tr>`).join("")
+        (st.lines || []).map((l) => `<tr><td>${esc(l.reason)}</td><td>${who(l.from)}</td><td>${who(l.to)}</td><td class="num">${esc(l.amount)}</td></tr>`).join("")
       }</tbody></table>`;
   }
 
@@ -186,6 +191,7 @@
     ]);
     const h = detail.hand;
     const dealer = h.dealer;
+    const names = namesOf(h);
     const n = rp.steps.length;
     let i = 0;
     $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › <a href="#/t/${encodeURIComponent(detail.table_id)}">${esc(detail.table_id)}</a> › ${MJ.t("hand_no", { n: h.hand_no })}</div>
@@ -197,14 +203,14 @@
         <button class="btn" id="next" type="button">▶</button><button class="btn" id="last" type="button">»</button>
         <input type="range" id="slider" min="0" max="${n - 1}" value="0"><span id="step-no"></span></div>
         <div class="step-text" id="step-text"></div><div id="board"></div></div>
-      <div class="panel" id="settlement">${settlementHtml(detail.settlement, dealer)}</div>`;
+      <div class="panel" id="settlement">${settlementHtml(detail.settlement, dealer, names)}</div>`;
     const show = (k) => {
       i = Math.max(0, Math.min(n - 1, k));
       const step = rp.steps[i];
       $("slider").value = i;
       $("step-no").textContent = T("step", { i: i + 1, n });
       $("step-text").textContent = step.text[MJ.lang()] || step.text.zh;
-      $("board").innerHTML = boardHtml(step, rp.concealed, dealer);
+      $("board").innerHTML = boardHtml(step, rp.concealed, dealer, names);
       document.body.dataset.step = String(i);
     };
     $("first").onclick = () => show(0);

@@ -151,3 +151,27 @@ def test_seats_change_between_hands_by_a_named_person(
         None,
         {"member_id": li["member_id"], "name": "<i>Li</i>"},
     ]
+
+
+def test_the_owners_hand_log_and_replay_name_who_sat_where(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    boss = _auth(client, "boss")
+    wang = client.post("/api/v1/members/registrations", json={"name": "王五"}, headers=boss).json()
+    r = client.put("/api/v1/members/seats/0", json={"member_id": wang["member_id"]}, headers=boss)
+    assert r.status_code == 200, r.text
+    hand_id = play_at_keeper(keeper, random.Random(7))
+    assert not keeper.in_progress
+    listed = client.get("/api/v1/tables/t1/hands", headers=boss).json()
+    assert listed[0]["players"] == [
+        {"member_id": wang["member_id"], "name": "王五"},
+        None,
+        None,
+        None,
+    ]
+    steps = client.get(f"/api/v1/hands/{hand_id}/replay", headers=boss).json()["steps"]
+    zh = " ".join(s["text"]["zh"] for s in steps)
+    en = " ".join(s["text"]["en"] for s in steps)
+    assert "王五" in zh and "1号位" not in zh, zh[:500]
+    assert "王五" in en and "seat 1 " not in en
+    assert "2号位" in zh  # a guest's seat keeps its number
