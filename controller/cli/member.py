@@ -72,11 +72,15 @@ def _run(config: Path | None, store: str | None, work: Any, card: str | None = N
 def add(
     name: Annotated[str, typer.Argument(help="The display name (1-32 characters).")],
     card: CardOpt = None,
+    member_id: Annotated[
+        str | None,
+        typer.Option("--id", help="The member's id at another table (one record at the hub)."),
+    ] = None,
     config: ConfigOpt = None,
     store: StoreOpt = None,
 ) -> None:
     """Register a member; prints the member id."""
-    member = _run(config, store, lambda m: m.add(name, card), card)
+    member = _run(config, store, lambda m: m.add(name, card, member_id=member_id), card)
     typer.echo(f"{member.member_id}\t{member.name}")
 
 

@@ -254,16 +254,22 @@ class Members:
 
     # --- the registry ------------------------------------------------------------------
 
-    def add(self, name: str, card_tag: str | None = None) -> MemberRecord:
+    def add(
+        self, name: str, card_tag: str | None = None, *, member_id: str | None = None
+    ) -> MemberRecord:
+        """``member_id``: the id the member has at another table of the parlour (the hub
+        counts one record for both); default a new one."""
         name = check_name(name)
         card = None if card_tag is None else check_card(card_tag)
         now = utcnow()
-        member_id = uuid.uuid4().hex
+        member_id = uuid.uuid4().hex if member_id is None else check_member_id(member_id)
         with self.engine.begin() as c:
             count = c.scalar(select(func.count()).select_from(MEMBERS).where(_LIVE)) or 0
             if count >= MAX_MEMBERS:
                 raise MemberInputError("name", f"the registry is full ({MAX_MEMBERS} members)")
             self._card_free(c, card, None)
+            if c.scalar(select(MEMBERS.c.member_id).where(MEMBERS.c.member_id == member_id)):
+                raise MemberInputError("member_id", "already in this registry (or deleted)")
             row: dict[str, Any] = {"member_id": member_id, "name": name, "card_tag": card}
             row["active"] = True
             row |= {"home_table": self.table_id or None, "created_at": now, "updated_at": now}
