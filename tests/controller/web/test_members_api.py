@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from controller.hand_keeper import HandKeeper
 from controller.mqtt.topics import Topics
 from controller.publication import Outlet
-from controller.seating import SeatRequest, Seating
+from controller.seating import Seating, SeatRequest
 from controller.staff_acts import handle
 from controller.store import EventStore
 from controller.store.members import Members
