@@ -17,7 +17,7 @@ from sqlalchemy import update
 
 from controller.handlog import build_handlog, parse_handlog
 from controller.hub import store_handlogs
-from controller.hub.records import BIG_HAND_NET, all_records, member_record
+from controller.hub.records import BIG_HAND_NET, all_records, member_record, new_link
 from controller.member_sync import apply_members, build_members, parse_members
 from controller.store import EventStore
 from controller.store.members import Members, hand_seat_acts
@@ -202,3 +202,37 @@ def test_a_personal_link_shows_one_members_record_and_nothing_else(
         assert top and top == sorted(top, key=lambda x: -x["value"])
         csv = client.get("/api/v1/records/members.csv", headers=boss)
         assert csv.status_code == 200 and "<b>Li</b>" in csv.text
+
+
+def test_a_members_page_in_chromium(tmp_path: Path, hub_store: EventStore) -> None:
+    """The member's own page through their link, in Debian's Chromium: their record, the
+    chart, by month and week; a name is text, never markup."""
+    from playwright import sync_api
+
+    from tests.controller.web.server import serve
+    from tests.controller.web.test_browser import ARGS, CHROMIUM, _shot
+
+    ids = _hub(tmp_path, hub_store)
+    token = new_link(hub_store.engine, ids["li"])
+    assert token is not None
+    want = member_record(hub_store.engine, ids["li"])
+    assert want is not None
+    hub = LiveHub()
+    app = create_app(hub_store, hub, WebAppSettings(hub=True, parlour="p1", secret_key=b"s" * 32))
+    with serve(app, hub) as url, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1000, "height": 900})
+            page.goto(f"{url}/m/{token}?lang=zh")
+            page.wait_for_selector("body[data-rendered='1']")
+            assert page.inner_text("#member-name") == "<b>Li</b>"
+            assert page.locator("#member-name b").count() == 0
+            assert page.inner_text("[data-count='hands']") == str(want.hands)
+            assert page.inner_text("[data-count='wins']") == str(want.wins)
+            assert page.locator("#months tr").count() == 1 + len(want.months)
+            page.wait_for_function("document.getElementById('chart').naturalWidth > 0")
+            _shot(page, tmp_path, "member-record", full_page=True)
+            page.goto(f"{url}/m/{'x' * 32}")
+            page.wait_for_selector("#gone")
+        finally:
+            browser.close()
