@@ -1,6 +1,6 @@
 /* The owners' pages: login, tables, a table's hand log (filters, exports, totals and charts)
    and a finished hand's replay, step by step with all four hands. Hash routes:
-   #/  #/t/<table>?<filters>  #/h/<hand>  */
+   #/  #/t/<table>?<filters>  #/h/<hand>  #/members (members' records, links, leaderboards) */
 "use strict";
 
 (() => {
@@ -19,6 +19,9 @@
       check_bad: "结算不一致：", hand: "手牌", melds: "副露", discards: "弃牌", wall: "余牌",
       win: "胡", self_draw: "自摸", draw: "流局", finished: "已结束", aborted: "已中止",
       no_hands: "没有符合条件的牌局", status_f: "状态", error: "出错了",
+      members: "会员战绩", member: "会员", wins: "胡牌", self_draws: "自摸", deguo: "德国",
+      jingdiao: "精吊", chongguan: "冲关", big_hands: "大牌", link: "个人链接", new_link: "生成链接",
+      revoke: "撤销链接", leaderboards: "排行榜", leaderboards_on: "开启排行榜", no_members: "还没有会员的牌局",
     },
     en: {
       brand: "Hand logs", login: "Log in", name: "Name", password: "Password", logout: "Log out",
@@ -35,6 +38,10 @@
       melds: "Melds", discards: "Discards", wall: "Wall", win: "wins", self_draw: "self-draw",
       draw: "draw", finished: "finished", aborted: "aborted", no_hands: "No hands match",
       status_f: "Status", error: "Error",
+      members: "Members' records", member: "Member", wins: "Wins", self_draws: "Self-draws",
+      deguo: "德国", jingdiao: "精吊", chongguan: "冲关", big_hands: "Big hands", link: "Personal link",
+      new_link: "New link", revoke: "Revoke", leaderboards: "Leaderboards", leaderboards_on: "Leaderboards on",
+      no_members: "No member has played yet",
     },
   };
   const T = (k, vars) => {
@@ -91,7 +98,7 @@
 
   async function showTables() {
     const tables = await api("/api/v1/tables");
-    $("main").innerHTML = `<h1>${T("tables")}</h1><div class="panel"><table class="grid-table" id="tables">
+    $("main").innerHTML = `<h1>${T("tables")}</h1><p><a class="btn" id="members-link" href="#/members">${T("members")}</a></p><div class="panel"><table class="grid-table" id="tables">
       <thead><tr><th>${T("table")}</th><th>${T("status")}</th><th>${T("hands")}</th><th>${T("open")}</th><th>${T("sessions")}</th><th>${T("last")}</th></tr></thead><tbody>${
         tables.map((t) => `<tr><td><a href="#/t/${encodeURIComponent(t.table_id)}">${esc(t.parlour ? t.parlour + " · " : "")}${esc(t.table_id)}</a></td>
           <td><span class="status-dot ${t.status}"></span>${T(t.status)}${t.current ? ` · ${MJ.t("hand_no", { n: t.current.hand_no })} ${MJ.t("phase_" + t.current.phase)}` : ""}</td>
@@ -184,6 +191,51 @@
       }</tbody></table>`;
   }
 
+  const COUNTS = ["hands", "wins", "self_draws", "deguo", "jingdiao", "chongguan", "big_hands"];
+
+  /** Every member's record (the hub counts them across tables), the CSV, the leaderboards'
+      switch, and each member's personal link (made or revoked here; shown once). */
+  async function showMembers() {
+    const records = await api("/api/v1/records/members");
+    let board = null;
+    try { board = await api("/api/v1/records/leaderboards?by=net"); } catch { board = null; }
+    $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › ${T("members")}</div>
+      <h1>${T("members")}</h1>
+      <div class="panel row"><a class="btn" id="members-csv" href="/api/v1/records/members.csv">${T("export_csv")}</a>
+        <label class="check"><input type="checkbox" id="boards-on" ${board ? "checked" : ""}> ${T("leaderboards_on")}</label>
+        <span class="error" id="members-error"></span></div>
+      <div class="panel"><table class="grid-table" id="records"><thead><tr><th>${T("member")}</th>
+        ${COUNTS.map((k) => `<th class="num">${T(k)}</th>`).join("")}<th class="num">${T("net")}</th><th>${T("link")}</th></tr></thead><tbody>${
+        records.length ? records.map((r) => `<tr data-member="${esc(r.member_id)}"><td>${esc(r.name)}</td>
+          ${COUNTS.map((k) => `<td class="num">${Number(r[k]) || 0}</td>`).join("")}${numCell(r.net)}
+          <td><button class="btn" type="button" data-link="${esc(r.member_id)}">${T("new_link")}</button>
+            <button class="btn" type="button" data-revoke="${esc(r.member_id)}">${T("revoke")}</button>
+            <span class="link-url"></span></td></tr>`).join("") : `<tr><td colspan="10" class="muted">${T("no_members")}</td></tr>`
+      }</tbody></table></div>
+      ${board ? `<div class="panel"><h2>${T("leaderboards")}</h2><ol id="board">${board.map((b) => `<li>${esc(b.name)} ${MJ.fmtNum(b.value) || "0"}</li>`).join("")}</ol></div>` : ""}`;
+    $("boards-on").addEventListener("change", async (e) => {
+      try {
+        await api("/api/v1/owner/leaderboards", { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ enabled: e.target.checked }) });
+        showMembers();
+      } catch (err) { $("members-error").textContent = err.message; }
+    });
+    $("records").addEventListener("click", async (e) => {
+      const make = e.target.closest("[data-link]"), drop = e.target.closest("[data-revoke]");
+      if (!make && !drop) return;
+      const id = (make || drop).dataset.link || (make || drop).dataset.revoke;
+      const out = e.target.closest("tr").querySelector(".link-url");
+      try {
+        if (make) {
+          const r = await api(`/api/v1/records/by-id/${encodeURIComponent(id)}/link`, { method: "POST" });
+          out.textContent = new URL(r.url, location.href).href; // shown once: only its hash is kept
+        } else {
+          await api(`/api/v1/records/by-id/${encodeURIComponent(id)}/link/revocation`, { method: "POST" });
+          out.textContent = "";
+        }
+      } catch (err) { out.textContent = err.message; }
+    });
+  }
+
   async function showHand(handId) {
     const [detail, rp] = await Promise.all([
       api(`/api/v1/hands/${encodeURIComponent(handId)}`),
@@ -240,6 +292,7 @@
     try {
       if (parts[0] === "t" && parts[1]) await showTable(parts[1], query);
       else if (parts[0] === "h" && parts[1]) await showHand(parts[1]);
+      else if (parts[0] === "members") await showMembers();
       else await showTables();
     } catch (err) {
       if (err.message !== "unauthorised") $("main").innerHTML = `<div class="panel error">${T("error")}: ${esc(err.message)}</div>`;

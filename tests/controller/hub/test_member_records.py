@@ -234,5 +234,20 @@ def test_a_members_page_in_chromium(tmp_path: Path, hub_store: EventStore) -> No
             _shot(page, tmp_path, "member-record", full_page=True)
             page.goto(f"{url}/m/{'x' * 32}")
             page.wait_for_selector("#gone")
+            # the owner makes a member's link on the members' page
+            OwnerAccounts(hub_store).add("boss", hash_password(PASSWORD))
+            page.goto(f"{url}/owner#/members")
+            page.fill("#login-name", "boss")
+            page.fill("#login-password", PASSWORD)
+            page.click("#login-submit")
+            page.wait_for_selector("#records")
+            assert page.locator("#records tbody tr").count() == 4
+            row = page.locator(f"tr[data-member='{ids['zhao']}']")
+            row.locator("[data-link]").click()
+            page.wait_for_selector(f"tr[data-member='{ids['zhao']}'] .link-url:has-text('/m/')")
+            link = row.locator(".link-url").inner_text()
+            page.goto(link)
+            page.wait_for_selector("body[data-rendered='1']")
+            assert page.inner_text("#member-name") == "赵六"
         finally:
             browser.close()
