@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response, st
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import insert, select, update
 
-from controller.hub.records import (
+from controller.member_records import (
     COUNTS,
     Record,
     all_records,

@@ -17,7 +17,7 @@ from sqlalchemy import update
 
 from controller.handlog import build_handlog, parse_handlog
 from controller.hub import store_handlogs
-from controller.hub.records import BIG_HAND_NET, all_records, member_record, new_link
+from controller.member_records import BIG_HAND_NET, all_records, member_record, new_link
 from controller.member_sync import apply_members, build_members, parse_members
 from controller.store import EventStore
 from controller.store.members import Members, hand_seat_acts
