@@ -15,7 +15,6 @@ under the table that registered it (``home_table``): another table cannot rename
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,10 +26,10 @@ from controller.mqtt.topics import Topics
 from controller.store.members import (
     MAX_MEMBERS,
     MAX_TOMBSTONES,
-    MEMBER_ID_PATTERN,
     MemberInputError,
     Members,
     anonymise,
+    check_member_id,
     check_name,
 )
 from controller.store.models import MEMBERS, utcnow
@@ -82,9 +81,10 @@ class MemberSnapshot:
 
 
 def _member_id(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not re.fullmatch(MEMBER_ID_PATTERN, value):
-        raise MembersError(f"{where}: expected 32 lowercase hex digits")
-    return value
+    try:
+        return check_member_id(value)
+    except MemberInputError:
+        raise MembersError(f"{where}: expected 32 lowercase hex digits") from None
 
 
 def parse_members(payload: bytes | str | Mapping[str, Any]) -> MemberSnapshot:
@@ -128,6 +128,16 @@ def apply_members(engine: Engine, snapshot: MemberSnapshot, *, table: str) -> No
         _apply(c, table, snapshot)
 
 
+def _own(known: dict[str, tuple[str | None, bool]], member_id: str, table: str) -> bool:
+    """A member this table registered and nobody deleted: the table's to change."""
+    home, deleted = known[member_id]
+    return home == table and not deleted
+
+
+def _update(c: Connection, member_id: str, **values: Any) -> None:
+    c.execute(update(MEMBERS).where(MEMBERS.c.member_id == member_id).values(**values))
+
+
 def _apply(c: Connection, table: str, snapshot: MemberSnapshot) -> None:
     now = utcnow()
     ids = [m[0] for m in snapshot.members] + list(snapshot.removed)
@@ -144,13 +154,8 @@ def _apply(c: Connection, table: str, snapshot: MemberSnapshot) -> None:
             row = {"member_id": member_id, "name": name, "active": active, "home_table": table}
             c.execute(insert(MEMBERS).values(**row, created_at=now, updated_at=now))
             continue
-        home, deleted = known[member_id]
-        if home == table and not deleted:
-            c.execute(
-                update(MEMBERS)
-                .where(MEMBERS.c.member_id == member_id)
-                .values(name=name, active=active, updated_at=now)
-            )
+        if _own(known, member_id, table):
+            _update(c, member_id, name=name, active=active, updated_at=now)
     gone = {"name": None, "card_tag": None, "active": False, "link_hash": None}
     forget = []
     for member_id in snapshot.removed:
@@ -159,12 +164,7 @@ def _apply(c: Connection, table: str, snapshot: MemberSnapshot) -> None:
             c.execute(insert(MEMBERS).values(**row, created_at=now, updated_at=now, deleted_at=now))
             forget.append(member_id)  # (its hands may have come before its registry)
             continue
-        home, deleted = known[member_id]
-        if home == table and not deleted:
-            c.execute(
-                update(MEMBERS)
-                .where(MEMBERS.c.member_id == member_id)
-                .values(**gone, deleted_at=now, updated_at=now)
-            )
+        if _own(known, member_id, table):
+            _update(c, member_id, **gone, deleted_at=now, updated_at=now)
             forget.append(member_id)
     anonymise(c, forget)

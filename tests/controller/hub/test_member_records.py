@@ -29,6 +29,7 @@ from engine.round.events import Settled, event_from_dict
 from engine.round.finish import settlement_from_dict
 from engine.round.fold import fold
 from tests.controller.hub.hands import played_hands, record_hand
+from tests.controller.web.helpers import bearer
 
 PASSWORD = "long enough password"
 COUNTED = ("hands", "wins", "self_draws", "deguo", "jingdiao", "chongguan", "big_hands")
@@ -158,8 +159,7 @@ def test_a_personal_link_shows_one_members_record_and_nothing_else(
         hub_store, LiveHub(), WebAppSettings(hub=True, parlour="p1", secret_key=b"s" * 32)
     )
     with TestClient(app) as client:
-        r = client.post("/api/v1/auth/login", json={"name": "boss", "password": PASSWORD})
-        boss = {"Authorization": f"Bearer {r.json()['token']}"}
+        boss = bearer(client, "boss", PASSWORD)
         r = client.post(f"/api/v1/records/by-id/{ids['li']}/link", headers=boss)
         assert r.status_code == 200, r.text
         token = r.json()["token"]
