@@ -157,6 +157,9 @@ class HandDetail(BaseModel):
     settlement: dict[str, Any] | None
     events: int
     concealed: bool = Field(description="Finished: events and replay show every seat's tiles")
+    seat_acts: list[dict[str, Any]] = Field(
+        default=[], description="Who sat down or left, by whom, when: what led to its seating"
+    )
 
 
 class EventOut(BaseModel):

@@ -21,7 +21,7 @@
       no_hands: "没有符合条件的牌局", status_f: "状态", error: "出错了",
       members: "会员战绩", member: "会员", wins: "胡牌", self_draws: "自摸", deguo: "德国",
       jingdiao: "精吊", chongguan: "冲关", big_hands: "大牌", link: "个人链接", new_link: "生成链接",
-      revoke: "撤销链接", leaderboards: "排行榜", leaderboards_on: "开启排行榜", no_members: "还没有会员的牌局",
+      revoke: "撤销链接", seat_acts: "入座记录", guest: "客人", leaderboards: "排行榜", leaderboards_on: "开启排行榜", no_members: "还没有会员的牌局",
     },
     en: {
       brand: "Hand logs", login: "Log in", name: "Name", password: "Password", logout: "Log out",
@@ -40,7 +40,7 @@
       status_f: "Status", error: "Error",
       members: "Members' records", member: "Member", wins: "Wins", self_draws: "Self-draws",
       deguo: "德国", jingdiao: "精吊", chongguan: "冲关", big_hands: "Big hands", link: "Personal link",
-      new_link: "New link", revoke: "Revoke", leaderboards: "Leaderboards", leaderboards_on: "Leaderboards on",
+      new_link: "New link", revoke: "Revoke", seat_acts: "Seat acts", guest: "Guest", leaderboards: "Leaderboards", leaderboards_on: "Leaderboards on",
       no_members: "No member has played yet",
     },
   };
@@ -255,7 +255,9 @@
         <button class="btn" id="next" type="button">▶</button><button class="btn" id="last" type="button">»</button>
         <input type="range" id="slider" min="0" max="${n - 1}" value="0"><span id="step-no"></span></div>
         <div class="step-text" id="step-text"></div><div id="board"></div></div>
-      <div class="panel" id="settlement">${settlementHtml(detail.settlement, dealer, names)}</div>`;
+      <div class="panel" id="settlement">${settlementHtml(detail.settlement, dealer, names)}</div>
+      ${Array.isArray(detail.seat_acts) && detail.seat_acts.length ? `<div class="panel"><h2>${T("seat_acts")}</h2><ol id="seat-acts">${
+        detail.seat_acts.slice(0, 200).map((a) => `<li>${when(a.at)} · ${esc(seatLabel(a.seat))} · ${esc(a.name || T("guest"))} · ${esc(a.by)}</li>`).join("")}</ol></div>` : ""}`;
     const show = (k) => {
       i = Math.max(0, Math.min(n - 1, k));
       const step = rp.steps[i];

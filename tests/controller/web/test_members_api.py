@@ -167,6 +167,8 @@ def test_the_owners_hand_log_and_replay_name_who_sat_where(
         None,
         None,
     ]
+    acts = client.get(f"/api/v1/hands/{hand_id}", headers=boss).json()["seat_acts"]
+    assert [(a["seat"], a["name"], a["by"]) for a in acts] == [(0, "王五", "owner:boss")]
     steps = client.get(f"/api/v1/hands/{hand_id}/replay", headers=boss).json()["steps"]
     zh = " ".join(s["text"]["zh"] for s in steps)
     en = " ".join(s["text"]["en"] for s in steps)
