@@ -9,7 +9,8 @@ Three kinds of account, one password each (``mosquitto_passwd``):
   ``handlog_ack``.
 - ``floor`` (``floor_user``): the parlour's floor view. Read only, the public topics of
   every table.
-- the hub (``hub``): reads every table's ``handlog``, ``status`` and ``handlog_request``,
+- the hub (``hub``): reads every table's ``handlog``, ``status``, ``handlog_request`` and
+  ``members`` (its member registry, controller.member_sync),
   writes ``handlog_ack`` and ``handlog_restore`` (a table's own hands sent back to it).
 
 Anything not granted is refused (Mosquitto denies by default once an acl_file is set).
@@ -22,6 +23,7 @@ from collections.abc import Iterable
 
 from controller.config import ID_PATTERN
 from controller.handlog import ACK_NAME, HANDLOG_NAME, REQUEST_NAME, RESTORE_NAME
+from controller.member_sync import MEMBERS_NAME
 from controller.mqtt.flat import PREFIX as FLAT_PREFIX
 from controller.mqtt.topics import RETAINED
 
@@ -73,6 +75,7 @@ def render_acl(
         f"topic write {base}/+/{ACK_NAME}",
         f"topic read {base}/+/{REQUEST_NAME}",
         f"topic write {base}/+/{RESTORE_NAME}",
+        f"topic read {base}/+/{MEMBERS_NAME}",
         "",
         "# The floor view: every table's public topics, read only.",
         f"user {floor_user}",

@@ -49,13 +49,16 @@ def status_text(
     roll: tuple[int, int, int] | None,
     instruction: str = "",
     nets: list[str] | None = None,
+    names: list[str | None] | None = None,
 ) -> str:
+    """``names``: who sits where (a member's name instead of the seat's number)."""
     parts = [f"第{state.started.hand_no}局 #{seq}"]
     if roll is not None:
         parts.append(f"骰{roll[0]}:{roll[1]}+{roll[2]}")
     phase = state.phase
     if phase in (Phase.TURN, Phase.DRAW, Phase.REPLACEMENT):
-        parts.append(f"{state.turn}号位{_PHASE_ZH[phase]}")
+        name = names[state.turn] if names and 0 <= state.turn < len(names) else None
+        parts.append(f"{name or f'{state.turn}号位'}{_PHASE_ZH[phase]}")
     else:
         parts.append(_PHASE_ZH[phase])
     if nets:

@@ -29,6 +29,7 @@ from controller.publication import (
     settlement_messages,
 )
 from controller.store import EventStore, HandRecord, StoredHand
+from controller.store.members import hand_seat_acts
 from controller.wall_clock import clock_synced
 from engine.errors import EngineError
 from engine.round.actions import Action, Rejection, Shuffle
@@ -442,6 +443,9 @@ class HandKeeper:
     def _send_handlog(self, hand: HandRecord, settlement: dict[str, Any]) -> None:
         # From the log in memory: it is what the store holds (appended before folding).
         events = [e.to_dict() for e in self.log]
-        payload = handlog_of(hand, events, settlement, parlour=self.parlour, table=self.table)
+        acts = hand_seat_acts(self.store.engine, hand.id)
+        payload = handlog_of(
+            hand, events, settlement, parlour=self.parlour, table=self.table, seat_acts=acts
+        )
         self.store.enqueue(self.outlet.outbox([("handlog", payload)]))
         self.outlet.committed([])

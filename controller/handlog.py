@@ -15,6 +15,9 @@ Payload, version 1 (JSON; times ISO 8601 with offset; seats absolute 0-3)::
      "result": "win", "winner": 2 | null, "discarder": 1 | null,
      "started_at": "2026-11-30T10:00:00+00:00", "finished_at": "…",
      "table_seq": 42 | null, "clock_synced": true | false | null, "played_s": 312.5 | null,
+     "players": [null | {"member_id": "<uuid4 hex>", "name": "王五"}, …] | null,  # by seat
+     "seat_acts": [{"seat": 2, "member_id": … | null, "name": … | null,
+                    "by": "card" | "staff:li", "at": "…"}, …],  # what led to that seating
      "events": [{"type": "hand_started", …}, …],   # every event's to_dict(), in order
      "settlement": {"net": [a, b, c, d], …}}        # Settlement.as_dict(), as stored
 
@@ -43,6 +46,7 @@ from controller.config import ID_PATTERN
 from controller.json_bounds import JsonBoundsError, check_values, loads_bounded
 from controller.mqtt.topics import Topics
 from controller.store import HandRecord, StoredHand
+from controller.store.members import BY_MAX, MEMBER_ID_PATTERN, MemberInputError, check_name
 from engine.round.events import STAFF_ACT_TYPES, event_from_dict
 from engine.round.fold import fold
 from engine.round.staff import hand_net
@@ -66,6 +70,7 @@ MAX_NUMBER = 1e12  # any number in an event or the settlement (the store's money
 MAX_NET = 1e9
 MAX_HAND_NO = 1_000_000
 MAX_TABLE_SEQ = 1 << 53  # any count of hands a table could play, exact in JSON
+MAX_SEAT_ACTS = 200  # seat acts between two hands that a handlog carries
 MAX_SECONDS = 1e7  # a hand's duration: under four months
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
 LATEST = datetime(2100, 1, 1, tzinfo=UTC)
@@ -100,6 +105,8 @@ class Handlog:
     table_seq: int | None = None
     clock_synced: bool | None = None
     played_s: float | None = None
+    players: list[dict[str, str] | None] | None = None
+    seat_acts: tuple[dict[str, Any], ...] = ()
 
     @property
     def settled_net(self) -> tuple[float, float, float, float]:
@@ -179,10 +186,21 @@ def topics_identity(topics: Topics) -> tuple[str, str]:
 # --- building ----------------------------------------------------------------------------
 
 
-def build_handlog(stored: StoredHand, *, parlour: str, table: str) -> dict[str, Any]:
+def build_handlog(
+    stored: StoredHand,
+    *,
+    parlour: str,
+    table: str,
+    seat_acts: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
     """The handlog payload of a finished, settled hand (``EventStore.load_hand``)."""
     return handlog_of(
-        stored.hand, stored.event_dicts(), stored.settlement, parlour=parlour, table=table
+        stored.hand,
+        stored.event_dicts(),
+        stored.settlement,
+        parlour=parlour,
+        table=table,
+        seat_acts=seat_acts,
     )
 
 
@@ -193,8 +211,10 @@ def handlog_of(
     *,
     parlour: str,
     table: str,
+    seat_acts: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
-    """The same from the parts a table service holds when it closes a hand (no reload)."""
+    """The same from the parts a table service holds when it closes a hand (no reload);
+    ``seat_acts``: the acts that led to its seating (``Members.acts(hand_id=…)``)."""
     if hand.status != "finished" or settlement is None or hand.ended_at is None:
         raise ValueError(f"hand {hand.id} is {hand.status}, not finished and settled")
     return {
@@ -215,6 +235,8 @@ def handlog_of(
         "table_seq": hand.table_seq,
         "clock_synced": hand.clock_synced,
         "played_s": hand.played_s,
+        "players": hand.players,
+        "seat_acts": [dict(a) for a in seat_acts][:MAX_SEAT_ACTS],
         "events": list(events),
         "settlement": settlement,
     }
@@ -355,6 +377,54 @@ def _settlement(data: Mapping[str, Any]) -> dict[str, Any]:
     return settlement
 
 
+def _player(value: Any, where: str) -> dict[str, str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) != {"member_id", "name"}:
+        raise HandlogError(f"{where}: expected null or {{member_id, name}}")
+    member_id, name = value["member_id"], value["name"]
+    if not isinstance(member_id, str) or not re.fullmatch(MEMBER_ID_PATTERN, member_id):
+        raise HandlogError(f"{where}.member_id: expected 32 lowercase hex digits")
+    try:
+        name = check_name(name)
+    except MemberInputError as err:
+        raise HandlogError(f"{where}.{err}") from None
+    return {"member_id": member_id, "name": name}
+
+
+def _players(value: Any, where: str) -> list[dict[str, str] | None] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 4:
+        raise HandlogError(f"{where}: expected 4 entries (one a seat) or null")
+    return [_player(p, f"{where}[{i}]") for i, p in enumerate(value)]
+
+
+def _seat_acts(data: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
+    acts = data.get("seat_acts", [])
+    if not isinstance(acts, list) or len(acts) > MAX_SEAT_ACTS:
+        raise HandlogError(f"handlog.seat_acts: expected a list of at most {MAX_SEAT_ACTS}")
+    out = []
+    for i, act in enumerate(acts):
+        where = f"handlog.seat_acts[{i}]"
+        if not isinstance(act, dict):
+            raise HandlogError(f"{where}: expected an object")
+        seat = act.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in range(4):
+            raise HandlogError(f"{where}.seat: a seat 0-3")
+        who = act.get("member_id")
+        player = (
+            None if who is None else _player({"member_id": who, "name": act.get("name")}, where)
+        )
+        by = act.get("by")
+        if not isinstance(by, str) or not 1 <= len(by) <= BY_MAX:
+            raise HandlogError(f"{where}.by: 1-{BY_MAX} characters")
+        at = _time(act, "at")
+        entry: dict[str, Any] = {"seat": seat, "member_id": None, "name": None}
+        out.append(entry | (player or {}) | {"by": by, "at": at})
+    return tuple(out)
+
+
 def parse_handlog(payload: bytes | str | Mapping[str, Any], *, topic: str | None = None) -> Handlog:
     """Validate a handlog; with ``topic``, its parlour and table must be the topic's (a table
     may only report its own hands)."""
@@ -395,6 +465,8 @@ def _handlog(data: Mapping[str, Any], topic: str | None) -> Handlog:
         table_seq=_int(data, "table_seq", optional=True, limit=MAX_TABLE_SEQ),
         clock_synced=_flag(data, "clock_synced"),
         played_s=_seconds(data, "played_s"),
+        players=_players(data.get("players"), "handlog.players"),
+        seat_acts=_seat_acts(data),
     )
     if (
         not plausible(log.started_at)

@@ -36,10 +36,12 @@ from controller.handlog import (
     parse_ack,
     topics_identity,
 )
+from controller.member_sync import build_members, members_topic, registry_version
 from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import Topics, encode
 from controller.store import EventStore, UnknownHand
+from controller.store.members import Members, hand_seat_acts
 
 log = structlog.get_logger(__name__)
 
@@ -73,6 +75,7 @@ class HandlogSync:
         self._first_seen: dict[str, float] = {}
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
+        self._members_sent: tuple[int, str] | None = None  # the registry version sent
 
     def stop(self) -> None:
         self._stop.set()
@@ -127,12 +130,25 @@ class HandlogSync:
 
     async def _resend_loop(self, client: aiomqtt.Client) -> None:
         first = True
+        self._members_sent = None  # (retained: once more on each connection is cheap)
         while True:
+            await self._sync_members(client)
             await self._resend(client, everything=first)
             first = False
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), max(self.resend_after / 4, 0.05))
+
+    async def _sync_members(self, client: aiomqtt.Client) -> None:
+        """The member registry to the hub, retained, whenever it changed."""
+        version = await asyncio.to_thread(registry_version, self.store.engine)
+        if version == self._members_sent:
+            return
+        members = Members(self.store.engine, table_id=self.table, parlour=self.parlour)
+        payload = await asyncio.to_thread(build_members, members)
+        await client.publish(members_topic(self.topics), encode(payload), qos=1, retain=True)
+        self._members_sent = version
+        log.info("member registry sent", members=len(payload["members"]), table=self.table)
 
     async def _resend(self, client: aiomqtt.Client, *, everything: bool) -> None:
         hands = await asyncio.to_thread(self.store.unacked_handlogs, RESEND_LIMIT)
@@ -150,7 +166,8 @@ class HandlogSync:
                 if last is None and now - seen < self.resend_after:
                     continue  # just published by the service: give the hub time to ack
             stored = await asyncio.to_thread(self.store.load_hand, hand.id)
-            payload = build_handlog(stored, parlour=self.parlour, table=self.table)
+            acts = await asyncio.to_thread(hand_seat_acts, self.store.engine, hand.id)
+            payload = build_handlog(stored, parlour=self.parlour, table=self.table, seat_acts=acts)
             await client.publish(topic, encode(payload), qos=1)
             self._last_sent[hand.id] = (time.monotonic(), copies + 1)
             self.sent += 1

@@ -38,6 +38,7 @@ LIVE_TOPICS = (
     "dice",
     "scores",
     "settlement",
+    "seats",
     "dealer",
     "events",
     "alerts",

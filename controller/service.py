@@ -33,6 +33,7 @@ from controller.display import status_text
 from controller.gc_pauses import collect_and_freeze
 from controller.hand_keeper import HandKeeper
 from controller.publication import Outlet, number
+from controller.seating import Seating, SeatRequest
 from controller.staff_acts import handle as staff_handle
 from controller.table_inputs import DicePress, StaffInput, TableInput, TableInputs
 from controller.tags import TagBook
@@ -132,12 +133,17 @@ class TableService:
         self._unexplained: dict[str, tuple[float, str, str]] = {}
         self._stuck: str | None = None  # the notice shown while a hand waits for staff
         self._held: tuple[str, str, str] | None = None  # the hand waiting for staff, why
+        # Who sits where: cards read on a hand zone, staff on the console (between hands).
+        self.seating = Seating(keeper, outlet)
+        book.cards = self.seating.cards
+        tracker.on_card = self.seating.card
 
     # --- the loop ----------------------------------------------------------------------------
 
     async def run(self, stop: asyncio.Event) -> None:
         tick = self.options.tick
         next_tick = self.clock()
+        self.seating.publish()
         for item in self.inputs.pending():  # put before the loop ran: taken as they came
             self._act_safely(item)
         self._after(self.clock())
@@ -242,7 +248,12 @@ class TableService:
             self._press_dice(now)
         elif isinstance(item, StaffInput):
             staff = item.item
-            item.settle(lambda: staff_handle(self.keeper, staff, lambda: self._dice_rolled(now)))
+            if isinstance(staff, SeatRequest):
+                item.settle(lambda: self.seating.handle(staff))
+            else:
+                item.settle(
+                    lambda: staff_handle(self.keeper, staff, lambda: self._dice_rolled(now))
+                )
         self._after(now)
 
     def _press_dice(self, now: float) -> None:
@@ -410,7 +421,8 @@ class TableService:
         if st.settlement is not None:
             nets = [f"{number(n):+}" for n in st.settlement.net]
             self._show_scores(hand_id, [number(n) for n in st.settlement.net])
-        self._display(0, status_text(st, len(keeper.log), roll, short_text(guide), nets))
+        text = status_text(st, len(keeper.log), roll, short_text(guide), nets, self.seating.names)
+        self._display(0, text)
 
     def _show_scores(self, hand_id: str, nets: list[int | float]) -> None:
         if self._scored == hand_id:

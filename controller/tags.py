@@ -1,14 +1,19 @@
-"""Tag UIDs to the engine's physical tile ids (0-135), through the enrolment registry.
+"""Tag UIDs to the engine's physical tile ids (0-135), through the enrolment registry,
+and members' cards told apart from tiles.
 
 The registry names kinds with the engine's labels (``"5m"``, ``"E"``; or the integers 0-33)
 and copies 0-3, so tile id = kind * 4 + copy. What cannot be a tile is an anomaly the
 tracker reports, never an exception: an unknown UID, a UID enrolled twice, a copy beyond
 the fourth (a fifth copy), or two UIDs claiming the same tile.
+
+A member's card (``cards``: the member registry's lookup, controller.seating) is never a
+tile and never an anomaly: ``tile_of`` answers a ``Card``. A UID enrolled as a tile stays a
+tile whatever the member registry says (``mjtable member`` refuses such a card).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -30,6 +35,18 @@ class BadTag:
     detail: str
 
 
+@dataclass(frozen=True, slots=True)
+class Card:
+    """A member's card, read by a reader."""
+
+    uid: bytes
+    member_id: str
+
+
+CardLookup = Callable[[bytes], str | None]
+"""A card's UID -> its member's id, or None."""
+
+
 def kind_index(label: KindLabel) -> int | None:
     """The engine kind of a registry label, or None."""
     if isinstance(label, int):
@@ -43,7 +60,8 @@ def kind_index(label: KindLabel) -> int | None:
 class TagBook:
     """``tile_of(uid)`` -> a tile id or a ``BadTag``; built once from the registry."""
 
-    def __init__(self, registry: TagRegistry) -> None:
+    def __init__(self, registry: TagRegistry, cards: CardLookup | None = None) -> None:
+        self.cards = cards
         self._tiles: dict[bytes, int] = {}
         self._bad: dict[bytes, BadTag] = {}
         holder: dict[int, bytes] = {}
@@ -84,11 +102,17 @@ class TagBook:
             return BadTag(uid, TagProblem.FIFTH_COPY, f"{tag} is already another tag's")
         return None
 
-    def tile_of(self, uid: bytes) -> int | BadTag:
+    def tile_of(self, uid: bytes) -> int | BadTag | Card:
         tile = self._tiles.get(uid)
         if tile is not None:
             return tile
-        return self._bad.get(uid) or BadTag(uid, TagProblem.UNKNOWN, "not enrolled")
+        bad = self._bad.get(uid)
+        if bad is not None:
+            return bad
+        member_id = None if self.cards is None else self.cards(uid)
+        if member_id is not None:
+            return Card(uid, member_id)
+        return BadTag(uid, TagProblem.UNKNOWN, "not enrolled")
 
     def tiles_of(self, uids: Iterable[bytes]) -> tuple[int, ...] | None:
         """Tile ids for a whole list (a lift order), or None if any tag is not a tile."""

@@ -45,7 +45,7 @@ from controller.alerts import Alert, AlertKind, PublicAlert
 from controller.config import TrackerSettings
 from controller.dealer_guide import Roll, due_roll
 from controller.dice import DiceRoller
-from controller.tags import BadTag, TagBook
+from controller.tags import BadTag, Card, TagBook
 from controller.tracking.buttons import ButtonQueue
 from controller.tracking.moves import Moves
 from controller.tracking.picture import JING_ZONE, TablePicture
@@ -56,7 +56,7 @@ from engine.round.events import Event
 from engine.round.state import Phase, RoundState
 from firmware_bridge.protocol.messages import SeatButton
 from firmware_bridge.rfid.inventory import TagIn, TagOut
-from firmware_bridge.rfid.zones import Zone, ZoneMap
+from firmware_bridge.rfid.zones import Zone, ZoneKind, ZoneMap
 from firmware_bridge.table_events import (
     BOARD,
     BridgeEvent,
@@ -117,6 +117,8 @@ class Tracker:
         """The hand waits for staff (``TableService``: unexplained too long): the picture
         is still kept and alerts still raised, but no move, button, timeout or roll is
         applied to the hand; what the readers saw since may be wrong, staff decide."""
+        self.on_card: Callable[[int | None, Card], None] | None = None
+        """A member's card read on a seat's hand zone (``controller.seating``)."""
 
     @property
     def observed(self) -> frozenset[Zone]:
@@ -153,6 +155,10 @@ class Tracker:
     def observe(self, event: BridgeEvent, now: float) -> None:
         if isinstance(event, TagIn):
             bad = self.picture.tag_in(event.zone, event.uid, now)
+            if isinstance(bad, Card):
+                if event.zone.kind is ZoneKind.HAND and self.on_card is not None:
+                    self.on_card(event.zone.seat, bad)  # (never a tile, never an alert)
+                return
             if bad is not None:
                 self._bad_tag(bad, event.zone)
         elif isinstance(event, TagOut):

@@ -1,9 +1,9 @@
 """Every ``mjtable`` command, in the one place that lists them.
 
 A command lives in its own module, which defines ``cli``: a ``typer.Typer`` holding the one
-command (or, for ``rules``/``owner``/``staff``, the group). The module is imported only when its
-command runs or help lists it, so ``mjtable settle`` loads the engine and not the service,
-MQTT or the web app. To add a command: write the module, add a line here.
+command (or, for ``rules``/``owner``/``staff``/``member``, the group). The module is imported
+only when its command runs or help lists it, so ``mjtable settle`` loads the engine and not
+the service, MQTT or the web app. To add a command: write the module, add a line here.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "hub": "controller.cli.hub",
     "owner": "controller.cli.owner",
     "staff": "controller.cli.staff",
+    "member": "controller.cli.member",
     "broker-acl": "controller.cli.broker_acl",
     "enroll": "controller.cli.enroll",
     "sim-table": "controller.cli.sim_table",

@@ -21,15 +21,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, func, select, update
+from sqlalchemy import Connection, Engine, Table, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from controller.handlog import MAX_BYTES, Handlog, table_of_topic
 from controller.store.database import dialect_insert
+from controller.store.members import without_deleted
 from controller.store.models import (
     EVENTS,
     HANDS,
     QUARANTINED_HANDLOGS,
+    SEAT_ACTS,
     SESSIONS,
     SETTLEMENTS,
     utcnow,
@@ -206,10 +208,12 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
                 "table_seq": log.table_seq,
                 "clock_synced": log.clock_synced,
                 "played_s": log.played_s,
+                "players": without_deleted(conn, log.players),
             }
             for log in new
         ],
     )
+    _seat_acts(conn, new)
     bump(conn, stats.by_table.values())
     _events(conn, new, now)
     conn.execute(
@@ -232,6 +236,39 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
     )
     stored = [original[log.hand_id] for log in new] + [original[h] for h in amended]
     return StoreResult(stored, [original[h] for h in duplicates])
+
+
+def _seat_acts(conn: Connection, logs: Sequence[Handlog]) -> None:
+    """The seat acts each new hand carries (who sat down, by whom, when): the hub's audit
+    of the seats; a member deleted here already stays anonymous."""
+    rows = []
+    for log in logs:
+        players = (
+            without_deleted(
+                conn,
+                [
+                    {"member_id": a["member_id"], "name": a["name"]} if a["member_id"] else None
+                    for a in log.seat_acts
+                ],
+            )
+            or []
+        )
+        for act, player in zip(log.seat_acts, players, strict=True):
+            who: dict[str, str | None] = {"member_id": None, "name": None}
+            who |= player or {}
+            rows.append(
+                {
+                    "table_id": log.table,
+                    "parlour": log.parlour,
+                    "seat": act["seat"],
+                    **who,
+                    "by": act["by"],
+                    "at": act["at"],
+                    "hand_id": log.hand_id,
+                }
+            )
+    if rows:
+        conn.execute(insert(SEAT_ACTS), rows)
 
 
 def _amend_longer(conn: Connection, logs: Sequence[Handlog]) -> list[str]:

@@ -15,6 +15,7 @@ from controller.handlog import RESTORE_NAME, build_handlog, parse_restore_reques
 from controller.mqtt.topics import encode
 from controller.store import EventStore
 from controller.store.event_store import OLDEST_FIRST
+from controller.store.members import hand_seat_acts
 from controller.store.models import HANDS
 
 log = structlog.get_logger(__name__)
@@ -41,7 +42,15 @@ def hands_to_restore(store: EventStore, topic: str, after_seq: int) -> list[dict
     )
     with store.engine.connect() as c:
         ids = list(c.scalars(query))
-    return [build_handlog(store.load_hand(i), parlour=parlour, table=table) for i in ids]
+    return [
+        build_handlog(
+            store.load_hand(i),
+            parlour=parlour,
+            table=table,
+            seat_acts=hand_seat_acts(store.engine, i),
+        )
+        for i in ids
+    ]
 
 
 class RestoreAnswers:

@@ -25,6 +25,7 @@ import re
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 import aiomqtt
@@ -46,6 +47,13 @@ from controller.handlog import (
 )
 from controller.hub.ingest import Refused, StoreResult, quarantine, store_handlogs
 from controller.hub.restore import RestoreAnswers
+from controller.member_sync import (
+    MEMBERS_NAME,
+    MembersError,
+    apply_members,
+    hub_members_filter,
+    parse_members,
+)
 from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import encode
@@ -102,6 +110,8 @@ class HubIngest:
         # A table that lost hands asks for them back (controller.hub.restore).
         self.request_filter = request_filter(parlour, settings.topic_root)
         self.restores = RestoreAnswers(store)
+        # Each table's member registry (retained; controller.member_sync).
+        self.members_filter = hub_members_filter(parlour, settings.topic_root)
         self.connected = asyncio.Event()
         self._stop = asyncio.Event()
 
@@ -125,6 +135,7 @@ class HubIngest:
         await client.subscribe(self.filter, qos=1)
         await client.subscribe(self.status_filter, qos=1)
         await client.subscribe(self.request_filter, qos=1)
+        await client.subscribe(self.members_filter, qos=1)
         log.info("hub subscribed", filter=self.filter)
 
     def _session(self, client: aiomqtt.Client) -> tuple[Coroutine[Any, Any, None], ...]:
@@ -142,8 +153,21 @@ class HubIngest:
             if topic.endswith("/" + REQUEST_NAME):
                 await self.restores.answer(client, topic, raw)
                 continue
+            if topic.endswith("/" + MEMBERS_NAME):
+                await self._members(topic, raw)
+                continue
             self.counters.received += 1
             await queue.put(self._parse(topic, raw))
+
+    async def _members(self, topic: str, raw: bytes) -> None:
+        table = topic.split("/")[-2]
+        try:
+            snapshot = parse_members(raw)
+            await self._retrying(partial(apply_members, table=table), snapshot)
+        except MembersError as err:
+            log.warning("member registry refused", table=table, error=str(err))
+        except Exception as err:  # never the end of the hub
+            log.error("member registry not stored", table=table, error=str(err))
 
     def _status(self, topic: str, raw: bytes) -> None:
         table = topic.split("/")[-2]

@@ -37,6 +37,7 @@ from sqlalchemy.exc import IntegrityError
 
 from controller.store.database import make_engine
 from controller.store.hand_filters import hand_filters
+from controller.store.members import claim_seat_acts, seating_in
 from controller.store.models import (
     ALERTS,
     EVENTS,
@@ -200,6 +201,7 @@ def hand_record(row: Row[Any]) -> HandRecord:
         table_seq=row.table_seq,
         clock_synced=row.clock_synced,
         played_s=row.played_s,
+        players=row.players,
     )
 
 
@@ -415,8 +417,11 @@ class EventStore:
                 "started_at": now,
                 "parlour": parlour or None,
                 "table_id": table_id or None,
+                # who sits where as it starts (members: controller.store.members)
+                "players": seating_in(c, table_id or ""),
             }
             c.execute(insert(HANDS), row)
+            claim_seat_acts(c, table_id or "", hand_id)
             change = Change(table_id or "", parlour or "", hands=1, open_hands=1)
             bump(c, [change.seen(now)])
             if payloads:

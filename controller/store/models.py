@@ -156,6 +156,10 @@ HANDS = Table(
     # when unknown. ``played_s``: how long the hand took, by the monotonic clock.
     _opt("clock_synced", Boolean),
     _opt("played_s", Float),
+    # Who sat where when the hand started: 4 entries by seat, each None (a guest) or
+    # {"member_id", "name"} (the name as it was then); None on hands from before members.
+    # A member's deletion turns their entries into None (controller.store.members).
+    _opt("players", JsonType),
     Index("ix_hands_status_started", "status", "started_at"),
     Index("ix_hands_table_seq", "table_id", "table_seq"),
     # The owners' per-table hand log by date (the hub holds every table's hands); on
@@ -281,4 +285,40 @@ QUARANTINED_HANDLOGS = Table(
     # all of it for a valid handlog the database refused.
     _col("excerpt", Text),
     Index("ix_quarantined_handlogs_received", "received_at"),
+)
+
+# The parlour's members (docs/players.md). A deleted member keeps only a tombstone row
+# (``deleted_at``, no name, no card), so a hand log arriving later is anonymised too.
+# ``home_table``: the table whose registry holds the member (the hub merges tables' ones).
+MEMBERS = Table(
+    "members",
+    METADATA,
+    _col("member_id", String(32), primary_key=True),  # uuid4 hex
+    _opt("name", String(32)),
+    _opt("card_tag", String(64), unique=True),  # the card's UID, lowercase hex
+    _col("active", Boolean),
+    _opt("home_table", String(64)),
+    _col("created_at", UTCDateTime()),
+    _col("updated_at", UTCDateTime()),
+    _opt("deleted_at", UTCDateTime()),
+    # sha256 hex of the member's personal link token (None: no link)
+    _opt("link_hash", String(64), unique=True),
+)
+
+# Who sat down or left which seat, by whom, when (append-only but for a deletion's
+# anonymising). ``member_id`` None: the seat is left to a guest. ``hand_id``: the hand
+# that first started with this seating (None until one did).
+SEAT_ACTS = Table(
+    "seat_acts",
+    METADATA,
+    _col("id", BigId, primary_key=True, autoincrement=True),
+    _col("table_id", String(64)),
+    _col("parlour", String(64)),
+    _col("seat", SmallInteger),
+    _opt("member_id", String(32)),
+    _opt("name", String(32)),
+    _col("by", String(80)),  # "card", or "<role>:<account>" (staff:li, owner:wang)
+    _col("at", UTCDateTime()),
+    _opt("hand_id", String(64), index=True),
+    Index("ix_seat_acts_table", "table_id", "id"),
 )

@@ -74,6 +74,9 @@ class HandRecord:
     table_seq: int | None = None  # the table's running number of the hand: its order
     clock_synced: bool | None = None  # was the wall clock set (None: not known)
     played_s: float | None = None  # how long it took, by the monotonic clock
+    # who sat where when it started: by seat, None (a guest) or {"member_id", "name"};
+    # None for a hand stored before members existed
+    players: list[dict[str, str] | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ import sys
 
 from sqlalchemy import Engine, inspect, text
 
-HEAD = "0009"
+HEAD = "0010"
 
 
 class MigrationFailed(RuntimeError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from controller.tags import BadTag, TagBook
+from controller.tags import BadTag, Card, TagBook
 from engine.round.state import SEATS, RoundState
 from firmware_bridge.rfid.zones import Zone, ZoneKind, ZoneMap
 
@@ -28,10 +28,10 @@ class TablePicture:
 
     # --- what the readers report ---------------------------------------------------------
 
-    def tag_in(self, zone: Zone, uid: bytes, now: float) -> BadTag | None:
+    def tag_in(self, zone: Zone, uid: bytes, now: float) -> BadTag | Card | None:
         """Record the tag in ``zone``; a tag that is not a tile is returned, not recorded."""
         found = self.book.tile_of(uid)
-        if isinstance(found, BadTag):
+        if not isinstance(found, int):
             return found
         zs = self._at.setdefault(found, [])
         if zone in zs:
@@ -42,7 +42,7 @@ class TablePicture:
 
     def tag_out(self, zone: Zone, uid: bytes) -> None:
         found = self.book.tile_of(uid)
-        if isinstance(found, BadTag):
+        if not isinstance(found, int):
             return
         zs = self._at.get(found)
         if zs and zone in zs:

@@ -21,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from controller.metrics import Metrics
 from controller.store import EventStore, StoreInputError
 from controller.store.owners import OwnerAccounts
-from controller.web import auth, owner_api, pages, public, staff_api
+from controller.web import auth, members_api, owner_api, pages, public, records_api, staff_api
 from controller.web.context import StaffDesk, WebContext
 from controller.web.limits import BodyLimit, HashGate, LoginThrottle, StreamSlots
 from controller.web.live import LiveHub
@@ -124,6 +124,10 @@ def create_app(
     app.include_router(owner_api.router)
     app.include_router(staff_api.router)
     app.include_router(staff_api.owner_router)
+    app.include_router(members_api.router)
+    app.include_router(records_api.router)
+    app.include_router(records_api.owner_router)
+    app.include_router(records_api.mine)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     if metrics is not None:

@@ -32,7 +32,8 @@ from engine.round.events import EVENT_TYPES
 
 log = structlog.get_logger(__name__)
 
-RETAINED: Final = ("status", "hand", "jing", "dice", "scores", "settlement", "dealer")
+# (seats first: a page knows the names before it draws the hand)
+RETAINED: Final = ("seats", "status", "hand", "jing", "dice", "scores", "settlement", "dealer")
 STREAMS: Final = ("events", "alerts")
 TOPICS: Final = RETAINED + STREAMS
 RECENT_ALERTS = 20

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
 from fastapi.responses import Response
 
 from controller.store import HandRecord, StoredHand, UnknownHand, UnknownSession
+from controller.store.members import hand_seat_acts
 from controller.store.tables import (
     TableRecord,
     has_table,
@@ -307,6 +308,7 @@ def get_hand(ctx: Ctx, hand_id: HandId) -> HandDetail:
         settlement=stored.settlement,
         events=len(stored.events),
         concealed=stored.hand.status == "finished",
+        seat_acts=hand_seat_acts(ctx.store.engine, hand_id),
     )
 
 

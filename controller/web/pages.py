@@ -3,7 +3,8 @@
 ``/`` and ``/display``: the table display (from the web app's live stream, or with
 ``?broker=`` straight from the parlour's broker); ``/dealer``: the dealer's view;
 ``/floor``: every table of the parlour live, from the broker (docs/displays.md);
-``/owner``: the owners' app (it logs in through the API). The pages are public; owner data
+``/owner``: the owners' app (it logs in through the API); ``/m/<token>``: a member's own
+record, through their personal link. The pages are public; owner data
 comes only through the API, which checks the login.
 """
 
@@ -73,6 +74,12 @@ def alert_titles() -> dict[str, dict[str, str]]:
 @router.get("/owner")
 def owner() -> FileResponse:
     return _page("owner.html")
+
+
+@router.get("/m/{token}")
+def member(token: str) -> FileResponse:
+    """A member's own record: the page reads it through the API with the token in its URL."""
+    return _page("member.html")
 
 
 class SecurityHeaders:

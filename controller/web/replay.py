@@ -7,6 +7,7 @@ hand still in play must not leak through the owners' pages either (docs/design.m
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -200,9 +201,27 @@ def _seat_one_based(text: str) -> str:
     return text
 
 
+def _named(texts: dict[str, str], names: list[str | None]) -> dict[str, str]:
+    """The texts with a member's name for each seat one sat in (1号位 → 王五, seat 1 → 王五),
+    in one pass (a name that looks like a seat is not renamed again)."""
+    if not any(names):
+        return texts
+
+    def name(m: re.Match[str]) -> str:
+        seat = int(m[1]) - 1
+        return (names[seat] if seat < len(names) else None) or m[0]
+
+    return {
+        "zh": re.sub(r"([1-4])号位", name, texts["zh"]),
+        "en": re.sub(r"\b[Ss]eat ([1-4])\b", name, texts["en"]),
+    }
+
+
 def replay(stored: StoredHand) -> tuple[bool, str | None, list[dict[str, Any]]]:
-    """(concealed shown, settlement check, steps) for a stored hand."""
+    """(concealed shown, settlement check, steps) for a stored hand; seats a member sat in
+    are named in the texts."""
     concealed = stored.hand.status == FINISHED
+    names = [None if p is None else p.get("name") for p in stored.hand.players or []]
     try:
         events = [event_from_dict(p) for p in stored.event_dicts()]
         out: list[dict[str, Any]] = []
@@ -212,7 +231,7 @@ def replay(stored: StoredHand) -> tuple[bool, str | None, list[dict[str, Any]]]:
                 {
                     "seq": stored_event.seq,
                     "type": event.type,
-                    "text": _texts(event) if concealed else _public_text(event),
+                    "text": _named(_texts(event) if concealed else _public_text(event), names),
                     "event": event.to_dict() if concealed else event.public_dict(),
                     "view": owner_view(state) if concealed else public_view(state),
                 }

@@ -106,6 +106,11 @@ class SessionOut(BaseModel):
         )
 
 
+class PlayerOut(BaseModel):
+    member_id: str
+    name: str
+
+
 class HandOut(BaseModel):
     id: str
     session_id: str | None
@@ -120,6 +125,9 @@ class HandOut(BaseModel):
     ended_at: datetime | None
     note: str | None
     net: list[Number] | None
+    players: list[PlayerOut | None] | None = Field(
+        default=None, description="Who sat where as it started (null: a guest), by seat"
+    )
 
     @classmethod
     def of(cls, h: HandRecord) -> HandOut:
@@ -137,6 +145,9 @@ class HandOut(BaseModel):
             ended_at=h.ended_at,
             note=h.note,
             net=None if h.net is None else [number(n) for n in h.net],
+            players=None
+            if h.players is None
+            else [None if p is None else PlayerOut(**p) for p in h.players],
         )
 
 
@@ -146,6 +157,9 @@ class HandDetail(BaseModel):
     settlement: dict[str, Any] | None
     events: int
     concealed: bool = Field(description="Finished: events and replay show every seat's tiles")
+    seat_acts: list[dict[str, Any]] = Field(
+        default=[], description="Who sat down or left, by whom, when: what led to its seating"
+    )
 
 
 class EventOut(BaseModel):

@@ -14,6 +14,7 @@ from firmware_bridge.rfid.zones import Zone, ZoneKind
 from firmware_bridge.sim.moves import (
     FlipToJing,
     MoveTag,
+    PlaceCard,
     Rejection,
     TakeFromWall,
 )
@@ -33,6 +34,8 @@ class TableModel:
         self.state = TableState.IDLE
         self.hand = 0
         self.lift_order: tuple[bytes, ...] = ()
+        # tags that are no tiles (member cards), where a player laid them
+        self._cards: dict[bytes, Zone] = {}
 
     # --- inspection -------------------------------------------------------------------
 
@@ -44,10 +47,14 @@ class TableModel:
         return self._place.get(uid)
 
     def tags_in(self, zone: Zone) -> frozenset[bytes]:
-        return frozenset(self._zones.get(zone, ()))
+        cards = {uid for uid, z in self._cards.items() if z == zone}
+        return frozenset(self._zones.get(zone, ())) | cards
 
     def zones(self) -> dict[Zone, frozenset[bytes]]:
-        return {z: frozenset(tags) for z, tags in self._zones.items() if tags}
+        out = {z: set(tags) for z, tags in self._zones.items() if tags}
+        for uid, zone in self._cards.items():
+            out.setdefault(zone, set()).add(uid)
+        return {z: frozenset(tags) for z, tags in out.items()}
 
     # --- the machine ----------------------------------------------------------------------
 
@@ -88,6 +95,16 @@ class TableModel:
         if self._place[move.tag] is None:
             return Rejection(move, f"tag {move.tag.hex()} is inside the machine")
         self._put(move.tag, to)
+        return None
+
+    def place_card(self, move: PlaceCard) -> Rejection | None:
+        """A card (not a tile) laid on a zone or taken away; cards stay out of the machine."""
+        if move.tag in self._place:
+            return Rejection(move, f"tag {move.tag.hex()} is a tile of this table")
+        if move.to is None:
+            self._cards.pop(move.tag, None)
+        else:
+            self._cards[move.tag] = move.to
         return None
 
     def _put(self, uid: bytes, to: Zone) -> None:

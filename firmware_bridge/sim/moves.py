@@ -57,7 +57,16 @@ class EndHand:
     walls. The driver sees the next hand as `view.hand` + 1 with a full wall."""
 
 
-Move = TakeFromWall | MoveTag | FlipToJing | PressButton | Pause | EndHand
+@dataclass(frozen=True, slots=True)
+class PlaceCard:
+    """A player's own tag that is no tile (a member card) laid on `to`, or taken away
+    (`to` None). It is no tile of the table: the machine never takes it in."""
+
+    tag: bytes
+    to: Zone | None
+
+
+Move = TakeFromWall | MoveTag | FlipToJing | PressButton | Pause | EndHand | PlaceCard
 
 
 @dataclass(frozen=True, slots=True)

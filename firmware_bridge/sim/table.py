@@ -20,7 +20,7 @@ from typing import Literal
 
 from firmware_bridge.protocol.messages import Message, SeatButton, TableState
 from firmware_bridge.registry import KindLabel
-from firmware_bridge.rfid.zones import ZoneMap
+from firmware_bridge.rfid.zones import Zone, ZoneMap
 from firmware_bridge.sim.antennas import AntennaField, FieldModel
 from firmware_bridge.sim.board import VirtualBoard
 from firmware_bridge.sim.model import TableModel
@@ -32,6 +32,7 @@ from firmware_bridge.sim.moves import (
     Move,
     MoveTag,
     Pause,
+    PlaceCard,
     PressButton,
     Rejection,
     TableView,
@@ -301,6 +302,8 @@ class VirtualTable:
             rejection = self.model.take_from_wall(move)
         elif isinstance(move, MoveTag | FlipToJing):
             rejection = self.model.move_tag(move)
+        elif isinstance(move, PlaceCard):
+            rejection = self.model.place_card(move)
         if rejection is not None:
             self.stats.rejected += 1
             self._rejected.append(rejection)
@@ -308,6 +311,13 @@ class VirtualTable:
         else:
             self.stats.moves += 1
         await asyncio.sleep(self.config.move_interval)
+        return rejection
+
+    def place_card(self, tag: bytes, to: Zone | None) -> Rejection | None:
+        """A person lays a card (no tile) on ``to``, or takes it away, whatever the driver
+        is doing (a player does not wait for the bots' pause to end)."""
+        rejection = self.model.place_card(PlaceCard(tag, to))
+        self._changed.set()
         return rejection
 
     def press(self, seat: int, button: SeatButton) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from controller.alerts import Alert, AlertKind, PublicAlert
 from controller.handlog import ACK_NAME
+from controller.member_sync import MEMBERS_NAME
 from controller.mqtt.flat import FLAT_NAMES, from_hand, from_scores
 from controller.mqtt.topics import RETAINED, STREAMS, Topics
 from controller.runtime import running
@@ -48,11 +49,12 @@ def documented() -> dict[str, bool]:
 
 def test_the_doc_lists_every_topic_the_code_knows_once() -> None:
     doc = documented()
-    code = {*RETAINED, *STREAMS, *FLAT_NAMES, ACK_NAME}
+    code = {*RETAINED, *STREAMS, *FLAT_NAMES, ACK_NAME, MEMBERS_NAME}
     assert set(doc) == code
-    for name in code - {ACK_NAME}:
+    for name in code - {ACK_NAME, MEMBERS_NAME}:
         assert doc[name] == Topics.retained(name), name
     assert doc[ACK_NAME] is False
+    assert doc[MEMBERS_NAME] is True  # retained: a hub that was down reads the newest
 
 
 @pytest.mark.timeout(240)

@@ -135,7 +135,7 @@ def test_a_table_reports_only_its_own_hands(payload: dict[str, Any]) -> None:
 
 
 def test_later_additions_are_accepted(payload: dict[str, Any]) -> None:
-    assert parse_handlog(payload | {"players": ["a", "b", "c", "d"]}).hand_id
+    assert parse_handlog(payload | {"later_addition": ["a", "b", "c", "d"]}).hand_id
 
 
 def test_topics_and_acks() -> None:

@@ -28,6 +28,8 @@ TABLES = {
     "table_stats",
     "quarantined_handlogs",
     "owner_settings",
+    "members",
+    "seat_acts",
     "alembic_version",
 }
 

@@ -91,7 +91,7 @@ const MJBroker = (() => {
     return client;
   }
 
-  const TABLE_TOPICS = ["status", "hand", "jing", "dice", "scores", "settlement", "events", "alerts"];
+  const TABLE_TOPICS = ["seats", "status", "hand", "jing", "dice", "scores", "settlement", "events", "alerts"];
 
   /** A table's JSON topics, handed over as the live hub's stream hands them (events
       flattened), so a page reads either feed the same way. */
@@ -107,7 +107,9 @@ const MJBroker = (() => {
       if (name === "events" && payload && payload.event) {
         payload = { ...payload.event, hand_id: payload.hand_id, seq: payload.seq };
       }
-      onMessage(name, MJ.cleaned(name, payload), { at: Date.now() / 1000, replayed: retained });
+      const cleaned = MJ.cleaned(name, payload);
+      if (name === "seats") MJ.setNames(cleaned.seats);
+      onMessage(name, cleaned, { at: Date.now() / 1000, replayed: retained });
     }, show);
   }
 

@@ -259,6 +259,8 @@ const MJ = (() => {
   }
 
   const clean = {
+    // who sits where: a member's name (text) or null for a guest
+    seats: (v) => ({ seats: [0, 1, 2, 3].map((s) => { const n = list(obj(v).seats, 4)[s]; return typeof n === "string" && n ? n.slice(0, 32) : null; }) }),
     status: (v) => ({ state: oneOf(obj(v).state, ["online", "offline"]),
       hand: oneOf(obj(v).hand, ["waiting_for_staff"]), text: str(obj(v).text, 300) }),
     hand(v) {
@@ -321,11 +323,17 @@ const MJ = (() => {
   const cleaned = (topic, payload) => (clean[topic] ? clean[topic](payload) : null);
 
   // ---- seats --------------------------------------------------------------------------
-  /** "东 · 1号位" / "East · Seat 1": the wind relative to the dealer, then the place. */
-  function seatName(seat, dealer) {
+  // The names of who sits where (the public "seats" topic; null: a guest), or a hand's own.
+  let names = [null, null, null, null];
+  const setNames = (list4) => { names = [0, 1, 2, 3].map((s) => (Array.isArray(list4) && typeof list4[s] === "string" && list4[s] ? list4[s].slice(0, 32) : null)); };
+
+  /** "东 · 王五" / "东 · 1号位" / "East · Seat 1": the wind relative to the dealer, then the
+      member's name where one sits (always set as text by the callers), else the place. */
+  function seatName(seat, dealer, own) {
     if (int(seat, 0, 3) === null) return "?";
     if (int(dealer, 0, 3) === null) dealer = null;
-    const num = lang === "zh" ? `${seat + 1}号位` : `Seat ${seat + 1}`;
+    const named = (Array.isArray(own) ? own : names)[seat];
+    const num = typeof named === "string" && named ? named.slice(0, 32) : lang === "zh" ? `${seat + 1}号位` : `Seat ${seat + 1}`;
     if (dealer === null || dealer === undefined) return num;
     return `${t("winds")[(seat - dealer + 4) % 4]} · ${num}`;
   }
@@ -343,7 +351,7 @@ const MJ = (() => {
   }
 
   // ---- the live stream ----------------------------------------------------------------
-  const TOPICS = ["status", "hand", "jing", "dice", "scores", "settlement", "dealer", "events", "alerts"];
+  const TOPICS = ["seats", "status", "hand", "jing", "dice", "scores", "settlement", "dealer", "events", "alerts"];
 
   /** Follow /api/v1/public/live; onMessage(topic, payload, meta). The banner shows the state. */
   /** The connection's state on the page's banner: connecting, connected, reconnecting. */
@@ -372,7 +380,9 @@ const MJ = (() => {
         source.addEventListener(topic, (e) => {
           let data;
           try { data = JSON.parse(e.data); } catch { return; }
-          onMessage(topic, cleaned(topic, data.payload), { at: data.at, replayed: data.replayed, id: e.lastEventId });
+          const payload = cleaned(topic, data.payload);
+          if (topic === "seats") setNames(payload.seats);
+          onMessage(topic, payload, { at: data.at, replayed: data.replayed, id: e.lastEventId });
         });
       }
     };
@@ -382,5 +392,5 @@ const MJ = (() => {
   }
 
   return { t, lang: () => lang, setLang, langToggle, applyI18n, el, svg, tile, tileHtml, tileName,
-    parseTile, die, seatName, fmtNum, esc, cleaned, str, live, showLive, params };
+    parseTile, die, seatName, setNames, fmtNum, esc, cleaned, str, live, showLive, params };
 })();

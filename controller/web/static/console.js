@@ -29,6 +29,7 @@
       add_winner: "加胡家（一炮多响）", more_winner: "另一胡家", others: "其他座位（读卡器未见时录入）",
       enter_seat: "录入此座", indicator: "翻出的精牌", hand_only: "手牌", enter_flip: "录入翻精",
       flip_entered: "录入翻精", dice: "掷骰子（下一局）",
+      seats: "入座（两局之间）", guest: "客人", sit: "入座", seat_acts: "最近入座记录", card: "会员卡",
     },
     en: {
       staff: "Staff", login: "Staff log in", name: "Name", password: "Password", logout: "Log out",
@@ -54,6 +55,7 @@
       others: "Other seats (entered where no reader saw them)", enter_seat: "Enter this seat",
       indicator: "Flipped tile (精)", hand_only: "Hand", enter_flip: "Enter the flip",
       flip_entered: "flip entered", dice: "Roll the dice (next hand)",
+      seats: "Seats (between hands)", guest: "Guest", sit: "Seat", seat_acts: "Latest seat acts", card: "member card",
     },
   };
   const T = (k, vars) => {
@@ -90,9 +92,9 @@
   // ---- state ------------------------------------------------------------------------------
   const S = { me: null, view: null, status: null, active: "hand", busy: false, refresh: null };
 
-  async function call(path, body) {
+  async function call(path, body, method = "POST") {
     const options = body === undefined ? {} : {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     };
     const r = await fetch(path, { credentials: "same-origin", ...options });
     let data = null;
@@ -180,6 +182,7 @@
       el("div", { id: "staff-view" }),
       el("div", { class: "row" }, el("button", { class: "btn", type: "button", id: "dice" }, T("dice")),
         el("div", { class: "error", id: "dice-error", role: "alert" })),
+      seatsForm(),
       finishForm(), picker(), actForms(),
       el("div", { class: "staff-acts" }, el("h3", null, T("acts")), el("ol", { id: "staff-acts" }),
         el("div", { class: "row" }, el("input", { id: "undo-reason", placeholder: T("reason"), maxlength: 500 }),
@@ -188,6 +191,46 @@
     // the table's dice button: whoever is due rolls; without readers, the next hand starts
     $("dice").addEventListener("click", () => act("dice", "/api/v1/staff/dice", {}));
     $("undo").addEventListener("click", () => act("undo", "/api/v1/staff/hands/current/undo", { reason: $("undo-reason").value }));
+    loadSeats();
+  }
+
+  // ---- seats: who sits where (members, or guests), changed between hands -------------------
+  function seatsForm() {
+    return el("form", { class: "staff-form", id: "seats-form" }, el("h3", null, T("seats")),
+      el("div", { id: "seat-rows" }),
+      el("div", { class: "error", id: "seats-error", role: "alert" }),
+      el("h4", null, T("seat_acts")), el("ol", { id: "seat-acts", class: "muted" }));
+  }
+
+  async function loadSeats() {
+    let members, seats;
+    try {
+      [members, seats] = await Promise.all([call("/api/v1/members"), call("/api/v1/members/seats")]);
+    } catch (e) { if ($("seats-error")) $("seats-error").textContent = e.message; return; }
+    if (!$("seat-rows")) return;
+    const list = (Array.isArray(members) ? members : []).filter((m) => m && m.active).slice(0, 5000);
+    const players = Array.isArray(seats && seats.players) ? seats.players : [];
+    $("seat-rows").replaceChildren(...[0, 1, 2, 3].map((s) => {
+      const now = players[s] && typeof players[s] === "object" ? MJ.str(players[s].member_id, 32) : "";
+      const pick = el("select", { id: `seat-${s}`, "data-seat": s }, el("option", { value: "" }, T("guest")),
+        list.map((m) => el("option", { value: MJ.str(m.member_id, 32), selected: m.member_id === now }, MJ.str(m.name, 32))));
+      const go = el("button", { class: "btn", type: "button", id: `seat-${s}-go` }, T("sit"));
+      go.addEventListener("click", () => sit(s, pick.value || null));
+      return el("div", { class: "row" }, el("b", null, `${MJ.lang() === "zh" ? `${s + 1}号位` : `Seat ${s + 1}`}`), pick, go);
+    }));
+    const acts = Array.isArray(seats && seats.acts) ? seats.acts.slice(0, 10) : [];
+    $("seat-acts").replaceChildren(...acts.map((a) => el("li", null,
+      `${MJ.str(a.at, 25).slice(11, 19)} · ${Number.isInteger(a.seat) ? a.seat + 1 : "?"} · ${MJ.str(a.name, 32) || T("guest")} · ${a.by === "card" ? T("card") : MJ.str(a.by, 80)}`)));
+  }
+
+  async function sit(seat, memberId) {
+    const error = $("seats-error");
+    error.textContent = ""; error.classList.remove("ok");
+    try {
+      await call(`/api/v1/members/seats/${seat}`, { member_id: memberId }, "PUT");
+      error.classList.add("ok"); error.textContent = T("done");
+    } catch (e) { error.textContent = e.message; }
+    loadSeats();
   }
 
   function finishForm() {
@@ -613,6 +656,7 @@
     if (payload === null) return;
     if (topic === "status") { S.status = payload; renderBanner(); }
     if (["hand", "settlement", "events", "scores", "status"].includes(topic)) lookSoon();
+    if (topic === "seats" && S.me) loadSeats();
   }
 
   document.addEventListener("DOMContentLoaded", () => {

@@ -1,6 +1,6 @@
 /* The owners' pages: login, tables, a table's hand log (filters, exports, totals and charts)
    and a finished hand's replay, step by step with all four hands. Hash routes:
-   #/  #/t/<table>?<filters>  #/h/<hand>  */
+   #/  #/t/<table>?<filters>  #/h/<hand>  #/members (members' records, links, leaderboards) */
 "use strict";
 
 (() => {
@@ -19,6 +19,9 @@
       check_bad: "结算不一致：", hand: "手牌", melds: "副露", discards: "弃牌", wall: "余牌",
       win: "胡", self_draw: "自摸", draw: "流局", finished: "已结束", aborted: "已中止",
       no_hands: "没有符合条件的牌局", status_f: "状态", error: "出错了",
+      members: "会员战绩", member: "会员", wins: "胡牌", self_draws: "自摸", deguo: "德国",
+      jingdiao: "精吊", chongguan: "冲关", big_hands: "大牌", link: "个人链接", new_link: "生成链接",
+      revoke: "撤销链接", seat_acts: "入座记录", guest: "客人", leaderboards: "排行榜", leaderboards_on: "开启排行榜", no_members: "还没有会员的牌局",
     },
     en: {
       brand: "Hand logs", login: "Log in", name: "Name", password: "Password", logout: "Log out",
@@ -35,6 +38,10 @@
       melds: "Melds", discards: "Discards", wall: "Wall", win: "wins", self_draw: "self-draw",
       draw: "draw", finished: "finished", aborted: "aborted", no_hands: "No hands match",
       status_f: "Status", error: "Error",
+      members: "Members' records", member: "Member", wins: "Wins", self_draws: "Self-draws",
+      deguo: "德国", jingdiao: "精吊", chongguan: "冲关", big_hands: "Big hands", link: "Personal link",
+      new_link: "New link", revoke: "Revoke", seat_acts: "Seat acts", guest: "Guest", leaderboards: "Leaderboards", leaderboards_on: "Leaderboards on",
+      no_members: "No member has played yet",
     },
   };
   const T = (k, vars) => {
@@ -59,6 +66,10 @@
   const when = (iso) => (iso ? new Date(iso).toLocaleString(MJ.lang() === "zh" ? "zh-CN" : "en-GB") : "");
   const numCell = (n) => `<td class="num ${n > 0 ? "pos" : n < 0 ? "neg" : ""}">${n === null || n === undefined ? "" : MJ.fmtNum(n) || "0"}</td>`;
   const seatLabel = (s) => (s === null || s === undefined ? "" : MJ.lang() === "zh" ? `${s + 1}号位` : `Seat ${s + 1}`);
+  /** Who sat where in a hand (members' names; null: a guest), for MJ.seatName. */
+  const namesOf = (h) => (Array.isArray(h && h.players) ? [0, 1, 2, 3].map((s) => (h.players[s] && typeof h.players[s].name === "string" ? h.players[s].name : null)) : null);
+  /** A hand's seat as HTML-safe text: the member's name where one sat. */
+  const handSeat = (h, s) => (s === null || s === undefined ? "" : esc(MJ.seatName(s, null, namesOf(h))));
 
   function netsHtml(nets, label) {
     return `<div class="nets-light">${nets.map((n, s) => `<div class="${n > 0 ? "pos" : n < 0 ? "neg" : ""}"><span>${label(s)}</span><b>${MJ.fmtNum(n) || "0"}</b></div>`).join("")}</div>`;
@@ -87,7 +98,7 @@
 
   async function showTables() {
     const tables = await api("/api/v1/tables");
-    $("main").innerHTML = `<h1>${T("tables")}</h1><div class="panel"><table class="grid-table" id="tables">
+    $("main").innerHTML = `<h1>${T("tables")}</h1><p><a class="btn" id="members-link" href="#/members">${T("members")}</a></p><div class="panel"><table class="grid-table" id="tables">
       <thead><tr><th>${T("table")}</th><th>${T("status")}</th><th>${T("hands")}</th><th>${T("open")}</th><th>${T("sessions")}</th><th>${T("last")}</th></tr></thead><tbody>${
         tables.map((t) => `<tr><td><a href="#/t/${encodeURIComponent(t.table_id)}">${esc(t.parlour ? t.parlour + " · " : "")}${esc(t.table_id)}</a></td>
           <td><span class="status-dot ${t.status}"></span>${T(t.status)}${t.current ? ` · ${MJ.t("hand_no", { n: t.current.hand_no })} ${MJ.t("phase_" + t.current.phase)}` : ""}</td>
@@ -144,8 +155,8 @@
       const body = $("hands").tBodies[0];
       if (!rows.length && offset === 0) body.innerHTML = `<tr><td colspan="11" class="muted">${T("no_hands")}</td></tr>`;
       body.insertAdjacentHTML("beforeend", rows.map((h) => `<tr data-hand="${esc(h.id)}">
-        <td>${when(h.started_at)}</td><td class="num">${h.hand_no}</td><td>${esc(h.ruleset)}</td><td>${seatLabel(h.dealer)}</td>
-        <td>${h.status === "finished" ? esc(T(h.result) || h.result) : T(h.status)}</td><td>${seatLabel(h.winner)}</td>
+        <td>${when(h.started_at)}</td><td class="num">${h.hand_no}</td><td>${esc(h.ruleset)}</td><td>${handSeat(h, h.dealer)}</td>
+        <td>${h.status === "finished" ? esc(T(h.result) || h.result) : T(h.status)}</td><td>${handSeat(h, h.winner)}</td>
         ${(h.net || [null, null, null, null]).map(numCell).join("")}
         <td><a href="#/h/${encodeURIComponent(h.id)}">${T("replay")}</a></td></tr>`).join(""));
       $("more").hidden = rows.length < 100;
@@ -156,7 +167,7 @@
 
   function stopReplay() { clearInterval(replayTimer); replayTimer = null; }
 
-  function boardHtml(step, concealed, dealer) {
+  function boardHtml(step, concealed, dealer, names) {
     const v = step.view;
     const j = v.jing || {};
     const jing = j.zheng ? `${MJ.t("zheng")} ${MJ.tileHtml(j.zheng, "tile-m")} ${MJ.t("fu")} ${MJ.tileHtml(j.fu, "tile-m")}${j.an ? ` 暗精 ${MJ.tileHtml(j.an, "tile-m")}` : ""}`
@@ -164,19 +175,65 @@
     const wild = new Set([j.zheng, j.fu, j.caishen].filter(Boolean));
     const face = (x, cls) => MJ.tileHtml(x, cls, { mark: wild.has(x) ? "zheng" : undefined });
     const seats = v.seats.map((s, i) => `<div class="board-seat ${v.turn === i && ["turn", "draw", "replacement"].includes(v.phase) ? "is-turn" : ""}" data-seat="${i}">
-        <span class="who">${MJ.seatName(i, dealer)}${dealer === i ? " · " + T("dealer") : ""}</span><span class="muted">${s.tiles} ${MJ.t("tiles")}</span>
+        <span class="who">${esc(MJ.seatName(i, dealer, names))}${dealer === i ? " · " + T("dealer") : ""}</span><span class="muted">${s.tiles} ${MJ.t("tiles")}</span>
         ${concealed ? `<div class="row hand-row"><span class="label">${T("hand")}</span>${(s.hand || []).map((x) => face(x, "tile-m")).join("")}</div>` : ""}
         <div class="row"><span class="label">${T("melds")}</span>${s.melds.map((m) => `<span class="meld">${(m.tiles.length ? m.tiles : [null, null, null, null]).map((x) => MJ.tileHtml(x, "tile-s", { hidden: x === null })).join("")}</span>`).join(" ")}</div>
         <div class="row"><span class="label">${T("discards")}</span>${s.discards.map((x) => face(x, "tile-s")).join("")}</div></div>`).join("");
     return `<div class="row">${jing} <span class="muted">${v.live !== null && v.live !== undefined ? ` · ${T("wall")} ${v.live}` : ""} · ${MJ.t("phase_" + v.phase)}</span></div><div class="board">${seats}</div>`;
   }
 
-  function settlementHtml(st, dealer) {
+  function settlementHtml(st, dealer, names) {
     if (!st) return "";
-    return `<h2>${T("settlement")}</h2>${netsHtml(st.net, (s) => MJ.seatName(s, dealer))}
+    const who = (s) => esc(MJ.seatName(s, dealer, names));
+    return `<h2>${T("settlement")}</h2>${netsHtml(st.net, who)}
       <table class="grid-table" id="settle-lines"><thead><tr><th>${T("reason")}</th><th>${T("payer")}</th><th>${T("payee")}</th><th class="num">${T("amount")}</th></tr></thead><tbody>${
-        (st.lines || []).map((l) => `<tr><td>${esc(l.reason)}</td><td>${MJ.seatName(l.from, dealer)}</td><td>${MJ.seatName(l.to, dealer)}</td><td class="num">${esc(l.amount)}</td></tr>`).join("")
+        (st.lines || []).map((l) => `<tr><td>${esc(l.reason)}</td><td>${who(l.from)}</td><td>${who(l.to)}</td><td class="num">${esc(l.amount)}</td></tr>`).join("")
       }</tbody></table>`;
+  }
+
+  const COUNTS = ["hands", "wins", "self_draws", "deguo", "jingdiao", "chongguan", "big_hands"];
+
+  /** Every member's record (the hub counts them across tables), the CSV, the leaderboards'
+      switch, and each member's personal link (made or revoked here; shown once). */
+  async function showMembers() {
+    const records = await api("/api/v1/records/members");
+    let board = null;
+    try { board = await api("/api/v1/records/leaderboards?by=net"); } catch { board = null; }
+    $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › ${T("members")}</div>
+      <h1>${T("members")}</h1>
+      <div class="panel row"><a class="btn" id="members-csv" href="/api/v1/records/members.csv">${T("export_csv")}</a>
+        <label class="check"><input type="checkbox" id="boards-on" ${board ? "checked" : ""}> ${T("leaderboards_on")}</label>
+        <span class="error" id="members-error"></span></div>
+      <div class="panel"><table class="grid-table" id="records"><thead><tr><th>${T("member")}</th>
+        ${COUNTS.map((k) => `<th class="num">${T(k)}</th>`).join("")}<th class="num">${T("net")}</th><th>${T("link")}</th></tr></thead><tbody>${
+        records.length ? records.map((r) => `<tr data-member="${esc(r.member_id)}"><td>${esc(r.name)}</td>
+          ${COUNTS.map((k) => `<td class="num">${Number(r[k]) || 0}</td>`).join("")}${numCell(r.net)}
+          <td><button class="btn" type="button" data-link="${esc(r.member_id)}">${T("new_link")}</button>
+            <button class="btn" type="button" data-revoke="${esc(r.member_id)}">${T("revoke")}</button>
+            <span class="link-url"></span></td></tr>`).join("") : `<tr><td colspan="10" class="muted">${T("no_members")}</td></tr>`
+      }</tbody></table></div>
+      ${board ? `<div class="panel"><h2>${T("leaderboards")}</h2><ol id="board">${board.map((b) => `<li>${esc(b.name)} ${MJ.fmtNum(b.value) || "0"}</li>`).join("")}</ol></div>` : ""}`;
+    $("boards-on").addEventListener("change", async (e) => {
+      try {
+        await api("/api/v1/owner/leaderboards", { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ enabled: e.target.checked }) });
+        showMembers();
+      } catch (err) { $("members-error").textContent = err.message; }
+    });
+    $("records").addEventListener("click", async (e) => {
+      const make = e.target.closest("[data-link]"), drop = e.target.closest("[data-revoke]");
+      if (!make && !drop) return;
+      const id = (make || drop).dataset.link || (make || drop).dataset.revoke;
+      const out = e.target.closest("tr").querySelector(".link-url");
+      try {
+        if (make) {
+          const r = await api(`/api/v1/records/by-id/${encodeURIComponent(id)}/link`, { method: "POST" });
+          out.textContent = new URL(r.url, location.href).href; // shown once: only its hash is kept
+        } else {
+          await api(`/api/v1/records/by-id/${encodeURIComponent(id)}/link/revocation`, { method: "POST" });
+          out.textContent = "";
+        }
+      } catch (err) { out.textContent = err.message; }
+    });
   }
 
   async function showHand(handId) {
@@ -186,6 +243,7 @@
     ]);
     const h = detail.hand;
     const dealer = h.dealer;
+    const names = namesOf(h);
     const n = rp.steps.length;
     let i = 0;
     $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › <a href="#/t/${encodeURIComponent(detail.table_id)}">${esc(detail.table_id)}</a> › ${MJ.t("hand_no", { n: h.hand_no })}</div>
@@ -197,14 +255,16 @@
         <button class="btn" id="next" type="button">▶</button><button class="btn" id="last" type="button">»</button>
         <input type="range" id="slider" min="0" max="${n - 1}" value="0"><span id="step-no"></span></div>
         <div class="step-text" id="step-text"></div><div id="board"></div></div>
-      <div class="panel" id="settlement">${settlementHtml(detail.settlement, dealer)}</div>`;
+      <div class="panel" id="settlement">${settlementHtml(detail.settlement, dealer, names)}</div>
+      ${Array.isArray(detail.seat_acts) && detail.seat_acts.length ? `<div class="panel"><h2>${T("seat_acts")}</h2><ol id="seat-acts">${
+        detail.seat_acts.slice(0, 200).map((a) => `<li>${when(a.at)} · ${esc(seatLabel(a.seat))} · ${esc(a.name || T("guest"))} · ${esc(a.by)}</li>`).join("")}</ol></div>` : ""}`;
     const show = (k) => {
       i = Math.max(0, Math.min(n - 1, k));
       const step = rp.steps[i];
       $("slider").value = i;
       $("step-no").textContent = T("step", { i: i + 1, n });
       $("step-text").textContent = step.text[MJ.lang()] || step.text.zh;
-      $("board").innerHTML = boardHtml(step, rp.concealed, dealer);
+      $("board").innerHTML = boardHtml(step, rp.concealed, dealer, names);
       document.body.dataset.step = String(i);
     };
     $("first").onclick = () => show(0);
@@ -234,6 +294,7 @@
     try {
       if (parts[0] === "t" && parts[1]) await showTable(parts[1], query);
       else if (parts[0] === "h" && parts[1]) await showHand(parts[1]);
+      else if (parts[0] === "members") await showMembers();
       else await showTables();
     } catch (err) {
       if (err.message !== "unauthorised") $("main").innerHTML = `<div class="panel error">${T("error")}: ${esc(err.message)}</div>`;

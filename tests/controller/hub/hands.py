@@ -10,6 +10,7 @@ from typing import Any
 from controller.handlog import build_handlog
 from controller.mqtt import Publisher
 from controller.store import EventStore
+from controller.store.members import hand_seat_acts
 from engine.simulation import play_session
 
 EventDicts = list[dict[str, Any]]
@@ -69,6 +70,7 @@ def finish_and_publish(
 ) -> str:
     """What the service does when a hand settles: store it, then its handlog via the outbox."""
     hand_id = record_hand(store, events, session_id=session_id, hand_no=hand_no)
-    payload = build_handlog(store.load_hand(hand_id), parlour=parlour, table=table)
+    acts = hand_seat_acts(store.engine, hand_id)
+    payload = build_handlog(store.load_hand(hand_id), parlour=parlour, table=table, seat_acts=acts)
     publisher.publish("handlog", payload)
     return hand_id

@@ -6,6 +6,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from fastapi.testclient import TestClient
+
 from controller.store import EventStore
 from engine.round.events import Event
 from engine.round.state import RoundState
@@ -78,3 +80,11 @@ def fill_store(
         )
         filled.open_log = log
     return filled
+
+
+def bearer(client: TestClient, name: str, password: str) -> dict[str, str]:
+    """Log ``name`` in; the token as a header (the cookie dropped: only the header counts)."""
+    r = client.post("/api/v1/auth/login", json={"name": name, "password": password})
+    assert r.status_code == 200, r.text
+    client.cookies.clear()
+    return {"Authorization": f"Bearer {r.json()['token']}"}

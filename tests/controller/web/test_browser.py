@@ -264,3 +264,21 @@ def test_owner_logs_in_and_replays_a_hand(
     page.wait_for_selector("#board .board-seat")
     assert page.query_selector_all("#board .hand-row") == []
     page.close()
+
+
+def test_the_display_names_who_sits_where_as_text(browser: Any, site: tuple[str, LiveHub]) -> None:
+    """The public seats topic: a member's name where 1号位 stood, set as text (a name
+    that looks like markup stays text), a guest's seat keeps its number."""
+    url, hub = site
+    steps = _hand()
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{url}/display")
+    page.wait_for_selector('#live-banner[data-state="connected"]')
+    hub.publish("seats", {"seats": [None, "<b>王五</b>", None, "李四"]})
+    _push(hub, steps[:3])
+    page.wait_for_function("document.body.dataset.handId === 'live-1'")
+    names = page.locator("#seat-1 .seat-name")
+    assert "<b>王五</b>" in names.inner_text()
+    assert page.locator("#seat-1 .seat-name b").count() == 0
+    assert "李四" in page.locator("#seat-3 .seat-name").inner_text()
+    assert "1号位" in page.locator("#seat-0 .seat-name").inner_text()

@@ -23,6 +23,7 @@ from controller.web.passwords import hash_password
 from engine.round.events import event_from_dict
 from engine.round.staff import session_totals
 from tests.controller.service_helpers import play_at_keeper
+from tests.controller.web.helpers import bearer
 
 SECRET = b"s" * 32
 PASSWORD = "long enough password"
@@ -58,10 +59,7 @@ def client(store: EventStore, keeper: HandKeeper) -> Iterator[TestClient]:
 
 
 def _auth(client: TestClient, name: str) -> dict[str, str]:
-    r = client.post("/api/v1/auth/login", json={"name": name, "password": PASSWORD})
-    assert r.status_code == 200, r.text
-    client.cookies.clear()
-    return {"Authorization": f"Bearer {r.json()['token']}"}
+    return bearer(client, name, PASSWORD)
 
 
 def _look(client: TestClient, auth: dict[str, str]) -> dict[str, Any]:

@@ -1,0 +1,214 @@
+"""Members' records (docs/players.md, "Records"): for the owners, every member's, a CSV, a
+chart, leaderboards when they switch them on, and each member's personal link; for a member,
+through that link only, their own record, read-only, and nothing else.
+
+The records are counted at the hub from every table's hands; a table's own store answers
+the same for its own hands.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response, status
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import insert, select, update
+
+from controller.member_records import (
+    COUNTS,
+    Record,
+    all_records,
+    leaderboard,
+    member_of_link,
+    member_record,
+    new_link,
+    revoke_link,
+)
+from controller.store.members import MEMBER_ID_PATTERN
+from controller.store.models import OWNER_SETTINGS, utcnow
+from controller.store.owners import OwnerRecord
+from controller.web import charts
+from controller.web.auth import Account, Owner
+from controller.web.context import WebContext, context
+from controller.web.export import _cell
+from controller.web.schemas import Problem
+
+router = APIRouter(
+    prefix="/api/v1/records",
+    tags=["records"],
+    responses={401: {"model": Problem}, 403: {"model": Problem}, 404: {"model": Problem}},
+)
+# The member's own: no login, the token is the key (no other route takes it).
+mine = APIRouter(prefix="/api/v1/my-record", tags=["records"], responses={404: {"model": Problem}})
+Ctx = Annotated[WebContext, Depends(context)]
+MemberId = Annotated[str, Path(pattern=MEMBER_ID_PATTERN)]
+Token = Annotated[str, Path(min_length=16, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+SETTING = "leaderboards"
+
+
+def _record(ctx: WebContext, member_id: str) -> Record:
+    found = member_record(ctx.store.engine, member_id)
+    if found is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no member {member_id}")
+    return found
+
+
+def _chart(record: Record, lang: str) -> Response:
+    zh = lang == "zh"
+    svg = charts.line_chart(
+        [record.series],
+        [record.name or ""],
+        "累计输赢" if zh else "Running net",
+        "局" if zh else "hands",
+    )
+    return Response(svg, media_type="image/svg+xml")
+
+
+@router.get("/members", summary="Every member's record (owners)")
+def records(owner: Owner, ctx: Ctx) -> list[dict[str, Any]]:
+    return [r.as_dict() | {"series": []} for r in all_records(ctx.store.engine)]
+
+
+@router.get(
+    "/members.csv",
+    responses={200: {"content": {"text/csv": {}}, "description": "CSV, UTF-8 with a BOM"}},
+    summary="Every member's record as CSV (owners)",
+)
+def records_csv(owner: Owner, ctx: Ctx) -> Response:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["member_id", "name", *COUNTS, "net"])
+    for r in all_records(ctx.store.engine):
+        writer.writerow(
+            [_cell(v) for v in (r.member_id, r.name, *(getattr(r, k) for k in COUNTS), r.net)]
+        )
+    return Response(
+        "\ufeff" + out.getvalue(),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="members.csv"'},
+    )
+
+
+@router.get("/by-id/{member_id}", summary="One member's record (owners)")
+def record(member_id: MemberId, owner: Owner, ctx: Ctx) -> dict[str, Any]:
+    return _record(ctx, member_id).as_dict()
+
+
+@router.get(
+    "/by-id/{member_id}/chart.svg",
+    responses={200: {"content": {"image/svg+xml": {}}}},
+    summary="A member's running net (owners)",
+)
+def record_chart(
+    member_id: MemberId,
+    owner: Owner,
+    ctx: Ctx,
+    lang: Annotated[Literal["zh", "en"], Query()] = "zh",
+) -> Response:
+    return _chart(_record(ctx, member_id), lang)
+
+
+@router.post("/by-id/{member_id}/link", summary="A new personal link (the old one stops working)")
+def make_link(member_id: MemberId, owner: Owner, ctx: Ctx) -> dict[str, str]:
+    token = new_link(ctx.store.engine, member_id)
+    if token is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no member {member_id}")
+    return {"token": token, "url": f"/m/{token}"}
+
+
+@router.post(
+    "/by-id/{member_id}/link/revocation",
+    status_code=status.HTTP_204_NO_CONTENT,
+    summary="Revoke the member's personal link",
+)
+def drop_link(member_id: MemberId, owner: Owner, ctx: Ctx) -> Response:
+    if not revoke_link(ctx.store.engine, member_id):
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no member {member_id}")
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+class LeaderboardSetting(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    enabled: bool
+
+
+def _leaderboards_on(ctx: WebContext) -> bool:
+    with ctx.store.engine.connect() as c:
+        value = c.scalar(select(OWNER_SETTINGS.c.value).where(OWNER_SETTINGS.c.name == SETTING))
+    try:
+        return bool(value and json.loads(value).get("enabled") is True)
+    except (ValueError, AttributeError):
+        return False
+
+
+@router.get("/leaderboards", summary="The top members (when the owners switched them on)")
+def get_leaderboard(
+    account: Account,
+    ctx: Ctx,
+    by: Annotated[
+        Literal["net", "wins", "self_draws", "deguo", "big_hands", "hands"], Query()
+    ] = "net",
+    period: Annotated[str | None, Query(pattern=r"^\d{4}-(W\d{2}|\d{2})$")] = None,
+) -> list[dict[str, Any]]:
+    if not _leaderboards_on(ctx):
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN, "the owners have not switched leaderboards on"
+        )
+    return leaderboard(all_records(ctx.store.engine), by, period)
+
+
+owner_router = APIRouter(prefix="/api/v1/owner", tags=["owners"])
+
+
+@owner_router.put(
+    "/leaderboards",
+    responses={
+        400: {"model": Problem},
+        401: {"model": Problem},
+        403: {"model": Problem},
+        422: {"model": Problem},
+    },
+    summary="Switch the members' leaderboards on or off",
+)
+def put_leaderboards(body: LeaderboardSetting, owner: Owner, ctx: Ctx) -> LeaderboardSetting:
+    _set(ctx, body, owner)
+    return body
+
+
+def _set(ctx: WebContext, body: LeaderboardSetting, owner: OwnerRecord) -> None:
+    row = {"value": body.model_dump_json(), "updated_at": utcnow(), "updated_by": owner.name}
+    with ctx.store.engine.begin() as c:
+        changed = update(OWNER_SETTINGS).where(OWNER_SETTINGS.c.name == SETTING).values(**row)
+        if c.execute(changed).rowcount == 0:
+            c.execute(insert(OWNER_SETTINGS).values(name=SETTING, **row))
+
+
+# --- the member's own, by their link ---------------------------------------------------
+
+
+def _mine(ctx: WebContext, token: str) -> Record:
+    member_id = member_of_link(ctx.store.engine, token)
+    found = None if member_id is None else member_record(ctx.store.engine, member_id)
+    if found is None:  # (the same answer for a wrong token and a revoked one)
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "no such link")
+    return found
+
+
+@mine.get("/{token}", summary="A member's own record, through their personal link")
+def my_record(token: Token, ctx: Ctx, response: Response) -> dict[str, Any]:
+    response.headers["Cache-Control"] = "no-store"  # (no referrer leaves: SecurityHeaders)
+    return _mine(ctx, token).as_dict()
+
+
+@mine.get(
+    "/{token}/chart.svg",
+    responses={200: {"content": {"image/svg+xml": {}}}},
+    summary="A member's own running net, through their personal link",
+)
+def my_chart(
+    token: Token, ctx: Ctx, lang: Annotated[Literal["zh", "en"], Query()] = "zh"
+) -> Response:
+    return _chart(_mine(ctx, token), lang)

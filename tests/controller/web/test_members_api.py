@@ -1,0 +1,177 @@
+"""The members API: owners and this table's staff register, edit, deactivate and delete
+members; bad input is a 422 naming the field and stores nothing; seats change between hands
+only, each act stored with who did it before the public seats topic says it."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from controller.hand_keeper import HandKeeper
+from controller.mqtt.topics import Topics
+from controller.publication import Outlet
+from controller.seating import Seating, SeatRequest
+from controller.staff_acts import handle
+from controller.store import EventStore
+from controller.store.members import Members
+from controller.store.owners import OwnerAccounts
+from controller.web import LiveHub, WebAppSettings, create_app
+from controller.web.passwords import hash_password
+from tests.controller.service_helpers import play_at_keeper
+from tests.controller.web.helpers import bearer
+
+SECRET = b"s" * 32
+PASSWORD = "long enough password"
+
+
+@pytest.fixture
+def keeper(store: EventStore) -> HandKeeper:
+    keeper = HandKeeper(
+        store, Outlet(Topics("demo", "t1")), parlour="demo", table="t1", ruleset="xingguo"
+    )
+    keeper.resume()
+    accounts = OwnerAccounts(store)
+    accounts.add("boss", hash_password(PASSWORD))
+    accounts.add("ann", hash_password(PASSWORD), "staff", ("t1",))
+    accounts.add("bo", hash_password(PASSWORD), "staff", ("t2",))
+    return keeper
+
+
+@pytest.fixture
+def client(store: EventStore, keeper: HandKeeper) -> Iterator[TestClient]:
+    seating = Seating(keeper, keeper.outlet)
+
+    async def desk(item: Any) -> dict[str, Any]:
+        return seating.handle(item) if isinstance(item, SeatRequest) else handle(keeper, item)
+
+    app = create_app(
+        store,
+        LiveHub(),
+        WebAppSettings(table="t1", parlour="demo", secret_key=SECRET),
+        staff_desk=desk,
+    )
+    with TestClient(app) as c:
+        yield c
+
+
+def _auth(client: TestClient, name: str) -> dict[str, str]:
+    return bearer(client, name, PASSWORD)
+
+
+def test_staff_register_edit_deactivate_and_delete(client: TestClient, store: EventStore) -> None:
+    ann = _auth(client, "ann")
+    r = client.post(
+        "/api/v1/members/registrations",
+        json={"name": " 王五 ", "card_tag": "04:A1:B2:C3"},
+        headers=ann,
+    )
+    assert r.status_code == 201, r.text
+    wang = r.json()
+    assert (wang["name"], wang["card_tag"], wang["active"]) == ("王五", "04a1b2c3", True)
+    mid = wang["member_id"]
+    r = client.patch(
+        f"/api/v1/members/by-id/{mid}", json={"name": "王五哥", "active": False}, headers=ann
+    )
+    assert r.status_code == 200 and r.json()["name"] == "王五哥" and not r.json()["active"]
+    r = client.patch(f"/api/v1/members/by-id/{mid}", json={"card_tag": None}, headers=ann)
+    assert r.status_code == 200 and r.json()["card_tag"] is None
+    assert [m["member_id"] for m in client.get("/api/v1/members", headers=ann).json()] == [mid]
+    assert client.post(f"/api/v1/members/by-id/{mid}/deletion", headers=ann).status_code == 204
+    assert client.get("/api/v1/members", headers=ann).json() == []
+    assert client.post(f"/api/v1/members/by-id/{mid}/deletion", headers=ann).status_code == 404
+
+
+def test_bad_input_is_a_422_naming_the_field_and_stores_nothing(
+    client: TestClient, store: EventStore
+) -> None:
+    boss = _auth(client, "boss")
+    client.post(
+        "/api/v1/members/registrations", json={"name": "Li", "card_tag": "04a1b2c3"}, headers=boss
+    )
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"name": ""}, "name"),
+        ({"name": "x" * 33}, "name"),
+        ({"name": "x" * 1000}, "name"),
+        ({"name": "a\nb"}, "name"),
+        ({"name": "a\u202eb"}, "name"),  # a bidi override
+        ({"name": 7}, "name"),
+        ({"name": "ok", "card_tag": "zz" * 5}, "card_tag"),
+        ({"name": "ok", "card_tag": "04a1b2c3"}, "card_tag"),  # Li's
+        ({"name": "ok", "extra": 1}, "extra"),
+    ]
+    for body, field in cases:
+        r = client.post("/api/v1/members/registrations", json=body, headers=boss)
+        assert r.status_code == 422, (body, r.text)
+        assert field in r.json()["detail"], (body, r.text)
+    assert [m.name for m in Members(store.engine).all()] == ["Li"]
+
+
+def test_only_owners_and_this_tables_staff(client: TestClient) -> None:
+    assert client.get("/api/v1/members").status_code == 401
+    bo = _auth(client, "bo")  # staff of another table
+    assert client.get("/api/v1/members", headers=bo).status_code == 403
+    assert (
+        client.post("/api/v1/members/registrations", json={"name": "x"}, headers=bo).status_code
+        == 403
+    )
+
+
+def test_seats_change_between_hands_by_a_named_person(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    ann = _auth(client, "ann")
+    li = client.post(
+        "/api/v1/members/registrations", json={"name": "<i>Li</i>"}, headers=ann
+    ).json()
+    r = client.put("/api/v1/members/seats/3", json={"member_id": li["member_id"]}, headers=ann)
+    assert r.status_code == 200, r.text
+    assert r.json()["players"][3] == {"member_id": li["member_id"], "name": "<i>Li</i>"}
+    seats = client.get("/api/v1/members/seats", headers=ann).json()
+    assert [(a["seat"], a["by"]) for a in seats["acts"]] == [(3, "staff:ann")]
+    r = client.put("/api/v1/members/seats/4", json={"member_id": None}, headers=ann)
+    assert r.status_code == 422
+    r = client.put("/api/v1/members/seats/1", json={"member_id": "0" * 32}, headers=ann)
+    assert r.status_code == 404
+    # a hand in progress: the seats stay as they are
+    play_at_keeper(keeper, random.Random(5), 10)
+    assert keeper.in_progress
+    r = client.put("/api/v1/members/seats/3", json={"member_id": None}, headers=ann)
+    assert r.status_code == 409, r.text
+    assert len(Members(store.engine, table_id="t1").acts()) == 1
+    hand = store.load_hand(keeper.hand_id or "")
+    assert hand.hand.players == [
+        None,
+        None,
+        None,
+        {"member_id": li["member_id"], "name": "<i>Li</i>"},
+    ]
+
+
+def test_the_owners_hand_log_and_replay_name_who_sat_where(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    boss = _auth(client, "boss")
+    wang = client.post("/api/v1/members/registrations", json={"name": "王五"}, headers=boss).json()
+    r = client.put("/api/v1/members/seats/0", json={"member_id": wang["member_id"]}, headers=boss)
+    assert r.status_code == 200, r.text
+    hand_id = play_at_keeper(keeper, random.Random(7))
+    assert not keeper.in_progress
+    listed = client.get("/api/v1/tables/t1/hands", headers=boss).json()
+    assert listed[0]["players"] == [
+        {"member_id": wang["member_id"], "name": "王五"},
+        None,
+        None,
+        None,
+    ]
+    acts = client.get(f"/api/v1/hands/{hand_id}", headers=boss).json()["seat_acts"]
+    assert [(a["seat"], a["name"], a["by"]) for a in acts] == [(0, "王五", "owner:boss")]
+    steps = client.get(f"/api/v1/hands/{hand_id}/replay", headers=boss).json()["steps"]
+    zh = " ".join(s["text"]["zh"] for s in steps)
+    en = " ".join(s["text"]["en"] for s in steps)
+    assert "王五" in zh and "1号位" not in zh, zh[:500]
+    assert "王五" in en and "seat 1 " not in en
+    assert "2号位" in zh  # a guest's seat keeps its number
