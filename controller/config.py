@@ -404,8 +404,9 @@ class VoiceSettings(_Section):
 
     enabled: bool = False
     speak: VoiceKinds = VoiceKinds()
-    volume: int = Field(70, ge=0, le=100)
-    """Percent of espeak-ng's loudest (its amplitude 200; its default 100 is 50 here)."""
+    volume: int = Field(50, ge=0, le=100)
+    """Percent of espeak-ng's loudest (amplitude 200); 50 is espeak-ng's own default. The
+    speaker's level is the sound card's (``alsamixer``)."""
     speed: int = Field(150, ge=80, le=450)
     """Words (syllables) a minute (espeak-ng ``-s``)."""
     voice: str = Field("cmn-latn-pinyin", pattern=r"^[A-Za-z0-9_+-]{1,40}$")

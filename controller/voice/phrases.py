@@ -41,7 +41,8 @@ Kind = Literal[
 _NUMERALS = "零一二三四五六七八九十"
 _KONGS = {"concealed": "暗杠", "exposed": "杠", "added": "补杠"}
 _ZONES = {"hand": "手牌", "melds": "副露", "discards": "弃牌", "pool": "牌池", "jing": "精牌"}
-_ZONE = re.compile(r"\b(hand|melds|discards|pool|jing)(?::(\d))?\b")
+# (not \b: a Chinese character is a word character too)
+_ZONE = re.compile(r"(?<![A-Za-z])(hand|melds|discards|pool|jing)(?::(\d))?(?![A-Za-z0-9])")
 MAX_TEXT = 200  # characters: an announcement is a call-out, never a page
 
 
