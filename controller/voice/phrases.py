@@ -43,6 +43,9 @@ _KONGS = {"concealed": "暗杠", "exposed": "杠", "added": "补杠"}
 _ZONES = {"hand": "手牌", "melds": "副露", "discards": "弃牌", "pool": "牌池", "jing": "精牌"}
 # (not \b: a Chinese character is a word character too)
 _ZONE = re.compile(r"(?<![A-Za-z])(hand|melds|discards|pool|jing)(?::(\d))?(?![A-Za-z0-9])")
+# what is left in Latin letters (a reader's port, /dev/ttyUSB0) is for the screen: the
+# Mandarin voice would read it as pinyin
+_LATIN = re.compile(r"[A-Za-z/][A-Za-z0-9/_.:@-]*")
 MAX_TEXT = 200  # characters: an announcement is a call-out, never a page
 
 
@@ -162,10 +165,12 @@ def _zone(match: re.Match[str]) -> str:
 
 
 def alert_announcement(payload: Mapping[str, Any], hand_id: str | None) -> Announcement | None:
-    """The alert's public text (``PublicAlert.message``), its zone names said in Chinese."""
+    """The alert's public text (``PublicAlert.message``), its zone names said in Chinese,
+    a device's name left out."""
     message = payload.get("message")
     if not isinstance(message, str) or not message:
         return None
-    text = "注意 " + _ZONE.sub(_zone, message)[:MAX_TEXT]
+    said = _LATIN.sub("", _ZONE.sub(_zone, message))
+    text = "注意 " + " ".join(said.split())[:MAX_TEXT]
     key = f"alert {payload.get('kind')} {payload.get('seat')}"
     return Announcement("alerts", text, hand_id, key)
