@@ -234,7 +234,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
         # the table inputs first: the web app's staff acts go into them
         inputs = TableInputs()
         web_url = await _web_server(config, store, live, metrics, stack, inputs)
-        voice = _start_voice(config, opts.audio, stack)
+        voice = _start_voice(config, opts.audio, metrics, stack)
         outlet = Outlet(topics, publisher=publisher, live=live, metrics=metrics, voice=voice)
         if live is not None:
             live.publish("status", {"state": "online"})
@@ -318,12 +318,16 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
 
 
 def _start_voice(
-    config: TableConfig, audio: AudioSink | None, stack: contextlib.AsyncExitStack
+    config: TableConfig,
+    audio: AudioSink | None,
+    metrics: Metrics,
+    stack: contextlib.AsyncExitStack,
 ) -> Announcer | None:
     """The loudspeaker's announcer when enabled (its own thread; closed on exit)."""
     if not config.voice.enabled:
         return None
-    announcer = Announcer(config.voice, audio or EspeakSink(config.voice))
+    sink = audio or EspeakSink(config.voice)
+    announcer = Announcer(config.voice, sink, metrics=metrics)
     stack.callback(announcer.close)
     return announcer
 

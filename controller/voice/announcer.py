@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import structlog
 
 from controller.config import VoiceSettings
+from controller.metrics import Metrics
 from controller.voice.phrases import Announcement, announcements
 
 log = structlog.get_logger(__name__)
@@ -58,14 +59,15 @@ class Announcer:
         *,
         clock: Callable[[], float] = time.monotonic,
         local_time: Callable[[], dt.time] = lambda: dt.datetime.now().time(),
+        metrics: Metrics | None = None,
     ) -> None:
         self.settings = settings
+        self.metrics = metrics
         self.sink = sink
         self.clock = clock
         self.local_time = local_time
         self.dropped: collections.Counter[str] = collections.Counter()
         """Announcements not said, by why: quiet, stale, superseded, full."""
-        self.said = 0
         self._queue: collections.deque[_Queued] = collections.deque()
         self._cond = threading.Condition()
         self._speaking = False
@@ -81,7 +83,7 @@ class Announcer:
         if not wanted:
             return
         if in_quiet_hours(self.settings, self.local_time()):
-            self.dropped["quiet"] += len(wanted)
+            self._drop("quiet", len(wanted))
             return
         for a in wanted:
             self.say(a)
@@ -92,11 +94,11 @@ class Announcer:
         with self._cond:
             if a.key is not None:
                 kept = [q for q in self._queue if q.announcement.key != a.key]
-                self.dropped["superseded"] += len(self._queue) - len(kept)
+                self._drop("superseded", len(self._queue) - len(kept))
                 self._queue = collections.deque(kept)
             while len(self._queue) >= self.settings.queue:
                 self._queue.popleft()
-                self.dropped["full"] += 1
+                self._drop("full")
             self._queue.append(_Queued(a, now))
             self._cond.notify()
 
@@ -114,7 +116,7 @@ class Announcer:
                     return None
                 queued = self._queue.popleft()
                 if self.clock() - queued.at > self.settings.max_age:
-                    self.dropped["stale"] += 1
+                    self._drop("stale")
                     continue
                 self._speaking = True
                 return queued.announcement
@@ -123,9 +125,20 @@ class Announcer:
         while (a := self._next()) is not None:
             try:
                 self.sink.play(a.text)
-                self.said += 1
             except Exception as err:  # a missing speaker must not end the voice
                 log.warning("could not speak", text=a.text, error=str(err))
+                self._count("failed")
+            else:
+                self._count("said")
+
+    def _drop(self, why: str, n: int = 1) -> None:
+        if n:
+            self.dropped[why] += n
+            self._count(why, n)
+
+    def _count(self, fate: str, n: int = 1) -> None:
+        if self.metrics is not None:
+            self.metrics.voice.labels(fate).inc(n)
 
     def wait_idle(self, timeout: float) -> bool:
         """Until nothing waits and nothing is being said (tests, ``mjtable say``)."""

@@ -66,7 +66,7 @@ def test_a_played_hands_announcements_are_its_public_events(
         data_dir(tmp_path), "xingguo", mosquitto.url, voice=voice(max_age=600, queue=100)
     )
 
-    async def main() -> tuple[list[str], list[str]]:
+    async def main() -> tuple[list[str], list[str], float | None]:
         async with running(config, options(7, 2, audio=sink)) as run:
             assert run.voice is not None
             await asyncio.wait_for(run.service.run(asyncio.Event()), GUARD * 3)
@@ -78,9 +78,13 @@ def test_a_played_hands_announcements_are_its_public_events(
                 assert settlement is not None
                 expected += said_of(log_of(stored), settlement, stored.hand.id)
                 alerts += [a.message for a in run.store.alerts_of(stored.hand.id)]
-            return expected, alerts
+            said = run.metrics.registry.get_sample_value(
+                "mjtable_voice_announcements_total", {"fate": "said"}
+            )
+            return expected, alerts, said
 
-    expected, alerts = asyncio.run(main())
+    expected, alerts, said = asyncio.run(main())
+    assert said == len(sink.said)
     assert len(expected) > 20  # dice, 精, discards, claims, the nets
     assert any(t.startswith("骰子 ") for t in expected)
     assert any(t.startswith("结算 ") for t in expected)
@@ -258,6 +262,25 @@ def test_the_table_loop_never_waits_for_the_speaker() -> None:
     finally:
         sink.hold.set()
         announcer.close()
+
+
+class FailingSink(RecordingSink):
+    def play(self, text: str) -> None:
+        if not self.said:
+            self.said.append("(failed)")
+            raise OSError("no sound card")
+        super().play(text)
+
+
+def test_a_failing_speaker_goes_on_with_the_next() -> None:
+    sink = FailingSink()
+    announcer = Announcer(voice(), sink)
+    try:
+        announcer.hear([dice(1, 2), dice(2, 3)])
+        assert announcer.wait_idle(GUARD)
+    finally:
+        announcer.close()
+    assert sink.said == ["(failed)", "骰子 二 三 五点"]
 
 
 class BrokenVoice:
