@@ -58,6 +58,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -244,6 +245,8 @@ class Result:
     rss_mb: float = 0.0
     samples: list[Sample] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    voice: dict[str, float] = field(default_factory=dict)
+    """Voice on: its announcements by fate (said, stale …) over the moves and idle."""
 
     def ratios(self) -> dict[str, float]:
         p99, idle = self.plan.targets
@@ -440,6 +443,8 @@ async def run(plan: Plan, seed: int, label: str, python: str = sys.executable) -
             if not plan.soak_only:
                 probe = ServiceProbe(service.pid, data / "mjtable.db", metrics_url)
                 result.stale_sets = await asyncio.to_thread(probe.stale_sets)
+                if plan.voice:
+                    result.voice = await asyncio.to_thread(voice_counts, metrics_url)
             if plan.idle_only:
                 return result
             if plan.pi is not None and not plan.soak_only:  # hundreds of hands: hours
@@ -589,6 +594,13 @@ def report(r: Result) -> None:
         print(f"GROWS: {problem}")
 
 
+def voice_counts(metrics_url: str) -> dict[str, float]:
+    """``mjtable_voice_announcements_total`` by fate, from the service's metrics."""
+    text = urllib.request.urlopen(metrics_url, timeout=10).read().decode()
+    found = re.findall(r'^mjtable_voice_announcements_total\{fate="(\w+)"\} (\S+)$', text, re.M)
+    return {fate: float(n) for fate, n in found}
+
+
 def voice_line(off: Result, on: Result) -> str:
     """The voice's cost: the same run with it on, against it off."""
     parts = []
@@ -599,7 +611,8 @@ def voice_line(off: Result, on: Result) -> str:
         parts.append(f"idle CPU ratio {on.idle.cpu / off.idle.cpu:.2f}")
     if off.rss_mb and on.rss_mb:
         parts.append(f"RSS ratio {on.rss_mb / off.rss_mb:.2f}")
-    return f"voice on / voice off ({on.label}): " + "; ".join(parts)
+    fates = ", ".join(f"{int(n)} {fate}" for fate, n in sorted(on.voice.items()))
+    return f"voice on / voice off ({on.label}): " + "; ".join(parts) + f" ({fates or 'none said'})"
 
 
 def main() -> None:
