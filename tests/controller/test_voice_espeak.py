@@ -117,3 +117,11 @@ def test_say_names_a_missing_player(tmp_path: Path) -> None:
 
     done = mjtable("测试", env=os.environ | {"MJTABLE_VOICE__PLAYER": '["no-such-player"]'})
     assert done.returncode == 1 and "no-such-player is not installed" in done.stderr
+
+
+def test_say_tells_what_the_player_said_when_it_fails() -> None:
+    import os
+
+    player = '["sh", "-c", "echo no such card >&2; exit 3"]'
+    done = mjtable("测试", env=os.environ | {"MJTABLE_VOICE__PLAYER": player})
+    assert done.returncode == 1 and "no such card" in done.stderr
