@@ -7,7 +7,7 @@ self-drawn win) is not here to be said. Each announcement has a ``kind``: the sw
 the settings' ``[voice.speak]`` that turns it on or off.
 
     骰子 三 五 八点                  dice (each roll)
-    正精 五万 副精 六万              jing (财神 …; 下精 …)
+    正精 五万 副精 六万              jing (财神 …; 下精 …; 翻精 五万 as staff entered it)
     2号位 吃 / 碰 / 杠 / 暗杠 / 胡   chow, pung, kong, win
     流局                              exhausted
     结算 1号位 加12 2号位 减4 …      settlement
@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.tiles import kind_of, successor, zh_name
+from engine.tiles import kind_of, parse_kind, successor, zh_name
 
 Kind = Literal[
     "dice",
@@ -119,6 +119,12 @@ def event_announcement(event: Mapping[str, Any], hand_id: str | None) -> Announc
         else:
             text = f"正精 {zheng} 副精 {fu}"
         return Announcement("jing", text, hand_id, key=f"jing {hand_id} {purpose}")
+    if kind == "flip_entered":  # staff's entry: the ruleset (精 or 财神) is not in it
+        try:
+            shown_kind = parse_kind(str(event.get("indicator")))
+        except ValueError:
+            return None
+        return Announcement("jing", f"翻精 {zh_name(shown_kind)}", hand_id, f"jing {hand_id} jing")
     if kind == "chowed":
         return Announcement("chow", f"{who} 吃", hand_id)
     if kind == "punged":

@@ -136,6 +136,8 @@ def test_phrases_say_the_dice_the_jing_and_each_seats_net() -> None:
         [
             ("events", {"event": {"type": "dice_rolled", "seat": 0, "a": 3, "b": 5}}),
             ("events", {"event": {"type": "jing_flipped", "purpose": "jing", "tile": 16}}),
+            ("events", {"event": {"type": "flip_entered", "indicator": "9p"}}),
+            ("events", {"event": {"type": "flip_entered", "indicator": "<b>"}}),  # not said
             ("events", {"event": {"type": "konged", "seat": 3, "kong": "concealed"}}),
             ("events", {"event": {"type": "exhausted"}}),
             ("settlement", {"net": [12, -4, 0, -8.5]}),
@@ -146,6 +148,7 @@ def test_phrases_say_the_dice_the_jing_and_each_seats_net() -> None:
     assert [a.text for a in said] == [
         "骰子 三 五 八点",
         "正精 五万 副精 六万",
+        "翻精 九筒",
         "4号位 暗杠",
         "流局",
         "结算 1号位 加12 2号位 减4 3号位 零 4号位 减8点5",
