@@ -72,6 +72,7 @@ class Announcer:
         self._cond = threading.Condition()
         self._speaking = False
         self._closing = False
+        self._last_error = ""
         self._thread = threading.Thread(target=self._run, name="voice", daemon=True)
         self._thread.start()
 
@@ -126,9 +127,13 @@ class Announcer:
             try:
                 self.sink.play(a.text)
             except Exception as err:  # a missing speaker must not end the voice
-                log.warning("could not speak", text=a.text, error=str(err))
+                # said once while it lasts: an unplugged speaker must not flood the log
+                if str(err) != self._last_error:
+                    log.warning("could not speak", text=a.text, error=str(err))
+                self._last_error = str(err)
                 self._count("failed")
             else:
+                self._last_error = ""
                 self._count("said")
 
     def _drop(self, why: str, n: int = 1) -> None:
