@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 import pytest
+from structlog.testing import capture_logs
 
 from controller.config import ConfigError, VoiceSettings, load_config
 from controller.mqtt import Topics
@@ -284,6 +285,22 @@ def test_a_failing_speaker_goes_on_with_the_next() -> None:
     finally:
         announcer.close()
     assert sink.said == ["(failed)", "骰子 二 三 五点"]
+
+
+class DeadSink:
+    def play(self, text: str) -> None:
+        raise OSError("aplay: no such card")
+
+
+def test_a_dead_speaker_is_logged_once_while_it_lasts() -> None:
+    announcer = Announcer(voice(), DeadSink())
+    try:
+        with capture_logs() as logs:
+            announcer.hear([dice(1, 2), dice(2, 3), dice(3, 4)])
+            assert announcer.wait_idle(GUARD)
+    finally:
+        announcer.close()
+    assert [e["event"] for e in logs] == ["could not speak"]
 
 
 class BrokenVoice:
