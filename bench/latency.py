@@ -32,7 +32,9 @@ counts discards that never reached MQTT (none may); it plays no 500 hands (hours
 that speed), so its RSS is read after the moves. The last line is
 ``pi budget: worst ratio to target = X.XX`` (the largest measured / target over every
 run's p99, idle CPU and RSS, and a lost move counts as infinitely late; <= 1.00 meets
-them all).
+them all). ``--voice`` runs each twice, the Mandarin voice off then on (``VOICE_ENV``),
+and prints ``voice on / voice off``: the ratios of p99, idle CPU and RSS; the voice-on
+runs count in the worst ratio to target like any other.
 
     .venv/bin/python bench/latency.py             # both runs, 1000 moves, 500 hands each
     .venv/bin/python bench/latency.py --quick     # a smoke run (100 moves, 20 hands)
@@ -41,6 +43,7 @@ them all).
     .venv/bin/python bench/latency.py --idle-only --readers a0  # UHF readers' idle
     .venv/bin/python bench/latency.py --pi zero2w # only the service at a Zero 2 W's speed
     .venv/bin/python bench/latency.py --pi pi4 --moves 150 --idle 5  # make test's run
+    .venv/bin/python bench/latency.py --pi pi4 --voice  # voice off, then on: their ratio
 
 MJTABLE_BENCH_PROFILE=FILE cProfiles the service (the two-core run; FILE.1core the other),
 MJTABLE_BENCH_PROFILE_IDLE=FILE only its idle phase (bench/idle_profile/sitecustomize.py;
@@ -55,6 +58,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -118,6 +122,14 @@ PI_TARGETS = {"pi5": (60.0, 0.08), "pi4": (60.0, 0.08), "zero2w": (120.0, 0.08)}
 # metrics server, SQLite's and asyncio's executors); deploy/systemd/mjtable.service sets
 # the same, so the bench measures what the Pi runs.
 SERVICE_ENV = {"MALLOC_ARENA_MAX": "2"}
+# ``--voice``: the same run again with the voice on, every kind of announcement (each
+# discard too: the most it can say), espeak-ng rendering each for real; the WAV goes to
+# /dev/null, as a machine without a sound card must.
+VOICE_ENV = {
+    "MJTABLE_VOICE__ENABLED": "true",
+    "MJTABLE_VOICE__SPEAK__DISCARD": "true",
+    "MJTABLE_VOICE__PLAYER": '["sh", "-c", "cat >/dev/null"]',
+}
 
 
 class FrameClock:
@@ -187,6 +199,7 @@ class Plan:
     readers: str = "ref"  # the virtual table's readers: ref (13 lines), bus, a0, iso15693
     report: str = "change"  # ref readers: "change" (docs/rfid.md, "Report modes") or "scan"
     pi: str | None = None  # the service at this Pi's CPU speed (PI_SHARES); no hands then
+    voice: bool = False  # the Mandarin voice on, every kind (VOICE_ENV)
 
     @property
     def share(self) -> float:
@@ -232,6 +245,8 @@ class Result:
     rss_mb: float = 0.0
     samples: list[Sample] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    voice: dict[str, float] = field(default_factory=dict)
+    """Voice on: its announcements by fate (said, stale …) over the moves and idle."""
 
     def ratios(self) -> dict[str, float]:
         p99, idle = self.plan.targets
@@ -351,7 +366,7 @@ async def run(plan: Plan, seed: int, label: str, python: str = sys.executable) -
                 table, work, data, f"mqtt://127.0.0.1:{port}", "xingguo", log_level="warning"
             )
             metrics_port, web_port = free_local_port(), free_local_port()
-            env = os.environ | SERVICE_ENV
+            env = os.environ | SERVICE_ENV | (VOICE_ENV if plan.voice else {})
             if not plan.soak_only:  # the soak judges growth, not speed: a fast disk will do
                 env |= fsync_shim.environment(delay_ms=FSYNC_DELAY_MS)
             env |= {
@@ -428,6 +443,8 @@ async def run(plan: Plan, seed: int, label: str, python: str = sys.executable) -
             if not plan.soak_only:
                 probe = ServiceProbe(service.pid, data / "mjtable.db", metrics_url)
                 result.stale_sets = await asyncio.to_thread(probe.stale_sets)
+                if plan.voice:
+                    result.voice = await asyncio.to_thread(voice_counts, metrics_url)
             if plan.idle_only:
                 return result
             if plan.pi is not None and not plan.soak_only:  # hundreds of hands: hours
@@ -577,6 +594,27 @@ def report(r: Result) -> None:
         print(f"GROWS: {problem}")
 
 
+def voice_counts(metrics_url: str) -> dict[str, float]:
+    """``mjtable_voice_announcements_total`` by fate, from the service's metrics."""
+    text = urllib.request.urlopen(metrics_url, timeout=10).read().decode()
+    found = re.findall(r'^mjtable_voice_announcements_total\{fate="(\w+)"\} (\S+)$', text, re.M)
+    return {fate: float(n) for fate, n in found}
+
+
+def voice_line(off: Result, on: Result) -> str:
+    """The voice's cost: the same run with it on, against it off."""
+    parts = []
+    if off.latency and on.latency:
+        a, b = percentile(off.latency, 0.99), percentile(on.latency, 0.99)
+        parts.append(f"p99 {b:.1f} ms against {a:.1f} ms, ratio {b / a:.2f}")
+    if off.idle is not None and on.idle is not None and off.idle.cpu > 0:
+        parts.append(f"idle CPU ratio {on.idle.cpu / off.idle.cpu:.2f}")
+    if off.rss_mb and on.rss_mb:
+        parts.append(f"RSS ratio {on.rss_mb / off.rss_mb:.2f}")
+    fates = ", ".join(f"{int(n)} {fate}" for fate, n in sorted(on.voice.items()))
+    return f"voice on / voice off ({on.label}): " + "; ".join(parts) + f" ({fates or 'none said'})"
+
+
 def main() -> None:
     if sys.argv[1:2] == ["--subscribe"]:
         asyncio.run(subscribe(int(sys.argv[2])))
@@ -605,6 +643,11 @@ def main() -> None:
         help="only the service at this Pi's CPU speed (a cgroup quota; root)",
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--voice",
+        action="store_true",
+        help="each run twice: voice off, then on (every announcement, espeak-ng for real)",
+    )
     parser.add_argument(
         "--readers",
         choices=["ref", "bus", "a0", "iso15693"],
@@ -638,7 +681,8 @@ def main() -> None:
     if args.soak is not None:
         runs = runs[:1]
     results: list[Result] = []
-    for cores, pi in runs:
+    voices = [False, True] if args.voice else [False]
+    for (cores, pi), voice in ((r, v) for r in runs for v in voices):
         plan = Plan(
             moves,
             hands,
@@ -650,12 +694,17 @@ def main() -> None:
             readers=args.readers,
             report=args.report,
             pi=pi,
+            voice=voice,
         )
         label = "all cores" if cores is None else f"one core (taskset -c {cores})"
         if pi is not None:
             label = f"{pi}: the service allowed {PI_SHARES[pi]:.3g} of one core (cgroup quota)"
+        if voice:
+            label += ", voice on"
         result = asyncio.run(run(plan, args.seed, label, str(RUNTIME_PYTHON)))
         report(result)
+        if voice:
+            print(voice_line(results[-1], result))
         results.append(result)
     if args.idle_only:
         return

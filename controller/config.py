@@ -10,6 +10,7 @@ message names the field (``mqtt.url``) and, when it came from the environment, t
 
 from __future__ import annotations
 
+import datetime as dt
 import ipaddress
 import os
 import re
@@ -376,6 +377,63 @@ class LogSettings(_Section):
         return value.lower() if isinstance(value, str) else value
 
 
+class VoiceKinds(_Section):
+    """Which public announcements are spoken (``controller.voice.phrases`` says them)."""
+
+    dice: bool = True
+    """Every roll: 骰子 三 五 八点."""
+    jing: bool = True
+    """The 正精/副精 (or 财神, 下精) once turned up; lianhua's 暗精 never."""
+    chow: bool = True
+    pung: bool = True
+    kong: bool = True
+    win: bool = True
+    exhausted: bool = True
+    """流局."""
+    settlement: bool = True
+    """Each seat's net."""
+    alerts: bool = True
+    """The alerts' public text."""
+    discard: bool = False
+    """Each discarded tile (an automatic table's call-out; off: it talks all hand long)."""
+
+
+class VoiceSettings(_Section):
+    """Mandarin announcements on the Pi's audio out (docs/voice.md): espeak-ng renders a
+    WAV, ``player`` plays it; all of it off the table loop, which only queues them."""
+
+    enabled: bool = False
+    speak: VoiceKinds = VoiceKinds()
+    volume: int = Field(50, ge=0, le=100)
+    """Percent of espeak-ng's loudest (amplitude 200); 50 is espeak-ng's own default. The
+    speaker's level is the sound card's (``alsamixer``)."""
+    speed: int = Field(150, ge=80, le=450)
+    """Words (syllables) a minute (espeak-ng ``-s``)."""
+    voice: str = Field("cmn-latn-pinyin", pattern=r"^[A-Za-z0-9_+-]{1,40}$")
+    """espeak-ng's Mandarin voice. ``cmn-latn-pinyin`` and not ``cmn``: Debian's ``cmn``
+    reads the pinyin of most characters with English letters ("ba one")."""
+    quiet_from: dt.time | None = None
+    """Quiet hours, local time: nothing is spoken from ``quiet_from`` until ``quiet_until``
+    (e.g. "23:00" to "09:00", across midnight). Both or neither."""
+    quiet_until: dt.time | None = None
+    max_age: float = Field(6.0, gt=0)
+    """Seconds an announcement may wait in the queue; older ones are dropped unsaid."""
+    queue: int = Field(8, ge=1, le=100)
+    """Announcements waiting at most; a full queue drops its oldest."""
+    device: str | None = Field(None, pattern=r"^[A-Za-z0-9_:,.=-]{1,80}$")
+    """The ALSA device for ``aplay -D`` (``mjtable say --test`` to try; ``aplay -L`` lists
+    them); unset: the system's default."""
+    player: list[str] = Field(default_factory=lambda: ["aplay", "-q"], min_length=1)
+    """The command that plays a WAV from its standard input (``device`` is added as
+    ``-D device``)."""
+
+    @model_validator(mode="after")
+    def _quiet_hours(self) -> VoiceSettings:
+        if (self.quiet_from is None) != (self.quiet_until is None):
+            raise ValueError("quiet_from and quiet_until: set both, or neither")
+        return self
+
+
 class TableConfig(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
@@ -396,6 +454,7 @@ class TableConfig(BaseSettings):
     web: WebSettings = WebSettings()
     metrics: MetricsSettings = MetricsSettings()
     log: LogSettings = LogSettings()
+    voice: VoiceSettings = VoiceSettings()
 
     @field_validator("parlour", "table")
     @classmethod

@@ -107,6 +107,13 @@ class Metrics:
             "How late the event loop ran the latest one-second probe (a busy or stuck loop)",
             registry=r,
         )
+        self.voice = Counter(
+            "mjtable_voice_announcements",
+            "The voice's announcements, by fate: said, failed, or dropped unsaid (quiet, "
+            "stale, superseded, full)",
+            ["fate"],
+            registry=r,
+        )
         self._bridge = _BridgeCollector()
         r.register(self._bridge)
 

@@ -51,6 +51,13 @@ class LiveSink(Protocol):
     def publish(self, topic: str, payload: Any) -> object: ...
 
 
+class Listener(Protocol):
+    """Hears what was published, in public form (the voice: ``controller.voice``); must
+    return at once."""
+
+    def hear(self, messages: Sequence[Message]) -> None: ...
+
+
 # --- payloads ------------------------------------------------------------------------------
 
 
@@ -140,7 +147,8 @@ class StatusSetter(Protocol):
 
 
 class Outlet:
-    """MQTT through the outbox (durable with the events), then the live hub, in that order.
+    """MQTT through the outbox (durable with the events), then the live hub, then the
+    voice, in that order.
 
     With the JSON messages go the flat topics whose values they change (only those: a
     display is not woken for a value it already shows)."""
@@ -152,11 +160,13 @@ class Outlet:
         publisher: Waker | None = None,
         live: LiveSink | None = None,
         metrics: Metrics | None = None,
+        voice: Listener | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.topics = topics
         self.publisher = publisher
         self.live = live
+        self.voice = voice
         self.metrics = metrics
         self.flat = FlatTopics(clock)
 
@@ -190,6 +200,7 @@ class Outlet:
             self.publisher.wake()
         for name, payload in messages:
             self.to_live(name, payload)
+        self.to_voice(messages)
 
     def status(self, extra: Mapping[str, Any] | None) -> None:
         """The ``status`` topic: online plus ``extra`` (None: online only), on MQTT (the
@@ -205,6 +216,15 @@ class Outlet:
             self.publisher.send_unstored(self.outbox(messages))
         for name, payload in messages:
             self.to_live(name, payload)
+        self.to_voice(messages)
+
+    def to_voice(self, messages: Sequence[Message]) -> None:
+        if self.voice is None or not messages:
+            return
+        try:
+            self.voice.hear(messages)
+        except Exception:  # the loudspeaker must never stop the table
+            log.exception("the voice refused a message")
 
     def to_live(self, name: str, payload: Any) -> None:
         if self.live is None or name not in LIVE_TOPICS:

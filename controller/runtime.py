@@ -41,6 +41,8 @@ from controller.store_check import (
 from controller.table_inputs import DicePress, TableInputs
 from controller.tags import TagBook
 from controller.tracker import Tracker
+from controller.voice.announcer import Announcer, AudioSink
+from controller.voice.espeak import EspeakSink
 from engine.tiles import NUM_KINDS, kind_name
 from firmware_bridge.protocol.link import Link, LinkConfig
 from firmware_bridge.protocol.transport import LinkTransport
@@ -77,6 +79,8 @@ class RunOptions:
     """The virtual players' pause before each move."""
     between_hands: float = 0.0
     """The virtual players' pause on a settled hand before the table collects the tiles."""
+    audio: AudioSink | None = None
+    """Where the voice speaks when ``[voice]`` is enabled; None: espeak-ng and its player."""
     ready: Callable[[dict[str, Any]], None] | None = None
     """Called once everything listens, with where to look (web, mqtt, topics...)."""
     stop: asyncio.Event | None = None
@@ -103,6 +107,7 @@ class Running:
     web_url: str | None = None
     metrics_url: str | None = None
     live: LiveSink | None = None
+    voice: Announcer | None = None
 
 
 def _zones_of(config: TableConfig) -> ZoneMap:
@@ -229,7 +234,8 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
         # the table inputs first: the web app's staff acts go into them
         inputs = TableInputs()
         web_url = await _web_server(config, store, live, metrics, stack, inputs)
-        outlet = Outlet(topics, publisher=publisher, live=live, metrics=metrics)
+        voice = _start_voice(config, opts.audio, metrics, stack)
+        outlet = Outlet(topics, publisher=publisher, live=live, metrics=metrics, voice=voice)
         if live is not None:
             live.publish("status", {"state": "online"})
 
@@ -307,7 +313,23 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             web_url=web_url,
             metrics_url=metrics_url,
             live=live,
+            voice=voice,
         )
+
+
+def _start_voice(
+    config: TableConfig,
+    audio: AudioSink | None,
+    metrics: Metrics,
+    stack: contextlib.AsyncExitStack,
+) -> Announcer | None:
+    """The loudspeaker's announcer when enabled (its own thread; closed on exit)."""
+    if not config.voice.enabled:
+        return None
+    sink = audio or EspeakSink(config.voice)
+    announcer = Announcer(config.voice, sink, metrics=metrics)
+    stack.callback(announcer.close)
+    return announcer
 
 
 def _start_metrics(

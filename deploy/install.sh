@@ -35,8 +35,11 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 # fonts-noto-cjk: without it every 万, 东 and 精 on the display is an empty box.
 # jq: reads the service's JSON log lines (docs/parlour.md, "Log retention").
+# espeak-ng, alsa-utils: the table's Mandarin voice and its player, aplay ([voice],
+# docs/voice.md); installed even while the voice is off, so that turning it on is a setting.
 # No compiler, no python3-dev: every dependency installs from a wheel (also on arm64).
-apt-get install -y -q python3 python3-venv fonts-noto-cjk mosquitto-clients sqlite3 rsync jq
+apt-get install -y -q python3 python3-venv fonts-noto-cjk mosquitto-clients sqlite3 rsync jq \
+  espeak-ng alsa-utils
 # python3-lgpio: GPIO on a Pi 5 (gpiozero's lgpio pin factory). Only Raspberry Pi OS's
 # archive has it; elsewhere the service runs without GPIO (gpio.enabled = false).
 if apt-cache policy python3-lgpio 2>/dev/null | grep -q 'Candidate: [0-9]'; then
@@ -46,13 +49,13 @@ else
   echo "   (the dice button, LEDs, buzzer: gpio.enabled = true) needs it; nothing else does"
 fi
 
-echo "== service user $USER_NAME (groups dialout, gpio)"
+echo "== service user $USER_NAME (groups dialout, gpio, audio)"
 getent group gpio >/dev/null || groupadd --system gpio
 if ! id "$USER_NAME" >/dev/null 2>&1; then
   useradd --system --home-dir "$DATA" --no-create-home --shell /usr/sbin/nologin \
     --user-group "$USER_NAME"
 fi
-usermod -a -G dialout,gpio "$USER_NAME"
+usermod -a -G dialout,gpio,audio "$USER_NAME"  # audio: the sound card, for the voice
 
 echo "== code in $PREFIX"
 install -d -m 755 "$PREFIX"

@@ -26,5 +26,6 @@ COMMANDS: dict[str, str] = {
     "sim-table": "controller.cli.sim_table",
     "readers": "controller.cli.readers",
     "backup": "controller.cli.backup",
+    "say": "controller.cli.say",
     "version": "controller.cli.version",
 }

@@ -102,7 +102,7 @@ def test_systemd_units(name: str) -> None:
 
 def test_table_unit_has_the_hardware_groups_and_config() -> None:
     service = unit(DEPLOY / "systemd" / "mjtable.service")["Service"]
-    assert set(service["SupplementaryGroups"][0].split()) == {"dialout", "gpio"}
+    assert set(service["SupplementaryGroups"][0].split()) == {"dialout", "gpio", "audio"}
     assert service["ExecStart"] == [
         "/opt/mjtable/venv/bin/mjtable run --config /etc/mjtable/table.toml"
     ]
@@ -135,7 +135,8 @@ def test_install_script() -> None:
     script = DEPLOY / "install.sh"
     subprocess.run(["bash", "-n", str(script)], check=True)
     text = script.read_text()
-    needed = ("python3-lgpio", "fonts-noto-cjk", "dialout,gpio", "CONF=/etc/mjtable")
+    needed = ("python3-lgpio", "fonts-noto-cjk", "dialout,gpio,audio", "CONF=/etc/mjtable")
+    needed += ("espeak-ng", "alsa-utils")  # the voice (docs/voice.md)
     needed += ('"$CONF/table.toml"', "DATA=/var/lib/mjtable", "--system-site-packages")
     for word in needed:
         assert word in text, word

@@ -37,6 +37,8 @@ AMD64_PACKAGES = [
     "sqlite3",
     "rsync",
     "jq",
+    "espeak-ng",
+    "alsa-utils",
     "mosquitto",
     "postgresql",
 ]

@@ -1,0 +1,1 @@
+"""Mandarin announcements of what the table publishes (docs/voice.md)."""

@@ -1,0 +1,93 @@
+"""espeak-ng's Mandarin, offline: a text rendered to a WAV, played by ``aplay`` (or the
+settings' ``player``). Two child processes, no shell: the text goes in on a pipe, never
+on a command line a text could turn into options; the sound goes from one to the other
+on a pipe of their own, never through Python.
+
+espeak-ng runs at the lowest CPU priority (``nice -n 19``): on a busy Pi (or a service
+held to a share of a core) rendering speech must never take the CPU from the table loop;
+the player, which needs little and needs it on time, runs as it is.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+
+from controller.config import VoiceSettings
+
+ESPEAK = "espeak-ng"
+NICE = ["nice", "-n", "19"]
+TIMEOUT = 30.0  # s; a call-out is a few seconds, a hung sound card must not hold the voice
+
+
+def espeak_command(settings: VoiceSettings) -> list[str]:
+    """espeak-ng reading its standard input, writing a WAV to its standard output."""
+    amplitude = str(settings.volume * 2)  # espeak-ng's amplitude: 0-200
+    return [ESPEAK, "-v", settings.voice, "-a", amplitude, "-s", str(settings.speed), "--stdout"]
+
+
+def render(settings: VoiceSettings, text: str) -> bytes:
+    """The WAV of ``text``; raises ``OSError`` (no espeak-ng) or ``CalledProcessError``."""
+    done = subprocess.run(
+        espeak_command(settings),
+        input=text.encode(),
+        capture_output=True,
+        timeout=TIMEOUT,
+        check=True,
+    )
+    return done.stdout
+
+
+def player_command(settings: VoiceSettings) -> list[str]:
+    device = [] if settings.device is None else ["-D", settings.device]
+    return [*settings.player, *device]
+
+
+class EspeakSink:
+    """The table's loudspeaker (``controller.voice.announcer.AudioSink``)."""
+
+    def __init__(self, settings: VoiceSettings) -> None:
+        self.settings = settings
+
+    def play(self, text: str) -> None:
+        """Says ``text``; raises ``FileNotFoundError`` naming a missing program,
+        ``CalledProcessError`` (the player's stderr with it) or ``TimeoutExpired``."""
+        if shutil.which(ESPEAK) is None:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), ESPEAK)
+        pipe = subprocess.PIPE
+        espeak = subprocess.Popen(
+            [*NICE, *espeak_command(self.settings)],
+            stdin=pipe,
+            stdout=pipe,
+            stderr=subprocess.DEVNULL,
+        )
+        assert espeak.stdin is not None and espeak.stdout is not None
+        try:
+            player = subprocess.Popen(
+                player_command(self.settings),
+                stdin=espeak.stdout,
+                stdout=subprocess.DEVNULL,
+                stderr=pipe,
+            )
+        except OSError:
+            espeak.kill()
+            espeak.wait()
+            raise
+        finally:
+            espeak.stdout.close()  # the player's now
+        try:
+            with espeak.stdin:
+                espeak.stdin.write(text.encode())
+            _, err = player.communicate(timeout=TIMEOUT)
+            espeak.wait(timeout=TIMEOUT)
+        except (subprocess.TimeoutExpired, OSError):
+            for child in (player, espeak):
+                child.kill()
+                child.wait()
+            raise
+        if player.returncode:  # (first: espeak-ng then fails too, on a closed pipe)
+            raise subprocess.CalledProcessError(player.returncode, player.args, stderr=err)
+        if espeak.returncode:
+            raise subprocess.CalledProcessError(espeak.returncode, espeak.args)

@@ -1,0 +1,182 @@
+"""What the table says aloud, in Mandarin: announcements made from public messages only.
+
+The voice hears exactly what the service publishes (``controller.publication``: the
+``events``, ``settlement`` and ``alerts`` messages, already in their public form), so what
+is concealed (a drawn or dealt tile, the wall, lianhua's 暗精, a 暗杠's tiles, a declined
+self-drawn win) is not here to be said. Each announcement has a ``kind``: the switch in
+the settings' ``[voice.speak]`` that turns it on or off.
+
+    骰子 三 五 八点                  dice (each roll)
+    正精 五万 副精 六万              jing (财神 …; 下精 …; 翻精 五万 as staff entered it)
+    2号位 吃 / 碰 / 杠 / 暗杠 / 胡   chow, pung, kong, win
+    流局                              exhausted
+    结算 1号位 加12 2号位 减4 …      settlement
+    注意 <the alert's public text>    alerts
+
+Seats are said 1–4, as the stickers on the table number them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from engine.tiles import kind_of, parse_kind, successor, zh_name
+
+Kind = Literal[
+    "dice",
+    "jing",
+    "chow",
+    "pung",
+    "kong",
+    "win",
+    "exhausted",
+    "settlement",
+    "alerts",
+    "discard",
+]
+
+_NUMERALS = "零一二三四五六七八九十"
+_KONGS = {"concealed": "暗杠", "exposed": "杠", "added": "补杠"}
+_ZONES = {"hand": "手牌", "melds": "副露", "discards": "弃牌", "pool": "牌池", "jing": "精牌"}
+# (not \b: a Chinese character is a word character too)
+_ZONE = re.compile(r"(?<![A-Za-z])(hand|melds|discards|pool|jing)(?::(\d))?(?![A-Za-z0-9])")
+# what is left in Latin letters (a reader's port, /dev/ttyUSB0) is for the screen: the
+# Mandarin voice would read it as pinyin
+_LATIN = re.compile(r"[A-Za-z/][A-Za-z0-9/_.:@-]*")
+MAX_TEXT = 200  # characters: an announcement is a call-out, never a page
+
+
+@dataclass(frozen=True, slots=True)
+class Announcement:
+    """One thing to say. ``key``: a newer announcement with the same key supersedes an
+    older one still waiting (a corrected settlement, a flood's summary)."""
+
+    kind: Kind
+    text: str
+    hand_id: str | None = None
+    key: str | None = None
+
+
+def announcements(messages: Sequence[tuple[str, Any]]) -> list[Announcement]:
+    """The announcements of a batch of published messages, in their order."""
+    out: list[Announcement] = []
+    for name, payload in messages:
+        if not isinstance(payload, Mapping):
+            continue
+        hand_id = payload.get("hand_id")
+        said: Announcement | None = None
+        if name == "events":
+            said = event_announcement(payload.get("event", {}), hand_id)
+        elif name == "settlement":
+            said = settlement_announcement(payload, hand_id)
+        elif name == "alerts":
+            said = alert_announcement(payload, hand_id)
+        if said is not None:
+            out.append(said)
+    return out
+
+
+def seat(s: object) -> str:
+    return f"{s + 1}号位" if isinstance(s, int) and 0 <= s <= 3 else ""
+
+
+def tile(t: object) -> str:
+    return zh_name(kind_of(t)) if isinstance(t, int) and 0 <= t <= 135 else ""
+
+
+def small_number(n: int) -> str:
+    """0–99 in Chinese numerals (the dice: 三, 十二)."""
+    if n <= 10:
+        return _NUMERALS[n]
+    tens, ones = divmod(n, 10)
+    return ("" if tens == 1 else _NUMERALS[tens]) + "十" + (_NUMERALS[ones] if ones else "")
+
+
+def event_announcement(event: Mapping[str, Any], hand_id: str | None) -> Announcement | None:
+    """A public event (``Event.public_dict``) said, or None for one the table does not say."""
+    kind = event.get("type")
+    who = seat(event.get("seat"))
+    if kind == "dice_rolled":
+        a, b = event.get("a"), event.get("b")
+        if not (isinstance(a, int) and isinstance(b, int) and 1 <= a <= 6 and 1 <= b <= 6):
+            return None
+        text = f"骰子 {small_number(a)} {small_number(b)} {small_number(a + b)}点"
+        return Announcement("dice", text, hand_id)
+    if kind == "jing_flipped":
+        shown = event.get("tile")
+        if not (isinstance(shown, int) and 0 <= shown <= 135):
+            return None
+        k = kind_of(shown)
+        zheng, fu = zh_name(k), zh_name(successor(k))
+        purpose = event.get("purpose")
+        if purpose == "caishen":
+            text = f"财神 {fu}"
+        elif purpose == "xia_jing":
+            text = f"下精 正精 {zheng} 副精 {fu}"
+        else:
+            text = f"正精 {zheng} 副精 {fu}"
+        return Announcement("jing", text, hand_id, key=f"jing {hand_id} {purpose}")
+    if kind == "flip_entered":  # staff's entry: the ruleset (精 or 财神) is not in it
+        try:
+            shown_kind = parse_kind(str(event.get("indicator")))
+        except ValueError:
+            return None
+        return Announcement("jing", f"翻精 {zh_name(shown_kind)}", hand_id, f"jing {hand_id} jing")
+    if kind == "chowed":
+        return Announcement("chow", f"{who} 吃", hand_id)
+    if kind == "punged":
+        return Announcement("pung", f"{who} 碰", hand_id)
+    if kind == "konged":
+        return Announcement("kong", f"{who} {_KONGS.get(str(event.get('kong')), '杠')}", hand_id)
+    if kind == "win_declared":
+        how = "自摸" if event.get("source") == "self" else "胡"
+        return Announcement("win", f"{who} {how}", hand_id)
+    if kind == "exhausted":
+        return Announcement("exhausted", "流局", hand_id)
+    if kind == "finished_by_staff":
+        winners = event.get("winners") or []
+        if not winners:
+            return Announcement("exhausted", "流局", hand_id)
+        seats = " ".join(seat(w.get("seat")) for w in winners if isinstance(w, Mapping))
+        return Announcement("win", f"{seats} 胡", hand_id)
+    if kind == "discarded":
+        return Announcement("discard", tile(event.get("tile")), hand_id)
+    return None
+
+
+def _amount(n: object) -> str:
+    if not isinstance(n, int | float) or isinstance(n, bool):
+        return "?"
+    whole, half = divmod(abs(n), 1)
+    text = f"{int(whole)}" + (f"点{round(half * 10)}" if half else "")  # 3点5: "3.5" loses 点
+    return "零" if n == 0 else f"加{text}" if n > 0 else f"减{text}"
+
+
+def settlement_announcement(payload: Mapping[str, Any], hand_id: str | None) -> Announcement:
+    """Each seat's net (a voided hand: just that)."""
+    key = f"settlement {hand_id}"
+    if payload.get("void"):
+        return Announcement("settlement", "本局作废", hand_id, key)
+    nets = payload.get("net") or []
+    parts = [f"{seat(s)} {_amount(n)}" for s, n in enumerate(nets[:4])]
+    return Announcement("settlement", "结算 " + " ".join(parts), hand_id, key)
+
+
+def _zone(match: re.Match[str]) -> str:
+    name, number = _ZONES[match.group(1)], match.group(2)
+    return name if number is None else f"{seat(int(number))}{name}"
+
+
+def alert_announcement(payload: Mapping[str, Any], hand_id: str | None) -> Announcement | None:
+    """The alert's public text (``PublicAlert.message``), its zone names said in Chinese,
+    a device's name left out."""
+    message = payload.get("message")
+    if not isinstance(message, str) or not message:
+        return None
+    said = _LATIN.sub("", _ZONE.sub(_zone, message))
+    text = "注意 " + " ".join(said.split())[:MAX_TEXT]
+    key = f"alert {payload.get('kind')} {payload.get('seat')}"
+    return Announcement("alerts", text, hand_id, key)
