@@ -605,8 +605,8 @@
       el("div", { class: "staff-seats" }, seats), settlementView(p.settlement) || "");
     const acts = Array.isArray(v.acts) ? v.acts.slice(-50) : [];
     $("staff-acts").replaceChildren(...(acts.length ? acts.map((a) => el("li", { "data-act": MJ.str(a.type, 32) },
-      `${T(MJ.str(a.type, 32))} · ${MJ.str(a.by, 64)} (${MJ.str(a.role, 10)})`,
-      a.reason ? ` · ${MJ.str(a.reason, 500)}` : "")) : [el("li", { class: "muted" }, T("no_acts"))]));
+      a.text && typeof a.text === "object" ? MJ.str(a.text[MJ.lang()] || a.text.zh, 700) : MJ.str(a.type, 32)))
+      : [el("li", { class: "muted" }, T("no_acts"))]));
     $("undo").disabled = !acts.length;
     // a declared 胡 lies face up: its tiles can be corrected until the next hand starts
     $("fin-correct").disabled = !(Array.isArray(v.winners_read) && v.winners_read.length);
