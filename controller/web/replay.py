@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.store import StoredHand
-from engine.errors import CorruptLog, EngineError
+from engine.errors import EngineError
 from engine.round import event_from_dict, public_view
 from engine.round.narration import texts
 from engine.round.replay import check, steps
@@ -63,7 +63,7 @@ def replay(stored: StoredHand) -> tuple[bool, str | None, list[dict[str, Any]]]:
                     "view": owner_view(state) if concealed else public_view(state),
                 }
             )
-    except (CorruptLog, ValueError, TypeError, KeyError) as err:
+    except EngineError as err:  # CorruptLog: a log this engine cannot fold
         raise ReplayError(
             f"hand {stored.hand.id}: the stored log cannot be replayed: {err}"
         ) from None
