@@ -521,7 +521,7 @@ def nested(into: dict[str, Any], loc: tuple[str, ...], value: Any) -> None:
     into[loc[-1]] = value
 
 
-class TableConfig(BaseSettings):
+class TableSettings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
         env_nested_delimiter=ENV_NESTED,
@@ -606,7 +606,7 @@ def _describe(err: ValidationError, source: str) -> ConfigError:
 
 def load_config(
     path: Path | str | None = None, overrides: Mapping[str, Any] | None = None
-) -> TableConfig:
+) -> TableSettings:
     """Settings from ``path`` (TOML, optional), overridden by ``MJTABLE_*`` variables, then
     by ``overrides`` (nested like the file: a command's options)."""
     data: dict[str, Any] = {}
@@ -622,7 +622,7 @@ def load_config(
             raise ConfigError(f"{path}: not valid TOML: {err}") from None
     token = _toml_data.set(data)
     try:
-        return TableConfig(**dict(overrides or {}))
+        return TableSettings(**dict(overrides or {}))
     except ValidationError as err:
         raise _describe(err, source) from None
     finally:

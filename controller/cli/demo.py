@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from controller.cli.json_input import dumps_line
-from controller.config import ConfigError, TableConfig
+from controller.config import ConfigError, TableSettings
 from controller.local_ports import free_local_port, port_free
 from controller.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
@@ -128,7 +128,7 @@ def demo(
     if mqtt is not None:
         mqtt_settings = {"embedded": False, "url": mqtt}
     try:
-        config = TableConfig(
+        config = TableSettings(
             data_dir=data_dir,
             ruleset={"id": ruleset},
             hardware={"virtual": True, "readers": "none" if readers == "none" else []},
@@ -156,7 +156,7 @@ def demo(
     raise typer.Exit(asyncio.run(serve(config, opts)))
 
 
-async def _without_readers(config: TableConfig, opts: RunOptions) -> int:
+async def _without_readers(config: TableSettings, opts: RunOptions) -> int:
     """The service on a table without readers, and the demo's staff entering the bots'
     results over HTTP (``controller.demo_results``): exits 1 if a result is refused."""
     from controller.demo_results import DemoDeskError, ResultDesk, demo_staff

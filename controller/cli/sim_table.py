@@ -21,7 +21,7 @@ from controller.stop_signals import stop_on_signals
 from engine.tiles import NUM_KINDS, kind_name
 from firmware_bridge.registry import KindLabel
 from firmware_bridge.rfid.zones import ZoneMap
-from firmware_bridge.sim import IdleDriver, SimConfig, VirtualTable
+from firmware_bridge.sim import IdleDriver, SimSettings, VirtualTable
 
 cli = typer.Typer(add_completion=False)
 
@@ -78,7 +78,7 @@ def _print_human(info: dict[str, object]) -> None:
     typer.echo("the virtual table is running; Ctrl-C stops it")
 
 
-async def _run(config: SimConfig, zones_path: Path, as_json: bool) -> None:
+async def _run(config: SimSettings, zones_path: Path, as_json: bool) -> None:
     async with VirtualTable(config, IdleDriver()) as table:
         info = describe(table, zones_path)
         if as_json:
@@ -163,7 +163,7 @@ def sim_table(
         link_dir.mkdir(parents=True, exist_ok=True)
     zone_map = ZoneMap.standard(centre_pool=centre_pool)
     zone_map.save(zones)
-    config = SimConfig(
+    config = SimSettings(
         seed=seed,
         kinds=KINDS,
         zones=zone_map,
