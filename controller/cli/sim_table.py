@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
+from controller.config import LogSettings
+from controller.logs import configure_logging
 from controller.stop_signals import stop_on_signals
 from engine.tiles import NUM_KINDS, kind_name
 from firmware_bridge.registry import KindLabel
@@ -147,8 +150,17 @@ def sim_table(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print where to connect as one JSON line.")
     ] = False,
+    log_level: Annotated[str, typer.Option(help="debug, info, warning, error.")] = "warning",
+    log_format: Annotated[str, typer.Option(help="console or json.")] = "console",
 ) -> None:
     """Run the virtual table (board and readers) until Ctrl-C; print where to connect."""
+    try:
+        settings = LogSettings.model_validate({"level": log_level, "format": log_format})
+    except ValidationError as err:
+        first = err.errors()[0]
+        typer.echo(f"error: --log-{first['loc'][0]}: {first['msg']}", err=True)
+        raise typer.Exit(2) from None
+    configure_logging(settings.level, settings.format)
     if report is ReportChoice.change and codec is not CodecChoice.ref:
         typer.echo("error: --report change is for ref readers", err=True)
         raise typer.Exit(2)
