@@ -170,17 +170,11 @@ def hub(
             nested(overrides, loc, value)
     try:
         settings = load_config(config, overrides)
-        missing = [
-            name
-            for name, unset in (
-                (
-                    "parlour (--parlour, MJTABLE_PARLOUR)",
-                    "parlour" not in settings.model_fields_set,
-                ),
-                ("hub.store (--store, MJTABLE_HUB__STORE)", settings.hub.store is None),
-            )
-            if unset
-        ]
+        missing = []
+        if "parlour" not in settings.model_fields_set:  # no parlour is the hub's by default
+            missing.append("parlour (--parlour, MJTABLE_PARLOUR)")
+        if settings.hub.store is None:
+            missing.append("hub.store (--store, MJTABLE_HUB__STORE)")
         if missing:
             raise ConfigError(f"the hub needs {' and '.join(missing)}")
     except ConfigError as err:
@@ -208,10 +202,10 @@ def hub(
     except ListenError as err:
         log.error("cannot serve", why=str(err))
         raise typer.Exit(1) from None
-    store_ = EventStore.open(h.store)  # migrates to head first
+    hands = EventStore.open(h.store)  # migrates to head first
     try:
-        ingest = HubIngest(store_, h.mqtt_settings(), parlour=settings.parlour)
+        ingest = HubIngest(hands, h.mqtt_settings(), parlour=settings.parlour)
         web_parts = (settings.data_dir, options, sock) if sock is not None else None
-        asyncio.run(_run(ingest, store_, web_parts))
+        asyncio.run(_run(ingest, hands, web_parts))
     finally:
-        store_.close()
+        hands.close()
