@@ -318,7 +318,7 @@ async def running(config: TableSettings, opts: RunOptions) -> AsyncIterator[Runn
 
 
 def _start_voice(
-    config: TableConfig,
+    config: TableSettings,
     audio: AudioSink | None,
     metrics: Metrics,
     stack: contextlib.AsyncExitStack,
