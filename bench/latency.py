@@ -82,7 +82,7 @@ from controller.local_ports import free_local_port  # noqa: E402
 from controller.runtime import KINDS  # noqa: E402
 from controller.virtual_players import VirtualPlayers  # noqa: E402
 from firmware_bridge.rfid.zones import Zone, ZoneKind  # noqa: E402
-from firmware_bridge.sim import Move, SimConfig, TableView, VirtualTable  # noqa: E402
+from firmware_bridge.sim import Move, SimSettings, TableView, VirtualTable  # noqa: E402
 from firmware_bridge.sim.readers import VirtualReaderPort  # noqa: E402
 from tests.controller import fsync_shim  # noqa: E402
 from tests.controller.external_service import hang_report, table_toml  # noqa: E402
@@ -327,7 +327,7 @@ async def run(plan: Plan, seed: int, label: str, python: str = sys.executable) -
     broker.start()
     port = broker.port
     clock = FrameClock.install()
-    sim = SimConfig(
+    sim = SimSettings(
         seed=seed,
         kinds=KINDS,
         registry_path=work / "tags.json",

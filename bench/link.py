@@ -24,7 +24,7 @@ from firmware_bridge.protocol import (
     FrameDecoder,
     Inventory,
     Link,
-    LinkConfig,
+    LinkSettings,
     LinkState,
     Role,
     encode_frame,
@@ -94,8 +94,8 @@ def bench(n: int) -> None:
     measure("decode, whole frame per read", n, decode)
     measure("decode, one byte per read (worst case)", max(n // 10, 1), decode_bytewise)
 
-    a = Link(LinkConfig(role=Role.HOST), session=1)
-    b = Link(LinkConfig(role=Role.TABLE_BOARD), session=2)
+    a = Link(LinkSettings(role=Role.HOST), session=1)
+    b = Link(LinkSettings(role=Role.TABLE_BOARD), session=2)
     now = 0.0
     for _ in range(5):
         b.receive_bytes(a.poll(now), now)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Final
 
+from engine.round.narration import seat_name
 from firmware_bridge.rfid.zones import Zone
 
 
@@ -166,7 +167,7 @@ def _where(zones: tuple[Zone, ...]) -> str:
 
 
 def _seat(seat: int | None) -> str:
-    return "" if seat is None else f"{seat}号位"
+    return "" if seat is None else seat_name(seat, "zh")
 
 
 @dataclass(frozen=True, slots=True)

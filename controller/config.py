@@ -15,6 +15,7 @@ import ipaddress
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
@@ -306,18 +307,23 @@ class StoreSettings(_Section):
     @field_validator("url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        from sqlalchemy.engine import make_url
-        from sqlalchemy.exc import ArgumentError
+        return database_url(value)
 
-        try:
-            backend = make_url(value).get_backend_name()
-        except ArgumentError:
-            raise ValueError(f"not a database URL: {value!r}") from None
-        if backend not in ("sqlite", "postgresql"):
-            raise ValueError(f"sqlite or postgresql only, got {backend!r}")
-        return value
+
+def database_url(value: str | None) -> str | None:
+    """A SQLAlchemy URL of a database we can keep hands in (SQLite, PostgreSQL)."""
+    if value is None:
+        return None
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        backend = make_url(value).get_backend_name()
+    except ArgumentError:
+        raise ValueError(f"not a database URL: {value!r}") from None
+    if backend not in ("sqlite", "postgresql"):
+        raise ValueError(f"sqlite or postgresql only, got {backend!r}")
+    return value
 
 
 class WebSettings(_Section):
@@ -434,7 +440,88 @@ class VoiceSettings(_Section):
         return self
 
 
-class TableConfig(BaseSettings):
+class HubSettings(_Section):
+    """``mjtable hub``: the parlour hub (docs/parlour.md). It reads the same file and
+    variables as ``run``: the top-level ``parlour`` and ``data_dir`` (its web secret key),
+    ``[log]``, and this section (``MJTABLE_HUB__STORE``, ``MJTABLE_HUB__PORT`` …)."""
+
+    store: str | None = None
+    """SQLAlchemy URL of the parlour's database, e.g. ``postgresql+psycopg://mjtable@/mjtable``
+    (required to run a hub)."""
+    mqtt: str = "mqtt://127.0.0.1:1883"
+    """The parlour's broker: ``mqtt://host:port`` or ``mqtts://host:port``."""
+    username: str | None = None
+    password: SecretStr | None = None
+    ca_file: FilePath | None = None
+    """CA bundle that signed the broker's certificate (mqtts); system CAs when unset."""
+    web: bool = True
+    """Serve the owners' web app."""
+    host: str = "0.0.0.0"
+    port: int = Field(8080, ge=0, le=65535)
+    tls_cert: FilePath | None = None
+    """Serve HTTPS with this certificate (and ``tls_key``)."""
+    tls_key: FilePath | None = None
+    forwarded_allow_ips: str = "127.0.0.1"
+    """Proxies whose X-Forwarded-Proto is believed (a TLS proxy in front)."""
+
+    @field_validator("store")
+    @classmethod
+    def _store(cls, value: str | None) -> str | None:
+        return database_url(value)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> HubSettings:
+        self.mqtt_settings()  # (its checks: the url, a password without a username …)
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("tls_cert and tls_key go together")
+        return self
+
+    def mqtt_settings(self) -> MqttSettings:
+        values: dict[str, Any] = {"url": self.mqtt, "embedded": False}
+        for key in ("username", "password", "ca_file"):
+            if getattr(self, key) is not None:
+                values[key] = getattr(self, key)
+        return MqttSettings(**values)
+
+
+# The hub's variables before it had a section, and the setting each one is now: still read
+# for one release, below the new names (``hub_overrides``).
+OLD_HUB_ENV: dict[str, tuple[str, ...]] = {
+    "MJTABLE_HUB_DB": ("hub", "store"),
+    "MJTABLE_HUB_PARLOUR": ("parlour",),
+    "MJTABLE_HUB_MQTT": ("hub", "mqtt"),
+    "MJTABLE_HUB_MQTT_USERNAME": ("hub", "username"),
+    "MJTABLE_HUB_MQTT_PASSWORD": ("hub", "password"),
+    "MJTABLE_HUB_WEB_HOST": ("hub", "host"),
+    "MJTABLE_HUB_WEB_PORT": ("hub", "port"),
+    "MJTABLE_HUB_TLS_CERT": ("hub", "tls_cert"),
+    "MJTABLE_HUB_TLS_KEY": ("hub", "tls_key"),
+    "MJTABLE_HUB_FORWARDED_ALLOW_IPS": ("hub", "forwarded_allow_ips"),
+    "MJTABLE_HUB_DATA": ("data_dir",),
+}
+
+
+def old_hub_env(environ: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
+    """The settings the old ``MJTABLE_HUB_*`` variables give (as nested overrides), each
+    only where its new variable is unset; and the old names that were used."""
+    out: dict[str, Any] = {}
+    used = []
+    for old, loc in OLD_HUB_ENV.items():
+        if old not in environ or env_name(loc) in environ:
+            continue
+        used.append(old)
+        nested(out, loc, environ[old])
+    return out, used
+
+
+def nested(into: dict[str, Any], loc: tuple[str, ...], value: Any) -> None:
+    """``into[loc[0]][loc[1]]… = value``, making the sections on the way."""
+    for key in loc[:-1]:
+        into = into.setdefault(key, {})
+    into[loc[-1]] = value
+
+
+class TableSettings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
         env_nested_delimiter=ENV_NESTED,
@@ -455,6 +542,7 @@ class TableConfig(BaseSettings):
     metrics: MetricsSettings = MetricsSettings()
     log: LogSettings = LogSettings()
     voice: VoiceSettings = VoiceSettings()
+    hub: HubSettings = HubSettings()
 
     @field_validator("parlour", "table")
     @classmethod
@@ -516,8 +604,11 @@ def _describe(err: ValidationError, source: str) -> ConfigError:
     return ConfigError(f"invalid settings in {source}:\n" + "\n".join(lines), problems)
 
 
-def load_config(path: Path | str | None = None) -> TableConfig:
-    """Settings from ``path`` (TOML, optional), overridden by ``MJTABLE_*`` variables."""
+def load_config(
+    path: Path | str | None = None, overrides: Mapping[str, Any] | None = None
+) -> TableSettings:
+    """Settings from ``path`` (TOML, optional), overridden by ``MJTABLE_*`` variables, then
+    by ``overrides`` (nested like the file: a command's options)."""
     data: dict[str, Any] = {}
     source = "defaults and environment"
     if path is not None:
@@ -531,7 +622,7 @@ def load_config(path: Path | str | None = None) -> TableConfig:
             raise ConfigError(f"{path}: not valid TOML: {err}") from None
     token = _toml_data.set(data)
     try:
-        return TableConfig()
+        return TableSettings(**dict(overrides or {}))
     except ValidationError as err:
         raise _describe(err, source) from None
     finally:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.round.events import DicePurpose
+from engine.round.narration import seat_name
 from engine.round.state import Phase, RoundState
 from engine.wall import CAISHEN_COUNT, Dice, FlipKind, WallError, second_roller, wall_place
 
@@ -145,4 +146,4 @@ def short_text(payload: dict[str, Any]) -> str:
     if step == "xia_jing":
         return f"牌尾数第{n}墩翻下精"
     roller = payload.get("roller")
-    return "" if roller is None else f"请{roller}号位掷骰"
+    return "" if roller is None else f"请{seat_name(roller, 'zh')}掷骰"

@@ -47,6 +47,7 @@ from controller.json_bounds import JsonBoundsError, check_values, loads_bounded
 from controller.mqtt.topics import Topics
 from controller.store import HandRecord, StoredHand
 from controller.store.members import BY_MAX, MEMBER_ID_PATTERN, MemberInputError, check_name
+from engine.errors import EngineError
 from engine.round.events import STAFF_ACT_TYPES, event_from_dict
 from engine.round.fold import fold
 from engine.round.staff import hand_net
@@ -123,7 +124,7 @@ class Handlog:
             return settled
         try:
             moved = hand_net(fold([event_from_dict(dict(e)) for e in self.events]))
-        except ValueError:  # a log the engine cannot fold: the settlement's word stands
+        except EngineError:  # a log the engine cannot fold: the settlement's word stands
             return settled
         return (float(moved[0]), float(moved[1]), float(moved[2]), float(moved[3]))
 

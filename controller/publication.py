@@ -22,6 +22,7 @@ from controller.mqtt.flat import FlatTopics
 from controller.mqtt.topics import Topics, encode
 from controller.store import OutboxMessage
 from engine.round.events import DiceRolled, Event, JingFlipped
+from engine.round.narration import texts
 from engine.round.projection import public_view
 from engine.round.state import RoundState
 from engine.settlement import Settlement
@@ -92,7 +93,17 @@ def event_messages(
     """The messages for one stored batch of events (``after``: the state they lead to)."""
     out: list[Message] = []
     for i, e in enumerate(events):
-        out.append(("events", {"hand_id": hand_id, "seq": first_seq + i, "event": e.public_dict()}))
+        out.append(
+            (
+                "events",
+                {
+                    "hand_id": hand_id,
+                    "seq": first_seq + i,
+                    "event": e.public_dict(),
+                    "text": texts(e, public=True),
+                },
+            )
+        )
     for e in events:
         if isinstance(e, DiceRolled):
             dice = {"hand_id": hand_id, "seat": e.seat, "purpose": e.purpose, "a": e.a, "b": e.b}
@@ -233,6 +244,7 @@ class Outlet:
             payload = dict(payload["event"]) | {
                 "hand_id": payload["hand_id"],
                 "seq": payload["seq"],
+                "text": payload["text"],
             }
         try:
             self.live.publish(name, payload)

@@ -17,7 +17,7 @@ import structlog
 
 from controller import sd_notify
 from controller.alert_sink import AlertSink
-from controller.config import MqttSettings, TableConfig, TrackerSettings
+from controller.config import MqttSettings, TableSettings, TrackerSettings
 from controller.data_lock import data_dir_lock
 from controller.dice import DiceRoller
 from controller.disk_space import DiskFloor
@@ -28,7 +28,7 @@ from controller.handlog_sync import HandlogSync
 from controller.metrics import Metrics, MetricsServer, serve_metrics
 from controller.mqtt import Publisher, Topics
 from controller.publication import LiveSink, Outlet
-from controller.service import ServiceOptions, TableService
+from controller.service import ServiceSettings, TableService
 from controller.staff_acts import desk as staff_desk
 from controller.stop_signals import stop_on_signals
 from controller.store import EventStore
@@ -44,7 +44,7 @@ from controller.tracker import Tracker
 from controller.voice.announcer import Announcer, AudioSink
 from controller.voice.espeak import EspeakSink
 from engine.tiles import NUM_KINDS, kind_name
-from firmware_bridge.protocol.link import Link, LinkConfig
+from firmware_bridge.protocol.link import Link, LinkSettings
 from firmware_bridge.protocol.transport import LinkTransport
 from firmware_bridge.registry import KindLabel, TagRegistry
 from firmware_bridge.rfid.zones import ZoneMap
@@ -74,7 +74,7 @@ class RunOptions:
     tracker: TrackerSettings | None = None
     """None: the config's ``[tracker]``."""
     sim: dict[str, Any] = field(default_factory=dict)
-    """SimConfig overrides for a virtual table (speeds, misreads)."""
+    """SimSettings overrides for a virtual table (speeds, misreads)."""
     think: float = 0.0
     """The virtual players' pause before each move."""
     between_hands: float = 0.0
@@ -110,7 +110,7 @@ class Running:
     voice: Announcer | None = None
 
 
-def _zones_of(config: TableConfig) -> ZoneMap:
+def _zones_of(config: TableSettings) -> ZoneMap:
     merged: dict[int, Any] = {}
     board = config.hardware.board.zone_map
     if board is not None:  # readers on the board's own reader line
@@ -124,8 +124,8 @@ def _zones_of(config: TableConfig) -> ZoneMap:
     return ZoneMap(merged)
 
 
-def _bridge_for_hardware(config: TableConfig, zones: ZoneMap) -> TableBridge:
-    board = LinkTransport(config.hardware.board.url, Link(LinkConfig()))
+def _bridge_for_hardware(config: TableSettings, zones: ZoneMap) -> TableBridge:
+    board = LinkTransport(config.hardware.board.url, Link(LinkSettings()))
     lines = []
     for r in config.hardware.readers:
         ids = tuple(sorted(ZoneMap.load(r.zone_map)))
@@ -139,7 +139,7 @@ def bridge_for_table(table: VirtualTable, **options: Any) -> TableBridge:
     """A bridge on every device a virtual table exposes, reconnecting quickly."""
     lines = [p.line() for p in table.readers]
     readers = open_readers(lines, backoff_initial=0.02, backoff_max=0.5)
-    board = LinkTransport(table.board_url, Link(LinkConfig()), backoff_initial=0.02)
+    board = LinkTransport(table.board_url, Link(LinkSettings()), backoff_initial=0.02)
     return TableBridge(table.config.zones, board=board, readers=readers, **options)
 
 
@@ -152,7 +152,7 @@ def _live_hub() -> Any:
 
 
 async def _web_server(
-    config: TableConfig,
+    config: TableSettings,
     store: EventStore,
     live: Any,
     metrics: Metrics,
@@ -211,7 +211,7 @@ async def _web_server(
 
 
 @contextlib.asynccontextmanager
-async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Running]:
+async def running(config: TableSettings, opts: RunOptions) -> AsyncIterator[Running]:
     """Everything started, each part made before what uses it and handed to it; stopped in
     reverse order on exit."""
     async with contextlib.AsyncExitStack() as stack:
@@ -285,7 +285,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
             tracker=tracker,
             alerts=alerts,
             inputs=inputs,
-            options=ServiceOptions(
+            options=ServiceSettings(
                 hands=opts.hands,
                 stuck_after=config.tracker.stuck_after,
                 readerless=hardware.readerless,
@@ -318,7 +318,7 @@ async def running(config: TableConfig, opts: RunOptions) -> AsyncIterator[Runnin
 
 
 def _start_voice(
-    config: TableConfig,
+    config: TableSettings,
     audio: AudioSink | None,
     metrics: Metrics,
     stack: contextlib.AsyncExitStack,
@@ -333,7 +333,7 @@ def _start_voice(
 
 
 def _start_metrics(
-    config: TableConfig, metrics: Metrics, stack: contextlib.AsyncExitStack
+    config: TableSettings, metrics: Metrics, stack: contextlib.AsyncExitStack
 ) -> str | None:
     """The loop-lag probe, and the Prometheus endpoint when enabled (its URL)."""
     lag_probe = asyncio.create_task(_probe_loop_lag(metrics))
@@ -346,7 +346,7 @@ def _start_metrics(
 
 
 async def _start_broker(
-    config: TableConfig, stack: contextlib.AsyncExitStack
+    config: TableSettings, stack: contextlib.AsyncExitStack
 ) -> tuple[MqttSettings, str | None]:
     """The embedded broker of a standalone table, if configured: the MQTT settings that
     reach it, and its WebSocket URL. Otherwise the parlour's broker, as configured."""
@@ -363,7 +363,7 @@ async def _start_broker(
 
 
 def _start_publisher(
-    config: TableConfig,
+    config: TableSettings,
     store: EventStore,
     mqtt: MqttSettings,
     topics: Topics,
@@ -408,14 +408,14 @@ class _Virtual:
 
 
 async def _start_virtual_table(
-    config: TableConfig, opts: RunOptions, stack: contextlib.AsyncExitStack
+    config: TableSettings, opts: RunOptions, stack: contextlib.AsyncExitStack
 ) -> _Virtual:
     """The virtual table on ptys, played by bots, and a bridge on its devices."""
     from controller.virtual_players import VirtualPlayers
-    from firmware_bridge.sim import SimConfig, VirtualTable
+    from firmware_bridge.sim import SimSettings, VirtualTable
 
     seed = opts.seed if opts.seed is not None else random.randrange(1 << 30)
-    sim = SimConfig(seed=seed, kinds=KINDS, registry_path=config.registry_path, **opts.sim)
+    sim = SimSettings(seed=seed, kinds=KINDS, registry_path=config.registry_path, **opts.sim)
     players = VirtualPlayers(
         config.ruleset.id,
         sim.tile_set().uids,
@@ -432,7 +432,7 @@ async def _start_virtual_table(
 
 
 def _open_hands(
-    config: TableConfig, store: EventStore, outlet: Outlet, *, fresh: bool
+    config: TableSettings, store: EventStore, outlet: Outlet, *, fresh: bool
 ) -> HandKeeper:
     """The hand keeper on a new session (``fresh``) or the open one, resumed."""
     keeper = HandKeeper(
@@ -477,7 +477,9 @@ async def _probe_loop_lag(metrics: Metrics) -> None:
         metrics.loop_lag.set(max(0.0, loop.time() - due))
 
 
-def _open_panel(config: TableConfig, inputs: TableInputs, stack: contextlib.AsyncExitStack) -> Any:
+def _open_panel(
+    config: TableSettings, inputs: TableInputs, stack: contextlib.AsyncExitStack
+) -> Any:
     """The GPIO panel (dice button, LEDs, buzzer) when enabled; its presses go to ``inputs``."""
     if not config.gpio.enabled:
         return None
@@ -495,7 +497,7 @@ def _open_panel(config: TableConfig, inputs: TableInputs, stack: contextlib.Asyn
     return panel
 
 
-def describe(run: Running, config: TableConfig) -> dict[str, Any]:
+def describe(run: Running, config: TableSettings) -> dict[str, Any]:
     info: dict[str, Any] = {
         "web": run.web_url,
         "mqtt": run.mqtt_url,
@@ -511,7 +513,7 @@ def describe(run: Running, config: TableConfig) -> dict[str, Any]:
     return info
 
 
-async def serve(config: TableConfig, opts: RunOptions) -> int:
+async def serve(config: TableSettings, opts: RunOptions) -> int:
     """Run until stopped (SIGINT/SIGTERM, ``opts.stop``) or ``opts.hands`` are played."""
     stop = opts.stop or asyncio.Event()
     stop_on_signals(stop.set)  # where the loop cannot take signals, opts.stop does

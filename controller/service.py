@@ -71,7 +71,7 @@ class LinkLight(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class ServiceOptions:
+class ServiceSettings:
     hands: int | None = None
     """Stop once the session holds this many finished hands (None: run until stopped). A
     session resumed after a restart counts the hands played before it too."""
@@ -102,7 +102,7 @@ class TableService:
         tracker: Tracker,
         alerts: AlertSink,
         inputs: TableInputs | None = None,
-        options: ServiceOptions | None = None,
+        options: ServiceSettings | None = None,
         panel: LinkLight | None = None,
         clock: Callable[[], float] = time.monotonic,
         disk: DiskFloor | None = None,
@@ -114,7 +114,7 @@ class TableService:
         self.tracker = tracker
         self.alerts = alerts
         self.inputs = inputs or TableInputs()
-        self.options = options or ServiceOptions()
+        self.options = options or ServiceSettings()
         self.panel = panel
         self.clock = clock
         self.disk = disk

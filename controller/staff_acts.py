@@ -19,6 +19,7 @@ from controller.table_inputs import StaffInput, TableInputs
 from engine.round import staff
 from engine.round.events import STAFF_ACT_TYPES, Event, HandVoided, Settled, event_from_dict
 from engine.round.fold import fold
+from engine.round.narration import texts
 from engine.round.projection import public_view
 from engine.round.staff import Audit, read_winners
 from engine.settlement.ledger import plain
@@ -206,7 +207,11 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
         "public": public_view(state),
         "winners_read": read_winners(state) if state.wins else None,
         "flips": state.needs_flip,  # the ruleset turns up a 精 (财神): entered if unseen
-        "acts": [e.public_dict() for e in keeper.log if e.type in STAFF_ACT_TYPES],
+        "acts": [
+            e.public_dict() | {"text": texts(e, public=True)}
+            for e in keeper.log
+            if e.type in STAFF_ACT_TYPES
+        ],
         "totals": [plain(t) for t in keeper.session.totals],
     }
 

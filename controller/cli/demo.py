@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from controller.cli.json_input import dumps_line
-from controller.config import ConfigError, TableConfig
+from controller.config import ConfigError, TableSettings
 from controller.local_ports import free_local_port, port_free
 from controller.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
@@ -78,9 +78,15 @@ def demo(
     mqtt: Annotated[
         str | None, typer.Option(help="Use this broker (mqtt://host:port) instead of amqtt.")
     ] = None,
-    data: Annotated[Path, typer.Option(help="Data directory (SQLite, tag registry).")] = Path(
-        "data"
-    ),
+    data_dir: Annotated[
+        Path,
+        typer.Option(
+            "--data-dir",
+            "--data",
+            help="Data directory (SQLite, tag registry) (--data: its old name, kept for one "
+            "release).",
+        ),
+    ] = Path("data"),
     port: Annotated[int, typer.Option(help="Web app port.")] = 8080,
     think: Annotated[float, typer.Option(help="Seconds a bot thinks before each move.")] = 0.3,
     between_hands: Annotated[
@@ -91,6 +97,7 @@ def demo(
         bool, typer.Option("--json", help="Say where to look as one JSON line.")
     ] = False,
     log_level: Annotated[str, typer.Option(help="debug, info, warning, error.")] = "warning",
+    log_format: Annotated[str, typer.Option(help="console or json.")] = "console",
     readers: Annotated[
         str,
         typer.Option(
@@ -121,14 +128,14 @@ def demo(
     if mqtt is not None:
         mqtt_settings = {"embedded": False, "url": mqtt}
     try:
-        config = TableConfig(
-            data_dir=data,
+        config = TableSettings(
+            data_dir=data_dir,
             ruleset={"id": ruleset},
             hardware={"virtual": True, "readers": "none" if readers == "none" else []},
             mqtt=mqtt_settings,
             web={"host": "127.0.0.1", "port": port},
             metrics={"host": "127.0.0.1", "port": 9108 if port_free(9108) else 0},
-            log={"level": log_level},
+            log={"level": log_level, "format": log_format},
         )
     except (ConfigError, ValueError) as err:
         typer.echo(f"error: {err}", err=True)
@@ -149,7 +156,7 @@ def demo(
     raise typer.Exit(asyncio.run(serve(config, opts)))
 
 
-async def _without_readers(config: TableConfig, opts: RunOptions) -> int:
+async def _without_readers(config: TableSettings, opts: RunOptions) -> int:
     """The service on a table without readers, and the demo's staff entering the bots'
     results over HTTP (``controller.demo_results``): exits 1 if a result is refused."""
     from controller.demo_results import DemoDeskError, ResultDesk, demo_staff

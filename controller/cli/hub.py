@@ -1,16 +1,20 @@
 """``mjtable hub``: the parlour hub. Every table's finished hands from the parlour's broker
 into PostgreSQL, acknowledged to each table; the owners' web app over all of them.
 
-    mjtable hub --db postgresql+psycopg://mjtable@/mjtable --mqtt mqtt://127.0.0.1:1883 \\
-        --parlour p1 --username hub   # password from MJTABLE_HUB_MQTT_PASSWORD
+    mjtable hub --config hub.toml      # parlour, data_dir, [hub], [log]: docs/parlour.md
+    mjtable hub --store postgresql+psycopg://mjtable@/mjtable --mqtt mqtt://127.0.0.1:1883 \\
+        --parlour p1 --username hub   # password from MJTABLE_HUB__PASSWORD
 
-Under systemd (``Type=notify``) it says READY once subscribed and pings the watchdog.
+Settings come as for ``mjtable run``: the file, then ``MJTABLE_*`` variables
+(``MJTABLE_HUB__STORE``, ``MJTABLE_PARLOUR`` …), then the options. Under systemd
+(``Type=notify``) it says READY once subscribed and pings the watchdog.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,7 +23,7 @@ import structlog
 import typer
 
 from controller import sd_notify
-from controller.config import ConfigError, MqttSettings, StoreSettings, TableConfig
+from controller.config import ConfigError, load_config, nested, old_hub_env
 from controller.hub import HubIngest
 from controller.listen import ListenError, listen
 from controller.logs import configure_logging
@@ -29,20 +33,6 @@ from controller.store import EventStore
 cli = typer.Typer(add_completion=False)
 
 log = structlog.get_logger(__name__)
-
-
-def _settings(
-    mqtt: str, username: str | None, password: str | None, ca_file: Path | None
-) -> MqttSettings:
-
-    values: dict[str, Any] = {"url": mqtt, "embedded": False}
-    if username is not None:
-        values["username"] = username
-    if password is not None:
-        values["password"] = password
-    if ca_file is not None:
-        values["ca_file"] = ca_file
-    return MqttSettings(**values)
 
 
 def _web_server(
@@ -98,79 +88,124 @@ async def _run(
                 await asyncio.wait_for(serving, 10.0)
 
 
-@cli.command()
+def _old(name: str) -> str:
+    return f" ({name}: its old name, kept for one release)"
+
+
+Opt = typer.Option
+
+
+@cli.command(
+    epilog="The variables MJTABLE_HUB_DB, MJTABLE_HUB_PARLOUR, MJTABLE_HUB_MQTT, "
+    "MJTABLE_HUB_MQTT_USERNAME, MJTABLE_HUB_MQTT_PASSWORD, MJTABLE_HUB_WEB_HOST, "
+    "MJTABLE_HUB_WEB_PORT, MJTABLE_HUB_TLS_CERT, MJTABLE_HUB_TLS_KEY, "
+    "MJTABLE_HUB_FORWARDED_ALLOW_IPS and MJTABLE_HUB_DATA are still read for one release: "
+    "use MJTABLE_HUB__STORE, MJTABLE_PARLOUR, MJTABLE_HUB__MQTT, MJTABLE_HUB__USERNAME, "
+    "MJTABLE_HUB__PASSWORD, MJTABLE_HUB__HOST, MJTABLE_HUB__PORT, MJTABLE_HUB__TLS_CERT, "
+    "MJTABLE_HUB__TLS_KEY, MJTABLE_HUB__FORWARDED_ALLOW_IPS and MJTABLE_DATA_DIR."
+)
 def hub(
-    db: Annotated[
-        str,
-        typer.Option(
-            envvar="MJTABLE_HUB_DB",
-            help="SQLAlchemy URL, e.g. postgresql+psycopg://mjtable@/mjtable",
-        ),
-    ],
-    parlour: Annotated[str, typer.Option(envvar="MJTABLE_HUB_PARLOUR", help="Parlour id.")],
-    mqtt: Annotated[str, typer.Option(envvar="MJTABLE_HUB_MQTT", help="Broker URL.")] = (
-        "mqtt://127.0.0.1:1883"
-    ),
-    username: Annotated[str | None, typer.Option(envvar="MJTABLE_HUB_MQTT_USERNAME")] = None,
-    password: Annotated[
-        str | None, typer.Option(envvar="MJTABLE_HUB_MQTT_PASSWORD", help="Prefer the variable.")
-    ] = None,
-    ca_file: Annotated[Path | None, typer.Option(help="CA of the broker's certificate.")] = None,
-    web: Annotated[bool, typer.Option(help="Serve the owners' web app.")] = True,
-    web_host: Annotated[str, typer.Option(envvar="MJTABLE_HUB_WEB_HOST")] = "0.0.0.0",
-    web_port: Annotated[int, typer.Option(envvar="MJTABLE_HUB_WEB_PORT")] = 8080,
-    tls_cert: Annotated[
+    config: Annotated[
         Path | None,
-        typer.Option(envvar="MJTABLE_HUB_TLS_CERT", help="Serve HTTPS with this certificate."),
+        Opt(help="Settings (TOML): parlour, data_dir, \\[hub], \\[log]; MJTABLE_* win."),
     ] = None,
-    tls_key: Annotated[
-        Path | None, typer.Option(envvar="MJTABLE_HUB_TLS_KEY", help="Its private key.")
-    ] = None,
-    forwarded_allow_ips: Annotated[
-        str,
-        typer.Option(
-            envvar="MJTABLE_HUB_FORWARDED_ALLOW_IPS",
-            help="Proxies whose X-Forwarded-Proto is believed (a TLS proxy in front).",
+    store: Annotated[
+        str | None,
+        Opt(
+            "--store",
+            "--db",
+            help="SQLAlchemy URL, e.g. postgresql+psycopg://mjtable@/mjtable" + _old("--db"),
         ),
-    ] = "127.0.0.1",
-    data_dir: Annotated[Path, typer.Option(envvar="MJTABLE_HUB_DATA", help="Web secret key.")] = (
-        Path("data")
-    ),
-    log_level: Annotated[str, typer.Option()] = "info",
-    log_format: Annotated[str, typer.Option(help="console or json")] = "console",
+    ] = None,
+    parlour: Annotated[str | None, Opt(help="Parlour id.")] = None,
+    mqtt: Annotated[str | None, Opt(help="Broker URL \\[default: mqtt://127.0.0.1:1883].")] = None,
+    username: Annotated[str | None, Opt(help="The hub's broker account.")] = None,
+    password: Annotated[str | None, Opt(help="Prefer MJTABLE_HUB__PASSWORD.")] = None,
+    ca_file: Annotated[Path | None, Opt(help="CA of the broker's certificate.")] = None,
+    web: Annotated[bool | None, Opt("--web/--no-web", help="Serve the owners' web app.")] = None,
+    host: Annotated[
+        str | None,
+        Opt(
+            "--host",
+            "--web-host",
+            help="Where the web app listens \\[default: 0.0.0.0]" + _old("--web-host"),
+        ),
+    ] = None,
+    port: Annotated[
+        int | None,
+        Opt(
+            "--port", "--web-port", help="The web app's port \\[default: 8080]" + _old("--web-port")
+        ),
+    ] = None,
+    tls_cert: Annotated[Path | None, Opt(help="Serve HTTPS with this certificate.")] = None,
+    tls_key: Annotated[Path | None, Opt(help="Its private key.")] = None,
+    forwarded_allow_ips: Annotated[
+        str | None, Opt(help="Proxies whose X-Forwarded-Proto is believed (a TLS proxy in front).")
+    ] = None,
+    data_dir: Annotated[Path | None, Opt(help="Where the web secret key is kept.")] = None,
+    log_level: Annotated[str | None, Opt(help="debug, info, warning, error.")] = None,
+    log_format: Annotated[str | None, Opt(help="console or json.")] = None,
 ) -> None:
     """Store every table's finished hands (idempotent by hand id) and acknowledge them."""
+    overrides, old_names = old_hub_env(os.environ)
+    given = {
+        ("hub", "store"): store,
+        ("parlour",): parlour,
+        ("hub", "mqtt"): mqtt,
+        ("hub", "username"): username,
+        ("hub", "password"): password,
+        ("hub", "ca_file"): ca_file,
+        ("hub", "web"): web,
+        ("hub", "host"): host,
+        ("hub", "port"): port,
+        ("hub", "tls_cert"): tls_cert,
+        ("hub", "tls_key"): tls_key,
+        ("hub", "forwarded_allow_ips"): forwarded_allow_ips,
+        ("data_dir",): data_dir,
+        ("log", "level"): log_level,
+        ("log", "format"): log_format,
+    }
+    for loc, value in given.items():
+        if value is not None:
+            nested(overrides, loc, value)
     try:
-        TableConfig(parlour=parlour)  # the same id rules as the tables
-        StoreSettings(url=db)
-        settings = _settings(mqtt, username, password, ca_file)
-    except (ConfigError, ValueError) as err:
+        settings = load_config(config, overrides)
+        missing = []
+        if "parlour" not in settings.model_fields_set:  # no parlour is the hub's by default
+            missing.append("parlour (--parlour, MJTABLE_PARLOUR)")
+        if settings.hub.store is None:
+            missing.append("hub.store (--store, MJTABLE_HUB__STORE)")
+        if missing:
+            raise ConfigError(f"the hub needs {' and '.join(missing)}")
+    except ConfigError as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None
-    if (tls_cert is None) != (tls_key is None):
-        typer.echo("error: --tls-cert and --tls-key go together", err=True)
-        raise typer.Exit(2)
-    configure_logging(log_level, log_format)
+    configure_logging(settings.log.level, settings.log.format)
+    if old_names:
+        log.warning("old variable names: they go in the next release", names=old_names)
+    h = settings.hub
+    assert h.store is not None
     options: dict[str, Any] = {
-        "host": web_host,
-        "port": web_port,
-        "ssl_certfile": tls_cert,
-        "ssl_keyfile": tls_key,
-        "forwarded_allow_ips": forwarded_allow_ips,
+        "host": h.host,
+        "port": h.port,
+        "ssl_certfile": h.tls_cert,
+        "ssl_keyfile": h.tls_key,
+        "forwarded_allow_ips": h.forwarded_allow_ips,
     }
-    if web and tls_cert is None and web_host not in ("127.0.0.1", "::1", "localhost"):
+    if h.web and h.tls_cert is None and h.host not in ("127.0.0.1", "::1", "localhost"):
         log.warning(
             "owners' web app on plain HTTP: serve it over TLS (docs/parlour.md, Security)",
-            host=web_host,
+            host=h.host,
         )
     try:  # before anything else: a port another process holds ends the hub at once
-        sock = listen(web_host, web_port) if web else None
+        sock = listen(h.host, h.port) if h.web else None
     except ListenError as err:
         log.error("cannot serve", why=str(err))
         raise typer.Exit(1) from None
-    store = EventStore.open(db)  # migrates to head first
+    hands = EventStore.open(h.store)  # migrates to head first
     try:
-        ingest = HubIngest(store, settings, parlour=parlour)
-        asyncio.run(_run(ingest, store, (data_dir, options, sock) if sock is not None else None))
+        ingest = HubIngest(hands, h.mqtt_settings(), parlour=settings.parlour)
+        web_parts = (settings.data_dir, options, sock) if sock is not None else None
+        asyncio.run(_run(ingest, hands, web_parts))
     finally:
-        store.close()
+        hands.close()

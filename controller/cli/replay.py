@@ -11,7 +11,8 @@ from controller.cli.json_input import MAX_CHARS, bounded_lines, loads
 from controller.json_bounds import JsonBoundsError
 from engine.round import CorruptLog, event_from_dict
 from engine.round.events import Event
-from engine.round.replay import check, describe, split_hands, steps
+from engine.round.narration import Lang, owner_text, seat_name
+from engine.round.replay import check, split_hands, steps
 
 cli = typer.Typer(add_completion=False)
 
@@ -45,6 +46,7 @@ def _read(path: Path) -> list[Event]:
 def replay(
     log: Annotated[Path, typer.Argument(help="An event log (JSON lines), one or more hands.")],
     quiet: Annotated[bool, typer.Option(help="Only each hand's settlement.")] = False,
+    lang: Annotated[Lang, typer.Option(help="The language of the steps: en or zh.")] = "en",
 ) -> None:
     """Re-fold a hand log: print each step and the settlement; exit 1 if it does not match."""
     try:
@@ -60,13 +62,14 @@ def replay(
             for n, (event, after) in enumerate(steps(hand)):
                 state = after
                 if not quiet or event.type in ("hand_started", "settled"):
-                    typer.echo(f"{n:4d}  {describe(event)}")
+                    typer.echo(f"{n:4d}  {owner_text(event, lang)}")
         except CorruptLog as err:
             _fail(str(err))
         assert state is not None
         if state.settlement is not None and not quiet:
             for line in state.settlement.lines:
-                typer.echo(f"      {line.payer} -> {line.payee}  {line.amount}  {line.reason}")
+                payer, payee = seat_name(line.payer, lang), seat_name(line.payee, lang)
+                typer.echo(f"      {payer} -> {payee}  {line.amount}  {line.reason}")
         problem = check(state)
         if problem is not None:
             bad += 1

@@ -46,6 +46,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--hands", type=_at_least_one, help="Stop after this many hands (default: never)."
     )
+    p.add_argument("--log-level", help="debug, info, warning or error (instead of [log] level).")
+    p.add_argument("--log-format", help="console or json (instead of [log] format).")
     p.add_argument(
         "--json",
         dest="as_json",
@@ -75,7 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the service; the exit status (2: bad options or settings)."""
     args = parser().parse_args(argv)  # exits 2 with the usage on a bad option
     try:
-        settings = load_config(args.config)
+        log = {"level": args.log_level, "format": args.log_format}
+        settings = load_config(args.config, {"log": {k: v for k, v in log.items() if v}})
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

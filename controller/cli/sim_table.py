@@ -16,12 +16,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
+from controller.config import LogSettings
+from controller.logs import configure_logging
 from controller.stop_signals import stop_on_signals
 from engine.tiles import NUM_KINDS, kind_name
 from firmware_bridge.registry import KindLabel
 from firmware_bridge.rfid.zones import ZoneMap
-from firmware_bridge.sim import IdleDriver, SimConfig, VirtualTable
+from firmware_bridge.sim import IdleDriver, SimSettings, VirtualTable
 
 cli = typer.Typer(add_completion=False)
 
@@ -78,7 +81,7 @@ def _print_human(info: dict[str, object]) -> None:
     typer.echo("the virtual table is running; Ctrl-C stops it")
 
 
-async def _run(config: SimConfig, zones_path: Path, as_json: bool) -> None:
+async def _run(config: SimSettings, zones_path: Path, as_json: bool) -> None:
     async with VirtualTable(config, IdleDriver()) as table:
         info = describe(table, zones_path)
         if as_json:
@@ -147,8 +150,17 @@ def sim_table(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print where to connect as one JSON line.")
     ] = False,
+    log_level: Annotated[str, typer.Option(help="debug, info, warning, error.")] = "warning",
+    log_format: Annotated[str, typer.Option(help="console or json.")] = "console",
 ) -> None:
     """Run the virtual table (board and readers) until Ctrl-C; print where to connect."""
+    try:
+        settings = LogSettings.model_validate({"level": log_level, "format": log_format})
+    except ValidationError as err:
+        first = err.errors()[0]
+        typer.echo(f"error: --log-{first['loc'][0]}: {first['msg']}", err=True)
+        raise typer.Exit(2) from None
+    configure_logging(settings.level, settings.format)
     if report is ReportChoice.change and codec is not CodecChoice.ref:
         typer.echo("error: --report change is for ref readers", err=True)
         raise typer.Exit(2)
@@ -163,7 +175,7 @@ def sim_table(
         link_dir.mkdir(parents=True, exist_ok=True)
     zone_map = ZoneMap.standard(centre_pool=centre_pool)
     zone_map.save(zones)
-    config = SimConfig(
+    config = SimSettings(
         seed=seed,
         kinds=KINDS,
         zones=zone_map,

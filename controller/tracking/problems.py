@@ -16,6 +16,7 @@ import structlog
 from controller.alerts import Alert, AlertKind, PublicAlert
 from controller.tracking.picture import TablePicture
 from engine.round.events import Event, WinRejected
+from engine.round.narration import seat_name
 from engine.round.state import SEATS, Phase, RoundState
 from engine.tiles import kind_name, kind_of
 from firmware_bridge.rfid.zones import Zone, ZoneKind
@@ -70,7 +71,9 @@ class TrackerAlerts:
         for e in events:
             if isinstance(e, WinRejected):
                 kind = AlertKind.XIANGGONG if e.code == "xianggong" else AlertKind.FALSE_WIN
-                self.now(Alert(PublicAlert(kind, e.seat), f"诈胡 {e.seat}号位: {e.reason}"))
+                self.now(
+                    Alert(PublicAlert(kind, e.seat), f"诈胡 {seat_name(e.seat, 'zh')}: {e.reason}")
+                )
 
     def check(self, st: RoundState | None, picture: TablePicture, now: float) -> None:
         """Alert what has stayed unexplained for the grace time; forget what resolved."""
@@ -111,7 +114,7 @@ def find_problems(st: RoundState, picture: TablePicture) -> dict[Hashable, Alert
             detail = (f" 多: {extra}" if extra else "") + (f" 少: {lack}" if lack else "")
             found[("xianggong", s)] = Alert(
                 PublicAlert(AlertKind.XIANGGONG, s, (picture.hand(s),), have=have, want=want),
-                f"相公：{s}号位手里有{have}张牌，应有{want}张{detail}",
+                f"相公：{seat_name(s, 'zh')}手里有{have}张牌，应有{want}张{detail}",
             )
     for t in picture.read_tiles():
         zs = picture.zones_of(t)

@@ -29,6 +29,7 @@ import structlog
 
 from controller.alerts import advice
 from engine.round.events import EVENT_TYPES
+from engine.round.narration import seat_name
 
 log = structlog.get_logger(__name__)
 
@@ -54,8 +55,15 @@ def _count_words(p: Mapping[str, Any]) -> tuple[str, str]:
     n = p.get("stack")
     dealer, wall = p.get("dealer"), p.get("wall_seat")
     rel = (wall - dealer) % 4 if isinstance(dealer, int) and isinstance(wall, int) else None
-    zh_wall = _REL_ZH[rel] if rel is not None else f"{wall}号位" if wall is not None else ""
-    en_wall = _REL_EN[rel] if rel is not None else f"seat {wall}'s" if wall is not None else ""
+    seat = wall if isinstance(wall, int) else None
+    zh_wall = _REL_ZH[rel] if rel is not None else seat_name(seat, "zh") if seat is not None else ""
+    en_wall = (
+        _REL_EN[rel]
+        if rel is not None
+        else f"{seat_name(seat, 'en')}'s"
+        if seat is not None
+        else ""
+    )
     match p.get("count_from"):
         case "tail":
             return f"从牌尾数第{n}墩", f"count {n} stacks from the tail"

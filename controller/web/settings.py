@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from controller.web.tokens import load_or_create_secret
 
 if TYPE_CHECKING:
-    from controller.config import TableConfig
+    from controller.config import TableSettings
 
 SECRET_FILE = "web_secret.key"
 
@@ -45,7 +45,7 @@ class WebAppSettings:
     (config ``web.brokers``): the CSP's connect-src and the pages' own check."""
 
     @classmethod
-    def from_config(cls, config: TableConfig) -> WebAppSettings:
+    def from_config(cls, config: TableSettings) -> WebAppSettings:
         """Parlour and table from the settings; the key kept in ``<data_dir>/web_secret.key``."""
         return cls(
             parlour=config.parlour,

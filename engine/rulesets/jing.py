@@ -57,6 +57,15 @@ class JingConfig(Section):
     discarded_zheng_multiplier: int = Field(default=1, ge=1)  # lianhua: ×4 each
     discarded_fu_multiplier: int = Field(default=1, ge=1)  # lianhua: ×2 each
 
+    def points(self, n: int) -> tuple[int, str]:
+        """f(n): what each other seat pays a seat whose jing count to n, and its words
+        (满精 from ``full_jing_at``, 冲关 n × (n − 3) from ``chongguan_at``, else n)."""
+        if self.full_jing_at and n >= self.full_jing_at:
+            return self.full_jing_score, f"满精 {n}精"
+        if n >= self.chongguan_at:
+            return n * (n - 3), f"冲关 {n}精 ×{n - 3}"
+        return n, f"{n}精"
+
 
 class WinConfig(Section):
     """胡计子: V = b × pattern × modifiers per payer."""
@@ -516,14 +525,6 @@ class JingRuleset(Ruleset):
 
     # --- jing ------------------------------------------------------------------------
 
-    def _f(self, n: int) -> tuple[int, str]:
-        j = self.preset.jing
-        if j.full_jing_at and n >= j.full_jing_at:
-            return j.full_jing_score, f"满精 {n}精"
-        if n >= j.chongguan_at:
-            return n * (n - 3), f"冲关 {n}精 ×{n - 3}"
-        return n, f"{n}精"
-
     def _jing_score(
         self,
         hand: FinishedHand,
@@ -548,7 +549,7 @@ class JingRuleset(Ruleset):
             for seat, n in enumerate(points):
                 if n == 0:
                     continue
-                amount, label = self._f(n)
+                amount, label = j.points(n)
                 if gang.get(seat):
                     amount += gang[seat]
                     label = f"{label} +杠精{gang[seat]}"

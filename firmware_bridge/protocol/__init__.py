@@ -13,7 +13,7 @@ from .framing import (
     FrameDecoder,
     encode_frame,
 )
-from .link import Link, LinkConfig, LinkCounters, LinkQueueFull, LinkState
+from .link import Link, LinkCounters, LinkQueueFull, LinkSettings, LinkState
 from .messages import (
     ButtonPress,
     DiceResult,
@@ -54,9 +54,9 @@ __all__ = [
     "Led",
     "LedMode",
     "Link",
-    "LinkConfig",
     "LinkCounters",
     "LinkQueueFull",
+    "LinkSettings",
     "LinkState",
     "MalformedMessage",
     "Message",

@@ -44,7 +44,7 @@ class LinkQueueFull(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class LinkConfig:
+class LinkSettings:
     window: int = MAX_WINDOW  # frames in flight, and frames we buffer out of order
     rto_initial: float = 0.25  # RFC 6298 says 1 s; a cable's round trip is milliseconds
     rto_min: float = 0.02
@@ -113,8 +113,8 @@ class _Outstanding:
 
 
 class Link:
-    def __init__(self, config: LinkConfig | None = None, *, session: int | None = None) -> None:
-        self.config = config or LinkConfig()
+    def __init__(self, config: LinkSettings | None = None, *, session: int | None = None) -> None:
+        self.config = config or LinkSettings()
         self._session = session if session is not None else (secrets.randbits(32) or 1)
         if not 1 <= self._session <= 0xFFFFFFFF:
             raise ValueError("session must be 1..2**32-1")

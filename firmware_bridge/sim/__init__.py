@@ -19,7 +19,7 @@ from firmware_bridge.sim.moves import (
 )
 from firmware_bridge.sim.ports import PtyPort, SimPort, TcpPort
 from firmware_bridge.sim.readers import VirtualReaderPort
-from firmware_bridge.sim.table import SimConfig, SimReaderPort, SimStats, VirtualTable
+from firmware_bridge.sim.table import SimReaderPort, SimSettings, SimStats, VirtualTable
 from firmware_bridge.sim.tiles import TileSet, make_uids
 
 __all__ = [
@@ -34,9 +34,9 @@ __all__ = [
     "PtyPort",
     "Rejection",
     "ScriptedDriver",
-    "SimConfig",
     "SimPort",
     "SimReaderPort",
+    "SimSettings",
     "SimStats",
     "TableModel",
     "TableView",

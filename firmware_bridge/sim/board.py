@@ -17,7 +17,7 @@ import random
 import time
 from collections.abc import Callable
 
-from firmware_bridge.protocol.link import Link, LinkConfig, LinkState
+from firmware_bridge.protocol.link import Link, LinkSettings, LinkState
 from firmware_bridge.protocol.messages import (
     MAX_UIDS,
     ButtonPress,
@@ -51,7 +51,7 @@ class VirtualBoard:
         on_command: Callable[[Message], None] | None = None,
     ) -> None:
         self.port = port
-        self.link = Link(LinkConfig(role=Role.SIMULATOR, software="mjtable-sim"), session=session)
+        self.link = Link(LinkSettings(role=Role.SIMULATOR, software="mjtable-sim"), session=session)
         self.rng = rng
         self.lift_reader = lift_reader
         self._clock = clock

@@ -64,7 +64,7 @@ class SimReaderPort:
 
 
 @dataclass(frozen=True)
-class SimConfig:
+class SimSettings:
     seed: int = 0
     kinds: Sequence[KindLabel] = DEFAULT_KINDS
     zones: ZoneMap = field(default_factory=ZoneMap.standard)
@@ -131,8 +131,8 @@ class SimStats:
 
 
 class VirtualTable:
-    def __init__(self, config: SimConfig | None = None, driver: Driver | None = None) -> None:
-        self.config = config = config or SimConfig()
+    def __init__(self, config: SimSettings | None = None, driver: Driver | None = None) -> None:
+        self.config = config = config or SimSettings()
         self.driver: Driver = driver or IdleDriver()
         self.rng = random.Random(config.seed)
         self.tiles = config.tile_set()

@@ -31,10 +31,12 @@ def alert_table(
     """The tracker harness, its alerts going the service's way (gate, store, outbox, live)."""
     holder: dict[str, Any] = {}
     # a hand is in progress (the service's stuck-hand check asks)
-    keeper = SimpleNamespace(store=store, hand_id=HAND_ID, in_progress=True)
+    keeper = SimpleNamespace(
+        store=store, hand_id=HAND_ID, in_progress=True, parlour="demo", table="t1"
+    )
     outlet = Outlet(Topics("demo", "t1"), live=live)
     sink = AlertSink(
-        keeper,  # type: ignore[arg-type]  # only its store, hand id and in_progress are used
+        keeper,  # type: ignore[arg-type]  # its store, hand id, in_progress, parlour, table
         outlet,
         window=window,
         metrics=metrics,

@@ -22,7 +22,7 @@ from controller.store import EventStore, StoredHand
 from controller.virtual_players import VirtualPlayers
 from engine.settlement import Settlement
 from firmware_bridge.rfid.zones import ZoneMap
-from firmware_bridge.sim import EndHand, Move, SimConfig, TableView, VirtualTable
+from firmware_bridge.sim import EndHand, Move, SimSettings, TableView, VirtualTable
 from firmware_bridge.sim.readers import ReportMode
 from tests.controller import fsync_shim
 from tests.controller.pi_cpu import at_pi_speed
@@ -288,7 +288,7 @@ async def play(
     fast = dict(FAST_SIM)
     if scan_interval is not None:
         fast["scan_interval"] = scan_interval
-    sim = SimConfig(
+    sim = SimSettings(
         seed=seed,
         kinds=KINDS,
         registry_path=work / "tags.json",

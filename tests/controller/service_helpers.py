@@ -16,7 +16,7 @@ from typing import Any
 
 import aiomqtt
 
-from controller.config import TableConfig, TrackerSettings
+from controller.config import TableSettings, TrackerSettings
 from controller.hand_keeper import HandKeeper
 from controller.runtime import RunOptions
 from controller.store import EventStore, StoredHand
@@ -49,8 +49,8 @@ def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "data"
 
 
-def config_for(data: Path, ruleset: str, mqtt_url: str, **extra: Any) -> TableConfig:
-    return TableConfig(
+def config_for(data: Path, ruleset: str, mqtt_url: str, **extra: Any) -> TableSettings:
+    return TableSettings(
         data_dir=data,
         ruleset={"id": ruleset},
         hardware={"virtual": True},

@@ -146,9 +146,10 @@ def test_a_missing_tile_and_a_wrong_count_say_seat_and_problem_only() -> None:
     t.tag_out(hand(2), tile)
     t.wait(GRACE + 1)
     said = {a.kind: a for a in t.alerts}
-    assert said[AlertKind.TILE_MISSING].public.message == "2号位少一张牌（hand:2没读到）"
+    # seat 2 is the third seat, 3号位 on its sticker; the zone keeps the config's name
+    assert said[AlertKind.TILE_MISSING].public.message == "3号位少一张牌（hand:2没读到）"
     count = said[AlertKind.XIANGGONG].public.message
-    assert count == "相公：2号位手里有12张牌，应有13张（少1张）"
+    assert count == "相公：3号位手里有12张牌，应有13张（少1张）"
     detail = said[AlertKind.TILE_MISSING].detail
     assert f"(tile {tile})" in detail and kind_name(kind_of(tile)) in detail
 
@@ -227,3 +228,14 @@ def test_code_that_publishes_never_reads_an_alert_detail(path: str) -> None:
         n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "detail"
     ]
     assert reads == [], f"{path} reads .detail at lines {reads}"
+
+
+def test_words_for_people_number_seats_as_their_stickers() -> None:
+    """Seat 0 is 1号位 in an alert and in the table display's roll prompt, as on the pages
+    (never 0号位, which no seat's sticker says)."""
+    from controller.alerts import PublicAlert
+    from controller.dealer_guide import short_text
+
+    assert PublicAlert(AlertKind.FALSE_WIN, 0).message == "诈胡：1号位"
+    assert PublicAlert(AlertKind.REFUSED, 3).message.startswith("4号位")
+    assert short_text({"step": "wait", "roller": 0}) == "请1号位掷骰"

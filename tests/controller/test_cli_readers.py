@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from firmware_bridge.registry import TagRegistry
-from firmware_bridge.sim import IdleDriver, ScriptedDriver, SimConfig, TakeFromWall, VirtualTable
+from firmware_bridge.sim import IdleDriver, ScriptedDriver, SimSettings, TakeFromWall, VirtualTable
 from firmware_bridge.sim.moves import Pause
 from firmware_bridge.sim.table import CodecName
 
@@ -36,7 +36,7 @@ async def _mjtable(*args: str) -> tuple[int, str, str]:
 @pytest.mark.parametrize("codec", ["a0", "iso15693"])
 def test_probe_finds_the_reader_and_shows_reads_per_antenna(codec: CodecName) -> None:
     moves = [TakeFromWall(p, _hand(p % 2)) for p in range(6)]  # antennas 1 and 2
-    table = VirtualTable(SimConfig(seed=2, codec=codec), ScriptedDriver(moves))
+    table = VirtualTable(SimSettings(seed=2, codec=codec), ScriptedDriver(moves))
 
     async def main() -> None:
         async with table:
@@ -80,7 +80,7 @@ def test_probe_finds_the_reader_and_shows_reads_per_antenna(codec: CodecName) ->
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("codec", ["a0", "iso15693"])
 def test_enroll_with_one_antenna_as_the_pad(codec: CodecName, tmp_path: Path) -> None:
-    table = VirtualTable(SimConfig(seed=3, codec=codec), IdleDriver())
+    table = VirtualTable(SimSettings(seed=3, codec=codec), IdleDriver())
     registry = tmp_path / "tags.json"
 
     async def main() -> None:

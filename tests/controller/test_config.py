@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import ConfigError, TableConfig, TrackerSettings, load_config
+from controller.config import ConfigError, TableSettings, TrackerSettings, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -204,7 +204,7 @@ def test_unreadable_or_broken_file(tmp_path: Path) -> None:
 
 
 def test_constructed_directly() -> None:
-    assert TableConfig(table="t3").table == "t3"
+    assert TableSettings(table="t3").table == "t3"
 
 
 def test_tracker_timings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

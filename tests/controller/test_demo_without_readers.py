@@ -37,7 +37,7 @@ async def _play_and_listen(broker: Mosquitto, data: Path) -> tuple[int, str, lis
 
         listener = asyncio.create_task(listen())
         cmd = [sys.executable, "-m", "controller.cli", "demo", "--readers", "none"]
-        cmd += ["--hands", str(HANDS), "--mqtt", broker.url, "--data", str(data)]
+        cmd += ["--hands", str(HANDS), "--mqtt", broker.url, "--data-dir", str(data)]
         cmd += ["--port", str(free_local_port()), "--seed", "11", "--json"]
         proc = await asyncio.create_subprocess_exec(
             *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE

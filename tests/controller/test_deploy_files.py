@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from controller.cli import hub as hub_cli
+from controller.config import HubSettings, env_name
 
 pytestmark = pytest.mark.timeout(60)
 DEPLOY = Path(__file__).parents[2] / "deploy"
@@ -64,20 +64,20 @@ def test_compose_file() -> None:
     build = hub["build"]
     dockerfile = (DEPLOY / "hub" / build["context"] / build["dockerfile"]).resolve()
     assert dockerfile.exists()
-    source = Path(hub_cli.__file__).read_text()
+    read = {env_name(("hub", f)) for f in HubSettings.model_fields} | {
+        env_name(loc) for loc in (("parlour",), ("data_dir",), ("log", "level"), ("log", "format"))
+    }
     for variable in hub["environment"]:
-        assert f'envvar="{variable}"' in source, variable
-    assert hub["environment"]["MJTABLE_HUB_DB"].startswith("postgresql+psycopg://")
-    assert "@postgres:5432/" in hub["environment"]["MJTABLE_HUB_DB"]
-    assert hub["environment"]["MJTABLE_HUB_MQTT"] == "mqtt://mosquitto:1883"
+        assert variable in read, variable
+    env = hub["environment"]
+    assert env["MJTABLE_HUB__STORE"].startswith("postgresql+psycopg://")
+    assert "@postgres:5432/" in env["MJTABLE_HUB__STORE"]
+    assert env["MJTABLE_HUB__MQTT"] == "mqtt://mosquitto:1883"
+    assert hub["ports"] == [f"${{HUB_PORT:-8080}}:{env['MJTABLE_HUB__PORT']}"]
     example = (DEPLOY / "hub" / "hub.env.example").read_text()
-    for needed in (
-        "POSTGRES_PASSWORD",
-        "PGPASSWORD",
-        "MJTABLE_HUB_PARLOUR",
-        "MJTABLE_HUB_MQTT_PASSWORD",
-    ):
+    for needed in ("POSTGRES_PASSWORD", "PGPASSWORD", "MJTABLE_PARLOUR", "MJTABLE_HUB__PASSWORD"):
         assert f"{needed}=" in example
+        assert needed in read or not needed.startswith("MJTABLE_")
     # What the image copies exists, and it runs `mjtable hub`.
     text = dockerfile.read_text()
     for copied in re.findall(r"^COPY (.+) \S+$", text, re.M):

@@ -24,6 +24,7 @@ from controller.mqtt.flat import CONTRACT_VERSION, NO_ALERT, from_hand, from_sco
 from engine.hand import MeldType
 from engine.round.events import Event, Exhausted, JingFlipped, Shuffled, WinDeclared
 from engine.round.fold import evolve
+from engine.round.narration import texts
 from engine.round.projection import public_view
 from engine.round.state import RoundState
 from engine.tiles import kind_name, kind_of
@@ -159,6 +160,8 @@ def test_no_secret_reaches_a_public_topic(mosquitto: Mosquitto, tmp_path: Path) 
             seq, event = payload["seq"], payload["event"]
             seen_seq[f.hand_id] = seq
             assert event == f.log[seq].public_dict()
+            # the words a display shows and a loudspeaker says: the public ones
+            assert payload["text"] == texts(f.log[seq], public=True)
             if seq < f.over_at:
                 hidden = _tiles_named(event) - f.face_up[seq]
                 assert not hidden, f"{event} names concealed tiles {hidden}"

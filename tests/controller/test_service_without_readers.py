@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import TableConfig
+from controller.config import TableSettings
 from controller.runtime import running
 from controller.staff_acts import DiceButton, Look, StaffRequest, StaleRequest, desk, handle
 from controller.table_inputs import DicePress
@@ -29,7 +29,7 @@ FOUR_SEATS = [
 ]
 
 
-def _without_readers(mosquitto: Mosquitto, tmp_path: Path) -> TableConfig:
+def _without_readers(mosquitto: Mosquitto, tmp_path: Path) -> TableSettings:
     plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
     hardware = plain.hardware.model_validate({"virtual": True, "readers": "none"})
     return plain.model_copy(update={"hardware": hardware})

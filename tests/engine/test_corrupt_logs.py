@@ -14,7 +14,8 @@ import pytest
 
 from engine.round import CorruptLog, event_from_dict, fold
 from engine.round.events import DiceRolled, HandStarted
-from engine.round.replay import check, describe, split_hands, steps
+from engine.round.narration import owner_text, public_text
+from engine.round.replay import check, split_hands, steps
 from engine.simulation import play_session
 from tests.engine.round_helpers import RULESETS
 
@@ -226,7 +227,7 @@ def _replayed(logs: Iterable[list[dict[str, Any]]]) -> Counter[str]:
             try:
                 state = None
                 for event, after in steps(hand):
-                    assert describe(event)
+                    assert owner_text(event) and public_text(event)
                     state = after
             except CorruptLog as err:
                 assert str(err)

@@ -599,3 +599,15 @@ def test_random_hands_settle_to_zero_deterministically(
     refused = {ln.payer for ln in first.lines if ln.code == "false_win"}
     assert paid_winners <= winners
     assert paid_winners or refused  # a refused win is 诈胡, never silently dropped
+
+
+def test_jing_points_below_at_and_beyond_chongguan_and_full_jing() -> None:
+    """f(n), the jing points (docs/rules/jing-family.md): n, then n × (n − 3) from 冲关,
+    then the 满精 score where a preset has one."""
+    from engine.rulesets.jing import JingConfig
+
+    j = JingConfig()
+    assert [j.points(n)[0] for n in range(1, 8)] == [1, 2, 3, 4, 10, 18, 28]
+    assert j.points(5)[1] == "冲关 5精 ×2" and j.points(2)[1] == "2精"
+    full = JingConfig(full_jing_at=10, full_jing_score=100)
+    assert full.points(9) == (54, "冲关 9精 ×6") and full.points(12) == (100, "满精 12精")

@@ -326,8 +326,8 @@ def test_live_totals_equal_a_recount_of_the_log(seed: int, ruleset: str) -> None
 
 
 def test_each_act_reads_as_a_line_with_who_and_why() -> None:
-    from engine.round.replay import describe
+    from engine.round.narration import owner_text
 
     _, state, _ = _mid_hand()
     (e,) = adjust(state, AUDIT, 0, 3, 12)
-    assert describe(e) == "staff ann: seat 0 pays seat 3 12 (adjustment) — reader 3 silent"
+    assert owner_text(e, "en") == "staff ann: seat 1 pays seat 4 12 (adjustment) — reader 3 silent"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import cast
 
-from firmware_bridge.protocol import Link, LinkConfig, LinkState, Role
+from firmware_bridge.protocol import Link, LinkSettings, LinkState, Role
 
 from ..firmware_bridge.lossy_channel import Damage, Simulation
 from ..firmware_bridge.test_link_lossy import COUNT, _messages
@@ -45,7 +45,7 @@ def _exchange(sim: Simulation, count: int, *, limit: float) -> None:
 
 
 def test_10k_messages_each_way_c_board_python_host_damaged_line() -> None:
-    host = Link(LinkConfig(role=Role.HOST), session=0x1111)
+    host = Link(LinkSettings(role=Role.HOST), session=0x1111)
     board = CLink(session=0x2222)
     sim = _simulation(host, board, 20240601, Damage(0.01, 0.01, 0.01))
     _exchange(sim, COUNT, limit=3600.0)
@@ -68,12 +68,12 @@ def test_c_link_against_itself_damaged_line() -> None:
 
 
 def test_host_restarts_mid_session_at_least_once_then_exactly_once() -> None:
-    host = Link(LinkConfig(role=Role.HOST), session=0x1111)
+    host = Link(LinkSettings(role=Role.HOST), session=0x1111)
     board = CLink(session=0x2222)
     sim = _simulation(host, board, 3, Damage())
     _exchange(sim, 200, limit=60.0)
     # The host process restarts: a new session, nothing remembered.
-    sim.a = Link(LinkConfig(role=Role.HOST), session=0x3333)
+    sim.a = Link(LinkSettings(role=Role.HOST), session=0x3333)
     sim.got_a.clear()
     board.send(_messages("board", 1)[0], sim.now)
     sim.run_until(lambda: sim.a.state is LinkState.UP and sim.got_a and board.idle, limit=30.0)
@@ -83,7 +83,7 @@ def test_host_restarts_mid_session_at_least_once_then_exactly_once() -> None:
 
 
 def test_host_that_never_acks_fails_the_link_keeps_messages_and_recovers() -> None:
-    host = Link(LinkConfig(role=Role.HOST), session=0x1111)
+    host = Link(LinkSettings(role=Role.HOST), session=0x1111)
     board = CLink(session=0x2222)
     sim = _simulation(host, board, 4, Damage())
     sim.run_until(lambda: board.state is LinkState.UP and host.state is LinkState.UP, limit=10)
@@ -103,7 +103,7 @@ def test_host_that_never_acks_fails_the_link_keeps_messages_and_recovers() -> No
 
 def test_simultaneous_start_and_late_host_converge() -> None:
     board = CLink(session=0x2222)
-    host = Link(LinkConfig(role=Role.HOST), session=0x1111)
+    host = Link(LinkSettings(role=Role.HOST), session=0x1111)
     sim = _simulation(host, board, 5, Damage())
     sim.ab.connected = sim.ba.connected = False
     sim.run_until(lambda: sim.now > 5.0, limit=10.0)  # board alone: backing-off hellos

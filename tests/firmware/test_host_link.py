@@ -23,7 +23,7 @@ from firmware_bridge.protocol import (
     DiceRoll,
     DisplayText,
     Link,
-    LinkConfig,
+    LinkSettings,
     LinkState,
     Message,
     Role,
@@ -44,19 +44,19 @@ BAUD = 1_152_000
 RTO_MIN, RTO_INITIAL, RTO_MAX = 5, 20, 50
 PTY_FIRMWARE = ("--rto-min", str(RTO_MIN), "--rto-initial", str(RTO_INITIAL))
 PTY_FIRMWARE += ("--rto-max", str(RTO_MAX))
-PTY_HOST = LinkConfig(
+PTY_HOST = LinkSettings(
     role=Role.HOST,
     rto_min=RTO_MIN / 1000,
     rto_initial=RTO_INITIAL / 1000,
     rto_max=RTO_MAX / 1000,
     hello_interval_max=RTO_MAX / 1000,
 )
-DEFAULT_TIMER: tuple[tuple[str, ...], LinkConfig] = ((), LinkConfig(role=Role.HOST))
+DEFAULT_TIMER: tuple[tuple[str, ...], LinkSettings] = ((), LinkSettings(role=Role.HOST))
 PTY_TIMER = (PTY_FIRMWARE, PTY_HOST)
 
 
 def _run(
-    damage: Damage, count: int, seed: int, timer: tuple[tuple[str, ...], LinkConfig]
+    damage: Damage, count: int, seed: int, timer: tuple[tuple[str, ...], LinkSettings]
 ) -> tuple[Link, dict[str, int], list[Message]]:
     rng = random.Random(seed)
     fw_args, host_config = timer
@@ -113,7 +113,7 @@ def test_board_application_on_a_pty_with_its_console_on_stdio() -> None:
     """Without --echo the host build runs the board application: panel lines on stdin,
     what the board displays on stdout — the same code the STM32 runs behind its UARTs."""
     fw = HostFirmware(stdin=subprocess.PIPE)
-    link = Link(LinkConfig(role=Role.HOST), session=0x4444)
+    link = Link(LinkSettings(role=Role.HOST), session=0x4444)
     clean = Damage()
     to_fw = LossyChannel(random.Random(1), clean, baud=BAUD, latency=0.001)
     from_fw = LossyChannel(random.Random(2), clean, baud=BAUD, latency=0.001)

@@ -20,7 +20,7 @@ from firmware_bridge.protocol import (
     Led,
     LedMode,
     Link,
-    LinkConfig,
+    LinkSettings,
     SeatButton,
     Status,
     TableState,
@@ -45,7 +45,7 @@ async def _exercise(qemu: QemuBoard) -> None:
     board = FirmwareBoard(qemu, None)
     await board.start()
     try:
-        async with asyncio.timeout(60), LinkTransport(qemu.link_url, Link(LinkConfig())) as host:
+        async with asyncio.timeout(60), LinkTransport(qemu.link_url, Link(LinkSettings())) as host:
             await host.wait_up()
             assert await host.recv() == Status(TableState.IDLE)
             session = host.link.peer_session
@@ -93,7 +93,7 @@ async def _exercise(qemu: QemuBoard) -> None:
         raw.close()
         assert counters["oversize"] >= 1 and counters["bad_cobs"] > 20
         assert counters["resyncs"] > 50 and counters["buttons_lost"] == 0
-        async with asyncio.timeout(60), LinkTransport(qemu.link_url, Link(LinkConfig())) as host:
+        async with asyncio.timeout(60), LinkTransport(qemu.link_url, Link(LinkSettings())) as host:
             await host.wait_up()
             assert host.link.peer_session == session  # the same boot: no reset
             board.press(0, SeatButton.WIN)

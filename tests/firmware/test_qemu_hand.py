@@ -21,7 +21,7 @@ import pytest
 from controller.runtime import KINDS
 from controller.store import EventStore
 from controller.virtual_players import VirtualPlayers
-from firmware_bridge.sim import SimConfig, VirtualTable
+from firmware_bridge.sim import SimSettings, VirtualTable
 from tests.controller.external_service import ROOT, hang_report, table_toml
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.pi_cpu import at_pi_speed
@@ -54,7 +54,7 @@ async def _play(
     `reader_line`: the virtual reader bus is wired to the board's reader UART through it,
     both of the board's lines at their rate, and the service opens no reader port."""
     work.mkdir(parents=True, exist_ok=True)
-    sim = SimConfig(
+    sim = SimSettings(
         seed=SEED, kinds=KINDS, registry_path=work / "tags.json", lift_reader=False, **FAST_SIM
     )
     if reader_line is not None:

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from firmware_bridge.protocol.link import Link, LinkConfig
+from firmware_bridge.protocol.link import Link, LinkSettings
 from firmware_bridge.protocol.transport import LinkTransport
 from firmware_bridge.rfid.inventory import TagIn, TagOut
 from firmware_bridge.rfid.zones import Zone, ZoneKind
@@ -44,7 +44,7 @@ def bridge_for(
     """A bridge opening every device the table exposes, reconnecting quickly."""
     lines = [p.line() for p in table.readers]
     readers = open_readers(lines, backoff_initial=0.02, backoff_max=0.2)
-    board = LinkTransport(table.board_url, Link(LinkConfig()), backoff_initial=0.02)
+    board = LinkTransport(table.board_url, Link(LinkSettings()), backoff_initial=0.02)
     return TableBridge(
         table.config.zones,
         board=board,

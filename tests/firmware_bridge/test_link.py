@@ -13,8 +13,8 @@ from firmware_bridge.protocol import (
     Heartbeat,
     Hello,
     Link,
-    LinkConfig,
     LinkQueueFull,
+    LinkSettings,
     LinkState,
     Message,
     MessageType,
@@ -22,11 +22,11 @@ from firmware_bridge.protocol import (
     encode_frame,
 )
 
-CONFIG = LinkConfig(rto_initial=0.1, rto_min=0.02, rto_max=1.0, max_retransmits=4)
+CONFIG = LinkSettings(rto_initial=0.1, rto_min=0.02, rto_max=1.0, max_retransmits=4)
 
 
 def _pair() -> tuple[Link, Link]:
-    return Link(CONFIG, session=0xA), Link(LinkConfig(role=Role.TABLE_BOARD), session=0xB)
+    return Link(CONFIG, session=0xA), Link(LinkSettings(role=Role.TABLE_BOARD), session=0xB)
 
 
 def _text(i: int) -> DisplayText:
@@ -184,7 +184,7 @@ def test_peer_restart_renumbers_and_resends_unacked() -> None:
     for i in range(3):
         a.send(_text(i), 1.0)
     b.receive_bytes(a.poll(1.0), 1.0)  # b got them, but its acks are lost in the crash
-    b2 = Link(LinkConfig(role=Role.TABLE_BOARD), session=0xB2)
+    b2 = Link(LinkSettings(role=Role.TABLE_BOARD), session=0xB2)
     wire2 = Wire(a, b2)
     wire2.exchange(2.0, rounds=20)
     assert a.counters.peer_restarts == 1
@@ -251,7 +251,7 @@ def test_incompatible_version_is_counted_not_accepted() -> None:
 
 
 def test_send_rejects_link_messages_and_overflow() -> None:
-    a = Link(LinkConfig(max_queue=2), session=1)
+    a = Link(LinkSettings(max_queue=2), session=1)
     with pytest.raises(ValueError):
         a.send(Heartbeat(0), 0.0)
     with pytest.raises(ValueError):

@@ -9,7 +9,7 @@ from firmware_bridge.protocol import (
     DisplayText,
     Inventory,
     Link,
-    LinkConfig,
+    LinkSettings,
     LinkState,
     Message,
     Role,
@@ -42,8 +42,8 @@ def _messages(side: str, count: int) -> list[Message]:
 def test_10k_messages_each_way_exactly_once_in_order_over_damaged_line() -> None:
     rng = random.Random(20240601)
     damage = Damage(corrupt_byte=0.01, drop_frame=0.01, duplicate_frame=0.01)
-    a = Link(LinkConfig(role=Role.HOST), session=0x1111)
-    b = Link(LinkConfig(role=Role.TABLE_BOARD), session=0x2222)
+    a = Link(LinkSettings(role=Role.HOST), session=0x1111)
+    b = Link(LinkSettings(role=Role.TABLE_BOARD), session=0x2222)
     sim = Simulation(a, b, rng, damage)
     to_b, to_a = _messages("pi", COUNT), _messages("board", COUNT)
     sent = {"a": 0, "b": 0}

@@ -13,7 +13,7 @@ import pytest
 from firmware_bridge.rfid.events import ReaderAlert
 from firmware_bridge.rfid.inventory import TagIn, TagOut
 from firmware_bridge.rfid.zones import Zone, ZoneKind
-from firmware_bridge.sim import MoveTag, ScriptedDriver, SimConfig, VirtualTable
+from firmware_bridge.sim import MoveTag, ScriptedDriver, SimSettings, VirtualTable
 from firmware_bridge.sim.table import CodecName
 from firmware_bridge.table_events import DeviceState, ReaderBack, ReaderSilent
 
@@ -38,7 +38,7 @@ MELDS_0 = Zone(ZoneKind.MELDS, 0)
 @pytest.mark.parametrize("codec", ["a0", "iso15693"])
 def test_misses_and_border_reads_report_only_real_moves(codec: CodecName) -> None:
     driver = ScriptedDriver(deal(4))
-    config = SimConfig(seed=5, codec=codec, misread_rate=0.05, border_rate=0.02, drop_rate=0.05)
+    config = SimSettings(seed=5, codec=codec, misread_rate=0.05, border_rate=0.02, drop_rate=0.05)
     table = VirtualTable(config, driver)
     assert [(r.address, r.reader_ids) for r in table.readers] == [
         (1, tuple(range(1, 9))),
@@ -93,7 +93,7 @@ def test_a_reader_unplugged_mid_hand_reads_nothing_until_it_comes_back(
 ) -> None:
     driver = ScriptedDriver(deal(2))
     # Stable names, as udev makes them: a replugged pty gets a new /dev/pts number.
-    table = VirtualTable(SimConfig(seed=8, codec=codec, link_dir=tmp_path), driver)
+    table = VirtualTable(SimSettings(seed=8, codec=codec, link_dir=tmp_path), driver)
     mark_tags = 0
 
     async def scenario() -> None:
@@ -145,7 +145,7 @@ def test_a_reader_unplugged_mid_hand_reads_nothing_until_it_comes_back(
 @pytest.mark.timeout(90)
 def test_a_missing_antenna_and_a_hung_reader_raise_alerts_naming_them() -> None:
     driver = ScriptedDriver(deal(1))
-    table = VirtualTable(SimConfig(seed=9, codec="a0"), driver)
+    table = VirtualTable(SimSettings(seed=9, codec="a0"), driver)
 
     async def scenario() -> None:
         async with running(table) as log:

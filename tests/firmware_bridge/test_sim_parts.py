@@ -19,7 +19,7 @@ from firmware_bridge.sim import (
     Move,
     MoveTag,
     ScriptedDriver,
-    SimConfig,
+    SimSettings,
     TableModel,
     TableView,
     TakeFromWall,
@@ -128,7 +128,7 @@ class _FailingOnce:
 @pytest.mark.timeout(60)
 def test_the_table_survives_a_failing_driver_and_reports_refused_moves() -> None:
     driver = _FailingOnce([TakeFromWall(200, HAND_0), TakeFromWall(0, HAND_0)])
-    table = VirtualTable(SimConfig(seed=1, reader_ports=(), idle_interval=0.02), driver)
+    table = VirtualTable(SimSettings(seed=1, reader_ports=(), idle_interval=0.02), driver)
 
     async def scenario() -> None:
         async with asyncio.timeout(30), table:

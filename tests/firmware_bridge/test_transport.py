@@ -23,7 +23,7 @@ from firmware_bridge.protocol import (
     DisplayText,
     Inventory,
     Link,
-    LinkConfig,
+    LinkSettings,
     LinkState,
     Message,
     Role,
@@ -121,11 +121,11 @@ def _board_msg(i: int) -> Message:
 def test_pty_round_trip_and_replug_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     async def scenario() -> None:
         stable = tmp_path / "ttyMJTABLE"  # like /dev/serial/by-id/...
-        board = PtyBoard(Link(LinkConfig(role=Role.TABLE_BOARD), session=0xB0A2D))
+        board = PtyBoard(Link(LinkSettings(role=Role.TABLE_BOARD), session=0xB0A2D))
         board.plug(stable)
         transport = LinkTransport(
             str(stable),
-            Link(LinkConfig(role=Role.HOST), session=0x9191),
+            Link(LinkSettings(role=Role.HOST), session=0x9191),
             backoff_initial=0.02,
             backoff_max=0.2,
         )
@@ -169,7 +169,7 @@ def test_pty_round_trip_and_replug_loses_and_duplicates_nothing(tmp_path: Path) 
 def test_transport_waits_for_a_device_that_is_not_there_yet(tmp_path: Path) -> None:
     async def scenario() -> None:
         stable = tmp_path / "ttyLATE"
-        board = PtyBoard(Link(LinkConfig(role=Role.TABLE_BOARD), session=0x1A7E))
+        board = PtyBoard(Link(LinkSettings(role=Role.TABLE_BOARD), session=0x1A7E))
         received: list[Message] = []
         transport = LinkTransport(
             str(stable),
@@ -204,7 +204,7 @@ def test_loop_url_talks_to_itself() -> None:
 @pytest.mark.timeout(60)
 def test_socket_url_reaches_a_peer_link() -> None:
     async def scenario() -> None:
-        peer = Link(LinkConfig(role=Role.SIMULATOR), session=0x50C)
+        peer = Link(LinkSettings(role=Role.SIMULATOR), session=0x50C)
         peer_got: list[Message] = []
 
         async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

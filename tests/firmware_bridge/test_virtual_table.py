@@ -23,7 +23,7 @@ from firmware_bridge.sim import (
     MoveTag,
     PressButton,
     ScriptedDriver,
-    SimConfig,
+    SimSettings,
     VirtualTable,
 )
 from firmware_bridge.table_events import (
@@ -49,7 +49,7 @@ PRESSES = 40  # enough board frames that a 10 % lossy line surely loses some
 def test_bridge_sees_status_lift_order_and_every_move(tmp_path: Path) -> None:
     driver = ScriptedDriver(deal(3))
     registry = tmp_path / "registry.json"
-    table = VirtualTable(SimConfig(seed=7, registry_path=registry), driver)
+    table = VirtualTable(SimSettings(seed=7, registry_path=registry), driver)
 
     async def scenario() -> None:
         async with running(table) as log:
@@ -102,7 +102,7 @@ def _t(tags: list[TagIn | TagOut], kind: type, zone: Zone, uid: bytes) -> float:
 @pytest.mark.parametrize("codec", ["ref", "hf"])
 def test_misreads_and_a_lossy_line_report_only_real_moves(codec: CodecName) -> None:
     driver = ScriptedDriver(deal(4))
-    config = SimConfig(seed=3, codec=codec, misread_rate=0.15, drop_rate=0.1)
+    config = SimSettings(seed=3, codec=codec, misread_rate=0.15, drop_rate=0.1)
     table = VirtualTable(config, driver)
 
     async def scenario() -> None:
@@ -150,7 +150,7 @@ def test_an_unplugged_reader_is_reported_silent_its_tags_go_out_and_come_back(
     tmp_path: Path,
 ) -> None:
     driver = ScriptedDriver(deal(2))
-    table = VirtualTable(SimConfig(seed=11, link_dir=tmp_path), driver)
+    table = VirtualTable(SimSettings(seed=11, link_dir=tmp_path), driver)
     hand0_reader = next(i for i, r in enumerate(table.readers) if r.reader_ids == (1,))
     url = table.readers[hand0_reader].port.url
     assert url == str(tmp_path / "reader-1")
@@ -195,7 +195,7 @@ def _states(events: list[DeviceState], device: str) -> list[str]:
 @pytest.mark.timeout(60)
 def test_dice_display_led_and_a_new_hand() -> None:
     driver = ScriptedDriver(deal(1))
-    table = VirtualTable(SimConfig(seed=5, codec="ref", bus=True), driver)
+    table = VirtualTable(SimSettings(seed=5, codec="ref", bus=True), driver)
 
     async def scenario() -> None:
         async with running(table) as log:
@@ -233,7 +233,7 @@ def test_the_machine_shuffles_once_no_reader_names_a_tile_of_the_last_hand() -> 
     taken away for its own debounce. The virtual table, much quicker, waits for the readers
     to let go before it reports SHUFFLING, as a real one would be long past them."""
     driver = ScriptedDriver(deal(2))
-    table = VirtualTable(SimConfig(seed=4, codec="ref", report="change", scan_interval=0.02))
+    table = VirtualTable(SimSettings(seed=4, codec="ref", report="change", scan_interval=0.02))
     table.driver = driver
     holding_at_shuffle: list[bool] = []
     set_state = table.board.set_state
@@ -269,7 +269,7 @@ def test_the_machine_shuffles_once_no_reader_names_a_tile_of_the_last_hand() -> 
 def test_socket_urls_and_a_centre_pool() -> None:
     zones = ZoneMap.standard(centre_pool=True)
     driver = ScriptedDriver(deal(1))
-    table = VirtualTable(SimConfig(seed=2, zones=zones, transport="socket"), driver)
+    table = VirtualTable(SimSettings(seed=2, zones=zones, transport="socket"), driver)
 
     async def scenario() -> None:
         async with running(table) as log:

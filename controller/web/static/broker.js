@@ -105,7 +105,7 @@ const MJBroker = (() => {
       let payload;
       try { payload = JSON.parse(text); } catch { return; }
       if (name === "events" && payload && payload.event) {
-        payload = { ...payload.event, hand_id: payload.hand_id, seq: payload.seq };
+        payload = { ...payload.event, hand_id: payload.hand_id, seq: payload.seq, text: payload.text };
       }
       const cleaned = MJ.cleaned(name, payload);
       if (name === "seats") MJ.setNames(cleaned.seats);

@@ -298,7 +298,8 @@ const MJ = (() => {
     },
     events(v) {
       const p = obj(v);
-      return { type: str(p.type, 32), seat: seatNo(p.seat), tile: int(p.tile, 0, 135), hand_id: handId(p.hand_id) };
+      return { type: str(p.type, 32), seat: seatNo(p.seat), tile: int(p.tile, 0, 135), hand_id: handId(p.hand_id),
+        text: p.text ? texts(p.text, 300) : null };
     },
     alerts(v) {
       const p = obj(v);

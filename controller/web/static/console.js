@@ -24,11 +24,10 @@
       undo: "撤销最后一步", done: "已完成", read: "读卡器所见", seat: "座位", tiles: "张",
       discards: "弃牌", jing: "精", chow: "吃", pung: "碰", kong_exposed: "明杠",
       kong_concealed: "暗杠", kong_added: "加杠", meld_from: "吃碰自", editing: "正在编辑",
-      finished_by_staff: "手动结束", win_corrected: "更正和牌", penalty_applied: "罚分",
-      adjusted: "调整", hand_voided: "作废", staff_undone: "撤销", correct: "更正胡家手牌",
+      correct: "更正胡家手牌",
       add_winner: "加胡家（一炮多响）", more_winner: "另一胡家", others: "其他座位（读卡器未见时录入）",
       enter_seat: "录入此座", indicator: "翻出的精牌", hand_only: "手牌", enter_flip: "录入翻精",
-      flip_entered: "录入翻精", dice: "掷骰子（下一局）",
+      dice: "掷骰子（下一局）",
       seats: "入座（两局之间）", guest: "客人", sit: "入座", seat_acts: "最近入座记录", card: "会员卡",
     },
     en: {
@@ -48,13 +47,11 @@
       no_acts: "No acts this hand", undo: "Undo the last act", done: "Done", read: "As read",
       seat: "Seat", tiles: "tiles", discards: "Discards", jing: "Jing", chow: "Chow", pung: "Pung",
       kong_exposed: "Kong", kong_concealed: "Concealed kong", kong_added: "Added kong",
-      meld_from: "claimed from", editing: "editing", finished_by_staff: "finished by hand",
-      win_corrected: "win corrected", penalty_applied: "penalty", adjusted: "adjustment",
-      hand_voided: "void", staff_undone: "undo", correct: "Correct the winner's tiles",
+      meld_from: "claimed from", editing: "editing", correct: "Correct the winner's tiles",
       add_winner: "Another winner (same discard)", more_winner: "Another winner",
       others: "Other seats (entered where no reader saw them)", enter_seat: "Enter this seat",
       indicator: "Flipped tile (精)", hand_only: "Hand", enter_flip: "Enter the flip",
-      flip_entered: "flip entered", dice: "Roll the dice (next hand)",
+      dice: "Roll the dice (next hand)",
       seats: "Seats (between hands)", guest: "Guest", sit: "Seat", seat_acts: "Latest seat acts", card: "member card",
     },
   };
@@ -605,8 +602,8 @@
       el("div", { class: "staff-seats" }, seats), settlementView(p.settlement) || "");
     const acts = Array.isArray(v.acts) ? v.acts.slice(-50) : [];
     $("staff-acts").replaceChildren(...(acts.length ? acts.map((a) => el("li", { "data-act": MJ.str(a.type, 32) },
-      `${T(MJ.str(a.type, 32))} · ${MJ.str(a.by, 64)} (${MJ.str(a.role, 10)})`,
-      a.reason ? ` · ${MJ.str(a.reason, 500)}` : "")) : [el("li", { class: "muted" }, T("no_acts"))]));
+      a.text && typeof a.text === "object" ? MJ.str(a.text[MJ.lang()] || a.text.zh, 700) : MJ.str(a.type, 32)))
+      : [el("li", { class: "muted" }, T("no_acts"))]));
     $("undo").disabled = !acts.length;
     // a declared 胡 lies face up: its tiles can be corrected until the next hand starts
     $("fin-correct").disabled = !(Array.isArray(v.winners_read) && v.winners_read.length);

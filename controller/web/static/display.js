@@ -71,23 +71,12 @@
     ];
   }
 
-  function describeEvent(e) {
-    if (!e || !e.type) return "";
-    const who = e.seat !== null ? MJ.seatName(e.seat, S.hand ? S.hand.dealer : null) : "";
-    const zh = MJ.lang() === "zh";
-    const tile = (id) => (id === undefined || id === null ? "" : MJ.tileName(Math.floor(id / 4)));
-    switch (e.type) {
-      case "discarded": return zh ? `${who} 打出 ${tile(e.tile)}` : `${who} discards ${tile(e.tile)}`;
-      case "chowed": return zh ? `${who} 吃 ${tile(e.tile)}` : `${who} chows ${tile(e.tile)}`;
-      case "punged": return zh ? `${who} 碰 ${tile(e.tile)}` : `${who} pungs ${tile(e.tile)}`;
-      case "konged": return zh ? `${who} 杠` : `${who} kong`;
-      case "win_declared": return zh ? `${who} 胡了！` : `${who} wins!`;
-      case "win_rejected": return zh ? `${who} 诈胡` : `${who}: false win`;
-      case "jing_flipped": return zh ? `翻精：${tile(e.tile)}` : `Flipped: ${tile(e.tile)}`;
-      case "exhausted": return MJ.t("draw");
-      case "drew": return zh ? `${who} 摸牌` : `${who} draws`;
-      default: return "";
-    }
+  // the claim window's passes would hide the discard they answer
+  const QUIET = ["passed", "claims_resolved"];
+
+  /** The event in words, as the service wrote them (engine.round.narration's public text). */
+  function eventText(e) {
+    return e && e.text ? e.text[MJ.lang()] || e.text.zh : "";
   }
 
   function renderTable() {
@@ -106,7 +95,7 @@
     $("wall-big").textContent = h && h.live !== null && h.live !== undefined ? h.live : "—";
     $("wall-big").dataset.unit = h && h.live !== null && h.live !== undefined ? MJ.t("tiles") : "";
     $("phase").textContent = h ? (h.phase ? MJ.t("phase_" + h.phase) : "") : (S.status && S.status.state === "offline" ? MJ.t("offline") : MJ.t("waiting"));
-    $("last-action").textContent = S.last && sameHand(S.last) ? describeEvent(S.last) : "";
+    $("last-action").textContent = S.last && sameHand(S.last) ? eventText(S.last) : "";
   }
 
   function renderSettlement() {
@@ -151,7 +140,7 @@
   function onMessage(topic, payload) {
     if (payload === null) return; // not a topic of the display
     switch (topic) {
-      case "events": S.last = payload; break;
+      case "events": if (!QUIET.includes(payload.type)) S.last = payload; break;
       case "alerts": return;
       case "dealer": return;
       default: S[topic] = payload;

@@ -65,7 +65,18 @@ def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path, tls: boo
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as systemd:
         systemd.bind(str(notify))
         systemd.settimeout(GUARD)
-        env = os.environ | {"NOTIFY_SOCKET": str(notify), "MJTABLE_HUB_DB": pg_url}
+        # the settings as ``run`` takes them: a file, its [hub] section, MJTABLE_HUB__* over it
+        config = tmp_path / "hub.toml"
+        config.write_text(
+            f'parlour = "p1"\ndata_dir = "{tmp_path / "hub"}"\n[hub]\nmqtt = "{mosquitto.url}"\n'
+            f'host = "127.0.0.1"\nport = 1\n',
+            encoding="utf-8",
+        )
+        env = os.environ | {
+            "NOTIFY_SOCKET": str(notify),
+            "MJTABLE_HUB__STORE": pg_url,
+            "MJTABLE_HUB__PORT": str(web_port),
+        }
         # its output goes to a file: a pipe nobody reads until the end would block the hub
         # once it had written a pipe's worth (64 KiB), before it could say READY
         out_path = tmp_path / "hub.out"
@@ -74,16 +85,8 @@ def test_hub_command(mosquitto: Mosquitto, pg_url: str, tmp_path: Path, tls: boo
             [
                 mjtable(),
                 "hub",
-                "--parlour",
-                "p1",
-                "--mqtt",
-                mosquitto.url,
-                "--web-host",
-                "127.0.0.1",
-                "--web-port",
-                str(web_port),
-                "--data-dir",
-                str(tmp_path / "hub"),
+                "--config",
+                str(config),
                 *https,
             ],
             env=env,

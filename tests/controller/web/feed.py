@@ -9,6 +9,7 @@ from typing import Any
 from engine.round import public_view
 from engine.round.events import DiceRolled, Event, JingFlipped, Settled
 from engine.round.fold import evolve
+from engine.round.narration import texts
 from engine.round.state import RoundState
 from engine.tiles import kind_name, kind_of, successor
 from engine.wall import wall_place
@@ -49,7 +50,10 @@ def hand_messages(
     for seq, event in enumerate(log):
         if seq:
             evolve(state, event)
-        out: list[Message] = [("events", event.public_dict() | {"hand_id": hand_id, "seq": seq})]
+        text = texts(event, public=True)
+        out: list[Message] = [
+            ("events", event.public_dict() | {"hand_id": hand_id, "seq": seq, "text": text})
+        ]
         if isinstance(event, DiceRolled):
             out.append(
                 (

@@ -172,6 +172,20 @@ def _secret_fields(event: dict[str, object]) -> set[str]:
     return set(cls.secret) & set(event)
 
 
+def test_a_fault_of_the_replay_itself_is_not_called_a_damaged_log(
+    authed: TestClient, filled: Filled, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only what the engine refuses (an EngineError) makes a log "cannot be replayed"; any
+    other error is a fault of ours, and is not hidden behind a 409."""
+
+    def broken(state: object) -> None:
+        raise ValueError("a fault of the page, not of the log")
+
+    monkeypatch.setattr("controller.web.replay.owner_view", broken)
+    with pytest.raises(ValueError, match="a fault of the page"):
+        authed.get(f"/api/v1/hands/{filled.finished[0]}/replay")
+
+
 def test_unfinished_hand_shows_only_the_public_projection(
     authed: TestClient, filled: Filled
 ) -> None:

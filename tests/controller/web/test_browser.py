@@ -123,6 +123,12 @@ def test_display_follows_a_hand_live(
     hand = dict(steps[middle - 1])["hand"]
     page.wait_for_function(f"document.getElementById('wall-big').textContent === '{hand['live']}'")
     assert page.is_hidden("#settlement")
+    # the last thing done, in the service's words (a pass does not hide the discard)
+    said = [p for step in steps[:middle] for t, p in step if t == "events"]
+    last = [p for p in said if p["type"] not in ("passed", "claims_resolved")][-1]
+    page.wait_for_function(
+        "t => document.getElementById('last-action').textContent === t", arg=last["text"]["zh"]
+    )
     turn = page.query_selector(".seat.is-turn")
     if hand["phase"] in ("turn", "draw", "replacement"):
         assert turn is not None and turn.get_attribute("id") == f"seat-{hand['turn']}"

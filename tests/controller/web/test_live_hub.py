@@ -60,6 +60,9 @@ def test_dealer_words_from_the_fields() -> None:
         {"dealer": 3, "wall_seat": 1, "step": "caishen", "stack": 7, "count_from": "left"}
     )
     assert left["zh"] == "从对家门前左数第7墩翻财神"
+    # no dealer known: the wall's seat as on its sticker (wall_seat 1 is 2号位)
+    bare = dealer_text({"wall_seat": 1, "step": "flip", "stack": 7, "count_from": "left"})
+    assert bare["zh"] == "从2号位门前左数第7墩翻精" and "seat 2's wall" in bare["en"]
     after = dealer_text(base | {"step": "break", "start": "after"})
     assert after["zh"].startswith("从下家门前右数留13墩")
     hub = LiveHub()

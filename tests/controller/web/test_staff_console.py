@@ -156,7 +156,8 @@ def test_staff_finish_a_hand_on_the_console(
     page.fill("#pen-reason", "declared 胡 on 13 tiles")
     page.click("#pen-go")
     page.wait_for_selector('#staff-acts [data-act="penalty_applied"]')
-    assert "ann (staff)" in page.text_content("#staff-acts")
+    # the act in the service's words (engine.round.narration), seats as on the stickers
+    assert "工作人员 ann：3号位 诈胡" in (page.text_content("#staff-acts") or "")
     _shot(page, tmp_path, "staff-penalty", full_page=True)
     page.fill("#undo-reason", "wrong seat")
     page.click("#undo")
