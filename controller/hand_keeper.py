@@ -16,10 +16,12 @@ import contextlib
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any
+from datetime import datetime
+from typing import Any, Literal
 
 import structlog
 
+from controller.cashout import MAX_HANDS, cashout, public_cashout
 from controller.handlog import handlog_of
 from controller.publication import (
     Message,
@@ -30,8 +32,10 @@ from controller.publication import (
 )
 from controller.store import EventStore, HandRecord, StoredHand
 from controller.store.members import hand_seat_acts
+from controller.store.owners import CashoutTerms
 from controller.wall_clock import clock_synced
 from engine.errors import EngineError
+from engine.round import staff
 from engine.round.actions import Action, Rejection, Shuffle
 from engine.round.events import (
     STAFF_ACT_TYPES,
@@ -46,6 +50,7 @@ from engine.round.events import (
     Passed,
     Punged,
     ReplacementDrawn,
+    SessionClosed,
     Settled,
     Shuffled,
     event_from_dict,
@@ -53,7 +58,7 @@ from engine.round.events import (
 from engine.round.finish import settlement_from_dict
 from engine.round.fold import advance, fold
 from engine.round.rules import apply
-from engine.round.staff import StaffInputError, extras_net, hand_net
+from engine.round.staff import Audit, StaffInputError, extras_net, hand_net
 from engine.round.state import RoundState
 from engine.session import Session
 from engine.settlement import Settlement
@@ -175,6 +180,10 @@ class HandKeeper:
                 log.error("session cannot be resumed; a new one starts", why=why)
                 self.store.end_session(found.id)
                 self._start_session()
+            if last is not None and any(isinstance(e, SessionClosed) for e in last[1]):
+                # closed, and the power went before the session's end was stored
+                self.store.end_session(found.id)
+                self._start_session()
         hand = self.store.open_hand()
         if hand is None:
             self._between_hands(last)
@@ -264,6 +273,8 @@ class HandKeeper:
         after = advance(state, shuffled)
         hand_id = uuid.uuid4().hex
         messages = event_messages(hand_id, 0, events, after)
+        if started.hand_no == 1:  # a new session: the last one's cash-out comes off
+            messages.append(("cashout", {}))
         self.store.start_hand(
             ruleset=started.ruleset,
             hand_no=started.hand_no,
@@ -353,6 +364,59 @@ class HandKeeper:
         log.info("staff act on the settled hand", hand_id=hand_id, events=[e.type for e in events])
         self._send_handlog(record, stored)
         return events
+
+    def close_session(
+        self, audit: Audit, cause: Literal["staff", "cutoff"], terms: CashoutTerms
+    ) -> dict[str, Any]:
+        """Close the session after its last hand, settled: the ``session_closed`` event
+        is appended to that hand with the cash-out's public message in one transaction,
+        then the session ends in the store and the hand's log goes to the hub again. The
+        next hand starts a new session. Returns the cash-out (money and fee included)."""
+        state, hand_id, session_id = self.state, self.hand_id, self.session_id
+        if session_id is None:
+            raise StaffInputError("session: closed already; the next hand starts a new one")
+        if state is None or hand_id is None:
+            raise StaffInputError("session: no hand played in it yet, nothing to cash out")
+        if state.settlement is None:
+            raise StaffInputError("hand: a hand is in progress; finish or void it, then close")
+        terms_in_force = terms.model_dump(exclude={"cutoff"})
+        events = staff.close_session(state, audit, cause, terms_in_force)
+        after = advance(state, events)
+        hands = self.store.list_hands(session_id=session_id, status="finished", limit=MAX_HANDS)
+        started = self.store.get_session(session_id).started_at
+        closed = events[0].to_dict()
+        full = cashout(
+            session_id,
+            hands,
+            terms=terms,
+            started_at=started,
+            ended_at=datetime.fromisoformat(audit.at),
+            closed=closed,
+        )
+        seq = len(self.log)
+        messages = event_messages(hand_id, seq, events, after)
+        messages.append(("cashout", public_cashout(full)))
+        result, winner, discarder = hand_result(after)
+        settlement = state.settlement.as_dict()
+        record = self.store.amend_finished(
+            hand_id,
+            [e.to_dict() for e in events],
+            expected_seq=seq,
+            settlement=settlement,
+            result=result,
+            winner=winner,
+            discarder=discarder,
+            hand_net=[plain(n) for n in hand_net(after)],
+            outbox=self.outlet.outbox(messages),
+        )
+        self.store.end_session(session_id)
+        self.state = after
+        self.log.extend(events)
+        self.session_id = None
+        self.outlet.committed(messages)
+        log.info("session closed", session_id=session_id, cause=cause, by=audit.by)
+        self._send_handlog(record, settlement)
+        return full
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
