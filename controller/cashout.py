@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -204,3 +204,16 @@ def stored_cashout(
     return cashout(
         session_id, hands, terms=terms, started_at=session.started_at, ended_at=ended, closed=closed
     )
+
+
+def last_cutoff(cutoff: str, now: datetime) -> datetime:
+    """The latest moment at or before ``now`` (aware, local) when the clock read ``cutoff``
+    ("HH:MM", local)."""
+    hour, minute = (int(x) for x in cutoff.split(":"))
+    at = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    return at if at <= now else at - timedelta(days=1)
+
+
+def cutoff_due(cutoff: str | None, session_started: datetime, now: datetime) -> bool:
+    """Whether a session that started at ``session_started`` has passed the daily cut-off."""
+    return cutoff is not None and session_started < last_cutoff(cutoff, now)
