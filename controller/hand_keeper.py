@@ -42,10 +42,12 @@ from engine.round.events import (
     Chowed,
     ClaimDeclared,
     ClaimsResolved,
+    DiceRolled,
     Discarded,
     Drew,
     Event,
     FinishedByStaff,
+    HandStarted,
     Konged,
     Passed,
     Punged,
@@ -72,6 +74,8 @@ log = structlog.get_logger(__name__)
 # tens of ms); the store syncs it within ``store.sync_delay``. Anything else (dice, the
 # walls' order, the 精, a win and its settlement) cannot be seen again, so it is synced
 # before it is published (docs/service.md, "Durability").
+# A hand with only these has not been played: closing the session aborts it.
+UNPLAYED = (HandStarted, Shuffled, DiceRolled)
 WITNESSED = (
     Drew,
     ReplacementDrawn,
@@ -257,6 +261,11 @@ class HandKeeper:
     def in_progress(self) -> bool:
         return self.state is not None and not self.state.finished
 
+    @property
+    def unplayed(self) -> bool:
+        """A hand is in progress, but nothing of it played yet (walls up, dice at most)."""
+        return self.in_progress and all(isinstance(e, UNPLAYED) for e in self.log)
+
     def start_hand(self, order: tuple[int, ...] | None) -> str:
         """A new hand on new walls (``order``: the lift order as tile ids, if known)."""
         assert not self.in_progress, "a hand is in progress"
@@ -273,8 +282,6 @@ class HandKeeper:
         after = advance(state, shuffled)
         hand_id = uuid.uuid4().hex
         messages = event_messages(hand_id, 0, events, after)
-        if started.hand_no == 1:  # a new session: the last one's cash-out comes off
-            messages.append(("cashout", {}))
         self.store.start_hand(
             ruleset=started.ruleset,
             hand_no=started.hand_no,
@@ -372,6 +379,8 @@ class HandKeeper:
         is appended to that hand with the cash-out's public message in one transaction,
         then the session ends in the store and the hand's log goes to the hub again. The
         next hand starts a new session. Returns the cash-out (money and fee included)."""
+        if self.unplayed:
+            self._back_to_last_hand()
         state, hand_id, session_id = self.state, self.hand_id, self.session_id
         if session_id is None:
             raise StaffInputError("session: closed already; the next hand starts a new one")
@@ -418,6 +427,18 @@ class HandKeeper:
         self._send_handlog(record, settlement)
         return full
 
+    def _back_to_last_hand(self) -> None:
+        """A hand started but not played (walls up, dice at most; on a table without
+        readers the next hand starts at once) when the session closes: it is aborted and
+        the session's last finished hand is current again, to close on."""
+        assert self.hand_id is not None
+        self._abort(self.hand_id, "本场已结束 (the session closed before this hand was played)")
+        self.hand_id, self.state, self.log = None, None, []
+        hands = self.store.list_hands(session_id=self.session_id, status="finished", limit=1)
+        if hands:
+            events = _log_of(self.store.load_hand(hands[0].id))
+            self.hand_id, self.log, self.state = hands[0].id, events, fold(events)
+
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
         """Actions submitted inside are stored (and published) together when it ends: one
@@ -461,13 +482,16 @@ class HandKeeper:
     ) -> list[Message]:
         settlement = settlement_from_dict(settled.settlement)
         totals = [a + b for a, b in zip(self.session.totals, settlement.net, strict=True)]
-        return settlement_messages(
+        messages = settlement_messages(
             hand_id,
             settlement,
             session_id=self.session_id,
             hand_no=state.started.hand_no,
             totals=totals,
         )
+        if state.started.hand_no == 1:  # a new session's first result: the last cash-out goes
+            messages.append(("cashout", {}))
+        return messages
 
     def _close(self, settled: Settled, *, published: bool = False) -> None:
         """The hand is over: settle it in the store, move the session on, send its log."""

@@ -223,8 +223,10 @@ class TableService:
         closes once its hand in play is settled (closed by the owner who set the time)."""
         keeper = self.keeper
         state, session_id = keeper.state, keeper.session_id
-        if session_id is None or state is None or state.settlement is None:
+        if session_id is None or state is None:
             return
+        if state.settlement is None and not keeper.unplayed:
+            return  # (after the hand in play)
         terms, by = OwnerAccounts(keeper.store).cashout_terms()
         if terms.cutoff is None:
             return

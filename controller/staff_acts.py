@@ -199,7 +199,7 @@ def handle(
             raise StaleRequest("no roll is due (or the hand waits for staff)")
         return current_view(keeper)
     if isinstance(item, CloseSession):
-        if keeper.in_progress:
+        if keeper.in_progress and not keeper.unplayed:
             raise StaleRequest("a hand is in progress: finish or void it, then close the session")
         terms, _ = OwnerAccounts(keeper.store).cashout_terms()
         return keeper.close_session(item.audit, item.cause, terms)
