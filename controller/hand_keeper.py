@@ -379,12 +379,14 @@ class HandKeeper:
         is appended to that hand with the cash-out's public message in one transaction,
         then the session ends in the store and the hand's log goes to the hub again. The
         next hand starts a new session. Returns the cash-out (money and fee included)."""
+        if self.session_id is None:
+            raise StaffInputError("session: closed already; the next hand starts a new one")
+        if self.session.hand_no == 0:
+            raise StaffInputError("session: no hand played in it yet, nothing to cash out")
         if self.unplayed:
             self._back_to_last_hand()
         state, hand_id, session_id = self.state, self.hand_id, self.session_id
-        if session_id is None:
-            raise StaffInputError("session: closed already; the next hand starts a new one")
-        if state is None or hand_id is None:
+        if session_id is None or state is None or hand_id is None:
             raise StaffInputError("session: no hand played in it yet, nothing to cash out")
         if state.settlement is None:
             raise StaffInputError("hand: a hand is in progress; finish or void it, then close")

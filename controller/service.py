@@ -223,7 +223,7 @@ class TableService:
         closes once its hand in play is settled (closed by the owner who set the time)."""
         keeper = self.keeper
         state, session_id = keeper.state, keeper.session_id
-        if session_id is None or state is None:
+        if session_id is None or state is None or keeper.session.hand_no == 0:
             return
         if state.settlement is None and not keeper.unplayed:
             return  # (after the hand in play)
