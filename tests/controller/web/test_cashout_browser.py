@@ -1,0 +1,120 @@
+"""The cash-out in Debian's Chromium: staff close the session on the console (the desk
+answering in-process from a real store's ``HandKeeper``), the table display shows each
+player's net and who pays whom from the live stream (points only), and the printable
+page shows the owner's money and table fee, laid out for paper.
+
+Set MJTABLE_SCREENSHOTS=docs/screenshots to refresh the screenshots docs/players.md shows.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.hand_keeper import HandKeeper
+from controller.mqtt.topics import Topics
+from controller.publication import Outlet
+from controller.staff_acts import handle
+from controller.store import EventStore
+from controller.store.owners import CashoutTerms, OwnerAccounts
+from controller.web import LiveHub, WebAppSettings, create_app
+from controller.web.passwords import hash_password
+from tests.controller.service_helpers import play_at_keeper
+from tests.controller.web.server import serve
+from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
+
+SECRET = b"p" * 32
+PASSWORD = "long enough password"
+
+
+@pytest.fixture
+def site(store: EventStore) -> Iterator[tuple[str, HandKeeper]]:
+    hub = LiveHub()
+    keeper = HandKeeper(
+        store, Outlet(Topics("demo", "t1"), live=hub), parlour="demo", table="t1", ruleset="xingguo"
+    )
+    keeper.resume()
+    rng = random.Random(11)
+    for _ in range(6):
+        play_at_keeper(keeper, rng)
+    accounts = OwnerAccounts(store)
+    accounts.add("ann", hash_password(PASSWORD), "staff", ("t1",))
+    terms = CashoutTerms(point_value=2, table_fee=20, fee_per="hand")
+    accounts.set_cashout_terms(terms, "boss")
+
+    async def desk(item: Any) -> dict[str, Any]:
+        return handle(keeper, item)
+
+    settings = WebAppSettings(parlour="demo", table="t1", secret_key=SECRET)
+    with serve(create_app(store, hub, settings, staff_desk=desk), hub) as url:
+        yield url, keeper
+
+
+def test_the_cash_out_on_the_console_the_display_and_paper(
+    browser: Any,  # noqa: F811
+    site: tuple[str, HandKeeper],
+    store: EventStore,
+    tmp_path: Path,
+) -> None:
+    url, keeper = site
+    session_id = keeper.session_id
+    assert session_id is not None
+    errors: list[str] = []
+    context = browser.new_context(viewport={"width": 820, "height": 1180})  # a tablet
+    console = context.new_page()
+    console.on("pageerror", lambda e: errors.append(str(e)))
+    console.goto(f"{url}/dealer")
+    console.click(".staff-door summary")
+    console.fill("#staff-name", "ann")
+    console.fill("#staff-password", PASSWORD)
+    console.click("#staff-login button[type=submit]")
+    console.wait_for_selector("#session-head:has-text('尚未结束')")  # the standing, still open
+    console.click("#close-session")  # no reason: refused, nothing stored
+    console.wait_for_selector("#close-error:has-text('reason')")
+    assert keeper.session_id == session_id
+    console.fill("#close-reason", "打烊")
+    console.click("#close-session")
+    console.wait_for_selector("#session-head:has-text('本场结算')")
+    assert keeper.session_id is None and store.get_session(session_id).ended_at is not None
+    nets = [
+        sum(h.net[s] for h in store.list_hands(session_id=session_id, limit=100) if h.net)
+        for s in range(4)
+    ]
+    transfers = console.query_selector_all("#session-cashout .transfer")
+    assert 1 <= len(transfers) <= 3
+    assert "元" in console.text_content("#session-cashout")  # money for staff
+    console.locator("#session-form").scroll_into_view_if_needed()
+    _shot(console, tmp_path, "cashout-console")
+
+    display = browser.new_page(viewport={"width": 1280, "height": 800})
+    display.on("pageerror", lambda e: errors.append(str(e)))
+    display.goto(f"{url}/display")
+    display.wait_for_selector("body[data-cashout='yes']")
+    text = display.text_content("#cashout")
+    assert "本场结算 · 6局" in text and "谁付给谁" in text and "1号位" in text
+    assert "元" not in text  # points only in public
+    shown = [c.text_content() for c in display.query_selector_all("#cashout .cashout-player .num")]
+    assert [float(s) for s in shown] == nets
+    assert len(display.query_selector_all("#cashout .transfer")) == len(transfers)
+    _shot(display, tmp_path, "cashout-display")
+
+    sheet = context.new_page()  # the console's login (its cookie)
+    sheet.on("pageerror", lambda e: errors.append(str(e)))
+    sheet.goto(f"{url}/cashout")
+    sheet.wait_for_selector("body[data-ready='yes']")
+    assert "打烊" in sheet.text_content("#meta") and "台费" in sheet.text_content("#meta")
+    sheet.emulate_media(media="print")
+    assert not sheet.is_visible("#print")  # the buttons stay off the paper
+    _shot(sheet, tmp_path, "cashout-print", full_page=True)
+    sheet.pdf(path=str(tmp_path / "cashout.pdf"))
+    assert (tmp_path / "cashout.pdf").stat().st_size > 1000
+    # a stranger gets no cash-out sheet
+    stranger = browser.new_page()
+    stranger.goto(f"{url}/cashout")
+    stranger.wait_for_selector("#error:has-text('log in')")
+    assert errors == []
+    context.close()
