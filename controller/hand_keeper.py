@@ -352,12 +352,24 @@ class HandKeeper:
                 hand_no=after.started.hand_no,
                 totals=list(self.session.totals),
             )
+        record, stored = self._store_amended(hand_id, after, events, messages)
+        self.outlet.committed(messages)
+        log.info("staff act on the settled hand", hand_id=hand_id, events=[e.type for e in events])
+        self._send_handlog(record, stored)
+        return events
+
+    def _store_amended(
+        self, hand_id: str, after: RoundState, events: list[Event], messages: list[Message]
+    ) -> tuple[HandRecord, dict[str, Any]]:
+        """Append ``events`` to the settled hand with its standing settlement (``after``'s)
+        and ``messages``, in one transaction; the record and the settlement as stored."""
+        assert after.settlement is not None
         result, winner, discarder = hand_result(after)
-        stored = settlement.as_dict()
+        stored = after.settlement.as_dict()
         record = self.store.amend_finished(
             hand_id,
             [e.to_dict() for e in events],
-            expected_seq=seq,
+            expected_seq=len(self.log),
             settlement=stored,
             result=result,
             winner=winner,
@@ -367,10 +379,7 @@ class HandKeeper:
         )
         self.state = after
         self.log.extend(events)
-        self.outlet.committed(messages)
-        log.info("staff act on the settled hand", hand_id=hand_id, events=[e.type for e in events])
-        self._send_handlog(record, stored)
-        return events
+        return record, stored
 
     def close_session(
         self, audit: Audit, cause: Literal["staff", "cutoff"], terms: CashoutTerms
@@ -404,25 +413,10 @@ class HandKeeper:
             ended_at=datetime.fromisoformat(audit.at),
             closed=closed,
         )
-        seq = len(self.log)
-        messages = event_messages(hand_id, seq, events, after)
+        messages = event_messages(hand_id, len(self.log), events, after)
         messages.append(("cashout", public_cashout(full)))
-        result, winner, discarder = hand_result(after)
-        settlement = state.settlement.as_dict()
-        record = self.store.amend_finished(
-            hand_id,
-            [e.to_dict() for e in events],
-            expected_seq=seq,
-            settlement=settlement,
-            result=result,
-            winner=winner,
-            discarder=discarder,
-            hand_net=[plain(n) for n in hand_net(after)],
-            outbox=self.outlet.outbox(messages),
-        )
+        record, settlement = self._store_amended(hand_id, after, events, messages)
         self.store.end_session(session_id)
-        self.state = after
-        self.log.extend(events)
         self.session_id = None
         self.outlet.committed(messages)
         log.info("session closed", session_id=session_id, cause=cause, by=audit.by)

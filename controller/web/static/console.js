@@ -186,22 +186,8 @@
   function sessionForm() {
     const reason = el("input", { id: "close-reason", placeholder: T("close_reason"), maxlength: 500 });
     const close = el("button", { class: "btn primary", type: "button", id: "close-session" }, T("close_session"));
-    close.addEventListener("click", async () => {
-      const error = $("close-error");
-      error.textContent = ""; error.classList.remove("ok");
-      if (S.busy) return;
-      S.busy = true;
-      try {
-        renderCashout(await call("/api/v1/staff/session/close", { reason: reason.value }));
-        error.classList.add("ok");
-        error.textContent = T("done");
-      } catch (e) {
-        error.textContent = e.message;
-      } finally {
-        S.busy = false;
-      }
-      await look();
-    });
+    close.addEventListener("click", () => attempt("close", async () =>
+      renderCashout(await call("/api/v1/staff/session/close", { reason: reason.value }))));
     return el("div", { class: "staff-form", id: "session-form" },
       el("h3", null, T("session")),
       el("div", { id: "session-cashout" }),
@@ -599,14 +585,20 @@
 
   /** Send an act with the hand and the events seen; the API's refusal beside its form. */
   async function act(form, path, body, noHandId = false) {
-    const error = $(`${form}-error`);
-    if (S.busy || !S.view || !S.view.hand_id) return;
-    S.busy = true;
-    document.querySelectorAll("#staff .error").forEach((n) => { n.textContent = ""; n.classList.remove("ok"); });
+    if (!S.view || !S.view.hand_id) return;
     const sent = { ...body, seen: S.view.seen };
     if (!noHandId) sent.hand_id = S.view.hand_id;
+    await attempt(form, () => call(path, sent));
+  }
+
+  /** Do ``work`` (a request), its refusal or "done" beside its form, then look again. */
+  async function attempt(form, work) {
+    const error = $(`${form}-error`);
+    if (S.busy) return;
+    S.busy = true;
+    document.querySelectorAll("#staff .error").forEach((n) => { n.textContent = ""; n.classList.remove("ok"); });
     try {
-      await call(path, sent);
+      await work();
       error.classList.add("ok");
       error.textContent = T("done");
     } catch (e) {
