@@ -48,6 +48,8 @@ def test_the_hub_cashes_out_a_closed_session_as_the_table_did(pg_url: str) -> No
         for key in ("players", "transfers", "played", "terms"):
             assert at_hub[key] == at_table[key], key
         assert at_hub["fee"]["total"] == 30
+        # the hub's session ended when the table closed it
+        assert hub.get_session(session_id).ended_at == datetime.fromisoformat(audit.at)
     finally:
         hub.close()
         table.close()
