@@ -425,7 +425,7 @@ class HandKeeper:
 
     def _back_to_last_hand(self) -> None:
         """A hand started but not played (walls up, dice at most; on a table without
-        readers the next hand starts at once) when the session closes: it is aborted and
+        readers the dealer's roll starts it) when the session closes: it is aborted and
         the session's last finished hand is current again, to close on."""
         assert self.hand_id is not None
         self._abort(self.hand_id, "本场已结束 (the session closed before this hand was played)")

@@ -51,7 +51,7 @@ def test_the_daily_cutoff_closes_the_session_after_its_hand(
             seen = handle(keeper, Look())["seen"]
             body = {"seats": FOUR_SEATS, "indicator": "1m"}
             handle(keeper, StaffRequest("finish", first, seen, AUDIT, body))
-            run.service.act(DicePress(), 0.0)  # the next hand starts at once, unplayed
+            run.service.act(DicePress(), 0.0)  # the dealer's roll: the next hand, unplayed
             assert keeper.unplayed
             run.service.tick(run.service.clock() + 1000)  # (looked at every 30 s)
             closed = store.load_hand(first).events[-1].payload
