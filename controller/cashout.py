@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from controller.store import EventStore, HandRecord
+from controller.store.members import Player
 from controller.store.owners import CashoutTerms
 from engine.cashout import fewest_transfers
 from engine.round.events import SessionClosed
@@ -32,22 +33,17 @@ from engine.settlement.ledger import Amount, plain
 SEATS = 4
 
 
-def hand_players(value: object) -> list[dict[str, str] | None]:
-    """A stored hand's ``players`` as four seats: None a guest, else the member's id and
-    name. Anything else (a hand stored before members, a damaged value) is four guests."""
-    if not isinstance(value, list | tuple) or len(value) != SEATS:
+def hand_players(players: Sequence[Mapping[str, str] | None] | None) -> list[Player | None]:
+    """A stored hand's ``players`` (``HandRecord.players``) as four seats: None a guest,
+    else the member's id and name. A hand stored before members (None) is four guests."""
+    if players is None or len(players) != SEATS:
         return [None] * SEATS
-    out: list[dict[str, str] | None] = []
-    for p in value:
-        if (
-            isinstance(p, Mapping)
-            and isinstance(p.get("member_id"), str)
-            and isinstance(p.get("name"), str)
-        ):
-            out.append({"member_id": p["member_id"], "name": p["name"]})
-        else:
-            out.append(None)
-    return out
+    return [
+        None
+        if p is None or not p.get("member_id")
+        else {"member_id": p["member_id"], "name": p.get("name") or ""}
+        for p in players
+    ]
 
 
 @dataclass
@@ -99,9 +95,7 @@ def cashout(
         if h.net is None or h.status != "finished":
             continue
         played += 1
-        for seat, (who, n) in enumerate(
-            zip(hand_players(getattr(h, "players", None)), h.net, strict=True)
-        ):
+        for seat, (who, n) in enumerate(zip(hand_players(h.players), h.net, strict=True)):
             key = f"member:{who['member_id']}" if who is not None else f"seat:{seat}"
             p = players.get(key)
             if p is None:

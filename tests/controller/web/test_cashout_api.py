@@ -179,8 +179,8 @@ def test_a_member_who_moves_seats_is_one_player_and_guests_are_seats() -> None:
     assert named["Bo"]["net"] == -5.5 and named["Bo"]["played"] == 2
     assert sum(p["net"] for p in out["players"]) == 0
     assert out["players"][0]["money"] is None and out["fee"] is None
-    assert hand_players("junk") == [None] * 4
-    assert hand_players([ann, {"name": 3}, None, bo]) == [ann, None, None, bo]
+    assert hand_players(None) == hand_players([ann]) == [None] * 4
+    assert hand_players([ann, None, None, bo]) == [ann, None, None, bo]
 
 
 def test_the_daily_cutoff_is_the_latest_time_of_day_passed() -> None:

@@ -20,6 +20,7 @@ from controller.mqtt.topics import Topics
 from controller.publication import Outlet
 from controller.staff_acts import handle
 from controller.store import EventStore
+from controller.store.members import Members
 from controller.store.owners import CashoutTerms, OwnerAccounts
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
@@ -38,8 +39,14 @@ def site(store: EventStore) -> Iterator[tuple[str, HandKeeper]]:
         store, Outlet(Topics("demo", "t1"), live=hub), parlour="demo", table="t1", ruleset="xingguo"
     )
     keeper.resume()
+    members = Members(store.engine, table_id="t1", parlour="demo")
+    wang, li = members.add("王五"), members.add("李四")
+    members.sit(0, wang.member_id, "ann")
+    members.sit(1, li.member_id, "ann")
     rng = random.Random(11)
-    for _ in range(6):
+    for n in range(6):
+        if n == 3:  # 王五 moves to seat 3 between hands: one player all the same
+            members.sit(2, wang.member_id, "ann")
         play_at_keeper(keeper, rng)
     accounts = OwnerAccounts(store)
     accounts.add("ann", hash_password(PASSWORD), "staff", ("t1",))
@@ -80,12 +87,16 @@ def test_the_cash_out_on_the_console_the_display_and_paper(
     console.click("#close-session")
     console.wait_for_selector("#session-head:has-text('本场结算')")
     assert keeper.session_id is None and store.get_session(session_id).ended_at is not None
-    nets = [
-        sum(h.net[s] for h in store.list_hands(session_id=session_id, limit=100) if h.net)
-        for s in range(4)
-    ]
+    hands = sorted(store.list_hands(session_id=session_id, limit=100), key=lambda h: h.table_seq)
+    wang = sum(h.net[0] for h in hands[:3]) + sum(h.net[2] for h in hands[3:])
+    guests = {  # a guest is the seat: 3号位 before 王五 sat there, 1号位 after he left it
+        "1号位": sum(h.net[0] for h in hands[3:]),
+        "3号位": sum(h.net[2] for h in hands[:3]),
+        "4号位": sum(h.net[3] for h in hands),
+    }
+    nets = {"王五": wang, "李四": sum(h.net[1] for h in hands), **guests}
     transfers = console.query_selector_all("#session-cashout .transfer")
-    assert 1 <= len(transfers) <= 3
+    assert 1 <= len(transfers) <= 4
     assert "元" in console.text_content("#session-cashout")  # money for staff
     console.locator("#session-form").scroll_into_view_if_needed()
     _shot(console, tmp_path, "cashout-console")
@@ -95,10 +106,14 @@ def test_the_cash_out_on_the_console_the_display_and_paper(
     display.goto(f"{url}/display")
     display.wait_for_selector("body[data-cashout='yes']")
     text = display.text_content("#cashout")
-    assert "本场结算 · 6局" in text and "谁付给谁" in text and "1号位" in text
+    assert "本场结算 · 6局" in text and "谁付给谁" in text and "王五" in text
     assert "元" not in text  # points only in public
-    shown = [c.text_content() for c in display.query_selector_all("#cashout .cashout-player .num")]
-    assert [float(s) for s in shown] == nets
+    rows = display.query_selector_all("#cashout .cashout-player")
+    shown = {
+        r.query_selector("td").text_content(): float(r.query_selector(".num").text_content())
+        for r in rows
+    }
+    assert shown == nets  # five players: two members (one moved seats) and three guests
     assert len(display.query_selector_all("#cashout .transfer")) == len(transfers)
     _shot(display, tmp_path, "cashout-display")
 
