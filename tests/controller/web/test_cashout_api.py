@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
@@ -20,16 +19,13 @@ from controller.cashout import cashout, cutoff_due, hand_players, last_cutoff
 from controller.hand_keeper import HandKeeper
 from controller.mqtt.topics import Topics
 from controller.publication import Outlet
-from controller.staff_acts import handle
 from controller.store import EventStore
 from controller.store.owners import CashoutTerms, OwnerAccounts
-from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
 from engine.cashout import fewest_transfers
 from tests.controller.service_helpers import play_at_keeper
+from tests.controller.web.test_staff_api import PASSWORD, _auth, client  # noqa: F401 (a fixture)
 
-SECRET = b"s" * 32
-PASSWORD = "long enough password"
 CLOSE = "/api/v1/staff/session/close"
 
 
@@ -48,32 +44,15 @@ def keeper(store: EventStore) -> HandKeeper:
     return keeper
 
 
-@pytest.fixture
-def client(store: EventStore, keeper: HandKeeper) -> Iterator[TestClient]:
-    async def desk(item: Any) -> dict[str, Any]:
-        return handle(keeper, item)
-
-    app = create_app(
-        store, LiveHub(), WebAppSettings(table="t1", secret_key=SECRET), staff_desk=desk
-    )
-    with TestClient(app) as c:
-        yield c
-
-
-def _auth(client: TestClient, name: str) -> dict[str, str]:
-    r = client.post("/api/v1/auth/login", json={"name": name, "password": PASSWORD})
-    assert r.status_code == 200, r.text
-    client.cookies.clear()
-    return {"Authorization": f"Bearer {r.json()['token']}"}
-
-
 def _seat_nets(store: EventStore, session_id: str) -> list[float]:
     hands = store.list_hands(session_id=session_id, status="finished", limit=1000)
     return [sum(h.net[s] for h in hands if h.net) for s in range(4)]
 
 
 def test_staff_close_the_session_and_get_the_fewest_transfers(
-    client: TestClient, keeper: HandKeeper, store: EventStore
+    client: TestClient,  # noqa: F811 (test_staff_api's, on this module's keeper)
+    keeper: HandKeeper,
+    store: EventStore,
 ) -> None:
     staff, owner = _auth(client, "ann"), _auth(client, "boss")
     session_id, last = keeper.session_id, keeper.hand_id
@@ -138,7 +117,10 @@ def test_staff_close_the_session_and_get_the_fewest_transfers(
     assert keeper.session_id not in (None, session_id)
 
 
-def test_a_hand_in_play_keeps_the_session_open(client: TestClient, keeper: HandKeeper) -> None:
+def test_a_hand_in_play_keeps_the_session_open(
+    client: TestClient,  # noqa: F811
+    keeper: HandKeeper,
+) -> None:
     staff = _auth(client, "ann")
     play_at_keeper(keeper, random.Random(3), 30)
     assert keeper.in_progress and not keeper.unplayed
@@ -147,7 +129,9 @@ def test_a_hand_in_play_keeps_the_session_open(client: TestClient, keeper: HandK
 
 
 def test_a_hand_started_but_not_played_is_aborted_by_the_close(
-    client: TestClient, keeper: HandKeeper, store: EventStore
+    client: TestClient,  # noqa: F811
+    keeper: HandKeeper,
+    store: EventStore,
 ) -> None:
     staff = _auth(client, "ann")
     last = keeper.hand_id

@@ -27,9 +27,10 @@ from controller.web.passwords import hash_password
 from tests.controller.service_helpers import play_at_keeper
 from tests.controller.web.server import serve
 from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
+from tests.controller.web.test_staff_api import PASSWORD
+from tests.controller.web.test_staff_console import _log_in
 
 SECRET = b"p" * 32
-PASSWORD = "long enough password"
 
 
 @pytest.fixture
@@ -74,11 +75,7 @@ def test_the_cash_out_on_the_console_the_display_and_paper(
     context = browser.new_context(viewport={"width": 820, "height": 1180})  # a tablet
     console = context.new_page()
     console.on("pageerror", lambda e: errors.append(str(e)))
-    console.goto(f"{url}/dealer")
-    console.click(".staff-door summary")
-    console.fill("#staff-name", "ann")
-    console.fill("#staff-password", PASSWORD)
-    console.click("#staff-login button[type=submit]")
+    _log_in(console, url)
     console.wait_for_selector("#session-head:has-text('尚未结束')")  # the standing, still open
     console.click("#close-session")  # no reason: refused, nothing stored
     console.wait_for_selector("#close-error:has-text('reason')")
