@@ -51,6 +51,7 @@ def site(store: EventStore) -> Iterator[tuple[str, HandKeeper]]:
         play_at_keeper(keeper, rng)
     accounts = OwnerAccounts(store)
     accounts.add("ann", hash_password(PASSWORD), "staff", ("t1",))
+    accounts.add("boss", hash_password(PASSWORD))
     terms = CashoutTerms(point_value=2, table_fee=20, fee_per="hand")
     accounts.set_cashout_terms(terms, "boss")
 
@@ -124,6 +125,21 @@ def test_the_cash_out_on_the_console_the_display_and_paper(
     _shot(sheet, tmp_path, "cashout-print", full_page=True)
     sheet.pdf(path=str(tmp_path / "cashout.pdf"))
     assert (tmp_path / "cashout.pdf").stat().st_size > 1000
+    # the owner finds the session on the table's page, and its sheet
+    owner = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    owner.on("pageerror", lambda e: errors.append(str(e)))
+    owner.goto(f"{url}/owner")
+    owner.fill("#login-name", "boss")
+    owner.fill("#login-password", PASSWORD)
+    owner.click("#login-submit")
+    owner.click("#tables a")
+    row = owner.wait_for_selector(f"#sessions tr[data-session='{session_id}']")
+    link = row.query_selector("a").get_attribute("href")
+    assert link == f"/cashout?session={session_id}"
+    owner.goto(url + link)
+    owner.wait_for_selector("body[data-ready='yes']")
+    assert owner.text_content("#title").startswith("本场结算")
+    assert owner.text_content("#sheet") == sheet.text_content("#sheet")
     # a stranger gets no cash-out sheet
     stranger = browser.new_page()
     stranger.goto(f"{url}/cashout")
