@@ -16,10 +16,12 @@ import contextlib
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any
+from datetime import datetime
+from typing import Any, Literal
 
 import structlog
 
+from controller.cashout import MAX_HANDS, cashout, public_cashout
 from controller.handlog import handlog_of
 from controller.publication import (
     Message,
@@ -30,22 +32,27 @@ from controller.publication import (
 )
 from controller.store import EventStore, HandRecord, StoredHand
 from controller.store.members import hand_seat_acts
+from controller.store.owners import CashoutTerms
 from controller.wall_clock import clock_synced
 from engine.errors import EngineError
+from engine.round import staff
 from engine.round.actions import Action, Rejection, Shuffle
 from engine.round.events import (
     STAFF_ACT_TYPES,
     Chowed,
     ClaimDeclared,
     ClaimsResolved,
+    DiceRolled,
     Discarded,
     Drew,
     Event,
     FinishedByStaff,
+    HandStarted,
     Konged,
     Passed,
     Punged,
     ReplacementDrawn,
+    SessionClosed,
     Settled,
     Shuffled,
     event_from_dict,
@@ -53,7 +60,7 @@ from engine.round.events import (
 from engine.round.finish import settlement_from_dict
 from engine.round.fold import advance, fold
 from engine.round.rules import apply
-from engine.round.staff import StaffInputError, extras_net, hand_net
+from engine.round.staff import Audit, StaffInputError, extras_net, hand_net
 from engine.round.state import RoundState
 from engine.session import Session
 from engine.settlement import Settlement
@@ -67,6 +74,8 @@ log = structlog.get_logger(__name__)
 # tens of ms); the store syncs it within ``store.sync_delay``. Anything else (dice, the
 # walls' order, the 精, a win and its settlement) cannot be seen again, so it is synced
 # before it is published (docs/service.md, "Durability").
+# A hand with only these has not been played: closing the session aborts it.
+UNPLAYED = (HandStarted, Shuffled, DiceRolled)
 WITNESSED = (
     Drew,
     ReplacementDrawn,
@@ -175,6 +184,10 @@ class HandKeeper:
                 log.error("session cannot be resumed; a new one starts", why=why)
                 self.store.end_session(found.id)
                 self._start_session()
+            if last is not None and any(isinstance(e, SessionClosed) for e in last[1]):
+                # closed, and the power went before the session's end was stored
+                self.store.end_session(found.id)
+                self._start_session()
         hand = self.store.open_hand()
         if hand is None:
             self._between_hands(last)
@@ -247,6 +260,11 @@ class HandKeeper:
     @property
     def in_progress(self) -> bool:
         return self.state is not None and not self.state.finished
+
+    @property
+    def unplayed(self) -> bool:
+        """A hand is in progress, but nothing of it played yet (walls up, dice at most)."""
+        return self.in_progress and all(isinstance(e, UNPLAYED) for e in self.log)
 
     def start_hand(self, order: tuple[int, ...] | None) -> str:
         """A new hand on new walls (``order``: the lift order as tile ids, if known)."""
@@ -334,12 +352,24 @@ class HandKeeper:
                 hand_no=after.started.hand_no,
                 totals=list(self.session.totals),
             )
+        record, stored = self._store_amended(hand_id, after, events, messages)
+        self.outlet.committed(messages)
+        log.info("staff act on the settled hand", hand_id=hand_id, events=[e.type for e in events])
+        self._send_handlog(record, stored)
+        return events
+
+    def _store_amended(
+        self, hand_id: str, after: RoundState, events: list[Event], messages: list[Message]
+    ) -> tuple[HandRecord, dict[str, Any]]:
+        """Append ``events`` to the settled hand with its standing settlement (``after``'s)
+        and ``messages``, in one transaction; the record and the settlement as stored."""
+        assert after.settlement is not None
         result, winner, discarder = hand_result(after)
-        stored = settlement.as_dict()
+        stored = after.settlement.as_dict()
         record = self.store.amend_finished(
             hand_id,
             [e.to_dict() for e in events],
-            expected_seq=seq,
+            expected_seq=len(self.log),
             settlement=stored,
             result=result,
             winner=winner,
@@ -349,10 +379,61 @@ class HandKeeper:
         )
         self.state = after
         self.log.extend(events)
+        return record, stored
+
+    def close_session(
+        self, audit: Audit, cause: Literal["staff", "cutoff"], terms: CashoutTerms
+    ) -> dict[str, Any]:
+        """Close the session after its last hand, settled: the ``session_closed`` event
+        is appended to that hand with the cash-out's public message in one transaction,
+        then the session ends in the store and the hand's log goes to the hub again. The
+        next hand starts a new session. Returns the cash-out (money and fee included)."""
+        if self.session_id is None:
+            raise StaffInputError("session: closed already; the next hand starts a new one")
+        if self.session.hand_no == 0:
+            raise StaffInputError("session: no hand played in it yet, nothing to cash out")
+        if self.unplayed:
+            self._back_to_last_hand()
+        state, hand_id, session_id = self.state, self.hand_id, self.session_id
+        if session_id is None or state is None or hand_id is None:
+            raise StaffInputError("session: no hand played in it yet, nothing to cash out")
+        if state.settlement is None:
+            raise StaffInputError("hand: a hand is in progress; finish or void it, then close")
+        terms_in_force = terms.model_dump(exclude={"cutoff"})
+        events = staff.close_session(state, audit, cause, terms_in_force)
+        after = advance(state, events)
+        hands = self.store.list_hands(session_id=session_id, status="finished", limit=MAX_HANDS)
+        started = self.store.get_session(session_id).started_at
+        closed = events[0].to_dict()
+        full = cashout(
+            session_id,
+            hands,
+            terms=terms,
+            started_at=started,
+            ended_at=datetime.fromisoformat(audit.at),
+            closed=closed,
+        )
+        messages = event_messages(hand_id, len(self.log), events, after)
+        messages.append(("cashout", public_cashout(full)))
+        record, settlement = self._store_amended(hand_id, after, events, messages)
+        self.store.end_session(session_id)
+        self.session_id = None
         self.outlet.committed(messages)
-        log.info("staff act on the settled hand", hand_id=hand_id, events=[e.type for e in events])
-        self._send_handlog(record, stored)
-        return events
+        log.info("session closed", session_id=session_id, cause=cause, by=audit.by)
+        self._send_handlog(record, settlement)
+        return full
+
+    def _back_to_last_hand(self) -> None:
+        """A hand started but not played (walls up, dice at most; on a table without
+        readers the dealer's roll starts it) when the session closes: it is aborted and
+        the session's last finished hand is current again, to close on."""
+        assert self.hand_id is not None
+        self._abort(self.hand_id, "本场已结束 (the session closed before this hand was played)")
+        self.hand_id, self.state, self.log = None, None, []
+        hands = self.store.list_hands(session_id=self.session_id, status="finished", limit=1)
+        if hands:
+            events = _log_of(self.store.load_hand(hands[0].id))
+            self.hand_id, self.log, self.state = hands[0].id, events, fold(events)
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
@@ -397,13 +478,16 @@ class HandKeeper:
     ) -> list[Message]:
         settlement = settlement_from_dict(settled.settlement)
         totals = [a + b for a, b in zip(self.session.totals, settlement.net, strict=True)]
-        return settlement_messages(
+        messages = settlement_messages(
             hand_id,
             settlement,
             session_id=self.session_id,
             hand_no=state.started.hand_no,
             totals=totals,
         )
+        if state.started.hand_no == 1:  # a new session's first result: the last cash-out goes
+            messages.append(("cashout", {}))
+        return messages
 
     def _close(self, settled: Settled, *, published: bool = False) -> None:
         """The hand is over: settle it in the store, move the session on, send its log."""

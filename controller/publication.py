@@ -40,6 +40,7 @@ LIVE_TOPICS = (
     "scores",
     "settlement",
     "seats",
+    "cashout",
     "dealer",
     "events",
     "alerts",

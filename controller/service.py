@@ -20,6 +20,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 import structlog
@@ -27,6 +28,7 @@ import structlog
 from controller import sd_notify
 from controller.alert_sink import AlertSink
 from controller.alerts import Alert, AlertKind, PublicAlert
+from controller.cashout import cutoff_due
 from controller.dealer_guide import Roll, instruction, short_text
 from controller.disk_space import DiskFloor, is_disk_full
 from controller.display import status_text
@@ -35,9 +37,11 @@ from controller.hand_keeper import HandKeeper
 from controller.publication import Outlet, number
 from controller.seating import Seating, SeatRequest
 from controller.staff_acts import handle as staff_handle
+from controller.store.owners import OwnerAccounts
 from controller.table_inputs import DicePress, StaffInput, TableInput, TableInputs
 from controller.tags import TagBook
 from controller.tracker import Tracker
+from engine.round.staff import Audit
 from firmware_bridge.protocol.messages import TableState
 from firmware_bridge.table import NoBoard
 from firmware_bridge.table_events import (
@@ -52,6 +56,13 @@ from firmware_bridge.table_events import (
 )
 
 log = structlog.get_logger(__name__)
+
+CUTOFF_EVERY = 30.0  # seconds between looks at the owner's daily cut-off
+
+
+def local_now() -> datetime:
+    return datetime.now().astimezone()
+
 
 DISK_FULL_TEXT = "存储已满 暂停 (disk full: play held)"
 
@@ -106,6 +117,7 @@ class TableService:
         panel: LinkLight | None = None,
         clock: Callable[[], float] = time.monotonic,
         disk: DiskFloor | None = None,
+        wall: Callable[[], datetime] = local_now,
     ) -> None:
         self.keeper = keeper
         self.board = board
@@ -137,6 +149,8 @@ class TableService:
         self.seating = Seating(keeper, outlet)
         book.cards = self.seating.cards
         tracker.on_card = self.seating.card
+        self.wall = wall
+        self._cutoff_at: float | None = None  # when to look at the daily cut-off next
 
     # --- the loop ----------------------------------------------------------------------------
 
@@ -196,10 +210,32 @@ class TableService:
 
     def tick(self, now: float) -> None:
         """Time-based checks: the tracker's (timeouts, grace-timed alerts), then the alert
-        summaries whose window ended."""
+        summaries whose window ended, then the owner's daily cut-off."""
         self.tracker.tick(now)
         self.alerts.flush(now)
         self._check_stuck(now)
+        if self._cutoff_at is None or now >= self._cutoff_at:
+            self._cutoff_at = now + CUTOFF_EVERY
+            self._check_cutoff()
+
+    def _check_cutoff(self) -> None:
+        """The owner's daily cut-off: the open session, started before the latest cut-off,
+        closes once its hand in play is settled (closed by the owner who set the time)."""
+        keeper = self.keeper
+        state, session_id = keeper.state, keeper.session_id
+        if session_id is None or state is None or keeper.session.hand_no == 0:
+            return
+        if state.settlement is None and not keeper.unplayed:
+            return  # (after the hand in play)
+        terms, by = OwnerAccounts(keeper.store).cashout_terms()
+        if terms.cutoff is None:
+            return
+        wall = self.wall()
+        if not cutoff_due(terms.cutoff, keeper.store.get_session(session_id).started_at, wall):
+            return
+        why = f"每日结算时间 {terms.cutoff} (the owner's daily cut-off)"
+        audit = Audit(by or "owner", "owner", wall.isoformat(timespec="seconds"), why)
+        keeper.close_session(audit, "cutoff", terms)
 
     def _check_stuck(self, now: float) -> None:
         """A hand the table cannot explain for ``stuck_after`` seconds waits for staff: the

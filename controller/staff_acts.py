@@ -67,6 +67,8 @@ def perform(keeper: HandKeeper, request: StaffRequest, policy: StaffPolicy) -> l
         if current is None:
             raise StaleRequest("no hand in progress: act when the next hand has started")
         raise StaleRequest(f"hand {request.hand_id} is not the hand in progress ({current})")
+    if keeper.session_id is None:
+        raise StaleRequest("the session is closed and cashed out: act when the next hand starts")
     if request.seen != len(keeper.log):
         raise StaleRequest(
             f"seen: the hand holds {len(keeper.log)} events, the request saw {request.seen} "
@@ -152,6 +154,14 @@ def _voided_in_session(keeper: HandKeeper) -> set[int]:
 
 
 @dataclass(frozen=True, slots=True)
+class CloseSession:
+    """Close the session after its last hand (staff, or the owner's daily cut-off)."""
+
+    audit: Audit
+    cause: Literal["staff", "cutoff"] = "staff"
+
+
+@dataclass(frozen=True, slots=True)
 class Look:
     """A look at the hand in progress, as staff may see it."""
 
@@ -175,7 +185,7 @@ class DiceButton:
 
 def handle(
     keeper: HandKeeper,
-    item: StaffRequest | Look | DiceButton,
+    item: StaffRequest | CloseSession | Look | DiceButton,
     press_dice: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
     """What the table loop does with an item from the staff desk (raises as ``perform``).
@@ -188,6 +198,11 @@ def handle(
         if press_dice is None or not press_dice():
             raise StaleRequest("no roll is due (or the hand waits for staff)")
         return current_view(keeper)
+    if isinstance(item, CloseSession):
+        if keeper.in_progress and not keeper.unplayed:
+            raise StaleRequest("a hand is in progress: finish or void it, then close the session")
+        terms, _ = OwnerAccounts(keeper.store).cashout_terms()
+        return keeper.close_session(item.audit, item.cause, terms)
     events = perform(keeper, item, OwnerAccounts(keeper.store).staff_policy())
     return outcome(events) | {"hand_id": keeper.hand_id, "seen": len(keeper.log)}
 
@@ -198,9 +213,10 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
     face up): never a concealed tile of a hand still played."""
     state = keeper.state
     if state is None or keeper.hand_id is None:
-        return {"hand_id": None, "in_progress": False}
+        return {"hand_id": None, "in_progress": False, "session_id": keeper.session_id}
     return {
         "hand_id": keeper.hand_id,
+        "session_id": keeper.session_id,  # None: closed (cashed out) until the next hand
         "in_progress": keeper.in_progress,
         "hand_no": state.started.hand_no,
         "seen": len(keeper.log),
@@ -227,11 +243,11 @@ def outcome(events: list[Event]) -> dict[str, Any]:
 
 def desk(
     inputs: TableInputs,
-) -> Callable[[StaffRequest | Look | DiceButton], Awaitable[dict[str, Any]]]:
+) -> Callable[[StaffRequest | CloseSession | Look | DiceButton], Awaitable[dict[str, Any]]]:
     """The web app's way in: each act a ``StaffInput`` on the table loop's queue, answered
     by ``TableService.act`` (``handle``); a full queue is refused at once (OverflowError)."""
 
-    async def submit(item: StaffRequest | Look | DiceButton) -> dict[str, Any]:
+    async def submit(item: StaffRequest | CloseSession | Look | DiceButton) -> dict[str, Any]:
         answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         if not inputs.put(StaffInput(item, answer)):
             raise OverflowError("the table's input queue is full")

@@ -37,6 +37,7 @@ from controller.store.models import (
     utcnow,
 )
 from controller.store.table_stats import Changes, bump
+from engine.round.events import SessionClosed
 
 FINISHED = "finished"
 CHUNK = 1000  # ids per IN (...) list
@@ -175,6 +176,7 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
     duplicates += [hid for hid in unique if hid in existing and hid not in amended]
     new = [log for hid, log in unique.items() if hid not in existing]
     if not new:
+        _close_sessions(conn, [unique[h] for h in amended])
         return StoreResult([original[h] for h in amended], [original[h] for h in duplicates])
     stats = Changes()
     _sessions(conn, new, stats)
@@ -234,6 +236,7 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
             for log in new
         ],
     )
+    _close_sessions(conn, [*new, *(unique[h] for h in amended)])
     stored = [original[log.hand_id] for log in new] + [original[h] for h in amended]
     return StoreResult(stored, [original[h] for h in duplicates])
 
@@ -269,6 +272,24 @@ def _seat_acts(conn: Connection, logs: Sequence[Handlog]) -> None:
             )
     if rows:
         conn.execute(insert(SEAT_ACTS), rows)
+
+
+def _close_sessions(conn: Connection, logs: Sequence[Handlog]) -> None:
+    """A session's last hand carries its close (``session_closed``, docs/players.md): the
+    session ends at the hub when that log arrives, at the time the table recorded."""
+    for log in logs:
+        closed = next((e for e in log.events if e.get("type") == SessionClosed.type), None)
+        if closed is None or log.session_id is None:
+            continue
+        at = log.finished_at
+        with contextlib.suppress(TypeError, ValueError):
+            when = datetime.fromisoformat(closed["at"])
+            at = when if when.tzinfo is not None else at
+        conn.execute(
+            update(SESSIONS)
+            .where(SESSIONS.c.id == log.session_id, SESSIONS.c.ended_at.is_(None))
+            .values(ended_at=at)
+        )
 
 
 def _amend_longer(conn: Connection, logs: Sequence[Handlog]) -> list[str]:

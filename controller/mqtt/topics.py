@@ -13,7 +13,7 @@ from typing import Any
 from controller.mqtt.flat import FLAT_NAMES
 
 # State a display needs on connect: retained, absolute values (never deltas).
-RETAINED = ("status", "jing", "dice", "scores", "hand", "settlement", "seats")
+RETAINED = ("status", "jing", "dice", "scores", "hand", "settlement", "seats", "cashout")
 # Streams: not retained; the hub de-duplicates handlog by hand id, displays events by seq.
 STREAMS = ("events", "alerts", "handlog")
 # Plain-text values for microcontrollers, all retained (controller.mqtt.flat).

@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import Row, delete, func, insert, select, update
@@ -90,6 +90,25 @@ class StaffPolicy(BaseModel):
     xianggong_amount: int | None = Field(default=None, ge=1, le=MAX_POINTS)
 
 
+Setting = TypeVar("Setting", bound=BaseModel)
+TIME_OF_DAY = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
+
+
+class CashoutTerms(BaseModel):
+    """The owner's terms for a session's cash-out (docs/players.md, "Cash-out"): what a
+    point is worth in money (None: points only), the table fee and what it is per (shown
+    apart from the points), and the daily cut-off, a local time at which the open session
+    closes by itself (after the hand then in play; None: only staff close sessions)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    point_value: float | None = Field(default=None, gt=0, le=1_000_000)
+    currency: str = Field(default="元", min_length=1, max_length=8)
+    table_fee: float | None = Field(default=None, gt=0, le=1_000_000)
+    fee_per: Literal["hand", "hour", "session"] = "session"
+    cutoff: str | None = Field(default=None, pattern=TIME_OF_DAY)
+
+
 class OwnerAccounts:
     """Owners in the event store's database (the ``owners`` table, migration 0002)."""
 
@@ -157,23 +176,38 @@ class OwnerAccounts:
             return [_record(r) for r in c.execute(query)]
 
     def staff_policy(self) -> StaffPolicy:
-        with self.engine.connect() as c:
-            value = c.execute(
-                select(OWNER_SETTINGS.c.value).where(OWNER_SETTINGS.c.name == "staff")
-            ).scalar()
-        if value is None:
-            return StaffPolicy()
-        try:
-            return StaffPolicy.model_validate_json(value)
-        except ValidationError:  # (only an owner writes it, checked): the safe default
-            return StaffPolicy()
+        return self._setting("staff", StaffPolicy)[0]
 
     def set_staff_policy(self, policy: StaffPolicy, by: str) -> None:
-        row = {"value": policy.model_dump_json(), "updated_at": utcnow(), "updated_by": by}
+        self._set("staff", policy, by)
+
+    def cashout_terms(self) -> tuple[CashoutTerms, str]:
+        """The terms, and the owner who set them last ("" if none did)."""
+        return self._setting("cashout", CashoutTerms)
+
+    def set_cashout_terms(self, terms: CashoutTerms, by: str) -> None:
+        self._set("cashout", terms, by)
+
+    def _setting(self, name: str, model: type[Setting]) -> tuple[Setting, str]:
+        with self.engine.connect() as c:
+            row = c.execute(
+                select(OWNER_SETTINGS.c.value, OWNER_SETTINGS.c.updated_by).where(
+                    OWNER_SETTINGS.c.name == name
+                )
+            ).first()
+        if row is None:
+            return model(), ""
+        try:
+            return model.model_validate_json(row.value), row.updated_by
+        except ValidationError:  # (only an owner writes it, checked): the safe default
+            return model(), ""
+
+    def _set(self, name: str, value: BaseModel, by: str) -> None:
+        row = {"value": value.model_dump_json(), "updated_at": utcnow(), "updated_by": by}
         with self.engine.begin() as c:
-            changed = update(OWNER_SETTINGS).where(OWNER_SETTINGS.c.name == "staff")
+            changed = update(OWNER_SETTINGS).where(OWNER_SETTINGS.c.name == name)
             if c.execute(changed.values(**row)).rowcount == 0:
-                c.execute(insert(OWNER_SETTINGS).values(name="staff", **row))
+                c.execute(insert(OWNER_SETTINGS).values(name=name, **row))
 
     def _bump_generation(self, name: str, **values: Any) -> None:
         """Set ``values`` and end every login ``name`` made so far, in one statement."""

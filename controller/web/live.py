@@ -34,7 +34,17 @@ from engine.round.narration import seat_name
 log = structlog.get_logger(__name__)
 
 # (seats first: a page knows the names before it draws the hand)
-RETAINED: Final = ("seats", "status", "hand", "jing", "dice", "scores", "settlement", "dealer")
+RETAINED: Final = (
+    "seats",
+    "status",
+    "hand",
+    "jing",
+    "dice",
+    "scores",
+    "settlement",
+    "cashout",
+    "dealer",
+)
 STREAMS: Final = ("events", "alerts")
 TOPICS: Final = RETAINED + STREAMS
 RECENT_ALERTS = 20

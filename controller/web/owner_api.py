@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
 from fastapi.responses import Response
 
+from controller.cashout import stored_cashout
 from controller.store import HandRecord, StoredHand, UnknownHand, UnknownSession
 from controller.store.members import hand_seat_acts
 from controller.store.tables import (
@@ -285,6 +286,18 @@ def get_chart(
 def get_session(ctx: Ctx, session_id: SessionId) -> SessionOut:
     try:
         return SessionOut.of(ctx.store.get_session(session_id))
+    except UnknownSession:
+        raise HTTPException(404, f"unknown session {session_id!r}") from None
+
+
+@router.get(
+    "/sessions/{session_id}/cashout",
+    summary="A session's cash-out: each player's net and who pays whom (its standing if open)",
+)
+def get_session_cashout(ctx: Ctx, session_id: SessionId) -> dict[str, Any]:
+    terms, _ = ctx.owners.cashout_terms()
+    try:
+        return stored_cashout(ctx.store, session_id, terms, datetime.now(UTC))
     except UnknownSession:
         raise HTTPException(404, f"unknown session {session_id!r}") from None
 

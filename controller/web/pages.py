@@ -4,7 +4,8 @@
 ``?broker=`` straight from the parlour's broker); ``/dealer``: the dealer's view;
 ``/floor``: every table of the parlour live, from the broker (docs/displays.md);
 ``/owner``: the owners' app (it logs in through the API); ``/m/<token>``: a member's own
-record, through their personal link. The pages are public; owner data
+record, through their personal link; ``/cashout``: a session's printable cash-out (staff
+and owners, through the API). The pages are public; owner data
 comes only through the API, which checks the login.
 """
 
@@ -69,6 +70,11 @@ def floor() -> FileResponse:
 def alert_titles() -> dict[str, dict[str, str]]:
     """What the floor calls each alert kind (controller.alerts)."""
     return {kind: {"zh": zh, "en": en} for kind, (zh, en, _, _) in ADVICE.items()}
+
+
+@router.get("/cashout")
+def cashout_sheet() -> FileResponse:
+    return _page("cashout.html")
 
 
 @router.get("/owner")

@@ -13,8 +13,10 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from controller.cashout import stored_cashout
 from controller.staff_acts import (
     ActKind,
+    CloseSession,
     DiceButton,
     Look,
     NotPermitted,
@@ -22,7 +24,7 @@ from controller.staff_acts import (
     StaleRequest,
     UnknownHandId,
 )
-from controller.store.owners import OwnerRecord, StaffPolicy
+from controller.store.owners import CashoutTerms, OwnerRecord, StaffPolicy
 from controller.web.auth import Owner, current_account
 from controller.web.context import WebContext, context
 from controller.web.schemas import Problem
@@ -303,6 +305,41 @@ async def dice(body: DiceIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
     return await _desk(ctx, DiceButton(body.hand_id, body.seen))
 
 
+class CloseIn(_In):
+    reason: Annotated[str, Field(min_length=1, max_length=MAX_REASON)]
+
+
+@router.post(
+    "/session/close",
+    responses=ACT_RESPONSES,
+    summary="Close the session after its last hand: the cash-out (who pays whom)",
+)
+async def close_session(body: CloseIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+    at = datetime.now(UTC).isoformat(timespec="seconds")
+    audit = Audit(account.name, account.role, at, body.reason)
+    return await _desk(ctx, CloseSession(audit))
+
+
+@router.get(
+    "/sessions/latest/cashout",
+    responses={404: {"model": Problem}},
+    summary="This table's latest session with a hand: its cash-out, or its standing while open",
+)
+def latest_cashout(account: Member, ctx: Ctx) -> dict[str, Any]:
+    last = ctx.store.list_hands(status="finished", limit=1)
+    if not last or last[0].session_id is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "no hand finished at this table yet")
+    terms, _ = ctx.owners.cashout_terms()
+    return stored_cashout(ctx.store, last[0].session_id, terms, datetime.now(UTC))
+
+
+@router.get(
+    "/cashout-terms", summary="The owners' cash-out terms (point value, table fee, cut-off)"
+)
+def get_cashout_terms(account: Member, ctx: Ctx) -> CashoutTerms:
+    return ctx.owners.cashout_terms()[0]
+
+
 @router.get("/policy", summary="What staff may do here, and the owners' penalty amounts")
 def get_policy(account: Member, ctx: Ctx) -> StaffPolicy:
     return ctx.owners.staff_policy()
@@ -325,3 +362,18 @@ owner_router = APIRouter(prefix="/api/v1/owner", tags=["owners"])
 def put_policy(policy: StaffPolicy, owner: Owner, ctx: Ctx) -> StaffPolicy:
     ctx.owners.set_staff_policy(policy, owner.name)
     return ctx.owners.staff_policy()
+
+
+@owner_router.put(
+    "/cashout-terms",
+    responses={
+        400: {"model": Problem},
+        401: {"model": Problem},
+        403: {"model": Problem},
+        422: {"model": Problem},
+    },
+    summary="Set the point value, the table fee and the daily cut-off of the cash-out",
+)
+def put_cashout_terms(terms: CashoutTerms, owner: Owner, ctx: Ctx) -> CashoutTerms:
+    ctx.owners.set_cashout_terms(terms, owner.name)
+    return ctx.owners.cashout_terms()[0]

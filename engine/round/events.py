@@ -387,6 +387,18 @@ class StaffUndone(StaffAct):
     undone: str
 
 
+@dataclass(frozen=True, slots=True)
+class SessionClosed(StaffAct):
+    """The session ends after this hand, its last: staff closed it, or the owner's daily
+    cut-off did (``cause``). ``terms``: the owner's cash-out terms then in force (the
+    point value, the table fee), so the cash-out reads the same wherever it is recounted.
+    Not undone: the next hand starts a new session."""
+
+    type: ClassVar[str] = "session_closed"
+    cause: Literal["staff", "cutoff"]
+    terms: dict[str, Any] = field(default_factory=dict)
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -415,6 +427,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         HandVoided,
         FlipEntered,
         StaffUndone,
+        SessionClosed,
     )
 }
 STAFF_ACT_TYPES = frozenset(t for t, cls in EVENT_TYPES.items() if issubclass(cls, StaffAct))

@@ -32,6 +32,7 @@ from engine.round.events import (
     PenaltyApplied,
     Punged,
     ReplacementDrawn,
+    SessionClosed,
     Settled,
     Shuffled,
     StaffAct,
@@ -428,6 +429,12 @@ def _undone(state: RoundState, e: StaffUndone) -> None:
         setattr(state, name, getattr(restored, name))
 
 
+def _session_closed(state: RoundState, e: SessionClosed) -> None:
+    # not an act undo takes back (``_act``): the session is over, its cash-out made
+    if state.settlement is None:
+        raise ValueError("a session closes after its last hand is settled")
+
+
 _HANDLERS: dict[type[Event], Callable[[RoundState, Any], None]] = {
     Shuffled: _shuffled,
     DiceRolled: _dice,
@@ -453,4 +460,5 @@ _HANDLERS: dict[type[Event], Callable[[RoundState, Any], None]] = {
     HandVoided: _voided,
     FlipEntered: _flip_entered,
     StaffUndone: _undone,
+    SessionClosed: _session_closed,
 }

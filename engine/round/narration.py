@@ -39,6 +39,7 @@ from engine.round.events import (
     PenaltyApplied,
     Punged,
     ReplacementDrawn,
+    SessionClosed,
     Settled,
     Shuffled,
     StaffAct,
@@ -278,6 +279,12 @@ def _act(e: StaffAct, names: Names) -> Words:
             what = Words(f"录入翻出的精牌：{zh_name(k)}", f"the flipped tile entered: {en_name(k)}")
         case StaffUndone():
             what = Words("撤销上一步", f"undoes {e.undone}")
+        case SessionClosed():
+            what = (
+                Words("本场结束（每日结算时间）", "the session closed (the daily cut-off)")
+                if e.cause == "cutoff"
+                else Words("结束本场并结算", "closes the session and cashes out")
+            )
         case _:
             what = Words(e.type, e.type)
     who = _ROLES.get(e.role, Words(e.role, e.role))

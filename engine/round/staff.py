@@ -27,6 +27,7 @@ from engine.round.events import (
     HandVoided,
     PenaltyApplied,
     PenaltyName,
+    SessionClosed,
     Settled,
     StaffAct,
     StaffUndone,
@@ -474,6 +475,19 @@ def adjust(
     if type(points) is not int or not 1 <= points <= MAX_POINTS:
         raise StaffInputError(f"points: 1–{MAX_POINTS}")
     return [Adjusted(**_fields(audit), from_seat=from_seat, to_seat=to_seat, points=points)]
+
+
+def close_session(
+    state: RoundState,
+    audit: Audit,
+    cause: Literal["staff", "cutoff"],
+    terms: Mapping[str, Any],
+) -> list[Event]:
+    """End the session after this hand, settled, its last (staff must say why)."""
+    audit.check(reason_required=cause == "staff")
+    if state.settlement is None:
+        raise StaffInputError("hand: a hand is in progress; finish or void it, then close")
+    return [SessionClosed(**_fields(audit), cause=cause, terms=dict(terms))]
 
 
 def void(state: RoundState, audit: Audit) -> list[Event]:

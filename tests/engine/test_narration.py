@@ -33,6 +33,7 @@ from engine.round.events import (
     PenaltyApplied,
     Punged,
     ReplacementDrawn,
+    SessionClosed,
     Settled,
     Shuffled,
     StaffUndone,
@@ -84,6 +85,7 @@ SAMPLES: list[Event] = [
     HandVoided(**WHO, reason="dropped tiles", hand_no=4),
     FlipEntered(**WHO, reason="no reader at the spot", indicator="5m"),
     StaffUndone(**WHO, reason="wrong seat", undone="adjusted"),
+    SessionClosed(**WHO, reason="打烊", cause="staff", terms={"point_value": 0.5}),
 ]  # fmt: skip
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

@@ -27,6 +27,10 @@ const MJ = (() => {
       dealer_view: "庄家提示", instruction: "现在", alerts: "警报", no_alerts: "没有警报",
       dismiss: "已处理", what_to_do: "处理办法", seat_of: "座位", recent: "之前",
       lang: "English",
+      cashout: "本场结算", cashout_open: "本场累计（尚未结束）", transfers: "谁付给谁",
+      pays: "付给", player: "玩家", hands_n: "{n}局", money: "金额", fee: "台费",
+      fee_hand: "每局", fee_hour: "每小时", fee_session: "每场", no_transfer: "无需转账",
+      points_unit: "分", closed_by: "结束人", print: "打印", no_cashout: "还没有结算",
       winds: ["东", "南", "西", "北"],
     },
     en: {
@@ -50,6 +54,11 @@ const MJ = (() => {
       dealer_view: "Dealer", instruction: "Now", alerts: "Alerts", no_alerts: "No alerts",
       dismiss: "Done", what_to_do: "What to do", seat_of: "Seat", recent: "earlier",
       lang: "中文",
+      cashout: "Cash-out", cashout_open: "Session standing (still open)",
+      transfers: "Who pays whom", pays: "pays", player: "Player", hands_n: "{n} hands",
+      money: "Money", fee: "Table fee", fee_hand: "per hand", fee_hour: "per hour",
+      fee_session: "per session", no_transfer: "Nobody owes anything", points_unit: "pts",
+      closed_by: "Closed by", print: "Print", no_cashout: "No cash-out yet",
       winds: ["East", "South", "West", "North"],
     },
   };
@@ -238,6 +247,7 @@ const MJ = (() => {
     (typeof v === "string" && /^-?\d{1,9}\/2$/.test(v)) ? v : null;
   /** A tile as the topics write it: a code ("5m", "E") or a kind 0-33; else null. */
   const tileCode = (v) => (int(v, 0, 33) !== null || (typeof v === "string" && /^(?:[1-9][mps]|[ESWNCFP])$/.test(v)) ? v : null);
+  const money = (v) => (typeof v === "number" && Number.isFinite(v) && Math.abs(v) < 1e12 ? v : null);
   const texts = (v, max) => { const o = obj(v); return { zh: str(o.zh, max), en: str(o.en, max) }; };
 
   const PHASES = ["shuffle", "break_dice", "second_dice", "deal", "flip", "turn", "draw",
@@ -306,6 +316,21 @@ const MJ = (() => {
       return { kind: str(p.kind, 40), seat: seatNo(p.seat), message: str(p.message, 300),
         title: p.title ? texts(p.title, 80) : null, advice: p.advice ? texts(p.advice, 300) : null };
     },
+    cashout(v) {
+      const p = obj(v);
+      const players = list(p.players, 64).map((x) => {
+        const q = obj(x);
+        return { seat: seatNo(q.seat), name: typeof q.name === "string" && q.name ? str(q.name, 64) : null,
+          net: points(q.net), played: int(q.played, 0, 1e6), money: money(q.money), fee: money(q.fee) };
+      });
+      const transfers = list(p.transfers, 64).map((x) => {
+        const q = obj(x);
+        return { from: int(q.from, 0, players.length - 1), to: int(q.to, 0, players.length - 1),
+          points: points(q.points), money: money(q.money) };
+      }).filter((t) => t.from !== null && t.to !== null);
+      return { session_id: handId(p.session_id), played: int(p.played, 0, 1e6), ended_at: str(p.ended_at, 40),
+        closed: p.closed !== false, players, transfers };
+    },
     dealer(v) {
       const p = obj(v), place = obj(p.place);
       return {
@@ -351,8 +376,34 @@ const MJ = (() => {
     return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
   }
 
+  // ---- the cash-out ----------------------------------------------------------------------
+  /** A cleaned cash-out (clean.cashout) as a table of nets and the list of who pays whom;
+      with ``withMoney`` the money and fee columns the staff and the print page show. */
+  function cashoutView(c, { withMoney = false, currency = "" } = {}) {
+    const name = (i) => { const p = c.players[i]; return p ? p.name || seatName(p.seat, null) : "?"; };
+    const showMoney = withMoney && c.players.some((p) => p.money !== null);
+    const showFee = withMoney && c.players.some((p) => p.fee !== null);
+    const cash = (v) => (v === null ? "" : `${v.toFixed(2)} ${currency}`.trim());
+    const sign = (n) => { const v = Number(fmtNum(n)); return v > 0 ? "pos" : v < 0 ? "neg" : ""; };
+    const head = el("tr", null, el("th", null, t("player")), el("th", { class: "num" }, t("net")),
+      showMoney ? el("th", { class: "num" }, t("money")) : null, showFee ? el("th", { class: "num" }, t("fee")) : null);
+    const rows = c.players.map((p, i) => el("tr", { class: "cashout-player", "data-player": i },
+      el("td", null, name(i), p.played !== null ? el("span", { class: "muted" }, ` · ${t("hands_n", { n: p.played })}`) : null),
+      el("td", { class: `num ${sign(p.net)}` }, fmtNum(p.net) || "0"),
+      showMoney ? el("td", { class: "num" }, cash(p.money)) : null,
+      showFee ? el("td", { class: "num" }, cash(p.fee)) : null));
+    const plain = (n) => fmtNum(n).replace(/^\+/, "");
+    const pays = c.transfers.map((x) => el("li", { class: "transfer" },
+      el("b", null, name(x.from)), ` ${t("pays")} `, el("b", null, name(x.to)), ` ${plain(x.points)} ${t("points_unit")}`,
+      showMoney && x.money !== null ? el("span", { class: "money" }, ` (${cash(x.money)})`) : null));
+    return el("div", { class: "cashout-view" },
+      el("table", { class: "cashout-nets" }, el("thead", null, head), el("tbody", null, rows)),
+      el("h3", null, t("transfers")),
+      el("ol", { class: "transfers" }, pays.length ? pays : el("li", { class: "muted" }, t("no_transfer"))));
+  }
+
   // ---- the live stream ----------------------------------------------------------------
-  const TOPICS = ["seats", "status", "hand", "jing", "dice", "scores", "settlement", "dealer", "events", "alerts"];
+  const TOPICS = ["seats", "status", "hand", "jing", "dice", "scores", "settlement", "cashout", "dealer", "events", "alerts"];
 
   /** Follow /api/v1/public/live; onMessage(topic, payload, meta). The banner shows the state. */
   /** The connection's state on the page's banner: connecting, connected, reconnecting. */
@@ -393,5 +444,5 @@ const MJ = (() => {
   }
 
   return { t, lang: () => lang, setLang, langToggle, applyI18n, el, svg, tile, tileHtml, tileName,
-    parseTile, die, seatName, setNames, fmtNum, esc, cleaned, str, live, showLive, params };
+    parseTile, die, seatName, setNames, fmtNum, esc, cleaned, str, live, showLive, params, cashoutView };
 })();

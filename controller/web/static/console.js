@@ -29,6 +29,8 @@
       enter_seat: "录入此座", indicator: "翻出的精牌", hand_only: "手牌", enter_flip: "录入翻精",
       dice: "掷骰子（下一局）",
       seats: "入座（两局之间）", guest: "客人", sit: "入座", seat_acts: "最近入座记录", card: "会员卡",
+      session: "本场", close_session: "结束本场并结算", close_reason: "原因（必填，如：打烊）",
+      session_closed: "结束本场", print_page: "打印结算单",
     },
     en: {
       staff: "Staff", login: "Staff log in", name: "Name", password: "Password", logout: "Log out",
@@ -53,6 +55,9 @@
       indicator: "Flipped tile (精)", hand_only: "Hand", enter_flip: "Enter the flip",
       dice: "Roll the dice (next hand)",
       seats: "Seats (between hands)", guest: "Guest", sit: "Seat", seat_acts: "Latest seat acts", card: "member card",
+      session: "Session", close_session: "Close the session and cash out",
+      close_reason: "Reason (required, e.g. closing time)", session_closed: "session closed",
+      print_page: "Print the cash-out",
     },
   };
   const T = (k, vars) => {
@@ -153,6 +158,42 @@
     }
     if (!$("staff-view")) return;
     renderView();
+    await lookCashout();
+  }
+
+  // ---- the session: its standing, closing it, its cash-out --------------------------------------
+  async function lookCashout() {
+    let raw = null;
+    try { raw = await call("/api/v1/staff/sessions/latest/cashout"); } catch { raw = null; }
+    renderCashout(raw);
+  }
+
+  function renderCashout(raw) {
+    const box = $("session-cashout");
+    if (!box) return;
+    if (!raw) { box.replaceChildren(el("p", { class: "muted" }, MJ.t("no_cashout"))); return; }
+    const c = MJ.cleaned("cashout", raw);
+    const terms = raw.terms && typeof raw.terms === "object" ? raw.terms : {};
+    const by = raw.closed_by && typeof raw.closed_by === "object" ? raw.closed_by : null;
+    box.replaceChildren(
+      el("div", { class: "staff-hand-head", id: "session-head" },
+        `${c.closed ? MJ.t("cashout") : MJ.t("cashout_open")} · ${MJ.t("hands_n", { n: c.played ?? 0 })}`,
+        by ? ` · ${MJ.t("closed_by")} ${MJ.str(by.by, 64)}${by.reason ? " · " + MJ.str(by.reason, 500) : ""}` : ""),
+      MJ.cashoutView(c, { withMoney: true, currency: MJ.str(terms.currency, 8) }));
+    $("close-session").disabled = !!(c.closed || (S.view && S.view.session_id === null));
+  }
+
+  function sessionForm() {
+    const reason = el("input", { id: "close-reason", placeholder: T("close_reason"), maxlength: 500 });
+    const close = el("button", { class: "btn primary", type: "button", id: "close-session" }, T("close_session"));
+    close.addEventListener("click", () => attempt("close", async () =>
+      renderCashout(await call("/api/v1/staff/session/close", { reason: reason.value }))));
+    return el("div", { class: "staff-form", id: "session-form" },
+      el("h3", null, T("session")),
+      el("div", { id: "session-cashout" }),
+      el("div", { class: "row" }, reason, close,
+        el("a", { class: "btn", href: "/cashout", target: "_blank", id: "print-cashout" }, T("print_page"))),
+      el("div", { class: "error", id: "close-error" }));
   }
 
   // A look after what the table publishes (a move, a settlement), at most every half second.
@@ -180,7 +221,7 @@
       el("div", { class: "row" }, el("button", { class: "btn", type: "button", id: "dice" }, T("dice")),
         el("div", { class: "error", id: "dice-error", role: "alert" })),
       seatsForm(),
-      finishForm(), picker(), actForms(),
+      finishForm(), picker(), actForms(), sessionForm(),
       el("div", { class: "staff-acts" }, el("h3", null, T("acts")), el("ol", { id: "staff-acts" }),
         el("div", { class: "row" }, el("input", { id: "undo-reason", placeholder: T("reason"), maxlength: 500 }),
           el("button", { class: "btn", type: "button", id: "undo" }, T("undo"))),
@@ -544,14 +585,20 @@
 
   /** Send an act with the hand and the events seen; the API's refusal beside its form. */
   async function act(form, path, body, noHandId = false) {
-    const error = $(`${form}-error`);
-    if (S.busy || !S.view || !S.view.hand_id) return;
-    S.busy = true;
-    document.querySelectorAll("#staff .error").forEach((n) => { n.textContent = ""; n.classList.remove("ok"); });
+    if (!S.view || !S.view.hand_id) return;
     const sent = { ...body, seen: S.view.seen };
     if (!noHandId) sent.hand_id = S.view.hand_id;
+    await attempt(form, () => call(path, sent));
+  }
+
+  /** Do ``work`` (a request), its refusal or "done" beside its form, then look again. */
+  async function attempt(form, work) {
+    const error = $(`${form}-error`);
+    if (S.busy) return;
+    S.busy = true;
+    document.querySelectorAll("#staff .error").forEach((n) => { n.textContent = ""; n.classList.remove("ok"); });
     try {
-      await call(path, sent);
+      await work();
       error.classList.add("ok");
       error.textContent = T("done");
     } catch (e) {
@@ -604,7 +651,7 @@
     $("staff-acts").replaceChildren(...(acts.length ? acts.map((a) => el("li", { "data-act": MJ.str(a.type, 32) },
       a.text && typeof a.text === "object" ? MJ.str(a.text[MJ.lang()] || a.text.zh, 700) : MJ.str(a.type, 32)))
       : [el("li", { class: "muted" }, T("no_acts"))]));
-    $("undo").disabled = !acts.length;
+    $("undo").disabled = !acts.length || v.session_id === null; // (a closed session: nothing more)
     // a declared 胡 lies face up: its tiles can be corrected until the next hand starts
     $("fin-correct").disabled = !(Array.isArray(v.winners_read) && v.winners_read.length);
     // a new hand, or a win just declared: its tiles are the starting point
@@ -652,7 +699,7 @@
   function onMessage(topic, payload) {
     if (payload === null) return;
     if (topic === "status") { S.status = payload; renderBanner(); }
-    if (["hand", "settlement", "events", "scores", "status"].includes(topic)) lookSoon();
+    if (["hand", "settlement", "events", "scores", "status", "cashout"].includes(topic)) lookSoon();
     if (topic === "seats" && S.me) loadSeats();
   }
 

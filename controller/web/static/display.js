@@ -5,7 +5,7 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   let renders = 0;
-  const S = { hand: null, jing: null, dice: null, scores: null, settlement: null, status: null, last: null };
+  const S = { hand: null, jing: null, dice: null, scores: null, settlement: null, cashout: null, status: null, last: null };
 
   const sameHand = (payload) => !payload || !S.hand || !payload.hand_id || !S.hand.hand_id || payload.hand_id === S.hand.hand_id;
 
@@ -128,11 +128,28 @@
     document.body.dataset.settled = "yes";
   }
 
+  // The last session's cash-out, while no hand is being played (until the next session's
+  // first result takes it off the topic): names or seats and points, nothing else.
+  function renderCashout() {
+    const box = $("cashout");
+    const c = S.cashout;
+    const phase = S.hand ? S.hand.phase : null;
+    const inPlay = phase !== null && !["shuffle", "break_dice", "second_dice", "settle", "done"].includes(phase);
+    if (!c || !c.players.length || inPlay) { box.hidden = true; document.body.dataset.cashout = "no"; return; }
+    box.replaceChildren(
+      el("h2", null, `${MJ.t("cashout")} · ${MJ.t("hands_n", { n: c.played ?? "?" })}`),
+      MJ.cashoutView(c));
+    box.hidden = false;
+    $("settlement").hidden = true;
+    document.body.dataset.cashout = "yes";
+  }
+
   function render() {
     renderJing();
     renderDice();
     renderTable();
     renderSettlement();
+    renderCashout();
     document.body.dataset.handId = S.hand && S.hand.hand_id ? S.hand.hand_id : "";
     document.body.dataset.rendered = String(++renders); // (tests wait for a render)
   }

@@ -1,0 +1,52 @@
+/* The printable cash-out (docs/players.md, "Cash-out"): a session's players, their nets,
+   who pays whom, and the owner's money and table fee, for staff and owners (the login's
+   cookie: log in on /dealer). ?session=<id> (owners): that session; else this table's
+   latest. Every field goes in as text (MJ.el). */
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const { el } = MJ;
+  let raw = null, failure = "";
+
+  function render() {
+    $("print").textContent = MJ.t("print");
+    $("error").textContent = failure;
+    if (!raw) { $("title").textContent = MJ.t("cashout"); $("sheet").replaceChildren(); document.body.dataset.ready = "no"; return; }
+    const c = MJ.cleaned("cashout", raw);
+    const terms = raw.terms && typeof raw.terms === "object" ? raw.terms : {};
+    const currency = MJ.str(terms.currency, 8);
+    const by = raw.closed_by && typeof raw.closed_by === "object" ? raw.closed_by : null;
+    const when = (s) => { const d = new Date(MJ.str(s, 40)); return Number.isNaN(d.getTime()) ? "" : d.toLocaleString(MJ.lang() === "zh" ? "zh-CN" : "en-GB"); };
+    $("title").textContent = `${c.closed ? MJ.t("cashout") : MJ.t("cashout_open")} · ${MJ.t("hands_n", { n: c.played ?? 0 })}`;
+    const meta = [`${when(raw.started_at)} – ${when(raw.ended_at)}`];
+    if (by) meta.push(`${MJ.t("closed_by")}: ${MJ.str(by.by, 64)}${by.reason ? " · " + MJ.str(by.reason, 500) : ""}`);
+    if (typeof terms.point_value === "number") meta.push(`1 ${MJ.t("points_unit")} = ${terms.point_value} ${currency}`);
+    const fee = raw.fee && typeof raw.fee === "object" ? raw.fee : null;
+    if (fee && typeof fee.total === "number" && typeof terms.table_fee === "number") {
+      meta.push(`${MJ.t("fee")}: ${terms.table_fee} ${currency} ${MJ.t("fee_" + MJ.str(fee.per, 10))} · ${fee.total.toFixed(2)} ${currency}`);
+    }
+    $("meta").replaceChildren(...meta.map((m) => el("p", { class: "meta" }, m)));
+    $("sheet").replaceChildren(MJ.cashoutView(c, { withMoney: true, currency }));
+    document.body.dataset.ready = "yes";
+  }
+
+  document.addEventListener("DOMContentLoaded", async () => {
+    MJ.langToggle($("lang"));
+    document.addEventListener("mj:lang", render);
+    $("print").addEventListener("click", () => window.print());
+    const session = MJ.params.get("session");
+    const path = session
+      ? `/api/v1/sessions/${encodeURIComponent(session.slice(0, 64))}/cashout`
+      : "/api/v1/staff/sessions/latest/cashout";
+    try {
+      const r = await fetch(path, { credentials: "same-origin" });
+      const data = await r.json().catch(() => null);
+      if (r.ok) raw = data;
+      else failure = r.status === 401 ? "请先在 /dealer 登录 (log in on /dealer first)" : MJ.str(data && data.detail, 300) || String(r.status);
+    } catch (e) {
+      failure = String(e);
+    }
+    render();
+  });
+})();

@@ -1,0 +1,148 @@
+"""The cash-out in Debian's Chromium: staff close the session on the console (the desk
+answering in-process from a real store's ``HandKeeper``), the table display shows each
+player's net and who pays whom from the live stream (points only), and the printable
+page shows the owner's money and table fee, laid out for paper.
+
+Set MJTABLE_SCREENSHOTS=docs/screenshots to refresh the screenshots docs/players.md shows.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.hand_keeper import HandKeeper
+from controller.mqtt.topics import Topics
+from controller.publication import Outlet
+from controller.staff_acts import handle
+from controller.store import EventStore
+from controller.store.members import Members
+from controller.store.owners import CashoutTerms, OwnerAccounts
+from controller.web import LiveHub, WebAppSettings, create_app
+from controller.web.passwords import hash_password
+from tests.controller.service_helpers import play_at_keeper
+from tests.controller.web.server import serve
+from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
+from tests.controller.web.test_staff_api import PASSWORD
+from tests.controller.web.test_staff_console import _log_in
+
+SECRET = b"p" * 32
+
+
+@pytest.fixture
+def site(store: EventStore) -> Iterator[tuple[str, HandKeeper]]:
+    hub = LiveHub()
+    keeper = HandKeeper(
+        store, Outlet(Topics("demo", "t1"), live=hub), parlour="demo", table="t1", ruleset="xingguo"
+    )
+    keeper.resume()
+    members = Members(store.engine, table_id="t1", parlour="demo")
+    wang, li = members.add("王五"), members.add("李四")
+    members.sit(0, wang.member_id, "ann")
+    members.sit(1, li.member_id, "ann")
+    rng = random.Random(11)
+    for n in range(6):
+        if n == 3:  # 王五 moves to seat 3 between hands: one player all the same
+            members.sit(2, wang.member_id, "ann")
+        play_at_keeper(keeper, rng)
+    accounts = OwnerAccounts(store)
+    accounts.add("ann", hash_password(PASSWORD), "staff", ("t1",))
+    accounts.add("boss", hash_password(PASSWORD))
+    terms = CashoutTerms(point_value=2, table_fee=20, fee_per="hand")
+    accounts.set_cashout_terms(terms, "boss")
+
+    async def desk(item: Any) -> dict[str, Any]:
+        return handle(keeper, item)
+
+    settings = WebAppSettings(parlour="demo", table="t1", secret_key=SECRET)
+    with serve(create_app(store, hub, settings, staff_desk=desk), hub) as url:
+        yield url, keeper
+
+
+def test_the_cash_out_on_the_console_the_display_and_paper(
+    browser: Any,  # noqa: F811
+    site: tuple[str, HandKeeper],
+    store: EventStore,
+    tmp_path: Path,
+) -> None:
+    url, keeper = site
+    session_id = keeper.session_id
+    assert session_id is not None
+    errors: list[str] = []
+    context = browser.new_context(viewport={"width": 820, "height": 1180})  # a tablet
+    console = context.new_page()
+    console.on("pageerror", lambda e: errors.append(str(e)))
+    _log_in(console, url)
+    console.wait_for_selector("#session-head:has-text('尚未结束')")  # the standing, still open
+    console.click("#close-session")  # no reason: refused, nothing stored
+    console.wait_for_selector("#close-error:has-text('reason')")
+    assert keeper.session_id == session_id
+    console.fill("#close-reason", "打烊")
+    console.click("#close-session")
+    console.wait_for_selector("#session-head:has-text('本场结算')")
+    assert keeper.session_id is None and store.get_session(session_id).ended_at is not None
+    hands = sorted(store.list_hands(session_id=session_id, limit=100), key=lambda h: h.table_seq)
+    wang = sum(h.net[0] for h in hands[:3]) + sum(h.net[2] for h in hands[3:])
+    guests = {  # a guest is the seat: 3号位 before 王五 sat there, 1号位 after he left it
+        "1号位": sum(h.net[0] for h in hands[3:]),
+        "3号位": sum(h.net[2] for h in hands[:3]),
+        "4号位": sum(h.net[3] for h in hands),
+    }
+    nets = {"王五": wang, "李四": sum(h.net[1] for h in hands), **guests}
+    transfers = console.query_selector_all("#session-cashout .transfer")
+    assert 1 <= len(transfers) <= 4
+    assert "元" in console.text_content("#session-cashout")  # money for staff
+    console.locator("#session-form").scroll_into_view_if_needed()
+    _shot(console, tmp_path, "cashout-console")
+
+    display = browser.new_page(viewport={"width": 1280, "height": 800})
+    display.on("pageerror", lambda e: errors.append(str(e)))
+    display.goto(f"{url}/display")
+    display.wait_for_selector("body[data-cashout='yes']")
+    text = display.text_content("#cashout")
+    assert "本场结算 · 6局" in text and "谁付给谁" in text and "王五" in text
+    assert "元" not in text  # points only in public
+    rows = display.query_selector_all("#cashout .cashout-player")
+    shown = {
+        r.query_selector("td").text_content(): float(r.query_selector(".num").text_content())
+        for r in rows
+    }
+    assert shown == nets  # five players: two members (one moved seats) and three guests
+    assert len(display.query_selector_all("#cashout .transfer")) == len(transfers)
+    _shot(display, tmp_path, "cashout-display")
+
+    sheet = context.new_page()  # the console's login (its cookie)
+    sheet.on("pageerror", lambda e: errors.append(str(e)))
+    sheet.goto(f"{url}/cashout")
+    sheet.wait_for_selector("body[data-ready='yes']")
+    assert "打烊" in sheet.text_content("#meta") and "台费" in sheet.text_content("#meta")
+    sheet.emulate_media(media="print")
+    assert not sheet.is_visible("#print")  # the buttons stay off the paper
+    _shot(sheet, tmp_path, "cashout-print", full_page=True)
+    sheet.pdf(path=str(tmp_path / "cashout.pdf"))
+    assert (tmp_path / "cashout.pdf").stat().st_size > 1000
+    # the owner finds the session on the table's page, and its sheet
+    owner = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    owner.on("pageerror", lambda e: errors.append(str(e)))
+    owner.goto(f"{url}/owner")
+    owner.fill("#login-name", "boss")
+    owner.fill("#login-password", PASSWORD)
+    owner.click("#login-submit")
+    owner.click("#tables a")
+    row = owner.wait_for_selector(f"#sessions tr[data-session='{session_id}']")
+    link = row.query_selector("a").get_attribute("href")
+    assert link == f"/cashout?session={session_id}"
+    owner.goto(url + link)
+    owner.wait_for_selector("body[data-ready='yes']")
+    assert owner.text_content("#title").startswith("本场结算")
+    assert owner.text_content("#sheet") == sheet.text_content("#sheet")
+    # a stranger gets no cash-out sheet
+    stranger = browser.new_page()
+    stranger.goto(f"{url}/cashout")
+    stranger.wait_for_selector("#error:has-text('log in')")
+    assert errors == []
+    context.close()
