@@ -4,10 +4,10 @@
 
 ``第n局`` is the hand number, ``#seq`` how many events the hand's log holds (players wait
 for it to catch up with what they did), then the deal as the table keeps it (the
-prevailing wind, the dealer's seat as its sticker numbers it, the dealer's streak when there is one: what a table's
-wind and dealer lights show), ``骰i:a+b`` the hand's latest roll (``i`` counts rolls from
-0), then whose move it is (or ``结算``/``本局结束`` and the nets) and the dealer's
-instruction. Under 200 UTF-8 bytes (the board's limit).
+prevailing wind, the dealer's seat as its sticker numbers it, the dealer's streak when
+there is one: what a table's wind and dealer lights show), ``骰i:a+b`` the hand's latest
+roll (``i`` counts rolls from 0), then whose move it is (or ``结算``/``本局结束`` and the
+nets) and the dealer's instruction. Under 200 UTF-8 bytes (the board's limit).
 """
 
 from __future__ import annotations
