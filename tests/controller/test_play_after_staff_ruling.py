@@ -29,6 +29,7 @@ from tests.controller.service_helpers import (
     options,
     refold,
     until,
+    with_web,
 )
 
 PASSWORD = "long enough password"
@@ -65,9 +66,7 @@ def test_after_staff_finish_and_void_the_bots_play_the_next_hand_to_its_end(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
     port = free_local_port()
-    plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
-    web = {"enabled": True, "host": "127.0.0.1", "port": port}
-    config = plain.model_copy(update={"web": plain.web.model_copy(update=web)})
+    config = with_web(config_for(data_dir(tmp_path), "xingguo", mosquitto.url), port)
     # the bots pause a little before each move, as people do: staff get a word in
     run_options = options(21, 3, think=0.05)
 

@@ -26,7 +26,7 @@ from controller.web.passwords import hash_password
 from engine.round.events import event_from_dict
 from tests.controller.hub.tables import PARLOUR, start_hub, stop_hub
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.service_helpers import GUARD, config_for, data_dir, options, until
+from tests.controller.service_helpers import GUARD, config_for, data_dir, options, until, with_web
 from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_staff_console import _notation, _tap, _winning_hand
 
@@ -40,14 +40,7 @@ class Site:
     def __init__(self, mosquitto: Mosquitto, hub_store: EventStore, tmp_path: Path) -> None:
         self.port = free_local_port()
         plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url, parlour=PARLOUR)
-        web = {"enabled": True, "host": "127.0.0.1", "port": self.port}
-        quick = {"reader_silent_after": 0.5, "stuck_after": 1.0}
-        self.config = plain.model_copy(
-            update={
-                "web": plain.web.model_copy(update=web),
-                "tracker": plain.tracker.model_copy(update=quick),
-            }
-        )
+        self.config = with_web(plain, self.port, reader_silent_after=0.5, stuck_after=1.0)
         self.mqtt_url = mosquitto.url
         self.hub_store = hub_store
         self.run: Any = None
