@@ -1,11 +1,13 @@
 """What the table's centre display shows, in a form people and the virtual players read.
 
-    第3局 #57 骰2:3+4 轮到1号位 | 牌尾数第7墩翻精
+    第3局 #57 东风圈 庄2 连1 骰2:3+4 1号位出牌 | 牌尾数第7墩翻精
 
 ``第n局`` is the hand number, ``#seq`` how many events the hand's log holds (players wait
-for it to catch up with what they did), ``骰i:a+b`` the hand's latest roll (``i`` counts
-rolls from 0), then whose move it is and the dealer's instruction. Under 200 UTF-8 bytes
-(the board's limit).
+for it to catch up with what they did), then the deal as the table keeps it (the
+prevailing wind, the dealer's seat as its sticker numbers it, the dealer's streak when
+there is one: what a table's wind and dealer lights show), ``骰i:a+b`` the hand's latest
+roll (``i`` counts rolls from 0), then whose move it is (or ``结算``/``本局结束`` and the
+nets) and the dealer's instruction. Under 200 UTF-8 bytes (the board's limit).
 """
 
 from __future__ import annotations
@@ -14,10 +16,14 @@ import re
 from dataclasses import dataclass
 
 from engine.round.state import Phase, RoundState
+from engine.tiles import EAST
 
 MAX_BYTES = 200
 _STATUS = re.compile(r"第(\d+)局 #(\d+)")
 _DICE = re.compile(r"骰(\d+):(\d)\+(\d)")
+_WINDS_ZH = "东南西北"
+_DEAL = re.compile(r"#\d+ ([东南西北])风圈 庄([1-4])(?: 连(\d+))?")
+_OVER = re.compile(r"#\d+ [^|]*(?:结算|本局结束)")
 
 _PHASE_ZH = {
     Phase.SHUFFLE: "洗牌",
@@ -37,10 +43,22 @@ _PHASE_ZH = {
 
 
 @dataclass(frozen=True, slots=True)
+class Deal:
+    """Who deals the hand shown, as the table keeps the session."""
+
+    dealer: int  # the seat (0-3; the display says 1-4, as the stickers)
+    streak: int
+    prevailing_wind: int  # a wind's tile kind (engine.tiles.EAST …)
+
+
+@dataclass(frozen=True, slots=True)
 class Shown:
     hand_no: int
     seq: int
     roll: tuple[int, int, int] | None  # (index, a, b)
+    deal: Deal | None = None
+    over: bool = False
+    """The hand shown is settled (its settlement, whoever entered it, is on the display)."""
 
 
 def status_text(
@@ -52,7 +70,12 @@ def status_text(
     names: list[str | None] | None = None,
 ) -> str:
     """``names``: who sits where (a member's name instead of the seat's number)."""
-    parts = [f"第{state.started.hand_no}局 #{seq}"]
+    started = state.started
+    parts = [f"第{started.hand_no}局 #{seq}"]
+    # the dealer as the seats' stickers number them (1-4)
+    parts.append(f"{_WINDS_ZH[started.prevailing_wind - EAST]}风圈 庄{started.dealer + 1}")
+    if started.dealer_streak:
+        parts.append(f"连{started.dealer_streak}")
     if roll is not None:
         parts.append(f"骰{roll[0]}:{roll[1]}+{roll[2]}")
     phase = state.phase
@@ -77,4 +100,10 @@ def parse_status(text: str) -> Shown | None:
         return None
     d = _DICE.search(text)
     roll = None if d is None else (int(d.group(1)), int(d.group(2)), int(d.group(3)))
-    return Shown(int(m.group(1)), int(m.group(2)), roll)
+    w = _DEAL.search(text)
+    deal = None
+    if w is not None:
+        wind = EAST + _WINDS_ZH.index(w.group(1))
+        deal = Deal(int(w.group(2)) - 1, int(w.group(3) or 0), wind)
+    over = _OVER.search(text) is not None
+    return Shown(int(m.group(1)), int(m.group(2)), roll, deal, over)

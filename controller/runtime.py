@@ -57,10 +57,6 @@ if TYPE_CHECKING:  # imported where a virtual table is made: a real table never 
 log = structlog.get_logger(__name__)
 
 KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
-# Why a hand open when the service restarts a virtual table is aborted (a new session starts).
-VIRTUAL_TABLE_RESTARTED = (
-    "the virtual table restarted with the service: its tiles are not where this hand left them"
-)
 LAG_PROBE_INTERVAL = 1.0  # s; one wake a second costs nothing an idle table would notice
 
 
@@ -241,7 +237,7 @@ async def running(config: TableSettings, opts: RunOptions) -> AsyncIterator[Runn
 
         hardware = config.hardware
         virtual = (
-            await _start_virtual_table(config, opts, stack)
+            await _start_virtual_table(config, opts, stack, _restarts(store, opts))
             if hardware.virtual and not hardware.readerless
             else None
         )
@@ -407,14 +403,30 @@ class _Virtual:
     bridge: TableBridge
 
 
+def _restarts(store: EventStore, opts: RunOptions) -> int:
+    """How far the table's history goes when the service resumes it (the newest stored
+    hand's number), 0 for a new session: a virtual table started again shuffles anew."""
+    if opts.fresh_session:
+        return 0
+    newest = store.list_hands(limit=1)
+    return (newest[0].table_seq or 0) if newest else 0
+
+
 async def _start_virtual_table(
-    config: TableSettings, opts: RunOptions, stack: contextlib.AsyncExitStack
+    config: TableSettings, opts: RunOptions, stack: contextlib.AsyncExitStack, restarts: int = 0
 ) -> _Virtual:
-    """The virtual table on ptys, played by bots, and a bridge on its devices."""
+    """The virtual table on ptys, played by bots, and a bridge on its devices.
+
+    Its tiles live in this process: started again after a restart (``restarts``: the
+    stored history it comes back to), it is a table whose tiles were pushed in and
+    shuffled while the service was down, with walls unlike any played (with ``--seed``,
+    the seed's next shuffles, not its first again). A hand open at the restart is resumed
+    as on a real table; the walls it finds cannot explain it, so it waits for staff."""
     from controller.virtual_players import VirtualPlayers
     from firmware_bridge.sim import SimSettings, VirtualTable
 
     seed = opts.seed if opts.seed is not None else random.randrange(1 << 30)
+    seed = (seed + restarts * 1_000_003) % (1 << 30) if restarts else seed
     sim = SimSettings(seed=seed, kinds=KINDS, registry_path=config.registry_path, **opts.sim)
     players = VirtualPlayers(
         config.ruleset.id,
@@ -434,7 +446,9 @@ async def _start_virtual_table(
 def _open_hands(
     config: TableSettings, store: EventStore, outlet: Outlet, *, fresh: bool
 ) -> HandKeeper:
-    """The hand keeper on a new session (``fresh``) or the open one, resumed."""
+    """The hand keeper on a new session (``fresh``) or the open one, resumed (a virtual
+    table's too: its players take the table's deal, and staff end a hand it cannot
+    explain, as on a real table)."""
     keeper = HandKeeper(
         store,
         outlet,
@@ -445,10 +459,6 @@ def _open_hands(
     )
     if fresh:
         keeper.new_session()
-    elif config.hardware.virtual:
-        # A virtual table starts anew with every process: its tiles are not where the
-        # stored hand (or the last one, between hands) left them; resumed, no hand ends.
-        keeper.new_session(VIRTUAL_TABLE_RESTARTED)
     else:
         keeper.resume()
     return keeper

@@ -245,7 +245,9 @@ class TableService:
         what was played meanwhile may be wrong. Undone, the hand waits again; a new hand
         is tracked as ever."""
         keeper = self.keeper
-        if not keeper.in_progress:
+        if not keeper.in_progress or self._walls_alerted != keeper.hand_id:
+            # the changed walls were the hand's: the next one, started on the walls up
+            # as staff end it (before this check runs), is not held for them
             self._unexplained.pop("walls", None)
         if self._held is not None and self._held[0] != keeper.hand_id:
             self._held = None  # a new hand

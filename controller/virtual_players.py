@@ -13,6 +13,15 @@ wait for the dealer's display. If the display does not move for ``retry_after`` 
 (the service restarted and lost a press), they press the same buttons again; a roll the
 display shows that they had not pressed for yet (a repeated press can roll it), they take.
 
+They accept the table's ruling, as people accept the staff's. A hand the service ended
+that they had not (finished or voided by staff: the display shows it settled while their
+own round goes on) is over for them too: they drop their round and let the table collect
+the tiles. Who deals next then is what the table shows on the next hand (the wind, the
+dealer and the streak of the display, ``controller.display``): on walls they have not
+touched yet, a hand the display shows at its start under another number or deal is taken
+as the table deals it. The same holds for players who arrive at a table whose session is
+under way (the service restarted with its virtual table).
+
 Claims are made only as they would stand: if several seats want the same discard, the
 one that gets it claims and the others say nothing (a person does not lay down a meld
 that loses). Passes are not pressed: the next draw says them, except after a 胡 and on
@@ -28,7 +37,7 @@ from dataclasses import dataclass, field
 import structlog
 
 from controller.dealer_guide import due_roll
-from controller.display import parse_status
+from controller.display import Shown, parse_status
 from engine.bots import Bot
 from engine.round.actions import (
     Action,
@@ -80,6 +89,12 @@ class _Shadow:
     sent_buttons: list[PressButton] = field(default_factory=list)
     sent_at: float = 0.0
     waiting_for: int = 0
+    start: int = 0
+    """Its events once shuffled: while ``events`` is still this, no tile was touched."""
+    in_step: bool = False
+    """The display has shown this very hand at the players' count: it is the table's."""
+    ruled: bool = False
+    """The table ended it (staff), not the players' own round."""
 
 
 class VirtualPlayers:
@@ -115,6 +130,10 @@ class VirtualPlayers:
         self.stalls = 0
         self.moved = 0
         """Events the players' own rounds have taken, all hands together (how far play got)."""
+        self.ruled = 0
+        """Hands the table ended that the players had not (finished or voided by staff)."""
+        self.dealt_by_table = 0
+        """Hands whose number or deal the players took off the display."""
 
     # --- the Driver protocol -------------------------------------------------------------
 
@@ -126,9 +145,20 @@ class VirtualPlayers:
                 return ()
             sh = self.shadow = self._new_hand(view)
         shown = parse_status(view.texts.get(0, ""))
-        if shown is None or shown.hand_no != sh.state.started.hand_no:
+        if shown is None:
             return ()
-        if sh.awaiting_roll is None and shown.seq > sh.events:
+        if sh.ruled:
+            return ()  # (the tiles are being collected)
+        if shown.hand_no == sh.state.started.hand_no and shown.over and sh.in_step:
+            if not sh.state.finished:
+                return self._ruled(sh)
+            if shown.seq != sh.events:  # staff acted on the settled hand: it stays over
+                return self._end_hand(sh)
+        elif self._dealt_otherwise(sh, shown):
+            sh = self.shadow = self._new_hand(view, shown)
+        if shown.hand_no != sh.state.started.hand_no:
+            return ()
+        if sh.awaiting_roll is None and shown.seq > sh.events and sh.in_step:
             # The table rolled a roll the players had not pressed for yet: a press repeated
             # while the service restarted reaches it after the first, and rolls the next
             # roll too when the same seat rolls both. People read it off the display.
@@ -145,6 +175,7 @@ class VirtualPlayers:
                 sh.waiting_for = shown.seq
                 log.warning("the table is ahead of the players", table=shown.seq, own=sh.events)
             return self._retry(sh, now)
+        sh.in_step = True
         if sh.state.finished:
             return self._end_hand(sh)
         moves = self._act(sh, view)
@@ -167,16 +198,62 @@ class VirtualPlayers:
 
     # --- the round the players keep ----------------------------------------------------------
 
-    def _new_hand(self, view: TableView) -> _Shadow:
+    def _new_hand(self, view: TableView, shown: Shown | None = None) -> _Shadow:
+        """Their round on the walls in view; ``shown``: as the display deals it."""
         old = self.shadow
-        if old is not None and not old.state.finished:
+        if old is not None and not old.state.finished and not old.ruled and shown is None:
             log.warning("new walls before the hand was settled", hand=old.state.started.hand_no)
+        if shown is not None and shown.deal is not None:
+            self._take_deal(shown)
         started = self.session.next_hand()
         state = RoundState(started)
         order = tuple(self.tile_of[uid] for uid in view.lift_order)
         sh = _Shadow(state, 1, view.hand)
         self._apply(sh, Shuffle(order))
+        sh.start = sh.events
         return sh
+
+    def _dealt_otherwise(self, sh: _Shadow, shown: Shown) -> bool:
+        """The display shows a hand at its start, on walls the players have not touched,
+        under another number or deal than theirs: the table's session is not what their
+        own says (the hand before was ended by staff, or they came to a session under way)."""
+        if sh.in_step or sh.events != sh.start or shown.seq != sh.start or shown.deal is None:
+            return False
+        started = sh.state.started
+        deal = shown.deal
+        return (shown.hand_no, deal.dealer, deal.streak, deal.prevailing_wind) != (
+            started.hand_no,
+            started.dealer,
+            started.dealer_streak,
+            started.prevailing_wind,
+        )
+
+    def _take_deal(self, shown: Shown) -> None:
+        """Their session as the table keeps it: the hand shown is the next one."""
+        deal = shown.deal
+        assert deal is not None
+        mine = self.session.next_hand()
+        log.info(
+            "the players take the table's deal",
+            hand_no=shown.hand_no,
+            dealer=deal.dealer,
+            own=(mine.hand_no, mine.dealer),
+        )
+        self.dealt_by_table += 1
+        session = self.session
+        session.hand_no = shown.hand_no - 1
+        session.dealer, session.dealer_streak = deal.dealer, deal.streak
+        session.prevailing_wind = deal.prevailing_wind
+
+    def _ruled(self, sh: _Shadow) -> Sequence[Move]:
+        """The table settled the hand their own round still plays (staff finished or
+        voided it): it is over, the tiles go back into the table."""
+        log.info("the table ended the hand: the players let it go", hand=sh.state.started.hand_no)
+        sh.ruled = True
+        self.ruled += 1
+        if self.between_hands > 0:
+            return [Pause(self.between_hands), EndHand()]
+        return [EndHand()]
 
     def _apply(self, sh: _Shadow, action: Action) -> list[Event]:
         result = apply(sh.state, action)

@@ -31,8 +31,15 @@ def alert_table(
     """The tracker harness, its alerts going the service's way (gate, store, outbox, live)."""
     holder: dict[str, Any] = {}
     # a hand is in progress (the service's stuck-hand check asks)
+    # (no session: the service's daily cut-off check has none to close)
     keeper = SimpleNamespace(
-        store=store, hand_id=HAND_ID, in_progress=True, parlour="demo", table="t1"
+        store=store,
+        hand_id=HAND_ID,
+        in_progress=True,
+        parlour="demo",
+        table="t1",
+        session_id=None,
+        state=None,
     )
     outlet = Outlet(Topics("demo", "t1"), live=live)
     sink = AlertSink(

@@ -67,6 +67,14 @@ def config_for(data: Path, ruleset: str, mqtt_url: str, **extra: Any) -> TableSe
     )
 
 
+def with_web(config: TableSettings, port: int, **tracker: Any) -> TableSettings:
+    """The settings with the web app on 127.0.0.1:``port`` (staff log in there) and these
+    ``[tracker]`` settings."""
+    web = {"enabled": True, "host": "127.0.0.1", "port": port}
+    update = {"web": config.web.model_copy(update=web)}
+    return config.model_copy(update=update | {"tracker": config.tracker.model_copy(update=tracker)})
+
+
 def options(seed: int, hands: int | None, **extra: Any) -> RunOptions:
     return RunOptions(
         seed=seed,

@@ -30,6 +30,7 @@ from tests.controller.service_helpers import (
     recording,
     refold,
     until,
+    with_web,
 )
 
 PASSWORD = "long enough password"
@@ -74,14 +75,7 @@ def test_staff_finish_a_hand_whose_reader_was_unplugged(
 ) -> None:
     port = free_local_port()
     plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
-    web = {"enabled": True, "host": "127.0.0.1", "port": port}
-    quick = {"reader_silent_after": 0.5, "stuck_after": 1.0}
-    config = plain.model_copy(
-        update={
-            "web": plain.web.model_copy(update=web),
-            "tracker": plain.tracker.model_copy(update=quick),
-        }
-    )
+    config = with_web(plain, port, reader_silent_after=0.5, stuck_after=1.0)
 
     async def main() -> None:
         async with recording(mosquitto.port) as rec:

@@ -6,13 +6,14 @@ the service's own loop steps (``handle``, ``tick``)."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from controller.runtime import KINDS
 from controller.store import EventStore
 from engine.round.state import Phase
 from firmware_bridge.sim import TileSet
-from firmware_bridge.table_events import ReaderBack, ReaderSilent
+from firmware_bridge.table_events import LiftOrder, ReaderBack, ReaderSilent
 from tests.controller.alert_helpers import alert_table
 from tests.controller.test_tracker import discards, hand
 
@@ -73,3 +74,30 @@ def test_a_hand_unexplained_too_long_waits_for_staff_whatever_the_readers_see(
     assert not t.tracker.held
     t.tracker.reconcile(t.at())
     assert t.state.discards[0] == [tile]  # what the readers see now is applied again
+
+
+def test_the_next_hand_on_walls_up_as_staff_end_one_is_not_held_for_the_old_walls(
+    tmp_path: Path,
+) -> None:
+    """A resumed hand whose walls changed waits for staff. When staff end it the table's
+    new walls are already up, so the next hand starts at once, before the stuck check runs
+    again: the old hand's changed walls are not the new hand's, and it is not held."""
+    store = EventStore.open(f"sqlite:///{tmp_path / 'mjtable.db'}")
+    live = Live()
+    tiles = TileSet(0, KINDS)
+    t, service = alert_table(store, tiles.registry(), live=live)
+    service.board = Shown()
+    keeper: Any = service.keeper
+    keeper.state = SimpleNamespace(order=service.book.tiles_of(tiles.uids))  # resumed hand's
+    service._show = lambda: None  # type: ignore[method-assign]  # (its text: not asked here)
+    reshuffled = tuple(reversed(tiles.uids))
+    service.handle(LiftOrder(reshuffled, t.now), t.at())  # the table's walls now
+    service.tick(t.at(service.options.stuck_after))
+    assert live.status[-1]["hand"] == "waiting_for_staff" and t.tracker.held
+
+    # staff void it; the next hand starts on the walls up in the same step (_maybe_start)
+    keeper.hand_id, keeper.in_progress = "h2", True
+    keeper.state = SimpleNamespace(order=service.book.tiles_of(reshuffled))
+    service.tick(t.at())
+    assert live.status[-1] == {"state": "online"}
+    assert not t.tracker.held

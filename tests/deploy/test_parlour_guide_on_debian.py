@@ -56,6 +56,21 @@ def _prepare(root: Path) -> None:
     )
 
 
+# A hand still open after the restart (the one open at the stop) voided by an owner's login.
+_VOID = """set -e
+api=http://127.0.0.1:8080/api/v1
+if [ "$(sqlite3 /var/lib/mjtable/mjtable.db "select status from hands where id='{hand}'")" = open ]
+then
+  tok=$(curl -fsS -H 'content-type: application/json' \\
+    -d '{{"name": "boss", "password": "{password}"}}' $api/auth/login | jq -r .token)
+  seen=$(curl -fsS -H "Authorization: Bearer $tok" $api/staff/hands/current | jq .seen)
+  curl -fsS -H "Authorization: Bearer $tok" -H 'content-type: application/json' \\
+    -d "{{\\"seen\\": $seen, \\"reason\\": \\"restarted mid-hand\\"}}" \\
+    $api/staff/hands/{hand}/void
+fi
+"""
+
+
 def _until(box: Container, script: str, what: str) -> str:
     deadline = time.monotonic() + GUARD
     while True:
@@ -140,21 +155,24 @@ def test_the_parlour_guide_on_debian_12_with_systemd(tmp_path: Path, timings: Ti
         )
         assert warned.returncode == 1, warned.stdout
 
+        box.ok(
+            f"printf '{PASSWORD}\\n' | sudo -u mjtable /opt/mjtable/venv/bin/mjtable owner add"
+            " boss --password-stdin --config /etc/mjtable/table.toml"
+        )
+        db = "sqlite3 /var/lib/mjtable/mjtable.db"
+        open_hand = box.ok(f"{db} \"select id from hands where status='open'\"").strip()
         box.ok("systemctl restart mjtable", timeout=180)
         assert box.ok("systemctl show -p StatusText --value mjtable").strip() == "serving"
-        played = (
-            "sqlite3 /var/lib/mjtable/mjtable.db"
-            " \"select count(*) from hands where status='finished'\""
-        )
+        if open_hand:
+            # the virtual table's tiles went with the old process: the hand open at the
+            # stop waits for staff (docs/parlour.md); the owner voids it through the API
+            box.ok(_VOID.format(password=PASSWORD, hand=open_hand), timeout=60)
+        played = f"{db} \"select count(*) from hands where status='finished'\""
         before = int(box.ok(played))
         _until(box, f"test $({played}) -gt {before} && echo more", "hand after the restart")
         timings.part("journal through jq, a restart, a hand after it", t)
 
         t = time.monotonic()
-        box.ok(
-            f"printf '{PASSWORD}\\n' | sudo -u mjtable /opt/mjtable/venv/bin/mjtable owner add"
-            " boss --password-stdin --config /etc/mjtable/table.toml"
-        )
         # the old guide's hub venv, over the table's: no system site packages
         box.ok("python3 -m venv /opt/mjtable/venv")
         kept = _kept(box)

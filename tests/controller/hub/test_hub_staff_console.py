@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from controller.web.passwords import hash_password
 from engine.round.events import event_from_dict
 from tests.controller.hub.tables import PARLOUR, start_hub, stop_hub
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.service_helpers import GUARD, config_for, data_dir, options, until
+from tests.controller.service_helpers import GUARD, config_for, data_dir, options, until, with_web
 from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_staff_console import _notation, _tap, _winning_hand
 
@@ -40,19 +41,13 @@ class Site:
     def __init__(self, mosquitto: Mosquitto, hub_store: EventStore, tmp_path: Path) -> None:
         self.port = free_local_port()
         plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url, parlour=PARLOUR)
-        web = {"enabled": True, "host": "127.0.0.1", "port": self.port}
-        quick = {"reader_silent_after": 0.5, "stuck_after": 1.0}
-        self.config = plain.model_copy(
-            update={
-                "web": plain.web.model_copy(update=web),
-                "tracker": plain.tracker.model_copy(update=quick),
-            }
-        )
+        self.config = with_web(plain, self.port, reader_silent_after=0.5, stuck_after=1.0)
         self.mqtt_url = mosquitto.url
         self.hub_store = hub_store
         self.run: Any = None
         self.held = threading.Event()  # the hand waits for staff
         self.done = threading.Event()  # the hand is at the hub, acknowledged
+        self.stop: Callable[[], object] = lambda: None  # the table stops (once it runs)
         self.failed: BaseException | None = None
         self.thread = threading.Thread(target=self._thread, name="table", daemon=True)
 
@@ -69,15 +64,20 @@ class Site:
         hub, hub_task = start_hub(self.hub_store, self.mqtt_url)
         try:
             await asyncio.wait_for(hub.connected.wait(), GUARD)
-            async with running(self.config, options(21, 1)) as run:
+            # the players look at the settlement before the table collects the tiles (the
+            # hand just settled stays current for the console until the next one starts)
+            async with running(self.config, options(21, None, between_hands=GUARD)) as run:
                 self.run = run
                 OwnerAccounts(run.store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
-                service = asyncio.create_task(run.service.run(asyncio.Event()))
+                stop = asyncio.Event()
+                loop = asyncio.get_running_loop()
+                self.stop = lambda: loop.call_soon_threadsafe(stop.set)
+                service = asyncio.create_task(run.service.run(stop))
                 await until(lambda: len(run.keeper.log) >= 30, "a hand well under way")
                 await run.table.unplug_reader(0)
                 await until(lambda: run.service.tracker.held, "the hand to wait for staff")
                 self.held.set()
-                await asyncio.wait_for(service, GUARD * 2)  # (one hand: staff finish it)
+                await asyncio.wait_for(service, GUARD * 2)  # (staff finish it; the test stops)
                 await until(lambda: not run.store.unacked_handlogs(), "the hub's ack", GUARD)
         finally:
             await stop_hub(hub, hub_task)
@@ -121,6 +121,7 @@ def test_staff_finish_on_the_console_a_hand_whose_reader_was_unplugged_and_the_h
     page.wait_for_selector('#staff-acts [data-act="finished_by_staff"]')
     net = page.text_content("#staff-settlement") or ""
     assert "工作人员录入 (entered by staff ann)" in net
+    site.stop()
 
     assert site.done.wait(GUARD * 2) and site.failed is None, site.failed
     table = site.run.store.load_hand(hand_id)
