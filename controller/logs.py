@@ -59,6 +59,7 @@ LEVELS = {
 }
 # Chatty libraries: their INFO lines (every connection, every packet) are noise for an owner.
 QUIET = ("amqtt", "transitions", "alembic.runtime.migration", "sqlalchemy.engine")
+UVICORN = ("uvicorn", "uvicorn.error", "uvicorn.access")
 STORMY = ("asyncio", "uvicorn.error")  # loggers whose repeats are rate-limited
 REPEAT_WINDOW = 60.0
 QUEUE_SIZE = 10_000  # lines waiting for the writer; beyond, new ones are dropped (counted)
@@ -181,6 +182,13 @@ def configure_logging(
     root.setLevel(numeric)
     for name in QUIET:
         logging.getLogger(name).setLevel(max(numeric, logging.WARNING))
+    # A uvicorn started with its own log config (any in the same process) gives its loggers
+    # handlers of their own and stops them propagating: their lines would skip the writer.
+    for name in UVICORN:
+        named = logging.getLogger(name)
+        for old in list(named.handlers):
+            named.removeHandler(old)
+        named.propagate = True
     # Python's warnings and a crash's traceback as log lines too: under systemd every line
     # the unit writes is one JSON object (`journalctl ... | jq`).
     logging.captureWarnings(True)

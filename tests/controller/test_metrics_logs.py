@@ -9,6 +9,7 @@ import threading
 import urllib.request
 
 import structlog
+import uvicorn
 
 from controller.logs import bind_table, bound_hand, configure_logging
 from controller.metrics import Metrics, MetricsServer
@@ -91,6 +92,14 @@ def test_tracebacks_are_plain_and_rendered_off_the_callers_thread() -> None:
     text = stream.getvalue()
     assert text.count("RuntimeError: boom") == 2 and "LOCAL-VALUE" not in text
     assert threading.current_thread().name not in stream.threads
+
+
+def test_uvicorns_lines_reach_the_writer_after_a_uvicorn_with_its_own_log_config() -> None:
+    """Any uvicorn in the process started with uvicorn's default log config (which gives
+    its loggers their own handlers and stops them propagating) must not take the web's
+    lines past the log writer once logging is configured."""
+    uvicorn.Config(lambda: None, log_level="warning")  # applies uvicorn's LOGGING_CONFIG
+    test_tracebacks_are_plain_and_rendered_off_the_callers_thread()
 
 
 def test_a_storm_of_accept_errors_is_logged_once_a_minute() -> None:
