@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from engine.round.narration import seat_name
 from engine.tiles import kind_of, parse_kind, successor, zh_name
 
 Kind = Literal[
@@ -80,7 +81,7 @@ def announcements(messages: Sequence[tuple[str, Any]]) -> list[Announcement]:
 
 
 def seat(s: object) -> str:
-    return f"{s + 1}号位" if isinstance(s, int) and 0 <= s <= 3 else ""
+    return seat_name(s) if isinstance(s, int) and 0 <= s <= 3 else ""
 
 
 def tile(t: object) -> str:
