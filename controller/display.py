@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.round.narration import seat_name
 from engine.round.state import Phase, RoundState
 from engine.tiles import EAST
 
@@ -80,8 +81,7 @@ def status_text(
         parts.append(f"骰{roll[0]}:{roll[1]}+{roll[2]}")
     phase = state.phase
     if phase in (Phase.TURN, Phase.DRAW, Phase.REPLACEMENT):
-        name = names[state.turn] if names and 0 <= state.turn < len(names) else None
-        parts.append(f"{name or f'{state.turn}号位'}{_PHASE_ZH[phase]}")
+        parts.append(f"{seat_name(state.turn, names=names or ())}{_PHASE_ZH[phase]}")
     else:
         parts.append(_PHASE_ZH[phase])
     if nets:
