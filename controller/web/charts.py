@@ -115,3 +115,45 @@ def bar_chart(values: Sequence[float], labels: Sequence[str], title: str) -> str
             )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def count_chart(
+    observed: Sequence[float], expected: Sequence[float], labels: Sequence[str], title: str
+) -> str:
+    """Bars of observed counts, each with a dark tick at the count fair play expects."""
+    n = len(observed)
+    hi = max([*observed, *expected, 1.0])
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    bar = plot_w / max(n, 1)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="{escape(title)}" '
+        'font-family="Noto Sans CJK SC, sans-serif" font-size="12">',
+        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#fff"/>',
+        f'<text x="{LEFT}" y="18" font-size="14" font-weight="bold">{escape(title)}</text>',
+    ]
+    for t in _ticks(0, hi):
+        yy = TOP + plot_h * (1 - t / hi)
+        parts.append(
+            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="#e3e3e3"/>'
+            f'<text x="{LEFT - 6}" y="{yy + 4:.1f}" text-anchor="end">{_fmt(t)}</text>'
+        )
+    every = max(1, n // 20)
+    for i, (v, e) in enumerate(zip(observed, expected, strict=True)):
+        h = plot_h * v / hi
+        bx = LEFT + i * bar + bar * 0.1
+        ey = TOP + plot_h * (1 - e / hi)
+        parts.append(
+            f'<rect x="{bx:.1f}" y="{TOP + plot_h - h:.1f}" width="{bar * 0.8:.1f}" '
+            f'height="{h:.1f}" fill="{SEAT_COLOURS[1]}"><title>{escape(labels[i])}: '
+            f"{_fmt(v)} ({_fmt(round(e, 1))})</title></rect>"
+            f'<line x1="{bx:.1f}" x2="{bx + bar * 0.8:.1f}" y1="{ey:.1f}" y2="{ey:.1f}" '
+            'stroke="#222" stroke-width="2"/>'
+        )
+        if i % every == 0:
+            parts.append(
+                f'<text x="{bx + bar * 0.4:.1f}" y="{HEIGHT - 18}" text-anchor="middle" '
+                f'font-size="10">{escape(labels[i])}</text>'
+            )
+    parts.append("</svg>")
+    return "".join(parts)
