@@ -19,14 +19,19 @@ def committed_hands(
     ruleset: str = "xingguo",
     table: str = "t1",
     session: str = "s1",
+    rigged: frozenset[int] = frozenset(),
 ) -> list[list[dict[str, Any]]]:
-    """``n`` hands in a row of one session, each its list of event dicts."""
+    """``n`` hands in a row of one session, each its list of event dicts. A hand whose
+    number is in ``rigged`` is what a rigged table would log: a whole, playable hand whose
+    rolls come from another seed than the one it committed to."""
     roller = DiceRoller(seed)
     commits = {}
 
     def rolls(hand_no: int, index: int) -> tuple[int, int]:
         if hand_no not in commits:
             commits[hand_no] = roller.commit(table=table, session=session, hand_no=hand_no)
+        if hand_no in rigged:
+            return roll_of(DiceRoller(seed + 1000).new_seed(hand_no), index)
         return roll_of(commits[hand_no].seed, index)
 
     out = []
