@@ -245,13 +245,14 @@ class TableService:
         what was played meanwhile may be wrong. Undone, the hand waits again; a new hand
         is tracked as ever."""
         keeper = self.keeper
-        if not keeper.in_progress or self._walls_alerted != keeper.hand_id:
+        if not keeper.playing or self._walls_alerted != keeper.hand_id:
             # the changed walls were the hand's: the next one, started on the walls up
-            # as staff end it (before this check runs), is not held for them
+            # as staff end it (before this check runs), is not held for them; a hand
+            # waiting for its walls has nothing to explain
             self._unexplained.pop("walls", None)
         if self._held is not None and self._held[0] != keeper.hand_id:
             self._held = None  # a new hand
-        if self._held is None and keeper.in_progress and keeper.hand_id is not None:
+        if self._held is None and keeper.playing and keeper.hand_id is not None:
             old = [
                 why
                 for since, *why in self._unexplained.values()

@@ -20,6 +20,8 @@ from controller.store import EventStore
 from controller.web import LiveHub, WebAppSettings, create_app
 from engine.session import Session
 from engine.simulation import play_hand
+from tests.controller.dice_hands import committed_hands
+from tests.controller.hub.hands import record_hand
 from tests.controller.web.conftest import OWNER, PASSWORD, SECRET
 from tests.controller.web.feed import hand_messages
 from tests.controller.web.helpers import Filled
@@ -288,3 +290,54 @@ def test_the_display_names_who_sits_where_as_text(browser: Any, site: tuple[str,
     assert page.locator("#seat-1 .seat-name b").count() == 0
     assert "李四" in page.locator("#seat-3 .seat-name").inner_text()
     assert "1号位" in page.locator("#seat-0 .seat-name").inner_text()
+
+
+def test_owner_sees_the_dice_check_and_the_fairness_report(
+    browser: Any, store: EventStore, filled: Filled, tmp_path: Path
+) -> None:
+    sid = store.start_session(ruleset="xingguo", parlour="demo", table_id="t9", session_id="s9")
+    hands = committed_hands(30, seed=4, table="t9", session=sid, rigged=frozenset({2}))
+    ids = [
+        record_hand(store, events, session_id=sid, hand_no=i + 1) for i, events in enumerate(hands)
+    ]
+    hub = LiveHub()
+    app = create_app(store, hub, WebAppSettings(parlour="demo", table="t1", secret_key=SECRET))
+    with serve(app, hub) as url:
+        page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 720})
+        page.goto(f"{url}/owner")
+        page.wait_for_selector("#login-form")
+        page.fill("#login-name", OWNER)
+        page.fill("#login-password", PASSWORD)
+        page.click("#login-submit")
+        page.wait_for_selector("#tables a")
+
+        page.goto(f"{url}/owner#/h/{ids[0]}")
+        page.wait_for_selector("#dice-check")
+        assert page.get_attribute("#dice-check", "data-verdict") == "ok"
+        assert "骰子已验证" in (page.text_content("#dice-check") or "")
+
+        page.goto(f"{url}/owner#/h/{ids[1]}")  # hand 2: its rolls are not its seed's
+        page.wait_for_selector("#dice-check[data-verdict=failed]")
+        text = page.text_content("#dice-check") or ""
+        assert "骰子验证失败" in text and "the seed gives" in text
+
+        page.goto(f"{url}/owner#/t/t9")
+        page.wait_for_selector("#fairness-link")
+        page.click("#fairness-link")
+        page.wait_for_selector("#fairness-tests tr[data-test]")
+        rows = page.query_selector_all("#fairness-tests tr[data-test]")
+        assert [r.get_attribute("data-test") for r in rows] == [
+            "faces",
+            "sums",
+            "seat_wins",
+            "dealer_streak",
+        ]
+        assert len(page.query_selector_all(".charts img")) == 4
+        page.wait_for_function(
+            "[...document.querySelectorAll('.charts img')]"
+            ".every(i => i.complete && i.naturalWidth > 0)"
+        )
+        assert "fairness.csv" in (page.get_attribute("#fairness-csv", "href") or "")
+        assert "30" in (page.text_content("#fairness-summary") or "")
+        _shot(page, tmp_path, "owner-fairness", full_page=True)
+        page.close()
