@@ -80,12 +80,9 @@ def line_chart(
     return "".join(parts)
 
 
-def bar_chart(values: Sequence[float], labels: Sequence[str], title: str) -> str:
-    """Vertical bars (e.g. hands per day), labelled under each bar."""
-    n = len(values)
-    hi = max([*values, 1.0])
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    bar = plot_w / max(n, 1)
+def _bars_frame(title: str, hi: float) -> list[str]:
+    """The SVG's start, title and the y grid from 0 to ``hi`` of a bar chart."""
+    plot_h = HEIGHT - TOP - BOTTOM
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="{escape(title)}" '
@@ -99,6 +96,16 @@ def bar_chart(values: Sequence[float], labels: Sequence[str], title: str) -> str
             f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="#e3e3e3"/>'
             f'<text x="{LEFT - 6}" y="{yy + 4:.1f}" text-anchor="end">{_fmt(t)}</text>'
         )
+    return parts
+
+
+def bar_chart(values: Sequence[float], labels: Sequence[str], title: str) -> str:
+    """Vertical bars (e.g. hands per day), labelled under each bar."""
+    n = len(values)
+    hi = max([*values, 1.0])
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    bar = plot_w / max(n, 1)
+    parts = _bars_frame(title, hi)
     every = max(1, n // 10)
     for i, v in enumerate(values):
         h = plot_h * v / hi
@@ -125,19 +132,7 @@ def count_chart(
     hi = max([*observed, *expected, 1.0])
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     bar = plot_w / max(n, 1)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="{escape(title)}" '
-        'font-family="Noto Sans CJK SC, sans-serif" font-size="12">',
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#fff"/>',
-        f'<text x="{LEFT}" y="18" font-size="14" font-weight="bold">{escape(title)}</text>',
-    ]
-    for t in _ticks(0, hi):
-        yy = TOP + plot_h * (1 - t / hi)
-        parts.append(
-            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="#e3e3e3"/>'
-            f'<text x="{LEFT - 6}" y="{yy + 4:.1f}" text-anchor="end">{_fmt(t)}</text>'
-        )
+    parts = _bars_frame(title, hi)
     every = max(1, n // 20)
     for i, (v, e) in enumerate(zip(observed, expected, strict=True)):
         h = plot_h * v / hi
