@@ -248,6 +248,8 @@ const MJ = (() => {
   /** A tile as the topics write it: a code ("5m", "E") or a kind 0-33; else null. */
   const tileCode = (v) => (int(v, 0, 33) !== null || (typeof v === "string" && /^(?:[1-9][mps]|[ESWNCFP])$/.test(v)) ? v : null);
   const money = (v) => (typeof v === "number" && Number.isFinite(v) && Math.abs(v) < 1e12 ? v : null);
+  /** 64 hex digits (a SHA-256, a dice seed); else null. */
+  const hex64 = (v) => (typeof v === "string" && /^[0-9a-f]{64}$/.test(v) ? v : null);
   const texts = (v, max) => { const o = obj(v); return { zh: str(o.zh, max), en: str(o.en, max) }; };
 
   const PHASES = ["shuffle", "break_dice", "second_dice", "deal", "flip", "turn", "draw",
@@ -283,6 +285,11 @@ const MJ = (() => {
         seats: Array.isArray(p.seats) ? [0, 1, 2, 3].map((s) => seatView(seats[s])) : null,
         wins: list(p.wins, 4).map((w) => ({ seat: seatNo(obj(w).seat), source: str(obj(w).source, 16), tile: tileCode(obj(w).tile) })),
         exhausted: p.exhausted === true,
+        dice_commitment: hex64(obj(p.dice_commitment).commitment) ? {
+          commitment: hex64(obj(p.dice_commitment).commitment), table: str(obj(p.dice_commitment).table, 64),
+          session: str(obj(p.dice_commitment).session, 64), hand_no: int(obj(p.dice_commitment).hand_no, 0, 1e6),
+        } : null,
+        dice_seed: hex64(p.dice_seed),
       };
     },
     jing(v) {

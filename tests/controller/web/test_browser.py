@@ -157,6 +157,20 @@ def test_display_follows_a_hand_live(
     page.wait_for_function("document.querySelector('[data-seat-score=\"0\"]').textContent === '+6'")
     assert page.query_selector('#jing [data-role="zheng"]') is None
     assert "未翻精" in (page.text_content("#jing") or "")
+    # Its dice commitment, shown while the walls rise (as text), then the seed once settled.
+    commitment = {"commitment": "ab" * 32, "table": "<b>t1</b>", "session": "s1", "hand_no": 2}
+    opened = dict(steps[0])["hand"] | {"hand_id": "live-2", "dice_commitment": commitment}
+    hub.publish("hand", opened)
+    page.wait_for_function(
+        "document.getElementById('dice-commitment').dataset.commitment === '" + "ab" * 32 + "'"
+    )
+    assert page.text_content("#dice-commitment") == "骰子承诺 " + "ab" * 8 + "…"
+    assert "<b>t1</b>" in (page.get_attribute("#dice-commitment", "title") or "")
+    assert page.query_selector("#dice-commitment b") is None
+    hub.publish("hand", opened | {"dice_seed": "cd" * 32})
+    page.wait_for_function(
+        "document.getElementById('dice-commitment').dataset.seed === '" + "cd" * 32 + "'"
+    )
 
     # English, and a phone-sized screen without sideways scrolling (back in mid-hand).
     hub.publish("settlement", None)
