@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from playwright import sync_api
 
+from controller.handlog import build_handlog, parse_handlog
+from controller.hub import store_handlogs
 from controller.store import EventStore
 from controller.web import LiveHub, WebAppSettings, create_app
 from engine.session import Session
@@ -309,11 +311,16 @@ def test_the_display_names_who_sits_where_as_text(browser: Any, site: tuple[str,
 def test_owner_sees_the_dice_check_and_the_fairness_report(
     browser: Any, store: EventStore, filled: Filled, tmp_path: Path
 ) -> None:
-    sid = store.start_session(ruleset="xingguo", parlour="demo", table_id="t9", session_id="s9")
-    hands = committed_hands(30, seed=4, table="t9", session=sid, rigged=frozenset({2}))
-    ids = [
-        record_hand(store, events, session_id=sid, hand_no=i + 1) for i, events in enumerate(hands)
+    # table t9's hands as the hub holds them: sent as handlogs, their dice checked on arrival
+    hands = committed_hands(30, seed=4, table="t9", session="s9", rigged=frozenset({2}))
+    source = EventStore.open("sqlite://")
+    source.start_session(ruleset="xingguo", parlour="demo", table_id="t9", session_id="s9")
+    ids = [record_hand(source, e, session_id="s9", hand_no=i + 1) for i, e in enumerate(hands)]
+    logs = [
+        parse_handlog(build_handlog(source.load_hand(h), parlour="demo", table="t9")) for h in ids
     ]
+    source.close()
+    assert store_handlogs(store.engine, logs).stored == ids
     hub = LiveHub()
     app = create_app(store, hub, WebAppSettings(parlour="demo", table="t1", secret_key=SECRET))
     with serve(app, hub) as url:
@@ -336,6 +343,10 @@ def test_owner_sees_the_dice_check_and_the_fairness_report(
         assert "骰子验证失败" in text and "the seed gives" in text
 
         page.goto(f"{url}/owner#/t/t9")
+        page.wait_for_selector("#hands tr[data-hand]")
+        flagged = page.query_selector_all("#hands tr[data-hand] .dice-flag")
+        assert len(flagged) == 1 and "骰子验证失败" in (flagged[0].text_content() or "")
+        assert "the seed gives" in (flagged[0].get_attribute("title") or "")
         page.wait_for_selector("#fairness-link")
         page.click("#fairness-link")
         page.wait_for_selector("#fairness-tests tr[data-test]")
