@@ -75,7 +75,7 @@ def test_players_new_to_a_session_under_way_take_the_deal_the_display_shows() ->
         # the voided hand is not theirs: the tiles on the table stay for the next hand
         assert await _moves(players, "第3局 #27 东风圈 庄3 连1 骰2:3+4 本局结束 +0 +0 +0 +0") == []
         assert players.ruled == 0
-        moves = await _moves(players, "第4局 #2 东风圈 庄3 连1 掷骰开牌 | 请3号位掷骰")
+        moves = await _moves(players, "第4局 #3 东风圈 庄3 连1 掷骰开牌 | 请3号位掷骰")
         assert moves == [PressButton(2, SeatButton.CONFIRM)]  # the dealer presses for the break
         sh = players.shadow
         assert sh is not None and players.dealt_by_table == 1
@@ -88,12 +88,12 @@ def test_players_new_to_a_session_under_way_take_the_deal_the_display_shows() ->
 def test_a_hand_staff_settled_under_the_players_is_over_for_them() -> None:
     async def main() -> None:
         players = VirtualPlayers("xingguo", UIDS)
-        assert await _moves(players, "第1局 #2 东风圈 庄1 掷骰开牌") == [
+        assert await _moves(players, "第1局 #3 东风圈 庄1 掷骰开牌") == [
             PressButton(0, SeatButton.CONFIRM)
         ]
         # staff finish it (流局 by hand) before the roll is even shown: the tiles go back in
-        assert await _moves(players, "第1局 #4 东风圈 庄1 本局结束 +0 +0 +0 +0") == [EndHand()]
+        assert await _moves(players, "第1局 #6 东风圈 庄1 本局结束 +0 +0 +0 +0") == [EndHand()]
         assert players.ruled == 1 and players.finished == []
-        assert await _moves(players, "第1局 #4 东风圈 庄1 本局结束 +0 +0 +0 +0") == []
+        assert await _moves(players, "第1局 #6 东风圈 庄1 本局结束 +0 +0 +0 +0") == []
 
     asyncio.run(main())
