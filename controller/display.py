@@ -6,8 +6,10 @@
 for it to catch up with what they did), then the deal as the table keeps it (the
 prevailing wind, the dealer's seat as its sticker numbers it, the dealer's streak when
 there is one: what a table's wind and dealer lights show), ``骰i:a+b`` the hand's latest
-roll (``i`` counts rolls from 0), then whose move it is (or ``结算``/``本局结束`` and the
-nets) and the dealer's instruction. Under 200 UTF-8 bytes (the board's limit).
+roll (``i`` counts rolls from 0), ``骰诺xxxxxxxx`` (while the walls rise) the first 8 hex
+digits of the hand's dice commitment (controller.dice), then whose move it is (or
+``结算``/``本局结束`` and the nets) and the dealer's instruction. Under 200 UTF-8 bytes
+(the board's limit).
 """
 
 from __future__ import annotations
@@ -80,6 +82,10 @@ def status_text(
     if roll is not None:
         parts.append(f"骰{roll[0]}:{roll[1]}+{roll[2]}")
     phase = state.phase
+    commit = state.dice_commit
+    if commit is not None and phase is Phase.SHUFFLE:
+        # while the walls rise: the dice commitment's start, to check against the topics
+        parts.append(f"骰诺{commit.commitment[:8]}")
     if phase in (Phase.TURN, Phase.DRAW, Phase.REPLACEMENT):
         parts.append(f"{seat_name(state.turn, names=names or ())}{_PHASE_ZH[phase]}")
     else:

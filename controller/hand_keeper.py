@@ -22,6 +22,7 @@ from typing import Any, Literal
 import structlog
 
 from controller.cashout import MAX_HANDS, cashout, public_cashout
+from controller.dice import DiceRoller
 from controller.handlog import handlog_of
 from controller.publication import (
     Message,
@@ -42,7 +43,9 @@ from engine.round.events import (
     Chowed,
     ClaimDeclared,
     ClaimsResolved,
+    DiceCommitted,
     DiceRolled,
+    DiceSeedRevealed,
     Discarded,
     Drew,
     Event,
@@ -61,7 +64,7 @@ from engine.round.finish import settlement_from_dict
 from engine.round.fold import advance, fold
 from engine.round.rules import apply
 from engine.round.staff import Audit, StaffInputError, extras_net, hand_net
-from engine.round.state import RoundState
+from engine.round.state import Phase, RoundState
 from engine.session import Session
 from engine.settlement import Settlement
 from engine.settlement.ledger import plain
@@ -75,7 +78,7 @@ log = structlog.get_logger(__name__)
 # walls' order, the 精, a win and its settlement) cannot be seen again, so it is synced
 # before it is published (docs/service.md, "Durability").
 # A hand with only these has not been played: closing the session aborts it.
-UNPLAYED = (HandStarted, Shuffled, DiceRolled)
+UNPLAYED = (HandStarted, DiceCommitted, Shuffled, DiceRolled)
 WITNESSED = (
     Drew,
     ReplacementDrawn,
@@ -121,8 +124,11 @@ class HandKeeper:
         table: str,
         ruleset: str,
         options: dict[str, Any] | None = None,
+        roller: DiceRoller | None = None,
     ) -> None:
         self.store = store
+        self.roller = roller or DiceRoller()
+        """Draws each hand's dice seed (``controller.dice``)."""
         self.outlet = outlet
         self.parlour = parlour
         self.table = table
@@ -266,20 +272,34 @@ class HandKeeper:
         """A hand is in progress, but nothing of it played yet (walls up, dice at most)."""
         return self.in_progress and all(isinstance(e, UNPLAYED) for e in self.log)
 
-    def start_hand(self, order: tuple[int, ...] | None) -> str:
-        """A new hand on new walls (``order``: the lift order as tile ids, if known)."""
+    @property
+    def playing(self) -> bool:
+        """A hand is on its walls (in progress, past waiting for them)."""
+        return self.in_progress and not self.awaiting_walls
+
+    @property
+    def awaiting_walls(self) -> bool:
+        """A hand is open, its dice committed, and waits for its walls (``Shuffle``)."""
+        return self.state is not None and self.state.phase is Phase.SHUFFLE
+
+    def open_hand(self, *, before_walls: bool = True) -> str:
+        """A new hand, before its walls are known: ``HandStarted`` and the dice commitment
+        (a fresh seed, ``controller.dice``) are stored, then the commitment is published.
+        ``before_walls`` False: the table already knew the walls (said in the event)."""
         assert not self.in_progress, "a hand is in progress"
         if self.session_id is None:
             self._start_session()
+        assert self.session_id is not None
         started = self.session.next_hand()
         state = RoundState(started)
-        shuffled = apply(state, Shuffle(order))
-        if isinstance(shuffled, Rejection):
-            log.warning("lift order refused; wall order unknown", why=str(shuffled))
-            shuffled = apply(state, Shuffle(None))
-            assert not isinstance(shuffled, Rejection)
-        events: list[Event] = [started, *shuffled]
-        after = advance(state, shuffled)
+        committed = self.roller.commit(
+            table=self.table,
+            session=self.session_id,
+            hand_no=started.hand_no,
+            before_walls=before_walls,
+        )
+        events: list[Event] = [started, committed]
+        after = advance(state, [committed])
         hand_id = uuid.uuid4().hex
         messages = event_messages(hand_id, 0, events, after)
         self.store.start_hand(
@@ -296,9 +316,33 @@ class HandKeeper:
         )
         self._started_at = time.monotonic()
         self.hand_id, self.state, self.log = hand_id, after, events
-        self.last_order = after.order
         self.outlet.committed(messages)
-        log.info("hand started", hand_id=hand_id, hand_no=started.hand_no, dealer=started.dealer)
+        log.info(
+            "hand opened, dice committed",
+            hand_id=hand_id,
+            hand_no=started.hand_no,
+            dealer=started.dealer,
+            commitment=committed.commitment,
+        )
+        return hand_id
+
+    def start_hand(self, order: tuple[int, ...] | None, *, walls_known: bool = False) -> str:
+        """The walls of the open hand (``order``: the lift order as tile ids, if known);
+        opens the hand first when none waits for them (its commitment then says whether
+        the walls were already known: ``walls_known`` or an order)."""
+        if not self.awaiting_walls:
+            self.open_hand(before_walls=order is None and not walls_known)
+        state, hand_id = self.state, self.hand_id
+        assert state is not None and hand_id is not None
+        shuffled = apply(state, Shuffle(order))
+        if isinstance(shuffled, Rejection):
+            log.warning("lift order refused; wall order unknown", why=str(shuffled))
+            shuffled = apply(state, Shuffle(None))
+            assert not isinstance(shuffled, Rejection)
+        self._started_at = time.monotonic()  # (the hand is played from its walls)
+        self._commit(hand_id, state, list(shuffled))
+        self.last_order = self.state.order if self.state is not None else None
+        log.info("hand started", hand_id=hand_id, hand_no=state.started.hand_no)
         return hand_id
 
     def submit(self, action: Action) -> list[Event] | Rejection:
@@ -454,6 +498,7 @@ class HandKeeper:
                 self._commit(hand_id, before, events)
 
     def _commit(self, hand_id: str, state: RoundState, events: list[Event]) -> None:
+        events = self._with_reveal(state, events)
         after = advance(state, events)
         seq = len(self.log)
         messages = event_messages(hand_id, seq, events, after)
@@ -472,6 +517,16 @@ class HandKeeper:
         self.outlet.committed(messages)
         if settled is not None:
             self._close(settled, published=True)
+
+    @staticmethod
+    def _with_reveal(state: RoundState, events: list[Event]) -> list[Event]:
+        """Events that settle the hand carry its dice seed out after them."""
+        commit = state.dice_commit
+        if commit is None or state.dice_seed is not None:
+            return events
+        if not any(isinstance(e, Settled) for e in events):
+            return events
+        return [*events, DiceSeedRevealed(commit.seed)]
 
     def _settlement_messages(
         self, hand_id: str, state: RoundState, settled: Settled

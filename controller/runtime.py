@@ -258,7 +258,8 @@ async def running(config: TableSettings, opts: RunOptions) -> AsyncIterator[Runn
                 store, mqtt, topics, f"{config.mqtt_client_id}-restore"
             )
             lost.problems.append(f"hands restored from the hub: {restored}")
-        keeper = _open_hands(config, store, outlet, fresh=opts.fresh_session)
+        roller = DiceRoller(opts.seed)
+        keeper = _open_hands(config, store, outlet, roller, fresh=opts.fresh_session)
         panel = _open_panel(config, inputs, stack)
         alerts = AlertSink(
             keeper, outlet, window=config.tracker.alert_window, metrics=metrics, beeper=panel
@@ -269,7 +270,7 @@ async def running(config: TableSettings, opts: RunOptions) -> AsyncIterator[Runn
             keeper,
             book,
             zones,
-            roller=DiceRoller(opts.seed),
+            roller=roller,
             alert=alerts,
             settings=opts.tracker or config.tracker,
         )
@@ -444,7 +445,7 @@ async def _start_virtual_table(
 
 
 def _open_hands(
-    config: TableSettings, store: EventStore, outlet: Outlet, *, fresh: bool
+    config: TableSettings, store: EventStore, outlet: Outlet, roller: DiceRoller, *, fresh: bool
 ) -> HandKeeper:
     """The hand keeper on a new session (``fresh``) or the open one, resumed (a virtual
     table's too: its players take the table's deal, and staff end a hand it cannot
@@ -456,6 +457,7 @@ def _open_hands(
         table=config.table,
         ruleset=config.ruleset.id,
         options=config.ruleset.options,
+        roller=roller,
     )
     if fresh:
         keeper.new_session()

@@ -182,7 +182,7 @@ class TableService:
                     self._after(now)
                     if self._quiet_gc_at is not None and now >= self._quiet_gc_at:
                         self._quiet_gc_at = None
-                        if not self.keeper.in_progress:
+                        if not self.keeper.playing:  # (a hand waiting for walls: shuffling)
                             collect_and_freeze()
                 except Exception as err:
                     self._failed(err, event)
@@ -245,13 +245,14 @@ class TableService:
         what was played meanwhile may be wrong. Undone, the hand waits again; a new hand
         is tracked as ever."""
         keeper = self.keeper
-        if not keeper.in_progress or self._walls_alerted != keeper.hand_id:
+        if not keeper.playing or self._walls_alerted != keeper.hand_id:
             # the changed walls were the hand's: the next one, started on the walls up
-            # as staff end it (before this check runs), is not held for them
+            # as staff end it (before this check runs), is not held for them; a hand
+            # waiting for its walls has nothing to explain
             self._unexplained.pop("walls", None)
         if self._held is not None and self._held[0] != keeper.hand_id:
             self._held = None  # a new hand
-        if self._held is None and keeper.in_progress and keeper.hand_id is not None:
+        if self._held is None and keeper.playing and keeper.hand_id is not None:
             old = [
                 why
                 for since, *why in self._unexplained.values()
@@ -331,6 +332,7 @@ class TableService:
             if not self._fresh_build:
                 self.tracker.reset_table()
             self._fresh_build, self._lift, self._walls_up_at = True, None, None
+            self._open_hand()
         elif state is TableState.WALLS_UP:
             if self._walls_up_at is None:
                 self._walls_up_at = now
@@ -374,9 +376,16 @@ class TableService:
     def _may_start(self) -> bool:
         return not self.keeper.in_progress and not self._enough() and self._disk_room()
 
+    def _open_hand(self) -> None:
+        """A new build began: the next hand opens now, its dice committed before anything
+        can tell its walls (a hand already waiting for walls keeps its commitment)."""
+        if self._may_start():
+            self.keeper.open_hand()
+
     def _maybe_start(self, now: float) -> None:
         keeper = self.keeper
-        if keeper.in_progress or self._enough():
+        waiting = keeper.awaiting_walls  # opened at the build: counted by ``_enough`` already
+        if (keeper.in_progress and not waiting) or (not waiting and self._enough()):
             return
         if self.options.readerless:
             # No walls to wait for: the first hand starts at once; after a hand the table
@@ -397,9 +406,13 @@ class TableService:
         # Never a second hand on the walls of one already played (a restart between hands
         # sees the old walls again): only a new build, or walls unlike the last hand's.
         new_walls = lift is not None and keeper.last_order is not None and lift != keeper.last_order
-        if not (self._fresh_build or not keeper.last_finished or new_walls):
+        if not (
+            keeper.awaiting_walls or self._fresh_build or not keeper.last_finished or new_walls
+        ):
             return
-        keeper.start_hand(lift)
+        # walls the table saw rise after the commitment, or (not opened: a start on standing
+        # walls) walls it may know already
+        keeper.start_hand(lift, walls_known=not keeper.awaiting_walls)
         self._fresh_build = False
 
     # --- a full disk: hold play, resume when there is room again ---------------------------

@@ -219,7 +219,7 @@ class Tracker:
             log.info("dice button ignored: another seat rolls", seat=seat, roller=roller)
             return
         index = len(st.dice)
-        a, b = self.roller.roll(st.started.hand_no, index, purpose=purpose, seat=roller)
+        a, b = self.roller.roll(st.dice_commit, index, purpose=purpose, seat=roller)
         roll = Roll(purpose, roller, a, b, index)
         if purpose in ("jing", "xia_jing") and st.order is None and JING_ZONE in self.observed:
             # Without a lift order the turned-up tile is known only once it lies on the spot.

@@ -149,16 +149,18 @@ class VirtualPlayers:
             return ()
         if sh.ruled:
             return ()  # (the tiles are being collected)
+        own = sh.events + sh.state.finished  # (the table reveals its dice seed at the end)
         if shown.hand_no == sh.state.started.hand_no and shown.over and sh.in_step:
             if not sh.state.finished:
                 return self._ruled(sh)
-            if shown.seq != sh.events:  # staff acted on the settled hand: it stays over
+            if shown.seq != own:  # staff acted on the settled hand: it stays over
                 return self._end_hand(sh)
         elif self._dealt_otherwise(sh, shown):
             sh = self.shadow = self._new_hand(view, shown)
+            own = sh.events
         if shown.hand_no != sh.state.started.hand_no:
             return ()
-        if sh.awaiting_roll is None and shown.seq > sh.events and sh.in_step:
+        if sh.awaiting_roll is None and shown.seq > own and sh.in_step:
             # The table rolled a roll the players had not pressed for yet: a press repeated
             # while the service restarted reaches it after the first, and rolls the next
             # roll too when the same seat rolls both. People read it off the display.
@@ -170,10 +172,10 @@ class VirtualPlayers:
             if moves is None:
                 return self._retry(sh, now)
             return moves
-        if shown.seq != sh.events:
-            if shown.seq > sh.events and sh.waiting_for != shown.seq:
+        if shown.seq != own:
+            if shown.seq > own and sh.waiting_for != shown.seq:
                 sh.waiting_for = shown.seq
-                log.warning("the table is ahead of the players", table=shown.seq, own=sh.events)
+                log.warning("the table is ahead of the players", table=shown.seq, own=own)
             return self._retry(sh, now)
         sh.in_step = True
         if sh.state.finished:
@@ -208,7 +210,8 @@ class VirtualPlayers:
         started = self.session.next_hand()
         state = RoundState(started)
         order = tuple(self.tile_of[uid] for uid in view.lift_order)
-        sh = _Shadow(state, 1, view.hand)
+        # the table's log opens with hand_started and its dice commitment
+        sh = _Shadow(state, 2, view.hand)
         self._apply(sh, Shuffle(order))
         sh.start = sh.events
         return sh

@@ -1,7 +1,8 @@
 """Bots at a virtual table: whole hands and sessions, for the demo, tests and benchmarks.
 
 The only randomness is the ``random.Random`` the caller passes in: it shuffles the wall
-and rolls the dice. The bots are deterministic, so a seed fixes every hand.
+and rolls the dice (unless the caller passes the rolls themselves: ``Rolls``, e.g. the
+table's committed dice). The bots are deterministic, so a seed fixes every hand.
 """
 
 from __future__ import annotations
@@ -46,14 +47,22 @@ class IllegalMove(EngineError, RuntimeError):
     """A bot (or the table) asked for something the engine refused: a bug, never play."""
 
 
-def _dice(rng: random.Random) -> tuple[int, int]:
-    return rng.randint(1, 6), rng.randint(1, 6)
+Rolls = Callable[[int, int], tuple[int, int]]
+"""(hand number, the roll's index in the hand from 0) -> the two dice."""
 
 
-def table_action(state: RoundState, rng: random.Random) -> Action | None:
+def table_action(
+    state: RoundState, rng: random.Random, rolls: Rolls | None = None
+) -> Action | None:
     """What the table itself does next (shuffle, dice, deal, flips), or None."""
     phase = state.phase
     dealer = state.dealer
+
+    def _dice(rng: random.Random) -> tuple[int, int]:
+        if rolls is not None:
+            return rolls(state.started.hand_no, len(state.dice))
+        return rng.randint(1, 6), rng.randint(1, 6)
+
     if phase is Phase.SHUFFLE:
         order = list(range(136))
         rng.shuffle(order)
@@ -95,6 +104,7 @@ def play_hand(
     rng: random.Random,
     bots: Sequence[Bot] | None = None,
     on_event: Callable[[Event], None] | None = None,
+    rolls: Rolls | None = None,
 ) -> tuple[RoundState, list[Event]]:
     """Play one hand to its settlement; returns the final state and the whole log."""
     bots = bots or [Bot(s) for s in range(SEATS)]
@@ -132,7 +142,7 @@ def play_hand(
         elif phase is AT_TURN or phase is AT_DRAW or phase is AT_REPLACEMENT:
             action = bots[state.turn].act(state)
         else:
-            action = table_action(state, rng)
+            action = table_action(state, rng, rolls)
             if action is None:
                 action = bots[waiting_seats(state)[0]].act(state)
         result = apply(state, action)
@@ -157,13 +167,17 @@ class HandResult:
 
 
 def play_session(
-    ruleset: str, hands: int, rng: random.Random, options: dict[str, object] | None = None
+    ruleset: str,
+    hands: int,
+    rng: random.Random,
+    options: dict[str, object] | None = None,
+    rolls: Rolls | None = None,
 ) -> Iterator[HandResult]:
     """``hands`` hands in a row with four bots; the session moves the deal on."""
     session = Session(ruleset, dict(options or {}))
     bots = [Bot(s) for s in range(SEATS)]
     for _ in range(hands):
-        state, log = play_hand(session.next_hand(), rng, bots)
+        state, log = play_hand(session.next_hand(), rng, bots, rolls=rolls)
         assert state.settlement is not None
         session.record(state.settlement)
         yield HandResult(state, log, state.settlement)

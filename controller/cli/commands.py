@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "rules": "controller.cli.rules",
     "simulate": "controller.cli.simulate",
     "replay": "controller.cli.replay",
+    "verify-dice": "controller.cli.verify_dice",
     "run": "controller.cli.run_command",  # its options: controller.cli.run
     "demo": "controller.cli.demo",
     "hub": "controller.cli.hub",

@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, Table, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from controller.dice import dice_check_of
 from controller.handlog import MAX_BYTES, Handlog, table_of_topic
 from controller.store.database import dialect_insert
 from controller.store.members import without_deleted
@@ -162,6 +163,9 @@ def _events(conn: Connection, logs: Sequence[Handlog], now: datetime) -> None:
 def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
     pairs = _own_ids(conn, sent)
     original = {log.hand_id: hid for hid, log in pairs}
+    # the session the table committed its dice under: the one it sent (not an alias)
+    sessions = {log.hand_id: log.session_id for log in sent}
+    committed = {log.hand_id: sessions[hid] for hid, log in pairs}
     unique: dict[str, Handlog] = {}
     duplicates: list[str] = []
     for _, log in pairs:
@@ -172,7 +176,9 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
         else:
             unique[log.hand_id] = log
     existing = _owners(conn, HANDS, list(unique))
-    amended = _amend_longer(conn, [log for hid, log in unique.items() if hid in existing])
+    amended = _amend_longer(
+        conn, [log for hid, log in unique.items() if hid in existing], committed
+    )
     duplicates += [hid for hid in unique if hid in existing and hid not in amended]
     new = [log for hid, log in unique.items() if hid not in existing]
     if not new:
@@ -211,6 +217,7 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
                 "clock_synced": log.clock_synced,
                 "played_s": log.played_s,
                 "players": without_deleted(conn, log.players),
+                **_dice_columns(log, committed[log.hand_id]),
             }
             for log in new
         ],
@@ -292,10 +299,21 @@ def _close_sessions(conn: Connection, logs: Sequence[Handlog]) -> None:
         )
 
 
-def _amend_longer(conn: Connection, logs: Sequence[Handlog]) -> list[str]:
+def _dice_columns(log: Handlog, session_id: str | None) -> dict[str, str | None]:
+    """The hand's dice against their commitment: flagged in its row for the owners' list."""
+    context = {"table": log.table, "session_id": session_id, "hand_no": log.hand_no}
+    verdict = dice_check_of(log.events, context)
+    problem = "; ".join(verdict.problems) or None
+    return {"dice_check": verdict.verdict, "dice_problem": problem}
+
+
+def _amend_longer(
+    conn: Connection, logs: Sequence[Handlog], committed: dict[str, str | None]
+) -> list[str]:
     """Hands stored already whose new log is longer (acts of staff after the settlement,
     before the next hand): their new events, standing settlement and nets. A log that
-    is not longer, or whose first events are not the stored ones, is a duplicate."""
+    is not longer, or whose first events are not the stored ones, is a duplicate.
+    ``committed``: each hand's session as the table sent it (``_dice_columns``)."""
     if not logs:
         return []
     ids = [log.hand_id for log in logs]
@@ -329,7 +347,13 @@ def _amend_longer(conn: Connection, logs: Sequence[Handlog]) -> list[str]:
         conn.execute(
             update(HANDS)
             .where(HANDS.c.id == log.hand_id)
-            .values(result=log.result, winner=log.winner, discarder=log.discarder, **nets)
+            .values(
+                result=log.result,
+                winner=log.winner,
+                discarder=log.discarder,
+                **nets,
+                **_dice_columns(log, committed[log.hand_id]),
+            )
         )
         settled = {f"net_{i}": n for i, n in enumerate(log.settled_net)}
         conn.execute(

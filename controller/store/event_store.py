@@ -202,6 +202,8 @@ def hand_record(row: Row[Any]) -> HandRecord:
         clock_synced=row.clock_synced,
         played_s=row.played_s,
         players=row.players,
+        dice_check=row.dice_check,
+        dice_problem=row.dice_problem,
     )
 
 

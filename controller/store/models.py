@@ -160,6 +160,11 @@ HANDS = Table(
     # {"member_id", "name"} (the name as it was then); None on hands from before members.
     # A member's deletion turns their entries into None (controller.store.members).
     _opt("players", JsonType),
+    # The hand's dice against their commitment (controller.dice.check_dice), checked at
+    # the hub as the hand arrives: "ok", "failed" (``dice_problem`` says why) or
+    # "unverified" (no commitment in its log); None: not checked (a table's own store).
+    _opt("dice_check", String(16)),
+    _opt("dice_problem", Text),
     Index("ix_hands_status_started", "status", "started_at"),
     Index("ix_hands_table_seq", "table_id", "table_seq"),
     # The owners' per-table hand log by date (the hub holds every table's hands); on

@@ -77,6 +77,8 @@ class HandRecord:
     # who sat where when it started: by seat, None (a guest) or {"member_id", "name"};
     # None for a hand stored before members existed
     players: list[dict[str, str] | None] | None = None
+    dice_check: str | None = None  # ok | failed | unverified (the hub's check), None: not run
+    dice_problem: str | None = None  # why it failed
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ import sys
 
 from sqlalchemy import Engine, inspect, text
 
-HEAD = "0010"
+HEAD = "0011"
 
 
 class MigrationFailed(RuntimeError):

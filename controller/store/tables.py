@@ -29,6 +29,7 @@ from controller.store.event_store import (
 )
 from controller.store.hand_filters import hand_filters
 from controller.store.models import (
+    EVENTS,
     HANDS,
     QUARANTINED_HANDLOGS,
     SESSIONS,
@@ -188,6 +189,25 @@ def settlements_for(store: EventStore, hand_ids: Sequence[str]) -> dict[str, dic
                 SETTLEMENTS.c.hand_id.in_(chunk)
             )
             out.update({hid: payload for hid, payload in c.execute(query)})
+    return out
+
+
+def events_for(
+    store: EventStore, hand_ids: Sequence[str], types: Sequence[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """These hands' events of these types (payloads, in log order), by hand id: what a
+    report reads of many hands without loading each whole log."""
+    out: dict[str, list[dict[str, Any]]] = {hid: [] for hid in hand_ids}
+    with store.engine.connect() as c:
+        for start in range(0, len(hand_ids), 500):
+            chunk = list(hand_ids[start : start + 500])
+            query = (
+                select(EVENTS.c.hand_id, EVENTS.c.payload)
+                .where(EVENTS.c.hand_id.in_(chunk), EVENTS.c.type.in_(list(types)))
+                .order_by(EVENTS.c.hand_id, EVENTS.c.seq)
+            )
+            for hid, payload in c.execute(query):
+                out[hid].append(payload)
     return out
 
 

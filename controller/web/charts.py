@@ -80,12 +80,9 @@ def line_chart(
     return "".join(parts)
 
 
-def bar_chart(values: Sequence[float], labels: Sequence[str], title: str) -> str:
-    """Vertical bars (e.g. hands per day), labelled under each bar."""
-    n = len(values)
-    hi = max([*values, 1.0])
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    bar = plot_w / max(n, 1)
+def _bars_frame(title: str, hi: float) -> list[str]:
+    """The SVG's start, title and the y grid from 0 to ``hi`` of a bar chart."""
+    plot_h = HEIGHT - TOP - BOTTOM
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="{escape(title)}" '
@@ -99,6 +96,16 @@ def bar_chart(values: Sequence[float], labels: Sequence[str], title: str) -> str
             f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="#e3e3e3"/>'
             f'<text x="{LEFT - 6}" y="{yy + 4:.1f}" text-anchor="end">{_fmt(t)}</text>'
         )
+    return parts
+
+
+def bar_chart(values: Sequence[float], labels: Sequence[str], title: str) -> str:
+    """Vertical bars (e.g. hands per day), labelled under each bar."""
+    n = len(values)
+    hi = max([*values, 1.0])
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    bar = plot_w / max(n, 1)
+    parts = _bars_frame(title, hi)
     every = max(1, n // 10)
     for i, v in enumerate(values):
         h = plot_h * v / hi
@@ -112,6 +119,36 @@ def bar_chart(values: Sequence[float], labels: Sequence[str], title: str) -> str
             parts.append(
                 f'<text x="{bx + bar * 0.4:.1f}" y="{HEIGHT - 18}" text-anchor="middle" '
                 f'font-size="10">{escape(labels[i][5:])}</text>'
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def count_chart(
+    observed: Sequence[float], expected: Sequence[float], labels: Sequence[str], title: str
+) -> str:
+    """Bars of observed counts, each with a dark tick at the count fair play expects."""
+    n = len(observed)
+    hi = max([*observed, *expected, 1.0])
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    bar = plot_w / max(n, 1)
+    parts = _bars_frame(title, hi)
+    every = max(1, n // 20)
+    for i, (v, e) in enumerate(zip(observed, expected, strict=True)):
+        h = plot_h * v / hi
+        bx = LEFT + i * bar + bar * 0.1
+        ey = TOP + plot_h * (1 - e / hi)
+        parts.append(
+            f'<rect x="{bx:.1f}" y="{TOP + plot_h - h:.1f}" width="{bar * 0.8:.1f}" '
+            f'height="{h:.1f}" fill="{SEAT_COLOURS[1]}"><title>{escape(labels[i])}: '
+            f"{_fmt(v)} ({_fmt(round(e, 1))})</title></rect>"
+            f'<line x1="{bx:.1f}" x2="{bx + bar * 0.8:.1f}" y1="{ey:.1f}" y2="{ey:.1f}" '
+            'stroke="#222" stroke-width="2"/>'
+        )
+        if i % every == 0:
+            parts.append(
+                f'<text x="{bx + bar * 0.4:.1f}" y="{HEIGHT - 18}" text-anchor="middle" '
+                f'font-size="10">{escape(labels[i])}</text>'
             )
     parts.append("</svg>")
     return "".join(parts)

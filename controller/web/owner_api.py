@@ -3,6 +3,7 @@ totals. Every route needs a login (``controller.web.auth``)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
@@ -10,7 +11,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
 from fastapi.responses import Response
 
+from controller import fairness
 from controller.cashout import stored_cashout
+from controller.dice import dice_check_of
 from controller.store import HandRecord, StoredHand, UnknownHand, UnknownSession
 from controller.store.members import hand_seat_acts
 from controller.store.tables import (
@@ -32,6 +35,7 @@ from controller.web.replay import ReplayError, event_payloads, replay
 from controller.web.schemas import (
     AlertOut,
     AlertsOut,
+    DiceCheckOut,
     EventOut,
     EventsOut,
     HandDetail,
@@ -282,6 +286,60 @@ def get_chart(
     return Response(svg, media_type="image/svg+xml")
 
 
+def _fairness(ctx: WebContext, table_id: str, filters: HandFilters) -> fairness.FairnessReport:
+    finished = dataclasses.replace(filters, status="finished")
+    hands = _hands(ctx, table_id, finished, oldest_first=True, limit=TOTALS_LIMIT)
+    return fairness.report(fairness.facts_of(ctx.store, hands))
+
+
+@router.get(
+    "/tables/{table_id}/fairness",
+    summary="The fairness report: dice, seat and dealer wins, streaks, 精 positions, tests",
+)
+def get_fairness(ctx: Ctx, table_id: TableId, filters: Filters) -> dict[str, Any]:
+    return _fairness(ctx, table_id, filters).as_dict() | {"table_id": table_id}
+
+
+@router.get(
+    "/tables/{table_id}/fairness.csv",
+    summary="The fairness report as CSV (counts, expected counts, tests with p-values)",
+    responses={200: {"content": {"text/csv": {}}, "description": "CSV, UTF-8 with a BOM"}},
+)
+def get_fairness_csv(ctx: Ctx, table_id: TableId, filters: Filters) -> Response:
+    text = fairness.report_csv(table_id, _fairness(ctx, table_id, filters))
+    return Response(
+        "\ufeff" + text,
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="fairness-{table_id}.csv"'},
+    )
+
+
+_FAIRNESS_TITLES = {
+    "faces": ("骰子点数（横线：公平时的期望）", "Dice faces (line: what fair dice give)"),
+    "sums": ("两骰之和（横线：期望）", "Sums of two dice (line: expected)"),
+    "seats": ("各位胡牌次数（横线：期望）", "Wins per seat (line: expected)"),
+    "streaks": ("连庄长度（横线：几何分布）", "Dealer streak lengths (line: geometric)"),
+}
+
+
+@router.get(
+    "/tables/{table_id}/fairness/{chart}.svg",
+    summary="Fairness charts: 'faces', 'sums', 'seats' or 'streaks', with expected counts",
+    responses=_SVG,
+)
+def get_fairness_chart(
+    ctx: Ctx,
+    table_id: TableId,
+    chart: Literal["faces", "sums", "seats", "streaks"],
+    filters: Filters,
+    lang: Annotated[Literal["zh", "en"], Query()] = "zh",
+) -> Response:
+    observed, expected, labels = fairness.chart_data(_fairness(ctx, table_id, filters), chart)
+    zh, en = _FAIRNESS_TITLES[chart]
+    svg = charts.count_chart(observed, expected, labels, zh if lang == "zh" else en)
+    return Response(svg, media_type="image/svg+xml")
+
+
 @router.get("/sessions/{session_id}", summary="One session")
 def get_session(ctx: Ctx, session_id: SessionId) -> SessionOut:
     try:
@@ -386,11 +444,19 @@ def get_replay(ctx: Ctx, hand_id: HandId) -> ReplayOut:
         concealed, verdict, steps = replay(stored)
     except ReplayError as err:
         raise HTTPException(status.HTTP_409_CONFLICT, str(err)) from None
+    dice = None
+    if concealed:  # (finished: its seed is public; an open hand's check waits for it)
+        said = {"hand_no": stored.hand.hand_no, "session_id": stored.hand.session_id}
+        found = dice_check_of(stored.event_dicts(), said)
+        dice = DiceCheckOut(
+            verdict=found.verdict, rolls=found.rolls, problems=found.problems, notes=found.notes
+        )
     return ReplayOut(
         hand=HandOut.of(stored.hand),
         concealed=concealed,
         check=verdict,
         steps=[ReplayStep.model_validate(s) for s in steps],
+        dice=dice,
     )
 
 

@@ -128,6 +128,10 @@ class HandOut(BaseModel):
     players: list[PlayerOut | None] | None = Field(
         default=None, description="Who sat where as it started (null: a guest), by seat"
     )
+    dice_check: str | None = Field(
+        None, description="The hub's check of its dice: ok, failed, unverified (None: not run)"
+    )
+    dice_problem: str | None = None
 
     @classmethod
     def of(cls, h: HandRecord) -> HandOut:
@@ -148,6 +152,8 @@ class HandOut(BaseModel):
             players=None
             if h.players is None
             else [None if p is None else PlayerOut(**p) for p in h.players],
+            dice_check=h.dice_check,
+            dice_problem=h.dice_problem,
         )
 
 
@@ -204,11 +210,21 @@ class ReplayStep(BaseModel):
     view: dict[str, Any] = Field(description="The table after this event")
 
 
+class DiceCheckOut(BaseModel):
+    verdict: Literal["ok", "failed", "unverified"]
+    rolls: int
+    problems: list[str]
+    notes: list[str]
+
+
 class ReplayOut(BaseModel):
     hand: HandOut
     concealed: bool
     check: str | None = Field(description="None when the recorded settlement is recomputed")
     steps: list[ReplayStep]
+    dice: DiceCheckOut | None = Field(
+        None, description="Every roll against the dice commitment (finished hands)"
+    )
 
 
 class TotalsPoint(BaseModel):

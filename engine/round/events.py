@@ -125,6 +125,36 @@ class Shuffled(Event):
     order: tuple[TileId, ...] | None = None
 
 
+Hex64 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+Name = Annotated[str, StringConstraints(max_length=64)]
+
+
+@dataclass(frozen=True, slots=True)
+class DiceCommitted(Event):
+    """The hand's dice seed, drawn before the walls rose; ``commitment`` is its SHA-256
+    (``controller.dice``), public at once with the table, session and hand number. The
+    seed itself is secret until ``DiceSeedRevealed``. ``before_walls``: the table had no
+    wall order when it drew the seed (False: a hand started on walls already up, e.g.
+    after a restart; its commitment proves nothing about those walls)."""
+
+    type: ClassVar[str] = "dice_committed"
+    secret: ClassVar[tuple[str, ...]] = ("seed",)
+    commitment: Hex64
+    table: Name
+    session: Name
+    hand_no: int
+    seed: Hex64
+    before_walls: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class DiceSeedRevealed(Event):
+    """After the settlement: the seed behind the hand's ``DiceCommitted``, made public."""
+
+    type: ClassVar[str] = "dice_seed_revealed"
+    seed: Hex64
+
+
 @dataclass(frozen=True, slots=True)
 class DiceRolled(Event):
     type: ClassVar[str] = "dice_rolled"
@@ -403,8 +433,10 @@ EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
         HandStarted,
+        DiceCommitted,
         Shuffled,
         DiceRolled,
+        DiceSeedRevealed,
         Dealt,
         JingFlipped,
         Drew,

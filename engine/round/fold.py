@@ -17,7 +17,9 @@ from engine.round.events import (
     ClaimDeclared,
     ClaimsResolved,
     Dealt,
+    DiceCommitted,
     DiceRolled,
+    DiceSeedRevealed,
     Discarded,
     Drew,
     Event,
@@ -111,6 +113,18 @@ def _wall(state: RoundState) -> Wall:
     if state.wall is None:
         raise CorruptLog("no wall yet")
     return state.wall
+
+
+def _committed(state: RoundState, e: DiceCommitted) -> None:
+    if state.dice_commit is not None or state.phase is not Phase.SHUFFLE:
+        raise ValueError("a hand commits to its dice once, before the wall")
+    state.dice_commit = e
+
+
+def _revealed(state: RoundState, e: DiceSeedRevealed) -> None:
+    if state.dice_commit is None or state.dice_seed is not None:
+        raise ValueError("a seed is revealed once, after its commitment")
+    state.dice_seed = e.seed
 
 
 def _shuffled(state: RoundState, e: Shuffled) -> None:
@@ -436,6 +450,8 @@ def _session_closed(state: RoundState, e: SessionClosed) -> None:
 
 
 _HANDLERS: dict[type[Event], Callable[[RoundState, Any], None]] = {
+    DiceCommitted: _committed,
+    DiceSeedRevealed: _revealed,
     Shuffled: _shuffled,
     DiceRolled: _dice,
     Dealt: _dealt,

@@ -24,7 +24,9 @@ from engine.round.events import (
     ClaimDeclared,
     ClaimsResolved,
     Dealt,
+    DiceCommitted,
     DiceRolled,
+    DiceSeedRevealed,
     Discarded,
     Drew,
     Event,
@@ -161,6 +163,14 @@ def _narrate(e: Event, *, public: bool, names: Names) -> Words:
                 f"第{e.hand_no}局 {e.ruleset}，庄家 {dealer.zh}，连庄 {e.dealer_streak}",
                 f"hand {e.hand_no}: {e.ruleset}, dealer {dealer.en}, streak {e.dealer_streak}",
             )
+        case DiceCommitted():  # the commitment only: the seed is secret until revealed
+            short = e.commitment[:16]
+            return Words(
+                f"骰子承诺 SHA-256 {short}…（牌桌 {e.table}）",
+                f"dice committed: SHA-256 {short}… (table {e.table})",
+            )
+        case DiceSeedRevealed():
+            return Words(f"公布骰子种子 {e.seed[:16]}…", f"dice seed revealed: {e.seed[:16]}…")
         case Shuffled():
             if public:  # whether the lift read the order is the table's business
                 return Words("洗牌", "the tiles are shuffled")

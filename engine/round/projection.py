@@ -59,6 +59,16 @@ def public_view(state: RoundState) -> dict[str, Any]:
         else wall.live_count,
         "seats": seats,
     }
+    commit = state.dice_commit
+    if commit is not None:
+        view["dice_commitment"] = {
+            "commitment": commit.commitment,
+            "table": commit.table,
+            "session": commit.session,
+            "hand_no": commit.hand_no,
+        }
+    if state.dice_seed is not None:
+        view["dice_seed"] = state.dice_seed
     if state.settlement is not None:
         view["wins"] = [
             {"seat": w.seat, "source": w.source, "tile": _name(w.tile)} for w in state.wins

@@ -16,6 +16,7 @@ from engine.hand import Meld, MeldType, ShapeOptions
 from engine.round.events import (
     Adjusted,
     ClaimDeclared,
+    DiceCommitted,
     DiceRolled,
     FlipEntered,
     HandStarted,
@@ -120,6 +121,8 @@ class RoundState:
         "claims_count",
         "claims_made",
         "dice",
+        "dice_commit",
+        "dice_seed",
         "discards",
         "discards_total",
         "draws",
@@ -167,6 +170,9 @@ class RoundState:
         self.turn = started.dealer
         self.order: tuple[int, ...] | None = None
         self.dice: list[DiceRolled] = []
+        # the dice seed's commitment, and the seed once revealed (controller.dice)
+        self.dice_commit: DiceCommitted | None = None
+        self.dice_seed: str | None = None
         self.wall: Wall | None = None
         self.hands: list[list[int]] = [[] for _ in range(SEATS)]
         # per seat: how often its concealed tiles or melds changed (a key for readers' caches)

@@ -36,6 +36,7 @@ def alert_table(
         store=store,
         hand_id=HAND_ID,
         in_progress=True,
+        playing=True,
         parlour="demo",
         table="t1",
         session_id=None,
@@ -43,7 +44,7 @@ def alert_table(
     )
     outlet = Outlet(Topics("demo", "t1"), live=live)
     sink = AlertSink(
-        keeper,  # type: ignore[arg-type]  # its store, hand id, in_progress, parlour, table
+        keeper,  # type: ignore[arg-type]  # its store, hand id, in_progress, playing, parlour, table
         outlet,
         window=window,
         metrics=metrics,

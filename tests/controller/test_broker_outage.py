@@ -110,6 +110,6 @@ def test_broker_down_30_s_loses_nothing(
         assert shown["jing"]["hand_id"] == last
         assert shown["dice"]["hand_id"] == last
         assert [h.hand.hand_no for h in hands] == list(range(1, len(hands) + 1))
-        assert log_of(hands[-1])[-1].type == "settled"
+        assert [e.type for e in log_of(hands[-1])[-2:]] == ["settled", "dice_seed_revealed"]
 
     asyncio.run(main())

@@ -80,12 +80,13 @@ def test_a_hand_finished_by_staff_is_stored_settled_and_sent(store: EventStore) 
     record = store.load_hand(hand_id)
     assert record.hand.status == "finished"
     types = [e.payload["type"] for e in record.events]
-    assert types[-5:] == [
+    assert types[-6:] == [
         "penalty_applied",
         "adjusted",
         "staff_undone",
         "finished_by_staff",
         "settled",
+        "dice_seed_revealed",
     ]
     # the settlement is what ``mjtable settle`` gives on the same input, marked
     request = events[0].to_dict()["request"]
@@ -143,9 +144,10 @@ def test_a_win_entered_by_staff_is_filed_as_a_win(store: EventStore) -> None:
     hand_id = keeper.start_hand(played.state.order)
     from engine.round.fold import advance
 
+    seq = len(keeper.log)  # (hand_started, dice_committed, shuffled)
     keeper.log.extend(played.log[2:i])  # (fold the played moves as if read)
     keeper.state = advance(keeper.state, played.log[2:i])  # type: ignore[arg-type]
-    store.append(hand_id, [e.to_dict() for e in played.log[2:i]], expected_seq=2)
+    store.append(hand_id, [e.to_dict() for e in played.log[2:i]], expected_seq=seq)
     win = read_winners(played.state)[0]
     keeper.staff_act(partial(finish, audit=AUDIT, winners=[win]))
     record = store.load_hand(hand_id).hand

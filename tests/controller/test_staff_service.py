@@ -79,7 +79,7 @@ def test_staff_finish_a_hand_whose_reader_was_unplugged(
 
     async def main() -> None:
         async with recording(mosquitto.port) as rec:
-            async with running(config, options(21, 1)) as run:
+            async with running(config, options(22, 1)) as run:
                 OwnerAccounts(run.store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
                 stop = asyncio.Event()
                 service = asyncio.create_task(run.service.run(stop))

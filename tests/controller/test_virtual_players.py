@@ -33,19 +33,20 @@ async def _moves(players: VirtualPlayers, text: str) -> list[object]:
 def test_a_roll_the_players_did_not_press_for_is_taken_off_the_display() -> None:
     async def main() -> None:
         players = VirtualPlayers("xingguo", UIDS)
-        # the hand is shuffled: the dealer (seat 0) presses for the break
-        assert await _moves(players, "第1局 #2 掷骰开牌") == [PressButton(0, SeatButton.CONFIRM)]
+        # the hand is shuffled (its log: started, dice committed, shuffled): the dealer
+        # (seat 0) presses for the break
+        assert await _moves(players, "第1局 #3 掷骰开牌") == [PressButton(0, SeatButton.CONFIRM)]
         # 1+4: the dealer rolls the second roll too (TWO_ROLLS_TOTAL_LEFT)
-        assert await _moves(players, "第1局 #3 骰0:1+4 再掷骰") == []
+        assert await _moves(players, "第1局 #4 骰0:1+4 再掷骰") == []
         sh = players.shadow
-        assert sh is not None and sh.events == 3 and sh.awaiting_roll is None
+        assert sh is not None and sh.events == 4 and sh.awaiting_roll is None
         # the press repeated across a restart rolled the second roll before they asked
-        moves = await _moves(players, "第1局 #4 骰1:2+3 抓牌")
-        assert sh.events == 4 and sh.state.phase.value == "deal"
+        moves = await _moves(players, "第1局 #5 骰1:2+3 抓牌")
+        assert sh.events == 5 and sh.state.phase.value == "deal"
         assert [d.a + d.b for d in sh.state.dice] == [5, 5]
         assert moves == []  # (a roll is taken on its own; the next look moves on)
         # and they carry on: the dealt tiles are taken from the wall
-        moves = await _moves(players, "第1局 #4 骰1:2+3 抓牌")
+        moves = await _moves(players, "第1局 #5 骰1:2+3 抓牌")
         assert len(moves) == 53 and all(isinstance(m, TakeFromWall) for m in moves)
 
     asyncio.run(main())
@@ -74,7 +75,7 @@ def test_players_new_to_a_session_under_way_take_the_deal_the_display_shows() ->
         # the voided hand is not theirs: the tiles on the table stay for the next hand
         assert await _moves(players, "第3局 #27 东风圈 庄3 连1 骰2:3+4 本局结束 +0 +0 +0 +0") == []
         assert players.ruled == 0
-        moves = await _moves(players, "第4局 #2 东风圈 庄3 连1 掷骰开牌 | 请3号位掷骰")
+        moves = await _moves(players, "第4局 #3 东风圈 庄3 连1 掷骰开牌 | 请3号位掷骰")
         assert moves == [PressButton(2, SeatButton.CONFIRM)]  # the dealer presses for the break
         sh = players.shadow
         assert sh is not None and players.dealt_by_table == 1
@@ -87,12 +88,12 @@ def test_players_new_to_a_session_under_way_take_the_deal_the_display_shows() ->
 def test_a_hand_staff_settled_under_the_players_is_over_for_them() -> None:
     async def main() -> None:
         players = VirtualPlayers("xingguo", UIDS)
-        assert await _moves(players, "第1局 #2 东风圈 庄1 掷骰开牌") == [
+        assert await _moves(players, "第1局 #3 东风圈 庄1 掷骰开牌") == [
             PressButton(0, SeatButton.CONFIRM)
         ]
         # staff finish it (流局 by hand) before the roll is even shown: the tiles go back in
-        assert await _moves(players, "第1局 #4 东风圈 庄1 本局结束 +0 +0 +0 +0") == [EndHand()]
+        assert await _moves(players, "第1局 #6 东风圈 庄1 本局结束 +0 +0 +0 +0") == [EndHand()]
         assert players.ruled == 1 and players.finished == []
-        assert await _moves(players, "第1局 #4 东风圈 庄1 本局结束 +0 +0 +0 +0") == []
+        assert await _moves(players, "第1局 #6 东风圈 庄1 本局结束 +0 +0 +0 +0") == []
 
     asyncio.run(main())

@@ -18,7 +18,9 @@ from engine.round.events import (
     ClaimDeclared,
     ClaimsResolved,
     Dealt,
+    DiceCommitted,
     DiceRolled,
+    DiceSeedRevealed,
     Discarded,
     Drew,
     Event,
@@ -60,8 +62,10 @@ SETTLEMENT: Any = {
 # one of each event type, with something concealed wherever the type can hold it
 SAMPLES: list[Event] = [
     HandStarted("xingguo", 0),
+    DiceCommitted("ab" * 32, "t1", "s1", 1, "cd" * 32),
     Shuffled(tuple(range(136))),
     DiceRolled("break", 0, 3, 4),
+    DiceSeedRevealed("cd" * 32),
     Dealt((tuple(range(13)), tuple(range(13, 26)), tuple(range(26, 39)), tuple(range(39, 52)))),
     JingFlipped("jing", 60, 61, under_tile=62),
     Drew(1, 100, 70),
@@ -147,6 +151,8 @@ def _other(value: Any) -> Any:
             return tuple(_other(v) for v in value)
         case dict():
             return {"seats": [{"hand": "999s"}]}
+        case str():  # a dice seed (hex)
+            return value[::-1]
     raise AssertionError(f"no other value for {value!r}")
 
 

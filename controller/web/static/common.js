@@ -22,7 +22,7 @@ const MJ = (() => {
       phase_deal: "发牌", phase_flip: "翻精", phase_turn: "出牌", phase_draw: "摸牌",
       phase_replacement: "补牌", phase_claim: "等待吃碰杠胡", phase_rob: "抢杠",
       phase_xia_dice: "下精", phase_settle: "结算", phase_done: "本局结束",
-      purpose_break: "开牌", purpose_break_second: "开牌（二）", purpose_jing: "翻精",
+      dice_commitment: "骰子承诺", purpose_break: "开牌", purpose_break_second: "开牌（二）", purpose_jing: "翻精",
       purpose_xia_jing: "下精",
       dealer_view: "庄家提示", instruction: "现在", alerts: "警报", no_alerts: "没有警报",
       dismiss: "已处理", what_to_do: "处理办法", seat_of: "座位", recent: "之前",
@@ -49,7 +49,7 @@ const MJ = (() => {
       phase_draw: "Draw", phase_replacement: "Replacement", phase_claim: "Claims",
       phase_rob: "Robbing the kong", phase_xia_dice: "下精 roll", phase_settle: "Settling",
       phase_done: "Hand over",
-      purpose_break: "break", purpose_break_second: "break (2nd)", purpose_jing: "jing",
+      dice_commitment: "Dice commitment", purpose_break: "break", purpose_break_second: "break (2nd)", purpose_jing: "jing",
       purpose_xia_jing: "下精",
       dealer_view: "Dealer", instruction: "Now", alerts: "Alerts", no_alerts: "No alerts",
       dismiss: "Done", what_to_do: "What to do", seat_of: "Seat", recent: "earlier",
@@ -248,6 +248,8 @@ const MJ = (() => {
   /** A tile as the topics write it: a code ("5m", "E") or a kind 0-33; else null. */
   const tileCode = (v) => (int(v, 0, 33) !== null || (typeof v === "string" && /^(?:[1-9][mps]|[ESWNCFP])$/.test(v)) ? v : null);
   const money = (v) => (typeof v === "number" && Number.isFinite(v) && Math.abs(v) < 1e12 ? v : null);
+  /** 64 hex digits (a SHA-256, a dice seed); else null. */
+  const hex64 = (v) => (typeof v === "string" && /^[0-9a-f]{64}$/.test(v) ? v : null);
   const texts = (v, max) => { const o = obj(v); return { zh: str(o.zh, max), en: str(o.en, max) }; };
 
   const PHASES = ["shuffle", "break_dice", "second_dice", "deal", "flip", "turn", "draw",
@@ -283,6 +285,11 @@ const MJ = (() => {
         seats: Array.isArray(p.seats) ? [0, 1, 2, 3].map((s) => seatView(seats[s])) : null,
         wins: list(p.wins, 4).map((w) => ({ seat: seatNo(obj(w).seat), source: str(obj(w).source, 16), tile: tileCode(obj(w).tile) })),
         exhausted: p.exhausted === true,
+        dice_commitment: hex64(obj(p.dice_commitment).commitment) ? {
+          commitment: hex64(obj(p.dice_commitment).commitment), table: str(obj(p.dice_commitment).table, 64),
+          session: str(obj(p.dice_commitment).session, 64), hand_no: int(obj(p.dice_commitment).hand_no, 0, 1e6),
+        } : null,
+        dice_seed: hex64(p.dice_seed),
       };
     },
     jing(v) {

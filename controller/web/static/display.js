@@ -49,6 +49,14 @@
     $("dice-note").textContent = roll
       ? `${MJ.seatName(roll.seat, S.hand ? S.hand.dealer : null)} · ${roll.purpose ? MJ.t("purpose_" + roll.purpose) : ""}`
       : "";
+    // The hand's dice were fixed before its walls rose: the commitment (SHA-256), and the
+    // seed once the hand is settled (docs/fairness.md). Shown as text, never markup.
+    const c = S.hand && S.hand.dice_commitment;
+    const box = $("dice-commitment");
+    box.textContent = c ? `${MJ.t("dice_commitment")} ${String(c.commitment).slice(0, 16)}…` : "";
+    box.title = c ? `SHA-256 ${c.commitment} · ${c.table} · ${c.session} · #${c.hand_no}${S.hand.dice_seed ? ` · seed ${S.hand.dice_seed}` : ""}` : "";
+    box.dataset.commitment = c ? String(c.commitment) : "";
+    box.dataset.seed = S.hand && S.hand.dice_seed ? String(S.hand.dice_seed) : "";
   }
 
   function seatParts(seat) {

@@ -1,6 +1,7 @@
 /* The owners' pages: login, tables, a table's hand log (filters, exports, totals and charts)
    and a finished hand's replay, step by step with all four hands. Hash routes:
-   #/  #/t/<table>?<filters>  #/h/<hand>  #/members (members' records, links, leaderboards) */
+   #/  #/t/<table>?<filters>  #/h/<hand>  #/members (members' records, links, leaderboards)
+   #/f/<table>?<filters> (the fairness report)  */
 "use strict";
 
 (() => {
@@ -23,6 +24,13 @@
       members: "会员战绩", member: "会员", wins: "胡牌", self_draws: "自摸", deguo: "德国",
       jingdiao: "精吊", chongguan: "冲关", big_hands: "大牌", link: "个人链接", new_link: "生成链接",
       revoke: "撤销链接", seat_acts: "入座记录", guest: "客人", leaderboards: "排行榜", leaderboards_on: "开启排行榜", no_members: "还没有会员的牌局",
+      fairness: "公平性报告", dice_ok: "骰子已验证：每一掷都来自开局前承诺的种子",
+      dice_failed: "骰子验证失败：", dice_unverified: "此局没有骰子承诺，无法验证",
+      dice_flag_failed: "骰子验证失败", dice_flag_unverified: "骰子未验证",
+      test: "检验", sample: "样本", p_value: "p 值", flagged: "异常", none_flagged: "未发现异常",
+      some_flagged: "有异常：请查看此桌", alpha_note: "误报率 {a}（Bonferroni：每项 {e}）",
+      t_faces: "骰子点数", t_sums: "两骰之和", t_seat_wins: "各位胡牌", t_dealer_streak: "最长连庄",
+      dealer_rate: "庄家胡牌率", flips: "翻精位置", rolls: "掷骰次数",
     },
     en: {
       brand: "Hand logs", login: "Log in", name: "Name", password: "Password", logout: "Log out",
@@ -44,6 +52,13 @@
       deguo: "德国", jingdiao: "精吊", chongguan: "冲关", big_hands: "Big hands", link: "Personal link",
       new_link: "New link", revoke: "Revoke", seat_acts: "Seat acts", guest: "Guest", leaderboards: "Leaderboards", leaderboards_on: "Leaderboards on",
       no_members: "No member has played yet",
+      fairness: "Fairness report", dice_ok: "Dice verified: every roll derives from the seed committed before the walls",
+      dice_failed: "Dice check FAILED: ", dice_unverified: "No dice commitment in this hand: its rolls cannot be checked",
+      dice_flag_failed: "dice check failed", dice_flag_unverified: "dice unverified",
+      test: "Test", sample: "n", p_value: "p", flagged: "Flagged", none_flagged: "Nothing flagged",
+      some_flagged: "Flagged: look at this table", alpha_note: "false-alarm rate {a} (Bonferroni: {e} each)",
+      t_faces: "Dice faces", t_sums: "Sums of two dice", t_seat_wins: "Wins per seat", t_dealer_streak: "Longest dealer streak",
+      dealer_rate: "Dealer win rate", flips: "精 positions", rolls: "Rolls",
     },
   };
   const T = (k, vars) => {
@@ -136,6 +151,7 @@
         <button class="btn primary" type="submit">${T("filter")}</button>
         <a class="btn" id="export-csv" href="${base}/export.csv?${q}">${T("export_csv")}</a>
         <a class="btn" id="export-json" href="${base}/export.json?${q}">${T("export_json")}</a>
+        <a class="btn" id="fairness-link" href="#/f/${encodeURIComponent(tableId)}?${q}">${T("fairness")}</a>
       </form>
       <div class="panel" id="totals"></div>
       <div class="panel"><table class="grid-table" id="sessions"><thead><tr><th>${T("sessions")}</th><th>${T("started")}</th><th>${T("ended")}</th><th></th></tr></thead><tbody></tbody></table></div>
@@ -164,13 +180,40 @@
       if (!rows.length && offset === 0) body.innerHTML = `<tr><td colspan="11" class="muted">${T("no_hands")}</td></tr>`;
       body.insertAdjacentHTML("beforeend", rows.map((h) => `<tr data-hand="${esc(h.id)}">
         <td>${when(h.started_at)}</td><td class="num">${h.hand_no}</td><td>${esc(h.ruleset)}</td><td>${handSeat(h, h.dealer)}</td>
-        <td>${h.status === "finished" ? esc(T(h.result) || h.result) : T(h.status)}</td><td>${handSeat(h, h.winner)}</td>
+        <td>${h.status === "finished" ? esc(T(h.result) || h.result) : T(h.status)}${h.dice_check === "failed" ? ` <span class="neg dice-flag" title="${esc(h.dice_problem || "")}">⚠ ${T("dice_flag_failed")}</span>` : h.dice_check === "unverified" ? ` <span class="muted dice-flag">${T("dice_flag_unverified")}</span>` : ""}</td><td>${handSeat(h, h.winner)}</td>
         ${(h.net || [null, null, null, null]).map(numCell).join("")}
         <td><a href="#/h/${encodeURIComponent(h.id)}">${T("replay")}</a></td></tr>`).join(""));
       $("more").hidden = rows.length < 100;
     };
     $("more").addEventListener("click", more);
     await more();
+  }
+
+  function diceHtml(d) {
+    if (!d) return "";
+    const notes = d.notes.map((n) => `<li class="muted">${esc(n)}</li>`).join("");
+    if (d.verdict === "ok") return `<div id="dice-check" data-verdict="ok"><p class="muted">${T("dice_ok")} (${d.rolls})</p><ul>${notes}</ul></div>`;
+    if (d.verdict === "unverified") return `<div id="dice-check" data-verdict="unverified"><p class="notice">${T("dice_unverified")}</p></div>`;
+    return `<div id="dice-check" data-verdict="failed"><p class="notice error">${T("dice_failed")}</p><ul>${d.problems.map((p) => `<li>${esc(p)}</li>`).join("")}${notes}</ul></div>`;
+  }
+
+  async function showFairness(tableId, query) {
+    const base = `/api/v1/tables/${encodeURIComponent(tableId)}`;
+    const q = new URLSearchParams(query); q.delete("status");
+    const r = await api(`${base}/fairness?${q}`);
+    const pct = (x) => (x === null || x === undefined ? "" : `${(100 * x).toFixed(1)}%`);
+    const pv = (p) => (p === null || p === undefined ? "" : p < 0.0001 ? p.toExponential(1) : p.toFixed(4));
+    const charts = ["faces", "sums", "seats", "streaks"].map((c) => `<img alt="${c}" src="${base}/fairness/${c}.svg?${q}&lang=${MJ.lang()}">`).join("");
+    const flips = Object.entries(r.flip_positions).map(([k, v]) => `${esc(k)}:${v}`).join(" ");
+    $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › <a href="#/t/${encodeURIComponent(tableId)}?${q}">${esc(tableId)}</a> › ${T("fairness")}</div>
+      <h1>${T("fairness")} · ${esc(tableId)}</h1>
+      <div class="panel" id="fairness-summary"><p class="${r.flagged ? "notice error" : "muted"}" id="fairness-verdict">${r.flagged ? T("some_flagged") : T("none_flagged")} · ${T("alpha_note", { a: r.alpha, e: r.alpha_each })}</p>
+        <p>${T("hands")} ${r.hands} · ${T("rolls")} ${r.rolls} · ${T("dealer_rate")} ${pct(r.dealer_win_rate)} (${r.dealer_wins}/${r.hands}) · ${T("flips")} ${r.flips}</p>
+        <a class="btn" id="fairness-csv" href="${base}/fairness.csv?${q}">${T("export_csv")}</a></div>
+      <div class="panel"><table class="grid-table" id="fairness-tests"><thead><tr><th>${T("test")}</th><th class="num">${T("sample")}</th><th class="num">χ²</th><th class="num">${T("p_value")}</th><th>${T("flagged")}</th><th></th></tr></thead><tbody>${
+        r.tests.map((t) => `<tr data-test="${esc(t.name)}"><td>${T("t_" + t.name)}</td><td class="num">${t.n}</td><td class="num">${t.statistic === null ? "" : t.statistic.toFixed(2)}</td><td class="num">${pv(t.p)}</td><td>${t.flagged ? "⚠" : ""}</td><td class="muted">${esc(t.note)}</td></tr>`).join("")
+      }</tbody></table></div>
+      <div class="panel"><div class="charts">${charts}</div><p class="muted">${T("flips")}: ${flips}</p></div>`;
   }
 
   function stopReplay() { clearInterval(replayTimer); replayTimer = null; }
@@ -257,6 +300,7 @@
     $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › <a href="#/t/${encodeURIComponent(detail.table_id)}">${esc(detail.table_id)}</a> › ${MJ.t("hand_no", { n: h.hand_no })}</div>
       <h1>${MJ.t("hand_no", { n: h.hand_no })} · ${esc(h.ruleset)} · ${when(h.started_at)}</h1>
       ${rp.concealed ? `<p class="muted">${rp.check ? T("check_bad") + esc(rp.check) : T("check_ok")}</p>` : `<p class="notice" id="public-only">${T("not_finished")}</p>`}
+      ${diceHtml(rp.dice)}
       <div class="panel"><div class="replay-controls">
         <button class="btn" id="first" type="button">«</button><button class="btn" id="prev" type="button">◀</button>
         <button class="btn" id="play" type="button">${T("play")}</button>
@@ -303,6 +347,7 @@
       if (parts[0] === "t" && parts[1]) await showTable(parts[1], query);
       else if (parts[0] === "h" && parts[1]) await showHand(parts[1]);
       else if (parts[0] === "members") await showMembers();
+      else if (parts[0] === "f" && parts[1]) await showFairness(parts[1], query);
       else await showTables();
     } catch (err) {
       if (err.message !== "unauthorised") $("main").innerHTML = `<div class="panel error">${T("error")}: ${esc(err.message)}</div>`;

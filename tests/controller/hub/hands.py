@@ -50,8 +50,7 @@ def record_hand(
         events=events,
     )
     result, winner, discarder = outcome(events)
-    settled = events[-1]
-    assert settled["type"] == "settled"
+    settled = next(e for e in reversed(events) if e["type"] == "settled")
     store.record_settlement(
         hand_id, settled["settlement"], result=result, winner=winner, discarder=discarder
     )

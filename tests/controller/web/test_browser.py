@@ -16,10 +16,14 @@ from typing import Any
 import pytest
 from playwright import sync_api
 
+from controller.handlog import build_handlog, parse_handlog
+from controller.hub import store_handlogs
 from controller.store import EventStore
 from controller.web import LiveHub, WebAppSettings, create_app
 from engine.session import Session
 from engine.simulation import play_hand
+from tests.controller.dice_hands import committed_hands
+from tests.controller.hub.hands import record_hand
 from tests.controller.web.conftest import OWNER, PASSWORD, SECRET
 from tests.controller.web.feed import hand_messages
 from tests.controller.web.helpers import Filled
@@ -155,6 +159,20 @@ def test_display_follows_a_hand_live(
     page.wait_for_function("document.querySelector('[data-seat-score=\"0\"]').textContent === '+6'")
     assert page.query_selector('#jing [data-role="zheng"]') is None
     assert "未翻精" in (page.text_content("#jing") or "")
+    # Its dice commitment, shown while the walls rise (as text), then the seed once settled.
+    commitment = {"commitment": "ab" * 32, "table": "<b>t1</b>", "session": "s1", "hand_no": 2}
+    opened = dict(steps[0])["hand"] | {"hand_id": "live-2", "dice_commitment": commitment}
+    hub.publish("hand", opened)
+    page.wait_for_function(
+        "document.getElementById('dice-commitment').dataset.commitment === '" + "ab" * 32 + "'"
+    )
+    assert page.text_content("#dice-commitment") == "骰子承诺 " + "ab" * 8 + "…"
+    assert "<b>t1</b>" in (page.get_attribute("#dice-commitment", "title") or "")
+    assert page.query_selector("#dice-commitment b") is None
+    hub.publish("hand", opened | {"dice_seed": "cd" * 32})
+    page.wait_for_function(
+        "document.getElementById('dice-commitment').dataset.seed === '" + "cd" * 32 + "'"
+    )
 
     # English, and a phone-sized screen without sideways scrolling (back in mid-hand).
     hub.publish("settlement", None)
@@ -288,3 +306,63 @@ def test_the_display_names_who_sits_where_as_text(browser: Any, site: tuple[str,
     assert page.locator("#seat-1 .seat-name b").count() == 0
     assert "李四" in page.locator("#seat-3 .seat-name").inner_text()
     assert "1号位" in page.locator("#seat-0 .seat-name").inner_text()
+
+
+def test_owner_sees_the_dice_check_and_the_fairness_report(
+    browser: Any, store: EventStore, filled: Filled, tmp_path: Path
+) -> None:
+    # table t9's hands as the hub holds them: sent as handlogs, their dice checked on arrival
+    hands = committed_hands(30, seed=4, table="t9", session="s9", rigged=frozenset({2}))
+    source = EventStore.open("sqlite://")
+    source.start_session(ruleset="xingguo", parlour="demo", table_id="t9", session_id="s9")
+    ids = [record_hand(source, e, session_id="s9", hand_no=i + 1) for i, e in enumerate(hands)]
+    logs = [
+        parse_handlog(build_handlog(source.load_hand(h), parlour="demo", table="t9")) for h in ids
+    ]
+    source.close()
+    assert store_handlogs(store.engine, logs).stored == ids
+    hub = LiveHub()
+    app = create_app(store, hub, WebAppSettings(parlour="demo", table="t1", secret_key=SECRET))
+    with serve(app, hub) as url:
+        page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 720})
+        page.goto(f"{url}/owner")
+        page.wait_for_selector("#login-form")
+        page.fill("#login-name", OWNER)
+        page.fill("#login-password", PASSWORD)
+        page.click("#login-submit")
+        page.wait_for_selector("#tables a")
+
+        page.goto(f"{url}/owner#/h/{ids[0]}")
+        page.wait_for_selector("#dice-check")
+        assert page.get_attribute("#dice-check", "data-verdict") == "ok"
+        assert "骰子已验证" in (page.text_content("#dice-check") or "")
+
+        page.goto(f"{url}/owner#/h/{ids[1]}")  # hand 2: its rolls are not its seed's
+        page.wait_for_selector("#dice-check[data-verdict=failed]")
+        text = page.text_content("#dice-check") or ""
+        assert "骰子验证失败" in text and "the seed gives" in text
+
+        page.goto(f"{url}/owner#/t/t9")
+        page.wait_for_selector("#hands tr[data-hand]")
+        flagged = page.query_selector_all("#hands tr[data-hand] .dice-flag")
+        assert len(flagged) == 1 and "骰子验证失败" in (flagged[0].text_content() or "")
+        assert "the seed gives" in (flagged[0].get_attribute("title") or "")
+        page.wait_for_selector("#fairness-link")
+        page.click("#fairness-link")
+        page.wait_for_selector("#fairness-tests tr[data-test]")
+        rows = page.query_selector_all("#fairness-tests tr[data-test]")
+        assert [r.get_attribute("data-test") for r in rows] == [
+            "faces",
+            "sums",
+            "seat_wins",
+            "dealer_streak",
+        ]
+        assert len(page.query_selector_all(".charts img")) == 4
+        page.wait_for_function(
+            "[...document.querySelectorAll('.charts img')]"
+            ".every(i => i.complete && i.naturalWidth > 0)"
+        )
+        assert "fairness.csv" in (page.get_attribute("#fairness-csv", "href") or "")
+        assert "30" in (page.text_content("#fairness-summary") or "")
+        _shot(page, tmp_path, "owner-fairness", full_page=True)
+        page.close()
