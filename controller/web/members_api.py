@@ -22,19 +22,13 @@ from controller.store.members import (
 )
 from controller.store.owners import OwnerRecord
 from controller.web.context import WebContext, context
-from controller.web.schemas import Problem
+from controller.web.schemas import WITH_BODY, Problem
 from controller.web.staff_api import ANSWER_WAIT, table_account
 
 router = APIRouter(
     prefix="/api/v1/members",
     tags=["members"],
-    responses={
-        400: {"model": Problem},  # a body that is not JSON
-        401: {"model": Problem},
-        403: {"model": Problem},
-        413: {"model": Problem},
-        422: {"model": Problem},
-    },
+    responses=WITH_BODY,
 )
 Ctx = Annotated[WebContext, Depends(context)]
 Account = Annotated[OwnerRecord, Depends(table_account)]

@@ -13,7 +13,8 @@ import io
 import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response, status
+import segno
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response, status
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import insert, select, update
 
@@ -34,7 +35,7 @@ from controller.web import charts
 from controller.web.auth import Account, Owner
 from controller.web.context import WebContext, context
 from controller.web.export import _cell
-from controller.web.schemas import Problem
+from controller.web.schemas import WITH_BODY, Problem
 
 router = APIRouter(
     prefix="/api/v1/records",
@@ -111,12 +112,21 @@ def record_chart(
     return _chart(_record(ctx, member_id), lang)
 
 
+def link_maker(account: Account, ctx: Ctx) -> OwnerRecord:
+    """An owner, or staff at their table (who hand the member the link at the cash-out)."""
+    if account.role == "owner" or (not ctx.settings.hub and account.acts_on(ctx.settings.table)):
+        return account
+    raise HTTPException(status.HTTP_403_FORBIDDEN, f"{account.name} may not make links here")
+
+
 @router.post("/by-id/{member_id}/link", summary="A new personal link (the old one stops working)")
-def make_link(member_id: MemberId, owner: Owner, ctx: Ctx) -> dict[str, str]:
+def make_link(
+    member_id: MemberId, maker: Annotated[OwnerRecord, Depends(link_maker)], ctx: Ctx
+) -> dict[str, str]:
     token = new_link(ctx.store.engine, member_id)
     if token is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no member {member_id}")
-    return {"token": token, "url": f"/m/{token}"}
+    return {"token": token, "url": f"/m/{token}", "qr": f"{mine.prefix}/{token}/qr.svg"}
 
 
 @router.post(
@@ -165,12 +175,7 @@ owner_router = APIRouter(prefix="/api/v1/owner", tags=["owners"])
 
 @owner_router.put(
     "/leaderboards",
-    responses={
-        400: {"model": Problem},
-        401: {"model": Problem},
-        403: {"model": Problem},
-        422: {"model": Problem},
-    },
+    responses=WITH_BODY,
     summary="Switch the members' leaderboards on or off",
 )
 def put_leaderboards(body: LeaderboardSetting, owner: Owner, ctx: Ctx) -> LeaderboardSetting:
@@ -212,3 +217,21 @@ def my_chart(
     token: Token, ctx: Ctx, lang: Annotated[Literal["zh", "en"], Query()] = "zh"
 ) -> Response:
     return _chart(_mine(ctx, token), lang)
+
+
+@mine.get(
+    "/{token}/qr.svg",
+    responses={200: {"content": {"image/svg+xml": {}}}},
+    summary="The personal link as a QR code, for the member's phone",
+)
+def my_qr(token: Token, ctx: Ctx, request: Request) -> Response:
+    _mine(ctx, token)  # a revoked or unknown link has no code either
+    url = f"{str(request.base_url).rstrip('/')}/m/{token}"
+    return Response(qr_svg(url), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+def qr_svg(text: str) -> bytes:
+    """``text`` as a QR code, a standalone SVG (an image of its own: with its namespace)."""
+    out = io.BytesIO()
+    segno.make(text, error="m").save(out, kind="svg", scale=6, border=2, xmldecl=False)
+    return out.getvalue()

@@ -23,6 +23,17 @@ class Problem(BaseModel):
     detail: str
 
 
+# What a route that reads a body may answer besides its own (limits.py's 413 for a body
+# over its limit, 400 for one that is not JSON).
+WITH_BODY: dict[int | str, dict[str, Any]] = {
+    400: {"model": Problem},
+    401: {"model": Problem},
+    403: {"model": Problem},
+    413: {"model": Problem},
+    422: {"model": Problem},
+}
+
+
 class LoginIn(BaseModel):
     name: str = Field(min_length=1, max_length=64)
     password: str = Field(min_length=1, max_length=1024)

@@ -27,7 +27,7 @@ from controller.staff_acts import (
 from controller.store.owners import CashoutTerms, OwnerRecord, StaffPolicy
 from controller.web.auth import Owner, current_account
 from controller.web.context import WebContext, context
-from controller.web.schemas import Problem
+from controller.web.schemas import WITH_BODY, Problem
 from engine.round.events import MAX_POINTS, MAX_REASON
 from engine.round.staff import Audit, StaffInputError
 
@@ -351,12 +351,7 @@ owner_router = APIRouter(prefix="/api/v1/owner", tags=["owners"])
 
 @owner_router.put(
     "/staff-policy",
-    responses={
-        400: {"model": Problem},
-        401: {"model": Problem},
-        403: {"model": Problem},
-        422: {"model": Problem},
-    },
+    responses=WITH_BODY,
     summary="Set what staff may do, and penalty amounts a ruleset has none of",
 )
 def put_policy(policy: StaffPolicy, owner: Owner, ctx: Ctx) -> StaffPolicy:
@@ -366,12 +361,7 @@ def put_policy(policy: StaffPolicy, owner: Owner, ctx: Ctx) -> StaffPolicy:
 
 @owner_router.put(
     "/cashout-terms",
-    responses={
-        400: {"model": Problem},
-        401: {"model": Problem},
-        403: {"model": Problem},
-        422: {"model": Problem},
-    },
+    responses=WITH_BODY,
     summary="Set the point value, the table fee and the daily cut-off of the cash-out",
 )
 def put_cashout_terms(terms: CashoutTerms, owner: Owner, ctx: Ctx) -> CashoutTerms:

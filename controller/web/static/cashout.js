@@ -28,7 +28,39 @@
     }
     $("meta").replaceChildren(...meta.map((m) => el("p", { class: "meta" }, m)));
     $("sheet").replaceChildren(MJ.cashoutView(c, { withMoney: true, currency }));
+    $("links").replaceChildren(...linkRows(raw));
     document.body.dataset.ready = "yes";
+  }
+
+  // A member's personal link, made on a tap (a new one ends the old) and shown as a QR code
+  // for their phone; the code is fetched by the link's own token, never put on a topic.
+  const made = new Map();
+  function linkRows(data) {
+    const people = Array.isArray(data.players) ? data.players : [];
+    const members = people.filter((p) => p && typeof p.member_id === "string" && /^[0-9a-f]{32}$/.test(p.member_id));
+    if (!members.length) return [];
+    const rows = members.map((p) => {
+      const id = p.member_id;
+      const link = made.get(id);
+      const cell = link
+        ? el("div", { class: "qr" }, el("img", { src: link.qr, alt: MJ.str(p.name, 32), width: "150", height: "150" }), el("div", { class: "meta" }, new URL(link.url, location.origin).href))
+        : el("button", { class: "btn", type: "button", "data-member": id }, MJ.t("make_link"));
+      if (!link) cell.addEventListener("click", () => makeLink(id));
+      return el("div", { class: "row link" }, el("b", null, MJ.str(p.name, 32)), cell);
+    });
+    return [el("h2", null, MJ.t("links")), ...rows];
+  }
+
+  async function makeLink(id) {
+    try {
+      const r = await fetch(`/api/v1/records/by-id/${id}/link`, { method: "POST", credentials: "same-origin" });
+      const data = await r.json().catch(() => null);
+      if (r.ok && data && typeof data.qr === "string" && data.qr.startsWith("/api/v1/my-record/") && typeof data.url === "string") made.set(id, { qr: data.qr, url: data.url });
+      else failure = MJ.str(data && data.detail, 300) || String(r.status);
+    } catch (e) {
+      failure = String(e);
+    }
+    render();
   }
 
   document.addEventListener("DOMContentLoaded", async () => {

@@ -120,6 +120,14 @@ def test_the_cash_out_on_the_console_the_display_and_paper(
     sheet.goto(f"{url}/cashout")
     sheet.wait_for_selector("body[data-ready='yes']")
     assert "打烊" in sheet.text_content("#meta") and "台费" in sheet.text_content("#meta")
+    # staff make a member's personal link and show it as a QR code for their phone
+    buttons = sheet.query_selector_all("#links button[data-member]")
+    assert len(buttons) == 2  # the two members; the guests have no link
+    buttons[0].click()
+    sheet.wait_for_selector("#links .qr img")
+    sheet.wait_for_load_state("networkidle")
+    assert sheet.eval_on_selector("#links .qr img", "i => i.complete && i.naturalWidth") > 0
+    assert "/m/" in sheet.text_content("#links .qr .meta")
     sheet.emulate_media(media="print")
     assert not sheet.is_visible("#print")  # the buttons stay off the paper
     _shot(sheet, tmp_path, "cashout-print", full_page=True)

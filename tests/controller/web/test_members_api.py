@@ -21,6 +21,7 @@ from controller.store.members import Members
 from controller.store.owners import OwnerAccounts
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
+from controller.web.records_api import qr_svg
 from tests.controller.service_helpers import play_at_keeper
 from tests.controller.web.helpers import bearer
 
@@ -175,3 +176,29 @@ def test_the_owners_hand_log_and_replay_name_who_sat_where(
     assert "王五" in zh and "1号位" not in zh, zh[:500]
     assert "王五" in en and "seat 1 " not in en
     assert "2号位" in zh  # a guest's seat keeps its number
+
+
+def test_staff_at_the_table_hand_a_member_their_link_as_a_qr_code(client: TestClient) -> None:
+    ann, boss = _auth(client, "ann"), _auth(client, "boss")
+    mid = client.post("/api/v1/members/registrations", json={"name": "王五"}, headers=ann).json()[
+        "member_id"
+    ]
+    assert (
+        client.post(f"/api/v1/records/by-id/{mid}/link", headers=_auth(client, "bo")).status_code
+        == 403
+    )
+    made = client.post(f"/api/v1/records/by-id/{mid}/link", headers=ann)
+    assert made.status_code == 200, made.text
+    link = made.json()
+    qr = client.get(link["qr"])  # no login: the token in the path is the key
+    assert qr.status_code == 200 and qr.headers["content-type"].startswith("image/svg+xml")
+    assert qr.content == qr_svg(f"http://testserver{link['url']}")
+    assert qr.content.startswith(b'<svg xmlns="http://www.w3.org/2000/svg"')  # an image alone
+    assert client.get(link["url"]).status_code == 200
+    # a new link ends the old one's code; a revoked link has none
+    again = client.post(f"/api/v1/records/by-id/{mid}/link", headers=boss).json()
+    assert client.get(link["qr"]).status_code == 404
+    revoked = client.post(f"/api/v1/records/by-id/{mid}/link/revocation", headers=boss)
+    assert revoked.status_code == 204
+    assert client.get(again["qr"]).status_code == 404
+    assert client.get("/api/v1/my-record/" + "x" * 32 + "/qr.svg").status_code == 404
