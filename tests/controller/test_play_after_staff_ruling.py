@@ -68,7 +68,7 @@ def test_after_staff_finish_and_void_the_bots_play_the_next_hand_to_its_end(
     port = free_local_port()
     config = with_web(config_for(data_dir(tmp_path), "xingguo", mosquitto.url), port)
     # the bots pause a little before each move, as people do: staff get a word in
-    run_options = options(21, 3, think=0.05)
+    run_options = options(23, 3, think=0.05)
 
     async def main() -> tuple[Any, ...]:
         async with running(config, run_options) as run:

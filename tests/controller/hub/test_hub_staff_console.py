@@ -66,7 +66,7 @@ class Site:
             await asyncio.wait_for(hub.connected.wait(), GUARD)
             # the players look at the settlement before the table collects the tiles (the
             # hand just settled stays current for the console until the next one starts)
-            async with running(self.config, options(21, None, between_hands=GUARD)) as run:
+            async with running(self.config, options(22, None, between_hands=GUARD)) as run:
                 self.run = run
                 OwnerAccounts(run.store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
                 stop = asyncio.Event()

@@ -105,7 +105,9 @@ def test_two_winners_of_one_discard_and_every_seat_entered_on_the_console(
         "5p"
     }
     assert [s["discards"].replace(" ", "") for s in request["seats"]] == ["9s", "1s", "2s", "3s"]
-    stored = store.load_hand(keeper.hand_id or "").events[-1].payload["settlement"]
+    stored = next(
+        e for e in reversed(store.load_hand(keeper.hand_id or "").events) if e.type == "settled"
+    ).payload["settlement"]
     assert stored["lines"] == settle_data(request)["lines"]
     assert [(line["from"], line["to"]) for line in stored["lines"]] == [(0, 1), (0, 2)]
 
@@ -150,5 +152,7 @@ def test_a_draw_without_readers_enters_every_seat_and_the_flipped_tile(
         "2223334445556p",
         "2223334445556s",
     ]
-    stored = store.load_hand(keeper.hand_id or "").events[-1].payload["settlement"]
+    stored = next(
+        e for e in reversed(store.load_hand(keeper.hand_id or "").events) if e.type == "settled"
+    ).payload["settlement"]
     assert stored["lines"] == settle_data(request)["lines"]
