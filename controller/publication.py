@@ -32,14 +32,16 @@ from engine.tiles import kind_name, successor
 log = structlog.get_logger(__name__)
 
 Message = tuple[str, Any]
+# What the web's live hub carries (seats first: a page knows the names before it draws the
+# hand), the retained topics and then the two streams.
 LIVE_TOPICS = (
+    "seats",
     "status",
     "hand",
     "jing",
     "dice",
     "scores",
     "settlement",
-    "seats",
     "cashout",
     "dealer",
     "events",

@@ -28,25 +28,15 @@ from typing import Any, Final
 import structlog
 
 from controller.alerts import advice
+from controller.publication import LIVE_TOPICS
 from engine.round.events import EVENT_TYPES
 from engine.round.narration import seat_name
 
 log = structlog.get_logger(__name__)
 
-# (seats first: a page knows the names before it draws the hand)
-RETAINED: Final = (
-    "seats",
-    "status",
-    "hand",
-    "jing",
-    "dice",
-    "scores",
-    "settlement",
-    "cashout",
-    "dealer",
-)
 STREAMS: Final = ("events", "alerts")
-TOPICS: Final = RETAINED + STREAMS
+RETAINED: Final = tuple(t for t in LIVE_TOPICS if t not in STREAMS)
+TOPICS: Final = LIVE_TOPICS
 RECENT_ALERTS = 20
 
 # Keys that name concealed information wherever they appear in a state payload.
