@@ -134,6 +134,11 @@ class VirtualPlayers:
         """Hands the table ended that the players had not (finished or voided by staff)."""
         self.dealt_by_table = 0
         """Hands whose number or deal the players took off the display."""
+        self.hold: Callable[[int, int], bool] | None = None
+        """Asked with (hand number, events of their round) before each move of theirs:
+        while it says so, the players sit still (they called staff over)."""
+        self.held = False
+        """They are sitting still as ``hold`` asked, their round at the table's count."""
 
     # --- the Driver protocol -------------------------------------------------------------
 
@@ -180,6 +185,9 @@ class VirtualPlayers:
         sh.in_step = True
         if sh.state.finished:
             return self._end_hand(sh)
+        self.held = self.hold is not None and self.hold(sh.state.started.hand_no, sh.events)
+        if self.held:
+            return ()
         moves = self._act(sh, view)
         sh.sent_buttons = [m for m in moves if isinstance(m, PressButton)]
         sh.sent_at = now

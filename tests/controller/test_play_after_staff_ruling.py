@@ -17,6 +17,7 @@ import pytest
 from controller.local_ports import free_local_port
 from controller.runtime import running
 from controller.store.owners import OwnerAccounts
+from controller.virtual_players import VirtualPlayers
 from controller.web.passwords import hash_password
 from engine.round.events import HandStarted
 from tests.controller.mosquitto import Mosquitto
@@ -46,19 +47,18 @@ async def _void(http: httpx.AsyncClient, seen: dict[str, Any]) -> httpx.Response
     return await http.post(f"/api/v1/staff/hands/{seen['hand_id']}/void", json=body)
 
 
-async def _mid_hand(http: httpx.AsyncClient, hand_no: int, act: Act) -> None:
-    """Once hand ``hand_no`` is well under way, act on it (look again when play moved on
-    between the look and the act: 409)."""
-    for _ in range(2000):
-        seen = (await http.get("/api/v1/staff/hands/current")).json()
-        if seen.get("in_progress") and seen.get("hand_no") == hand_no and seen["seen"] > 30:
-            r = await act(http, seen)
-            if r.status_code == 200:
-                return
-            assert r.status_code in (409, 422), r.text
-        assert (seen.get("hand_no") or 0) <= hand_no, "the hand ended before staff acted"
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"hand {hand_no} never stood still for staff")
+async def _mid_hand(
+    http: httpx.AsyncClient, players: VirtualPlayers, hand_no: int, act: Act
+) -> None:
+    """Once hand ``hand_no`` is well under way, the players sit still (they called staff
+    over) and staff act on it; then the players go on."""
+    players.hold = lambda hand, events: hand == hand_no and events > 30
+    await until(lambda: players.held, f"hand {hand_no} under way")
+    seen = (await http.get("/api/v1/staff/hands/current")).json()
+    assert seen.get("in_progress") and seen.get("hand_no") == hand_no, seen
+    r = await act(http, seen)
+    assert r.status_code == 200, r.text
+    players.hold = None
 
 
 @pytest.mark.timeout(240)
@@ -67,8 +67,7 @@ def test_after_staff_finish_and_void_the_bots_play_the_next_hand_to_its_end(
 ) -> None:
     port = free_local_port()
     config = with_web(config_for(data_dir(tmp_path), "xingguo", mosquitto.url), port)
-    # the bots pause a little before each move, as people do: staff get a word in
-    run_options = options(23, 3, think=0.05)
+    run_options = options(23, 3)
 
     async def main() -> tuple[Any, ...]:
         async with running(config, run_options) as run:
@@ -81,8 +80,9 @@ def test_after_staff_finish_and_void_the_bots_play_the_next_hand_to_its_end(
                     "/api/v1/auth/login", json={"name": "ann", "password": PASSWORD}
                 )
                 http.headers["Authorization"] = f"Bearer {login.json()['token']}"
-                await _mid_hand(http, 1, _finish)
-                await _mid_hand(http, 2, _void)
+                assert run.players is not None
+                await _mid_hand(http, run.players, 1, _finish)
+                await _mid_hand(http, run.players, 2, _void)
             await asyncio.wait_for(service, 3 * GUARD)  # (--hands 3: then it stops)
             await until(lambda: run.players is not None and run.players.finished, "hand 3")
             assert run.players is not None
