@@ -25,18 +25,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import structlog
 
-from controller.runtime import KINDS
 from controller.store import EventStore
+from engine.tiles import KIND_LABELS
 from firmware_bridge.rfid.inventory import TagIn
 from firmware_bridge.sim import TileSet
 from tests.controller.alert_helpers import alert_table
-from tests.controller.test_tracker import UIDS, hand
+from tests.controller.tracking.test_tracker import UIDS, hand
 
 
 def run(kind: str, reports: int, work: Path) -> tuple[float, int]:
     store = EventStore.open(f"sqlite:///{work / f'{kind}.db'}")
     t, service = alert_table(
-        store, TileSet(0, KINDS).registry(), window=0.0 if kind == "ungated" else 10.0
+        store, TileSet(0, KIND_LABELS).registry(), window=0.0 if kind == "ungated" else 10.0
     )
     t.to_play()
     held = t.state.hands[1]

@@ -34,7 +34,7 @@ CPU_HZ = 168e6
 CYCLES_PER_INSTRUCTION = 1.5
 ARM_BENCH = FIRMWARE / "build" / "arm" / "bench-icount.elf"
 BAUD = 115_200
-KINDS = ("button", "text", "inventory", "max")
+KIND_LABELS = ("button", "text", "inventory", "max")
 
 
 def instructions(direction: str, kind: str, frames: int) -> tuple[float, int]:
@@ -86,7 +86,7 @@ def main() -> None:
     print(f"{'case':<14}{'wire B':>7}{'M4 instr':>10}{'x86 instr':>11}{'µs':>8}"
           f"{'wire µs':>10}{'ratio':>8}")  # fmt: skip
     worst = (0.0, "")
-    for kind in KINDS:
+    for kind in KIND_LABELS:
         for direction in ("rx", "tx"):
             case = f"{kind} {direction}"
             x86, wire = instructions(direction, kind, frames)

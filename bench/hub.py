@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import aiomqtt
 
 from controller.config import MqttSettings
-from controller.handlog import build_handlog, parse_ack
+from controller.hub.handlog import build_handlog, parse_ack
 from controller.mqtt.topics import Topics, encode
 from controller.store import EventStore
 
@@ -179,8 +179,8 @@ def _copy(cur: Any, *buffers: io.StringIO) -> None:
 
 
 def hub_process(db_url: str, mqtt_url: str, ready: Any, stop: Any, out: Any) -> None:
-    from controller.hub import HubIngest
-    from controller.logs import configure_logging
+    from controller.hub.service import HubIngest
+    from controller.process.logs import configure_logging
 
     configure_logging("warning")
 

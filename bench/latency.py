@@ -77,10 +77,10 @@ sys.path.insert(0, str(ROOT))
 
 import aiomqtt  # noqa: E402
 
-from controller.handlog import ack_topic_for, build_ack  # noqa: E402
-from controller.local_ports import free_local_port  # noqa: E402
-from controller.runtime import KINDS  # noqa: E402
-from controller.virtual_players import VirtualPlayers  # noqa: E402
+from controller.hub.handlog import ack_topic_for, build_ack  # noqa: E402
+from controller.process.local_ports import free_local_port  # noqa: E402
+from controller.sim.virtual_players import VirtualPlayers  # noqa: E402
+from engine.tiles import KIND_LABELS  # noqa: E402
 from firmware_bridge.rfid.zones import Zone, ZoneKind  # noqa: E402
 from firmware_bridge.sim import Move, SimSettings, TableView, VirtualTable  # noqa: E402
 from firmware_bridge.sim.readers import VirtualReaderPort  # noqa: E402
@@ -329,7 +329,7 @@ async def run(plan: Plan, seed: int, label: str, python: str = sys.executable) -
     clock = FrameClock.install()
     sim = SimSettings(
         seed=seed,
-        kinds=KINDS,
+        kinds=KIND_LABELS,
         registry_path=work / "tags.json",
         codec="ref" if plan.readers == "bus" else plan.readers,  # type: ignore[arg-type]
         bus=plan.readers == "bus",

@@ -9,7 +9,7 @@ the players did not take), lost tiles (a TagOut where the tile still lies) and m
 and the p99 delay from a move to the tracker applying it, in inventory rounds (must be
 <= 2). Also shown: moves no reader saw before the tile moved on, which the tracker had to
 infer (controller/tracking/moves.py). Not a timing: the figures are counts of a seeded
-simulation, identical on every machine (see controller/reader_trial.py).
+simulation, identical on every machine (see controller/sim/reader_trial.py).
 
 By default 50 hands of each of seeds 0-3 per model (200 hands per model, a few minutes on
 two cores); the seeds change the tiles' ids, the walls, the play and every read.
@@ -36,7 +36,7 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.reader_trial import run_trial
+from controller.sim.reader_trial import run_trial
 from firmware_bridge.sim.reader_trial import MODELS, ROUNDS_PER_BATCH, ReaderModel, TrialResult
 
 CHUNK = 10

@@ -174,7 +174,7 @@ class GpioSettings(_Section):
 
 class TrackerSettings(_Section):
     """How long the tracker waits before it raises an alert or closes a claim window, and
-    the alert gate's and the readers' times (``controller.tracker.Tracker`` takes it)."""
+    the alert gate's and the readers' times (``controller.tracking.tracker.Tracker`` takes it)."""
 
     grace: float = Field(3.0, gt=0)
     """Seconds an unexplained observation (a misread, a tile in two zones) waits for the

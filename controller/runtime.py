@@ -15,48 +15,47 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from controller import sd_notify
-from controller.alert_sink import AlertSink
 from controller.config import MqttSettings, TableSettings, TrackerSettings
-from controller.data_lock import data_dir_lock
-from controller.dice import DiceRoller
-from controller.disk_space import DiskFloor
-from controller.gc_pauses import collect_and_freeze
-from controller.hand_keeper import HandKeeper
-from controller.handlog_restore import restore_from_hub
-from controller.handlog_sync import HandlogSync
-from controller.metrics import Metrics, MetricsServer, serve_metrics
+from controller.hub.handlog_restore import restore_from_hub
+from controller.hub.handlog_sync import HandlogSync
 from controller.mqtt import Publisher, Topics
-from controller.publication import LiveSink, Outlet
-from controller.service import ServiceSettings, TableService
-from controller.staff_acts import desk as staff_desk
-from controller.stop_signals import stop_on_signals
+from controller.process import sd_notify
+from controller.process.data_lock import data_dir_lock
+from controller.process.disk_space import DiskFloor
+from controller.process.gc_pauses import collect_and_freeze
+from controller.process.metrics import Metrics, MetricsServer, serve_metrics
+from controller.process.stop_signals import stop_on_signals
 from controller.store import EventStore
-from controller.store_check import (
+from controller.store.check import (
     check_store_url,
     missing_published,
     retained_settlement,
     say,
 )
-from controller.table_inputs import DicePress, TableInputs
-from controller.tags import TagBook
-from controller.tracker import Tracker
+from controller.table.alert_sink import AlertSink
+from controller.table.dice import DiceRoller
+from controller.table.hand_keeper import HandKeeper
+from controller.table.publication import LiveSink, Outlet
+from controller.table.service import ServiceSettings, TableService
+from controller.table.staff_acts import desk as staff_desk
+from controller.table.table_inputs import DicePress, TableInputs
+from controller.table.tags import TagBook
+from controller.tracking.tracker import Tracker
 from controller.voice.announcer import Announcer, AudioSink
 from controller.voice.espeak import EspeakSink
-from engine.tiles import NUM_KINDS, kind_name
+from engine.tiles import KIND_LABELS
 from firmware_bridge.protocol.link import Link, LinkSettings
 from firmware_bridge.protocol.transport import LinkTransport
-from firmware_bridge.registry import KindLabel, TagRegistry
+from firmware_bridge.registry import TagRegistry
 from firmware_bridge.rfid.zones import ZoneMap
 from firmware_bridge.table import ReaderLine, TableBridge, open_readers
 
 if TYPE_CHECKING:  # imported where a virtual table is made: a real table never loads them
-    from controller.virtual_players import VirtualPlayers
+    from controller.sim.virtual_players import VirtualPlayers
     from firmware_bridge.sim import VirtualTable
 
 log = structlog.get_logger(__name__)
 
-KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
 LAG_PROBE_INTERVAL = 1.0  # s; one wake a second costs nothing an idle table would notice
 
 
@@ -170,7 +169,7 @@ async def _web_server(
         def capture_signals(self) -> Iterator[None]:
             yield  # the service handles SIGINT/SIGTERM itself
 
-    from controller.listen import listen
+    from controller.process.listen import listen
 
     sock = listen(config.web.host, config.web.port)  # ListenError: the service exits 1
     desk = None if inputs is None else staff_desk(inputs)
@@ -423,12 +422,12 @@ async def _start_virtual_table(
     shuffled while the service was down, with walls unlike any played (with ``--seed``,
     the seed's next shuffles, not its first again). A hand open at the restart is resumed
     as on a real table; the walls it finds cannot explain it, so it waits for staff."""
-    from controller.virtual_players import VirtualPlayers
+    from controller.sim.virtual_players import VirtualPlayers
     from firmware_bridge.sim import SimSettings, VirtualTable
 
     seed = opts.seed if opts.seed is not None else random.randrange(1 << 30)
     seed = (seed + restarts * 1_000_003) % (1 << 30) if restarts else seed
-    sim = SimSettings(seed=seed, kinds=KINDS, registry_path=config.registry_path, **opts.sim)
+    sim = SimSettings(seed=seed, kinds=KIND_LABELS, registry_path=config.registry_path, **opts.sim)
     players = VirtualPlayers(
         config.ruleset.id,
         sim.tile_set().uids,

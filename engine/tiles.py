@@ -79,6 +79,11 @@ def kind_name(kind: int) -> str:
     return HONOR_LETTERS[kind - 27]
 
 
+KIND_LABELS: tuple[str, ...] = tuple(kind_name(k) for k in range(NUM_KINDS))
+"""Every kind's notation, in kind order: the labels a tag registry and the virtual table
+give their tiles."""
+
+
 def zh_name(kind: int, long: bool = True) -> str:
     """Chinese display name: 一万 … 九筒, 东风 … 白板 (``long=False``: 东 南 西 北 中 发 白)."""
     if kind < 27:

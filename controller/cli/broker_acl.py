@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from controller.broker_acl import render_acl
+from controller.mqtt.broker_acl import render_acl
 
 cli = typer.Typer(add_completion=False)
 

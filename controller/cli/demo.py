@@ -19,8 +19,8 @@ import typer
 
 from controller.cli.json_input import dumps_line
 from controller.config import ConfigError, TableSettings
-from controller.local_ports import free_local_port, port_free
-from controller.logs import bind_table, configure_logging
+from controller.process.local_ports import free_local_port, port_free
+from controller.process.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
 from engine.rulesets import builtin_ids
 
@@ -158,8 +158,8 @@ def demo(
 
 async def _without_readers(config: TableSettings, opts: RunOptions) -> int:
     """The service on a table without readers, and the demo's staff entering the bots'
-    results over HTTP (``controller.demo_results``): exits 1 if a result is refused."""
-    from controller.demo_results import DemoDeskError, ResultDesk, demo_staff
+    results over HTTP (``controller.sim.demo_results``): exits 1 if a result is refused."""
+    from controller.sim.demo_results import DemoDeskError, ResultDesk, demo_staff
     from controller.store import EventStore
 
     config.data_dir.mkdir(parents=True, exist_ok=True)

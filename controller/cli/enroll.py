@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
-from engine.tiles import NUM_KINDS, TileNotationError, kind_name, parse_kind, zh_name
+from engine.tiles import KIND_LABELS, TileNotationError, parse_kind, zh_name
 from firmware_bridge.enroll import Accepted, Enrollment, RejectReason, Slot
 from firmware_bridge.registry import KindLabel, RegistryFileError
 from firmware_bridge.rfid import (
@@ -41,7 +41,6 @@ from firmware_bridge.rfid.sessions import session_for
 cli = typer.Typer(add_completion=False)
 
 
-KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
 REPEAT_WARNING_INTERVAL = 3.0  # seconds before the same complaint about a tile is repeated
 
 
@@ -293,7 +292,7 @@ def enroll(
         typer.echo("error: give exactly one of --reader or --from-file", err=True)
         raise typer.Exit(2)
     try:
-        enrollment = Enrollment.resume(registry, KINDS)
+        enrollment = Enrollment.resume(registry, KIND_LABELS)
     except RegistryFileError as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None

@@ -22,12 +22,12 @@ from typing import Annotated, Any
 import structlog
 import typer
 
-from controller import sd_notify
 from controller.config import ConfigError, load_config, nested, old_hub_env
-from controller.hub import HubIngest
-from controller.listen import ListenError, listen
-from controller.logs import configure_logging
-from controller.stop_signals import stop_on_signals
+from controller.hub.service import HubIngest
+from controller.process import sd_notify
+from controller.process.listen import ListenError, listen
+from controller.process.logs import configure_logging
+from controller.process.stop_signals import stop_on_signals
 from controller.store import EventStore
 
 cli = typer.Typer(add_completion=False)

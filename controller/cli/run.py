@@ -22,9 +22,9 @@ from typing import Any
 
 from controller.cli.json_input import dumps_line
 from controller.config import ConfigError, load_config
-from controller.data_lock import DataDirLocked
-from controller.listen import ListenError
-from controller.logs import bind_table, configure_logging
+from controller.process.data_lock import DataDirLocked
+from controller.process.listen import ListenError
+from controller.process.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
 
 SUMMARY = "Run the table service: table board, readers, GPIO, store, MQTT and the web app."
@@ -62,7 +62,7 @@ def _ready(as_json: bool, log_format: str) -> Any:
         if as_json:
             print(dumps_line(info), flush=True)
         elif log_format == "json":  # under systemd: every line of the unit is JSON
-            import structlog  # (configured by controller.logs, imported above)
+            import structlog  # (configured by controller.process.logs, imported above)
 
             structlog.get_logger(__name__).info("serving", **info)
         else:
@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except ListenError as err:  # a port another process holds: systemd sees the failure
-        import structlog  # (configured by controller.logs, imported above)
+        import structlog  # (configured by controller.process.logs, imported above)
 
         structlog.get_logger(__name__).error("cannot serve", why=str(err))
         return 1

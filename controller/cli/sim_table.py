@@ -19,17 +19,13 @@ import typer
 from pydantic import ValidationError
 
 from controller.config import LogSettings
-from controller.logs import configure_logging
-from controller.stop_signals import stop_on_signals
-from engine.tiles import NUM_KINDS, kind_name
-from firmware_bridge.registry import KindLabel
+from controller.process.logs import configure_logging
+from controller.process.stop_signals import stop_on_signals
+from engine.tiles import KIND_LABELS
 from firmware_bridge.rfid.zones import ZoneMap
 from firmware_bridge.sim import IdleDriver, SimSettings, VirtualTable
 
 cli = typer.Typer(add_completion=False)
-
-
-KINDS: list[KindLabel] = [kind_name(k) for k in range(NUM_KINDS)]
 
 
 class CodecChoice(StrEnum):
@@ -177,7 +173,7 @@ def sim_table(
     zone_map.save(zones)
     config = SimSettings(
         seed=seed,
-        kinds=KINDS,
+        kinds=KIND_LABELS,
         zones=zone_map,
         codec=codec.value,
         bus=bus,

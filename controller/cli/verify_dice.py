@@ -18,9 +18,9 @@ import typer
 from controller.cli.json_input import MAX_CHARS, bounded_lines, loads
 from controller.cli.owner import ConfigOpt, StoreOpt
 from controller.cli.owner import _store as open_store
-from controller.dice import DiceCheck, check_dice
 from controller.json_bounds import JsonBoundsError
 from controller.store import UnknownHand
+from controller.table.dice import DiceCheck, check_dice
 from engine.round import CorruptLog, event_from_dict
 from engine.round.events import Event
 from engine.round.replay import split_hands

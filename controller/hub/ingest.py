@@ -24,8 +24,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, Table, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from controller.dice import dice_check_of
-from controller.handlog import MAX_BYTES, Handlog, table_of_topic
+from controller.hub.handlog import MAX_BYTES, Handlog, table_of_topic
 from controller.store.database import dialect_insert
 from controller.store.members import without_deleted
 from controller.store.models import (
@@ -38,6 +37,7 @@ from controller.store.models import (
     utcnow,
 )
 from controller.store.table_stats import Changes, bump
+from controller.table.dice import dice_check_of
 from engine.round.events import SessionClosed
 
 FINISHED = "finished"

@@ -1,4 +1,4 @@
-"""The hub's side of a table's request for its own hands back (``controller.handlog_restore``
+"""The hub's side of a table's request for its own hands back (``controller.hub.handlog_restore``
 has the protocol and the table's side)."""
 
 from __future__ import annotations
@@ -11,7 +11,12 @@ import aiomqtt
 import structlog
 from sqlalchemy import or_, select
 
-from controller.handlog import RESTORE_NAME, build_handlog, parse_restore_request, table_of_topic
+from controller.hub.handlog import (
+    RESTORE_NAME,
+    build_handlog,
+    parse_restore_request,
+    table_of_topic,
+)
 from controller.mqtt.topics import encode
 from controller.store import EventStore
 from controller.store.event_store import OLDEST_FIRST

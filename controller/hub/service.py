@@ -35,7 +35,7 @@ from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from controller.config import ID_PATTERN, MqttSettings
-from controller.handlog import (
+from controller.hub.handlog import (
     REQUEST_NAME,
     Handlog,
     HandlogError,
@@ -46,14 +46,14 @@ from controller.handlog import (
     request_filter,
 )
 from controller.hub.ingest import Refused, StoreResult, quarantine, store_handlogs
-from controller.hub.restore import RestoreAnswers
-from controller.member_sync import (
+from controller.hub.member_sync import (
     MEMBERS_NAME,
     MembersError,
     apply_members,
     hub_members_filter,
     parse_members,
 )
+from controller.hub.restore import RestoreAnswers
 from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import encode
@@ -110,7 +110,7 @@ class HubIngest:
         # A table that lost hands asks for them back (controller.hub.restore).
         self.request_filter = request_filter(parlour, settings.topic_root)
         self.restores = RestoreAnswers(store)
-        # Each table's member registry (retained; controller.member_sync).
+        # Each table's member registry (retained; controller.hub.member_sync).
         self.members_filter = hub_members_filter(parlour, settings.topic_root)
         self.connected = asyncio.Event()
         self._stop = asyncio.Event()

@@ -35,10 +35,10 @@ import aiomqtt
 import structlog
 
 from controller.config import MqttSettings
-from controller.metrics import Metrics
 from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import OFFLINE, ONLINE, Topics, encode
+from controller.process.metrics import Metrics
 from controller.store import EventStore, OutboxEntry, OutboxMessage
 
 log = structlog.get_logger(__name__)

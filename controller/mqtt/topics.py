@@ -2,7 +2,7 @@
 
 The display contract, every topic and its payload, is docs/displays.md (one place); the
 names here and in ``controller.mqtt.flat`` are checked against its table by
-tests/controller/test_display_contract.py.
+tests/controller/mqtt/test_display_contract.py.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ from controller.store.table_stats import Change, bump
 from controller.store.wal_sync import WalSyncer
 
 if TYPE_CHECKING:
-    from controller.metrics import Metrics
+    from controller.process.metrics import Metrics
 
 log = structlog.get_logger(__name__)
 

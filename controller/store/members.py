@@ -2,7 +2,7 @@
 
 A member is a uuid4 hex ``member_id``, a display name, an optional member-card tag (its UID,
 lowercase hex; never a tile's) and an active flag. The registry lives in the table's store;
-the hub holds the tables' registries merged (``controller.hub.members``).
+the hub holds the tables' registries merged (``controller.hub.member_sync``).
 
 Seats change only by a seat act (a card tapped on a seat's hand zone, or staff on the
 console), stored with who did it and when; a seat's member is the latest act on it. A hand

@@ -160,7 +160,7 @@ HANDS = Table(
     # {"member_id", "name"} (the name as it was then); None on hands from before members.
     # A member's deletion turns their entries into None (controller.store.members).
     _opt("players", JsonType),
-    # The hand's dice against their commitment (controller.dice.check_dice), checked at
+    # The hand's dice against their commitment (controller.table.dice.check_dice), checked at
     # the hub as the hand arrives: "ok", "failed" (``dice_problem`` says why) or
     # "unverified" (no commitment in its log); None: not checked (a table's own store).
     _opt("dice_check", String(16)),

@@ -1,7 +1,7 @@
 """Is the schema current? Answered without importing Alembic, which costs a Pi ~11 MB of
 resident memory for the life of the service if it is loaded even once. When there is work
 to do, the upgrade runs in a child process (for a database a child can reach), so the
-service never carries Alembic. ``tests/controller/test_migrations.py`` keeps ``HEAD`` equal
+service never carries Alembic. ``tests/controller/store/test_migrations.py`` keeps ``HEAD`` equal
 to Alembic's head."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The tracker's parts (``controller.tracker`` puts them together).
+"""The tracker's parts (``controller.tracking.tracker`` puts them together).
 
 picture   where each tag lies, as the readers last said; where the engine puts each tile
 window    the claim window: whether one is open, and who may still answer

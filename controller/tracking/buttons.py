@@ -21,7 +21,7 @@ from engine.round.state import Phase, RoundState
 from firmware_bridge.protocol.messages import SeatButton
 from firmware_bridge.rfid.zones import Zone, ZoneKind
 
-log = structlog.get_logger("controller.tracker")
+log = structlog.get_logger("controller.tracking.tracker")
 
 CLAIM_BUTTONS = (SeatButton.CHOW, SeatButton.PUNG, SeatButton.KONG)
 _WAIT_CODES = ("wrong_phase", "not_your_turn")  # a button early: keep it a moment

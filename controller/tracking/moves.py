@@ -1,6 +1,6 @@
 """Which legal action explains the difference between the table's picture and the hand's.
 
-One phase, one rule (see ``controller.tracker``); each ``Moves`` method submits the action
+One phase, one rule (see ``controller.tracking.tracker``); each ``Moves`` method submits the action
 it finds and says whether the hand moved. Buttons are consulted only where tiles wait
 for them (a claim announced by button, the dice without a lift order).
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from controller.dealer_guide import Roll
+from controller.table.dealer_guide import Roll
 from controller.tracking.buttons import ButtonQueue
 from controller.tracking.melds import meld_claim
 from controller.tracking.picture import JING_ZONE, TablePicture

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from controller.tags import BadTag, Card, TagBook
+from controller.table.tags import BadTag, Card, TagBook
 from engine.round.state import SEATS, RoundState
 from firmware_bridge.rfid.zones import Zone, ZoneKind, ZoneMap
 

@@ -1,6 +1,6 @@
 """What the tracker finds wrong, and when it says so: at once, once per cause, or after a
 grace time. Each alert's public form names seats and zones only; which tile is the private
-detail (``controller.alerts``).
+detail (``controller.table.alerts``).
 
 An observation no rule explains may be a move half reported; it becomes an alert only if
 it is still unexplained ``grace`` seconds later (a tile in two zones, a tile where it
@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Iterable
 
 import structlog
 
-from controller.alerts import Alert, AlertKind, PublicAlert
+from controller.table.alerts import Alert, AlertKind, PublicAlert
 from controller.tracking.picture import TablePicture
 from engine.round.events import Event, WinRejected
 from engine.round.narration import seat_name
@@ -21,7 +21,7 @@ from engine.round.state import SEATS, Phase, RoundState
 from engine.tiles import kind_name, kind_of
 from firmware_bridge.rfid.zones import Zone, ZoneKind
 
-log = structlog.get_logger("controller.tracker")
+log = structlog.get_logger("controller.tracking.tracker")
 
 QUIET_PHASES = (Phase.SETTLE, Phase.DONE)
 """The hand is over: nothing more is tracked."""

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import structlog
 
 from controller.config import VoiceSettings
-from controller.metrics import Metrics
+from controller.process.metrics import Metrics
 from controller.voice.phrases import Announcement, announcements
 
 log = structlog.get_logger(__name__)

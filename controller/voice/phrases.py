@@ -1,6 +1,6 @@
 """What the table says aloud, in Mandarin: announcements made from public messages only.
 
-The voice hears exactly what the service publishes (``controller.publication``: the
+The voice hears exactly what the service publishes (``controller.table.publication``: the
 ``events``, ``settlement`` and ``alerts`` messages, already in their public form), so what
 is concealed (a drawn or dealt tile, the wall, lianhua's 暗精, a 暗杠's tiles, a declined
 self-drawn win) is not here to be said. Each announcement has a ``kind``: the switch in

@@ -27,8 +27,8 @@ from typing import Any, Final
 
 import structlog
 
-from controller.alerts import advice
-from controller.publication import LIVE_TOPICS
+from controller.table.alerts import advice
+from controller.table.publication import LIVE_TOPICS
 from engine.round.events import EVENT_TYPES
 from engine.round.narration import seat_name
 
@@ -43,7 +43,7 @@ RECENT_ALERTS = 20
 SECRET_KEYS: Final = frozenset(
     {
         *("order", "wall_order", "under_tile", "an_jing", "concealed", "hands", "hand_tiles"),
-        *("wall", "detail"),  # detail: an alert's private part (controller.alerts)
+        *("wall", "detail"),  # detail: an alert's private part (controller.table.alerts)
     }
 )
 

@@ -1,7 +1,7 @@
 """The parlour's members and who sits where: owners and this table's staff (docs/players.md).
 
 The registry is the table's: register, edit, deactivate, delete here (``mjtable member``
-does the same). Seats change through the table loop (``controller.seating``), between hands
+does the same). Seats change through the table loop (``controller.table.seating``), between hands
 only, each act stored with the account that did it before the seats are published.
 """
 
@@ -13,7 +13,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Path, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
-from controller.seating import SeatRequest, SeatsLocked
 from controller.store.members import (
     MEMBER_ID_PATTERN,
     NAME_MAX,
@@ -21,6 +20,7 @@ from controller.store.members import (
     UnknownMember,
 )
 from controller.store.owners import OwnerRecord
+from controller.table.seating import SeatRequest, SeatsLocked
 from controller.web.context import WebContext, context
 from controller.web.schemas import WITH_BODY, Problem
 from controller.web.staff_api import ANSWER_WAIT, table_account

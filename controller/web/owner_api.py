@@ -11,9 +11,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
 from fastapi.responses import Response
 
-from controller import fairness
-from controller.cashout import stored_cashout
-from controller.dice import dice_check_of
 from controller.store import HandRecord, StoredHand, UnknownHand, UnknownSession
 from controller.store.members import hand_seat_acts
 from controller.store.tables import (
@@ -27,6 +24,9 @@ from controller.store.tables import (
     table_record,
     table_sessions,
 )
+from controller.table import fairness
+from controller.table.cashout import stored_cashout
+from controller.table.dice import dice_check_of
 from controller.web import charts
 from controller.web.auth import current_owner
 from controller.web.context import WebContext, context, own_table

@@ -19,7 +19,7 @@ from fastapi import APIRouter
 from fastapi.responses import FileResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from controller.alerts import ADVICE
+from controller.table.alerts import ADVICE
 
 STATIC = Path(__file__).with_name("static")
 router = APIRouter(include_in_schema=False)
@@ -68,7 +68,7 @@ def floor() -> FileResponse:
 
 @router.get("/floor/alerts.json")
 def alert_titles() -> dict[str, dict[str, str]]:
-    """What the floor calls each alert kind (controller.alerts)."""
+    """What the floor calls each alert kind (controller.table.alerts)."""
     return {kind: {"zh": zh, "en": en} for kind, (zh, en, _, _) in ADVICE.items()}
 
 

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Res
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import insert, select, update
 
-from controller.member_records import (
+from controller.store.member_records import (
     COUNTS,
     Record,
     all_records,

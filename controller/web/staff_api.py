@@ -13,8 +13,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from controller.cashout import stored_cashout
-from controller.staff_acts import (
+from controller.store.owners import CashoutTerms, OwnerRecord, StaffPolicy
+from controller.table.cashout import stored_cashout
+from controller.table.staff_acts import (
     ActKind,
     CloseSession,
     DiceButton,
@@ -24,7 +25,6 @@ from controller.staff_acts import (
     StaleRequest,
     UnknownHandId,
 )
-from controller.store.owners import CashoutTerms, OwnerRecord, StaffPolicy
 from controller.web.auth import Owner, current_account
 from controller.web.context import WebContext, context
 from controller.web.schemas import WITH_BODY, Problem

@@ -132,7 +132,7 @@ Name = Annotated[str, StringConstraints(max_length=64)]
 @dataclass(frozen=True, slots=True)
 class DiceCommitted(Event):
     """The hand's dice seed, drawn before the walls rose; ``commitment`` is its SHA-256
-    (``controller.dice``), public at once with the table, session and hand number. The
+    (``controller.table.dice``), public at once with the table, session and hand number. The
     seed itself is secret until ``DiceSeedRevealed``. ``before_walls``: the table had no
     wall order when it drew the seed (False: a hand started on walls already up, e.g.
     after a restart; its commitment proves nothing about those walls)."""

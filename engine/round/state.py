@@ -170,7 +170,7 @@ class RoundState:
         self.turn = started.dealer
         self.order: tuple[int, ...] | None = None
         self.dice: list[DiceRolled] = []
-        # the dice seed's commitment, and the seed once revealed (controller.dice)
+        # the dice seed's commitment, and the seed once revealed (controller.table.dice)
         self.dice_commit: DiceCommitted | None = None
         self.dice_seed: str | None = None
         self.wall: Wall | None = None

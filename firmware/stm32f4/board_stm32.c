@@ -197,7 +197,7 @@ void board_display_text(uint8_t target, const uint8_t *utf8, uint8_t len)
 
 /* The hardware RNG when it answers (not under QEMU), mixed with timer jitter, through
  * xorshift32. Good enough for a session id and the board's own dice; the service rolls the
- * dice that count from its own secrets (controller/dice.py). */
+ * dice that count from its own secrets (controller/table/dice.py). */
 uint32_t board_random(void)
 {
     if (RNG_SR & 1u) {

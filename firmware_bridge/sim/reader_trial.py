@@ -4,7 +4,7 @@ driven round by round without ports or a clock, and the counts a trial keeps.
 The virtual readers answer the real host sessions byte for byte (A0 and ISC: sessions.py
 and the round resolver; ref: RefCodec), and an InventoryTracker turns the inventories
 into TagIn/TagOut, exactly as ``TableBridge`` does. The hands themselves are played in
-``controller.reader_trial`` (legal hands need the rules, which the bridge does not know),
+``controller.sim.reader_trial`` (legal hands need the rules, which the bridge does not know),
 through the controller's tracker; bench/readers.py runs many, a test a few.
 """
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from controller.alert_sink import AlertSink
-from controller.metrics import Metrics
 from controller.mqtt.topics import Topics
-from controller.publication import LiveSink, Outlet
-from controller.service import TableService
+from controller.process.metrics import Metrics
 from controller.store import EventStore
-from controller.tags import TagBook
+from controller.table.alert_sink import AlertSink
+from controller.table.publication import LiveSink, Outlet
+from controller.table.service import TableService
+from controller.table.tags import TagBook
 from firmware_bridge.registry import TagRegistry
-from tests.controller.test_tracker import Table
+from tests.controller.tracking.test_tracker import Table
 
 HAND_ID = "h1"
 

@@ -15,7 +15,7 @@ from tests.failure_logs import show_log_on_failure
 @pytest.fixture(autouse=True)
 def _unfreeze_after() -> Iterator[None]:
     """A service run in-process freezes the test process's objects at quiet moments
-    (controller.gc_pauses): give them back to the collector after each test."""
+    (controller.process.gc_pauses): give them back to the collector after each test."""
     yield
     gc.unfreeze()
 

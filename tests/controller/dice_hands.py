@@ -1,13 +1,13 @@
 """Hands with committed dice, as a table stores them, played by the engine's bots: the
 hand's seed committed after ``hand_started``, every roll derived from it, the seed revealed
-after ``settled`` (controller.dice). For the dice, hub and fairness tests."""
+after ``settled`` (controller.table.dice). For the dice, hub and fairness tests."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from controller.dice import DiceRoller, roll_of
+from controller.table.dice import DiceRoller, roll_of
 from engine.round.events import DiceSeedRevealed
 from engine.simulation import play_session
 

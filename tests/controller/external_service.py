@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.runtime import KINDS
+from controller.sim.virtual_players import VirtualPlayers
 from controller.store import EventStore, StoredHand
-from controller.virtual_players import VirtualPlayers
 from engine.settlement import Settlement
+from engine.tiles import KIND_LABELS
 from firmware_bridge.rfid.zones import ZoneMap
 from firmware_bridge.sim import EndHand, Move, SimSettings, TableView, VirtualTable
 from firmware_bridge.sim.readers import ReportMode
@@ -290,7 +290,7 @@ async def play(
         fast["scan_interval"] = scan_interval
     sim = SimSettings(
         seed=seed,
-        kinds=KINDS,
+        kinds=KIND_LABELS,
         registry_path=work / "tags.json",
         misread_rate=misread_rate,
         report=report,

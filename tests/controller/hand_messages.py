@@ -1,11 +1,11 @@
 """A simulated hand's messages as the service publishes them: one batch per event, built
-by controller.publication (as HandKeeper does), for tests that play a table's side."""
+by controller.table.publication (as HandKeeper does), for tests that play a table's side."""
 
 from __future__ import annotations
 
 import random
 
-from controller.publication import Message, event_messages, settlement_messages
+from controller.table.publication import Message, event_messages, settlement_messages
 from engine.round.events import Settled
 from engine.round.finish import settlement_from_dict
 from engine.round.fold import evolve

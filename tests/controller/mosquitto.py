@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.local_ports import free_local_port
+from controller.process.local_ports import free_local_port
 
 MISSING = (
     "mosquitto is not installed: run .ci/run, or `apt-get install -y mosquitto` "

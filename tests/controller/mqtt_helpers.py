@@ -11,9 +11,9 @@ from typing import Any, TypeVar
 import aiomqtt
 
 from controller.config import MqttSettings
-from controller.metrics import Metrics
 from controller.mqtt import Publisher, Topics
 from controller.mqtt.flat import PREFIX as FLAT_PREFIX
+from controller.process.metrics import Metrics
 from controller.store import EventStore
 
 T = TypeVar("T")

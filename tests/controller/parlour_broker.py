@@ -8,8 +8,8 @@ import subprocess
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from controller.broker_acl import render_acl
-from controller.local_ports import free_local_port
+from controller.mqtt.broker_acl import render_acl
+from controller.process.local_ports import free_local_port
 from tests.controller.mosquitto import Mosquitto, mosquitto_passwd_binary
 
 DEPLOY_CONF = Path(__file__).parents[2] / "deploy" / "mosquitto" / "mjtable.conf"

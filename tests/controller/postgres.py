@@ -13,7 +13,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from controller.local_ports import free_local_port
+from controller.process.local_ports import free_local_port
 
 PG_BIN = Path(os.environ.get("MJTABLE_PG_BIN", "/usr/lib/postgresql/15/bin"))
 MISSING = (

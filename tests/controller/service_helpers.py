@@ -17,9 +17,9 @@ from typing import Any
 import aiomqtt
 
 from controller.config import TableSettings, TrackerSettings
-from controller.hand_keeper import HandKeeper
 from controller.runtime import RunOptions
 from controller.store import EventStore, StoredHand
+from controller.table.hand_keeper import HandKeeper
 from engine.bots import Bot
 from engine.round.events import Event, event_from_dict
 from engine.round.fold import fold

@@ -92,7 +92,7 @@ def test_compose_file() -> None:
 def test_systemd_units(name: str) -> None:
     sections = unit(DEPLOY / "systemd" / name)
     service = sections["Service"]
-    assert service["Type"] == ["notify"]  # READY=1 and WATCHDOG=1 from controller.sd_notify
+    assert service["Type"] == ["notify"]  # READY=1 and WATCHDOG=1 from controller.process.sd_notify
     assert service["Restart"] == ["on-failure"]
     assert int(service["WatchdogSec"][0]) >= 10
     assert service["User"] == ["mjtable"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.local_ports import free_local_port
+from controller.process.local_ports import free_local_port
 from tests.controller.external_service import play
 from tests.controller.mosquitto import Mosquitto
 
@@ -26,14 +26,18 @@ NOT_IMPORTED = {
     "amqtt": "the demo's embedded broker",
     "gpiozero": "[gpio] is off",
     # (-X importtime lists structlog's failed ``import rich`` too: rich.console is the load)
-    "rich.console": "structlog's pretty tracebacks (controller/logs.py); ours are plain",
+    "rich.console": "structlog's pretty tracebacks (controller/process/logs.py); ours are plain",
     "pygments": "rich's syntax highlighting",
     "websockets": "uvicorn's WebSocket protocol: the web app has no WebSocket route",
     "wsproto": "the same",
-    "controller.hub": "the parlour hub's service",
+    # (a table's side of the hub, controller.hub.handlog and its kin, is its own)
+    "controller.hub.service": "the parlour hub's service",
+    "controller.hub.ingest": "the same",
+    "controller.hub.queries": "the same",
+    "controller.hub.restore": "the same",
     # (listed as a failed import too: pydantic.v1.main is the load)
     "pydantic.v1.main": "FastAPI's check for pydantic v1 models (controller/web/__init__.py)",
-    "controller.virtual_players": "the virtual table's bots",
+    "controller.sim": "the virtual table's bots, the demo's staff, the reader trials",
     "engine.bots": "the same",
     "firmware_bridge.sim": "the virtual table",
     "typer": "the command line's framework: `mjtable run` parses its own options (1.4 MB)",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.controller.test_cli_analyze_settle import SETTLE_REQUEST
+from tests.controller.cli.test_cli_analyze_settle import SETTLE_REQUEST
 from tests.deploy.conftest import Timings
 from tests.deploy.container import HOST_CA, HOST_RO_DIRS, overlay, unpacked
 from tests.deploy.rootfs import rootfs_tar

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.local_ports import free_local_port
+from controller.process.local_ports import free_local_port
 from firmware_bridge.protocol import DiceRoll, DisplayText, Led, LedMode, Message, SeatButton
 from firmware_bridge.protocol.messages import TableState
 

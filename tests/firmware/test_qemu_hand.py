@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.runtime import KINDS
+from controller.sim.virtual_players import VirtualPlayers
 from controller.store import EventStore
-from controller.virtual_players import VirtualPlayers
+from engine.tiles import KIND_LABELS
 from firmware_bridge.sim import SimSettings, VirtualTable
 from tests.controller.external_service import ROOT, hang_report, table_toml
 from tests.controller.mosquitto import Mosquitto
@@ -55,7 +55,11 @@ async def _play(
     both of the board's lines at their rate, and the service opens no reader port."""
     work.mkdir(parents=True, exist_ok=True)
     sim = SimSettings(
-        seed=SEED, kinds=KINDS, registry_path=work / "tags.json", lift_reader=False, **FAST_SIM
+        seed=SEED,
+        kinds=KIND_LABELS,
+        registry_path=work / "tags.json",
+        lift_reader=False,
+        **FAST_SIM,
     )
     if reader_line is not None:
         sim = replace(sim, bus=True, codec="ref", transport="socket", scan_interval=0.02)

@@ -22,7 +22,7 @@ from firmware_bridge.enroll import Accepted, Enrollment, Rejected, RejectReason,
 from firmware_bridge.registry import TagRegistry, TileTag, Unknown
 from firmware_bridge.rfid import encode_inventory, encode_rf_off, encode_rf_on, encode_tag_read
 
-KINDS = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + list("ESWNCFP")
+KIND_LABELS = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + list("ESWNCFP")
 
 
 def uid(n: int) -> bytes:
@@ -30,7 +30,7 @@ def uid(n: int) -> bytes:
 
 
 def test_full_walk_with_undo() -> None:
-    e = Enrollment(KINDS)
+    e = Enrollment(KIND_LABELS)
     assert e.expected() == Slot("1m", 0, 0)
     assert e.progress().done == 0 and e.progress().total == 136
     n = 0
@@ -48,7 +48,7 @@ def test_full_walk_with_undo() -> None:
     assert len(reg) == 136 and reg.validate() == []
     assert reg.lookup(uid(0)) == TileTag("1m", 0)
     assert reg.lookup(uid(135)) == TileTag("P", 3)
-    assert reg.lookup(uid(50)) == TileTag(KINDS[12], 2)
+    assert reg.lookup(uid(50)) == TileTag(KIND_LABELS[12], 2)
     assert e.offer(uid(5000)) == Rejected(
         uid(5000), RejectReason.COMPLETE, "every tile is already enrolled"
     )
@@ -65,7 +65,7 @@ def test_walk_goes_kind_by_kind() -> None:
 
 
 def test_rejects_a_uid_already_enrolled_naming_its_tile() -> None:
-    e = Enrollment(KINDS)
+    e = Enrollment(KIND_LABELS)
     for i in range(6):
         e.offer(uid(i))
     result = e.offer(uid(5))
@@ -77,12 +77,12 @@ def test_rejects_a_uid_already_enrolled_naming_its_tile() -> None:
 
 
 def test_rejects_bad_uid() -> None:
-    result = Enrollment(KINDS).offer(b"\x01\x02")
+    result = Enrollment(KIND_LABELS).offer(b"\x01\x02")
     assert isinstance(result, Rejected) and result.reason is RejectReason.BAD_UID
 
 
 def test_undo_on_empty_does_nothing() -> None:
-    e = Enrollment(KINDS)
+    e = Enrollment(KIND_LABELS)
     assert e.undo() is None
     e.offer(uid(1))
     assert e.undo() == Slot("1m", 0, 0)
@@ -91,15 +91,15 @@ def test_undo_on_empty_does_nothing() -> None:
 
 def test_save_and_resume(tmp_path: Path) -> None:
     path = tmp_path / "partial.json"
-    assert Enrollment.resume(path, KINDS).progress().done == 0
-    e = Enrollment(KINDS)
+    assert Enrollment.resume(path, KIND_LABELS).progress().done == 0
+    e = Enrollment(KIND_LABELS)
     for i in range(30):
         e.offer(uid(i))
     e.save(path)
     partial = TagRegistry.load(path)
-    assert len(partial) == 30 and partial.kinds == tuple(KINDS)
+    assert len(partial) == 30 and partial.kinds == tuple(KIND_LABELS)
 
-    resumed = Enrollment.resume(path, KINDS)
+    resumed = Enrollment.resume(path, KIND_LABELS)
     assert resumed.progress().done == 30
     assert resumed.expected() == Slot("8m", 2, 30)
     assert resumed.skipped == []
@@ -112,7 +112,7 @@ def test_save_and_resume(tmp_path: Path) -> None:
 
 
 def test_resume_skips_entries_that_do_not_fit(tmp_path: Path) -> None:
-    reg = TagRegistry(kinds=KINDS)
+    reg = TagRegistry(kinds=KIND_LABELS)
     reg.add(uid(0), "1m", 0)
     reg.add(uid(1), "1m", 1)
     reg.add(uid(1), "1m", 2)  # same UID twice
@@ -120,7 +120,7 @@ def test_resume_skips_entries_that_do_not_fit(tmp_path: Path) -> None:
     reg.add(uid(3), "1m", 0)  # tile taken
     path = tmp_path / "p.json"
     reg.save(path)
-    e = Enrollment.resume(path, KINDS)
+    e = Enrollment.resume(path, KIND_LABELS)
     assert e.progress().done == 2
     assert len(e.skipped) == 3
     assert e.expected() == Slot("1m", 2, 2)
@@ -130,7 +130,7 @@ def test_holes_in_a_partial_registry_are_filled_first() -> None:
     reg = TagRegistry()
     reg.add(uid(0), "1m", 0)
     reg.add(uid(2), "1m", 2)
-    e = Enrollment.from_registry(reg, KINDS)
+    e = Enrollment.from_registry(reg, KIND_LABELS)
     assert e.expected() == Slot("1m", 1, 1)
     e.offer(uid(1))
     assert e.expected() == Slot("1m", 3, 3)

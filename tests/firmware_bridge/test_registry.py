@@ -17,7 +17,7 @@ from firmware_bridge.registry import (
     Unknown,
 )
 
-KINDS = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + list("ESWNCFP")
+KIND_LABELS = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + list("ESWNCFP")
 
 
 def uid(n: int) -> bytes:
@@ -25,8 +25,8 @@ def uid(n: int) -> bytes:
 
 
 def complete() -> TagRegistry:
-    reg = TagRegistry(kinds=KINDS)
-    for i, kind in enumerate(KINDS):
+    reg = TagRegistry(kinds=KIND_LABELS)
+    for i, kind in enumerate(KIND_LABELS):
         for copy in range(4):
             reg.add(uid(i * 4 + copy), kind, copy)
     return reg
@@ -58,7 +58,7 @@ def test_save_load_round_trip(tmp_path: Path) -> None:
     assert doc["tags"][0] == {"uid": "e004015000000000", "kind": "1m", "copy": 0}
     loaded = TagRegistry.load(path)
     assert list(loaded) == list(reg)
-    assert loaded.kinds == tuple(KINDS)
+    assert loaded.kinds == tuple(KIND_LABELS)
     assert loaded.validate() == []
     assert [p.name for p in tmp_path.iterdir()] == ["tags.json"]  # no temp file left
 
@@ -82,7 +82,7 @@ def test_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
     monkeypatch.setattr(os, "replace", boom)
     with pytest.raises(OSError):
-        TagRegistry(kinds=KINDS).save(path)
+        TagRegistry(kinds=KIND_LABELS).save(path)
     assert path.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["tags.json"]
 

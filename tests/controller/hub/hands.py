@@ -7,7 +7,7 @@ import random
 from functools import lru_cache
 from typing import Any
 
-from controller.handlog import build_handlog
+from controller.hub.handlog import build_handlog
 from controller.mqtt import Publisher
 from controller.store import EventStore
 from controller.store.members import hand_seat_acts

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 
-from controller.handlog_sync import HandlogSync
-from controller.hub import HubIngest
+from controller.hub.handlog_sync import HandlogSync
+from controller.hub.service import HubIngest
 from controller.mqtt import Publisher, Topics
 from controller.store import EventStore
 from controller.store.models import EVENTS, HANDS

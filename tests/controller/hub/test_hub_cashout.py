@@ -8,14 +8,14 @@ import json
 import random
 from datetime import UTC, datetime
 
-from controller.cashout import stored_cashout
-from controller.hand_keeper import HandKeeper
-from controller.handlog import parse_handlog
-from controller.hub import store_handlogs
+from controller.hub.handlog import parse_handlog
+from controller.hub.ingest import store_handlogs
 from controller.mqtt.topics import Topics
-from controller.publication import Outlet
 from controller.store import EventStore
 from controller.store.owners import CashoutTerms
+from controller.table.cashout import stored_cashout
+from controller.table.hand_keeper import HandKeeper
+from controller.table.publication import Outlet
 from engine.round.staff import Audit
 from tests.controller.service_helpers import play_at_keeper
 

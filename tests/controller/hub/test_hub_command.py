@@ -18,16 +18,16 @@ import aiomqtt
 import httpx
 import pytest
 
-from controller.handlog import build_handlog, parse_ack
-from controller.local_ports import free_local_port
+from controller.hub.handlog import build_handlog, parse_ack
 from controller.mqtt import Topics, encode
+from controller.process.local_ports import free_local_port
 from controller.store import EventStore
 from controller.store.owners import OwnerAccounts
 from controller.web.passwords import hash_password
 from tests.controller.hub.hands import played_hands, record_hand
 from tests.controller.mosquitto import Mosquitto
+from tests.controller.mqtt.test_mqtt_security import make_ca
 from tests.controller.mqtt_helpers import guarded
-from tests.controller.test_mqtt_security import make_ca
 
 pytestmark = pytest.mark.timeout(180)
 GUARD = 60.0  # seconds: a hang guard only

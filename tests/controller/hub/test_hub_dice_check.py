@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from controller.handlog import Handlog, build_handlog, parse_handlog
-from controller.hub import store_handlogs
+from controller.hub.handlog import Handlog, build_handlog, parse_handlog
+from controller.hub.ingest import store_handlogs
 from controller.store import EventStore
 from controller.store.owners import OwnerAccounts
 from controller.web import LiveHub, WebAppSettings, create_app

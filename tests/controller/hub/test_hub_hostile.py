@@ -18,8 +18,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, Row, select
 
 import controller.hub.service as service
-from controller.handlog import Handlog, ack_topic_for, build_handlog
-from controller.hub import StoreResult, store_handlogs
+from controller.hub.handlog import Handlog, ack_topic_for, build_handlog
+from controller.hub.ingest import StoreResult, store_handlogs
 from controller.mqtt import Topics, encode
 from controller.store import EventStore
 from controller.store.models import HANDS, QUARANTINED_HANDLOGS, SESSIONS

@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import Engine
 
 import controller.hub.service as service
-from controller.handlog import Handlog, build_handlog
-from controller.hub import StoreResult, store_handlogs
+from controller.hub.handlog import Handlog, build_handlog
+from controller.hub.ingest import StoreResult, store_handlogs
 from controller.mqtt import encode
 from controller.store import EventStore
 from tests.controller.hub.tables import (

@@ -11,12 +11,12 @@ from functools import partial
 
 import pytest
 
-from controller.hand_keeper import HandKeeper
-from controller.handlog import parse_handlog
-from controller.hub import store_handlogs
+from controller.hub.handlog import parse_handlog
+from controller.hub.ingest import store_handlogs
 from controller.mqtt.topics import Topics
-from controller.publication import Outlet
 from controller.store import EventStore
+from controller.table.hand_keeper import HandKeeper
+from controller.table.publication import Outlet
 from engine.round.events import event_from_dict
 from engine.round.staff import Audit, adjust, apply_penalty, finish, session_totals, void
 from tests.controller.service_helpers import play_at_keeper

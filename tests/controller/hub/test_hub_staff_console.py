@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from controller.cli.settle import settle_data
-from controller.local_ports import free_local_port
+from controller.process.local_ports import free_local_port
 from controller.runtime import running
 from controller.store import EventStore
 from controller.store.owners import OwnerAccounts

@@ -15,11 +15,11 @@ from typing import Any
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from controller.handlog import build_handlog, parse_handlog
-from controller.hub import store_handlogs
-from controller.member_records import BIG_HAND_NET, all_records, member_record, new_link
-from controller.member_sync import apply_members, build_members, parse_members
+from controller.hub.handlog import build_handlog, parse_handlog
+from controller.hub.ingest import store_handlogs
+from controller.hub.member_sync import apply_members, build_members, parse_members
 from controller.store import EventStore
+from controller.store.member_records import BIG_HAND_NET, all_records, member_record, new_link
 from controller.store.members import Members, hand_seat_acts
 from controller.store.models import HANDS
 from controller.store.owners import OwnerAccounts

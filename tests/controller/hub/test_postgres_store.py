@@ -12,8 +12,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, inspect, select
 
-from controller.handlog import Handlog, build_handlog, parse_handlog
-from controller.hub import store_handlogs
+from controller.hub.handlog import Handlog, build_handlog, parse_handlog
+from controller.hub.ingest import store_handlogs
 from controller.hub.queries import seat_totals, table_ids
 from controller.store import EventStore, make_engine
 from controller.store.migrate import current_revision, head_revision, upgrade

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.hub import HubIngest
+from controller.hub.service import HubIngest
 from controller.store import EventStore
 from controller.store.tables import quarantined, table_hands
 from tests.controller.clock_shim import ShiftedClock

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.hub import HubIngest
+from controller.hub.service import HubIngest
 from controller.runtime import running
 from controller.store import EventStore
 from tests.controller.mosquitto import Mosquitto

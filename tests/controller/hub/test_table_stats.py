@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from sqlalchemy import case, func, select, text
 
-from controller.handlog import Handlog, build_handlog, parse_handlog
-from controller.hub import store_handlogs
+from controller.hub.handlog import Handlog, build_handlog, parse_handlog
+from controller.hub.ingest import store_handlogs
 from controller.hub.queries import seat_totals, table_ids
 from controller.store import EventStore, make_engine
 from controller.store.migrate import upgrade

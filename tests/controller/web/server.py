@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import uvicorn
 from fastapi import FastAPI
 
-from controller.local_ports import free_local_port
+from controller.process.local_ports import free_local_port
 from controller.web.live import LiveHub
 
 

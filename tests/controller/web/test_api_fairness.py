@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from controller.fairness import TESTS
 from controller.store import EventStore
+from controller.table.fairness import TESTS
 from tests.controller.web.helpers import Filled, fill_store
 
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from playwright import sync_api
 
-from controller.handlog import build_handlog, parse_handlog
-from controller.hub import store_handlogs
+from controller.hub.handlog import build_handlog, parse_handlog
+from controller.hub.ingest import store_handlogs
 from controller.store import EventStore
 from controller.web import LiveHub, WebAppSettings, create_app
 from engine.session import Session
@@ -219,7 +219,7 @@ def test_dealer_view_shows_break_flip_and_alerts(
     assert text.startswith("从牌尾数第") and text.endswith("墩翻精")
     assert page.query_selector('#wall-map rect[data-mark="1"]') is not None
     # In play: not "等待掷骰" (no roll is due), and the wall map stays.
-    # what controller.dealer_guide says once the hand is played (no roll due)
+    # what controller.table.dealer_guide says once the hand is played (no roll due)
     hub.publish("dealer", {"hand_id": "live-1", "dealer": 0, "step": "wait", "dice": None})
     page.wait_for_function("document.getElementById('instruction').textContent.includes('对局中')")
     assert page.query_selector("#wall-map svg") is not None

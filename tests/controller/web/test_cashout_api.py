@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from controller.cashout import cashout, cutoff_due, hand_players, last_cutoff
-from controller.hand_keeper import HandKeeper
 from controller.mqtt.topics import Topics
-from controller.publication import Outlet
 from controller.store import EventStore
 from controller.store.owners import CashoutTerms, OwnerAccounts
+from controller.table.cashout import cashout, cutoff_due, hand_players, last_cutoff
+from controller.table.hand_keeper import HandKeeper
+from controller.table.publication import Outlet
 from controller.web.passwords import hash_password
 from engine.cashout import fewest_transfers
 from tests.controller.service_helpers import play_at_keeper

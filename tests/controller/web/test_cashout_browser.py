@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from controller.hand_keeper import HandKeeper
 from controller.mqtt.topics import Topics
-from controller.publication import Outlet
-from controller.staff_acts import handle
 from controller.store import EventStore
 from controller.store.members import Members
 from controller.store.owners import CashoutTerms, OwnerAccounts
+from controller.table.hand_keeper import HandKeeper
+from controller.table.publication import Outlet
+from controller.table.staff_acts import handle
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
 from tests.controller.service_helpers import play_at_keeper

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from controller.local_ports import free_local_port
+from controller.process.local_ports import free_local_port
 from tests.controller.web.test_browser import browser  # noqa: F401
 
 GUARD_MS = 30_000  # a hang guard, never a measured expectation

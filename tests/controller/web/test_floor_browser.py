@@ -2,7 +2,7 @@
 Mosquitto started with the parlour's config (its WebSocket listener, accounts and ACL):
 the floor view (/floor) with 20 tables publishing, and a table's display (/display?broker=)
 opened from it. The tables publish what the service publishes: each hand's messages built
-by controller.publication and turned into outbox rows, flat topics included, by its Outlet.
+by controller.table.publication and turned into outbox rows, flat topics included, by its Outlet.
 
 The page's CSP is not bypassed: it must let the page reach the broker's WebSocket (so the
 waits here are selectors: Playwright's wait_for_function would need eval).
@@ -23,11 +23,11 @@ import paho.mqtt.client as paho
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.alerts import AlertKind, PublicAlert
-from controller.broker_acl import display_user, table_user
+from controller.mqtt.broker_acl import display_user, table_user
 from controller.mqtt.topics import Topics, encode
-from controller.publication import Message, Outlet, alert_message
 from controller.store import EventStore
+from controller.table.alerts import AlertKind, PublicAlert
+from controller.table.publication import Message, Outlet, alert_message
 from controller.web import LiveHub, WebAppSettings, create_app
 from engine.tiles import kind_name, successor
 from tests.controller.hand_messages import hand_batches

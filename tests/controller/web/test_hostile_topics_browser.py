@@ -17,9 +17,9 @@ from urllib.parse import urlencode
 
 import pytest
 
-from controller.broker_acl import display_user, table_user
-from controller.local_ports import free_local_port
+from controller.mqtt.broker_acl import display_user, table_user
 from controller.mqtt.topics import Topics, encode
+from controller.process.local_ports import free_local_port
 from controller.store import EventStore
 from controller.web import LiveHub, WebAppSettings, create_app
 from tests.controller.mosquitto import Mosquitto

@@ -22,7 +22,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 import controller.web.auth as auth
-from controller.local_ports import free_local_port
+from controller.process.local_ports import free_local_port
 from controller.store import EventStore
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.limits import LoginThrottle, StreamSlots, TooManyStreams

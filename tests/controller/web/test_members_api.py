@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from controller.hand_keeper import HandKeeper
 from controller.mqtt.topics import Topics
-from controller.publication import Outlet
-from controller.seating import Seating, SeatRequest
-from controller.staff_acts import handle
 from controller.store import EventStore
 from controller.store.members import Members
 from controller.store.owners import OwnerAccounts
+from controller.table.hand_keeper import HandKeeper
+from controller.table.publication import Outlet
+from controller.table.seating import Seating, SeatRequest
+from controller.table.staff_acts import handle
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
 from controller.web.records_api import qr_svg

@@ -12,12 +12,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from controller.cli.settle import settle_data
-from controller.hand_keeper import HandKeeper
 from controller.mqtt.topics import Topics
-from controller.publication import Outlet
-from controller.staff_acts import handle
 from controller.store import EventStore
 from controller.store.owners import OwnerAccounts, StaffPolicy
+from controller.table.hand_keeper import HandKeeper
+from controller.table.publication import Outlet
+from controller.table.staff_acts import handle
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
 from engine.round.events import event_from_dict

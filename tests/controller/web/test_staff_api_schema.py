@@ -14,12 +14,12 @@ from typing import Any
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from controller.hand_keeper import HandKeeper
 from controller.mqtt.topics import Topics
-from controller.publication import Outlet
-from controller.staff_acts import StaffRequest, handle
 from controller.store import EventStore
 from controller.store.owners import OwnerAccounts
+from controller.table.hand_keeper import HandKeeper
+from controller.table.publication import Outlet
+from controller.table.staff_acts import StaffRequest, handle
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
 from controller.web.tokens import TokenSigner

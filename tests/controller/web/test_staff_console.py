@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from controller.cli.settle import settle_data
-from controller.hand_keeper import HandKeeper
-from controller.staff_acts import handle
 from controller.store import EventStore
+from controller.table.hand_keeper import HandKeeper
+from controller.table.staff_acts import handle
 from controller.web import LiveHub, WebAppSettings, create_app
 from engine.round.events import event_from_dict
 from engine.round.projection import public_view

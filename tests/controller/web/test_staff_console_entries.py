@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from controller.cli.settle import settle_data
-from controller.hand_keeper import HandKeeper
 from controller.mqtt.topics import Topics
-from controller.publication import Outlet
 from controller.store import EventStore
 from controller.store.owners import OwnerAccounts
+from controller.table.hand_keeper import HandKeeper
+from controller.table.publication import Outlet
 from controller.web.passwords import hash_password
 from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_staff_api import PASSWORD

@@ -1,0 +1,590 @@
+"""The hand in progress and its session, kept in the store: the tracker's ``HandPort``.
+
+``submit(action)``: the engine checks it (``apply``); the events and every message they
+cause are appended in one transaction (event log + outbox), and only then folded, woken
+for MQTT and shown on the live hub. A batch that ends the hand carries the settlement and
+the new scores too; the hand is then closed in the store and its log sent for the hub.
+
+``resume()`` after a restart: the open session's totals from its finished hands, the open
+hand folded from its log (closing it if its log already holds the settlement); between
+hands, the last finished hand as it ended (what the display showed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Any, Literal
+
+import structlog
+
+from controller.hub.handlog import handlog_of
+from controller.process.wall_clock import clock_synced
+from controller.store import EventStore, HandRecord, StoredHand
+from controller.store.members import hand_seat_acts
+from controller.store.owners import CashoutTerms
+from controller.table.cashout import MAX_HANDS, cashout, public_cashout
+from controller.table.dice import DiceRoller
+from controller.table.publication import (
+    Message,
+    Outlet,
+    event_messages,
+    number,
+    settlement_messages,
+)
+from engine.errors import EngineError
+from engine.round import staff
+from engine.round.actions import Action, Rejection, Shuffle
+from engine.round.events import (
+    STAFF_ACT_TYPES,
+    Chowed,
+    ClaimDeclared,
+    ClaimsResolved,
+    DiceCommitted,
+    DiceRolled,
+    DiceSeedRevealed,
+    Discarded,
+    Drew,
+    Event,
+    FinishedByStaff,
+    HandStarted,
+    Konged,
+    Passed,
+    Punged,
+    ReplacementDrawn,
+    SessionClosed,
+    Settled,
+    Shuffled,
+    event_from_dict,
+)
+from engine.round.finish import settlement_from_dict
+from engine.round.fold import advance, fold
+from engine.round.rules import apply
+from engine.round.staff import Audit, StaffInputError, extras_net, hand_net
+from engine.round.state import Phase, RoundState
+from engine.session import Session
+from engine.settlement import Settlement
+from engine.settlement.ledger import plain
+
+log = structlog.get_logger(__name__)
+
+# Events the table shows again after a power cut: tiles that moved lie where they went, and
+# the readers see them there; the tracker takes them as moves made while the service was
+# down. A batch of only these is published without waiting for its fsync (an SD card's
+# tens of ms); the store syncs it within ``store.sync_delay``. Anything else (dice, the
+# walls' order, the 精, a win and its settlement) cannot be seen again, so it is synced
+# before it is published (docs/service.md, "Durability").
+# A hand with only these has not been played: closing the session aborts it.
+UNPLAYED = (HandStarted, DiceCommitted, Shuffled, DiceRolled)
+WITNESSED = (
+    Drew,
+    ReplacementDrawn,
+    Discarded,
+    ClaimDeclared,
+    Passed,
+    ClaimsResolved,
+    Chowed,
+    Punged,
+    Konged,
+)
+
+
+def hand_result(state: RoundState) -> tuple[str, int | None, int | None]:
+    """(result, winner, discarder) for the store's filters."""
+    act = state.staff_settle
+    if isinstance(act, FinishedByStaff):
+        if state.voided or not act.winners:
+            return "draw", None, None
+        seat, frm = act.winners[0]["seat"], act.winners[0]["from"]
+        if frm in ("self", "kong_replacement"):
+            return "self_draw", seat, None
+        robbed = str(frm).removeprefix("rob_kong:")
+        return "win", seat, int(robbed) if str(robbed).isdigit() else None
+    if not state.wins or state.voided:
+        return "draw", None, None
+    first = state.wins[0]
+    result = "self_draw" if first.source in ("self", "kong_replacement") else "win"
+    return result, first.seat, first.discarder
+
+
+def _log_of(stored: StoredHand) -> list[Event]:
+    return [event_from_dict(d) for d in stored.event_dicts()]
+
+
+class HandKeeper:
+    def __init__(
+        self,
+        store: EventStore,
+        outlet: Outlet,
+        *,
+        parlour: str,
+        table: str,
+        ruleset: str,
+        options: dict[str, Any] | None = None,
+        roller: DiceRoller | None = None,
+    ) -> None:
+        self.store = store
+        self.roller = roller or DiceRoller()
+        """Draws each hand's dice seed (``controller.table.dice``)."""
+        self.outlet = outlet
+        self.parlour = parlour
+        self.table = table
+        self.ruleset = ruleset
+        self.options = dict(options or {})
+        self.session = Session(ruleset, dict(self.options))
+        self.session_id: str | None = None
+        self.hand_id: str | None = None
+        self.state: RoundState | None = None
+        self.log: list[Event] = []
+        self.last_order: tuple[int, ...] | None = None
+        """The wall order of the latest hand (to tell its walls from a new build)."""
+        self.played = 0
+        """Hands this keeper has seen to their end."""
+        self._started_at: float | None = None  # time.monotonic() at this hand's start
+        self.last_finished: bool = False
+        """Whether any hand was played before (a fresh table may start at once)."""
+        self._batch: list[Event] | None = None
+
+    # --- sessions ----------------------------------------------------------------------------
+
+    def new_session(self, why: str = "a new session started") -> None:
+        """End whatever was open and start afresh (a new virtual table knows no history);
+        a hand still open is closed as aborted with ``why``."""
+        old = self.store.open_session()
+        if old is not None:
+            self.store.end_session(old.id)
+        hand = self.store.open_hand()
+        if hand is not None:
+            self._abort(hand.hand.id, why)
+        self._start_session()
+
+    def _start_session(self) -> None:
+        self.session = Session(self.ruleset, dict(self.options))
+        self.session_id = self.store.start_session(
+            ruleset=self.ruleset, parlour=self.parlour, table_id=self.table, options=self.options
+        )
+        self.hand_id, self.state, self.log = None, None, []
+        self.last_order, self.last_finished = None, False
+        log.info("session started", session_id=self.session_id, ruleset=self.ruleset)
+
+    def resume(self) -> None:
+        """Carry on from the store: the open session, and the open hand if there is one."""
+        found = self.store.open_session()
+        last: tuple[str, list[Event]] | None = None  # the session's last finished hand
+        if found is None or found.ruleset != self.ruleset or found.options != self.options:
+            if found is not None:
+                self.store.end_session(found.id)
+            self._start_session()
+        else:
+            self.session_id = found.id
+            try:
+                last = self._replay_session()
+            except EngineError as err:  # (CorruptLog: event_from_dict, settlement_from_dict)
+                # a finished hand this engine cannot read back (a damaged row): the
+                # session's totals cannot be rebuilt, so a new session starts; every hand
+                # stays stored as it is
+                why = f"a finished hand's log cannot be read: {err}"
+                log.error("session cannot be resumed; a new one starts", why=why)
+                self.store.end_session(found.id)
+                self._start_session()
+            if last is not None and any(isinstance(e, SessionClosed) for e in last[1]):
+                # closed, and the power went before the session's end was stored
+                self.store.end_session(found.id)
+                self._start_session()
+        hand = self.store.open_hand()
+        if hand is None:
+            self._between_hands(last)
+            return
+        if hand.hand.session_id != self.session_id:
+            self.store.abort_hand(hand.hand.id, "its session is over")
+            self._between_hands(last)
+            return
+        try:
+            events = _log_of(hand)
+            state = fold(events)
+        except EngineError as err:  # (CorruptLog)
+            # a log this engine cannot read back (a damaged row): the table must not stop
+            # on it at every start. Its events stay stored; the hand is closed with why.
+            self._abort(hand.hand.id, f"its log cannot be replayed: {err}")
+            self._between_hands(last)
+            return
+        self.hand_id, self.log, self.state = hand.hand.id, events, state
+        self.last_order = self.state.order
+        self.session.add(extras_net(state))  # (its settlement, if logged: ``_close``)
+        log.info(
+            "hand resumed", hand_id=self.hand_id, events=len(events), phase=self.state.phase.value
+        )
+        settled = next((e for e in events if isinstance(e, Settled)), None)
+        if settled is not None:
+            self._close(settled)  # the settlement was logged, the hand not yet closed
+
+    def _abort(self, hand_id: str, why: str) -> None:
+        log.error("open hand aborted", hand_id=hand_id, why=why)
+        self.store.abort_hand(hand_id, why)
+
+    def _replay_session(self) -> tuple[str, list[Event]] | None:
+        """The session's totals from its finished hands; returns the last one (id, log)."""
+        self.session = Session(self.ruleset, dict(self.options))
+        last = None
+        hands = self.store.list_hands(session_id=self.session_id, status="finished", limit=100_000)
+        for record in sorted(hands, key=lambda h: (h.hand_no, h.started_at)):
+            events = _log_of(self.store.load_hand(record.id))
+            settled = next((e for e in events if isinstance(e, Settled)), None)
+            if settled is None:
+                continue
+            self.session.record(settlement_from_dict(settled.settlement))
+            if any(e.type in STAFF_ACT_TYPES for e in events):
+                # what staff moved outside the settlement (penalties, adjustments, voids)
+                self.session.add(extras_net(fold(events)))
+            shuffled = next((e for e in events if isinstance(e, Shuffled)), None)
+            self.last_order = None if shuffled is None else shuffled.order
+            self.last_finished = True
+            last = (record.id, events)
+        return last
+
+    def _between_hands(self, last: tuple[str, list[Event]] | None) -> None:
+        """No hand open: the session's last finished hand stands as the state, as it did
+        before the restart. The display then shows its result until new walls come (the
+        players wait for that before they let the table shuffle); without it a restart
+        between hands showed only "waiting for the first walls"."""
+        if last is None:
+            return
+        hand_id, events = last
+        try:
+            state = fold(events)
+        except EngineError as err:  # (its settlement read back, its log does not fold)
+            log.error("the last hand cannot be shown", hand_id=hand_id, why=str(err))
+            return
+        self.hand_id, self.log, self.state = hand_id, events, state
+        log.info("between hands: the last hand stands", hand_id=hand_id, events=len(events))
+
+    # --- hands --------------------------------------------------------------------------------
+
+    @property
+    def in_progress(self) -> bool:
+        return self.state is not None and not self.state.finished
+
+    @property
+    def unplayed(self) -> bool:
+        """A hand is in progress, but nothing of it played yet (walls up, dice at most)."""
+        return self.in_progress and all(isinstance(e, UNPLAYED) for e in self.log)
+
+    @property
+    def playing(self) -> bool:
+        """A hand is on its walls (in progress, past waiting for them)."""
+        return self.in_progress and not self.awaiting_walls
+
+    @property
+    def awaiting_walls(self) -> bool:
+        """A hand is open, its dice committed, and waits for its walls (``Shuffle``)."""
+        return self.state is not None and self.state.phase is Phase.SHUFFLE
+
+    def open_hand(self, *, before_walls: bool = True) -> str:
+        """A new hand, before its walls are known: ``HandStarted`` and the dice commitment
+        (a fresh seed, ``controller.table.dice``) are stored, then the commitment is published.
+        ``before_walls`` False: the table already knew the walls (said in the event)."""
+        assert not self.in_progress, "a hand is in progress"
+        if self.session_id is None:
+            self._start_session()
+        assert self.session_id is not None
+        started = self.session.next_hand()
+        state = RoundState(started)
+        committed = self.roller.commit(
+            table=self.table,
+            session=self.session_id,
+            hand_no=started.hand_no,
+            before_walls=before_walls,
+        )
+        events: list[Event] = [started, committed]
+        after = advance(state, [committed])
+        hand_id = uuid.uuid4().hex
+        messages = event_messages(hand_id, 0, events, after)
+        self.store.start_hand(
+            ruleset=started.ruleset,
+            hand_no=started.hand_no,
+            session_id=self.session_id,
+            dealer=started.dealer,
+            hand_id=hand_id,
+            events=[e.to_dict() for e in events],
+            outbox=self.outlet.outbox(messages),
+            parlour=self.parlour,
+            table_id=self.table,
+            clock_synced=clock_synced(),
+        )
+        self._started_at = time.monotonic()
+        self.hand_id, self.state, self.log = hand_id, after, events
+        self.outlet.committed(messages)
+        log.info(
+            "hand opened, dice committed",
+            hand_id=hand_id,
+            hand_no=started.hand_no,
+            dealer=started.dealer,
+            commitment=committed.commitment,
+        )
+        return hand_id
+
+    def start_hand(self, order: tuple[int, ...] | None, *, walls_known: bool = False) -> str:
+        """The walls of the open hand (``order``: the lift order as tile ids, if known);
+        opens the hand first when none waits for them (its commitment then says whether
+        the walls were already known: ``walls_known`` or an order)."""
+        if not self.awaiting_walls:
+            self.open_hand(before_walls=order is None and not walls_known)
+        state, hand_id = self.state, self.hand_id
+        assert state is not None and hand_id is not None
+        shuffled = apply(state, Shuffle(order))
+        if isinstance(shuffled, Rejection):
+            log.warning("lift order refused; wall order unknown", why=str(shuffled))
+            shuffled = apply(state, Shuffle(None))
+            assert not isinstance(shuffled, Rejection)
+        self._started_at = time.monotonic()  # (the hand is played from its walls)
+        self._commit(hand_id, state, list(shuffled))
+        self.last_order = self.state.order if self.state is not None else None
+        log.info("hand started", hand_id=hand_id, hand_no=state.started.hand_no)
+        return hand_id
+
+    def submit(self, action: Action) -> list[Event] | Rejection:
+        state, hand_id = self.state, self.hand_id
+        if state is None or hand_id is None:
+            return Rejection("no_hand", "还没开局 (no hand in progress)")
+        result = apply(state, action)
+        if isinstance(result, Rejection):
+            return result
+        if self._batch is not None:
+            self.state = advance(state, result)
+            self._batch.extend(result)
+        else:
+            self._commit(hand_id, state, result)
+        return result
+
+    def staff_act(self, make: Callable[[RoundState], list[Event]]) -> list[Event]:
+        """An act of a person on the hand in progress: ``make`` (an ``engine.round.staff``
+        function) makes its events from the state, or raises ``StaffInputError`` naming
+        the field, nothing stored. Stored, then published, like any move; the session
+        totals follow it (a finish or a void closes the hand as a win would)."""
+        state, hand_id = self.state, self.hand_id
+        if state is None or hand_id is None or self._batch is not None:
+            raise StaffInputError("hand: no hand in progress")
+        if state.finished:
+            return self._amend(hand_id, state, make(state))
+        events = make(state)
+        after = advance(state, events)
+        if not any(isinstance(e, Settled) for e in events):
+            self.session.follow(state, after)  # (a settlement: ``_close`` records it)
+        self._commit(hand_id, state, events)
+        log.info("staff act", hand_id=hand_id, events=[e.type for e in events])
+        return events
+
+    def _amend(self, hand_id: str, state: RoundState, events: list[Event]) -> list[Event]:
+        """An act on the hand just settled (no hand has started since): stored with its
+        new settlement, published, the session following it, its handlog sent again."""
+        after = advance(state, events)
+        settlement = after.settlement
+        if settlement is None:
+            raise StaffInputError("undo: that would reopen a closed hand; correct or void it")
+        self.session.follow(state, after)
+        seq = len(self.log)
+        messages = event_messages(hand_id, seq, events, after)
+        settled = next((e for e in events if isinstance(e, Settled)), None)
+        if settled is not None:
+            messages += settlement_messages(
+                hand_id,
+                settlement,
+                session_id=self.session_id,
+                hand_no=after.started.hand_no,
+                totals=list(self.session.totals),
+            )
+        record, stored = self._store_amended(hand_id, after, events, messages)
+        self.outlet.committed(messages)
+        log.info("staff act on the settled hand", hand_id=hand_id, events=[e.type for e in events])
+        self._send_handlog(record, stored)
+        return events
+
+    def _store_amended(
+        self, hand_id: str, after: RoundState, events: list[Event], messages: list[Message]
+    ) -> tuple[HandRecord, dict[str, Any]]:
+        """Append ``events`` to the settled hand with its standing settlement (``after``'s)
+        and ``messages``, in one transaction; the record and the settlement as stored."""
+        assert after.settlement is not None
+        result, winner, discarder = hand_result(after)
+        stored = after.settlement.as_dict()
+        record = self.store.amend_finished(
+            hand_id,
+            [e.to_dict() for e in events],
+            expected_seq=len(self.log),
+            settlement=stored,
+            result=result,
+            winner=winner,
+            discarder=discarder,
+            hand_net=[plain(n) for n in hand_net(after)],
+            outbox=self.outlet.outbox(messages),
+        )
+        self.state = after
+        self.log.extend(events)
+        return record, stored
+
+    def close_session(
+        self, audit: Audit, cause: Literal["staff", "cutoff"], terms: CashoutTerms
+    ) -> dict[str, Any]:
+        """Close the session after its last hand, settled: the ``session_closed`` event
+        is appended to that hand with the cash-out's public message in one transaction,
+        then the session ends in the store and the hand's log goes to the hub again. The
+        next hand starts a new session. Returns the cash-out (money and fee included)."""
+        if self.session_id is None:
+            raise StaffInputError("session: closed already; the next hand starts a new one")
+        if self.session.hand_no == 0:
+            raise StaffInputError("session: no hand played in it yet, nothing to cash out")
+        if self.unplayed:
+            self._back_to_last_hand()
+        state, hand_id, session_id = self.state, self.hand_id, self.session_id
+        if session_id is None or state is None or hand_id is None:
+            raise StaffInputError("session: no hand played in it yet, nothing to cash out")
+        if state.settlement is None:
+            raise StaffInputError("hand: a hand is in progress; finish or void it, then close")
+        terms_in_force = terms.model_dump(exclude={"cutoff"})
+        events = staff.close_session(state, audit, cause, terms_in_force)
+        after = advance(state, events)
+        hands = self.store.list_hands(session_id=session_id, status="finished", limit=MAX_HANDS)
+        started = self.store.get_session(session_id).started_at
+        closed = events[0].to_dict()
+        full = cashout(
+            session_id,
+            hands,
+            terms=terms,
+            started_at=started,
+            ended_at=datetime.fromisoformat(audit.at),
+            closed=closed,
+        )
+        messages = event_messages(hand_id, len(self.log), events, after)
+        messages.append(("cashout", public_cashout(full)))
+        record, settlement = self._store_amended(hand_id, after, events, messages)
+        self.store.end_session(session_id)
+        self.session_id = None
+        self.outlet.committed(messages)
+        log.info("session closed", session_id=session_id, cause=cause, by=audit.by)
+        self._send_handlog(record, settlement)
+        return full
+
+    def _back_to_last_hand(self) -> None:
+        """A hand started but not played (walls up, dice at most; on a table without
+        readers the dealer's roll starts it) when the session closes: it is aborted and
+        the session's last finished hand is current again, to close on."""
+        assert self.hand_id is not None
+        self._abort(self.hand_id, "本场已结束 (the session closed before this hand was played)")
+        self.hand_id, self.state, self.log = None, None, []
+        hands = self.store.list_hands(session_id=self.session_id, status="finished", limit=1)
+        if hands:
+            events = _log_of(self.store.load_hand(hands[0].id))
+            self.hand_id, self.log, self.state = hands[0].id, events, fold(events)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Actions submitted inside are stored (and published) together when it ends: one
+        transaction for, say, three passes and the draw that implied them. The state moves
+        on at each submit; nothing is published before the commit."""
+        if self._batch is not None or self.state is None or self.hand_id is None:
+            yield
+            return
+        before, hand_id = self.state, self.hand_id
+        self._batch = []
+        try:
+            yield
+        finally:
+            events, self._batch = self._batch, None
+            if events:
+                self.state = before
+                self._commit(hand_id, before, events)
+
+    def _commit(self, hand_id: str, state: RoundState, events: list[Event]) -> None:
+        events = self._with_reveal(state, events)
+        after = advance(state, events)
+        seq = len(self.log)
+        messages = event_messages(hand_id, seq, events, after)
+        settled = next((e for e in events if isinstance(e, Settled)), None)
+        if settled is not None:
+            messages += self._settlement_messages(hand_id, after, settled)
+        self.store.append(
+            hand_id,
+            [e.to_dict() for e in events],
+            expected_seq=seq,
+            outbox=self.outlet.outbox(messages),
+            durable=not all(isinstance(e, WITNESSED) for e in events),
+        )
+        self.state = after
+        self.log.extend(events)
+        self.outlet.committed(messages)
+        if settled is not None:
+            self._close(settled, published=True)
+
+    @staticmethod
+    def _with_reveal(state: RoundState, events: list[Event]) -> list[Event]:
+        """Events that settle the hand carry its dice seed out after them."""
+        commit = state.dice_commit
+        if commit is None or state.dice_seed is not None:
+            return events
+        if not any(isinstance(e, Settled) for e in events):
+            return events
+        return [*events, DiceSeedRevealed(commit.seed)]
+
+    def _settlement_messages(
+        self, hand_id: str, state: RoundState, settled: Settled
+    ) -> list[Message]:
+        settlement = settlement_from_dict(settled.settlement)
+        totals = [a + b for a, b in zip(self.session.totals, settlement.net, strict=True)]
+        messages = settlement_messages(
+            hand_id,
+            settlement,
+            session_id=self.session_id,
+            hand_no=state.started.hand_no,
+            totals=totals,
+        )
+        if state.started.hand_no == 1:  # a new session's first result: the last cash-out goes
+            messages.append(("cashout", {}))
+        return messages
+
+    def _close(self, settled: Settled, *, published: bool = False) -> None:
+        """The hand is over: settle it in the store, move the session on, send its log."""
+        state, hand_id = self.state, self.hand_id
+        assert state is not None and hand_id is not None
+        settlement: Settlement = settlement_from_dict(settled.settlement)
+        messages: list[Message] = []
+        if not published:  # resumed between the Settled event and this: say it now
+            messages = self._settlement_messages(hand_id, state, settled)
+        result, winner, discarder = hand_result(state)
+        stored = settlement.as_dict()
+        moved = hand_net(state)
+        record = self.store.record_settlement(
+            hand_id,
+            stored,
+            result=result,
+            winner=winner,
+            discarder=discarder,
+            outbox=self.outlet.outbox(messages),
+            hand_net=None if moved == settlement.net else [plain(n) for n in moved],
+            played_s=None if self._started_at is None else time.monotonic() - self._started_at,
+        )
+        self._started_at = None
+        self.session.record(settlement)
+        self.played += 1
+        self.last_finished = True
+        self.outlet.committed(messages)
+        log.info(
+            "hand settled",
+            hand_id=hand_id,
+            result=result,
+            net=[number(n) for n in settlement.net],
+            totals=[number(t) for t in self.session.totals],
+        )
+        self._send_handlog(record, stored)
+
+    def _send_handlog(self, hand: HandRecord, settlement: dict[str, Any]) -> None:
+        # From the log in memory: it is what the store holds (appended before folding).
+        events = [e.to_dict() for e in self.log]
+        acts = hand_seat_acts(self.store.engine, hand.id)
+        payload = handlog_of(
+            hand, events, settlement, parlour=self.parlour, table=self.table, seat_acts=acts
+        )
+        self.store.enqueue(self.outlet.outbox([("handlog", payload)]))
+        self.outlet.committed([])

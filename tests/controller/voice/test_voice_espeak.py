@@ -1,0 +1,127 @@
+"""espeak-ng says every announcement the table can make: a WAV with sound in it (sox's
+``stat``), every character read in Mandarin (never spelled out as English letters)."""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.config import VoiceSettings
+from controller.table.alerts import AlertKind, PublicAlert
+from controller.voice.espeak import espeak_command, render
+from controller.voice.phrases import announcements
+from engine.simulation import play_session
+from firmware_bridge.rfid.zones import Zone, ZoneKind
+
+ROOT = Path(__file__).resolve().parents[3]
+SETTINGS = VoiceSettings(enabled=True)
+
+
+def every_text() -> list[str]:
+    """What the table may say: simulated hands of several rulesets, and every alert."""
+    messages: list[tuple[str, object]] = []
+    for ruleset in ("xingguo", "lianhua", "chongji", "yongfeng"):
+        for hand in play_session(ruleset, 3, random.Random(ruleset)):
+            messages += [("events", {"event": e.public_dict()}) for e in hand.log]
+            messages.append(("settlement", hand.settlement.as_dict()))
+    zones = (Zone(ZoneKind.HAND, 2), Zone(ZoneKind.POOL))
+    for kind in AlertKind:
+        alert = PublicAlert(kind, 1, zones, reader=3, have=15, want=14, device="/dev/ttyUSB0")
+        messages.append(("alerts", alert.as_dict()))
+    return sorted({a.text for a in announcements(messages)})
+
+
+def sox_stat(wav: bytes) -> dict[str, float]:
+    done = subprocess.run(
+        ["sox", "-t", "wav", "-", "-n", "stat"], input=wav, capture_output=True, check=True
+    )
+    found = re.findall(r"^(.+?):\s+(-?[0-9.]+)$", done.stderr.decode(), re.MULTILINE)
+    return {k.strip(): float(v) for k, v in found}
+
+
+def test_every_announcement_renders_to_sound() -> None:
+    texts = every_text()
+    assert len(texts) > 40
+    for text in texts:
+        stat = sox_stat(render(SETTINGS, text))
+        assert stat["Length (seconds)"] > 0.3, text
+        assert stat["RMS     amplitude"] > 0.02, text
+        assert stat["Maximum amplitude"] > 0.2, text
+
+
+def test_every_character_is_read_in_mandarin() -> None:
+    """Debian's ``cmn`` voice reads most characters' pinyin as English ("ba one"); the
+    voice the settings name must not switch to another language anywhere."""
+    texts = every_text()
+    command = [c for c in espeak_command(SETTINGS) if c != "--stdout"]
+    for text in texts:
+        done = subprocess.run(
+            [*command, "-q", "-x"], input=text.encode(), capture_output=True, check=True
+        )
+        phonemes = done.stdout.decode()
+        assert "(en)" not in phonemes, (text, phonemes)
+
+
+def test_the_volume_setting_is_louder_or_softer() -> None:
+    soft = sox_stat(render(VoiceSettings(volume=10), "骰子 三 五 八点"))
+    loud = sox_stat(render(VoiceSettings(volume=60), "骰子 三 五 八点"))
+    assert loud["RMS     amplitude"] > 2 * soft["RMS     amplitude"]
+
+
+def mjtable(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli", "say", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def test_say_test_writes_a_sample_with_sound(tmp_path: Path) -> None:
+    wav = tmp_path / "sample.wav"
+    done = mjtable("--test", "--wav", str(wav))
+    assert done.returncode == 0, done.stderr
+    stat = sox_stat(wav.read_bytes())
+    assert stat["Length (seconds)"] > 3 and stat["RMS     amplitude"] > 0.02
+
+
+def test_say_plays_through_the_configured_player(tmp_path: Path) -> None:
+    import os
+
+    heard = tmp_path / "heard.wav"
+    player = f'["sh", "-c", "cat > {heard}"]'
+    done = mjtable("骰子 三 五 八点", env=os.environ | {"MJTABLE_VOICE__PLAYER": player})
+    assert done.returncode == 0, done.stderr
+    assert heard.read_bytes()[:4] == b"RIFF"
+    assert sox_stat(heard.read_bytes())["RMS     amplitude"] > 0.02
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [((), "give TEXT or --test"), (("x", "--test"), "give TEXT or --test")],
+)
+def test_say_needs_a_text_or_the_test(args: tuple[str, ...], error: str) -> None:
+    done = mjtable(*args)
+    assert done.returncode == 2 and error in done.stderr
+
+
+def test_say_names_a_missing_player(tmp_path: Path) -> None:
+    import os
+
+    done = mjtable("测试", env=os.environ | {"MJTABLE_VOICE__PLAYER": '["no-such-player"]'})
+    assert done.returncode == 1 and "no-such-player is not installed" in done.stderr
+
+
+def test_say_tells_what_the_player_said_when_it_fails() -> None:
+    import os
+
+    player = '["sh", "-c", "echo no such card >&2; exit 3"]'
+    done = mjtable("测试", env=os.environ | {"MJTABLE_VOICE__PLAYER": player})
+    assert done.returncode == 1 and "no such card" in done.stderr
