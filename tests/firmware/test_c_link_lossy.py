@@ -1,5 +1,5 @@
 """The firmware's C link against the Python host link in simulated time: the scenario of
-tests/firmware_bridge/test_link_lossy.py (10,000 messages each way, 1 % byte corruption,
+tests/firmware_bridge/protocol/test_link_lossy.py (10,000 messages each way, 1 % byte corruption,
 1 % frames dropped, 1 % duplicated, byte-at-a-time) with the C link as the board, plus
 the host's bad-input cases (a host restarting mid-session, a host that never acks).
 
@@ -13,9 +13,9 @@ import random
 from typing import cast
 
 from firmware_bridge.protocol import Link, LinkSettings, LinkState, Role
+from tests.firmware_bridge.lossy_channel import COUNT, messages_for
 
 from ..firmware_bridge.lossy_channel import Damage, Simulation
-from ..firmware_bridge.test_link_lossy import COUNT, _messages
 from .c_link import CLink
 
 
@@ -25,7 +25,7 @@ def _simulation(host: Link, board: CLink, seed: int, damage: Damage) -> Simulati
 
 def _exchange(sim: Simulation, count: int, *, limit: float) -> None:
     a, b = sim.a, sim.b
-    to_b, to_a = _messages("pi", count), _messages("board", count)
+    to_b, to_a = messages_for("pi", count), messages_for("board", count)
     sent = {"a": 0, "b": 0}
     got_a, got_b = len(sim.got_a), len(sim.got_b)
 
@@ -75,7 +75,7 @@ def test_host_restarts_mid_session_at_least_once_then_exactly_once() -> None:
     # The host process restarts: a new session, nothing remembered.
     sim.a = Link(LinkSettings(role=Role.HOST), session=0x3333)
     sim.got_a.clear()
-    board.send(_messages("board", 1)[0], sim.now)
+    board.send(messages_for("board", 1)[0], sim.now)
     sim.run_until(lambda: sim.a.state is LinkState.UP and sim.got_a and board.idle, limit=30.0)
     assert board.counters.peer_restarts == 1
     assert board.peer_session == 0x3333
@@ -88,7 +88,7 @@ def test_host_that_never_acks_fails_the_link_keeps_messages_and_recovers() -> No
     sim = _simulation(host, board, 4, Damage())
     sim.run_until(lambda: board.state is LinkState.UP and host.state is LinkState.UP, limit=10)
     sim.ab.connected = False  # the host still hears the board but nothing it says arrives
-    msgs = _messages("board", 20)
+    msgs = messages_for("board", 20)
     for msg in msgs:
         board.send(msg, sim.now)
     sim.run_until(lambda: board.state is LinkState.FAILED, limit=60.0)

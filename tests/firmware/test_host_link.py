@@ -1,5 +1,5 @@
 """The firmware's host build as a process on a pty against the Python host link, in real
-time: the scenario of tests/firmware_bridge/test_link_lossy.py between them.
+time: the scenario of tests/firmware_bridge/protocol/test_link_lossy.py between them.
 
 The firmware runs in echo mode: every message it delivers it sends back, so one run checks
 both directions, each exactly once and in order: 10,000 messages each way over a line that
@@ -31,9 +31,9 @@ from firmware_bridge.protocol import (
     Status,
     TableState,
 )
+from tests.firmware_bridge.lossy_channel import COUNT, messages_for
 
 from ..firmware_bridge.lossy_channel import Damage, LossyChannel
-from ..firmware_bridge.test_link_lossy import COUNT, _messages
 from .host_firmware import HostFirmware, pump
 
 # Ten times the board's line rate: the same bytes and damage, a tenth of the wall time.
@@ -64,7 +64,7 @@ def _run(
     link = Link(host_config, session=0x1111)
     to_fw = LossyChannel(rng, damage, baud=BAUD, latency=0.001)
     from_fw = LossyChannel(rng, damage, baud=BAUD, latency=0.001)
-    sent = _messages("pi", count)
+    sent = messages_for("pi", count)
     queued = 0
 
     def done(got: list[Message], now: float) -> bool:

@@ -11,7 +11,16 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from firmware_bridge.protocol import Link, Message
+from firmware_bridge.protocol import (
+    ButtonPress,
+    DisplayText,
+    Inventory,
+    Link,
+    Message,
+    SeatButton,
+    Status,
+    TableState,
+)
 
 
 @dataclass
@@ -121,3 +130,24 @@ class Simulation:
         while not (done() if callable(done) else done):
             self.step()
             assert self.now - start < limit, "simulation did not converge"
+
+
+COUNT = 10_000
+"""Messages each way in the lossy-line runs (the Python link, the C link, both together)."""
+
+
+def messages_for(side: str, count: int) -> list[Message]:
+    """``count`` messages of every kind the line carries, their texts naming ``side``."""
+    out: list[Message] = []
+    for i in range(count):
+        kind = i % 10
+        if kind == 0:
+            uids = tuple((i * 16 + k).to_bytes(8, "big") for k in range(12))
+            out.append(Inventory(reader=1, zone=i % 7, uids=uids))
+        elif kind == 1:
+            out.append(ButtonPress(seat=i % 4, button=SeatButton(1 + i % 6)))
+        elif kind == 2:
+            out.append(Status(TableState(i % 5), faults=(i % 65536,)))
+        else:
+            out.append(DisplayText(target=i % 5, text=f"{side} {i}"))
+    return out

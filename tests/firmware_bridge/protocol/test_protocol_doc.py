@@ -7,7 +7,7 @@ from pathlib import Path
 
 from firmware_bridge.protocol import FrameDecoder, cobs_encode, decode_message
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "protocol.md"
 
 
 def _examples() -> list[tuple[bytes, bytes]]:

@@ -16,9 +16,8 @@ from firmware_bridge.rfid.zones import Zone, ZoneKind
 from firmware_bridge.sim import MoveTag, ScriptedDriver, SimSettings, VirtualTable
 from firmware_bridge.sim.table import CodecName
 from firmware_bridge.table_events import DeviceState, ReaderBack, ReaderSilent
-
-from .sim_helpers import bridge_agrees, deal, hand, running
-from .sim_helpers import until as _until
+from tests.firmware_bridge.sim_helpers import bridge_agrees, deal, hand, running
+from tests.firmware_bridge.sim_helpers import until as _until
 
 
 async def until(condition: Callable[[], bool], what: str = "", seconds: float = 20.0) -> None:

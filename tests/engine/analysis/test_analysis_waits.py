@@ -128,3 +128,14 @@ def test_shanten_examples() -> None:
     assert shanten(parse_kinds("19m 19p 19s ESWNCF 5m"), options=yao) == 1
     jing = frozenset({parse_kind("5m")})
     assert shanten(parse_kinds("123p 456p 789p 12s 5m 5m"), wild=jing) == 0
+
+
+def test_a_hand_only_a_fifth_copy_completes_is_ready_not_complete_where_none_is_allowed() -> None:
+    # 567p 555p 中中中中 + the 精 (东) and 789m melded: the 精 would be a fifth 中 or 5p
+    concealed = parse_kinds("5675p 55p 7777z 1z")
+    melds = (Meld(MeldType.CHOW, tuple(parse_kinds("789m"))),)
+    wild = frozenset(parse_kinds("12z"))
+    strict = ShapeOptions(fifth_copy=False)
+    assert not is_win(counts_of(concealed), wild, strict, melds)
+    assert shanten(concealed, melds, wild, strict) == 0
+    assert shanten(concealed, melds, wild, ShapeOptions()) == -1  # a fifth copy allowed

@@ -36,8 +36,7 @@ from firmware_bridge.table_events import (
     ReaderSilent,
     TableStatus,
 )
-
-from .sim_helpers import bridge_agrees, deal, hand, running, until
+from tests.firmware_bridge.sim_helpers import bridge_agrees, deal, hand, running, until
 
 DISCARDS_0 = Zone(ZoneKind.DISCARDS, 0)
 MELDS_1 = Zone(ZoneKind.MELDS, 1)

@@ -5,38 +5,12 @@ from __future__ import annotations
 import random
 
 from firmware_bridge.protocol import (
-    ButtonPress,
-    DisplayText,
-    Inventory,
     Link,
     LinkSettings,
     LinkState,
-    Message,
     Role,
-    SeatButton,
-    Status,
-    TableState,
 )
-
-from .lossy_channel import Damage, Simulation
-
-COUNT = 10_000
-
-
-def _messages(side: str, count: int) -> list[Message]:
-    out: list[Message] = []
-    for i in range(count):
-        kind = i % 10
-        if kind == 0:
-            uids = tuple((i * 16 + k).to_bytes(8, "big") for k in range(12))
-            out.append(Inventory(reader=1, zone=i % 7, uids=uids))
-        elif kind == 1:
-            out.append(ButtonPress(seat=i % 4, button=SeatButton(1 + i % 6)))
-        elif kind == 2:
-            out.append(Status(TableState(i % 5), faults=(i % 65536,)))
-        else:
-            out.append(DisplayText(target=i % 5, text=f"{side} {i}"))
-    return out
+from tests.firmware_bridge.lossy_channel import COUNT, Damage, Simulation, messages_for
 
 
 def test_10k_messages_each_way_exactly_once_in_order_over_damaged_line() -> None:
@@ -45,7 +19,7 @@ def test_10k_messages_each_way_exactly_once_in_order_over_damaged_line() -> None
     a = Link(LinkSettings(role=Role.HOST), session=0x1111)
     b = Link(LinkSettings(role=Role.TABLE_BOARD), session=0x2222)
     sim = Simulation(a, b, rng, damage)
-    to_b, to_a = _messages("pi", COUNT), _messages("board", COUNT)
+    to_b, to_a = messages_for("pi", COUNT), messages_for("board", COUNT)
     sent = {"a": 0, "b": 0}
 
     def feed() -> bool:
