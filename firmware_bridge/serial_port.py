@@ -81,7 +81,7 @@ class _DirectReadTransport(serial_asyncio_fast.SerialTransport):
     system calls a reader frame, 650 frames a second on an idle table. Errors end the
     connection as they did there: EIO of a hung-up pty, and a readable device that returns
     nothing. It replaces only the library's ``_read_ready``; should a release rename it,
-    reads fall back to pyserial's, which tests/firmware_bridge/test_rfid_transport.py
+    reads fall back to pyserial's, which tests/firmware_bridge/rfid/test_rfid_transport.py
     (an idle zone...) would catch.
     """
 
