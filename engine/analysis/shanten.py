@@ -2,7 +2,9 @@
 
 Wildcards count as free tiles. Standard shape: per section, the most natural tiles that fit
 into g sets and p pairs (a memoised table), combined over the four sections; the tiles
-still missing are drawn or filled by wildcards.
+still missing are drawn or filled by wildcards. Those counts know no limit per kind: where
+a wildcard may not stand for a fifth copy (``fifth_copy`` off), a hand they call complete
+is asked of ``is_win``, and one that only a fifth copy completes is counted ready.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from engine.analysis.special import (
 )
 from engine.analysis.standard import honor_section
 from engine.analysis.suit_tables import Section, usable
-from engine.analysis.win import DEFAULT_OPTIONS, split_wild
+from engine.analysis.win import DEFAULT_OPTIONS, is_win, split_wild
 from engine.hand import Meld, MeldType, Shape, ShapeOptions
 from engine.tiles import counts_of
 
@@ -136,7 +138,10 @@ def shanten(
     if not needs:
         return 99
     floor = -1 if len(concealed) == target else 0
-    return max(floor, min(needs) - 1)
+    best = max(floor, min(needs) - 1)
+    if best == -1 and not options.fifth_copy and not is_win(counts, wild, options, melds):
+        return 0
+    return best
 
 
 def _concealed_needs(
