@@ -2,16 +2,19 @@
 stored terms and who set them, a change is saved and survives a reload, the printable
 cash-out of the open session counts with it; a value the API refuses shows its message as
 text and stores nothing; staff see the terms and cannot change them.
+
+Set MJTABLE_SCREENSHOTS=docs/screenshots to refresh the screenshot docs/players.md shows.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from controller.store import EventStore
 from controller.store.owners import CashoutTerms, OwnerAccounts
 from controller.table.hand_keeper import HandKeeper
-from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
+from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_cashout_browser import site  # noqa: F401 (a fixture)
 from tests.controller.web.test_staff_api import PASSWORD
 
@@ -49,6 +52,7 @@ def test_the_owner_sets_the_cash_out_terms_on_the_form(
     browser: Any,  # noqa: F811
     site: tuple[str, HandKeeper],  # noqa: F811
     store: EventStore,
+    tmp_path: Path,
 ) -> None:
     url, keeper = site
     session_id = keeper.session_id  # open: its sheet counts with the terms in force
@@ -86,6 +90,8 @@ def test_the_owner_sets_the_cash_out_terms_on_the_form(
     page.wait_for_selector("#terms-form")
     assert _value(page, "#terms-point") == "0.5" and _value(page, "#terms-fee") == "15"
     assert _value(page, "#terms-fee-per") == "hour" and _value(page, "#terms-cutoff") == "06:00"
+    page.wait_for_selector("#terms-changed:has-text('boss')")
+    _shot(page, tmp_path, "owner-terms")
 
     # the open session's printable cash-out counts with them
     sheet = page.context.new_page()  # the owner's login (its cookie)
