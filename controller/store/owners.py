@@ -188,6 +188,16 @@ class OwnerAccounts:
     def set_cashout_terms(self, terms: CashoutTerms, by: str) -> None:
         self._set("cashout", terms, by)
 
+    def cashout_terms_changed(self) -> tuple[str, datetime | None]:
+        """Who set the terms last and when (("", None): nobody yet)."""
+        with self.engine.connect() as c:
+            row = c.execute(
+                select(OWNER_SETTINGS.c.updated_by, OWNER_SETTINGS.c.updated_at).where(
+                    OWNER_SETTINGS.c.name == "cashout"
+                )
+            ).first()
+        return ("", None) if row is None else (row.updated_by or "", row.updated_at)
+
     def _setting(self, name: str, model: type[Setting]) -> tuple[Setting, str]:
         with self.engine.connect() as c:
             row = c.execute(

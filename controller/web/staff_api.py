@@ -367,3 +367,14 @@ def put_policy(policy: StaffPolicy, owner: Owner, ctx: Ctx) -> StaffPolicy:
 def put_cashout_terms(terms: CashoutTerms, owner: Owner, ctx: Ctx) -> CashoutTerms:
     ctx.owners.set_cashout_terms(terms, owner.name)
     return ctx.owners.cashout_terms()[0]
+
+
+class TermsChange(BaseModel):
+    by: str | None = Field(description="The owner who set the terms last (null: nobody yet)")
+    at: datetime | None
+
+
+@owner_router.get("/cashout-terms/last-change", summary="Who set the cash-out terms last, and when")
+def cashout_terms_change(owner: Owner, ctx: Ctx) -> TermsChange:
+    by, at = ctx.owners.cashout_terms_changed()
+    return TermsChange(by=by or None, at=at)

@@ -1,7 +1,7 @@
 /* The owners' pages: login, tables, a table's hand log (filters, exports, totals and charts)
    and a finished hand's replay, step by step with all four hands. Hash routes:
    #/  #/t/<table>?<filters>  #/h/<hand>  #/members (members' records, links, leaderboards)
-   #/f/<table>?<filters> (the fairness report)  */
+   #/f/<table>?<filters> (the fairness report)  #/terms (the cash-out terms; staff: read only)  */
 "use strict";
 
 (() => {
@@ -31,6 +31,12 @@
       some_flagged: "有异常：请查看此桌", alpha_note: "误报率 {a}（Bonferroni：每项 {e}）",
       t_faces: "骰子点数", t_sums: "两骰之和", t_seat_wins: "各位胡牌", t_dealer_streak: "最长连庄",
       dealer_rate: "庄家胡牌率", flips: "翻精位置", rolls: "掷骰次数",
+      terms: "结算条款", point_value: "每分金额（1 分 = ?）", currency: "货币", table_fee: "台费",
+      fee_per: "台费计法", fee_none: "不收台费", cutoff: "每日结算时间", save: "保存", saved: "已保存",
+      saving: "保存中…", fee_missing: "table_fee: 请填写台费金额（或选“不收台费”）",
+      changed_by: "最近修改：{by} · {at}", never_changed: "还没有人设置过（默认：只计分，不收台费，不自动结算）",
+      terms_hint: "每分金额留空：只计分。结算时间留空：只由员工结束牌局。时间为本机当地时间（时:分）。",
+      read_only: "只有老板可以修改结算条款。",
     },
     en: {
       brand: "Hand logs", login: "Log in", name: "Name", password: "Password", logout: "Log out",
@@ -59,6 +65,12 @@
       some_flagged: "Flagged: look at this table", alpha_note: "false-alarm rate {a} (Bonferroni: {e} each)",
       t_faces: "Dice faces", t_sums: "Sums of two dice", t_seat_wins: "Wins per seat", t_dealer_streak: "Longest dealer streak",
       dealer_rate: "Dealer win rate", flips: "精 positions", rolls: "Rolls",
+      terms: "Cash-out terms", point_value: "Point value (1 pt = ?)", currency: "Currency", table_fee: "Table fee",
+      fee_per: "Fee per", fee_none: "no fee", cutoff: "Daily cut-off", save: "Save", saved: "Saved",
+      saving: "Saving…", fee_missing: "table_fee: give the fee's amount (or choose “no fee”)",
+      changed_by: "Last changed by {by} · {at}", never_changed: "Nobody has set them yet (the default: points only, no fee, no cut-off)",
+      terms_hint: "Point value empty: points only. Cut-off empty: only staff close sessions. The cut-off is the table's local time (HH:MM).",
+      read_only: "Only an owner may change the cash-out terms.",
     },
   };
   const T = (k, vars) => {
@@ -115,7 +127,7 @@
 
   async function showTables() {
     const tables = await api("/api/v1/tables");
-    $("main").innerHTML = `<h1>${T("tables")}</h1><p><a class="btn" id="members-link" href="#/members">${T("members")}</a></p><div class="panel"><table class="grid-table" id="tables">
+    $("main").innerHTML = `<h1>${T("tables")}</h1><p><a class="btn" id="members-link" href="#/members">${T("members")}</a> <a class="btn" id="terms-link" href="#/terms">${T("terms")}</a></p><div class="panel"><table class="grid-table" id="tables">
       <thead><tr><th>${T("table")}</th><th>${T("status")}</th><th>${T("hands")}</th><th>${T("open")}</th><th>${T("sessions")}</th><th>${T("last")}</th></tr></thead><tbody>${
         tables.map((t) => `<tr><td><a href="#/t/${encodeURIComponent(t.table_id)}">${esc(t.parlour ? t.parlour + " · " : "")}${esc(t.table_id)}</a></td>
           <td><span class="status-dot ${t.status}"></span>${T(t.status)}${t.current ? ` · ${MJ.t("hand_no", { n: t.current.hand_no })} ${MJ.t("phase_" + t.current.phase)}` : ""}</td>
@@ -287,6 +299,75 @@
     });
   }
 
+  /** The cash-out terms (docs/players.md, "Cash-out"): what a point is worth, the table fee
+      and what it is per, the daily cut-off. Owners change them; staff see them (the API's
+      own rule). The API judges every value: its message shows as text, and a refused
+      change stores nothing. */
+  async function showTerms(me) {
+    const owner = me.role === "owner";
+    const terms = await api("/api/v1/staff/cashout-terms");
+    const fees = [["", T("fee_none")], ...["hand", "hour", "session"].map((p) => [p, MJ.t("fee_" + p)])];
+    const ro = owner ? "" : "disabled";
+    $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › ${T("terms")}</div>
+      <h1>${T("terms")}</h1>
+      <form class="panel filters" id="terms-form" novalidate>
+        <label>${T("point_value")}<input id="terms-point" inputmode="decimal" size="10" ${ro}></label>
+        <label>${T("currency")}<input id="terms-currency" size="4" maxlength="8" ${ro}></label>
+        <label>${T("table_fee")}<input id="terms-fee" inputmode="decimal" size="8" ${ro}></label>
+        <label>${T("fee_per")}<select id="terms-fee-per" ${ro}>${fees.map(([v, l]) => `<option value="${v}">${l}</option>`).join("")}</select></label>
+        <label>${T("cutoff")}<input id="terms-cutoff" size="6" placeholder="06:00" ${ro}></label>
+        ${owner ? `<button class="btn primary" type="submit" id="terms-save">${T("save")}</button>` : ""}
+        <span class="error" id="terms-state" data-state=""></span>
+      </form>
+      <p class="muted" id="terms-changed">${owner ? "" : T("read_only")}</p>
+      <p class="muted">${T("terms_hint")}</p>`;
+    const fill = (t) => {
+      $("terms-point").value = t.point_value ?? "";
+      $("terms-currency").value = t.currency ?? "";
+      $("terms-fee").value = t.table_fee ?? "";
+      $("terms-fee-per").value = t.table_fee === null || t.table_fee === undefined ? "" : t.fee_per;
+      $("terms-cutoff").value = t.cutoff ?? "";
+    };
+    const state = (name, text) => {
+      $("terms-state").dataset.state = name;
+      $("terms-state").className = name === "failed" ? "error" : "muted";
+      $("terms-state").textContent = text;
+    };
+    const changed = async () => {
+      const c = await api("/api/v1/owner/cashout-terms/last-change");
+      $("terms-changed").textContent = c.by ? T("changed_by", { by: c.by, at: when(c.at) }) : T("never_changed");
+    };
+    fill(terms);
+    if (!owner) return;
+    await changed();
+    // A number as typed, else the text itself: the API names what is wrong with it.
+    const number = (s) => (s.trim() === "" ? null : Number.isFinite(Number(s)) ? Number(s) : s.trim());
+    $("terms-form").addEventListener("input", () => state("", ""));
+    $("terms-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const per = $("terms-fee-per").value;
+      const fee = per ? number($("terms-fee").value) : null;
+      if (per && fee === null) { state("failed", T("fee_missing")); return; }
+      const cutoff = $("terms-cutoff").value.trim();
+      const body = {
+        point_value: number($("terms-point").value), currency: $("terms-currency").value.trim() || "元",
+        table_fee: fee, fee_per: per || terms.fee_per || "session", cutoff: cutoff || null,
+      };
+      const save = $("terms-save");
+      state("saving", T("saving"));
+      save.disabled = true;
+      try {
+        fill(await api("/api/v1/owner/cashout-terms", { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }));
+        state("saved", T("saved"));
+        await changed();
+      } catch (err) {
+        if (err.message !== "unauthorised") state("failed", err.message); // (else: the login form)
+      } finally {
+        save.disabled = false;
+      }
+    });
+  }
+
   async function showHand(handId) {
     const [detail, rp] = await Promise.all([
       api(`/api/v1/hands/${encodeURIComponent(handId)}`),
@@ -348,6 +429,7 @@
       else if (parts[0] === "h" && parts[1]) await showHand(parts[1]);
       else if (parts[0] === "members") await showMembers();
       else if (parts[0] === "f" && parts[1]) await showFairness(parts[1], query);
+      else if (parts[0] === "terms") await showTerms(me);
       else await showTables();
     } catch (err) {
       if (err.message !== "unauthorised") $("main").innerHTML = `<div class="panel error">${T("error")}: ${esc(err.message)}</div>`;

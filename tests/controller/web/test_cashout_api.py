@@ -117,6 +117,27 @@ def test_staff_close_the_session_and_get_the_fewest_transfers(
     assert keeper.session_id not in (None, session_id)
 
 
+def test_the_owners_see_who_set_the_terms_last(
+    client: TestClient,  # noqa: F811
+    keeper: HandKeeper,
+) -> None:
+    staff, owner = _auth(client, "ann"), _auth(client, "boss")
+    last = "/api/v1/owner/cashout-terms/last-change"
+    assert client.get(last, headers=owner).json() == {"by": None, "at": None}
+    assert client.get(last, headers=staff).status_code == 403
+    assert client.get("/api/v1/staff/cashout-terms", headers=staff).json()["table_fee"] is None
+    before = datetime.now(UTC).replace(microsecond=0)
+    terms = {"point_value": 1, "table_fee": 5, "fee_per": "hour", "cutoff": "06:00"}
+    assert client.put("/api/v1/owner/cashout-terms", json=terms, headers=owner).status_code == 200
+    changed = client.get(last, headers=owner).json()
+    assert changed["by"] == "boss" and datetime.fromisoformat(changed["at"]) >= before
+    # refused: nothing stored, the last change stands
+    r = client.put("/api/v1/owner/cashout-terms", json=terms | {"table_fee": -5}, headers=owner)
+    assert r.status_code == 422 and r.json()["detail"].startswith("table_fee:")
+    assert client.get(last, headers=owner).json() == changed
+    assert client.get("/api/v1/staff/cashout-terms", headers=staff).json()["table_fee"] == 5
+
+
 def test_a_hand_in_play_keeps_the_session_open(
     client: TestClient,  # noqa: F811
     keeper: HandKeeper,
