@@ -5,6 +5,12 @@ detail (``controller.table.alerts``).
 An observation no rule explains may be a move half reported; it becomes an alert only if
 it is still unexplained ``grace`` seconds later (a tile in two zones, a tile where it
 should not be or missing, a seat with the wrong count: 相公).
+
+While the hand waits for staff (``held``) its own discrepancies are not alerted: the one
+"waiting for staff" notice says the table no longer follows it, and what the readers see
+meanwhile (the players play on, a tile comes and goes) would only say so again and again.
+What staff need whatever the hand (a reader, the board, a tag that is no tile of the set)
+still goes out; once staff end the hand nothing of it is remembered.
 """
 
 from __future__ import annotations
@@ -28,6 +34,18 @@ QUIET_PHASES = (Phase.SETTLE, Phase.DONE)
 MAX_ONCE = 4096
 """Causes remembered as alerted once (tags, refused actions) per wall; beyond, the oldest
 may be alerted again (the service's AlertGate sums repeats up)."""
+HAND_KINDS = frozenset(
+    {
+        AlertKind.XIANGGONG,
+        AlertKind.DUPLICATE_TAG,
+        AlertKind.TILE_MISPLACED,
+        AlertKind.TILE_MISSING,
+        AlertKind.REFUSED,
+        AlertKind.FALSE_WIN,
+    }
+)
+"""The kinds that say the hand's play and the table's picture disagree: quiet while the
+hand waits for staff (the readers' picture is then no longer applied to it)."""
 _BEFORE_PLAY = (Phase.SHUFFLE, Phase.BREAK_DICE, Phase.SECOND_DICE, Phase.DEAL)
 
 
@@ -48,6 +66,7 @@ class TrackerAlerts:
         self._once: dict[Hashable, None] = {}  # insertion-ordered: the oldest go first
         self._since: dict[Hashable, float] = {}
         self._alerted: set[Hashable] = set()
+        self._held = False
 
     def reset(self) -> None:
         """A new wall: what was alerted for the old one may be alerted again."""
@@ -55,7 +74,21 @@ class TrackerAlerts:
         self._since.clear()
         self._alerted.clear()
 
+    @property
+    def held(self) -> bool:
+        """The hand waits for staff (``Tracker.held``): its ``HAND_KINDS`` are not alerted."""
+        return self._held
+
+    @held.setter
+    def held(self, held: bool) -> None:
+        if self._held and not held:
+            self.reset()  # staff ended the hand: nothing of it carries over to the next
+        self._held = held
+
     def now(self, alert: Alert) -> None:
+        if self._held and alert.kind in HAND_KINDS:
+            log.debug("alert kept back: the hand waits for staff", kind=alert.kind.value)
+            return
         self._sink(alert)  # (logged where it goes out: a flood is summed up first)
 
     def once(self, key: Hashable, alert: Alert) -> None:

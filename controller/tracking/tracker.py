@@ -26,7 +26,9 @@ readers' first scans the table's.
 Nothing here raises on bad input. An observation no rule explains waits; if it is still
 unexplained after ``grace`` seconds it becomes an alert (a tile in two zones, a tile where
 it should not be or missing, a seat with the wrong count: 相公). Unknown tags, fifth
-copies, 诈胡 and silent readers are alerted at once. Sans-IO: time comes in as ``now``.
+copies, 诈胡 and silent readers are alerted at once. While the hand waits for staff
+(``held``) nothing more is applied to it and its discrepancies are not alerted
+(``controller.tracking.problems.HAND_KINDS``). Sans-IO: time comes in as ``now``.
 
 The parts live in ``controller.tracking``: the table's picture, the button queue, the
 moves, the alerts. This class feeds them the reports and runs one reconciling step at a
@@ -113,12 +115,21 @@ class Tracker:
         self._window: tuple[object, ...] | None = None
         self._window_since = 0.0
         self._board_down = False
-        self.held = False
-        """The hand waits for staff (``TableService``: unexplained too long): the picture
-        is still kept and alerts still raised, but no move, button, timeout or roll is
-        applied to the hand; what the readers saw since may be wrong, staff decide."""
         self.on_card: Callable[[int | None, Card], None] | None = None
         """A member's card read on a seat's hand zone (``controller.table.seating``)."""
+
+    @property
+    def held(self) -> bool:
+        """The hand waits for staff (``TableService``: unexplained too long): the picture
+        is still kept, but no move, button, timeout or roll is applied to the hand (what
+        the readers saw since may be wrong, staff decide), and its discrepancies are not
+        alerted (``TrackerAlerts.held``). Released (staff ended it): the next hand starts
+        with no alert memory of this one."""
+        return self.alerts.held
+
+    @held.setter
+    def held(self, held: bool) -> None:
+        self.alerts.held = held
 
     @property
     def observed(self) -> frozenset[Zone]:

@@ -9,24 +9,40 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from controller.process.metrics import Metrics
 from controller.store import EventStore
 from engine.round.state import Phase
 from engine.tiles import KIND_LABELS
+from firmware_bridge.rfid.inventory import TagIn
 from firmware_bridge.sim import TileSet
 from firmware_bridge.table_events import LiftOrder, ReaderBack, ReaderSilent
 from tests.controller.alert_helpers import alert_table
-from tests.controller.tracking.test_tracker import discards, hand
+from tests.controller.tracking.test_tracker import GRACE, discards, hand
 
+DISCREPANCIES = {"xianggong", "duplicate_tag", "tile_misplaced", "tile_missing"}
+"""What the readers' picture of a hand, against the hand, is alerted as after the grace."""
+WINDOW = 10.0
 NOTICE = "2号读卡器无响应：请工作人员手动结束本局 (reader 2 silent: finish this hand by hand)"
 
 
 class Live:
     def __init__(self) -> None:
         self.status: list[dict[str, Any]] = []
+        self.alerts: list[dict[str, Any]] = []
 
     def publish(self, topic: str, payload: Any) -> None:
         if topic == "status":
             self.status.append(payload)
+        elif topic == "alerts":
+            self.alerts.append(payload)
+
+
+class Beeper:
+    def __init__(self) -> None:
+        self.beeps = 0
+
+    def beep(self, on_time: float = 0.1, off_time: float = 0.1, n: int = 1) -> None:
+        self.beeps += 1
 
 
 class Shown:
@@ -101,3 +117,90 @@ def test_the_next_hand_on_walls_up_as_staff_end_one_is_not_held_for_the_old_wall
     service.tick(t.at())
     assert live.status[-1] == {"state": "online"}
     assert not t.tracker.held
+
+
+def _counted(metrics: Metrics) -> dict[str, float]:
+    """``mjtable_alerts_total`` by kind."""
+    return {
+        s.labels["kind"]: s.value
+        for m in metrics.registry.collect()
+        if m.name == "mjtable_alerts"
+        for s in m.samples
+        if s.name == "mjtable_alerts_total"
+    }
+
+
+def test_a_hand_waiting_for_staff_raises_no_more_alerts_of_its_discrepancies(
+    tmp_path: Path,
+) -> None:
+    """The one notice says the hand waits for staff: what the readers see of it meanwhile
+    (the players play on, a tile comes and goes, each standing for several grace times)
+    is not alerted again and again, not counted, stored, published or beeped. A reader
+    that goes silent or a stranger's tag still is; and once staff end the hand the next
+    one is alerted as ever."""
+    store = EventStore.open(f"sqlite:///{tmp_path / 'mjtable.db'}")
+    live, metrics = Live(), Metrics()
+    registry = TileSet(0, KIND_LABELS).registry()
+    t, service = alert_table(store, registry, live=live, window=WINDOW, metrics=metrics)
+    service.alerts.beeper = beeper = Beeper()
+    service.board = Shown()
+    service.keeper.state = None  # type: ignore[misc]  # (the display's text: not asked here)
+    t.to_play()
+    service.handle(ReaderSilent(2, hand(1), t.now, t.now), t.at())
+    service.tick(t.at(service.options.stuck_after))
+    assert t.tracker.held and [a.kind for a in store.alerts_of("h1")] == ["reader_silent"]
+
+    def discrepancies() -> list[str]:
+        return [a.kind for a in store.alerts_of("h1") if a.kind in DISCREPANCIES]
+
+    def tick_for(seconds: float) -> None:
+        end = t.now + seconds
+        while t.now < end:
+            service.tick(t.at(0.25))
+
+    # the dealer discards (not applied: the seat holds one tile less than the hand says),
+    # a tile of seat 2's read in seat 3's discards too, and the discard comes and goes
+    counted = _counted(metrics)
+    tile = t.state.hands[0][0]
+    t.move(tile, hand(0), discards(0))
+    t.tag_in(discards(3), t.state.hands[2][0])
+    for _ in range(4):
+        tick_for(GRACE * 2)
+        t.tag_out(discards(0), tile)
+        tick_for(GRACE * 2)
+        t.tag_in(discards(0), tile)
+    tick_for(WINDOW)  # (any summary the gate holds goes out)
+    assert discrepancies() == []
+    assert [m for m in live.alerts if m["kind"] in DISCREPANCIES] == []
+    assert _counted(metrics) == counted  # the counter stays flat
+    assert beeper.beeps == 1  # (the silent reader's)
+    assert live.status[-1]["hand"] == "waiting_for_staff"  # the one notice stands
+
+    # what staff need whatever the hand still goes out
+    service.handle(ReaderSilent(3, hand(2), t.now, t.now), t.at())
+    stranger = b"\xe0\x04\x00\x00\x00\x00\x00\x01"
+    service.handle(TagIn(discards(1), stranger, t.now), t.at())
+    assert [a.kind for a in store.alerts_of("h1")] == [
+        "reader_silent",
+        "reader_silent",
+        "unknown_tag",
+    ]
+    assert beeper.beeps == 3
+
+    # staff end the hand; the next hand starts on a new wall and is alerted as ever
+    service.keeper.in_progress = False  # type: ignore[misc]
+    service.tick(t.at())
+    service.handle(ReaderBack(2, hand(1), t.now), t.at())
+    service.handle(ReaderBack(3, hand(2), t.now), t.at())
+    t.new_wall(2)
+    service.keeper.hand_id, service.keeper.in_progress = "h2", True  # type: ignore[misc]
+    service.tick(t.at())
+    assert not t.tracker.held
+    t.to_play()
+    tick_for(GRACE + 1)
+    assert store.alerts_of("h2") == []
+    t.tag_in(discards(3), t.state.hands[2][0])  # a tile in two zones, for the grace time
+    tick_for(GRACE + 1)
+    raised = sorted(a.kind for a in store.alerts_of("h2"))
+    assert raised == ["duplicate_tag", "tile_misplaced", "xianggong"]  # (seat 2 holds 12)
+    assert all(_counted(metrics)[k] == counted.get(k, 0) + 1 for k in raised)

@@ -38,6 +38,15 @@ def discards(seat: int) -> Zone:
     return Zone(ZoneKind.DISCARDS, seat)
 
 
+def shuffled(wall_seed: int) -> EnginePort:
+    """A xingguo hand, seat 0 the dealer, on a wall shuffled by ``wall_seed``."""
+    port = EnginePort(RoundState(HandStarted("xingguo", dealer=0)))
+    order = list(range(136))
+    random.Random(wall_seed).shuffle(order)
+    assert not isinstance(port.submit(Shuffle(tuple(order))), Rejection)
+    return port
+
+
 class Table:
     """A tracker on a xingguo hand with a known wall, and helpers to report moves."""
 
@@ -47,10 +56,7 @@ class Table:
         wall_seed: int = 1,
         sink: Callable[[Alert], None] | None = None,
     ) -> None:
-        self.port = EnginePort(RoundState(HandStarted("xingguo", dealer=0)))
-        order = list(range(136))
-        random.Random(wall_seed).shuffle(order)
-        assert not isinstance(self.port.submit(Shuffle(tuple(order))), Rejection)
+        self.port = shuffled(wall_seed)
         self.alerts: list[Alert] = []
         book = TagBook(registry or TileSet(0, KIND_LABELS).registry())
         self.tracker = Tracker(
@@ -64,6 +70,15 @@ class Table:
             settings=TrackerSettings(grace=GRACE, claim_timeout=5.0),
         )
         self.now = 0.0
+
+    def new_wall(self, wall_seed: int) -> None:
+        """The tiles go back into the machine (the bridge lets every tag go) and the next
+        hand starts on a new wall, as the service has it on a new build."""
+        self.port = self.tracker.port = shuffled(wall_seed)
+        for tile in range(len(UIDS)):
+            for zone in self.tracker.picture.zones_of(tile):
+                self.tag_out(zone, tile)
+        self.tracker.reset_table()
 
     @property
     def state(self) -> RoundState:
@@ -245,6 +260,29 @@ def test_a_hand_reader_back_reports_its_zone_again() -> None:
     t.tag_in(hand(0), t.state.hands[0][0])  # its first scan again: one tile of fourteen
     t.wait(GRACE * 2)
     assert {"reader_silent", "xianggong"} <= set(t.kinds())  # the hand is judged again
+
+
+def test_a_held_hand_alerts_none_of_its_discrepancies_and_released_starts_afresh() -> None:
+    """Held (the service's stuck check), the hand's discrepancies stay quiet however long
+    they stand, a silent reader does not; released (staff ended the hand: the service
+    releases it as the next hand starts), the tracker remembers nothing of them: one still
+    standing is alerted once it has stood for the grace time again."""
+    t = Table()
+    t.to_play()
+    t.tracker.held = True
+    t.tag_in(discards(3), t.state.hands[2][0])  # read in seat 3's discards and seat 2's hand
+    t.move(t.state.hands[0][0], hand(0), discards(0))  # the dealer plays on: not applied
+    t.wait(GRACE * 5)
+    assert t.kinds() == []
+    t.tracker.observe(ReaderSilent(9, discards(1), None, t.now), t.at())
+    t.tracker.observe(ReaderBack(9, discards(1), t.now), t.at())
+    assert t.kinds() == ["reader_silent"]
+
+    t.tracker.held = False
+    t.wait(GRACE / 2)
+    assert t.kinds() == ["reader_silent"]
+    t.wait(GRACE)
+    assert "duplicate_tag" in t.kinds()
 
 
 def _claim_wall(same: int) -> tuple[Table, int, list[int]]:
