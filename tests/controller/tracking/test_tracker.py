@@ -10,10 +10,10 @@ import random
 from collections.abc import Callable
 
 from controller.config import TrackerSettings
-from controller.sim.reader_trial import EnginePort
 from controller.table.dealer_guide import due_roll
 from controller.table.dice import DiceRoller
 from controller.table.tags import TagBook
+from controller.tracking.engine_port import EnginePort
 from controller.tracking.tracker import Alert, Tracker
 from engine.round.actions import Rejection, Shuffle
 from engine.round.events import HandStarted
