@@ -60,17 +60,21 @@ MAX_NAME = 10  # characters of a display name said
 MAX_PLAYERS_SAID = 6
 MAX_TRANSFERS_SAID = 5
 MAX_POINTS = 10**6  # a larger amount is not a session's: not said
+CASHOUT_WAIT = 60.0  # s: play is over, the cash-out is still news behind the last 结算
 
 
 @dataclass(frozen=True, slots=True)
 class Announcement:
     """One thing to say. ``key``: a newer announcement with the same key supersedes an
-    older one still waiting (a corrected settlement, a flood's summary)."""
+    older one still waiting (a corrected settlement, a flood's summary). ``wait``: seconds
+    it may wait for its turn when longer than the settings' ``max_age`` (what play does
+    not overtake: the cash-out, said after the last hand's settlement)."""
 
     kind: Kind
     text: str
     hand_id: str | None = None
     key: str | None = None
+    wait: float = 0.0
 
 
 def announcements(messages: Sequence[tuple[str, Any]]) -> list[Announcement]:
@@ -254,4 +258,5 @@ def cashout_announcement(payload: Mapping[str, Any]) -> Announcement | None:
     if len(transfers) > MAX_TRANSFERS_SAID:
         pays.append(f"另有{len(transfers) - MAX_TRANSFERS_SAID}笔")
     text = "本场结算：" + "，".join(nets) + ("；" + "，".join(pays) if pays else "")
-    return Announcement("cashout", text, None, key=f"cashout {payload.get('session_id')}")
+    key = f"cashout {payload.get('session_id')}"
+    return Announcement("cashout", text, None, key, wait=CASHOUT_WAIT)

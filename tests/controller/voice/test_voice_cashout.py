@@ -37,7 +37,7 @@ from tests.controller.service_helpers import (
     recording,
     until,
 )
-from tests.controller.voice.test_voice import ALL_ON, voice
+from tests.controller.voice.test_voice import ALL_ON, Clock, dice, voice
 from tests.controller.voice_helpers import RecordingSink
 
 AUDIT = Audit("ann", "staff", "2026-12-03T21:00:00+00:00", "打烊")
@@ -172,6 +172,25 @@ def test_the_cashout_is_not_said_in_quiet_hours() -> None:
         announcer.close()
     assert sink.said == [SAID]
     assert announcer.dropped["quiet"] == 1
+
+
+def test_the_cashout_waits_out_the_last_settlement_said() -> None:
+    """Staff close the session as the last hand's nets are being said: the cash-out is
+    said after them, however long they take (within a minute); a roll would be stale."""
+    clock, sink = Clock(), RecordingSink()
+    announcer = Announcer(voice(max_age=5.0), sink, clock=clock)
+    try:
+        sink.hold.clear()
+        announcer.hear([("settlement", {"hand_id": "h", "net": [2, -2, 0, 0]})])
+        assert sink.playing.wait(GUARD)
+        announcer.hear([dice(1, 2), ("cashout", PAYLOAD)])
+        clock.now = 30.0
+        sink.hold.set()
+        assert announcer.wait_idle(GUARD)
+    finally:
+        announcer.close()
+    assert sink.said == ["结算 1号位 加2 2号位 减2 3号位 零 4号位 零", SAID]
+    assert announcer.dropped["stale"] == 1
 
 
 def test_a_long_cashout_is_bounded_the_rest_left_to_the_display() -> None:
