@@ -402,6 +402,9 @@ class VoiceKinds(_Section):
     """The alerts' public text."""
     discard: bool = False
     """Each discarded tile (an automatic table's call-out; off: it talks all hand long)."""
+    cashout: bool = True
+    """A session's cash-out when it closes: each player's net (by name, or seat), who pays
+    whom."""
 
 
 class VoiceSettings(_Section):

@@ -2,7 +2,8 @@
 
     Outlet.committed ──hear()──> [bounded queue] ──(its own thread)──> AudioSink.play
        (table loop)   filters:                 drops: older than max_age,
-                      kind off, quiet hours          superseded (same key), oldest when full
+                      kind off, quiet hours          (or its own longer wait),
+                                                     superseded (same key), oldest when full
 
 ``hear`` takes a lock held only to append or pop (never while speaking), so play never
 waits on the loudspeaker; speaking is slow (a second or two) and runs in a thread whose
@@ -116,7 +117,8 @@ class Announcer:
                 if self._closing:
                     return None
                 queued = self._queue.popleft()
-                if self.clock() - queued.at > self.settings.max_age:
+                max_age = max(self.settings.max_age, queued.announcement.wait)
+                if self.clock() - queued.at > max_age:
                     self._drop("stale")
                     continue
                 self._speaking = True

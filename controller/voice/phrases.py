@@ -12,13 +12,18 @@ the settings' ``[voice.speak]`` that turns it on or off.
     流局                              exhausted
     结算 1号位 加12 2号位 减4 …      settlement
     注意 <the alert's public text>    alerts
+    本场结算：王五 加30，2号位 减30；2号位 付 王五 30    cashout (the session's)
 
-Seats are said 1–4, as the stickers on the table number them.
+Seats are said 1–4, as the stickers on the table number them; a player of the cash-out
+by the display name the display shows (``public_cashout``: names, never an id or a card),
+or the seat when a guest.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -37,6 +42,7 @@ Kind = Literal[
     "settlement",
     "alerts",
     "discard",
+    "cashout",
 ]
 
 _NUMERALS = "零一二三四五六七八九十"
@@ -48,17 +54,27 @@ _ZONE = re.compile(r"(?<![A-Za-z])(hand|melds|discards|pool|jing)(?::(\d))?(?![A
 # Mandarin voice would read it as pinyin
 _LATIN = re.compile(r"[A-Za-z/][A-Za-z0-9/_.:@-]*")
 MAX_TEXT = 200  # characters: an announcement is a call-out, never a page
+# The cash-out, said in full for a table's four players, bounded for a session of many
+# (members who came and went): the rest is on the display.
+MAX_NAME = 10  # characters of a display name said
+MAX_PLAYERS_SAID = 6
+MAX_TRANSFERS_SAID = 5
+MAX_POINTS = 10**6  # a larger amount is not a session's: not said
+CASHOUT_WAIT = 60.0  # s: play is over, the cash-out is still news behind the last 结算
 
 
 @dataclass(frozen=True, slots=True)
 class Announcement:
     """One thing to say. ``key``: a newer announcement with the same key supersedes an
-    older one still waiting (a corrected settlement, a flood's summary)."""
+    older one still waiting (a corrected settlement, a flood's summary). ``wait``: seconds
+    it may wait for its turn when longer than the settings' ``max_age`` (what play does
+    not overtake: the cash-out, said after the last hand's settlement)."""
 
     kind: Kind
     text: str
     hand_id: str | None = None
     key: str | None = None
+    wait: float = 0.0
 
 
 def announcements(messages: Sequence[tuple[str, Any]]) -> list[Announcement]:
@@ -75,6 +91,8 @@ def announcements(messages: Sequence[tuple[str, Any]]) -> list[Announcement]:
             said = settlement_announcement(payload, hand_id)
         elif name == "alerts":
             said = alert_announcement(payload, hand_id)
+        elif name == "cashout":
+            said = cashout_announcement(payload)
         if said is not None:
             out.append(said)
     return out
@@ -148,12 +166,21 @@ def event_announcement(event: Mapping[str, Any], hand_id: str | None) -> Announc
     return None
 
 
-def _amount(n: object) -> str:
+def _points(n: object) -> str | None:
+    """``abs(n)`` as said: 12, 3点5, 0点25 (espeak-ng drops the 点 of "3.5"); None for
+    what is no amount (not a number, not finite, beyond ``MAX_POINTS``)."""
     if not isinstance(n, int | float) or isinstance(n, bool):
+        return None
+    if not math.isfinite(n) or abs(n) > MAX_POINTS:
+        return None
+    return f"{abs(n):.2f}".rstrip("0").rstrip(".").replace(".", "点")
+
+
+def _amount(n: object) -> str:
+    text = _points(n)
+    if text is None or not isinstance(n, int | float):
         return "?"
-    whole, half = divmod(abs(n), 1)
-    text = f"{int(whole)}" + (f"点{round(half * 10)}" if half else "")  # 3点5: "3.5" loses 点
-    return "零" if n == 0 else f"加{text}" if n > 0 else f"减{text}"
+    return "零" if text == "0" else f"加{text}" if n > 0 else f"减{text}"
 
 
 def settlement_announcement(payload: Mapping[str, Any], hand_id: str | None) -> Announcement:
@@ -181,3 +208,55 @@ def alert_announcement(payload: Mapping[str, Any], hand_id: str | None) -> Annou
     text = "注意 " + " ".join(said.split())[:MAX_TEXT]
     key = f"alert {payload.get('kind')} {payload.get('seat')}"
     return Announcement("alerts", text, hand_id, key)
+
+
+def spoken_name(name: object) -> str:
+    """A display name as said: its letters, digits and marks (NFKC: a full-width Ｗ is W,
+    ① is 1), anything else a space, at most ``MAX_NAME`` characters; "" when nothing is
+    left to say (emoji, punctuation). Only letters reach espeak-ng: no ``[[`` (its
+    phoneme input) nor anything it could take for markup."""
+    if not isinstance(name, str):
+        return ""
+    text = unicodedata.normalize("NFKC", name[: 4 * MAX_NAME])
+    kept = "".join(c if unicodedata.category(c)[0] in "LNM" else " " for c in text)
+    said = " ".join(kept.split())[:MAX_NAME].strip()
+    return said if any(unicodedata.category(c)[0] in "LN" for c in said) else ""
+
+
+def cashout_announcement(payload: Mapping[str, Any]) -> Announcement | None:
+    """A session's cash-out (``controller.table.cashout.public_cashout``): each player's
+    net, then who pays whom; None for the display's clearing (``{}``) or a payload that
+    does not hold together (a player neither named nor seated, an amount that is none)."""
+    players, transfers = payload.get("players"), payload.get("transfers")
+    if not isinstance(players, list) or not players or not isinstance(transfers, list):
+        return None
+
+    def who(i: object) -> str:
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(players):
+            return ""
+        p = players[i]
+        return (
+            "" if not isinstance(p, Mapping) else spoken_name(p.get("name")) or seat(p.get("seat"))
+        )
+
+    nets: list[str] = []
+    for i, p in enumerate(players[:MAX_PLAYERS_SAID]):
+        name, net = who(i), _amount(p.get("net") if isinstance(p, Mapping) else None)
+        if not name or net == "?":
+            return None
+        nets.append(f"{name} {net}")
+    if len(players) > MAX_PLAYERS_SAID:
+        nets.append(f"另有{len(players) - MAX_PLAYERS_SAID}人")
+    pays: list[str] = []
+    for t in transfers[:MAX_TRANSFERS_SAID]:
+        if not isinstance(t, Mapping):
+            return None
+        payer, payee, points = who(t.get("from")), who(t.get("to")), _points(t.get("points"))
+        if not payer or not payee or points is None:
+            return None
+        pays.append(f"{payer} 付 {payee} {points}")
+    if len(transfers) > MAX_TRANSFERS_SAID:
+        pays.append(f"另有{len(transfers) - MAX_TRANSFERS_SAID}笔")
+    text = "本场结算：" + "，".join(nets) + ("；" + "，".join(pays) if pays else "")
+    key = f"cashout {payload.get('session_id')}"
+    return Announcement("cashout", text, None, key, wait=CASHOUT_WAIT)

@@ -12,14 +12,18 @@ from pathlib import Path
 import pytest
 
 from controller.config import VoiceSettings
+from controller.process.metrics import Metrics
 from controller.table.alerts import AlertKind, PublicAlert
-from controller.voice.espeak import espeak_command, render
+from controller.voice.announcer import Announcer
+from controller.voice.espeak import EspeakSink, espeak_command, render
 from controller.voice.phrases import announcements
 from engine.simulation import play_session
 from firmware_bridge.rfid.zones import Zone, ZoneKind
+from tests.controller.voice.test_voice_cashout import PAYLOAD
 
 ROOT = Path(__file__).resolve().parents[3]
 SETTINGS = VoiceSettings(enabled=True)
+CASHOUT = PAYLOAD  # (a session's cash-out: members by name, guests by seat, halves)
 
 
 def every_text() -> list[str]:
@@ -33,6 +37,7 @@ def every_text() -> list[str]:
     for kind in AlertKind:
         alert = PublicAlert(kind, 1, zones, reader=3, have=15, want=14, device="/dev/ttyUSB0")
         messages.append(("alerts", alert.as_dict()))
+    messages.append(("cashout", CASHOUT))
     return sorted({a.text for a in announcements(messages)})
 
 
@@ -65,6 +70,69 @@ def test_every_character_is_read_in_mandarin() -> None:
         )
         phonemes = done.stdout.decode()
         assert "(en)" not in phonemes, (text, phonemes)
+
+
+def test_the_cashout_renders_to_sound() -> None:
+    (said,) = announcements([("cashout", CASHOUT)])
+    assert said.text.startswith("本场结算：王五")
+    stat = sox_stat(render(SETTINGS, said.text))
+    assert stat["Length (seconds)"] > 3, said.text  # seven parts: a few seconds
+    assert stat["RMS     amplitude"] > 0.02 and stat["Maximum amplitude"] > 0.2
+
+
+ODD_NAMES = [
+    "Tom Lee",
+    "12345678901234",
+    "😀🀄",
+    "[[h@'loU]]",
+    "-v en --stdout",
+    "<speak>王五</speak>",
+    "محمد",
+    "김철수",
+    "Z\u0301\u0302\u0303a\u0300\u0301l\u0327go",
+    "\u202e五王",
+]
+
+
+def one_named(name: str, n: int = 0) -> dict[str, object]:
+    """A cash-out whose first player is ``name``, paid by the guest at 2号位."""
+    players = [
+        {"seat": 0, "name": name, "net": 5},
+        {"seat": 1, "name": None, "net": -5},
+        {"seat": 2, "name": None, "net": 0},
+        {"seat": 3, "name": None, "net": 0},
+    ]
+    transfers = [{"from": 1, "to": 0, "points": 5}]
+    return {"session_id": f"s{n}", "players": players, "transfers": transfers}
+
+
+@pytest.mark.parametrize("name", ODD_NAMES)
+def test_an_odd_display_name_is_said_with_sound(name: str) -> None:
+    (said,) = announcements([("cashout", one_named(name))])
+    stat = sox_stat(render(SETTINGS, said.text))
+    assert stat["Length (seconds)"] > 1 and stat["RMS     amplitude"] > 0.02, said.text
+
+
+def test_odd_display_names_never_stop_the_voice(tmp_path: Path) -> None:
+    """Every odd name's cash-out through the announcer, the real espeak-ng and a player
+    (one that keeps the WAVs): each said, none failed."""
+    heard = tmp_path / "heard.wav"
+    player = {"player": ["sh", "-c", f"cat >> {heard}"], "max_age": 600.0, "queue": 20}
+    settings = SETTINGS.model_copy(update=player)
+    metrics = Metrics()
+    announcer = Announcer(settings, EspeakSink(settings), metrics=metrics)
+    try:
+        for n, name in enumerate(ODD_NAMES):
+            announcer.hear([("cashout", one_named(name, n))])
+        assert announcer.wait_idle(120.0)
+    finally:
+        announcer.close()
+    fates = {
+        fate: metrics.registry.get_sample_value("mjtable_voice_announcements_total", {"fate": fate})
+        for fate in ("said", "failed")
+    }
+    assert fates == {"said": len(ODD_NAMES), "failed": None}
+    assert heard.read_bytes()[:4] == b"RIFF"
 
 
 def test_the_volume_setting_is_louder_or_softer() -> None:
