@@ -22,6 +22,12 @@ NICE = ["nice", "-n", "19"]
 TIMEOUT = 30.0  # s; a call-out is a few seconds, a hung sound card must not hold the voice
 
 
+def as_text(text: str) -> bytes:
+    """What espeak-ng is given: ``text`` read as text. On its input ``[[...]]`` is raw
+    phonemes, whatever the voice; the brackets are taken out, so no text can bring them."""
+    return text.replace("[[", " ").replace("]]", " ").encode()
+
+
 def espeak_command(settings: VoiceSettings) -> list[str]:
     """espeak-ng reading its standard input, writing a WAV to its standard output."""
     amplitude = str(settings.volume * 2)  # espeak-ng's amplitude: 0-200
@@ -32,7 +38,7 @@ def render(settings: VoiceSettings, text: str) -> bytes:
     """The WAV of ``text``; raises ``OSError`` (no espeak-ng) or ``CalledProcessError``."""
     done = subprocess.run(
         espeak_command(settings),
-        input=text.encode(),
+        input=as_text(text),
         capture_output=True,
         timeout=TIMEOUT,
         check=True,
@@ -79,7 +85,7 @@ class EspeakSink:
             espeak.stdout.close()  # the player's now
         try:
             with espeak.stdin:
-                espeak.stdin.write(text.encode())
+                espeak.stdin.write(as_text(text))
             _, err = player.communicate(timeout=TIMEOUT)
             espeak.wait(timeout=TIMEOUT)
         except (subprocess.TimeoutExpired, OSError):

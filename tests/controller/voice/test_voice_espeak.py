@@ -193,3 +193,9 @@ def test_say_tells_what_the_player_said_when_it_fails() -> None:
     player = '["sh", "-c", "echo no such card >&2; exit 3"]'
     done = mjtable("测试", env=os.environ | {"MJTABLE_VOICE__PLAYER": player})
     assert done.returncode == 1 and "no such card" in done.stderr
+
+
+def test_no_text_reaches_espeak_as_raw_phonemes() -> None:
+    # espeak-ng reads ``[[...]]`` on its input as phonemes: a text is said as text
+    settings = VoiceSettings()
+    assert render(settings, "[[h@'loU]]") == render(settings, "  h@'loU  ")
