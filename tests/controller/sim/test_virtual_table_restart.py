@@ -19,6 +19,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,20 @@ BETWEEN_HANDS = (
     " AND NOT EXISTS (SELECT 1 FROM hands WHERE status = 'open')"
 )
 HANDS = "SELECT id, hand_no, status, session_id, table_seq FROM hands ORDER BY table_seq"
+
+
+def _stopped(pid: int) -> None:
+    """Returns once every thread of ``pid`` is stopped (SIGSTOP is delivered, not done)."""
+    for _ in range(5000):
+        try:
+            tasks = Path(f"/proc/{pid}/task").iterdir()
+            states = [(t / "stat").read_text().rsplit(")", 1)[1].split()[0] for t in tasks]
+        except FileNotFoundError:  # a thread ended while being looked at
+            continue
+        if all(state in "Tt" for state in states):
+            return
+        time.sleep(0.001)
+    raise AssertionError(f"process {pid} did not stop")
 
 
 def _url(db: Path) -> str:
@@ -117,7 +132,18 @@ def test_killed_and_started_again_the_session_goes_on_through_staff(
         async with recording(mosquitto.port) as rec:
             first = start("first")
             try:
-                await wait("the moment to kill", lambda: _query(db, killed), first)
+
+                def frozen_at_the_moment() -> bool:
+                    # Stopped while its store is looked at, so the state seen is the state
+                    # killed: a poll then a kill would race the next hand opening.
+                    first.send_signal(signal.SIGSTOP)
+                    _stopped(first.pid)
+                    there = bool(_query(db, killed))
+                    if not there:
+                        first.send_signal(signal.SIGCONT)
+                    return there
+
+                await wait("the moment to kill", frozen_at_the_moment, first)
                 first.send_signal(signal.SIGKILL)
                 first.wait(30)
             finally:
