@@ -389,7 +389,11 @@ class TermsChange(BaseModel):
     at: datetime | None
 
 
-@owner_router.get("/cashout-terms/last-change", summary="Who set the cash-out terms last, and when")
+@owner_router.get(
+    "/cashout-terms/last-change",
+    responses={401: {"model": Problem}, 403: {"model": Problem}},
+    summary="Who set the cash-out terms last, and when",
+)
 def cashout_terms_change(owner: TableOwner, ctx: Ctx) -> TermsChange:
     by, at = ctx.owners.cashout_terms_changed()
     return TermsChange(by=by or None, at=at)
