@@ -26,6 +26,7 @@ from tests.controller.service_helpers import play_at_keeper
 from tests.controller.web.helpers import bearer
 from tests.controller.web.server import serve
 from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
+from tests.controller.web.test_cashout_terms_browser import owner_page
 from tests.controller.web.test_staff_api import PASSWORD
 
 
@@ -138,17 +139,9 @@ def test_the_owners_page_on_the_hub_offers_no_terms_form(
     live = LiveHub()
     settings = WebAppSettings(hub=True, parlour="p1", table="hub", secret_key=b"h" * 32)
     with serve(create_app(hub_store, live, settings), live) as url:
-        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{url}/owner?lang=en")
-        page.fill("#login-name", "boss")
-        page.fill("#login-password", PASSWORD)
-        page.click("#login-submit")
-        page.wait_for_selector("#members-link")
+        page = owner_page(browser, url, "boss", "?lang=en#/", "#members-link")
         assert page.query_selector("#terms-link") is None
         page.goto(f"{url}/owner?lang=en#/terms")
         page.wait_for_selector("#terms-at-table")
         assert "each table's own" in page.eval_on_selector("#terms-at-table", "e => e.textContent")
         assert page.query_selector("#terms-form") is None
-        assert not errors
