@@ -109,6 +109,15 @@ class CashoutTerms(BaseModel):
     cutoff: str | None = Field(default=None, pattern=TIME_OF_DAY)
 
 
+class Leaderboards(BaseModel):
+    """The owners' switch for the members' leaderboards (docs/players.md, "Records"): off
+    until they switch it on. Only ``true`` itself is on (strict: no 1, no "yes")."""
+
+    model_config = ConfigDict(strict=True)  # (extra fields a later version wrote: ignored)
+
+    enabled: bool = False
+
+
 class OwnerAccounts:
     """Owners in the event store's database (the ``owners`` table, migration 0002)."""
 
@@ -190,10 +199,24 @@ class OwnerAccounts:
 
     def cashout_terms_changed(self) -> tuple[str, datetime | None]:
         """Who set the terms last and when (("", None): nobody yet)."""
+        return self._changed("cashout")
+
+    def leaderboards(self) -> tuple[Leaderboards, str]:
+        """The leaderboards' switch, and the owner who set it last ("" if none did)."""
+        return self._setting("leaderboards", Leaderboards)
+
+    def set_leaderboards(self, switch: Leaderboards, by: str) -> None:
+        self._set("leaderboards", switch, by)
+
+    def leaderboards_changed(self) -> tuple[str, datetime | None]:
+        """Who switched the leaderboards last and when (("", None): nobody yet)."""
+        return self._changed("leaderboards")
+
+    def _changed(self, name: str) -> tuple[str, datetime | None]:
         with self.engine.connect() as c:
             row = c.execute(
                 select(OWNER_SETTINGS.c.updated_by, OWNER_SETTINGS.c.updated_at).where(
-                    OWNER_SETTINGS.c.name == "cashout"
+                    OWNER_SETTINGS.c.name == name
                 )
             ).first()
         return ("", None) if row is None else (row.updated_by or "", row.updated_at)

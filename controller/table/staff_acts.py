@@ -21,7 +21,7 @@ from engine.round.events import STAFF_ACT_TYPES, Event, HandVoided, Settled, eve
 from engine.round.fold import fold
 from engine.round.narration import texts
 from engine.round.projection import public_view
-from engine.round.staff import Audit, read_winners
+from engine.round.staff import Audit, read_winners, seen_flip
 from engine.settlement.ledger import plain
 
 ActKind = Literal["finish", "correct", "penalty", "adjust", "void", "undo", "flip"]
@@ -223,6 +223,8 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
         "public": public_view(state),
         "winners_read": read_winners(state) if state.wins else None,
         "flips": state.needs_flip,  # the ruleset turns up a 精 (财神): entered if unseen
+        # lianhua's 暗精 no reader saw: entered with the result (which tile, never here)
+        "an_jing": state.wall_rules.an_jing and seen_flip(state) is None,
         "acts": [
             e.public_dict() | {"text": texts(e, public=True)}
             for e in keeper.log

@@ -13,6 +13,7 @@ from fastapi.responses import Response
 
 from controller.store import HandRecord, StoredHand, UnknownHand, UnknownSession
 from controller.store.members import hand_seat_acts
+from controller.store.owners import CashoutTerms
 from controller.store.tables import (
     TableRecord,
     has_table,
@@ -353,7 +354,9 @@ def get_session(ctx: Ctx, session_id: SessionId) -> SessionOut:
     summary="A session's cash-out: each player's net and who pays whom (its standing if open)",
 )
 def get_session_cashout(ctx: Ctx, session_id: SessionId) -> dict[str, Any]:
-    terms, _ = ctx.owners.cashout_terms()
+    # the hub holds no terms (each table its own): an open session there is in points, a
+    # closed one in the terms stored with its close
+    terms = CashoutTerms() if ctx.settings.hub else ctx.owners.cashout_terms()[0]
     try:
         return stored_cashout(ctx.store, session_id, terms, datetime.now(UTC))
     except UnknownSession:

@@ -28,6 +28,7 @@ def table(ctx: Ctx) -> PublicTable:
         table=settings.table,
         topics=list(TOPICS),
         brokers=list(settings.brokers),
+        hub=settings.hub,
     )
 
 

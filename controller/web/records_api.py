@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from typing import Annotated, Any, Literal
 
 import segno
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response, status
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import insert, select, update
 
 from controller.store.member_records import (
     COUNTS,
@@ -29,8 +27,7 @@ from controller.store.member_records import (
     revoke_link,
 )
 from controller.store.members import MEMBER_ID_PATTERN
-from controller.store.models import OWNER_SETTINGS, utcnow
-from controller.store.owners import OwnerRecord
+from controller.store.owners import Leaderboards, OwnerRecord
 from controller.web import charts
 from controller.web.auth import Account, Owner
 from controller.web.context import WebContext, context
@@ -47,7 +44,6 @@ mine = APIRouter(prefix="/api/v1/my-record", tags=["records"], responses={404: {
 Ctx = Annotated[WebContext, Depends(context)]
 MemberId = Annotated[str, Path(pattern=MEMBER_ID_PATTERN)]
 Token = Annotated[str, Path(min_length=16, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
-SETTING = "leaderboards"
 
 
 def _record(ctx: WebContext, member_id: str) -> Record:
@@ -145,15 +141,6 @@ class LeaderboardSetting(BaseModel):
     enabled: bool
 
 
-def _leaderboards_on(ctx: WebContext) -> bool:
-    with ctx.store.engine.connect() as c:
-        value = c.scalar(select(OWNER_SETTINGS.c.value).where(OWNER_SETTINGS.c.name == SETTING))
-    try:
-        return bool(value and json.loads(value).get("enabled") is True)
-    except (ValueError, AttributeError):
-        return False
-
-
 @router.get("/leaderboards", summary="The top members (when the owners switched them on)")
 def get_leaderboard(
     account: Account,
@@ -163,7 +150,7 @@ def get_leaderboard(
     ] = "net",
     period: Annotated[str | None, Query(pattern=r"^\d{4}-(W\d{2}|\d{2})$")] = None,
 ) -> list[dict[str, Any]]:
-    if not _leaderboards_on(ctx):
+    if not ctx.owners.leaderboards()[0].enabled:
         raise HTTPException(
             status.HTTP_403_FORBIDDEN, "the owners have not switched leaderboards on"
         )
@@ -179,16 +166,8 @@ owner_router = APIRouter(prefix="/api/v1/owner", tags=["owners"])
     summary="Switch the members' leaderboards on or off",
 )
 def put_leaderboards(body: LeaderboardSetting, owner: Owner, ctx: Ctx) -> LeaderboardSetting:
-    _set(ctx, body, owner)
+    ctx.owners.set_leaderboards(Leaderboards(enabled=body.enabled), owner.name)
     return body
-
-
-def _set(ctx: WebContext, body: LeaderboardSetting, owner: OwnerRecord) -> None:
-    row = {"value": body.model_dump_json(), "updated_at": utcnow(), "updated_by": owner.name}
-    with ctx.store.engine.begin() as c:
-        changed = update(OWNER_SETTINGS).where(OWNER_SETTINGS.c.name == SETTING).values(**row)
-        if c.execute(changed).rowcount == 0:
-            c.execute(insert(OWNER_SETTINGS).values(name=SETTING, **row))
 
 
 # --- the member's own, by their link ---------------------------------------------------

@@ -59,6 +59,8 @@ class PublicTable(BaseModel):
     topics: list[str]
     brokers: list[str] = []
     """Brokers (``ws://host:port``) a page may use besides one on its own host."""
+    hub: bool = False
+    """The parlour's hub (every table's hands; it plays none and holds no cash-out terms)."""
 
 
 class TableOut(BaseModel):

@@ -39,12 +39,18 @@ router = APIRouter(
 Ctx = Annotated[WebContext, Depends(context)]
 
 
+def refuse_on_hub(ctx: WebContext) -> None:
+    """The hub has no live table to act on, and no cash-out terms: each table counts its
+    sessions' money with its own (docs/players.md, "Cash-out")."""
+    if ctx.settings.hub:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "the hub plays no hand: act at the table")
+
+
 def table_account(
     account: Annotated[OwnerRecord, Depends(current_account)], ctx: Ctx
 ) -> OwnerRecord:
     """Staff of this table, or an owner; the hub has no live table to act on."""
-    if ctx.settings.hub:
-        raise HTTPException(status.HTTP_403_FORBIDDEN, "the hub plays no hand: act at the table")
+    refuse_on_hub(ctx)
     if not account.acts_on(ctx.settings.table):
         raise HTTPException(
             status.HTTP_403_FORBIDDEN, f"{account.name} is not staff of table {ctx.settings.table}"
@@ -349,6 +355,15 @@ def get_policy(account: Member, ctx: Ctx) -> StaffPolicy:
 owner_router = APIRouter(prefix="/api/v1/owner", tags=["owners"])
 
 
+def table_owner(owner: Owner, ctx: Ctx) -> OwnerRecord:
+    """An owner, at a table: refused on the hub before the body is read, as the GET is."""
+    refuse_on_hub(ctx)
+    return owner
+
+
+TableOwner = Annotated[OwnerRecord, Depends(table_owner)]
+
+
 @owner_router.put(
     "/staff-policy",
     responses=WITH_BODY,
@@ -364,7 +379,7 @@ def put_policy(policy: StaffPolicy, owner: Owner, ctx: Ctx) -> StaffPolicy:
     responses=WITH_BODY,
     summary="Set the point value, the table fee and the daily cut-off of the cash-out",
 )
-def put_cashout_terms(terms: CashoutTerms, owner: Owner, ctx: Ctx) -> CashoutTerms:
+def put_cashout_terms(terms: CashoutTerms, owner: TableOwner, ctx: Ctx) -> CashoutTerms:
     ctx.owners.set_cashout_terms(terms, owner.name)
     return ctx.owners.cashout_terms()[0]
 
@@ -374,7 +389,11 @@ class TermsChange(BaseModel):
     at: datetime | None
 
 
-@owner_router.get("/cashout-terms/last-change", summary="Who set the cash-out terms last, and when")
-def cashout_terms_change(owner: Owner, ctx: Ctx) -> TermsChange:
+@owner_router.get(
+    "/cashout-terms/last-change",
+    responses={401: {"model": Problem}, 403: {"model": Problem}},
+    summary="Who set the cash-out terms last, and when",
+)
+def cashout_terms_change(owner: TableOwner, ctx: Ctx) -> TermsChange:
     by, at = ctx.owners.cashout_terms_changed()
     return TermsChange(by=by or None, at=at)

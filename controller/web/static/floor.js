@@ -144,8 +144,8 @@
       titles = names;
       broker.parlour = broker.parlour || t.parlour;
       broker.brokers = Array.isArray(t.brokers) ? t.brokers : [];
-      // the hub's web app names itself "hub": every table; a Pi's: its own table
-      const table = broker.table || (t.table && t.table !== "hub" ? t.table : "+");
+      // the hub's web app: every table; a Pi's: its own table
+      const table = broker.table || (t.table && t.hub !== true ? t.table : "+");
       $("parlour-name").textContent = broker.parlour;
       prefix = `${MJBroker.ROOT}/${broker.parlour}/`;
       const filters = ["status", "alerts", "flat/#"].map((n) => `${prefix}${table}/${n}`);

@@ -37,6 +37,7 @@
       changed_by: "最近修改：{by} · {at}", never_changed: "还没有人设置过（默认：只计分，不收台费，不自动结算）",
       terms_hint: "每分金额留空：只计分。结算时间留空：只由员工结束牌局。时间为本机当地时间（时:分）。",
       read_only: "只有老板可以修改结算条款。",
+      terms_at_table: "结算条款是每张牌桌自己的：每张牌桌按它计算本桌的结算金额。请在该牌桌的老板页面设置；总台不设结算条款。",
     },
     en: {
       brand: "Hand logs", login: "Log in", name: "Name", password: "Password", logout: "Log out",
@@ -71,6 +72,7 @@
       changed_by: "Last changed by {by} · {at}", never_changed: "Nobody has set them yet (the default: points only, no fee, no cut-off)",
       terms_hint: "Point value empty: points only. Cut-off empty: only staff close sessions. The cut-off is the table's local time (HH:MM).",
       read_only: "Only an owner may change the cash-out terms.",
+      terms_at_table: "The cash-out terms are each table's own: each table counts its sessions' money with them. Set them on that table's owners' page; the parlour's hub holds none.",
     },
   };
   const T = (k, vars) => {
@@ -91,6 +93,16 @@
     }
     return r.status === 204 ? null : r.json();
   }
+
+  // Where the page is served: a table, or the parlour's hub (asked once a page load)
+  let place = null;
+  async function here() {
+    if (!place) {
+      try { place = await (await fetch("/api/v1/public/table")).json(); } catch { return {}; }
+    }
+    return place && typeof place === "object" ? place : {};
+  }
+  const onHub = async () => (await here()).hub === true;
 
   const when = (iso) => (iso ? new Date(iso).toLocaleString(MJ.lang() === "zh" ? "zh-CN" : "en-GB") : "");
   const numCell = (n) => `<td class="num ${n > 0 ? "pos" : n < 0 ? "neg" : ""}">${n === null || n === undefined ? "" : MJ.fmtNum(n) || "0"}</td>`;
@@ -126,8 +138,10 @@
   }
 
   async function showTables() {
-    const tables = await api("/api/v1/tables");
-    $("main").innerHTML = `<h1>${T("tables")}</h1><p><a class="btn" id="members-link" href="#/members">${T("members")}</a> <a class="btn" id="terms-link" href="#/terms">${T("terms")}</a></p><div class="panel"><table class="grid-table" id="tables">
+    const [tables, hub] = await Promise.all([api("/api/v1/tables"), onHub()]);
+    // (the hub holds no cash-out terms: each table its own)
+    const terms = hub ? "" : ` <a class="btn" id="terms-link" href="#/terms">${T("terms")}</a>`;
+    $("main").innerHTML = `<h1>${T("tables")}</h1><p><a class="btn" id="members-link" href="#/members">${T("members")}</a>${terms}</p><div class="panel"><table class="grid-table" id="tables">
       <thead><tr><th>${T("table")}</th><th>${T("status")}</th><th>${T("hands")}</th><th>${T("open")}</th><th>${T("sessions")}</th><th>${T("last")}</th></tr></thead><tbody>${
         tables.map((t) => `<tr><td><a href="#/t/${encodeURIComponent(t.table_id)}">${esc(t.parlour ? t.parlour + " · " : "")}${esc(t.table_id)}</a></td>
           <td><span class="status-dot ${t.status}"></span>${T(t.status)}${t.current ? ` · ${MJ.t("hand_no", { n: t.current.hand_no })} ${MJ.t("phase_" + t.current.phase)}` : ""}</td>
@@ -302,8 +316,13 @@
   /** The cash-out terms (docs/players.md, "Cash-out"): what a point is worth, the table fee
       and what it is per, the daily cut-off. Owners change them; staff see them (the API's
       own rule). The API judges every value: its message shows as text, and a refused
-      change stores nothing. */
+      change stores nothing. The hub has none to show (the API refuses them there). */
   async function showTerms(me) {
+    if (await onHub()) {
+      $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › ${T("terms")}</div>
+        <h1>${T("terms")}</h1><p class="panel muted" id="terms-at-table">${T("terms_at_table")}</p>`;
+      return;
+    }
     const owner = me.role === "owner";
     const terms = await api("/api/v1/staff/cashout-terms");
     const fees = [["", T("fee_none")], ...["hand", "hour", "session"].map((p) => [p, MJ.t("fee_" + p)])];

@@ -19,13 +19,20 @@ from tests.controller.web.test_cashout_browser import site  # noqa: F401 (a fixt
 from tests.controller.web.test_staff_api import PASSWORD
 
 
-def _owner_page(browser: Any, url: str, name: str) -> Any:  # noqa: F811
+def owner_page(
+    browser: Any,  # noqa: F811
+    url: str,
+    name: str,
+    route: str = "#/terms",
+    ready: str = "#terms-form",
+) -> Any:
+    """The owners' page at ``route``, logged in as ``name``, once ``ready`` shows."""
     page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    page.goto(f"{url}/owner#/terms")
+    page.goto(f"{url}/owner{route}")
     page.fill("#login-name", name)
     page.fill("#login-password", PASSWORD)
     page.click("#login-submit")
-    page.wait_for_selector("#terms-form")
+    page.wait_for_selector(ready)
     return page
 
 
@@ -59,7 +66,7 @@ def test_the_owner_sets_the_cash_out_terms_on_the_form(
     assert session_id is not None
     accounts = OwnerAccounts(store)
     errors: list[str] = []
-    page = _owner_page(browser, url, "boss")
+    page = owner_page(browser, url, "boss")
     page.on("pageerror", lambda e: errors.append(str(e)))
     # the stored terms (the fixture's), and who set them
     assert _value(page, "#terms-point") == "2" and _value(page, "#terms-fee") == "20"
@@ -119,7 +126,7 @@ def test_staff_see_the_terms_and_cannot_change_them(
     site: tuple[str, HandKeeper],  # noqa: F811
 ) -> None:
     url, _ = site
-    page = _owner_page(browser, url, "ann")
+    page = owner_page(browser, url, "ann")
     assert _value(page, "#terms-point") == "2" and _value(page, "#terms-fee-per") == "hand"
     assert page.query_selector("#terms-save") is None
     fields = "#terms-form input, #terms-form select"

@@ -87,8 +87,9 @@ def parlour(
         mosquitto_factory, tmp_path, parlour=PARLOUR, tables=TABLES, users=users
     )
     hub = LiveHub()
-    # The hub's web app: it plays no table and names itself "hub" (controller/cli/hub.py).
-    app = create_app(store, hub, WebAppSettings(parlour=PARLOUR, table="hub", secret_key=SECRET))
+    # The hub's web app, as controller/cli/hub.py makes it: it plays no table.
+    settings = WebAppSettings(parlour=PARLOUR, table="hub", hub=True, secret_key=SECRET)
+    app = create_app(store, hub, settings)
     tables = [Table(t, broker.port, seed=100 + i) for i, t in enumerate(TABLES)]
     try:
         with serve(app, hub) as url:

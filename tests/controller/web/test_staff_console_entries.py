@@ -1,6 +1,6 @@
 """The console's finish where the readers saw nothing of a seat (a table without readers):
 every seat's hand, melds and discards and the flipped tile (as its own act, as soon as it
-is turned up) are entered on the console,
+is turned up) are entered on the console, lianhua's concealed 暗精 with the result only,
 and several winners of one discard (一炮多响, where the ruleset allows it) in one finish.
 In Debian's Chromium against the desk answering from a real store's ``HandKeeper``; what
 the console sends settles as ``mjtable settle`` settles the request the hand keeps.
@@ -51,6 +51,11 @@ def xingguo(store: EventStore) -> Iterator[tuple[str, HandKeeper]]:
     yield from _site(store, "xingguo")  # its 精 flipped: entered here, no reader saw it
 
 
+@pytest.fixture
+def lianhua(store: EventStore) -> Iterator[tuple[str, HandKeeper]]:
+    yield from _site(store, "lianhua")  # its 暗精 is secret until the hand ends
+
+
 def _seat(page: Any, seat: int, hand: str, discards: str) -> None:
     page.fill(f"#o{seat}-hand", hand)
     page.fill(f"#o{seat}-discards", discards)
@@ -75,6 +80,7 @@ def test_two_winners_of_one_discard_and_every_seat_entered_on_the_console(
     assert page.get_attribute("#fin-others", "open") is not None
     assert page.is_visible("#fin-discards")
     assert not page.is_visible("#fin-indicator")  # guangdong turns up no 精
+    assert not page.is_visible("#fin-an-indicator")  # nor has a 暗精
     page.select_option("#fin-seat", "1")
     page.select_option("#fin-from", "0")
     page.click("#fin-tile")
@@ -123,6 +129,7 @@ def test_a_draw_without_readers_enters_every_seat_and_the_flipped_tile(
     _log_in(page, url)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert page.is_visible("#fin-indicator")  # no reader saw the 精: entered here
+    assert not page.is_visible("#fin-an-indicator")  # xingguo has no 暗精
     _seat(page, 0, "19m19p19s1234567z", "2m")
     _seat(page, 1, "2223334445556m", "5p")
     _seat(page, 2, "2223334445556p", "5s")
@@ -156,3 +163,77 @@ def test_a_draw_without_readers_enters_every_seat_and_the_flipped_tile(
         e for e in reversed(store.load_hand(keeper.hand_id or "").events) if e.type == "settled"
     ).payload["settlement"]
     assert stored["lines"] == settle_data(request)["lines"]
+
+
+def _public(store: EventStore) -> str:
+    """Every message the table has put out for its public topics, as one text."""
+    return "\n".join(f"{m.topic} {m.payload}" for m in store.outbox_peek(limit=10_000))
+
+
+def test_lianhuas_an_jing_is_entered_with_the_result_and_settles_as_mjtable_settle(
+    browser: Any,  # noqa: F811
+    lianhua: tuple[str, HandKeeper],
+    store: EventStore,
+) -> None:
+    url, keeper = lianhua
+    hand_id = keeper.hand_id or ""
+    page = browser.new_page(viewport={"width": 820, "height": 1180})
+    _log_in(page, url)
+    page.wait_for_selector("#fin-an-indicator", state="visible")  # no reader saw the 墩
+    page.click("#fin-indicator")
+    page.click('#picker [data-kind="1m"]')
+    page.click("#fin-flip")  # the 精 is public as soon as it is turned up; the 暗精 is not
+    page.wait_for_selector('#staff-acts [data-act="flip_entered"]')
+    assert page.is_visible("#fin-an-indicator")  # (it goes with the result)
+    _seat(page, 0, "19m19p19s1234567z", "9m")
+    _seat(page, 2, "2223334446667p", "1s")
+    _seat(page, 3, "2223334446667s", "8s")
+    page.select_option("#fin-seat", "1")
+    page.select_option("#fin-from", "self")
+    page.fill("#fin-tile", "5p")
+    page.fill("#fin-hand", "345m678m345s789s55p")
+    page.fill("#fin-discards", "8p")
+    # without it the API refuses, naming the field, as text beside the form
+    page.click("#fin-settle")
+    page.wait_for_selector("#finish-error:not(:empty)")
+    error = page.eval_on_selector("#finish-error", "n => n.textContent")
+    assert error.startswith("an_indicator: required by lianhua"), error
+    events = len(store.load_hand(hand_id).events)
+    # a refused finish that carries it stores and publishes nothing of it
+    page.click("#fin-an-indicator")
+    page.click('#picker [data-kind="5p"]')
+    assert page.input_value("#fin-an-indicator") == "5p"
+    page.fill("#fin-hand", "345m678m345s789s56p")  # no win
+    page.click("#fin-settle")
+    page.wait_for_selector("#finish-error:not(:empty)")
+    assert "winners[0]" in page.eval_on_selector("#finish-error", "n => n.textContent")
+    assert len(store.load_hand(hand_id).events) == events
+    public = _public(store)
+    assert "an_indicator" not in public and "暗精" not in public and "an_jing" not in public
+    page.fill("#fin-hand", "345m678m345s789s55p")
+    page.fill("#fin-reason", "no readers: entered at the table")
+    page.click("#fin-settle")
+    page.wait_for_selector('#staff-acts [data-act="finished_by_staff"]')
+
+    request = _finished(store, keeper)["request"]
+    assert request["an_indicator"] == "5p" and request["indicator"] == "1m"
+    # the same input, as an owner would give it to ``mjtable settle``
+    same = {
+        "ruleset": "lianhua",
+        "dealer": request["dealer"],
+        "indicator": "1m",
+        "an_indicator": "5p",
+        "seats": [
+            {"hand": "19m19p19s1234567z", "melds": [], "discards": "9m"},
+            {"hand": "345m678m345s789s55p", "melds": [], "discards": "8p"},
+            {"hand": "2223334446667p", "melds": [], "discards": "1s"},
+            {"hand": "2223334446667s", "melds": [], "discards": "8s"},
+        ],
+        "win": [{"seat": 1, "tile": "5p", "from": "self"}],
+    }
+    expected = settle_data(same)
+    stored = next(
+        e for e in reversed(store.load_hand(hand_id).events) if e.type == "settled"
+    ).payload["settlement"]
+    assert stored["lines"] == expected["lines"] and stored["net"] == expected["net"]
+    assert any(line["code"] == "an_jing" for line in stored["lines"])
