@@ -7,6 +7,7 @@ sessions."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +37,13 @@ def _recomputed(store: EventStore, session_id: str) -> list[Any]:
         return of_hands(hands)
 
 
-def _table(tmp_path: Path) -> tuple[EventStore, str, list[Handlog], dict[str, str]]:
-    """A table's session of 8 hands with members coming, moving and going between hands,
-    and the handlogs it sent."""
+Played = tuple[EventStore, str, list[Handlog], dict[str, str]]
+
+
+@pytest.fixture
+def played(tmp_path: Path) -> Iterator[Played]:
+    """A table's store, its session of 8 hands with members coming, moving and going
+    between hands, the handlogs it sent, and the members' ids by name."""
     store = EventStore.open(f"sqlite:///{tmp_path / 't1.db'}")
     members = Members(store.engine, table_id="t1", parlour="p1")
     ids = {name: members.add(name).member_id for name in ("王五", "Li", "赵六")}
@@ -57,61 +62,51 @@ def _table(tmp_path: Path) -> tuple[EventStore, str, list[Handlog], dict[str, st
         acts = hand_seat_acts(store.engine, hid)
         payload = build_handlog(store.load_hand(hid), parlour="p1", table="t1", seat_acts=acts)
         logs.append(parse_handlog(payload))
-    return store, session, logs, ids
+    yield store, session, logs, ids
+    store.close()
 
 
 def test_the_hubs_session_players_follow_its_hands_in_any_order(
-    pg_url: str, tmp_path: Path
+    hub_store: EventStore, played: Played
 ) -> None:
-    table, session, logs, ids = _table(tmp_path)
-    hub = EventStore.open(pg_url)
-    try:
-        expected = table.get_session(session).players
-        assert [p["name"] for p in expected or []] == ["Li", "王五", "赵六"]
-        arriving = logs[:]
-        random.Random(3).shuffle(arriving)
-        held = next(log for log in arriving if log.hand_no == 5)  # 王五 and 赵六 sat in it
-        arriving.remove(held)
-        for start in range(0, len(arriving), 3):
-            batch = arriving[start : start + 3]
-            store_handlogs(hub.engine, [*batch, *batch[:1]])  # a re-send in the batch
-            assert hub.get_session(session).players == _recomputed(hub, session)
-        store_handlogs(hub.engine, [held])
-        assert hub.get_session(session).players == expected == _recomputed(hub, session)
-        assert store_handlogs(hub.engine, logs).stored == []  # all re-sent: nothing changes
-        assert hub.get_session(session).players == expected
+    table, session, logs, ids = played
+    expected = table.get_session(session).players
+    assert [p["name"] for p in expected or []] == ["Li", "王五", "赵六"]
+    arriving = logs[:]
+    random.Random(3).shuffle(arriving)
+    held = next(log for log in arriving if log.hand_no == 5)  # 王五 and 赵六 sat in it
+    arriving.remove(held)
+    for start in range(0, len(arriving), 3):
+        batch = arriving[start : start + 3]
+        store_handlogs(hub_store.engine, [*batch, *batch[:1]])  # a re-send in the batch
+        assert hub_store.get_session(session).players == _recomputed(hub_store, session)
+    store_handlogs(hub_store.engine, [held])
+    assert hub_store.get_session(session).players == expected == _recomputed(hub_store, session)
+    assert store_handlogs(hub_store.engine, logs).stored == []  # all re-sent: nothing changes
+    assert hub_store.get_session(session).players == expected
 
-        # 赵六 is deleted at the table: the registry message tells the hub
-        gone = ids["赵六"]
-        apply_members(hub.engine, MemberSnapshot((), (gone,)), table="t1")
-        players = hub.get_session(session).players
-        assert players == _recomputed(hub, session) == (expected or [])[:2]
-        assert gone not in str(players) and "赵六" not in str(players)
-    finally:
-        hub.close()
-        table.close()
+    # 赵六 is deleted at the table: the registry message tells the hub
+    gone = ids["赵六"]
+    apply_members(hub_store.engine, MemberSnapshot((), (gone,)), table="t1")
+    players = hub_store.get_session(session).players
+    assert players == _recomputed(hub_store, session) == (expected or [])[:2]
+    assert gone not in str(players) and "赵六" not in str(players)
 
 
 def test_a_hand_arriving_after_its_members_deletion_leaves_them_out(
-    pg_url: str, tmp_path: Path
+    hub_store: EventStore, played: Played
 ) -> None:
-    table, session, logs, ids = _table(tmp_path)
-    hub = EventStore.open(pg_url)
-    try:
-        apply_members(hub.engine, MemberSnapshot((), (ids["赵六"],)), table="t1")
-        store_handlogs(hub.engine, logs[::-1])
-        players = hub.get_session(session).players
-        assert [p["name"] for p in players or []] == ["Li", "王五"]
-        assert players == _recomputed(hub, session)
-    finally:
-        hub.close()
-        table.close()
+    _, session, logs, ids = played
+    apply_members(hub_store.engine, MemberSnapshot((), (ids["赵六"],)), table="t1")
+    store_handlogs(hub_store.engine, logs[::-1])
+    players = hub_store.get_session(session).players
+    assert [p["name"] for p in players or []] == ["Li", "王五"]
+    assert players == _recomputed(hub_store, session)
 
 
-def test_migration_0012_backfills_the_hubs_sessions(pg_url: str, tmp_path: Path) -> None:
-    table, session, logs, _ = _table(tmp_path)
+def test_migration_0012_backfills_the_hubs_sessions(pg_url: str, played: Played) -> None:
+    table, session, logs, _ = played
     expected = table.get_session(session).players
-    table.close()
     upgrade(pg_url, "0011")
     engine = make_engine(pg_url)
     try:
