@@ -225,6 +225,8 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
         ],
     )
     _seat_acts(conn, new)
+    # (_sessions' upsert holds each session's row until commit: two batches of one
+    # session recompute one after the other, the second seeing the first's hands)
     recompute(conn, {log.session_id for log in new if log.session_id is not None})
     bump(conn, stats.by_table.values())
     _events(conn, new, now)
