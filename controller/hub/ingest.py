@@ -2,12 +2,13 @@
 
 A hand already stored is skipped (a table re-sent it, or two copies were in flight); hands
 may arrive in any order. A session is created from the first of its hands to arrive, and
-its start moved back if an earlier hand arrives later. Sessions and hands belong to the
-table that sent them: a hand or session id another table holds already (ids are not
-secret: the displays show them) is stored under an alias of its own for the sender
-(``alias``: the same every time, so a re-send is still a duplicate), never merged into the
-other table's. Hands the database refuses are returned in ``rejected`` (for the
-quarantine). Works on PostgreSQL (the hub) and SQLite (tests, a one-table "hub").
+its start moved back if an earlier hand arrives later; its ``players`` are recomputed from
+its stored hands whenever one arrives (controller.store.session_players). Sessions and
+hands belong to the table that sent them: a hand or session id another table holds
+already (ids are not secret: the displays show them) is stored under an alias of its own
+for the sender (``alias``: the same every time, so a re-send is still a duplicate), never
+merged into the other table's. Hands the database refuses are returned in ``rejected``
+(for the quarantine). Works on PostgreSQL (the hub) and SQLite (tests, a one-table "hub").
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from controller.store.models import (
     SETTLEMENTS,
     utcnow,
 )
+from controller.store.session_players import recompute
 from controller.store.table_stats import Changes, bump
 from controller.table.dice import dice_check_of
 from engine.round.events import SessionClosed
@@ -121,7 +123,7 @@ def _sessions(conn: Connection, logs: Sequence[Handlog], stats: Changes) -> None
             "table_id": log.table,
             "ruleset": log.ruleset,
             "options": {},
-            "players": None,
+            "players": [],
             "started_at": log.started_at,
         }
         for sid, log in sorted(first.items())  # a fixed order: no deadlocks between writers
@@ -223,6 +225,9 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
         ],
     )
     _seat_acts(conn, new)
+    # (_sessions' upsert holds each session's row until commit: two batches of one
+    # session recompute one after the other, the second seeing the first's hands)
+    recompute(conn, {log.session_id for log in new if log.session_id is not None})
     bump(conn, stats.by_table.values())
     _events(conn, new, now)
     conn.execute(

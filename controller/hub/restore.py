@@ -19,7 +19,7 @@ from controller.hub.handlog import (
 )
 from controller.mqtt.topics import encode
 from controller.store import EventStore
-from controller.store.event_store import OLDEST_FIRST
+from controller.store.hand_filters import OLDEST_FIRST
 from controller.store.members import hand_seat_acts
 from controller.store.models import HANDS
 

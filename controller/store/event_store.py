@@ -36,7 +36,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from controller.store.database import make_engine
-from controller.store.hand_filters import hand_filters
+from controller.store.hand_filters import NEWEST_FIRST, OLDEST_FIRST, hand_filters
 from controller.store.members import claim_seat_acts, seating_in
 from controller.store.models import (
     ALERTS,
@@ -62,6 +62,7 @@ from controller.store.records import (
     UnknownSession,
 )
 from controller.store.schema_head import ensure_schema
+from controller.store.session_players import add_hand
 from controller.store.table_stats import Change, bump
 from controller.store.wal_sync import WalSyncer
 
@@ -207,12 +208,6 @@ def hand_record(row: Row[Any]) -> HandRecord:
     )
 
 
-# Newest first: by the table's own running number, not by a wall clock that may have
-# jumped; hands stored before that number existed (None) are older than any that has one.
-NEWEST_FIRST = (HANDS.c.table_seq.desc().nulls_last(), HANDS.c.started_at.desc(), HANDS.c.id.desc())
-OLDEST_FIRST = (HANDS.c.table_seq.asc().nulls_first(), HANDS.c.started_at.asc(), HANDS.c.id.asc())
-
-
 # A hand and its settlement's payload (None while unsettled).
 _HAND_AND_SETTLEMENT = select(HANDS, SETTLEMENTS.c.payload.label("settlement")).outerjoin(
     SETTLEMENTS, SETTLEMENTS.c.hand_id == HANDS.c.id
@@ -293,9 +288,10 @@ class EventStore:
         parlour: str = "",
         table_id: str = "",
         options: Mapping[str, Any] | None = None,
-        players: Sequence[str] | None = None,
         session_id: str | None = None,
     ) -> str:
+        """A new session; its ``players`` fill as its hands start
+        (``controller.store.session_players``)."""
         session_id = session_id or uuid.uuid4().hex
         now = utcnow()
         row = {
@@ -304,7 +300,7 @@ class EventStore:
             "table_id": table_id,
             "ruleset": ruleset,
             "options": _json_copy(dict(options or {}), "options"),
-            "players": list(players) if players is not None else None,
+            "players": [],
             "started_at": now,
         }
         try:
@@ -423,6 +419,8 @@ class EventStore:
                 "players": seating_in(c, table_id or ""),
             }
             c.execute(insert(HANDS), row)
+            if session_id is not None:
+                add_hand(c, session_id, row["players"])
             claim_seat_acts(c, table_id or "", hand_id)
             change = Change(table_id or "", parlour or "", hands=1, open_hands=1)
             bump(c, [change.seen(now)])

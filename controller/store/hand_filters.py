@@ -1,6 +1,6 @@
 """The owners' filters on hands, as WHERE conditions: one set for ``EventStore.list_hands``
 (a Pi's own hands), ``tables.table_hands`` (a table's, at a Pi or the hub) and the hub's
-seat totals."""
+seat totals; and the order of a table's hands."""
 
 from __future__ import annotations
 
@@ -9,6 +9,11 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, or_
 
 from controller.store.models import HANDS
+
+# Newest first: by the table's own running number, not by a wall clock that may have
+# jumped; hands stored before that number existed (None) are older than any that has one.
+NEWEST_FIRST = (HANDS.c.table_seq.desc().nulls_last(), HANDS.c.started_at.desc(), HANDS.c.id.desc())
+OLDEST_FIRST = (HANDS.c.table_seq.asc().nulls_first(), HANDS.c.started_at.asc(), HANDS.c.id.asc())
 
 
 def started_between(since: datetime | None, until: datetime | None) -> list[ColumnElement[bool]]:

@@ -7,10 +7,12 @@ the hub holds the tables' registries merged (``controller.hub.member_sync``).
 Seats change only by a seat act (a card tapped on a seat's hand zone, or staff on the
 console), stored with who did it and when; a seat's member is the latest act on it. A hand
 starting copies the seating into ``hands.players`` (``EventStore.start_hand``), so each hand
-says who sat where as it began.
+says who sat where as it began, and adds its members to its session's ``players``
+(``controller.store.session_players``).
 
 Deleting a member keeps a tombstone (the id, when) and nothing personal: their entries in
-hands' ``players`` and in seat acts become None (a guest); the hands stay settled.
+hands' ``players`` and in seat acts become None (a guest), and they leave sessions'
+``players``; the hands stay settled.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from sqlalchemy.exc import IntegrityError
 
 from controller.store.models import HANDS, MEMBERS, SEAT_ACTS, utcnow
 from controller.store.records import StoreError, StoreInputError
+from controller.store.session_players import forget
 
 NAME_MAX: Final = 32
 BY_MAX: Final = 80
@@ -196,8 +199,9 @@ def claim_seat_acts(c: Connection, table_id: str, hand_id: str) -> None:
 
 
 def anonymise(c: Connection, member_ids: Sequence[str]) -> int:
-    """Turn the members' entries in hands' ``players`` and in seat acts into guests;
-    returns how many hands changed. Settlements and nets are untouched."""
+    """Turn the members' entries in hands' ``players`` and in seat acts into guests, and
+    drop them from sessions' ``players``; returns how many hands changed. Settlements and
+    nets are untouched."""
     changed = 0
     for member_id in member_ids:
         rows = c.execute(
@@ -220,6 +224,7 @@ def anonymise(c: Connection, member_ids: Sequence[str]) -> int:
             .where(SEAT_ACTS.c.member_id == member_id)
             .values(member_id=None, name=None)
         )
+        forget(c, member_id)
     return changed
 
 

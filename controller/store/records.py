@@ -50,7 +50,9 @@ class SessionRecord:
     table_id: str
     ruleset: str
     options: dict[str, Any]
-    players: list[str] | None
+    # the members who sat in its hands, in the order they first sat:
+    # {"member_id", "name", "seats"} (controller.store.session_players)
+    players: list[dict[str, Any]] | None
     started_at: datetime
     ended_at: datetime | None
 

@@ -11,7 +11,7 @@ import sys
 
 from sqlalchemy import Engine, inspect, text
 
-HEAD = "0011"
+HEAD = "0012"
 
 
 class MigrationFailed(RuntimeError):

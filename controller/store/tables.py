@@ -20,14 +20,8 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Row, func, or_, select
 
-from controller.store.event_store import (
-    NEWEST_FIRST,
-    OLDEST_FIRST,
-    EventStore,
-    hand_record,
-    session_record,
-)
-from controller.store.hand_filters import hand_filters
+from controller.store.event_store import EventStore, hand_record, session_record
+from controller.store.hand_filters import NEWEST_FIRST, OLDEST_FIRST, hand_filters
 from controller.store.models import (
     EVENTS,
     HANDS,

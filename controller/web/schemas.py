@@ -95,13 +95,23 @@ class TableOut(BaseModel):
         )
 
 
+class SessionPlayerOut(BaseModel):
+    member_id: str
+    name: str = Field(description="The display name as their latest hand of it has it (text)")
+    seats: list[int] = Field(description="The seats they took in it")
+
+
 class SessionOut(BaseModel):
     id: str
     parlour: str
     table_id: str
     ruleset: str
     options: dict[str, Any]
-    players: list[str] | None
+    players: list[SessionPlayerOut] = Field(
+        default_factory=list,
+        description="The members who sat in its hands, in the order they first sat (guests "
+        "are not listed)",
+    )
     started_at: datetime
     ended_at: datetime | None
 
@@ -113,7 +123,7 @@ class SessionOut(BaseModel):
             table_id=s.table_id,
             ruleset=s.ruleset,
             options=s.options,
-            players=s.players,
+            players=[SessionPlayerOut.model_validate(p) for p in s.players or []],
             started_at=s.started_at,
             ended_at=s.ended_at,
         )

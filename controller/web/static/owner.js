@@ -13,7 +13,7 @@
       open: "进行中", sessions: "场次", last: "最近", online: "在线", offline: "离线",
       unknown: "未知", filter: "筛选", from: "从", to: "到", date_hint: "年-月-日", ruleset: "规则", seat: "座位",
       result: "结果", any: "全部", export_csv: "导出 CSV", export_json: "导出 JSON",
-      cashout_sheet: "结算单", started: "开始", ended: "结束",
+      cashout_sheet: "结算单", started: "开始", ended: "结束", session_players: "会员",
       totals: "累计", time: "时间", no: "局", dealer: "庄", winner: "胡家", net: "输赢",
       replay: "回放", more: "更多", settlement: "结算", reason: "项目", payer: "付",
       payee: "收", amount: "分", step: "第 {i} / {n} 步", play: "播放", pause: "暂停",
@@ -46,7 +46,7 @@
       offline: "offline", unknown: "unknown", filter: "Filter", from: "From", to: "To", date_hint: "yyyy-mm-dd",
       ruleset: "Ruleset", seat: "Seat", result: "Result", any: "any", export_csv: "Export CSV",
       export_json: "Export JSON", totals: "Totals", time: "Time", no: "No.", dealer: "Dealer",
-      cashout_sheet: "Cash-out", started: "Started", ended: "Ended",
+      cashout_sheet: "Cash-out", started: "Started", ended: "Ended", session_players: "Members",
       winner: "Winner", net: "Net", replay: "Replay", more: "More", settlement: "Settlement",
       reason: "Reason", payer: "Pays", payee: "Gets", amount: "Pts", step: "Step {i} / {n}",
       play: "Play", pause: "Pause",
@@ -180,7 +180,7 @@
         <a class="btn" id="fairness-link" href="#/f/${encodeURIComponent(tableId)}?${q}">${T("fairness")}</a>
       </form>
       <div class="panel" id="totals"></div>
-      <div class="panel"><table class="grid-table" id="sessions"><thead><tr><th>${T("sessions")}</th><th>${T("started")}</th><th>${T("ended")}</th><th></th></tr></thead><tbody></tbody></table></div>
+      <div class="panel"><table class="grid-table" id="sessions"><thead><tr><th>${T("sessions")}</th><th>${T("started")}</th><th>${T("ended")}</th><th>${T("session_players")}</th><th></th></tr></thead><tbody></tbody></table></div>
       <div class="panel"><table class="grid-table" id="hands"><thead><tr><th>${T("time")}</th><th>${T("no")}</th><th>${T("ruleset")}</th><th>${T("dealer")}</th><th>${T("result")}</th><th>${T("winner")}</th>
         ${[0, 1, 2, 3].map((s) => `<th class="num">${seatLabel(s)}</th>`).join("")}<th></th></tr></thead><tbody></tbody></table>
         <button class="btn" id="more" type="button" hidden>${T("more")}</button></div>`;
@@ -197,6 +197,7 @@
     const sessions = await api(`${base}/sessions?limit=20`);
     $("sessions").tBodies[0].innerHTML = sessions.map((s) => `<tr data-session="${esc(s.id)}"><td>${esc(s.id.slice(0, 8))}</td>
       <td>${when(s.started_at)}</td><td>${s.ended_at ? when(s.ended_at) : T("open")}</td>
+      <td class="session-players">${esc((Array.isArray(s.players) ? s.players : []).map((p) => p && typeof p.name === "string" ? p.name : "").join(MJ.lang() === "zh" ? "、" : ", "))}</td>
       <td><a href="/cashout?session=${encodeURIComponent(s.id)}" target="_blank">${T("cashout_sheet")}</a></td></tr>`).join("");
     let offset = 0;
     const more = async () => {

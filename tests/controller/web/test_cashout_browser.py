@@ -142,6 +142,8 @@ def test_the_cash_out_on_the_console_the_display_and_paper(
     owner.click("#login-submit")
     owner.click("#tables a")
     row = owner.wait_for_selector(f"#sessions tr[data-session='{session_id}']")
+    # who played it, by name, in the order they first sat
+    assert row.query_selector(".session-players").text_content() == "王五、李四"
     link = row.query_selector("a").get_attribute("href")
     assert link == f"/cashout?session={session_id}"
     owner.goto(url + link)

@@ -178,6 +178,45 @@ def test_the_owners_hand_log_and_replay_name_who_sat_where(
     assert "2号位" in zh  # a guest's seat keeps its number
 
 
+def test_the_owners_sessions_name_who_played_them(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    boss = _auth(client, "boss")
+    add = "/api/v1/members/registrations"
+    wang = client.post(add, json={"name": "<b>王五</b>"}, headers=boss).json()
+    li = client.post(add, json={"name": "Li"}, headers=boss).json()
+    zhao = client.post(add, json={"name": "赵六"}, headers=boss).json()
+
+    def sit(seat: int, member: dict[str, Any]) -> None:
+        body = {"member_id": member["member_id"]}
+        r = client.put(f"/api/v1/members/seats/{seat}", json=body, headers=boss)
+        assert r.status_code == 200, r.text
+
+    sit(2, li)
+    sit(0, wang)
+    play_at_keeper(keeper, random.Random(7))
+    session_id = keeper.session_id
+    sit(3, wang)  # 王五 moves, 赵六 sits down: between hands
+    sit(1, zhao)
+    play_at_keeper(keeper, random.Random(8))
+    listed = client.get("/api/v1/tables/t1/sessions", headers=boss).json()
+    assert [s["id"] for s in listed] == [session_id]
+    expected = [
+        {"member_id": wang["member_id"], "name": "<b>王五</b>", "seats": [0, 3]},
+        {"member_id": li["member_id"], "name": "Li", "seats": [2]},
+        {"member_id": zhao["member_id"], "name": "赵六", "seats": [1]},
+    ]
+    assert listed[0]["players"] == expected
+    one = client.get(f"/api/v1/sessions/{session_id}", headers=boss).json()
+    assert one["players"] == expected
+    # a deleted member leaves the session's players; the others stay, in order
+    r = client.post(f"/api/v1/members/by-id/{zhao['member_id']}/deletion", headers=boss)
+    assert r.status_code == 204, r.text
+    one = client.get(f"/api/v1/sessions/{session_id}", headers=boss).json()
+    assert one["players"] == expected[:2]
+    assert store.get_session(session_id or "").players == expected[:2]
+
+
 def test_staff_at_the_table_hand_a_member_their_link_as_a_qr_code(client: TestClient) -> None:
     ann, boss = _auth(client, "ann"), _auth(client, "boss")
     mid = client.post("/api/v1/members/registrations", json={"name": "王五"}, headers=ann).json()[
