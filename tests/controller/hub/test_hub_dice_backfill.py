@@ -8,22 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
 from controller.hub.dice_backfill import check_unchecked
 from controller.hub.ingest import alias, store_handlogs
 from controller.store import EventStore
 from controller.store.models import EVENTS, HANDS
-from controller.store.owners import OwnerAccounts
-from controller.web import LiveHub, WebAppSettings, create_app
-from controller.web.passwords import hash_password
 from tests.controller.dice_hands import committed_hands
 from tests.controller.hub.hands import played_hands, table_handlogs
+from tests.controller.hub.owners import dice_flags, owners_api
 from tests.controller.hub.tables import Table, start_hub, stop_hub
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.mqtt_helpers import guarded, until
@@ -31,13 +28,6 @@ from tests.controller.mqtt_helpers import guarded, until
 pytestmark = pytest.mark.timeout(240)
 
 Verdicts = dict[str, tuple[str | None, str | None]]
-
-
-@pytest.fixture
-def hub(pg_url: str) -> Iterator[EventStore]:
-    store = EventStore.open(pg_url)
-    yield store
-    store.close()
 
 
 def verdicts(store: EventStore) -> Verdicts:
@@ -82,7 +72,8 @@ def store_old_hands(hub: EventStore) -> tuple[dict[str, Any], Verdicts]:
     return by, verdicts(hub)
 
 
-def test_stored_hands_without_a_verdict_are_checked_in_batches(hub: EventStore) -> None:
+def test_stored_hands_without_a_verdict_are_checked_in_batches(hub_store: EventStore) -> None:
+    hub = hub_store
     by, on_arrival = store_old_hands(hub)
     assert on_arrival[by["t1#3"]] == ("ok", None)
     tamper_first_roll(hub, by["t1#3"])
@@ -118,22 +109,16 @@ def test_stored_hands_without_a_verdict_are_checked_in_batches(hub: EventStore) 
     assert verdicts(hub)[by["t1#1"]] == ("ok", "kept")
 
     # the owners' hand list shows them like any other hand's
-    OwnerAccounts(hub).add("boss", hash_password("correct horse"))
-    app = create_app(
-        hub, LiveHub(), WebAppSettings(parlour="p1", table="hub", secret_key=b"k" * 32)
-    )
-    with TestClient(app) as client:
-        r = client.post("/api/v1/auth/login", json={"name": "boss", "password": "correct horse"})
-        client.headers["Authorization"] = f"Bearer {r.json()['token']}"
-        listed = client.get("/api/v1/tables/t1/hands").json()
-        flags = {h["hand_no"]: (h["dice_check"], h["dice_problem"]) for h in listed}
+    with owners_api(hub) as client:
+        flags = dice_flags(client, "t1")
         assert flags[3] == after[by["t1#3"]] and flags[4] == ("ok", None)
 
 
 @pytest.mark.timeout(300)
 def test_the_hub_checks_them_from_its_start_beside_the_ingest(
-    mosquitto: Mosquitto, hub: EventStore, make_table: Callable[..., Table]
+    mosquitto: Mosquitto, hub_store: EventStore, make_table: Callable[..., Table]
 ) -> None:
+    hub = hub_store
     _, on_arrival = store_old_hands(hub)
     forget_verdicts(hub)
     table = make_table("t3", mosquitto.url)

@@ -7,15 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from fastapi.testclient import TestClient
 
 from controller.hub.ingest import store_handlogs
 from controller.store import EventStore
-from controller.store.owners import OwnerAccounts
-from controller.web import LiveHub, WebAppSettings, create_app
-from controller.web.passwords import hash_password
 from tests.controller.dice_hands import committed_hands
 from tests.controller.hub.hands import played_hands, table_handlogs
+from tests.controller.hub.owners import dice_flags, owners_api
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -43,15 +40,8 @@ def test_the_hub_flags_a_hand_whose_rolls_do_not_match_its_commitment(hub: Event
     assert by_no[4].dice_check == "unverified"  # no commitment: not passed as checked
 
     # the owners' hand list on the hub shows the flag and the reason
-    OwnerAccounts(hub).add("boss", hash_password("correct horse"))
-    app = create_app(
-        hub, LiveHub(), WebAppSettings(parlour="p1", table="hub", secret_key=b"k" * 32)
-    )
-    with TestClient(app) as client:
-        r = client.post("/api/v1/auth/login", json={"name": "boss", "password": "correct horse"})
-        client.headers["Authorization"] = f"Bearer {r.json()['token']}"
-        listed = client.get("/api/v1/tables/t1/hands").json()
-        flags = {h["hand_no"]: (h["dice_check"], h["dice_problem"]) for h in listed}
+    with owners_api(hub) as client:
+        flags = dice_flags(client, "t1")
         assert flags[2][0] == "failed" and "the seed gives" in flags[2][1]
         assert flags[1] == ("ok", None)
         replay = client.get(f"/api/v1/hands/{rigged.id}/replay").json()
