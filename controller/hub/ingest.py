@@ -17,7 +17,7 @@ import contextlib
 import dataclasses
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -305,9 +305,16 @@ def _close_sessions(conn: Connection, logs: Sequence[Handlog]) -> None:
 
 
 def _dice_columns(log: Handlog, session_id: str | None) -> dict[str, str | None]:
-    """The hand's dice against their commitment: flagged in its row for the owners' list."""
-    context = {"table": log.table, "session_id": session_id, "hand_no": log.hand_no}
-    verdict = dice_check_of(log.events, context)
+    return dice_columns(log.events, table=log.table, session_id=session_id, hand_no=log.hand_no)
+
+
+def dice_columns(
+    events: Sequence[Mapping[str, Any]], *, table: str, session_id: str | None, hand_no: int
+) -> dict[str, str | None]:
+    """The hand's dice against their commitment, as its row keeps them for the owners'
+    list (``session_id``: the one the table sent, never an alias)."""
+    context = {"table": table, "session_id": session_id, "hand_no": hand_no}
+    verdict = dice_check_of(events, context)
     problem = "; ".join(verdict.problems) or None
     return {"dice_check": verdict.verdict, "dice_problem": problem}
 

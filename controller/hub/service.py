@@ -14,6 +14,9 @@ the table stops re-sending it. It never holds up the others: a batch the databas
 for anything but being unreachable is stored hand by hand, and only the refused hand goes
 to the quarantine. A session or hand id another table holds is stored under the sender's
 own alias (``controller.hub.ingest``), not refused.
+
+From its start the hub also checks, in the background, the dice of hands it stored before
+it checked dice (``controller.hub.dice_backfill``).
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from controller.config import ID_PATTERN, MqttSettings
+from controller.hub.dice_backfill import BATCH as DICE_BATCH
+from controller.hub.dice_backfill import check_unchecked
 from controller.hub.handlog import (
     REQUEST_NAME,
     Handlog,
@@ -81,6 +86,7 @@ class HubCounters:
     rejected: int = 0  # quarantined
     batches: int = 0
     db_failures: int = 0
+    dice_checked: int = 0  # stored hands given their dice verdict since the start
     last_error: str | None = field(default=None, repr=False)
 
 
@@ -95,6 +101,7 @@ class HubIngest:
         parlour: str,
         client_id: str | None = None,
         batch_max: int = BATCH_MAX,
+        dice_batch: int = DICE_BATCH,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -102,6 +109,7 @@ class HubIngest:
         self.filter = hub_filter(parlour, settings.topic_root)
         self.client_id = client_id or f"mjtable-hub-{parlour}"
         self.batch_max = batch_max
+        self.dice_batch = dice_batch
         self.counters = HubCounters()
         # Each table's last retained status ("online" / "offline", its will), for the owners'
         # list of tables; read by the web app on the same event loop.
@@ -119,17 +127,39 @@ class HubIngest:
         self._stop.set()
 
     async def run(self) -> None:
-        """Subscribe, store and acknowledge, reconnect with backoff; returns after ``stop()``."""
+        """Subscribe, store and acknowledge, reconnect with backoff; returns after ``stop()``.
+        Meanwhile, once: the dice check of hands stored without one."""
         s = self.settings
-        await keep_connected(
-            lambda: make_client(s, self.client_id, clean_session=False),
-            self._session,
-            self._stop,
-            Backoff(s.reconnect_min, s.reconnect_max),
-            name=f"hub {self.parlour}",
-            connected=self.connected,
-            on_connect=self._subscribe,
-        )
+        backfill = asyncio.create_task(self.check_stored_dice())
+        try:
+            await keep_connected(
+                lambda: make_client(s, self.client_id, clean_session=False),
+                self._session,
+                self._stop,
+                Backoff(s.reconnect_min, s.reconnect_max),
+                name=f"hub {self.parlour}",
+                connected=self.connected,
+                on_connect=self._subscribe,
+            )
+        finally:
+            backfill.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await backfill
+
+    async def check_stored_dice(self) -> int:
+        """Give every stored hand without a dice verdict its verdict, a batch per
+        transaction (``controller.hub.dice_backfill``); returns how many it checked."""
+        done = 0
+        try:
+            while n := await self._retrying(check_unchecked, self.dice_batch):
+                done += n
+                self.counters.dice_checked = done
+        except Exception as err:  # never the end of the hub: the next start carries on
+            log.error("hub: the dice check of stored hands stopped", error=str(err), n=done)
+            return done
+        if done:
+            log.info("hub: dice checked of hands stored before the check", n=done)
+        return done
 
     async def _subscribe(self, client: aiomqtt.Client) -> None:
         await client.subscribe(self.filter, qos=1)

@@ -10,6 +10,7 @@ zero-length retained message, which clears the topic on the broker ("nothing to 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -21,6 +22,7 @@ PREFIX = "flat/"
 WINDS_ZH = ("东", "南", "西", "北")
 SEAT_FIELDS = ("score", "total", "wind", "dealer", "turn")
 TABLE_FIELDS = ("state", "phase", "hand_no", "dealer", "turn", "wall", "dice", "dice_sum")
+DICE_FAIRNESS_FIELDS = ("dice_commitment", "dice_seed")
 JING_FIELDS = ("zheng", "zheng_code", "fu", "fu_code", "caishen", "caishen_code")
 ALERT_FIELDS = ("alert", "alert_seat", "alert_at")
 
@@ -28,6 +30,7 @@ ALERT_FIELDS = ("alert", "alert_seat", "alert_at")
 FLAT_NAMES: tuple[str, ...] = (
     PREFIX + "contract",
     *(PREFIX + f for f in TABLE_FIELDS),
+    *(PREFIX + f for f in DICE_FAIRNESS_FIELDS),
     *(f"{PREFIX}jing/{f}" for f in JING_FIELDS),
     *(f"{PREFIX}seat/{s}/{f}" for s in range(4) for f in SEAT_FIELDS),
     *(PREFIX + f for f in ALERT_FIELDS),
@@ -51,6 +54,7 @@ STATE_OF_PHASE: Mapping[str, str] = {
 }
 # Phases in which ``turn`` is the seat to act (in a claim window nobody's turn is shown).
 ACTING = ("turn", "draw", "replacement")
+HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def points(value: Any) -> str:
@@ -67,6 +71,11 @@ def _tile(code: Any) -> tuple[str, str]:
         return "", ""
     (kind,) = parse_kinds(code)
     return zh_name(kind, long=False), code
+
+
+def _hex64(value: Any) -> str:
+    """A SHA-256 value or a dice seed as 64 lowercase hex digits; "" for anything else."""
+    return value if isinstance(value, str) and HEX64.fullmatch(value) else ""
 
 
 def _seat(value: Any) -> str:
@@ -91,6 +100,14 @@ def from_hand(view: Mapping[str, Any]) -> dict[str, str]:
         PREFIX + "dice": "" if last is None else f"{last['a']}+{last['b']}",
         PREFIX + "dice_sum": "" if last is None else str(last["a"] + last["b"]),
     }
+    # The dice fixed before the walls (docs/fairness.md): the whole commitment from the
+    # hand's opening, the seed only once the view has it (after the settlement); a new
+    # hand's view has no seed yet, so it clears the last one.
+    commit = view.get("dice_commitment")
+    out[PREFIX + "dice_commitment"] = _hex64(
+        commit.get("commitment") if isinstance(commit, Mapping) else None
+    )
+    out[PREFIX + "dice_seed"] = _hex64(view.get("dice_seed"))
     jing = view.get("jing") or {}
     for field, code in (
         ("zheng", jing.get("zheng")),

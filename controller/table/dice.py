@@ -216,17 +216,21 @@ def check_dice(events: Sequence[Event], context: Mapping[str, Any] | None = None
     return out
 
 
-_CHECKED = frozenset(cls.type for cls in (DiceCommitted, DiceSeedRevealed, DiceRolled, Shuffled))
+# The event types the check reads (the hub reads only these of a stored log).
+CHECKED_TYPES = frozenset(
+    cls.type for cls in (DiceCommitted, DiceSeedRevealed, DiceRolled, Shuffled)
+)
 
 
 def dice_check_of(
     event_dicts: Sequence[Mapping[str, Any]], context: Mapping[str, Any] | None = None
 ) -> DiceCheck:
-    """``check_dice`` on a stored log's event dicts (reading only the events it needs);
-    an event it cannot read fails the check, naming it."""
+    """``check_dice`` on a stored log's event dicts (reading only ``CHECKED_TYPES``; any
+    other entry is skipped unread); an event it cannot read fails the check, naming its
+    place in the list."""
     events: list[Event] = []
     for n, data in enumerate(event_dicts):
-        if data.get("type") not in _CHECKED:
+        if data.get("type") not in CHECKED_TYPES:
             continue
         try:
             events.append(event_from_dict(dict(data)))

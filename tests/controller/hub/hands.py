@@ -7,7 +7,7 @@ import random
 from functools import lru_cache
 from typing import Any
 
-from controller.hub.handlog import build_handlog
+from controller.hub.handlog import Handlog, build_handlog, parse_handlog
 from controller.mqtt import Publisher
 from controller.store import EventStore
 from controller.store.members import hand_seat_acts
@@ -73,3 +73,22 @@ def finish_and_publish(
     payload = build_handlog(store.load_hand(hand_id), parlour=parlour, table=table, seat_acts=acts)
     publisher.publish("handlog", payload)
     return hand_id
+
+
+def table_handlogs(
+    hands: list[EventDicts], *, table: str = "t1", session_id: str = "s-dice"
+) -> list[Handlog]:
+    """``hands`` as ``table`` sends them to the hub: stored in a session of its own
+    (``session_id``), numbered from 1, each as its handlog."""
+    source = EventStore.open("sqlite://")
+    try:
+        source.start_session(ruleset="xingguo", parlour="p1", table_id=table, session_id=session_id)
+        out = []
+        for i, events in enumerate(hands):
+            hid = record_hand(source, events, session_id=session_id, hand_no=i + 1)
+            out.append(
+                parse_handlog(build_handlog(source.load_hand(hid), parlour="p1", table=table))
+            )
+        return out
+    finally:
+        source.close()

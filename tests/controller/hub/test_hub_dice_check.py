@@ -5,40 +5,16 @@ and the owners' hand list (the hub's web API) shows the flag and why."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 
-from controller.hub.handlog import Handlog, build_handlog, parse_handlog
 from controller.hub.ingest import store_handlogs
 from controller.store import EventStore
-from controller.store.owners import OwnerAccounts
-from controller.web import LiveHub, WebAppSettings, create_app
-from controller.web.passwords import hash_password
 from tests.controller.dice_hands import committed_hands
-from tests.controller.hub.hands import played_hands, record_hand
+from tests.controller.hub.hands import played_hands, table_handlogs
+from tests.controller.hub.owners import dice_flags, owners_api
 
 pytestmark = pytest.mark.timeout(180)
-
-
-def _logs(
-    session_events: list[list[dict[str, Any]]], plain: list[list[dict[str, Any]]]
-) -> list[Handlog]:
-    """As table t1 sends them: its committed hands, then hands from before commitments."""
-    source = EventStore.open("sqlite://")
-    try:
-        sid = "s-dice"
-        source.start_session(ruleset="xingguo", parlour="p1", table_id="t1", session_id=sid)
-        out = []
-        for i, events in enumerate([*session_events, *plain]):
-            hid = record_hand(source, events, session_id=sid, hand_no=i + 1)
-            out.append(
-                parse_handlog(build_handlog(source.load_hand(hid), parlour="p1", table="t1"))
-            )
-        return out
-    finally:
-        source.close()
 
 
 @pytest.fixture
@@ -50,7 +26,8 @@ def hub(pg_url: str) -> Iterator[EventStore]:
 
 def test_the_hub_flags_a_hand_whose_rolls_do_not_match_its_commitment(hub: EventStore) -> None:
     hands = committed_hands(3, seed=11, table="t1", session="s-dice", rigged=frozenset({2}))
-    logs = _logs(hands, played_hands(1, seed=3))
+    # as table t1 sends them: its committed hands, then a hand from before commitments
+    logs = table_handlogs([*hands, *played_hands(1, seed=3)])
     assert store_handlogs(hub.engine, logs).stored == [log.hand_id for log in logs]
 
     by_no = {h.hand_no: h for h in hub.list_hands(limit=10)}
@@ -63,15 +40,8 @@ def test_the_hub_flags_a_hand_whose_rolls_do_not_match_its_commitment(hub: Event
     assert by_no[4].dice_check == "unverified"  # no commitment: not passed as checked
 
     # the owners' hand list on the hub shows the flag and the reason
-    OwnerAccounts(hub).add("boss", hash_password("correct horse"))
-    app = create_app(
-        hub, LiveHub(), WebAppSettings(parlour="p1", table="hub", secret_key=b"k" * 32)
-    )
-    with TestClient(app) as client:
-        r = client.post("/api/v1/auth/login", json={"name": "boss", "password": "correct horse"})
-        client.headers["Authorization"] = f"Bearer {r.json()['token']}"
-        listed = client.get("/api/v1/tables/t1/hands").json()
-        flags = {h["hand_no"]: (h["dice_check"], h["dice_problem"]) for h in listed}
+    with owners_api(hub) as client:
+        flags = dice_flags(client, "t1")
         assert flags[2][0] == "failed" and "the seed gives" in flags[2][1]
         assert flags[1] == ("ok", None)
         replay = client.get(f"/api/v1/hands/{rigged.id}/replay").json()
@@ -84,7 +54,7 @@ def test_the_hub_flags_a_revealed_seed_that_does_not_match(hub: EventStore) -> N
     for e in events:
         if e["type"] in ("dice_committed", "dice_seed_revealed"):
             e["seed"] = "0" * 64
-    (log,) = _logs([events], [])
+    (log,) = table_handlogs([events])
     store_handlogs(hub.engine, [log])
     (record,) = hub.list_hands(limit=1)
     assert record.dice_check == "failed"

@@ -2,7 +2,8 @@
 configuration (`esphome config`, no firmware build), and after a hand played through the
 parlour's Mosquitto, the topics each one subscribes to, read with the table's display
 account, carry what it shows: each seat's total, net and dealer mark; the 正精/副精 (or
-the 财神), the dice, the hand's number and the wall."""
+the 财神), the dice, the hand's number, the wall, and the hand's dice commitment and (the
+hand settled) its seed."""
 
 from __future__ import annotations
 
@@ -165,6 +166,9 @@ def test_the_examples_topics_carry_what_they_show(
     assert dealer_side["hand_no"] == "1"
     assert dealer_side["wall"] == str(state.wall.live_count)
     assert "alert" not in dealer_side
+    assert state.dice_commit is not None and state.dice_seed == state.dice_commit.seed
+    assert dealer_side["dice_commitment"] == state.dice_commit.commitment
+    assert dealer_side["dice_seed"] == state.dice_seed  # (settled: revealed)
     if ruleset == "chongji":
         assert dealer_side["caishen"] == zh_name(successor(flip.kind), long=False)
         assert "zheng" not in dealer_side and "fu" not in dealer_side

@@ -94,6 +94,34 @@ def test_an_alert_shows_until_the_next_hand() -> None:
     assert cleared["flat/alert"] == "" and cleared["flat/alert_seat"] == ""
 
 
+def test_the_dice_commitment_shows_before_the_wall_and_the_seed_only_with_the_settlement() -> None:
+    one, first = hand_batches("h1", 8)
+    two, second = hand_batches("h2", 9)
+    assert first.dice_commit is not None and second.dice_commit is not None
+    commitment, seed = first.dice_commit.commitment, first.dice_commit.seed
+    outlet = Outlet(TOPICS)
+    opening = flat_rows(outlet, one[0])
+    assert opening["flat/dice_commitment"] == commitment and opening["flat/dice_seed"] == ""
+    wall_at = next(
+        n
+        for n, batch in enumerate(one)
+        for name, p in batch
+        if name == "events" and p["event"]["type"] == "shuffled"
+    )
+    assert wall_at > 0  # the wall is stored (and published) after the commitment
+    for batch in one[1:-1]:
+        sent = flat_rows(outlet, batch)
+        assert "flat/dice_commitment" not in sent  # it stays as it is for the whole hand
+        assert not any(seed in v for v in sent.values()), "the seed before the settlement"
+    assert all(name != "settlement" for b in one[:-1] for name, _ in b)
+    end = flat_rows(outlet, one[-1])
+    assert end["flat/dice_seed"] == seed
+    assert any(name == "settlement" for name, _ in one[-1])  # revealed with the settlement
+    nxt = flat_rows(outlet, two[0])
+    assert nxt["flat/dice_seed"] == ""  # the next hand clears it
+    assert nxt["flat/dice_commitment"] == second.dice_commit.commitment != commitment
+
+
 def test_a_fault_in_the_flat_topics_keeps_the_json(monkeypatch: pytest.MonkeyPatch) -> None:
     batches, _ = hand_batches("h1", 7)
 

@@ -8,6 +8,8 @@ other than a concealed kong, the flipped 精, a winning tile), every ``hand`` me
 the engine's public projection of the log so far, and the settlement, scores and hand
 log come only after the hand's last event. The flat display topics (docs/displays.md)
 carry, each time, exactly what the public ``hand`` and ``scores`` messages before them say.
+A hand's dice seed reaches no topic (JSON or flat) before its ``dice_seed_revealed``, which
+follows its settlement; its commitment is on the flat topics before its wall is.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +25,16 @@ import pytest
 
 from controller.mqtt.flat import CONTRACT_VERSION, NO_ALERT, from_hand, from_scores
 from engine.hand import MeldType
-from engine.round.events import Event, Exhausted, JingFlipped, Shuffled, WinDeclared
+from engine.round.events import (
+    DiceCommitted,
+    DiceSeedRevealed,
+    Event,
+    Exhausted,
+    JingFlipped,
+    Settled,
+    Shuffled,
+    WinDeclared,
+)
 from engine.round.fold import evolve
 from engine.round.narration import texts
 from engine.round.projection import public_view
@@ -36,6 +48,7 @@ HANDS = int(os.environ.get("MJTABLE_LEAK_HANDS", "100"))
 SECRET_KEYS = {"order", "under_tile", "wall", "hands", "concealed", "declined_win"}
 JING_KEYS = {"hand_id", "indicator", "zheng_jing", "fu_jing", "caishen"}
 DICE_KEYS = {"hand_id", "seat", "purpose", "a", "b"}
+HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def _keys(value: Any) -> set[str]:
@@ -99,6 +112,10 @@ class HandFacts:
         flip = next(e for e in log if isinstance(e, JingFlipped) and e.purpose == "jing")
         self.indicator_kind = kind_of(flip.tile)
         self.under = flip.under_tile
+        self.commit = next(e for e in log if isinstance(e, DiceCommitted))
+        kinds = [type(e) for e in log]
+        self.revealed_at = kinds.index(DiceSeedRevealed)
+        assert kinds.index(Settled) < self.revealed_at  # the seed only after the settlement
 
 
 @pytest.mark.timeout(1800)
@@ -130,11 +147,21 @@ def test_no_secret_reaches_a_public_topic(mosquitto: Mosquitto, tmp_path: Path) 
     seen_seq: dict[str, int] = {}  # the latest event seq a subscriber has got, per hand
     flat: dict[str, str] = {"flat/contract": str(CONTRACT_VERSION)}  # what the JSON says
     flat_seen = 0
+    secret_seeds = {f.commit.seed: f.hand_id for f in facts}  # until a subscriber is told
+    held: dict[str, str] = {}  # what a display holds
     for name, payload, _retained in messages:
         if name == "status":
             continue
+        if name == "events" and payload["event"]["type"] == DiceSeedRevealed.type:
+            f = by_id[payload["hand_id"]]
+            assert payload["seq"] == f.revealed_at  # (after the settlement: HandFacts)
+            secret_seeds.pop(f.commit.seed, None)  # public from here on
+        said = payload if isinstance(payload, str) else json.dumps(payload)
+        early = set(HEX64.findall(said)) & set(secret_seeds)
+        assert not early, f"{name} carries the dice seed of {secret_seeds[early.pop()]} early"
         if name.startswith("flat/"):
             assert payload == flat.get(name), (name, payload)
+            held[name] = payload
             flat_seen += 1
             continue
         if name == "scores":
@@ -164,6 +191,9 @@ def test_no_secret_reaches_a_public_topic(mosquitto: Mosquitto, tmp_path: Path) 
         if name == "events":
             seq, event = payload["seq"], payload["event"]
             seen_seq[f.hand_id] = seq
+            if event["type"] == Shuffled.type and f.commit.before_walls:
+                # a display shows the commitment before the wall it is to prove anything of
+                assert held.get("flat/dice_commitment") == f.commit.commitment, f.hand_id
             assert event == f.log[seq].public_dict()
             # the words a display shows and a loudspeaker says: the public ones
             assert payload["text"] == texts(f.log[seq], public=True)
