@@ -18,13 +18,23 @@ from controller.voice.phrases import MAX_TEXT, announcements
 
 cli = typer.Typer(add_completion=False)
 
-# A hand's worth of call-outs, as the table publishes them (public forms only).
+# A one-hand session's call-outs, as the table publishes them (public forms only).
 SAMPLE: list[tuple[str, Any]] = [
     ("events", {"event": {"type": "dice_rolled", "purpose": "break", "seat": 0, "a": 3, "b": 5}}),
     ("events", {"event": {"type": "jing_flipped", "purpose": "jing", "position": 20, "tile": 16}}),
     ("events", {"event": {"type": "punged", "seat": 1, "from_seat": 0, "tile": 9, "tiles": []}}),
     ("events", {"event": {"type": "win_declared", "seat": 2, "tile": 9, "source": "self"}}),
     ("settlement", {"net": [-4, -4, 12, -4], "void": False}),
+    (
+        "cashout",
+        {
+            "session_id": "sample",
+            "players": [
+                {"seat": s, "name": None, "net": n} for s, n in enumerate([-4, -4, 12, -4])
+            ],
+            "transfers": [{"from": s, "to": 2, "points": 4} for s in (0, 1, 3)],
+        },
+    ),
 ]
 
 

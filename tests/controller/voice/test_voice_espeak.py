@@ -160,6 +160,13 @@ def test_say_test_writes_a_sample_with_sound(tmp_path: Path) -> None:
     assert stat["Length (seconds)"] > 3 and stat["RMS     amplitude"] > 0.02
 
 
+def test_say_test_samples_a_hand_and_its_sessions_cashout() -> None:
+    from controller.cli.say import SAMPLE
+
+    said = {a.kind for a in announcements(SAMPLE)}
+    assert {"dice", "jing", "pung", "win", "settlement", "cashout"} <= said
+
+
 def test_say_plays_through_the_configured_player(tmp_path: Path) -> None:
     import os
 
