@@ -18,10 +18,10 @@ from typing import Any
 import structlog
 from sqlalchemy import Connection, Engine, select, update
 
-from controller.hub.ingest import FINISHED, alias, dice_columns
+from controller.hub.aliases import sent_session
+from controller.hub.ingest import FINISHED, dice_columns
 from controller.store.models import EVENTS, HANDS
 from controller.table.dice import CHECKED_TYPES
-from engine.round.events import DiceCommitted
 
 log = structlog.get_logger(__name__)
 
@@ -44,7 +44,7 @@ def check_unchecked(engine: Engine, limit: int = BATCH) -> int:
         for hand_id, parlour, table, session_id, hand_no in rows:
             events = logs.get(hand_id, [])
             try:
-                sent = _sent_session(parlour or "", table or "", session_id, events)
+                sent = sent_session(parlour or "", table or "", session_id, events)
                 columns = dice_columns(events, table=table or "", session_id=sent, hand_no=hand_no)
             except Exception as err:  # a bug of ours: said in the row, never checked forever
                 log.exception("hub: a stored hand's dice could not be checked", hand_id=hand_id)
@@ -74,16 +74,3 @@ def _dice_events(conn: Connection, ids: Sequence[str]) -> dict[str, list[Mapping
         hand_id: [by_seq.get(n, {}) for n in range(max(by_seq) + 1)]
         for hand_id, by_seq in placed.items()
     }
-
-
-def _sent_session(
-    parlour: str, table: str, stored: str | None, events: Sequence[Mapping[str, Any]]
-) -> str | None:
-    """The session id the table sent the hand with: the stored one, unless the hub stored
-    it under the table's alias (another table held the id: ``ingest.alias``), which the
-    committed session, hashed, gives back."""
-    commits = (e for e in events if e.get("type") == DiceCommitted.type)
-    committed = next((e.get("session") for e in commits), None)
-    if isinstance(committed, str) and stored == alias(parlour, table, committed):
-        return committed
-    return stored

@@ -6,16 +6,16 @@ its start moved back if an earlier hand arrives later; its ``players`` are recom
 its stored hands whenever one arrives (controller.store.session_players). Sessions and
 hands belong to the table that sent them: a hand or session id another table holds
 already (ids are not secret: the displays show them) is stored under an alias of its own
-for the sender (``alias``: the same every time, so a re-send is still a duplicate), never
-merged into the other table's. Hands the database refuses are returned in ``rejected``
-(for the quarantine). Works on PostgreSQL (the hub) and SQLite (tests, a one-table "hub").
+for the sender (``controller.hub.aliases``: the same every time, so a re-send is still a
+duplicate), never merged into the other table's. Hands the database refuses are returned
+in ``rejected`` (for the quarantine). Works on PostgreSQL (the hub) and SQLite (tests, a
+one-table "hub").
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, Table, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from controller.hub.aliases import alias
 from controller.hub.handlog import MAX_BYTES, Handlog, table_of_topic
 from controller.store.database import dialect_insert
 from controller.store.members import without_deleted
@@ -70,12 +71,6 @@ def _owners(conn: Connection, table: Table, ids: Sequence[str]) -> dict[str, Own
         query = select(col.id, col.parlour, col.table_id).where(col.id.in_(chunk))
         found.update((i, (p, t)) for i, p, t in conn.execute(query))
     return found
-
-
-def alias(parlour: str, table: str, an_id: str) -> str:
-    """The id the hub stores ``table``'s session or hand under when another table holds
-    ``an_id`` already: derived, so every re-send finds it."""
-    return hashlib.sha256(f"{parlour}/{table}/{an_id}".encode()).hexdigest()[:32]
 
 
 def _own_ids(conn: Connection, logs: Sequence[Handlog]) -> list[tuple[str, Handlog]]:

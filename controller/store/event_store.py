@@ -205,6 +205,8 @@ def hand_record(row: Row[Any]) -> HandRecord:
         players=row.players,
         dice_check=row.dice_check,
         dice_problem=row.dice_problem,
+        parlour=row.parlour,
+        table_id=row.table_id,
     )
 
 

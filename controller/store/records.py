@@ -81,6 +81,8 @@ class HandRecord:
     players: list[dict[str, str] | None] | None = None
     dice_check: str | None = None  # ok | failed | unverified (the hub's check), None: not run
     dice_problem: str | None = None  # why it failed
+    parlour: str | None = None  # the parlour and table that sent it (the hub's, and a
+    table_id: str | None = None  # table's own once it has one configured)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
 from fastapi.responses import Response
 
+from controller.hub.aliases import sent_session
 from controller.store import HandRecord, StoredHand, UnknownHand, UnknownSession
 from controller.store.members import hand_seat_acts
 from controller.store.owners import CashoutTerms
@@ -449,8 +450,9 @@ def get_replay(ctx: Ctx, hand_id: HandId) -> ReplayOut:
         raise HTTPException(status.HTTP_409_CONFLICT, str(err)) from None
     dice = None
     if concealed:  # (finished: its seed is public; an open hand's check waits for it)
-        said = {"hand_no": stored.hand.hand_no, "session_id": stored.hand.session_id}
-        found = dice_check_of(stored.event_dicts(), said)
+        h, events = stored.hand, stored.event_dicts()
+        session = sent_session(h.parlour or "", h.table_id or "", h.session_id, events)
+        found = dice_check_of(events, {"hand_no": h.hand_no, "session_id": session})
         dice = DiceCheckOut(
             verdict=found.verdict, rolls=found.rolls, problems=found.problems, notes=found.notes
         )

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
+from controller.hub.aliases import alias
 from controller.hub.dice_backfill import check_unchecked
-from controller.hub.ingest import alias, store_handlogs
+from controller.hub.ingest import store_handlogs
 from controller.store import EventStore
 from controller.store.models import EVENTS, HANDS
 from tests.controller.dice_hands import committed_hands
@@ -112,6 +113,11 @@ def test_stored_hands_without_a_verdict_are_checked_in_batches(hub_store: EventS
     with owners_api(hub) as client:
         flags = dice_flags(client, "t1")
         assert flags[3] == after[by["t1#3"]] and flags[4] == ("ok", None)
+        # and its replay checks the dice as the hub did: t2's against the session it sent
+        for hand, verdict in (("t2#1", "ok"), ("t1#1", "ok"), ("t1#2", "failed")):
+            replayed = client.get(f"/api/v1/hands/{by[hand]}/replay")
+            assert replayed.status_code == 200, (hand, replayed.text)
+            assert replayed.json()["dice"]["verdict"] == verdict, (hand, replayed.json()["dice"])
 
 
 @pytest.mark.timeout(300)
