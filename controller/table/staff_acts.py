@@ -21,7 +21,7 @@ from engine.round.events import STAFF_ACT_TYPES, Event, HandVoided, Settled, eve
 from engine.round.fold import fold
 from engine.round.narration import texts
 from engine.round.projection import public_view
-from engine.round.staff import Audit, read_winners, seen_flip
+from engine.round.staff import Audit, read_winners, seen_flip, seen_xia
 from engine.settlement.ledger import plain
 
 ActKind = Literal["finish", "correct", "penalty", "adjust", "void", "undo", "flip"]
@@ -225,6 +225,8 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
         "flips": state.needs_flip,  # the ruleset turns up a 精 (财神): entered if unseen
         # lianhua's 暗精 no reader saw: entered with the result (which tile, never here)
         "an_jing": state.wall_rules.an_jing and seen_flip(state) is None,
+        # yongfeng's 下精, turned up after the win: entered with the result if no reader saw it
+        "xia_jing": state.wall_rules.xia_jing and seen_xia(state) is None,
         "acts": [
             e.public_dict() | {"text": texts(e, public=True)}
             for e in keeper.log

@@ -210,7 +210,6 @@ def settle_input(
     ``flip`` ({indicator, an_indicator}) is the turned-up tile as staff entered it, on a
     hand whose flip no reader saw (a table without readers)."""
     started = state.started
-    wall = state.wall
     seen = seen_flip(state)
     entered = dict(flip or {})
     if state.flip_entered is not None and entered.get("indicator") is None:
@@ -251,7 +250,7 @@ def settle_input(
         and taken_from is not None
         and any(t // 4 >= 27 and t // 4 not in state.wild for t in state.hands[taken_from])
     )
-    xia = None if wall is None or wall.xia_jing is None else wall.xia_jing.kind
+    xia = seen_xia(state)
     return {
         "ruleset": started.ruleset,
         "options": dict(started.options),
@@ -318,15 +317,17 @@ def finish(
     """Finish the hand by hand: ``winners`` in the ``mjtable settle`` vocabulary
     ({seat, hand, melds, tile, from, flags}), none for 流局; ``seats`` ({seat, hand, melds})
     replace what the readers saw of other seats. ``indicator`` (and lianhua's
-    ``an_indicator``) is the flipped tile when no reader saw it: on a table without
-    readers the hand's whole result comes this way, on a hand whose tiles the engine never
-    saw."""
+    ``an_indicator``, yongfeng's ``xia_indicator``) is the flipped tile when no reader saw
+    it: on a table without readers the hand's whole result comes this way, on a hand whose
+    tiles the engine never saw."""
     audit.check(reason_required=False)
     _open(state)
     flipped = seen_flip(state) is not None
     for name, given_kind in (("indicator", indicator), ("an_indicator", an_indicator)):
         if given_kind is not None and flipped:
             raise StaffInputError(f"{name}: the readers saw the flip; it is not entered by hand")
+    if xia_indicator is not None and seen_xia(state) is not None:
+        raise StaffInputError("xia_indicator: the readers saw the 下精; it is not entered by hand")
     entered = state.flip_entered
     if indicator is not None and entered is not None and indicator != entered.indicator:
         raise StaffInputError(
@@ -517,6 +518,13 @@ def seen_flip(state: RoundState) -> Flip | None:
     """The turned-up tile as the readers saw it (None: unseen, or not turned up yet)."""
     flip = None if state.wall is None else state.wall.flip
     return flip if flip is not None and flip.tile is not None else None
+
+
+def seen_xia(state: RoundState) -> int | None:
+    """The 下精 indicator's kind as the readers saw it turned up after the win (None:
+    unseen, not turned up yet, or a ruleset without one): else it goes with the result."""
+    xia = None if state.wall is None else state.wall.xia_jing
+    return None if xia is None else xia.kind
 
 
 def enter_flip(state: RoundState, audit: Audit, indicator: object) -> list[Event]:

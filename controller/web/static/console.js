@@ -28,6 +28,7 @@
       add_winner: "加胡家（一炮多响）", more_winner: "另一胡家", others: "其他座位（读卡器未见时录入）",
       enter_seat: "录入此座", indicator: "翻出的精牌", hand_only: "手牌", enter_flip: "录入翻精",
       an_indicator: "暗精（翻精那墩的另一张，随结果录入）", an_jing: "暗精",
+      xia_indicator: "下精（胡牌后翻出的那张，读卡器没看到时随结果录入）", xia_jing: "下精",
       dice: "掷骰子（下一局）",
       seats: "入座（两局之间）", guest: "客人", sit: "入座", seat_acts: "最近入座记录", card: "会员卡",
       session: "本场", close_session: "结束本场并结算", close_reason: "原因（必填，如：打烊）",
@@ -55,6 +56,7 @@
       others: "Other seats (entered where no reader saw them)", enter_seat: "Enter this seat",
       indicator: "Flipped tile (精)", hand_only: "Hand", enter_flip: "Enter the flip",
       an_indicator: "暗精 (the other tile of the flipped stack, entered with the result)", an_jing: "暗精",
+      xia_indicator: "下精 (the tile turned up after the win, entered with the result if no reader saw it)", xia_jing: "下精",
       dice: "Roll the dice (next hand)",
       seats: "Seats (between hands)", guest: "Guest", sit: "Seat", seat_acts: "Latest seat acts", card: "member card",
       session: "Session", close_session: "Close the session and cash out",
@@ -307,6 +309,7 @@
       el("div", { class: "row noflip-only" }, field(T("indicator"), tileInput("fin-indicator", "indicator", { single: true })), flip),
       // lianhua's 暗精 is concealed until the hand ends: it only ever goes with the result
       el("div", { class: "row anjing-only" }, field(T("an_indicator"), tileInput("fin-an-indicator", "an_jing", { single: true }))),
+      el("div", { class: "row xia-only" }, field(T("xia_indicator"), tileInput("fin-xia-indicator", "xia_jing", { single: true }))),
       otherSeats(),
       field(T("reason"), el("input", { id: "fin-reason", maxlength: 500 }), "field wide"),
       el("div", { class: "row" }, settle, exhausted, correct),
@@ -377,7 +380,7 @@
   });
 
   /** What a finish carries besides the winners: the seats entered, the flipped tile (and
-      lianhua's 暗精). */
+      lianhua's 暗精, yongfeng's 下精). */
   function entries(winners) {
     const out = {};
     const seats = othersEntered(winners);
@@ -386,6 +389,8 @@
     if (!S.flipSeen && indicator) out.indicator = indicator;
     const an = $("fin-an-indicator").value.trim();
     if (S.anJing && an) out.an_indicator = an;
+    const xia = $("fin-xia-indicator").value.trim();
+    if (S.xiaJing && xia) out.xia_indicator = xia;
     return out;
   }
 
@@ -531,6 +536,7 @@
     }
     for (const x of others) { countText(x.hand); x.melds.forEach((m) => countText(m.tiles)); countText(x.discards); }
     if (!S.flipSeen) countText($("fin-indicator").value);
+    if (S.xiaJing) countText($("fin-xia-indicator").value);
     for (const k of KINDS) {
       const left = 4 - used[k];
       const button = document.querySelector(`#picker [data-kind="${k}"]`);
@@ -634,6 +640,8 @@
     document.body.classList.toggle("staff-noflip", !S.flipSeen);
     S.anJing = v.an_jing === true; // (the ruleset has a 暗精 no reader saw)
     document.body.classList.toggle("staff-anjing", S.anJing);
+    S.xiaJing = v.xia_jing === true; // (the ruleset turns up a 下精 no reader saw)
+    document.body.classList.toggle("staff-xia", S.xiaJing);
     const dealer = Number.isInteger(p.dealer) ? p.dealer : null;
     const totals = Array.isArray(v.totals) ? v.totals : [];
     const jing = p.jing && typeof p.jing === "object" ? Object.values(p.jing).map((t) => MJ.str(t, 2)).filter(Boolean) : [];
@@ -677,6 +685,7 @@
       $("fin-discards").value = "";
       $("fin-indicator").value = "";
       $("fin-an-indicator").value = "";
+      $("fin-xia-indicator").value = "";
       $("fin-others").open = S.unread;
       prefill(Number($("fin-seat").value));
     }

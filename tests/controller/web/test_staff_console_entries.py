@@ -1,7 +1,8 @@
 """The console's finish where the readers saw nothing of a seat (a table without readers):
 every seat's hand, melds and discards and the flipped tile (as its own act, as soon as it
-is turned up) are entered on the console, lianhua's concealed 暗精 with the result only,
-and several winners of one discard (一炮多响, where the ruleset allows it) in one finish.
+is turned up) are entered on the console, lianhua's concealed 暗精 and yongfeng's 下精
+with the result only, and several winners of one discard (一炮多响, where the ruleset
+allows it) in one finish.
 In Debian's Chromium against the desk answering from a real store's ``HandKeeper``; what
 the console sends settles as ``mjtable settle`` settles the request the hand keeps.
 
@@ -54,6 +55,11 @@ def xingguo(store: EventStore) -> Iterator[tuple[str, HandKeeper]]:
 @pytest.fixture
 def lianhua(store: EventStore) -> Iterator[tuple[str, HandKeeper]]:
     yield from _site(store, "lianhua")  # its 暗精 is secret until the hand ends
+
+
+@pytest.fixture
+def yongfeng(store: EventStore) -> Iterator[tuple[str, HandKeeper]]:
+    yield from _site(store, "yongfeng")  # its 下精 is turned up after the win
 
 
 def _seat(page: Any, seat: int, hand: str, discards: str) -> None:
@@ -237,3 +243,66 @@ def test_lianhuas_an_jing_is_entered_with_the_result_and_settles_as_mjtable_sett
     ).payload["settlement"]
     assert stored["lines"] == expected["lines"] and stored["net"] == expected["net"]
     assert any(line["code"] == "an_jing" for line in stored["lines"])
+
+
+def test_yongfengs_xia_jing_is_entered_with_the_result_and_settles_as_mjtable_settle(
+    browser: Any,  # noqa: F811
+    yongfeng: tuple[str, HandKeeper],
+    store: EventStore,
+) -> None:
+    url, keeper = yongfeng
+    hand_id = keeper.hand_id or ""
+    page = browser.new_page(viewport={"width": 820, "height": 1180})
+    _log_in(page, url)
+    page.wait_for_selector("#fin-xia-indicator", state="visible")  # no reader will see it
+    assert not page.is_visible("#fin-an-indicator")  # yongfeng has no 暗精
+    page.click("#fin-indicator")
+    page.click('#picker [data-kind="1m"]')
+    page.click("#fin-flip")
+    page.wait_for_selector('#staff-acts [data-act="flip_entered"]')
+    _seat(page, 0, "19m19p19s1234567z", "9m")
+    _seat(page, 2, "2223334446667p", "1s")
+    _seat(page, 3, "2223334446667s", "8s")
+    page.select_option("#fin-seat", "1")
+    page.select_option("#fin-from", "self")
+    page.fill("#fin-tile", "5p")
+    page.fill("#fin-hand", "345m678m345s789s55p")
+    page.fill("#fin-discards", "8p")
+    # without it the API refuses, naming the field, and nothing is stored
+    events = len(store.load_hand(hand_id).events)
+    page.click("#fin-settle")
+    page.wait_for_selector("#finish-error:not(:empty)")
+    error = page.eval_on_selector("#finish-error", "n => n.textContent")
+    assert error.startswith("xia_indicator: required by yongfeng"), error
+    assert len(store.load_hand(hand_id).events) == events
+    # the picker counts it as a tile out of the wall: 5m, one in seat 1's hand, two left
+    page.click("#fin-xia-indicator")
+    page.click('#picker [data-kind="5m"]')
+    assert page.input_value("#fin-xia-indicator") == "5m"
+    left = page.eval_on_selector('#picker [data-left="5m"]', "n => n.textContent")
+    page.fill("#fin-reason", "no readers: entered at the table")
+    page.click("#fin-settle")
+    page.wait_for_selector('#staff-acts [data-act="finished_by_staff"]')
+
+    request = _finished(store, keeper)["request"]
+    assert request["xia_indicator"] == "5m" and request["indicator"] == "1m"
+    same = {
+        "ruleset": "yongfeng",
+        "dealer": request["dealer"],
+        "indicator": "1m",
+        "xia_indicator": "5m",
+        "seats": [
+            {"hand": "19m19p19s1234567z", "melds": [], "discards": "9m"},
+            {"hand": "345m678m345s789s55p", "melds": [], "discards": "8p"},
+            {"hand": "2223334446667p", "melds": [], "discards": "1s"},
+            {"hand": "2223334446667s", "melds": [], "discards": "8s"},
+        ],
+        "win": [{"seat": 1, "tile": "5p", "from": "self"}],
+    }
+    expected = settle_data(same)
+    stored = next(
+        e for e in reversed(store.load_hand(hand_id).events) if e.type == "settled"
+    ).payload["settlement"]
+    assert stored["lines"] == expected["lines"] and stored["net"] == expected["net"]
+    assert any(line["code"] == "xia_jing" for line in stored["lines"])
+    assert left == "2", left

@@ -79,6 +79,23 @@ def test_an_indicator_entered_where_the_readers_saw_the_flip_is_refused() -> Non
         finish(before_end, AUDIT, seats=[], indicator="1m")
 
 
+def test_the_xia_jing_goes_with_the_result_where_no_reader_saw_it_and_only_there() -> None:
+    won = [r for r in _played("yongfeng") if r.state.wins]
+    assert won
+    result = won[0]
+    body = result_of(result.state)
+    state, _ = _unseen(result)
+    assert "xia_indicator" in body
+    without = {k: v for k, v in body.items() if k != "xia_indicator"}
+    with pytest.raises(ValueError, match=r"^xia_indicator: required by yongfeng"):
+        finish(state, AUDIT, without["winners"], without["seats"], indicator=body["indicator"])
+    # where the readers saw it turned up after the win, it is theirs, not entered by hand
+    seen = fold([e for e in result.log if not isinstance(e, Settled)])
+    assert seen.wall is not None and seen.wall.xia_jing is not None
+    with pytest.raises(StaffInputError, match=r"^xia_indicator: the readers saw the 下精"):
+        finish(seen, AUDIT, [], [], xia_indicator=body["xia_indicator"])
+
+
 def test_the_flip_entered_by_staff_is_shown_settled_with_and_undone() -> None:
     """On an unseen hand staff enter the turned-up 精 while it is played: the public view
     shows it, the finish settles with it (as ``mjtable settle`` on the request), a replay
