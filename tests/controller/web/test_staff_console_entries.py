@@ -73,6 +73,52 @@ def _finished(store: EventStore, keeper: HandKeeper) -> dict[str, Any]:
     return next(e for e in events if e["type"] == "finished_by_staff")
 
 
+def _flip_1m(page: Any) -> None:
+    """The 精 entered as its own act: 1m turned up."""
+    page.click("#fin-indicator")
+    page.click('#picker [data-kind="1m"]')
+    page.click("#fin-flip")
+    page.wait_for_selector('#staff-acts [data-act="flip_entered"]')
+
+
+def _self_draw(page: Any) -> None:
+    """Seat 1 wins by self-draw on 5p; the other seats entered as no reader saw them."""
+    _seat(page, 0, "19m19p19s1234567z", "9m")
+    _seat(page, 2, "2223334446667p", "1s")
+    _seat(page, 3, "2223334446667s", "8s")
+    page.select_option("#fin-seat", "1")
+    page.select_option("#fin-from", "self")
+    page.fill("#fin-tile", "5p")
+    page.fill("#fin-hand", "345m678m345s789s55p")
+    page.fill("#fin-discards", "8p")
+
+
+def _self_draw_request(ruleset: str, dealer: int, **indicators: str) -> dict[str, Any]:
+    """``_self_draw`` with the 精 1m as an owner gives it to ``mjtable settle``."""
+    return {
+        "ruleset": ruleset,
+        "dealer": dealer,
+        "indicator": "1m",
+        **indicators,
+        "seats": [
+            {"hand": "19m19p19s1234567z", "melds": [], "discards": "9m"},
+            {"hand": "345m678m345s789s55p", "melds": [], "discards": "8p"},
+            {"hand": "2223334446667p", "melds": [], "discards": "1s"},
+            {"hand": "2223334446667s", "melds": [], "discards": "8s"},
+        ],
+        "win": [{"seat": 1, "tile": "5p", "from": "self"}],
+    }
+
+
+def _settled(store: EventStore, hand_id: str) -> dict[str, Any]:
+    """The hand's last stored settlement."""
+    events = reversed(store.load_hand(hand_id).events)
+    settlement: dict[str, Any] = next(e for e in events if e.type == "settled").payload[
+        "settlement"
+    ]
+    return settlement
+
+
 def test_two_winners_of_one_discard_and_every_seat_entered_on_the_console(
     browser: Any,  # noqa: F811
     guangdong: tuple[str, HandKeeper],
@@ -186,19 +232,9 @@ def test_lianhuas_an_jing_is_entered_with_the_result_and_settles_as_mjtable_sett
     page = browser.new_page(viewport={"width": 820, "height": 1180})
     _log_in(page, url)
     page.wait_for_selector("#fin-an-indicator", state="visible")  # no reader saw the 墩
-    page.click("#fin-indicator")
-    page.click('#picker [data-kind="1m"]')
-    page.click("#fin-flip")  # the 精 is public as soon as it is turned up; the 暗精 is not
-    page.wait_for_selector('#staff-acts [data-act="flip_entered"]')
+    _flip_1m(page)  # the 精 is public as soon as it is turned up; the 暗精 is not
     assert page.is_visible("#fin-an-indicator")  # (it goes with the result)
-    _seat(page, 0, "19m19p19s1234567z", "9m")
-    _seat(page, 2, "2223334446667p", "1s")
-    _seat(page, 3, "2223334446667s", "8s")
-    page.select_option("#fin-seat", "1")
-    page.select_option("#fin-from", "self")
-    page.fill("#fin-tile", "5p")
-    page.fill("#fin-hand", "345m678m345s789s55p")
-    page.fill("#fin-discards", "8p")
+    _self_draw(page)
     # without it the API refuses, naming the field, as text beside the form
     page.click("#fin-settle")
     page.wait_for_selector("#finish-error:not(:empty)")
@@ -224,23 +260,8 @@ def test_lianhuas_an_jing_is_entered_with_the_result_and_settles_as_mjtable_sett
     request = _finished(store, keeper)["request"]
     assert request["an_indicator"] == "5p" and request["indicator"] == "1m"
     # the same input, as an owner would give it to ``mjtable settle``
-    same = {
-        "ruleset": "lianhua",
-        "dealer": request["dealer"],
-        "indicator": "1m",
-        "an_indicator": "5p",
-        "seats": [
-            {"hand": "19m19p19s1234567z", "melds": [], "discards": "9m"},
-            {"hand": "345m678m345s789s55p", "melds": [], "discards": "8p"},
-            {"hand": "2223334446667p", "melds": [], "discards": "1s"},
-            {"hand": "2223334446667s", "melds": [], "discards": "8s"},
-        ],
-        "win": [{"seat": 1, "tile": "5p", "from": "self"}],
-    }
-    expected = settle_data(same)
-    stored = next(
-        e for e in reversed(store.load_hand(hand_id).events) if e.type == "settled"
-    ).payload["settlement"]
+    expected = settle_data(_self_draw_request("lianhua", request["dealer"], an_indicator="5p"))
+    stored = _settled(store, hand_id)
     assert stored["lines"] == expected["lines"] and stored["net"] == expected["net"]
     assert any(line["code"] == "an_jing" for line in stored["lines"])
 
@@ -256,18 +277,8 @@ def test_yongfengs_xia_jing_is_entered_with_the_result_and_settles_as_mjtable_se
     _log_in(page, url)
     page.wait_for_selector("#fin-xia-indicator", state="visible")  # no reader will see it
     assert not page.is_visible("#fin-an-indicator")  # yongfeng has no 暗精
-    page.click("#fin-indicator")
-    page.click('#picker [data-kind="1m"]')
-    page.click("#fin-flip")
-    page.wait_for_selector('#staff-acts [data-act="flip_entered"]')
-    _seat(page, 0, "19m19p19s1234567z", "9m")
-    _seat(page, 2, "2223334446667p", "1s")
-    _seat(page, 3, "2223334446667s", "8s")
-    page.select_option("#fin-seat", "1")
-    page.select_option("#fin-from", "self")
-    page.fill("#fin-tile", "5p")
-    page.fill("#fin-hand", "345m678m345s789s55p")
-    page.fill("#fin-discards", "8p")
+    _flip_1m(page)
+    _self_draw(page)
     # without it the API refuses, naming the field, and nothing is stored
     events = len(store.load_hand(hand_id).events)
     page.click("#fin-settle")
@@ -286,23 +297,8 @@ def test_yongfengs_xia_jing_is_entered_with_the_result_and_settles_as_mjtable_se
 
     request = _finished(store, keeper)["request"]
     assert request["xia_indicator"] == "5m" and request["indicator"] == "1m"
-    same = {
-        "ruleset": "yongfeng",
-        "dealer": request["dealer"],
-        "indicator": "1m",
-        "xia_indicator": "5m",
-        "seats": [
-            {"hand": "19m19p19s1234567z", "melds": [], "discards": "9m"},
-            {"hand": "345m678m345s789s55p", "melds": [], "discards": "8p"},
-            {"hand": "2223334446667p", "melds": [], "discards": "1s"},
-            {"hand": "2223334446667s", "melds": [], "discards": "8s"},
-        ],
-        "win": [{"seat": 1, "tile": "5p", "from": "self"}],
-    }
-    expected = settle_data(same)
-    stored = next(
-        e for e in reversed(store.load_hand(hand_id).events) if e.type == "settled"
-    ).payload["settlement"]
+    expected = settle_data(_self_draw_request("yongfeng", request["dealer"], xia_indicator="5m"))
+    stored = _settled(store, hand_id)
     assert stored["lines"] == expected["lines"] and stored["net"] == expected["net"]
     assert any(line["code"] == "xia_jing" for line in stored["lines"])
     assert left == "2", left
