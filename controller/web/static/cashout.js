@@ -53,12 +53,11 @@
 
   async function makeLink(id) {
     try {
-      const r = await fetch(`/api/v1/records/by-id/${id}/link`, { method: "POST", credentials: "same-origin" });
-      const data = await r.json().catch(() => null);
-      if (r.ok && data && typeof data.qr === "string" && data.qr.startsWith("/api/v1/my-record/") && typeof data.url === "string") made.set(id, { qr: data.qr, url: data.url });
-      else failure = MJ.str(data && data.detail, 300) || String(r.status);
+      const data = await MJ.api(`/api/v1/records/by-id/${id}/link`, { method: "POST" });
+      if (data && typeof data.qr === "string" && data.qr.startsWith("/api/v1/my-record/") && typeof data.url === "string") made.set(id, { qr: data.qr, url: data.url });
+      else failure = "?";
     } catch (e) {
-      failure = String(e);
+      failure = e.message;
     }
     render();
   }
@@ -72,12 +71,9 @@
       ? `/api/v1/sessions/${encodeURIComponent(session.slice(0, 64))}/cashout`
       : "/api/v1/staff/sessions/latest/cashout";
     try {
-      const r = await fetch(path, { credentials: "same-origin" });
-      const data = await r.json().catch(() => null);
-      if (r.ok) raw = data;
-      else failure = r.status === 401 ? "请先在 /dealer 登录 (log in on /dealer first)" : MJ.str(data && data.detail, 300) || String(r.status);
+      raw = await MJ.api(path);
     } catch (e) {
-      failure = String(e);
+      failure = e.status === 401 ? "请先在 /dealer 登录 (log in on /dealer first)" : e.message;
     }
     render();
   });
