@@ -17,9 +17,8 @@
     const terms = raw.terms && typeof raw.terms === "object" ? raw.terms : {};
     const currency = MJ.str(terms.currency, 8);
     const by = raw.closed_by && typeof raw.closed_by === "object" ? raw.closed_by : null;
-    const when = (s) => { const d = new Date(MJ.str(s, 40)); return Number.isNaN(d.getTime()) ? "" : d.toLocaleString(MJ.lang() === "zh" ? "zh-CN" : "en-GB"); };
     $("title").textContent = `${c.closed ? MJ.t("cashout") : MJ.t("cashout_open")} · ${MJ.t("hands_n", { n: c.played ?? 0 })}`;
-    const meta = [`${when(raw.started_at)} – ${when(raw.ended_at)}`];
+    const meta = [`${MJ.when(raw.started_at)} – ${MJ.when(raw.ended_at)}`];
     if (by) meta.push(`${MJ.t("closed_by")}: ${MJ.str(by.by, 64)}${by.reason ? " · " + MJ.str(by.reason, 500) : ""}`);
     if (typeof terms.point_value === "number") meta.push(`1 ${MJ.t("points_unit")} = ${terms.point_value} ${currency}`);
     const fee = raw.fee && typeof raw.fee === "object" ? raw.fee : null;

@@ -78,6 +78,14 @@ const MJ = (() => {
   }
 
   const t = (key, vars) => lookup({}, key, vars);
+  /** A payload's own words ({zh, en}, e.g. an event's or an alert's text) in the page's
+      language, Chinese where English has none. */
+  const inLang = (texts) => (texts && typeof texts === "object" ? texts[lang] || texts.zh || "" : "");
+  /** A date and time (ISO text) as the page's language writes it; not a date: "". */
+  function when(iso) {
+    const d = new Date(typeof iso === "string" ? iso.slice(0, 40) : NaN);
+    return Number.isNaN(d.getTime()) ? "" : d.toLocaleString(lang === "zh" ? "zh-CN" : "en-GB");
+  }
   /** A page's own words ({zh: {...}, en: {...}}) as its lookup: T(key, vars). */
   const words = (own) => (key, vars) => lookup(own, key, vars);
 
@@ -523,7 +531,7 @@ const MJ = (() => {
     return { close: () => source && source.close() };
   }
 
-  return { t, words, lang: () => lang, setLang, langToggle, applyI18n, el, svg, tile, tileName,
+  return { t, words, inLang, when, lang: () => lang, setLang, langToggle, applyI18n, el, svg, tile, tileName,
     parseTile, parseTiles, die, seatName, setNames, fmtNum, cleaned, str, live, showLive, params, cashoutView,
     api, onLoggedOut, loginForm, logout };
 })();

@@ -204,7 +204,7 @@
         list.map((m) => el("option", { value: MJ.str(m.member_id, 32), selected: m.member_id === now }, MJ.str(m.name, 32))));
       const go = el("button", { class: "btn", type: "button", id: `seat-${s}-go` }, T("sit"));
       go.addEventListener("click", () => sit(s, pick.value || null));
-      return el("div", { class: "row" }, el("b", null, `${MJ.lang() === "zh" ? `${s + 1}号位` : `Seat ${s + 1}`}`), pick, go);
+      return el("div", { class: "row" }, el("b", null, MJ.seatName(s, null, [])), pick, go);
     }));
     const acts = Array.isArray(seats && seats.acts) ? seats.acts.slice(0, 10) : [];
     $("seat-acts").replaceChildren(...acts.map((a) => el("li", null,
@@ -612,7 +612,7 @@
       el("div", { class: "staff-seats" }, seats), settlementView(p.settlement) || "");
     const acts = Array.isArray(v.acts) ? v.acts.slice(-50) : [];
     $("staff-acts").replaceChildren(...(acts.length ? acts.map((a) => el("li", { "data-act": MJ.str(a.type, 32) },
-      a.text && typeof a.text === "object" ? MJ.str(a.text[MJ.lang()] || a.text.zh, 700) : MJ.str(a.type, 32)))
+      a.text && typeof a.text === "object" ? MJ.str(MJ.inLang(a.text), 700) : MJ.str(a.type, 32)))
       : [el("li", { class: "muted" }, T("no_acts"))]));
     $("undo").disabled = !acts.length || v.session_id === null; // (a closed session: nothing more)
     // a declared 胡 lies face up: its tiles can be corrected until the next hand starts

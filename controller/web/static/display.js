@@ -84,7 +84,7 @@
 
   /** The event in words, as the service wrote them (engine.round.narration's public text). */
   function eventText(e) {
-    return e && e.text ? e.text[MJ.lang()] || e.text.zh : "";
+    return e ? MJ.inLang(e.text) : "";
   }
 
   function renderTable() {

@@ -92,7 +92,7 @@
     });
     const dealer = /^[0-3]$/.test(f.dealer || "") ? Number(f.dealer) : null;
     const alerts = openAlerts(t).map((a) => {
-      const title = (Object.hasOwn(titles, a.kind) && titles[a.kind][MJ.lang()]) || a.kind;
+      const title = (Object.hasOwn(titles, a.kind) && MJ.inLang(titles[a.kind])) || a.kind;
       const seat = a.seat === null || a.seat === undefined ? "" : ` · ${MJ.seatName(Number(a.seat), dealer)}`;
       return el("li", { "data-kind": a.kind, title: tr("alert_for") },
         `${title}${seat}`, el("time", { "data-since": a.since }, ago(a.since)));

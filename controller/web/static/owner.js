@@ -8,7 +8,7 @@
   const $ = (id) => document.getElementById(id);
   const TXT = { // this page's own words (MJ.words; the shared ones are common.js's)
     zh: {
-      brand: "牌局记录", login: "登录", tables: "牌桌", table: "牌桌", status: "状态", hands: "局数",
+      brand: "牌局记录", login: "登录", totals_n: "累计 · 共{n}局", list_sep: "、", tables: "牌桌", table: "牌桌", status: "状态", hands: "局数",
       open: "进行中", sessions: "场次", last: "最近", online: "在线", offline: "离线",
       unknown: "未知", filter: "筛选", from: "从", to: "到", date_hint: "年-月-日", ruleset: "规则", seat: "座位",
       result: "结果", any: "全部", export_csv: "导出 CSV", export_json: "导出 JSON",
@@ -39,7 +39,7 @@
       terms_at_table: "结算条款是每张牌桌自己的：每张牌桌按它计算本桌的结算金额。请在该牌桌的老板页面设置；总台不设结算条款。",
     },
     en: {
-      brand: "Hand logs", login: "Log in", tables: "Tables", table: "Table", status: "Status",
+      brand: "Hand logs", login: "Log in", totals_n: "Totals · {n} hands", list_sep: ", ", tables: "Tables", table: "Table", status: "Status",
       hands: "Hands", open: "In play", sessions: "Sessions", last: "Last", online: "online",
       offline: "offline", unknown: "unknown", filter: "Filter", from: "From", to: "To", date_hint: "yyyy-mm-dd",
       ruleset: "Ruleset", seat: "Seat", result: "Result", any: "any", export_csv: "Export CSV",
@@ -93,10 +93,10 @@
   }
   const onHub = async () => (await here()).hub === true;
 
-  const when = (iso) => (iso ? new Date(iso).toLocaleString(MJ.lang() === "zh" ? "zh-CN" : "en-GB") : "");
+  const when = MJ.when;
   const sign = (n) => (n > 0 ? "pos" : n < 0 ? "neg" : "");
   const numCell = (n) => el("td", { class: `num ${sign(n)}` }, n === null || n === undefined ? "" : MJ.fmtNum(n) || "0");
-  const seatLabel = (s) => (s === null || s === undefined ? "" : MJ.lang() === "zh" ? `${s + 1}号位` : `Seat ${s + 1}`);
+  const seatLabel = (s) => (s === null || s === undefined ? "" : MJ.seatName(s, null, [])); // "3号位", never a name
   /** Who sat where in a hand (members' names; null: a guest), for MJ.seatName. */
   const namesOf = (h) => (Array.isArray(h && h.players) ? [0, 1, 2, 3].map((s) => (h.players[s] && typeof h.players[s].name === "string" ? h.players[s].name : null)) : null);
   /** A hand's seat: the member's name where one sat. */
@@ -179,7 +179,7 @@
     const totalsQ = new URLSearchParams(q); totalsQ.delete("status");
     const totals = await api(`${base}/totals?${totalsQ}`);
     $("totals").replaceChildren(
-      el("h2", null, MJ.lang() === "zh" ? `累计 · 共${totals.hands}局` : `Totals · ${totals.hands} hands`),
+      el("h2", null, T("totals_n", { n: totals.hands })),
       nets(totals.seats, (s) => seatLabel(s)),
       el("div", { class: "charts" }, ["seats", "days"].map((c) =>
         el("img", { alt: c, src: `${base}/charts/${c}.svg?${totalsQ}&lang=${MJ.lang()}` }))));
@@ -189,7 +189,7 @@
       el("td", null, s.id.slice(0, 8)), el("td", null, when(s.started_at)),
       el("td", null, s.ended_at ? when(s.ended_at) : T("open")),
       el("td", { class: "session-players" }, (Array.isArray(s.players) ? s.players : [])
-        .map((p) => (p && typeof p.name === "string" ? p.name : "")).join(MJ.lang() === "zh" ? "、" : ", ")),
+        .map((p) => (p && typeof p.name === "string" ? p.name : "")).join(T("list_sep"))),
       el("td", null, el("a", { href: `/cashout?session=${encodeURIComponent(s.id)}`, target: "_blank" }, T("cashout_sheet"))))));
     let offset = 0;
     const more = async () => {
@@ -436,7 +436,7 @@
       const step = rp.steps[i];
       $("slider").value = i;
       $("step-no").textContent = T("step", { i: i + 1, n });
-      $("step-text").textContent = step.text[MJ.lang()] || step.text.zh;
+      $("step-text").textContent = MJ.inLang(step.text);
       $("board").replaceChildren(...board(step, rp.concealed, dealer, names));
       document.body.dataset.step = String(i);
     };

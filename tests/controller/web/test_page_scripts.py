@@ -68,8 +68,10 @@ def test_only_common_js_calls_the_api_and_logs_in(path: Path) -> None:
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
 def test_a_pages_own_words_go_through_the_one_lookup(path: Path) -> None:
     code = _code(path)
-    # a table of words indexed by the language (TXT[MJ.lang()]): a second lookup
-    assert not re.search(r"\b[A-Z_]+\s*\[\s*MJ\.lang\(\)\s*\]", code), path.name
+    # words indexed by the language (TXT[MJ.lang()], text[lang]): a second lookup
+    assert not re.search(r"\[\s*(?:MJ\.lang\(\)|lang)\s*\]", code), (
+        f"{path.name}: MJ.words for the page's words, MJ.inLang for a payload's"
+    )
     if re.search(r"\bzh\s*:\s*\{", code):  # a page with words of its own hands them over
         assert "MJ.words(" in code, f"{path.name}: look its words up with MJ.words"
 
