@@ -487,36 +487,6 @@ class HubSettings(_Section):
         return MqttSettings(**values)
 
 
-# The hub's variables before it had a section, and the setting each one is now: still read
-# for one release, below the new names (``hub_overrides``).
-OLD_HUB_ENV: dict[str, tuple[str, ...]] = {
-    "MJTABLE_HUB_DB": ("hub", "store"),
-    "MJTABLE_HUB_PARLOUR": ("parlour",),
-    "MJTABLE_HUB_MQTT": ("hub", "mqtt"),
-    "MJTABLE_HUB_MQTT_USERNAME": ("hub", "username"),
-    "MJTABLE_HUB_MQTT_PASSWORD": ("hub", "password"),
-    "MJTABLE_HUB_WEB_HOST": ("hub", "host"),
-    "MJTABLE_HUB_WEB_PORT": ("hub", "port"),
-    "MJTABLE_HUB_TLS_CERT": ("hub", "tls_cert"),
-    "MJTABLE_HUB_TLS_KEY": ("hub", "tls_key"),
-    "MJTABLE_HUB_FORWARDED_ALLOW_IPS": ("hub", "forwarded_allow_ips"),
-    "MJTABLE_HUB_DATA": ("data_dir",),
-}
-
-
-def old_hub_env(environ: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
-    """The settings the old ``MJTABLE_HUB_*`` variables give (as nested overrides), each
-    only where its new variable is unset; and the old names that were used."""
-    out: dict[str, Any] = {}
-    used = []
-    for old, loc in OLD_HUB_ENV.items():
-        if old not in environ or env_name(loc) in environ:
-            continue
-        used.append(old)
-        nested(out, loc, environ[old])
-    return out, used
-
-
 def nested(into: dict[str, Any], loc: tuple[str, ...], value: Any) -> None:
     """``into[loc[0]][loc[1]]… = value``, making the sections on the way."""
     for key in loc[:-1]:

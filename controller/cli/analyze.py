@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
 from controller.cli.json_input import MAX_CHARS, bounded_lines, dumps_line, loads
+from controller.cli.options import Lang, Language
 from controller.json_bounds import JsonBoundsError
 from engine.analysis import analyze as analyze_hand
 from engine.analysis import shanten, waits
@@ -34,11 +34,6 @@ MELD_WORDS = {
 
 class AnalyzeInputError(ValueError):
     pass
-
-
-class Lang(StrEnum):
-    zh = "zh"
-    en = "en"
 
 
 @dataclass(frozen=True)
@@ -225,7 +220,7 @@ def analyze(
     indicator: Annotated[str | None, typer.Option(help="The flipped tile (翻精/财神).")] = None,
     ruleset: Annotated[str | None, typer.Option(help="Ruleset id (default xingguo).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON in and out.")] = False,
-    lang: Annotated[Lang, typer.Option(help="Labels in Chinese or English.")] = Lang.zh,
+    lang: Language = Lang.zh,
 ) -> None:
     """Readings of a 14-tile hand, or waits of a 13-tile hand, and shanten."""
     if hand == "-":

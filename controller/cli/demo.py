@@ -18,6 +18,17 @@ from typing import Annotated, Any
 import typer
 
 from controller.cli.json_input import dumps_line
+from controller.cli.options import (
+    AsJson,
+    DataDir,
+    LogFormat,
+    LogLevel,
+    Port,
+    ReaderModel,
+    Readers,
+    Seed,
+    usable,
+)
 from controller.config import ConfigError, TableSettings
 from controller.process.local_ports import free_local_port, port_free
 from controller.process.logs import bind_table, configure_logging
@@ -58,11 +69,11 @@ def _say(info: dict[str, Any], as_json: bool) -> None:
 
 # What each reader model of the virtual table does (docs/rfid.md): real antennas miss
 # tags and read across borders; the reference readers are the project's ideal ones.
-READER_MODELS: dict[str, dict[str, Any]] = {
-    "ref": {},
-    "a0": {"codec": "a0", "misread_rate": 0.05, "border_rate": 0.02},
-    "iso15693": {"codec": "iso15693", "misread_rate": 0.05, "border_rate": 0.02},
-    "none": {},  # a table without readers: the bots' results entered through the staff API
+READER_MODELS: dict[ReaderModel, dict[str, Any]] = {
+    ReaderModel.ref: {},
+    ReaderModel.a0: {"codec": "a0", "misread_rate": 0.05, "border_rate": 0.02},
+    ReaderModel.iso15693: {"codec": "iso15693", "misread_rate": 0.05, "border_rate": 0.02},
+    ReaderModel.none: {},  # a table without readers: the bots' results entered by staff
 }
 
 
@@ -72,47 +83,26 @@ def demo(
     hands: Annotated[
         int | None, typer.Option(min=1, help="Play this many hands, then exit (default: go on).")
     ] = None,
-    seed: Annotated[
-        int | None, typer.Option(help="Seeds the tiles, shuffles and dice (default: random).")
-    ] = None,
+    seed: Seed = None,
     mqtt: Annotated[
         str | None, typer.Option(help="Use this broker (mqtt://host:port) instead of amqtt.")
     ] = None,
-    data_dir: Annotated[
-        Path,
-        typer.Option(
-            "--data-dir",
-            "--data",
-            help="Data directory (SQLite, tag registry) (--data: its old name, kept for one "
-            "release).",
-        ),
-    ] = Path("data"),
-    port: Annotated[int, typer.Option(help="Web app port.")] = 8080,
+    data_dir: DataDir = Path("data"),
+    port: Port = 8080,
     think: Annotated[float, typer.Option(help="Seconds a bot thinks before each move.")] = 0.3,
     between_hands: Annotated[
         float,
         typer.Option(help="Seconds the settlement stays on screen before the next shuffle."),
     ] = 8.0,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Say where to look as one JSON line.")
-    ] = False,
-    log_level: Annotated[str, typer.Option(help="debug, info, warning, error.")] = "warning",
-    log_format: Annotated[str, typer.Option(help="console or json.")] = "console",
-    readers: Annotated[
-        str,
-        typer.Option(
-            help="The virtual readers: ref (reference inventory readers), a0 (UHF R2000/E710, "
-            "8 antennas each) or iso15693 (FEIG-style HF with antenna multiplexers). a0 and "
-            "iso15693 miss 5 % of tags per round and read 2 % across zone borders. none: a "
-            "table without readers; the bots play each hand by themselves and a demo staff "
-            "account enters its result through the staff API."
-        ),
-    ] = "ref",
+    as_json: AsJson = False,
+    log_level: LogLevel = "warning",
+    log_format: LogFormat = "console",
+    readers: Readers = ReaderModel.ref,
 ) -> None:
-    """Play hands with four bots on the virtual table through the whole service."""
-    if readers not in READER_MODELS:
-        typer.echo(f"error: --readers: one of {', '.join(READER_MODELS)}", err=True)
-        raise typer.Exit(2)
+    """Play hands with four bots on the virtual table through the whole service (with
+    --readers none: a table without readers, a demo staff account entering the bots'
+    results through the staff API). --json: where to look, as one JSON line."""
+    usable(readers, READER_MODELS, "demo")
     if ruleset not in builtin_ids():
         typer.echo(
             f"error: ruleset: unknown {ruleset!r}; known: {', '.join(builtin_ids())}", err=True
@@ -131,7 +121,7 @@ def demo(
         config = TableSettings(
             data_dir=data_dir,
             ruleset={"id": ruleset},
-            hardware={"virtual": True, "readers": "none" if readers == "none" else []},
+            hardware={"virtual": True, "readers": "none" if readers is ReaderModel.none else []},
             mqtt=mqtt_settings,
             web={"host": "127.0.0.1", "port": port},
             metrics={"host": "127.0.0.1", "port": 9108 if port_free(9108) else 0},
@@ -151,7 +141,7 @@ def demo(
         ready=lambda info: _say(info, as_json),
         sim=READER_MODELS[readers],
     )
-    if readers == "none":
+    if readers is ReaderModel.none:
         raise typer.Exit(asyncio.run(_without_readers(config, opts)))
     raise typer.Exit(asyncio.run(serve(config, opts)))
 

@@ -12,7 +12,6 @@ import queue
 import sys
 import threading
 import time
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, TextIO
 
@@ -20,6 +19,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
+from controller.cli.options import Address, Baud, ReaderModel, Readers, usable
 from engine.tiles import KIND_LABELS, TileNotationError, parse_kind, zh_name
 from firmware_bridge.enroll import Accepted, Enrollment, RejectReason, Slot
 from firmware_bridge.registry import KindLabel, RegistryFileError
@@ -44,14 +44,9 @@ cli = typer.Typer(add_completion=False)
 REPEAT_WARNING_INTERVAL = 3.0  # seconds before the same complaint about a tile is repeated
 
 
-class CodecChoice(StrEnum):
-    hf = "hf"
-    ref = "ref"
-    a0 = "a0"
-    iso15693 = "iso15693"
-
-
-MULTI_ANTENNA = (CodecChoice.a0, CodecChoice.iso15693)
+# the readers a tile can be enrolled on (``none``: no reader to enrol with)
+ENROLL_READERS = (ReaderModel.hf, ReaderModel.ref, ReaderModel.a0, ReaderModel.iso15693)
+MULTI_ANTENNA = (ReaderModel.a0, ReaderModel.iso15693)
 
 
 def kind_text(kind: KindLabel) -> str:
@@ -174,7 +169,7 @@ def _run_from_file(session: EnrollSession, path: Path) -> None:
 def _run_reader(
     session: EnrollSession,
     url: str,
-    codec_choice: CodecChoice,
+    codec_choice: ReaderModel,
     baud: int,
     idle_exit: float | None,
     antenna: int = 1,
@@ -188,7 +183,7 @@ def _run_reader(
         session.say(f"[red]cannot open reader {url}: {err}[/]")
         raise typer.Exit(2) from None
 
-    codec: ReaderCodec = HfCodec() if codec_choice is CodecChoice.hf else RefCodec()
+    codec: ReaderCodec = HfCodec() if codec_choice is ReaderModel.hf else RefCodec()
     # A multi-antenna reader: one antenna is the enrolment pad, asked round after round.
     multi = (
         session_for(codec_choice.value, f"{codec_choice} reader on {url}", address, {antenna: 0})
@@ -203,7 +198,7 @@ def _run_reader(
     session.say("present the tiles; [bold]u[/] + Enter undoes, Ctrl-C saves and stops")
     last_activity = time.monotonic()
     try:
-        if codec_choice is CodecChoice.hf:
+        if codec_choice is ReaderModel.hf:
             port.write(encode_rf_on())
         if multi is not None:
             port.write(multi.start(time.monotonic()))
@@ -237,7 +232,7 @@ def _run_reader(
                     if uid not in blocked:
                         last_activity = now
                         session.offer(uid, now)
-            on_reader = presence.present(now) if codec_choice is CodecChoice.hf else inventory
+            on_reader = presence.present(now) if codec_choice is ReaderModel.hf else inventory
             blocked &= on_reader
             while not commands.empty():
                 if commands.get().lower() == "u":
@@ -248,7 +243,7 @@ def _run_reader(
             if idle_exit is not None and now - last_activity >= idle_exit:
                 break
     finally:
-        if codec_choice is CodecChoice.hf:
+        if codec_choice is ReaderModel.hf:
             with contextlib.suppress(serial.SerialException, OSError):
                 port.write(encode_rf_off())
         port.close()
@@ -259,25 +254,18 @@ def enroll(
     registry: Annotated[
         Path, typer.Option("--registry", help="Registry file to create, or to resume.")
     ],
-    reader: Annotated[
+    device: Annotated[
         str | None,
-        typer.Option("--reader", help="The reader: a device or pyserial URL (/dev/ttyUSB0)."),
-    ] = None,
-    codec: Annotated[
-        CodecChoice,
         typer.Option(
-            "--codec",
-            help="hf: single-tag HF reader; ref: inventory; a0: UHF R2000/E710 reader; "
-            "iso15693: FEIG-style HF reader (one antenna is the pad: --antenna).",
+            "--device", help="The reader: a serial device or pyserial URL (/dev/ttyUSB0)."
         ),
-    ] = CodecChoice.hf,
+    ] = None,
+    readers: Readers = ReaderModel.hf,
     antenna: Annotated[
         int, typer.Option("--antenna", min=1, max=8, help="a0/iso15693: the pad's antenna port.")
     ] = 1,
-    address: Annotated[
-        int, typer.Option("--address", min=0, max=255, help="a0/iso15693: the bus address.")
-    ] = 1,
-    baud: Annotated[int, typer.Option("--baud", help="Serial speed.")] = 115200,
+    address: Address = 1,
+    baud: Baud = 115200,
     from_file: Annotated[
         Path | None,
         typer.Option("--from-file", help="Read UIDs from a file (one hex UID a line; u undoes)."),
@@ -288,9 +276,10 @@ def enroll(
     ] = None,
 ) -> None:
     """Enrol the 136 tiles' tags, kind by kind; rerunning resumes where it stopped."""
-    if (reader is None) == (from_file is None):
-        typer.echo("error: give exactly one of --reader or --from-file", err=True)
+    if (device is None) == (from_file is None):
+        typer.echo("error: give exactly one of --device or --from-file", err=True)
         raise typer.Exit(2)
+    codec = usable(readers, ENROLL_READERS, "enroll")
     try:
         enrollment = Enrollment.resume(registry, KIND_LABELS)
     except RegistryFileError as err:
@@ -307,8 +296,8 @@ def enroll(
         with session.progress:
             if from_file is not None:
                 _run_from_file(session, from_file)
-            elif reader is not None:
-                _run_reader(session, reader, codec, baud, idle_exit, antenna, address)
+            elif device is not None:
+                _run_reader(session, device, codec, baud, idle_exit, antenna, address)
     except KeyboardInterrupt:
         session.save()
         session.finish()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import socket
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,7 +21,8 @@ from typing import Annotated, Any
 import structlog
 import typer
 
-from controller.config import ConfigError, load_config, nested, old_hub_env
+from controller.cli.options import LOG_FORMAT_HELP, LOG_LEVEL_HELP
+from controller.config import ConfigError, load_config, nested
 from controller.hub.service import HubIngest
 from controller.process import sd_notify
 from controller.process.listen import ListenError, listen
@@ -88,34 +88,17 @@ async def _run(
                 await asyncio.wait_for(serving, 10.0)
 
 
-def _old(name: str) -> str:
-    return f" ({name}: its old name, kept for one release)"
-
-
 Opt = typer.Option
 
 
-@cli.command(
-    epilog="The variables MJTABLE_HUB_DB, MJTABLE_HUB_PARLOUR, MJTABLE_HUB_MQTT, "
-    "MJTABLE_HUB_MQTT_USERNAME, MJTABLE_HUB_MQTT_PASSWORD, MJTABLE_HUB_WEB_HOST, "
-    "MJTABLE_HUB_WEB_PORT, MJTABLE_HUB_TLS_CERT, MJTABLE_HUB_TLS_KEY, "
-    "MJTABLE_HUB_FORWARDED_ALLOW_IPS and MJTABLE_HUB_DATA are still read for one release: "
-    "use MJTABLE_HUB__STORE, MJTABLE_PARLOUR, MJTABLE_HUB__MQTT, MJTABLE_HUB__USERNAME, "
-    "MJTABLE_HUB__PASSWORD, MJTABLE_HUB__HOST, MJTABLE_HUB__PORT, MJTABLE_HUB__TLS_CERT, "
-    "MJTABLE_HUB__TLS_KEY, MJTABLE_HUB__FORWARDED_ALLOW_IPS and MJTABLE_DATA_DIR."
-)
+@cli.command()
 def hub(
     config: Annotated[
         Path | None,
         Opt(help="Settings (TOML): parlour, data_dir, \\[hub], \\[log]; MJTABLE_* win."),
     ] = None,
     store: Annotated[
-        str | None,
-        Opt(
-            "--store",
-            "--db",
-            help="SQLAlchemy URL, e.g. postgresql+psycopg://mjtable@/mjtable" + _old("--db"),
-        ),
+        str | None, Opt(help="SQLAlchemy URL, e.g. postgresql+psycopg://mjtable@/mjtable")
     ] = None,
     parlour: Annotated[str | None, Opt(help="Parlour id.")] = None,
     mqtt: Annotated[str | None, Opt(help="Broker URL \\[default: mqtt://127.0.0.1:1883].")] = None,
@@ -123,31 +106,19 @@ def hub(
     password: Annotated[str | None, Opt(help="Prefer MJTABLE_HUB__PASSWORD.")] = None,
     ca_file: Annotated[Path | None, Opt(help="CA of the broker's certificate.")] = None,
     web: Annotated[bool | None, Opt("--web/--no-web", help="Serve the owners' web app.")] = None,
-    host: Annotated[
-        str | None,
-        Opt(
-            "--host",
-            "--web-host",
-            help="Where the web app listens \\[default: 0.0.0.0]" + _old("--web-host"),
-        ),
-    ] = None,
-    port: Annotated[
-        int | None,
-        Opt(
-            "--port", "--web-port", help="The web app's port \\[default: 8080]" + _old("--web-port")
-        ),
-    ] = None,
+    host: Annotated[str | None, Opt(help="Where the web app listens \\[default: 0.0.0.0].")] = None,
+    port: Annotated[int | None, Opt(help="The web app's port \\[default: 8080].")] = None,
     tls_cert: Annotated[Path | None, Opt(help="Serve HTTPS with this certificate.")] = None,
     tls_key: Annotated[Path | None, Opt(help="Its private key.")] = None,
     forwarded_allow_ips: Annotated[
         str | None, Opt(help="Proxies whose X-Forwarded-Proto is believed (a TLS proxy in front).")
     ] = None,
     data_dir: Annotated[Path | None, Opt(help="Where the web secret key is kept.")] = None,
-    log_level: Annotated[str | None, Opt(help="debug, info, warning, error.")] = None,
-    log_format: Annotated[str | None, Opt(help="console or json.")] = None,
+    log_level: Annotated[str | None, Opt(help=LOG_LEVEL_HELP)] = None,
+    log_format: Annotated[str | None, Opt(help=LOG_FORMAT_HELP)] = None,
 ) -> None:
     """Store every table's finished hands (idempotent by hand id) and acknowledge them."""
-    overrides, old_names = old_hub_env(os.environ)
+    overrides: dict[str, Any] = {}
     given = {
         ("hub", "store"): store,
         ("parlour",): parlour,
@@ -181,8 +152,6 @@ def hub(
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None
     configure_logging(settings.log.level, settings.log.format)
-    if old_names:
-        log.warning("old variable names: they go in the next release", names=old_names)
     h = settings.hub
     assert h.store is not None
     options: dict[str, Any] = {

@@ -1,5 +1,6 @@
-"""``mjtable readers probe``: find a multi-antenna reader on a port, say what it is (firmware,
-antennas, output power) and show live reads per antenna, for the person wiring a table.
+"""``mjtable readers probe``: find a multi-antenna reader on a serial device, say what it
+is (firmware, antennas, output power) and show live reads per antenna, for the person
+wiring a table.
 
 Sans-IO underneath: the same session the service uses (firmware_bridge/rfid/sessions.py),
 driven here by a plain pyserial loop.
@@ -8,11 +9,11 @@ driven here by a plain pyserial loop.
 from __future__ import annotations
 
 import time
-from enum import StrEnum
 from typing import Annotated
 
 import typer
 
+from controller.cli.options import Address, Baud, Device, ReaderModel, Readers, usable
 from firmware_bridge.rfid.events import Inventory, ReaderAlert
 from firmware_bridge.rfid.sessions import PolledSession, session_for
 
@@ -24,9 +25,8 @@ def readers() -> None:
     """RFID readers: find one and watch it read (more subcommands may follow)."""
 
 
-class ProbeCodec(StrEnum):
-    a0 = "a0"
-    iso15693 = "iso15693"
+# the readers a probe talks to: the multi-antenna ones (they say what they are)
+PROBE_READERS = (ReaderModel.a0, ReaderModel.iso15693)
 
 
 def _line(session: PolledSession, tags: dict[int, set[bytes]], rssi: dict[int, float]) -> str:
@@ -41,22 +41,23 @@ def _line(session: PolledSession, tags: dict[int, set[bytes]], rssi: dict[int, f
 
 @cli.command()
 def probe(
-    port: Annotated[str, typer.Option("--port", help="A device or pyserial URL.")],
-    codec: Annotated[ProbeCodec, typer.Option("--codec", help="a0 (UHF) or iso15693 (HF).")],
-    address: Annotated[int, typer.Option(min=0, max=255, help="The reader's bus address.")] = 1,
+    device: Device,
+    readers: Readers,
+    address: Address = 1,
     antennas: Annotated[int, typer.Option(min=1, max=8, help="How many antenna ports to ask.")] = 4,
-    baud: Annotated[int, typer.Option(help="Serial speed.")] = 115200,
+    baud: Baud = 115200,
     seconds: Annotated[float, typer.Option(help="How long to show live reads.")] = 10.0,
 ) -> None:
-    """Say what reader answers on PORT and show its live reads per antenna."""
+    """Say what reader answers on the device and show its live reads per antenna."""
+    codec = usable(readers, PROBE_READERS, "readers probe")
     import serial  # type: ignore[import-untyped]
 
     try:
-        line = serial.serial_for_url(port, baudrate=baud, timeout=0.05)
+        line = serial.serial_for_url(device, baudrate=baud, timeout=0.05)
     except (serial.SerialException, ValueError) as err:
-        typer.echo(f"error: cannot open {port}: {err}", err=True)
+        typer.echo(f"error: cannot open {device}: {err}", err=True)
         raise typer.Exit(2) from None
-    name = f"{codec.value} reader {address} on {port}"
+    name = f"{codec.value} reader {address} on {device}"
     session = session_for(codec.value, name, address, {p: p for p in range(1, antennas + 1)})
     tags: dict[int, set[bytes]] = {}
     rssi: dict[int, float] = {}
@@ -92,7 +93,7 @@ def probe(
         line.close()
     if not said_who:
         typer.echo(
-            f"error: no {codec.value} reader answered on {port} (address {address})", err=True
+            f"error: no {codec.value} reader answered on {device} (address {address})", err=True
         )
         raise typer.Exit(1)
     typer.echo(f"{rounds} rounds in {seconds:g} s; reads per antenna: {dict(session.info.reads)}")

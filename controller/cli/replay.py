@@ -8,10 +8,12 @@ from typing import Annotated, NoReturn
 import typer
 
 from controller.cli.json_input import MAX_CHARS, bounded_lines, loads
+from controller.cli.options import Lang, Language
 from controller.json_bounds import JsonBoundsError
 from engine.round import CorruptLog, event_from_dict
 from engine.round.events import Event
-from engine.round.narration import Lang, owner_text, seat_name
+from engine.round.narration import Lang as Words
+from engine.round.narration import owner_text, seat_name
 from engine.round.replay import check, split_hands, steps
 
 cli = typer.Typer(add_completion=False)
@@ -46,9 +48,10 @@ def _read(path: Path) -> list[Event]:
 def replay(
     log: Annotated[Path, typer.Argument(help="An event log (JSON lines), one or more hands.")],
     quiet: Annotated[bool, typer.Option(help="Only each hand's settlement.")] = False,
-    lang: Annotated[Lang, typer.Option(help="The language of the steps: en or zh.")] = "en",
+    lang: Language = Lang.zh,
 ) -> None:
     """Re-fold a hand log: print each step and the settlement; exit 1 if it does not match."""
+    words: Words = "en" if lang is Lang.en else "zh"
     try:
         events = _read(log)
     except OSError as err:
@@ -62,13 +65,13 @@ def replay(
             for n, (event, after) in enumerate(steps(hand)):
                 state = after
                 if not quiet or event.type in ("hand_started", "settled"):
-                    typer.echo(f"{n:4d}  {owner_text(event, lang)}")
+                    typer.echo(f"{n:4d}  {owner_text(event, words)}")
         except CorruptLog as err:
             _fail(str(err))
         assert state is not None
         if state.settlement is not None and not quiet:
             for line in state.settlement.lines:
-                payer, payee = seat_name(line.payer, lang), seat_name(line.payee, lang)
+                payer, payee = seat_name(line.payer, words), seat_name(line.payee, words)
                 typer.echo(f"      {payer} -> {payee}  {line.amount}  {line.reason}")
         problem = check(state)
         if problem is not None:

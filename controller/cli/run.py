@@ -40,14 +40,17 @@ def _at_least_one(text: str) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mjtable run", description=SUMMARY)
     p.add_argument("--config", type=Path, help="Settings (TOML); MJTABLE_* overrides.")
-    p.add_argument(
-        "--seed", type=int, help="Derive the dice from this seed (tests, demos); default: secrets."
+    p.add_argument(  # (controller.cli.options.SEED_HELP: typer is not loaded here)
+        "--seed",
+        type=int,
+        help="The same seed plays the same shuffles and dice (and a virtual table's tags); "
+        "default: a random one.",
     )
     p.add_argument(
         "--hands", type=_at_least_one, help="Stop after this many hands (default: never)."
     )
-    p.add_argument("--log-level", help="debug, info, warning or error (instead of [log] level).")
-    p.add_argument("--log-format", help="console or json (instead of [log] format).")
+    p.add_argument("--log-level", help="debug, info, warning or error. (Over [log] level.)")
+    p.add_argument("--log-format", help="console or json. (Over [log] format.)")
     p.add_argument(
         "--json",
         dest="as_json",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 import tempfile
 from enum import StrEnum
 from pathlib import Path
@@ -18,6 +19,16 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
+from controller.cli.options import (
+    AsJson,
+    LogFormat,
+    LogLevel,
+    ReaderModel,
+    Readers,
+    Seed,
+    codec_name,
+    usable,
+)
 from controller.config import LogSettings
 from controller.process.logs import configure_logging
 from controller.process.stop_signals import stop_on_signals
@@ -27,12 +38,8 @@ from firmware_bridge.sim import IdleDriver, SimSettings, VirtualTable
 
 cli = typer.Typer(add_completion=False)
 
-
-class CodecChoice(StrEnum):
-    ref = "ref"
-    hf = "hf"
-    a0 = "a0"
-    iso15693 = "iso15693"
+# the reader models the virtual table plays (docs/rfid.md)
+SIM_READERS = (ReaderModel.ref, ReaderModel.hf, ReaderModel.a0, ReaderModel.iso15693)
 
 
 class ReportChoice(StrEnum):
@@ -91,17 +98,8 @@ async def _run(config: SimSettings, zones_path: Path, as_json: bool) -> None:
 
 @cli.command(name="sim-table")
 def sim_table(
-    seed: Annotated[int, typer.Option(help="Seeds the tag UIDs, shuffles and dice.")] = 0,
-    codec: Annotated[
-        CodecChoice,
-        typer.Option(
-            "--readers",
-            "--codec",
-            help="ref: inventory readers; hf: single-tag HF readers; a0: UHF R2000/E710 "
-            "readers of 8 antennas; iso15693: FEIG-style HF readers with 8-antenna "
-            "multiplexers (docs/rfid.md).",
-        ),
-    ] = CodecChoice.ref,
+    seed: Seed = None,
+    readers: Readers = ReaderModel.ref,
     bus: Annotated[
         bool, typer.Option("--bus", help="ref: every reader on one serial line.")
     ] = False,
@@ -143,13 +141,13 @@ def sim_table(
     zones: Annotated[
         Path | None, typer.Option(help="Write the zone map here (default: a temp dir).")
     ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print where to connect as one JSON line.")
-    ] = False,
-    log_level: Annotated[str, typer.Option(help="debug, info, warning, error.")] = "warning",
-    log_format: Annotated[str, typer.Option(help="console or json.")] = "console",
+    as_json: AsJson = False,
+    log_level: LogLevel = "warning",
+    log_format: LogFormat = "console",
 ) -> None:
-    """Run the virtual table (board and readers) until Ctrl-C; print where to connect."""
+    """Run the virtual table (board and readers) until Ctrl-C; print where to connect
+    (--json: as one JSON line)."""
+    codec = usable(readers, SIM_READERS, "sim-table")
     try:
         settings = LogSettings.model_validate({"level": log_level, "format": log_format})
     except ValidationError as err:
@@ -157,7 +155,7 @@ def sim_table(
         typer.echo(f"error: --log-{first['loc'][0]}: {first['msg']}", err=True)
         raise typer.Exit(2) from None
     configure_logging(settings.level, settings.format)
-    if report is ReportChoice.change and codec is not CodecChoice.ref:
+    if report is ReportChoice.change and codec is not ReaderModel.ref:
         typer.echo("error: --report change is for ref readers", err=True)
         raise typer.Exit(2)
     if not (0.0 <= misread <= 1.0 and 0.0 <= drop <= 1.0 and 0.0 <= border <= 1.0):
@@ -172,10 +170,10 @@ def sim_table(
     zone_map = ZoneMap.standard(centre_pool=centre_pool)
     zone_map.save(zones)
     config = SimSettings(
-        seed=seed,
+        seed=secrets.randbelow(1 << 30) if seed is None else seed,
         kinds=KIND_LABELS,
         zones=zone_map,
-        codec=codec.value,
+        codec=codec_name(codec),
         bus=bus,
         report=report.value,
         misread_rate=misread,

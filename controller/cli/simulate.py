@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from controller.cli.json_input import dumps_line
+from controller.cli.options import AsJson, Seed
 from engine.rulesets import PresetError, builtin_ids
 from engine.sim_summary import Summary
 from engine.simulation import HandResult, play_session
@@ -53,11 +55,14 @@ def _human(d: dict[str, Any]) -> str:
 def simulate(
     ruleset: Annotated[str, typer.Option(help=f"One of: {', '.join(builtin_ids())}.")],
     hands: Annotated[int, typer.Option(min=1, help="How many hands to play.")] = 100,
-    seed: Annotated[int, typer.Option(help="Seeds the shuffles and dice.")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+    seed: Seed = None,
+    as_json: AsJson = False,
     log: Annotated[Path | None, typer.Option(help="Write the event log (JSON lines).")] = None,
 ) -> None:
-    """Play hands with four bots and summarise: wins by shape, 流局, 德国, 冲关, scores."""
+    """Play hands with four bots and summarise: wins by shape, 流局, 德国, 冲关, scores
+    (the seed played said with them: the same --seed plays them again)."""
+    if seed is None:
+        seed = secrets.randbelow(1 << 30)
     if ruleset not in builtin_ids():
         typer.echo(
             f"error: ruleset: unknown {ruleset!r}; known: {', '.join(builtin_ids())}", err=True

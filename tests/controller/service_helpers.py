@@ -9,7 +9,8 @@ import os
 import random
 import shutil
 import tempfile
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -166,3 +167,28 @@ def play_at_keeper(keeper: HandKeeper, rng: random.Random, moves: int | None = N
         assert isinstance(keeper.submit(action), list)
         step += 1
     return hand_id
+
+
+class ServiceThread(threading.Thread):
+    """``main()`` on an event loop of its own, in a daemon thread (Playwright's sync API
+    drives a page from the test's thread meanwhile). ``failed``: what it raised, for the
+    test's thread to report; when it ends, ``finished`` and ``also`` are set (a test that
+    waits on any of them does not wait for a service that died)."""
+
+    def __init__(
+        self, main: Callable[[], Coroutine[Any, Any, None]], *also: threading.Event
+    ) -> None:
+        super().__init__(name="table", daemon=True)
+        self.main = main
+        self.failed: BaseException | None = None
+        self.finished = threading.Event()
+        self.also = also
+
+    def run(self) -> None:
+        try:
+            asyncio.run(self.main())
+        except BaseException as err:  # the test's thread reports it
+            self.failed = err
+        finally:
+            for event in (*self.also, self.finished):
+                event.set()

@@ -1,5 +1,5 @@
 """The hub's settings: the same file and variables as ``run`` (a ``[hub]`` section,
-``MJTABLE_HUB__KEY``), its options over them, and the old names still read for a release."""
+``MJTABLE_HUB__KEY``) and its options over them; nothing else."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from controller.cli import app
-from controller.config import ConfigError, load_config, old_hub_env
+from controller.config import ConfigError, load_config
 
 HUB_TOML = """
 parlour = "p1"
@@ -64,23 +64,6 @@ def test_variables_win_over_the_file_and_options_over_both(
     assert load_config(_file(tmp_path), {"hub": {"port": 9001}}).hub.port == 9001
 
 
-def test_old_variables_are_read_below_the_new_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    old = {
-        "MJTABLE_HUB_DB": "sqlite:///hub.db",
-        "MJTABLE_HUB_PARLOUR": "p2",
-        "MJTABLE_HUB_WEB_PORT": "8082",
-        "MJTABLE_HUB_DATA": "/srv/hub",
-        "MJTABLE_HUB__STORE": "sqlite:///new.db",  # the new name of MJTABLE_HUB_DB wins
-    }
-    overrides, used = old_hub_env(old)
-    assert sorted(used) == ["MJTABLE_HUB_DATA", "MJTABLE_HUB_PARLOUR", "MJTABLE_HUB_WEB_PORT"]
-    for name, value in old.items():
-        monkeypatch.setenv(name, value)
-    config = load_config(None, overrides)
-    assert (config.parlour, config.hub.port, config.data_dir) == ("p2", 8082, Path("/srv/hub"))
-    assert config.hub.store == "sqlite:///new.db"
-
-
 def test_bad_hub_settings_name_the_field(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"hub\.store: .*sqlite or postgresql"):
         load_config(_file(tmp_path, '[hub]\nstore = "mysql://x/y"\n'))
@@ -90,13 +73,11 @@ def test_bad_hub_settings_name_the_field(tmp_path: Path) -> None:
         load_config(_file(tmp_path, '[hub]\npassword = "x"\n'))
 
 
-def test_the_hub_command_says_what_it_lacks_and_takes_the_old_flags(tmp_path: Path) -> None:
+def test_the_hub_command_says_what_it_lacks() -> None:
     runner = CliRunner()
     none = runner.invoke(app, ["hub"])
     assert none.exit_code == 2
     assert "parlour (--parlour, MJTABLE_PARLOUR)" in none.output
     assert "hub.store (--store, MJTABLE_HUB__STORE)" in none.output
-    # the old flags are aliases: --db is --store, --web-port is --port (a bad one, to stop)
-    old = runner.invoke(app, ["hub", "--parlour", "p1", "--db", "mysql://x/y", "--web-port", "1"])
-    assert old.exit_code == 2 and "hub.store" in old.output and "sqlite or postgresql" in old.output
-    assert "its old name" in runner.invoke(app, ["hub", "--help"]).output
+    bad = runner.invoke(app, ["hub", "--parlour", "p1", "--store", "mysql://x/y", "--port", "1"])
+    assert bad.exit_code == 2 and "hub.store" in bad.output and "sqlite or postgresql" in bad.output

@@ -264,7 +264,7 @@ def test_cli_hf_reader_over_a_pty(tmp_path: Path, pty_reader: Pty) -> None:
     pty_reader.play(pieces, after=encode_rf_on())  # a real reader, too, waits for RF on
     reg_path = tmp_path / "tags.json"
     result = run_cli(
-        "--registry", str(reg_path), "--reader", pty_reader.path, "--codec", "hf",
+        "--registry", str(reg_path), "--device", pty_reader.path, "--readers", "hf",
         "--idle-exit", "5",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -284,7 +284,7 @@ def test_cli_ref_reader_partial_then_undo(tmp_path: Path, pty_reader: Pty) -> No
     scans = [encode_inventory(1, s, state) for s, state in enumerate(states) for _ in range(6)]
     pty_reader.play(scans, pause=0.05)
     result = run_cli(
-        "--registry", str(reg_path), "--reader", pty_reader.path, "--codec", "ref",
+        "--registry", str(reg_path), "--device", pty_reader.path, "--readers", "ref",
         "--idle-exit", "2",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -294,7 +294,7 @@ def test_cli_ref_reader_partial_then_undo(tmp_path: Path, pty_reader: Pty) -> No
 
     # Rerun: resumes; "u" on stdin undoes the last tile (2m copy 1).
     result = run_cli(
-        "--registry", str(reg_path), "--reader", pty_reader.path, "--codec", "ref",
+        "--registry", str(reg_path), "--device", pty_reader.path, "--readers", "ref",
         "--idle-exit", "0.5", stdin="u\n",
     )  # fmt: skip
     assert result.exit_code == 0, result.output

@@ -15,7 +15,8 @@ const MJBroker = (() => {
   const ROOT = "mahjong";
   const MAX_PAYLOAD = 1 << 20; // the broker's message_size_limit: anything bigger is not ours
 
-  // A parlour or table id is one topic level (controller.config.ID_PATTERN): never + or #
+  // A parlour or table id is one topic level (controller.config.ID_PATTERN): never + or #;
+  // the pages' one copy of it (the floor checks the table ids of the topics with it)
   const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
   const id = (v) => (v && ID.test(v) ? v : null);
 
@@ -113,5 +114,5 @@ const MJBroker = (() => {
     }, show);
   }
 
-  return { ROOT, settings, permitted, load, displayUrl, connect, tableLive };
+  return { ROOT, id, settings, permitted, load, displayUrl, connect, tableLive };
 })();

@@ -17,9 +17,8 @@
     const terms = raw.terms && typeof raw.terms === "object" ? raw.terms : {};
     const currency = MJ.str(terms.currency, 8);
     const by = raw.closed_by && typeof raw.closed_by === "object" ? raw.closed_by : null;
-    const when = (s) => { const d = new Date(MJ.str(s, 40)); return Number.isNaN(d.getTime()) ? "" : d.toLocaleString(MJ.lang() === "zh" ? "zh-CN" : "en-GB"); };
     $("title").textContent = `${c.closed ? MJ.t("cashout") : MJ.t("cashout_open")} · ${MJ.t("hands_n", { n: c.played ?? 0 })}`;
-    const meta = [`${when(raw.started_at)} – ${when(raw.ended_at)}`];
+    const meta = [`${MJ.when(raw.started_at)} – ${MJ.when(raw.ended_at)}`];
     if (by) meta.push(`${MJ.t("closed_by")}: ${MJ.str(by.by, 64)}${by.reason ? " · " + MJ.str(by.reason, 500) : ""}`);
     if (typeof terms.point_value === "number") meta.push(`1 ${MJ.t("points_unit")} = ${terms.point_value} ${currency}`);
     const fee = raw.fee && typeof raw.fee === "object" ? raw.fee : null;
@@ -53,12 +52,11 @@
 
   async function makeLink(id) {
     try {
-      const r = await fetch(`/api/v1/records/by-id/${id}/link`, { method: "POST", credentials: "same-origin" });
-      const data = await r.json().catch(() => null);
-      if (r.ok && data && typeof data.qr === "string" && data.qr.startsWith("/api/v1/my-record/") && typeof data.url === "string") made.set(id, { qr: data.qr, url: data.url });
-      else failure = MJ.str(data && data.detail, 300) || String(r.status);
+      const data = await MJ.api(`/api/v1/records/by-id/${id}/link`, { method: "POST" });
+      if (data && typeof data.qr === "string" && data.qr.startsWith("/api/v1/my-record/") && typeof data.url === "string") made.set(id, { qr: data.qr, url: data.url });
+      else failure = "?";
     } catch (e) {
-      failure = String(e);
+      failure = e.message;
     }
     render();
   }
@@ -72,12 +70,9 @@
       ? `/api/v1/sessions/${encodeURIComponent(session.slice(0, 64))}/cashout`
       : "/api/v1/staff/sessions/latest/cashout";
     try {
-      const r = await fetch(path, { credentials: "same-origin" });
-      const data = await r.json().catch(() => null);
-      if (r.ok) raw = data;
-      else failure = r.status === 401 ? "请先在 /dealer 登录 (log in on /dealer first)" : MJ.str(data && data.detail, 300) || String(r.status);
+      raw = await MJ.api(path);
     } catch (e) {
-      failure = String(e);
+      failure = e.status === 401 ? "请先在 /dealer 登录 (log in on /dealer first)" : e.message;
     }
     render();
   });

@@ -32,6 +32,7 @@ const MJ = (() => {
       fee_hand: "每局", fee_hour: "每小时", fee_session: "每场", no_transfer: "无需转账",
       points_unit: "分", closed_by: "结束人", print: "打印", no_cashout: "还没有结算",
       links: "个人链接（扫码看自己的战绩）", make_link: "生成二维码",
+      name: "用户名", password: "密码", logout: "退出", wrong: "用户名或密码错误",
       winds: ["东", "南", "西", "北"],
     },
     en: {
@@ -61,16 +62,32 @@ const MJ = (() => {
       fee_session: "per session", no_transfer: "Nobody owes anything", points_unit: "pts",
       closed_by: "Closed by", print: "Print", no_cashout: "No cash-out yet",
       links: "Personal links (scan for your own record)", make_link: "Make QR code",
+      name: "Name", password: "Password", logout: "Log out", wrong: "Wrong name or password",
       winds: ["East", "South", "West", "North"],
     },
   };
 
-  function t(key, vars) {
-    const own = (table) => (Object.hasOwn(table, key) ? table[key] : undefined);
-    let s = own(TEXT[lang]) ?? own(TEXT.zh) ?? String(key);
+  /** `key` in the page's language: in `own` (a page's words), then in TEXT, Chinese when
+      the language has none; "{name}" takes vars.name. An unknown key is itself (a table's
+      text may be any string: "constructor" is no key). */
+  function lookup(own, key, vars) {
+    const at = (table) => (table && Object.hasOwn(table, key) ? table[key] : undefined);
+    let s = at(own[lang]) ?? at(own.zh) ?? at(TEXT[lang]) ?? at(TEXT.zh) ?? String(key);
     if (vars) for (const [k, v] of Object.entries(vars)) s = s.replace(`{${k}}`, () => String(v));
     return s;
   }
+
+  const t = (key, vars) => lookup({}, key, vars);
+  /** A payload's own words ({zh, en}, e.g. an event's or an alert's text) in the page's
+      language, Chinese where English has none. */
+  const inLang = (texts) => (texts && typeof texts === "object" ? texts[lang] || texts.zh || "" : "");
+  /** A date and time (ISO text) as the page's language writes it; not a date: "". */
+  function when(iso) {
+    const d = new Date(typeof iso === "string" ? iso.slice(0, 40) : NaN);
+    return Number.isNaN(d.getTime()) ? "" : d.toLocaleString(lang === "zh" ? "zh-CN" : "en-GB");
+  }
+  /** A page's own words ({zh: {...}, en: {...}}) as its lookup: T(key, vars). */
+  const words = (own) => (key, vars) => lookup(own, key, vars);
 
   function applyI18n(root = document) {
     document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
@@ -100,6 +117,24 @@ const MJ = (() => {
   const HONOR_EN = ["East", "South", "West", "North", "Red", "Green", "White"];
   const SUIT_ZH = { m: "万", p: "筒", s: "条" };
   const SUIT_EN = { m: "characters", p: "dots", s: "bamboo" };
+
+  /** Tile notation ("123m 45p E C", also 1z-7z) as kind codes ("1m", "E"); `bad` names the
+      first piece that is no tile (kinds: null). */
+  function parseTiles(text) {
+    const out = [];
+    const s = String(text || "").replace(/[\s,]+/g, "");
+    const re = /([1-9]+)([mpsz])|([ESWNCFP])/giy;
+    while (re.lastIndex < s.length) {
+      const at = re.lastIndex;
+      const m = re.exec(s);
+      if (!m) return { kinds: null, bad: s.slice(at, at + 4) };
+      if (m[3]) out.push(m[3].toUpperCase());
+      else if (m[2].toLowerCase() === "z") {
+        for (const d of m[1]) { if (d > "7") return { kinds: null, bad: `${d}z` }; out.push(HONORS[Number(d) - 1]); }
+      } else for (const d of m[1]) out.push(d + m[2].toLowerCase());
+    }
+    return { kinds: out, bad: null };
+  }
 
   /** "5m" / "E" / a kind 0-33 -> {suit: "m"|"p"|"s"|"z", n: 1-9 or honor index 0-6}. */
   function parseTile(name) {
@@ -217,9 +252,6 @@ const MJ = (() => {
       "aria-label": p ? tileName(name) : "", "data-tile": p ? String(name) : "back",
     }, svg("g", { "font-family": "'Noto Serif CJK SC','Noto Sans CJK SC',serif", "font-weight": 700 }, body));
   }
-
-  /** The same tile as markup, for the owners' page (its data comes from the API). */
-  const tileHtml = (name, cls, opts) => tile(name, cls, opts).outerHTML;
 
   const PIPS = { 1: [[2, 2]], 2: [[1, 1], [3, 3]], 3: [[1, 1], [2, 2], [3, 3]],
     4: [[1, 1], [3, 1], [1, 3], [3, 3]], 5: [[1, 1], [3, 1], [2, 2], [1, 3], [3, 3]],
@@ -381,9 +413,56 @@ const MJ = (() => {
     return (v > 0 ? "+" : "") + (Number.isInteger(v) ? v : v.toFixed(1));
   }
 
-  function esc(s) {
-    return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  // ---- the API and its login ----------------------------------------------------------------
+  let loggedOut = null;
+  /** What the page does when the API says its login is gone (a 401): show its login form. */
+  const onLoggedOut = (fn) => { loggedOut = fn; };
+
+  /** A call to the web app's API, JSON both ways, with the login's cookie (`credentials`:
+      "omit" for a personal link). A refusal throws an Error: `message` the API's detail as
+      text, `status` the HTTP status; a 401 first calls the page's onLoggedOut. */
+  const LOGIN = "/api/v1/auth/login";
+
+  async function api(path, { method, body, credentials = "same-origin" } = {}) {
+    const init = { method: method || (body === undefined ? "GET" : "POST"), credentials };
+    if (body !== undefined) { init.headers = { "Content-Type": "application/json" }; init.body = JSON.stringify(body); }
+    const r = await fetch(path, init);
+    let data = null;
+    try { data = await r.json(); } catch { /* empty, or not JSON */ }
+    if (!r.ok) {
+      const err = new Error(str(data && typeof data.detail === "string" ? data.detail : `${r.status} ${r.statusText}`, 500));
+      err.status = r.status;
+      if (r.status === 401 && loggedOut && path !== LOGIN) loggedOut();
+      throw err;
+    }
+    return data;
   }
+
+  /** The login form: ids `${prefix}-form`, -name, -password, -submit, -error. A good name and
+      password: done(); a refusal: the reason beside it (too many tries: the API's words). */
+  function loginForm(prefix, { title, heading = null, cls = "", message = "", done }) {
+    const name = el("input", { id: `${prefix}-name`, name: "name", autocomplete: "username", required: true });
+    const password = el("input", { id: `${prefix}-password`, name: "password", type: "password",
+      autocomplete: "current-password", required: true });
+    const error = el("div", { class: "error", id: `${prefix}-error` }, message);
+    const form = el("form", { class: cls, id: `${prefix}-form` }, heading,
+      el("label", null, t("name"), name), el("label", null, t("password"), password),
+      el("button", { class: "btn primary", type: "submit", id: `${prefix}-submit` }, title), error);
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      try {
+        await api(LOGIN, { body: { name: name.value, password: password.value } });
+      } catch (err) {
+        error.textContent = err.status === 429 ? err.message : t("wrong");
+        return;
+      }
+      done();
+    });
+    return form;
+  }
+
+  /** Ends the login (its cookie); whatever the answer, the page shows its login next. */
+  const logout = () => api("/api/v1/auth/logout", { method: "POST" }).catch(() => null);
 
   // ---- the cash-out ----------------------------------------------------------------------
   /** A cleaned cash-out (clean.cashout) as a table of nets and the list of who pays whom;
@@ -452,6 +531,7 @@ const MJ = (() => {
     return { close: () => source && source.close() };
   }
 
-  return { t, lang: () => lang, setLang, langToggle, applyI18n, el, svg, tile, tileHtml, tileName,
-    parseTile, die, seatName, setNames, fmtNum, esc, cleaned, str, live, showLive, params, cashoutView };
+  return { t, words, inLang, when, lang: () => lang, setLang, langToggle, applyI18n, el, svg, tile, tileName,
+    parseTile, parseTiles, die, seatName, setNames, fmtNum, cleaned, str, live, showLive, params, cashoutView,
+    api, onLoggedOut, loginForm, logout };
 })();

@@ -8,10 +8,9 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const { el } = MJ;
-  const TXT = {
+  const TXT = { // this page's own words (MJ.words; the shared ones are common.js's)
     zh: {
-      staff: "工作人员", login: "工作人员登录", name: "用户名", password: "密码", logout: "退出",
-      wrong: "用户名或密码错误", hand: "本局", no_hand: "没有进行中的牌局", in_play: "进行中",
+      staff: "工作人员", login: "工作人员登录", hand: "本局", no_hand: "没有进行中的牌局", in_play: "进行中",
       over: "已结算，下一局开始前仍可更正", totals: "累计", finish: "手动结束本局", winner: "胡家",
       tiles_hand: "手牌（含和牌）", melds: "副露", add_meld: "加副露", remove: "删除",
       win_tile: "和牌", from: "来源", self: "自摸", kong_replacement: "杠上开花",
@@ -35,8 +34,7 @@
       session_closed: "结束本场", print_page: "打印结算单",
     },
     en: {
-      staff: "Staff", login: "Staff log in", name: "Name", password: "Password", logout: "Log out",
-      wrong: "Wrong name or password", hand: "This hand", no_hand: "No hand in progress",
+      staff: "Staff", login: "Staff log in", hand: "This hand", no_hand: "No hand in progress",
       in_play: "in play", over: "settled; correctable until the next hand starts", totals: "Totals",
       finish: "Finish this hand by hand", winner: "Winner", tiles_hand: "Hand (with the winning tile)",
       melds: "Melds", add_meld: "Add a meld", remove: "Remove", win_tile: "Winning tile",
@@ -64,11 +62,7 @@
       print_page: "Print the cash-out",
     },
   };
-  const T = (k, vars) => {
-    let s = TXT[MJ.lang()][k] ?? TXT.zh[k] ?? MJ.t(k);
-    if (vars) for (const [a, b] of Object.entries(vars)) s = s.replace(`{${a}}`, () => String(b));
-    return s;
-  };
+  const T = MJ.words(TXT);
 
   const KINDS = [..."mps"].flatMap((s) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${n}${s}`)).concat([..."ESWNCFP"]);
   const MELD_TYPES = ["chow", "pung", "kong_exposed", "kong_concealed", "kong_added"];
@@ -77,68 +71,19 @@
   // a players' page never asks the API (and logs no refusal) for nobody's login.
   const LOGGED_IN = "mjtable.staff";
 
-  /** Tile notation ("123m 45p E C", also 1z-7z) as kind codes; null naming what is not a tile. */
-  function parseTiles(text) {
-    const out = [];
-    const s = String(text || "").replace(/[\s,]+/g, "");
-    const re = /([1-9]+)([mpsz])|([ESWNCFP])/giy;
-    let m;
-    while (re.lastIndex < s.length) {
-      const at = re.lastIndex;
-      m = re.exec(s);
-      if (!m) return { kinds: null, bad: s.slice(at, at + 4) };
-      if (m[3]) out.push(m[3].toUpperCase());
-      else if (m[2].toLowerCase() === "z") {
-        for (const d of m[1]) { if (d > "7") return { kinds: null, bad: `${d}z` }; out.push("ESWNCFP"[Number(d) - 1]); }
-      } else for (const d of m[1]) out.push(d + m[2].toLowerCase());
-    }
-    return { kinds: out, bad: null };
-  }
-
   // ---- state ------------------------------------------------------------------------------
   const S = { me: null, view: null, status: null, active: "hand", busy: false, refresh: null };
 
-  async function call(path, body, method = "POST") {
-    const options = body === undefined ? {} : {
-      method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-    };
-    const r = await fetch(path, { credentials: "same-origin", ...options });
-    let data = null;
-    try { data = await r.json(); } catch { /* not JSON */ }
-    if (r.status === 401 && body === undefined) { S.me = null; localStorage.removeItem(LOGGED_IN); showLogin(); }
-    if (!r.ok) {
-      const detail = data && typeof data.detail === "string" ? data.detail : `${r.status} ${r.statusText}`;
-      const err = new Error(MJ.str(detail, 500));
-      err.status = r.status;
-      throw err;
-    }
-    return data;
-  }
+  /** The API (MJ.api): a body makes it a POST unless `method` says otherwise. */
+  const call = (path, body, method) => MJ.api(path, { body, method });
 
   // ---- login --------------------------------------------------------------------------------
   function showLogin(message = "") {
     document.body.classList.remove("staff-on");
-    const name = el("input", { id: "staff-name", autocomplete: "username", required: true });
-    const password = el("input", { id: "staff-password", type: "password", autocomplete: "current-password", required: true });
-    const error = el("div", { class: "error", id: "staff-login-error" }, message);
-    const form = el("form", { class: "staff-login", id: "staff-login" },
-      el("label", null, T("name"), name), el("label", null, T("password"), password),
-      el("button", { class: "btn primary", type: "submit" }, T("login")), error);
-    form.addEventListener("submit", async (e) => {
-      e.preventDefault();
-      const r = await fetch("/api/v1/auth/login", {
-        method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ name: name.value, password: password.value }),
-      });
-      if (!r.ok) {
-        let detail = T("wrong");
-        if (r.status === 429) { try { detail = MJ.str((await r.json()).detail, 300); } catch { /* keep */ } }
-        error.textContent = detail;
-        return;
-      }
+    const form = MJ.loginForm("staff", { title: T("login"), cls: "staff-login", message, done: () => {
       localStorage.setItem(LOGGED_IN, "1");
       start();
-    });
+    } });
     $("staff").replaceChildren(el("details", { class: "staff-door" }, el("summary", null, T("login")), form));
   }
 
@@ -216,14 +161,14 @@
     const logout = el("button", { class: "btn", type: "button", id: "staff-logout" }, T("logout"));
     logout.addEventListener("click", async () => {
       localStorage.removeItem(LOGGED_IN);
-      await fetch("/api/v1/auth/logout", { method: "POST", credentials: "same-origin" });
+      await MJ.logout();
       S.me = null; S.view = null; showLogin();
     });
     $("staff").replaceChildren(
       el("div", { class: "staff-head" }, el("h2", null, `${T("staff")} · ${MJ.str(S.me.name, 64)}`), logout),
       el("div", { id: "staff-view" }),
-      el("div", { class: "row" }, el("button", { class: "btn", type: "button", id: "dice" }, T("dice")),
-        el("div", { class: "error", id: "dice-error", role: "alert" })),
+      el("div", { class: "row" }, el("button", { class: "btn", type: "button", id: "roll-dice" }, T("dice")),
+        el("div", { class: "error", id: "roll-dice-error", role: "alert" })),
       seatsForm(),
       finishForm(), picker(), actForms(), sessionForm(),
       el("div", { class: "staff-acts" }, el("h3", null, T("acts")), el("ol", { id: "staff-acts" }),
@@ -231,7 +176,8 @@
           el("button", { class: "btn", type: "button", id: "undo" }, T("undo"))),
         el("div", { class: "error", id: "undo-error" })));
     // the table's dice button: whoever is due rolls; without readers, the next hand starts
-    $("dice").addEventListener("click", () => act("dice", "/api/v1/staff/dice", {}));
+    $("roll-dice").addEventListener("click", () => attempt("roll-dice", () => call("/api/v1/staff/dice",
+      { hand_id: S.view ? S.view.hand_id : null, seen: S.view && Number.isInteger(S.view.seen) ? S.view.seen : 0 })));
     $("undo").addEventListener("click", () => act("undo", "/api/v1/staff/hands/current/undo", { reason: $("undo-reason").value }));
     loadSeats();
   }
@@ -258,7 +204,7 @@
         list.map((m) => el("option", { value: MJ.str(m.member_id, 32), selected: m.member_id === now }, MJ.str(m.name, 32))));
       const go = el("button", { class: "btn", type: "button", id: `seat-${s}-go` }, T("sit"));
       go.addEventListener("click", () => sit(s, pick.value || null));
-      return el("div", { class: "row" }, el("b", null, `${MJ.lang() === "zh" ? `${s + 1}号位` : `Seat ${s + 1}`}`), pick, go);
+      return el("div", { class: "row" }, el("b", null, MJ.seatName(s, null, [])), pick, go);
     }));
     const acts = Array.isArray(seats && seats.acts) ? seats.acts.slice(0, 10) : [];
     $("seat-acts").replaceChildren(...acts.map((a) => el("li", null,
@@ -426,7 +372,7 @@
     const m = { type: get("type"), tiles: get("tiles").trim() };
     if (get("from") !== "") m.from = Number(get("from"));
     const claimed = row.dataset.claimed;
-    if (claimed && (parseTiles(m.tiles).kinds || []).includes(claimed)) m.claimed = claimed;
+    if (claimed && (MJ.parseTiles(m.tiles).kinds || []).includes(claimed)) m.claimed = claimed;
     return m;
   });
 
@@ -485,7 +431,7 @@
     const back = el("button", { class: "btn", type: "button", id: "pick-back" }, T("back"));
     back.addEventListener("click", () => {
       const input = $(S.active) || $("fin-hand");
-      const { kinds } = parseTiles(input.value);
+      const { kinds } = MJ.parseTiles(input.value);
       input.value = kinds ? tidy(kinds.slice(0, -1).join("")) : "";
       renderPicker();
     });
@@ -498,7 +444,7 @@
 
   /** Notation grouped by suit as the engine writes it: "123m 55p E C". */
   function tidy(text) {
-    const { kinds } = parseTiles(text);
+    const { kinds } = MJ.parseTiles(text);
     if (!kinds) return text;
     const order = (k) => KINDS.indexOf(k);
     const sorted = kinds.slice().sort((a, b) => order(a) - order(b));
@@ -515,7 +461,7 @@
     if (!$("picker")) return;
     const used = Object.fromEntries(KINDS.map((k) => [k, 0]));
     const count = (k) => { if (Object.hasOwn(used, k)) used[k] += 1; };
-    const countText = (text) => (parseTiles(text).kinds || []).forEach(count);
+    const countText = (text) => (MJ.parseTiles(text).kinds || []).forEach(count);
     const winners = winnerSeats();
     const others = othersEntered(winners);
     const entered = [...winners, ...others.map((x) => x.seat)];
@@ -525,7 +471,7 @@
       if (!entered.includes(s)) seat.melds.forEach((m) => (Array.isArray(m.tiles) ? m.tiles : []).forEach(count));
       $(`o${s}-on`).closest("[data-other-seat]").hidden = winners.includes(s);
     }
-    const hand = parseTiles($("fin-hand").value);
+    const hand = MJ.parseTiles($("fin-hand").value);
     (hand.kinds || []).forEach(count);
     melds($("fin-melds")).forEach((m) => countText(m.tiles));
     if (S.unread) countText($("fin-discards").value);
@@ -666,7 +612,7 @@
       el("div", { class: "staff-seats" }, seats), settlementView(p.settlement) || "");
     const acts = Array.isArray(v.acts) ? v.acts.slice(-50) : [];
     $("staff-acts").replaceChildren(...(acts.length ? acts.map((a) => el("li", { "data-act": MJ.str(a.type, 32) },
-      a.text && typeof a.text === "object" ? MJ.str(a.text[MJ.lang()] || a.text.zh, 700) : MJ.str(a.type, 32)))
+      a.text && typeof a.text === "object" ? MJ.str(MJ.inLang(a.text), 700) : MJ.str(a.type, 32)))
       : [el("li", { class: "muted" }, T("no_acts"))]));
     $("undo").disabled = !acts.length || v.session_id === null; // (a closed session: nothing more)
     // a declared 胡 lies face up: its tiles can be corrected until the next hand starts
@@ -721,6 +667,9 @@
     if (["hand", "settlement", "events", "scores", "status", "cashout"].includes(topic)) lookSoon();
     if (topic === "seats" && S.me) loadSeats();
   }
+
+  // the login is gone (a 401 on a look): the login form
+  MJ.onLoggedOut(() => { S.me = null; localStorage.removeItem(LOGGED_IN); showLogin(); });
 
   document.addEventListener("DOMContentLoaded", () => {
     document.addEventListener("mj:lang", () => { renderBanner(); if (S.me) { buildConsole(); S.prefilled = null; renderView(); } else showLogin(); });

@@ -50,7 +50,7 @@
 
   function renderInstruction() {
     const d = S.dealer && (!S.hand || !S.dealer.hand_id || S.dealer.hand_id === S.hand.hand_id) ? S.dealer : null;
-    const text = d && d.text ? d.text[MJ.lang()] || d.text.zh : MJ.t("waiting");
+    const text = d && d.text ? MJ.inLang(d.text) : MJ.t("waiting");
     $("instruction").textContent = text;
     const rolls = d ? d.dice : [];
     $("dice").replaceChildren(...rolls.map((r, i) => [
@@ -72,11 +72,10 @@
   function renderAlerts() {
     const shown = S.alerts.filter((a) => !S.dismissed.has(a.key));
     if (!shown.length) { $("alerts").replaceChildren(el("p", { class: "muted" }, MJ.t("no_alerts"))); return; }
-    const lang = MJ.lang();
     $("alerts").replaceChildren(...shown.slice().reverse().map((a) => {
       const p = a.payload;
-      const title = p.title ? p.title[lang] || p.title.zh : p.kind;
-      const advice = p.advice ? p.advice[lang] || p.advice.zh : "";
+      const title = p.title ? MJ.inLang(p.title) : p.kind;
+      const advice = MJ.inLang(p.advice);
       const seat = p.seat !== null ? ` · ${MJ.seatName(p.seat, S.hand ? S.hand.dealer : null)}` : "";
       const when = new Date(a.at * 1000).toLocaleTimeString();
       return el("div", { class: `alert${a.fresh ? " fresh" : ""}${a.replayed ? " replayed" : ""}`, "data-kind": p.kind },

@@ -84,7 +84,7 @@
 
   /** The event in words, as the service wrote them (engine.round.narration's public text). */
   function eventText(e) {
-    return e && e.text ? e.text[MJ.lang()] || e.text.zh : "";
+    return e ? MJ.inLang(e.text) : "";
   }
 
   function renderTable() {
@@ -180,7 +180,7 @@
     render();
     // ?broker=…: straight from the parlour's broker (broker.js); else the web app's stream
     const broker = MJBroker.settings();
-    fetch("/api/v1/public/table").then((r) => r.json()).catch(() => ({})).then((t) => {
+    MJ.api("/api/v1/public/table").catch(() => ({})).then((t) => {
       const parlour = broker.parlour || t.parlour, table = broker.table || t.table;
       $("table-name").textContent = `${parlour} · ${table}`;
       if (!broker.wanted) return;

@@ -6,21 +6,18 @@
 
 (() => {
   const $ = (id) => document.getElementById(id);
-  const TEXT = {
+  const tr = MJ.words({ // this page's own words (the shared ones are common.js's)
     zh: { idle: "空闲", dealing: "发牌", in_hand: "对局中", settling: "结算", offline: "离线",
       tables: "张牌桌", display: "显示", handlog: "牌局记录", hand: "第{n}局", alert_for: "已持续" },
     en: { idle: "Idle", dealing: "Dealing", in_hand: "In hand", settling: "Settling",
       offline: "Offline", tables: "tables", display: "Display", handlog: "Hand log",
       hand: "Hand {n}", alert_for: "open for" },
-  };
-  // (a table's state is any text it sends: "constructor" is no key of TEXT)
-  const tr = (key, n) => (Object.hasOwn(TEXT[MJ.lang()], key) ? TEXT[MJ.lang()][key] : key).replace("{n}", n);
+  });
   const tables = new Map(); // id -> {flat: {name: text}, status, alerts: [{kind, seat, since}]}
   let broker = null, prefix = "", titles = {}, pending = false;
 
   // Bounds: whatever a table's account publishes, the page's memory stays small.
   const MAX_TABLES = 500, MAX_KEYS = 100, MAX_TEXT = 200, MAX_ALERTS = 50;
-  const TABLE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/; // controller.config.ID_PATTERN
   const entry = (id) => {
     if (!tables.has(id)) {
       if (tables.size >= MAX_TABLES) return null;
@@ -34,7 +31,7 @@
     const cut = rest.indexOf("/");
     if (!topic.startsWith(prefix) || cut < 1) return;
     const tableId = rest.slice(0, cut);
-    if (!TABLE_ID.test(tableId)) return;
+    if (!MJBroker.id(tableId)) return;
     const t = entry(tableId), name = rest.slice(cut + 1);
     if (!t) return;
     if (name.startsWith("flat/")) {
@@ -95,13 +92,13 @@
     });
     const dealer = /^[0-3]$/.test(f.dealer || "") ? Number(f.dealer) : null;
     const alerts = openAlerts(t).map((a) => {
-      const title = (Object.hasOwn(titles, a.kind) && titles[a.kind][MJ.lang()]) || a.kind;
+      const title = (Object.hasOwn(titles, a.kind) && MJ.inLang(titles[a.kind])) || a.kind;
       const seat = a.seat === null || a.seat === undefined ? "" : ` · ${MJ.seatName(Number(a.seat), dealer)}`;
       return el("li", { "data-kind": a.kind, title: tr("alert_for") },
         `${title}${seat}`, el("time", { "data-since": a.since }, ago(a.since)));
     });
     const display = MJBroker.displayUrl(broker, broker.parlour, id);
-    const handNo = /^\d{1,6}$/.test(f.hand_no || "") ? tr("hand", f.hand_no) : "";
+    const handNo = /^\d{1,6}$/.test(f.hand_no || "") ? tr("hand", { n: f.hand_no }) : "";
     return el("article", { class: "floor-card", "data-table": id, "data-state": state,
       "data-alerts": alerts.length ? "yes" : "no", "data-href": display },
       el("header", null, el("b", null, id), el("span", { class: "state" }, tr(state)),
@@ -138,8 +135,8 @@
     setInterval(tick, 1000);
     broker = MJBroker.settings();
     Promise.all([
-      fetch("/api/v1/public/table").then((r) => r.json()).catch(() => ({})),
-      fetch("/floor/alerts.json").then((r) => r.json()).catch(() => ({})),
+      MJ.api("/api/v1/public/table").catch(() => ({})),
+      MJ.api("/floor/alerts.json").catch(() => ({})),
     ]).then(([t, names]) => {
       titles = names;
       broker.parlour = broker.parlour || t.parlour;

@@ -5,7 +5,7 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const { el } = MJ;
-  const TXT = {
+  const TXT = { // this page's own words (MJ.words; the shared ones are common.js's)
     zh: { brand: "我的战绩", hands: "局数", wins: "胡牌", self_draws: "自摸", deguo: "德国", jingdiao: "精吊",
       chongguan: "冲关", big_hands: "大牌", net: "总输赢", weeks: "按周", months: "按月", chart: "累计输赢",
       gone: "此链接无效或已撤销", period: "期间" },
@@ -13,7 +13,7 @@
       jingdiao: "精吊", chongguan: "冲关", big_hands: "Big hands", net: "Net", weeks: "By week",
       months: "By month", chart: "Running net", gone: "This link is not valid (or was revoked)", period: "Period" },
   };
-  const T = (k) => TXT[MJ.lang()][k] ?? TXT.zh[k];
+  const T = MJ.words(TXT);
   const token = decodeURIComponent(location.pathname.split("/").pop() || "");
   const COUNTS = ["hands", "wins", "self_draws", "deguo", "jingdiao", "chongguan", "big_hands"];
 
@@ -24,10 +24,7 @@
     $("brand").textContent = T("brand");
     document.title = `${T("brand")} · mjtable`;
     let r = null;
-    try {
-      const res = await fetch(`/api/v1/my-record/${encodeURIComponent(token)}`, { credentials: "omit" });
-      if (res.ok) r = await res.json();
-    } catch { r = null; }
+    try { r = await MJ.api(`/api/v1/my-record/${encodeURIComponent(token)}`, { credentials: "omit" }); } catch { r = null; }
     if (!r || typeof r !== "object") { $("main").replaceChildren(el("div", { class: "panel error", id: "gone" }, T("gone"))); return; }
     const counts = el("table", { class: "grid-table", id: "counts" },
       el("tr", null, COUNTS.map((k) => el("th", { class: "num" }, T(k))), el("th", { class: "num" }, T("net"))),

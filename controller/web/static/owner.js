@@ -6,10 +6,9 @@
 
 (() => {
   const $ = (id) => document.getElementById(id);
-  const TXT = {
+  const TXT = { // this page's own words (MJ.words; the shared ones are common.js's)
     zh: {
-      brand: "牌局记录", login: "登录", name: "用户名", password: "密码", logout: "退出",
-      wrong: "用户名或密码错误", tables: "牌桌", table: "牌桌", status: "状态", hands: "局数",
+      brand: "牌局记录", login: "登录", totals_n: "累计 · 共{n}局", list_sep: "、", tables: "牌桌", table: "牌桌", status: "状态", hands: "局数",
       open: "进行中", sessions: "场次", last: "最近", online: "在线", offline: "离线",
       unknown: "未知", filter: "筛选", from: "从", to: "到", date_hint: "年-月-日", ruleset: "规则", seat: "座位",
       result: "结果", any: "全部", export_csv: "导出 CSV", export_json: "导出 JSON",
@@ -40,8 +39,7 @@
       terms_at_table: "结算条款是每张牌桌自己的：每张牌桌按它计算本桌的结算金额。请在该牌桌的老板页面设置；总台不设结算条款。",
     },
     en: {
-      brand: "Hand logs", login: "Log in", name: "Name", password: "Password", logout: "Log out",
-      wrong: "Wrong name or password", tables: "Tables", table: "Table", status: "Status",
+      brand: "Hand logs", login: "Log in", totals_n: "Totals · {n} hands", list_sep: ", ", tables: "Tables", table: "Table", status: "Status",
       hands: "Hands", open: "In play", sessions: "Sessions", last: "Last", online: "online",
       offline: "offline", unknown: "unknown", filter: "Filter", from: "From", to: "To", date_hint: "yyyy-mm-dd",
       ruleset: "Ruleset", seat: "Seat", result: "Result", any: "any", export_csv: "Export CSV",
@@ -75,78 +73,63 @@
       terms_at_table: "The cash-out terms are each table's own: each table counts its sessions' money with them. Set them on that table's owners' page; the parlour's hub holds none.",
     },
   };
-  const T = (k, vars) => {
-    let s = TXT[MJ.lang()][k] ?? TXT.zh[k] ?? MJ.t(k);
-    if (vars) for (const [a, b] of Object.entries(vars)) s = s.replace(`{${a}}`, b);
-    return s;
-  };
-  const esc = MJ.esc;
+  const T = MJ.words(TXT);
+  const { el } = MJ;
+  const api = (path, options) => MJ.api(path, options);
   let replayTimer = null;
 
-  async function api(path, options) {
-    const r = await fetch(path, { credentials: "same-origin", ...options });
-    if (r.status === 401) { showLogin(); throw new Error("unauthorised"); }
-    if (!r.ok) {
-      let detail = r.statusText;
-      try { detail = (await r.json()).detail; } catch { /* not JSON */ }
-      throw new Error(detail);
-    }
-    return r.status === 204 ? null : r.json();
-  }
+  /** The page's main part: these nodes (null: nothing), built with MJ.el (text, never markup). */
+  const page = (...nodes) => $("main").replaceChildren(...nodes.flat(Infinity).filter((n) => n !== null && n !== undefined));
+  const crumbs = (...parts) => el("div", { class: "crumbs" }, parts.map((p, i) => (i ? [" › ", p] : p)));
+  const tablesLink = () => el("a", { href: "#/" }, T("tables"));
 
   // Where the page is served: a table, or the parlour's hub (asked once a page load)
   let place = null;
   async function here() {
     if (!place) {
-      try { place = await (await fetch("/api/v1/public/table")).json(); } catch { return {}; }
+      try { place = await api("/api/v1/public/table"); } catch { return {}; }
     }
     return place && typeof place === "object" ? place : {};
   }
   const onHub = async () => (await here()).hub === true;
 
-  const when = (iso) => (iso ? new Date(iso).toLocaleString(MJ.lang() === "zh" ? "zh-CN" : "en-GB") : "");
-  const numCell = (n) => `<td class="num ${n > 0 ? "pos" : n < 0 ? "neg" : ""}">${n === null || n === undefined ? "" : MJ.fmtNum(n) || "0"}</td>`;
-  const seatLabel = (s) => (s === null || s === undefined ? "" : MJ.lang() === "zh" ? `${s + 1}号位` : `Seat ${s + 1}`);
+  const when = MJ.when;
+  const sign = (n) => (n > 0 ? "pos" : n < 0 ? "neg" : "");
+  const numCell = (n) => el("td", { class: `num ${sign(n)}` }, n === null || n === undefined ? "" : MJ.fmtNum(n) || "0");
+  const seatLabel = (s) => (s === null || s === undefined ? "" : MJ.seatName(s, null, [])); // "3号位", never a name
   /** Who sat where in a hand (members' names; null: a guest), for MJ.seatName. */
   const namesOf = (h) => (Array.isArray(h && h.players) ? [0, 1, 2, 3].map((s) => (h.players[s] && typeof h.players[s].name === "string" ? h.players[s].name : null)) : null);
-  /** A hand's seat as HTML-safe text: the member's name where one sat. */
-  const handSeat = (h, s) => (s === null || s === undefined ? "" : esc(MJ.seatName(s, null, namesOf(h))));
+  /** A hand's seat: the member's name where one sat. */
+  const handSeat = (h, s) => (s === null || s === undefined ? "" : MJ.seatName(s, null, namesOf(h)));
+  const head = (...cells) => el("thead", null, el("tr", null, cells));
+  const th = (text, cls) => el("th", { class: cls }, text);
 
-  function netsHtml(nets, label) {
-    return `<div class="nets-light">${nets.map((n, s) => `<div class="${n > 0 ? "pos" : n < 0 ? "neg" : ""}"><span>${label(s)}</span><b>${MJ.fmtNum(n) || "0"}</b></div>`).join("")}</div>`;
+  function nets(values, label) {
+    return el("div", { class: "nets-light" }, values.map((n, s) =>
+      el("div", { class: sign(n) || null }, el("span", null, label(s)), el("b", null, MJ.fmtNum(n) || "0"))));
   }
 
   function showLogin(message = "") {
     stopReplay();
     $("logout").hidden = true;
     $("who").textContent = "";
-    $("main").innerHTML = `<form class="panel login" id="login-form">
-        <h1>${T("login")}</h1>
-        <label>${T("name")}<input name="name" id="login-name" autocomplete="username" required></label>
-        <label>${T("password")}<input name="password" id="login-password" type="password" autocomplete="current-password" required></label>
-        <div class="error" id="login-error">${esc(message)}</div>
-        <button class="btn primary" type="submit" id="login-submit">${T("login")}</button></form>`;
-    $("login-form").addEventListener("submit", async (e) => {
-      e.preventDefault();
-      const body = JSON.stringify({ name: $("login-name").value, password: $("login-password").value });
-      const r = await fetch("/api/v1/auth/login", { method: "POST", headers: { "Content-Type": "application/json" }, body });
-      if (r.ok) { route(); return; }
-      let detail = T("wrong");
-      if (r.status === 429) { try { detail = (await r.json()).detail; } catch { /* keep */ } }
-      $("login-error").textContent = detail;
-    });
+    page(MJ.loginForm("login", { title: T("login"), heading: el("h1", null, T("login")), cls: "panel login", message, done: route }));
   }
 
   async function showTables() {
     const [tables, hub] = await Promise.all([api("/api/v1/tables"), onHub()]);
-    // (the hub holds no cash-out terms: each table its own)
-    const terms = hub ? "" : ` <a class="btn" id="terms-link" href="#/terms">${T("terms")}</a>`;
-    $("main").innerHTML = `<h1>${T("tables")}</h1><p><a class="btn" id="members-link" href="#/members">${T("members")}</a>${terms}</p><div class="panel"><table class="grid-table" id="tables">
-      <thead><tr><th>${T("table")}</th><th>${T("status")}</th><th>${T("hands")}</th><th>${T("open")}</th><th>${T("sessions")}</th><th>${T("last")}</th></tr></thead><tbody>${
-        tables.map((t) => `<tr><td><a href="#/t/${encodeURIComponent(t.table_id)}">${esc(t.parlour ? t.parlour + " · " : "")}${esc(t.table_id)}</a></td>
-          <td><span class="status-dot ${t.status}"></span>${T(t.status)}${t.current ? ` · ${MJ.t("hand_no", { n: t.current.hand_no })} ${MJ.t("phase_" + t.current.phase)}` : ""}</td>
-          <td class="num">${t.hands}</td><td class="num">${t.open_hands}</td><td class="num">${t.sessions}</td><td>${when(t.last_seen)}</td></tr>`).join("")
-      }</tbody></table></div>`;
+    page(el("h1", null, T("tables")),
+      el("p", null, el("a", { class: "btn", id: "members-link", href: "#/members" }, T("members")),
+        // (the hub holds no cash-out terms: each table its own)
+        hub ? null : [" ", el("a", { class: "btn", id: "terms-link", href: "#/terms" }, T("terms"))]),
+      el("div", { class: "panel" }, el("table", { class: "grid-table", id: "tables" },
+        head(...["table", "status", "hands", "open", "sessions", "last"].map((k) => th(T(k)))),
+        el("tbody", null, tables.map((t) => el("tr", null,
+          el("td", null, el("a", { href: `#/t/${encodeURIComponent(t.table_id)}` }, `${t.parlour ? t.parlour + " · " : ""}${t.table_id}`)),
+          el("td", null, el("span", { class: `status-dot ${t.status}` }), T(t.status),
+            t.current ? ` · ${MJ.t("hand_no", { n: t.current.hand_no })} ${MJ.t("phase_" + t.current.phase)}` : ""),
+          el("td", { class: "num" }, t.hands), el("td", { class: "num" }, t.open_hands),
+          el("td", { class: "num" }, t.sessions), el("td", null, when(t.last_seen))))))));
   }
 
   function filterQuery(form) {
@@ -161,67 +144,91 @@
   async function showTable(tableId, query) {
     const base = `/api/v1/tables/${encodeURIComponent(tableId)}`;
     const q = new URLSearchParams(query);
-    const sel = (name, options) => `<select name="${name}"><option value="">${T("any")}</option>${options.map(([v, l]) => `<option value="${v}" ${q.get(name) === String(v) ? "selected" : ""}>${l}</option>`).join("")}</select>`;
+    const sel = (name, options) => el("select", { name }, el("option", { value: "" }, T("any")),
+      options.map(([v, l]) => el("option", { value: v, selected: q.get(name) === String(v) }, l)));
     const toValue = q.get("until") ? (() => { const d = new Date(q.get("until") + "T00:00:00"); d.setDate(d.getDate() - 1); return d.toISOString().slice(0, 10); })() : "";
     // Dates as text in ISO order: a date input follows the browser's locale (mm/dd/yyyy in
     // the Chinese page), whatever the page's language.
-    $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › ${esc(tableId)}</div>
-      <h1>${T("table")} ${esc(tableId)}</h1>
-      <form class="panel filters" id="filters">
-        <label>${T("from")}<input name="from" inputmode="numeric" size="10" pattern="\\d{4}-\\d{2}-\\d{2}" placeholder="${T("date_hint")}" value="${esc((q.get("since") || "").slice(0, 10))}"></label>
-        <label>${T("to")}<input name="to" inputmode="numeric" size="10" pattern="\\d{4}-\\d{2}-\\d{2}" placeholder="${T("date_hint")}" value="${esc(toValue)}"></label>
-        <label>${T("ruleset")}<input name="ruleset" size="10" value="${esc(q.get("ruleset") || "")}"></label>
-        <label>${T("seat")}${sel("seat", [0, 1, 2, 3].map((s) => [s, seatLabel(s)]))}</label>
-        <label>${T("result")}${sel("result", [["win", T("win")], ["self_draw", T("self_draw")], ["draw", T("draw")]])}</label>
-        <label>${T("status_f")}${sel("status", [["finished", T("finished")], ["open", T("open")], ["aborted", T("aborted")]])}</label>
-        <button class="btn primary" type="submit">${T("filter")}</button>
-        <a class="btn" id="export-csv" href="${base}/export.csv?${q}">${T("export_csv")}</a>
-        <a class="btn" id="export-json" href="${base}/export.json?${q}">${T("export_json")}</a>
-        <a class="btn" id="fairness-link" href="#/f/${encodeURIComponent(tableId)}?${q}">${T("fairness")}</a>
-      </form>
-      <div class="panel" id="totals"></div>
-      <div class="panel"><table class="grid-table" id="sessions"><thead><tr><th>${T("sessions")}</th><th>${T("started")}</th><th>${T("ended")}</th><th>${T("session_players")}</th><th></th></tr></thead><tbody></tbody></table></div>
-      <div class="panel"><table class="grid-table" id="hands"><thead><tr><th>${T("time")}</th><th>${T("no")}</th><th>${T("ruleset")}</th><th>${T("dealer")}</th><th>${T("result")}</th><th>${T("winner")}</th>
-        ${[0, 1, 2, 3].map((s) => `<th class="num">${seatLabel(s)}</th>`).join("")}<th></th></tr></thead><tbody></tbody></table>
-        <button class="btn" id="more" type="button" hidden>${T("more")}</button></div>`;
+    const date = (name, value) => el("input", { name, inputmode: "numeric", size: 10, pattern: "\\d{4}-\\d{2}-\\d{2}",
+      placeholder: T("date_hint"), value });
+    const label = (text, input) => el("label", null, text, input);
+    page(crumbs(tablesLink(), tableId),
+      el("h1", null, `${T("table")} ${tableId}`),
+      el("form", { class: "panel filters", id: "filters" },
+        label(T("from"), date("from", (q.get("since") || "").slice(0, 10))),
+        label(T("to"), date("to", toValue)),
+        label(T("ruleset"), el("input", { name: "ruleset", size: 10, value: q.get("ruleset") || "" })),
+        label(T("seat"), sel("seat", [0, 1, 2, 3].map((s) => [s, seatLabel(s)]))),
+        label(T("result"), sel("result", [["win", T("win")], ["self_draw", T("self_draw")], ["draw", T("draw")]])),
+        label(T("status_f"), sel("status", [["finished", T("finished")], ["open", T("open")], ["aborted", T("aborted")]])),
+        el("button", { class: "btn primary", type: "submit" }, T("filter")),
+        el("a", { class: "btn", id: "export-csv", href: `${base}/export.csv?${q}` }, T("export_csv")),
+        el("a", { class: "btn", id: "export-json", href: `${base}/export.json?${q}` }, T("export_json")),
+        el("a", { class: "btn", id: "fairness-link", href: `#/f/${encodeURIComponent(tableId)}?${q}` }, T("fairness"))),
+      el("div", { class: "panel", id: "totals" }),
+      el("div", { class: "panel" }, el("table", { class: "grid-table", id: "sessions" },
+        head(th(T("sessions")), th(T("started")), th(T("ended")), th(T("session_players")), th("")), el("tbody"))),
+      el("div", { class: "panel" }, el("table", { class: "grid-table", id: "hands" },
+        head(th(T("time")), th(T("no")), th(T("ruleset")), th(T("dealer")), th(T("result")), th(T("winner")),
+          [0, 1, 2, 3].map((s) => th(seatLabel(s), "num")), th("")), el("tbody")),
+      el("button", { class: "btn", id: "more", type: "button", hidden: true }, T("more"))));
     $("filters").addEventListener("submit", (e) => {
       e.preventDefault();
       location.hash = `#/t/${encodeURIComponent(tableId)}?${filterQuery(e.target)}`;
     });
     const totalsQ = new URLSearchParams(q); totalsQ.delete("status");
-    const [totals] = await Promise.all([api(`${base}/totals?${totalsQ}`)]);
-    $("totals").innerHTML = `<h2>${MJ.lang() === "zh" ? `累计 · 共${totals.hands}局` : `Totals · ${totals.hands} hands`}</h2>
-      ${netsHtml(totals.seats, (s) => seatLabel(s))}
-      <div class="charts"><img alt="seats" src="${base}/charts/seats.svg?${totalsQ}&lang=${MJ.lang()}"><img alt="days" src="${base}/charts/days.svg?${totalsQ}&lang=${MJ.lang()}"></div>`;
+    const totals = await api(`${base}/totals?${totalsQ}`);
+    $("totals").replaceChildren(
+      el("h2", null, T("totals_n", { n: totals.hands })),
+      nets(totals.seats, (s) => seatLabel(s)),
+      el("div", { class: "charts" }, ["seats", "days"].map((c) =>
+        el("img", { alt: c, src: `${base}/charts/${c}.svg?${totalsQ}&lang=${MJ.lang()}` }))));
     // each session's cash-out, printable (/cashout?session=…)
     const sessions = await api(`${base}/sessions?limit=20`);
-    $("sessions").tBodies[0].innerHTML = sessions.map((s) => `<tr data-session="${esc(s.id)}"><td>${esc(s.id.slice(0, 8))}</td>
-      <td>${when(s.started_at)}</td><td>${s.ended_at ? when(s.ended_at) : T("open")}</td>
-      <td class="session-players">${esc((Array.isArray(s.players) ? s.players : []).map((p) => p && typeof p.name === "string" ? p.name : "").join(MJ.lang() === "zh" ? "、" : ", "))}</td>
-      <td><a href="/cashout?session=${encodeURIComponent(s.id)}" target="_blank">${T("cashout_sheet")}</a></td></tr>`).join("");
+    $("sessions").tBodies[0].replaceChildren(...sessions.map((s) => el("tr", { "data-session": s.id },
+      el("td", null, s.id.slice(0, 8)), el("td", null, when(s.started_at)),
+      el("td", null, s.ended_at ? when(s.ended_at) : T("open")),
+      el("td", { class: "session-players" }, (Array.isArray(s.players) ? s.players : [])
+        .map((p) => (p && typeof p.name === "string" ? p.name : "")).join(T("list_sep"))),
+      el("td", null, el("a", { href: `/cashout?session=${encodeURIComponent(s.id)}`, target: "_blank" }, T("cashout_sheet"))))));
     let offset = 0;
     const more = async () => {
       const rows = await api(`${base}/hands?${q}&limit=100&offset=${offset}`);
       offset += rows.length;
       const body = $("hands").tBodies[0];
-      if (!rows.length && offset === 0) body.innerHTML = `<tr><td colspan="11" class="muted">${T("no_hands")}</td></tr>`;
-      body.insertAdjacentHTML("beforeend", rows.map((h) => `<tr data-hand="${esc(h.id)}">
-        <td>${when(h.started_at)}</td><td class="num">${h.hand_no}</td><td>${esc(h.ruleset)}</td><td>${handSeat(h, h.dealer)}</td>
-        <td>${h.status === "finished" ? esc(T(h.result) || h.result) : T(h.status)}${h.dice_check === "failed" ? ` <span class="neg dice-flag" title="${esc(h.dice_problem || "")}">⚠ ${T("dice_flag_failed")}</span>` : h.dice_check === "unverified" ? ` <span class="muted dice-flag">${T("dice_flag_unverified")}</span>` : ""}</td><td>${handSeat(h, h.winner)}</td>
-        ${(h.net || [null, null, null, null]).map(numCell).join("")}
-        <td><a href="#/h/${encodeURIComponent(h.id)}">${T("replay")}</a></td></tr>`).join(""));
+      if (!rows.length && offset === 0) body.replaceChildren(el("tr", null, el("td", { colspan: 11, class: "muted" }, T("no_hands"))));
+      body.append(...rows.map(handRow));
       $("more").hidden = rows.length < 100;
     };
     $("more").addEventListener("click", more);
     await more();
   }
 
-  function diceHtml(d) {
-    if (!d) return "";
-    const notes = d.notes.map((n) => `<li class="muted">${esc(n)}</li>`).join("");
-    if (d.verdict === "ok") return `<div id="dice-check" data-verdict="ok"><p class="muted">${T("dice_ok")} (${d.rolls})</p><ul>${notes}</ul></div>`;
-    if (d.verdict === "unverified") return `<div id="dice-check" data-verdict="unverified"><p class="notice">${T("dice_unverified")}</p></div>`;
-    return `<div id="dice-check" data-verdict="failed"><p class="notice error">${T("dice_failed")}</p><ul>${d.problems.map((p) => `<li>${esc(p)}</li>`).join("")}${notes}</ul></div>`;
+  function handRow(h) {
+    const flag = h.dice_check === "failed"
+      ? el("span", { class: "neg dice-flag", title: h.dice_problem || "" }, `⚠ ${T("dice_flag_failed")}`)
+      : h.dice_check === "unverified" ? el("span", { class: "muted dice-flag" }, T("dice_flag_unverified")) : null;
+    return el("tr", { "data-hand": h.id },
+      el("td", null, when(h.started_at)), el("td", { class: "num" }, h.hand_no), el("td", null, h.ruleset),
+      el("td", null, handSeat(h, h.dealer)),
+      el("td", null, h.status === "finished" ? T(h.result) || h.result : T(h.status), flag ? [" ", flag] : null),
+      el("td", null, handSeat(h, h.winner)),
+      (h.net || [null, null, null, null]).map(numCell),
+      el("td", null, el("a", { href: `#/h/${encodeURIComponent(h.id)}` }, T("replay"))));
+  }
+
+  function diceCheck(d) {
+    if (!d) return null;
+    const notes = d.notes.map((n) => el("li", { class: "muted" }, n));
+    if (d.verdict === "ok") {
+      return el("div", { id: "dice-check", "data-verdict": "ok" },
+        el("p", { class: "muted" }, `${T("dice_ok")} (${d.rolls})`), el("ul", null, notes));
+    }
+    if (d.verdict === "unverified") {
+      return el("div", { id: "dice-check", "data-verdict": "unverified" }, el("p", { class: "notice" }, T("dice_unverified")));
+    }
+    return el("div", { id: "dice-check", "data-verdict": "failed" }, el("p", { class: "notice error" }, T("dice_failed")),
+      el("ul", null, d.problems.map((p) => el("li", null, p)), notes));
   }
 
   async function showFairness(tableId, query) {
@@ -230,43 +237,56 @@
     const r = await api(`${base}/fairness?${q}`);
     const pct = (x) => (x === null || x === undefined ? "" : `${(100 * x).toFixed(1)}%`);
     const pv = (p) => (p === null || p === undefined ? "" : p < 0.0001 ? p.toExponential(1) : p.toFixed(4));
-    const charts = ["faces", "sums", "seats", "streaks"].map((c) => `<img alt="${c}" src="${base}/fairness/${c}.svg?${q}&lang=${MJ.lang()}">`).join("");
-    const flips = Object.entries(r.flip_positions).map(([k, v]) => `${esc(k)}:${v}`).join(" ");
-    $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › <a href="#/t/${encodeURIComponent(tableId)}?${q}">${esc(tableId)}</a> › ${T("fairness")}</div>
-      <h1>${T("fairness")} · ${esc(tableId)}</h1>
-      <div class="panel" id="fairness-summary"><p class="${r.flagged ? "notice error" : "muted"}" id="fairness-verdict">${r.flagged ? T("some_flagged") : T("none_flagged")} · ${T("alpha_note", { a: r.alpha, e: r.alpha_each })}</p>
-        <p>${T("hands")} ${r.hands} · ${T("rolls")} ${r.rolls} · ${T("dealer_rate")} ${pct(r.dealer_win_rate)} (${r.dealer_wins}/${r.hands}) · ${T("flips")} ${r.flips}</p>
-        <a class="btn" id="fairness-csv" href="${base}/fairness.csv?${q}">${T("export_csv")}</a></div>
-      <div class="panel"><table class="grid-table" id="fairness-tests"><thead><tr><th>${T("test")}</th><th class="num">${T("sample")}</th><th class="num">χ²</th><th class="num">${T("p_value")}</th><th>${T("flagged")}</th><th></th></tr></thead><tbody>${
-        r.tests.map((t) => `<tr data-test="${esc(t.name)}"><td>${T("t_" + t.name)}</td><td class="num">${t.n}</td><td class="num">${t.statistic === null ? "" : t.statistic.toFixed(2)}</td><td class="num">${pv(t.p)}</td><td>${t.flagged ? "⚠" : ""}</td><td class="muted">${esc(t.note)}</td></tr>`).join("")
-      }</tbody></table></div>
-      <div class="panel"><div class="charts">${charts}</div><p class="muted">${T("flips")}: ${flips}</p></div>`;
+    const charts = ["faces", "sums", "seats", "streaks"].map((c) => el("img", { alt: c, src: `${base}/fairness/${c}.svg?${q}&lang=${MJ.lang()}` }));
+    const flips = Object.entries(r.flip_positions).map(([k, v]) => `${k}:${v}`).join(" ");
+    page(crumbs(tablesLink(), el("a", { href: `#/t/${encodeURIComponent(tableId)}?${q}` }, tableId), T("fairness")),
+      el("h1", null, `${T("fairness")} · ${tableId}`),
+      el("div", { class: "panel", id: "fairness-summary" },
+        el("p", { class: r.flagged ? "notice error" : "muted", id: "fairness-verdict" },
+          `${r.flagged ? T("some_flagged") : T("none_flagged")} · ${T("alpha_note", { a: r.alpha, e: r.alpha_each })}`),
+        el("p", null, `${T("hands")} ${r.hands} · ${T("rolls")} ${r.rolls} · ${T("dealer_rate")} ${pct(r.dealer_win_rate)} (${r.dealer_wins}/${r.hands}) · ${T("flips")} ${r.flips}`),
+        el("a", { class: "btn", id: "fairness-csv", href: `${base}/fairness.csv?${q}` }, T("export_csv"))),
+      el("div", { class: "panel" }, el("table", { class: "grid-table", id: "fairness-tests" },
+        head(th(T("test")), th(T("sample"), "num"), th("χ²", "num"), th(T("p_value"), "num"), th(T("flagged")), th("")),
+        el("tbody", null, r.tests.map((t) => el("tr", { "data-test": t.name },
+          el("td", null, T("t_" + t.name)), el("td", { class: "num" }, t.n),
+          el("td", { class: "num" }, t.statistic === null ? "" : t.statistic.toFixed(2)),
+          el("td", { class: "num" }, pv(t.p)), el("td", null, t.flagged ? "⚠" : ""), el("td", { class: "muted" }, t.note)))))),
+      el("div", { class: "panel" }, el("div", { class: "charts" }, charts), el("p", { class: "muted" }, `${T("flips")}: ${flips}`)));
   }
 
   function stopReplay() { clearInterval(replayTimer); replayTimer = null; }
 
-  function boardHtml(step, concealed, dealer, names) {
+  /** One step of a replay: the 精, the wall and the phase, then each seat. */
+  function board(step, concealed, dealer, names) {
     const v = step.view;
     const j = v.jing || {};
-    const jing = j.zheng ? `${MJ.t("zheng")} ${MJ.tileHtml(j.zheng, "tile-m")} ${MJ.t("fu")} ${MJ.tileHtml(j.fu, "tile-m")}${j.an ? ` 暗精 ${MJ.tileHtml(j.an, "tile-m")}` : ""}`
-      : j.caishen ? `${MJ.t("caishen")} ${MJ.tileHtml(j.caishen, "tile-m")}` : "";
+    const jing = j.zheng
+      ? [MJ.t("zheng"), " ", MJ.tile(j.zheng, "tile-m"), " ", MJ.t("fu"), " ", MJ.tile(j.fu, "tile-m"), j.an ? [" 暗精 ", MJ.tile(j.an, "tile-m")] : null]
+      : j.caishen ? [MJ.t("caishen"), " ", MJ.tile(j.caishen, "tile-m")] : null;
     const wild = new Set([j.zheng, j.fu, j.caishen].filter(Boolean));
-    const face = (x, cls) => MJ.tileHtml(x, cls, { mark: wild.has(x) ? "zheng" : undefined });
-    const seats = v.seats.map((s, i) => `<div class="board-seat ${v.turn === i && ["turn", "draw", "replacement"].includes(v.phase) ? "is-turn" : ""}" data-seat="${i}">
-        <span class="who">${esc(MJ.seatName(i, dealer, names))}${dealer === i ? " · " + T("dealer") : ""}</span><span class="muted">${s.tiles} ${MJ.t("tiles")}</span>
-        ${concealed ? `<div class="row hand-row"><span class="label">${T("hand")}</span>${(s.hand || []).map((x) => face(x, "tile-m")).join("")}</div>` : ""}
-        <div class="row"><span class="label">${T("melds")}</span>${s.melds.map((m) => `<span class="meld">${(m.tiles.length ? m.tiles : [null, null, null, null]).map((x) => MJ.tileHtml(x, "tile-s", { hidden: x === null })).join("")}</span>`).join(" ")}</div>
-        <div class="row"><span class="label">${T("discards")}</span>${s.discards.map((x) => face(x, "tile-s")).join("")}</div></div>`).join("");
-    return `<div class="row">${jing} <span class="muted">${v.live !== null && v.live !== undefined ? ` · ${T("wall")} ${v.live}` : ""} · ${MJ.t("phase_" + v.phase)}</span></div><div class="board">${seats}</div>`;
+    const face = (x, cls) => MJ.tile(x, cls, { mark: wild.has(x) ? "zheng" : undefined });
+    const seats = v.seats.map((s, i) => el("div", {
+      class: `board-seat ${v.turn === i && ["turn", "draw", "replacement"].includes(v.phase) ? "is-turn" : ""}`, "data-seat": i },
+    el("span", { class: "who" }, `${MJ.seatName(i, dealer, names)}${dealer === i ? " · " + T("dealer") : ""}`),
+    el("span", { class: "muted" }, `${s.tiles} ${MJ.t("tiles")}`),
+    concealed ? el("div", { class: "row hand-row" }, el("span", { class: "label" }, T("hand")), (s.hand || []).map((x) => face(x, "tile-m"))) : null,
+    el("div", { class: "row" }, el("span", { class: "label" }, T("melds")), s.melds.map((m, k) => [k ? " " : null,
+      el("span", { class: "meld" }, (m.tiles.length ? m.tiles : [null, null, null, null]).map((x) => MJ.tile(x, "tile-s", { hidden: x === null })))])),
+    el("div", { class: "row" }, el("span", { class: "label" }, T("discards")), s.discards.map((x) => face(x, "tile-s")))));
+    const live = v.live !== null && v.live !== undefined ? ` · ${T("wall")} ${v.live}` : "";
+    return [el("div", { class: "row" }, jing, " ", el("span", { class: "muted" }, `${live} · ${MJ.t("phase_" + v.phase)}`)),
+      el("div", { class: "board" }, seats)];
   }
 
-  function settlementHtml(st, dealer, names) {
-    if (!st) return "";
-    const who = (s) => esc(MJ.seatName(s, dealer, names));
-    return `<h2>${T("settlement")}</h2>${netsHtml(st.net, who)}
-      <table class="grid-table" id="settle-lines"><thead><tr><th>${T("reason")}</th><th>${T("payer")}</th><th>${T("payee")}</th><th class="num">${T("amount")}</th></tr></thead><tbody>${
-        (st.lines || []).map((l) => `<tr><td>${esc(l.reason)}</td><td>${who(l.from)}</td><td>${who(l.to)}</td><td class="num">${esc(l.amount)}</td></tr>`).join("")
-      }</tbody></table>`;
+  function settlement(st, dealer, names) {
+    if (!st) return [];
+    const who = (s) => MJ.seatName(s, dealer, names);
+    return [el("h2", null, T("settlement")), nets(st.net, who),
+      el("table", { class: "grid-table", id: "settle-lines" },
+        head(th(T("reason")), th(T("payer")), th(T("payee")), th(T("amount"), "num")),
+        el("tbody", null, (st.lines || []).map((l) => el("tr", null, el("td", null, l.reason), el("td", null, who(l.from)),
+          el("td", null, who(l.to)), el("td", { class: "num" }, l.amount)))))];
   }
 
   const COUNTS = ["hands", "wins", "self_draws", "deguo", "jingdiao", "chongguan", "big_hands"];
@@ -275,25 +295,26 @@
       switch, and each member's personal link (made or revoked here; shown once). */
   async function showMembers() {
     const records = await api("/api/v1/records/members");
-    let board = null;
-    try { board = await api("/api/v1/records/leaderboards?by=net"); } catch { board = null; }
-    $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › ${T("members")}</div>
-      <h1>${T("members")}</h1>
-      <div class="panel row"><a class="btn" id="members-csv" href="/api/v1/records/members.csv">${T("export_csv")}</a>
-        <label class="check"><input type="checkbox" id="boards-on" ${board ? "checked" : ""}> ${T("leaderboards_on")}</label>
-        <span class="error" id="members-error"></span></div>
-      <div class="panel"><table class="grid-table" id="records"><thead><tr><th>${T("member")}</th>
-        ${COUNTS.map((k) => `<th class="num">${T(k)}</th>`).join("")}<th class="num">${T("net")}</th><th>${T("link")}</th></tr></thead><tbody>${
-        records.length ? records.map((r) => `<tr data-member="${esc(r.member_id)}"><td>${esc(r.name)}</td>
-          ${COUNTS.map((k) => `<td class="num">${Number(r[k]) || 0}</td>`).join("")}${numCell(r.net)}
-          <td><button class="btn" type="button" data-link="${esc(r.member_id)}">${T("new_link")}</button>
-            <button class="btn" type="button" data-revoke="${esc(r.member_id)}">${T("revoke")}</button>
-            <span class="link-url"></span></td></tr>`).join("") : `<tr><td colspan="10" class="muted">${T("no_members")}</td></tr>`
-      }</tbody></table></div>
-      ${board ? `<div class="panel"><h2>${T("leaderboards")}</h2><ol id="board">${board.map((b) => `<li>${esc(b.name)} ${MJ.fmtNum(b.value) || "0"}</li>`).join("")}</ol></div>` : ""}`;
+    let boards = null;
+    try { boards = await api("/api/v1/records/leaderboards?by=net"); } catch { boards = null; }
+    const row = (r) => el("tr", { "data-member": r.member_id }, el("td", null, r.name),
+      COUNTS.map((k) => el("td", { class: "num" }, Number(r[k]) || 0)), numCell(r.net),
+      el("td", null, el("button", { class: "btn", type: "button", "data-link": r.member_id }, T("new_link")), " ",
+        el("button", { class: "btn", type: "button", "data-revoke": r.member_id }, T("revoke")), " ",
+        el("span", { class: "link-url" })));
+    page(crumbs(tablesLink(), T("members")),
+      el("h1", null, T("members")),
+      el("div", { class: "panel row" }, el("a", { class: "btn", id: "members-csv", href: "/api/v1/records/members.csv" }, T("export_csv")), " ",
+        el("label", { class: "check" }, el("input", { type: "checkbox", id: "boards-on", checked: !!boards }), ` ${T("leaderboards_on")}`), " ",
+        el("span", { class: "error", id: "members-error" })),
+      el("div", { class: "panel" }, el("table", { class: "grid-table", id: "records" },
+        head(th(T("member")), COUNTS.map((k) => th(T(k), "num")), th(T("net"), "num"), th(T("link"))),
+        el("tbody", null, records.length ? records.map(row) : el("tr", null, el("td", { colspan: 10, class: "muted" }, T("no_members")))))),
+      boards ? el("div", { class: "panel" }, el("h2", null, T("leaderboards")),
+        el("ol", { id: "board" }, boards.map((b) => el("li", null, `${b.name} ${MJ.fmtNum(b.value) || "0"}`)))) : null);
     $("boards-on").addEventListener("change", async (e) => {
       try {
-        await api("/api/v1/owner/leaderboards", { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ enabled: e.target.checked }) });
+        await api("/api/v1/owner/leaderboards", { method: "PUT", body: { enabled: e.target.checked } });
         showMembers();
       } catch (err) { $("members-error").textContent = err.message; }
     });
@@ -320,27 +341,25 @@
       change stores nothing. The hub has none to show (the API refuses them there). */
   async function showTerms(me) {
     if (await onHub()) {
-      $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › ${T("terms")}</div>
-        <h1>${T("terms")}</h1><p class="panel muted" id="terms-at-table">${T("terms_at_table")}</p>`;
+      page(crumbs(tablesLink(), T("terms")), el("h1", null, T("terms")),
+        el("p", { class: "panel muted", id: "terms-at-table" }, T("terms_at_table")));
       return;
     }
     const owner = me.role === "owner";
     const terms = await api("/api/v1/staff/cashout-terms");
     const fees = [["", T("fee_none")], ...["hand", "hour", "session"].map((p) => [p, MJ.t("fee_" + p)])];
-    const ro = owner ? "" : "disabled";
-    $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › ${T("terms")}</div>
-      <h1>${T("terms")}</h1>
-      <form class="panel filters" id="terms-form" novalidate>
-        <label>${T("point_value")}<input id="terms-point" inputmode="decimal" size="10" ${ro}></label>
-        <label>${T("currency")}<input id="terms-currency" size="4" maxlength="8" ${ro}></label>
-        <label>${T("table_fee")}<input id="terms-fee" inputmode="decimal" size="8" ${ro}></label>
-        <label>${T("fee_per")}<select id="terms-fee-per" ${ro}>${fees.map(([v, l]) => `<option value="${v}">${l}</option>`).join("")}</select></label>
-        <label>${T("cutoff")}<input id="terms-cutoff" size="6" placeholder="06:00" ${ro}></label>
-        ${owner ? `<button class="btn primary" type="submit" id="terms-save">${T("save")}</button>` : ""}
-        <span class="error" id="terms-state" data-state=""></span>
-      </form>
-      <p class="muted" id="terms-changed">${owner ? "" : T("read_only")}</p>
-      <p class="muted">${T("terms_hint")}</p>`;
+    const ro = !owner;
+    page(crumbs(tablesLink(), T("terms")), el("h1", null, T("terms")),
+      el("form", { class: "panel filters", id: "terms-form", novalidate: true },
+        el("label", null, T("point_value"), el("input", { id: "terms-point", inputmode: "decimal", size: 10, disabled: ro })),
+        el("label", null, T("currency"), el("input", { id: "terms-currency", size: 4, maxlength: 8, disabled: ro })),
+        el("label", null, T("table_fee"), el("input", { id: "terms-fee", inputmode: "decimal", size: 8, disabled: ro })),
+        el("label", null, T("fee_per"), el("select", { id: "terms-fee-per", disabled: ro }, fees.map(([v, l]) => el("option", { value: v }, l)))),
+        el("label", null, T("cutoff"), el("input", { id: "terms-cutoff", size: 6, placeholder: "06:00", disabled: ro })),
+        owner ? el("button", { class: "btn primary", type: "submit", id: "terms-save" }, T("save")) : null,
+        el("span", { class: "error", id: "terms-state", "data-state": "" })),
+      el("p", { class: "muted", id: "terms-changed" }, owner ? "" : T("read_only")),
+      el("p", { class: "muted" }, T("terms_hint")));
     const fill = (t) => {
       $("terms-point").value = t.point_value ?? "";
       $("terms-currency").value = t.currency ?? "";
@@ -377,11 +396,11 @@
       state("saving", T("saving"));
       save.disabled = true;
       try {
-        fill(await api("/api/v1/owner/cashout-terms", { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }));
+        fill(await api("/api/v1/owner/cashout-terms", { method: "PUT", body }));
         state("saved", T("saved"));
         await changed();
       } catch (err) {
-        if (err.message !== "unauthorised") state("failed", err.message); // (else: the login form)
+        if (err.status !== 401) state("failed", err.message); // (else: the login form)
       } finally {
         save.disabled = false;
       }
@@ -398,26 +417,27 @@
     const names = namesOf(h);
     const n = rp.steps.length;
     let i = 0;
-    $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › <a href="#/t/${encodeURIComponent(detail.table_id)}">${esc(detail.table_id)}</a> › ${MJ.t("hand_no", { n: h.hand_no })}</div>
-      <h1>${MJ.t("hand_no", { n: h.hand_no })} · ${esc(h.ruleset)} · ${when(h.started_at)}</h1>
-      ${rp.concealed ? `<p class="muted">${rp.check ? T("check_bad") + esc(rp.check) : T("check_ok")}</p>` : `<p class="notice" id="public-only">${T("not_finished")}</p>`}
-      ${diceHtml(rp.dice)}
-      <div class="panel"><div class="replay-controls">
-        <button class="btn" id="first" type="button">«</button><button class="btn" id="prev" type="button">◀</button>
-        <button class="btn" id="play" type="button">${T("play")}</button>
-        <button class="btn" id="next" type="button">▶</button><button class="btn" id="last" type="button">»</button>
-        <input type="range" id="slider" min="0" max="${n - 1}" value="0"><span id="step-no"></span></div>
-        <div class="step-text" id="step-text"></div><div id="board"></div></div>
-      <div class="panel" id="settlement">${settlementHtml(detail.settlement, dealer, names)}</div>
-      ${Array.isArray(detail.seat_acts) && detail.seat_acts.length ? `<div class="panel"><h2>${T("seat_acts")}</h2><ol id="seat-acts">${
-        detail.seat_acts.slice(0, 200).map((a) => `<li>${when(a.at)} · ${esc(seatLabel(a.seat))} · ${esc(a.name || T("guest"))} · ${esc(a.by)}</li>`).join("")}</ol></div>` : ""}`;
+    const button = (id, text) => el("button", { class: "btn", id, type: "button" }, text);
+    const acts = Array.isArray(detail.seat_acts) ? detail.seat_acts.slice(0, 200) : [];
+    page(crumbs(tablesLink(), el("a", { href: `#/t/${encodeURIComponent(detail.table_id)}` }, detail.table_id), MJ.t("hand_no", { n: h.hand_no })),
+      el("h1", null, `${MJ.t("hand_no", { n: h.hand_no })} · ${h.ruleset ?? ""} · ${when(h.started_at)}`),
+      rp.concealed ? el("p", { class: "muted" }, rp.check ? T("check_bad") + rp.check : T("check_ok"))
+        : el("p", { class: "notice", id: "public-only" }, T("not_finished")),
+      diceCheck(rp.dice),
+      el("div", { class: "panel" }, el("div", { class: "replay-controls" },
+        button("first", "«"), button("prev", "◀"), button("play", T("play")), button("next", "▶"), button("last", "»"),
+        el("input", { type: "range", id: "slider", min: 0, max: n - 1, value: 0 }), el("span", { id: "step-no" })),
+      el("div", { class: "step-text", id: "step-text" }), el("div", { id: "board" })),
+      el("div", { class: "panel", id: "settlement" }, settlement(detail.settlement, dealer, names)),
+      acts.length ? el("div", { class: "panel" }, el("h2", null, T("seat_acts")), el("ol", { id: "seat-acts" },
+        acts.map((a) => el("li", null, `${when(a.at)} · ${seatLabel(a.seat)} · ${a.name || T("guest")} · ${a.by ?? ""}`)))) : null);
     const show = (k) => {
       i = Math.max(0, Math.min(n - 1, k));
       const step = rp.steps[i];
       $("slider").value = i;
       $("step-no").textContent = T("step", { i: i + 1, n });
-      $("step-text").textContent = step.text[MJ.lang()] || step.text.zh;
-      $("board").innerHTML = boardHtml(step, rp.concealed, dealer, names);
+      $("step-text").textContent = MJ.inLang(step.text);
+      $("board").replaceChildren(...board(step, rp.concealed, dealer, names));
       document.body.dataset.step = String(i);
     };
     $("first").onclick = () => show(0);
@@ -452,15 +472,17 @@
       else if (parts[0] === "terms") await showTerms(me);
       else await showTables();
     } catch (err) {
-      if (err.message !== "unauthorised") $("main").innerHTML = `<div class="panel error">${T("error")}: ${esc(err.message)}</div>`;
+      if (err.status !== 401) page(el("div", { class: "panel error" }, `${T("error")}: ${err.message}`)); // (else: the login form)
     }
   }
+
+  MJ.onLoggedOut(() => showLogin());
 
   document.addEventListener("DOMContentLoaded", () => {
     MJ.applyI18n();
     MJ.langToggle($("lang"));
     $("logout").addEventListener("click", async () => {
-      await fetch("/api/v1/auth/logout", { method: "POST", credentials: "same-origin" });
+      await MJ.logout();
       showLogin();
     });
     document.addEventListener("mj:lang", route);

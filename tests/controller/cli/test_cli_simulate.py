@@ -34,7 +34,9 @@ def test_simulate_json_summary(tmp_path: Path) -> None:
     r = runner.invoke(app, ["replay", str(log)])
     assert r.exit_code == 0, r.output
     assert r.output.count("replay: settlement matches") == 5
-    assert "discards" in r.output
+    assert "1号位" in r.output  # Chinese by default, as every command's --lang
+    english = runner.invoke(app, ["replay", "--lang", "en", str(log)])
+    assert "discards" in english.output and "1号位" not in english.output
 
 
 def test_simulate_human_summary_without_a_tty() -> None:

@@ -27,7 +27,15 @@ from controller.web.passwords import hash_password
 from engine.round.events import event_from_dict
 from tests.controller.hub.tables import PARLOUR, start_hub, stop_hub
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.service_helpers import GUARD, config_for, data_dir, options, until, with_web
+from tests.controller.service_helpers import (
+    GUARD,
+    ServiceThread,
+    config_for,
+    data_dir,
+    options,
+    until,
+    with_web,
+)
 from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_staff_console import _notation, _tap, _winning_hand
 
@@ -48,17 +56,11 @@ class Site:
         self.held = threading.Event()  # the hand waits for staff
         self.done = threading.Event()  # the hand is at the hub, acknowledged
         self.stop: Callable[[], object] = lambda: None  # the table stops (once it runs)
-        self.failed: BaseException | None = None
-        self.thread = threading.Thread(target=self._thread, name="table", daemon=True)
+        self.thread = ServiceThread(self._main, self.held, self.done)
 
-    def _thread(self) -> None:
-        try:
-            asyncio.run(self._main())
-        except BaseException as err:  # the test's thread reports it
-            self.failed = err
-        finally:
-            self.held.set()
-            self.done.set()
+    @property
+    def failed(self) -> BaseException | None:
+        return self.thread.failed
 
     async def _main(self) -> None:
         hub, hub_task = start_hub(self.hub_store, self.mqtt_url)
@@ -103,7 +105,7 @@ def test_staff_finish_on_the_console_a_hand_whose_reader_was_unplugged_and_the_h
     page.click(".staff-door summary")
     page.fill("#staff-name", "ann")
     page.fill("#staff-password", PASSWORD)
-    page.click("#staff-login button[type=submit]")
+    page.click("#staff-submit")
     page.wait_for_selector("#staff-hand-head")
     assert "进行中" in (page.text_content("#staff-hand-head") or "")
     page.select_option("#fin-seat", str(seat))

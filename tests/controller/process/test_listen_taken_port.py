@@ -65,11 +65,11 @@ def test_the_hub_takes_its_web_port_from_the_environment_and_exits_1_when_taken(
 ) -> None:
     env = {
         **os.environ,
-        "MJTABLE_HUB_DB": f"sqlite:///{tmp_path / 'hub.db'}",
-        "MJTABLE_HUB_PARLOUR": "p1",
-        "MJTABLE_HUB_MQTT": mosquitto.url,
-        "MJTABLE_HUB_DATA": str(tmp_path),
-        "MJTABLE_HUB_WEB_HOST": "127.0.0.1",
-        "MJTABLE_HUB_WEB_PORT": str(taken_port),
+        "MJTABLE_HUB__STORE": f"sqlite:///{tmp_path / 'hub.db'}",
+        "MJTABLE_PARLOUR": "p1",
+        "MJTABLE_HUB__MQTT": mosquitto.url,
+        "MJTABLE_DATA_DIR": str(tmp_path),
+        "MJTABLE_HUB__HOST": "127.0.0.1",
+        "MJTABLE_HUB__PORT": str(taken_port),
     }
     _exits_1_saying_why(["hub", "--log-format", "json"], env, tmp_path, taken_port)

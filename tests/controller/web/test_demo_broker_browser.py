@@ -42,8 +42,7 @@ def _first_line(proc: subprocess.Popen[str], guard: float) -> str:
 def demo(tmp_path: Path) -> Iterator[dict[str, Any]]:
     log = (tmp_path / "demo.log").open("w")
     command = [sys.executable, "-m", "controller.cli", "demo", "--json", "--seed", "11"]
-    # (--data: the old name of --data-dir, still taken)
-    command += ["--data", str(tmp_path / "data"), "--port", str(free_local_port())]
+    command += ["--data-dir", str(tmp_path / "data"), "--port", str(free_local_port())]
     command += ["--think", "0.2"]
     proc = subprocess.Popen(
         command,

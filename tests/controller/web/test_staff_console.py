@@ -98,7 +98,7 @@ def _log_in(page: Any, url: str) -> None:
     page.click(".staff-door summary")
     page.fill("#staff-name", "ann")
     page.fill("#staff-password", PASSWORD)
-    page.click("#staff-login button[type=submit]")
+    page.click("#staff-submit")
     page.wait_for_selector("#staff-hand-head")
 
 
@@ -134,10 +134,10 @@ def test_staff_finish_a_hand_on_the_console(
     page.click(".staff-door summary")
     page.fill("#staff-name", "ann")
     page.fill("#staff-password", "wrong password")
-    page.click("#staff-login button[type=submit]")
-    page.wait_for_selector("#staff-login-error:has-text('用户名或密码错误')")
+    page.click("#staff-submit")
+    page.wait_for_selector("#staff-error:has-text('用户名或密码错误')")
     page.fill("#staff-password", PASSWORD)
-    page.click("#staff-login button[type=submit]")
+    page.click("#staff-submit")
     page.wait_for_selector("#staff-hand-head")
     page.reload()  # the login outlives a reload
     page.wait_for_selector("#staff-hand-head")
