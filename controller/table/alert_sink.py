@@ -73,19 +73,20 @@ class AlertSink:
         log.warning("alert", kind=public.kind.value, seat=public.seat, detail=alert.detail)
         message = alert_message(public, hand_id)
         try:
-            self.keeper.store.record_alert(
-                hand_id,
-                public.kind.value,
-                public.seat,
-                public.message,
-                alert.detail,
-                outbox=self.outlet.outbox([message]),
+            self.keeper.work.commit(
+                lambda outbox: self.keeper.store.record_alert(
+                    hand_id,
+                    public.kind.value,
+                    public.seat,
+                    public.message,
+                    alert.detail,
+                    outbox=outbox,
+                ),
+                [message],
             )
         except Exception:  # an alert must not take the table down
             log.exception("could not store an alert", kind=public.kind.value)
             self.outlet.unstored([message])  # a full disk must still be said
-        else:
-            self.outlet.committed([message])
         if self.beeper is not None:
             with contextlib.suppress(Exception):
                 self.beeper.beep(n=2)

@@ -77,9 +77,7 @@ class Seating:
         """The seats as stored, on the retained topic (at start, after each act)."""
         payload = seats_payload(self.members.seating())
         self.names = payload["seats"]
-        messages = [(SEATS_NAME, payload)]
-        self.keeper.store.enqueue(self.outlet.outbox(messages))
-        self.outlet.committed(messages)
+        self.keeper.work.commit(self.keeper.store.enqueue, [(SEATS_NAME, payload)])
 
     def card(self, seat: int | None, card: Card) -> None:
         """A card on ``seat``'s hand zone."""

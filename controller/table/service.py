@@ -158,6 +158,10 @@ class TableService:
         tick = self.options.tick
         next_tick = self.clock()
         self.seating.publish()
+        try:  # what the store holds, on every screen, from the start
+            self.keeper.show_screens()
+        except Exception as err:  # (a full disk: said when play resumes)
+            self._failed(err, "the screens at start-up")
         for item in self.inputs.pending():  # put before the loop ran: taken as they came
             self._act_safely(item)
         self._after(self.clock())
