@@ -23,7 +23,7 @@ import structlog
 
 from controller.hub.handlog import handlog_of
 from controller.process.wall_clock import clock_synced
-from controller.store import EventStore, HandRecord, OutboxMessage, StoredHand
+from controller.store import EventStore, HandRecord, HandSettled, OutboxMessage, StoredHand
 from controller.store.members import hand_seat_acts
 from controller.store.owners import CashoutTerms
 from controller.table.cashout import MAX_HANDS, cashout, public_cashout, stored_cashout
@@ -252,9 +252,9 @@ class HandKeeper:
         """The table as the store holds it (``hand_id``, ``state``, ``totals``: as they will
         be once the write in hand is committed)."""
         return TableView(
-            hand_id=hand_id or self.hand_id,
-            state=state or self.state,
-            session_id=session_id or self.session_id,
+            hand_id=self.hand_id if hand_id is None else hand_id,
+            state=self.state if state is None else state,
+            session_id=self.session_id if session_id is None else session_id,
             totals=list(self.session.totals if totals is None else totals),
             last_settlement=self._last_settlement,
             cashout=self._cashout if cashout is None else cashout,
@@ -559,21 +559,35 @@ class HandKeeper:
         seq = len(self.log)
         messages = event_messages(hand_id, seq, events, after)
         settled = next((e for e in events if isinstance(e, Settled)), None)
-        self._commit_work(
-            lambda outbox: self.store.append(
-                hand_id,
-                [e.to_dict() for e in events],
-                expected_seq=seq,
-                outbox=outbox,
-                durable=not all(isinstance(e, WITNESSED) for e in events),
+        view = self._settled_view(hand_id, after, settled)
+        dicts = [e.to_dict() for e in events]
+        if settled is None:
+            self._commit_work(
+                lambda outbox: self.store.append(
+                    hand_id,
+                    dicts,
+                    expected_seq=seq,
+                    outbox=outbox,
+                    durable=not all(isinstance(e, WITNESSED) for e in events),
+                ),
+                messages,
+                view,
+            )
+            self.state = after
+            self.log.extend(events)
+            return
+        # the events that end the hand, their messages and the hand's row: one transaction
+        closing = self._closing(after, settled)
+        record = self._commit_work(
+            lambda outbox: self.store.append_and_settle(
+                hand_id, dicts, closing, expected_seq=seq, outbox=outbox
             ),
             messages,
-            self._settled_view(hand_id, after, settled),
+            view,
         )
         self.state = after
         self.log.extend(events)
-        if settled is not None:
-            self._close(settled, published=True)
+        self._closed(record, closing, settled)
 
     @staticmethod
     def _with_reveal(state: RoundState, events: list[Event]) -> list[Event]:
@@ -596,43 +610,58 @@ class HandKeeper:
         cashout: dict[str, Any] | None = {} if after.started.hand_no == 1 else None
         return self.view(hand_id, after, totals=totals, cashout=cashout)
 
-    def _close(self, settled: Settled, *, published: bool = False) -> None:
-        """The hand is over: settle it in the store, move the session on, send its log."""
-        state, hand_id = self.state, self.hand_id
-        assert state is not None and hand_id is not None
+    def _closing(self, state: RoundState, settled: Settled) -> HandSettled:
+        """What finishes the hand in the store: its settlement, result and nets."""
         settlement: Settlement = settlement_from_dict(settled.settlement)
-        # (published with the Settled event; resumed between it and this: the screens say
-        # it now)
         result, winner, discarder = hand_result(state)
-        stored = settlement.as_dict()
         moved = hand_net(state)
         played_s = None if self._started_at is None else time.monotonic() - self._started_at
+        return HandSettled.checked(
+            settlement.as_dict(),
+            result,
+            winner,
+            discarder,
+            None if moved == settlement.net else [plain(n) for n in moved],
+            played_s,
+        )
+
+    def _close(self, settled: Settled) -> None:
+        """Resumed after a crash between a hand's settlement and its close (a store that
+        wrote them apart): settle it in the store now, the screens saying it."""
+        state, hand_id = self.state, self.hand_id
+        assert state is not None and hand_id is not None
+        closing = self._closing(state, settled)
         record = self._commit_work(
             lambda outbox: self.store.record_settlement(
                 hand_id,
-                stored,
-                result=result,
-                winner=winner,
-                discarder=discarder,
+                closing.settlement,
+                result=closing.result,
+                winner=closing.winner,
+                discarder=closing.discarder,
                 outbox=outbox,
-                hand_net=None if moved == settlement.net else [plain(n) for n in moved],
-                played_s=played_s,
+                hand_net=closing.hand_net,
+                played_s=closing.played_s,
             ),
             [],
             self._settled_view(hand_id, state, settled),
         )
+        self._closed(record, closing, settled)
+
+    def _closed(self, record: HandRecord, closing: HandSettled, settled: Settled) -> None:
+        """The hand is settled in the store: the session moves on, its log goes out."""
+        settlement = settlement_from_dict(settled.settlement)
         self._started_at = None
         self.session.record(settlement)
         self.played += 1
         self.last_finished = True
         log.info(
             "hand settled",
-            hand_id=hand_id,
-            result=result,
+            hand_id=record.id,
+            result=closing.result,
             net=[number(n) for n in settlement.net],
             totals=[number(t) for t in self.session.totals],
         )
-        self._send_handlog(record, stored)
+        self._send_handlog(record, closing.settlement)
 
     def _send_handlog(self, hand: HandRecord, settlement: dict[str, Any]) -> None:
         # From the log in memory: it is what the store holds (appended before folding).
