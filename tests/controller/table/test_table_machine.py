@@ -55,7 +55,7 @@ from tests.controller.mqtt_helpers import retained_state
 ROOT = Path(__file__).resolve().parents[3]
 PASSWORD = "long enough password"
 GUARD = 45.0  # seconds a wait may take on a loaded machine: a hang guard, not a measure
-RESTARTS = 2  # per run: each costs a service start
+RESTARTS = 1  # per run: each costs a service start
 SCREENS = ("scores", "hand", "jing", "settlement")
 
 
@@ -380,7 +380,7 @@ def test_every_public_screen_shows_the_store_through_staff_acts_restarts_and_bro
         StaffAndBadDays,
         settings=settings(
             max_examples=3,
-            stateful_step_count=12,
+            stateful_step_count=8,
             deadline=None,
             derandomize=False,  # (the simplest runs are one rule over and over)
             database=None,
