@@ -11,7 +11,7 @@ values or a page that opens later shows what the store holds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,15 +41,18 @@ def settlement_payload(hand_id: str, state: RoundState) -> dict[str, Any] | None
     return None if state.settlement is None else state.settlement.as_dict() | {"hand_id": hand_id}
 
 
-def screen_messages(view: TableView) -> list[Message]:
-    """Every screen's value in ``view`` (a screen with nothing to show yet is left out)."""
+def screen_messages(view: TableView, carried: Collection[str] = ()) -> list[Message]:
+    """Every screen's value in ``view`` (a screen with nothing to show yet is left out),
+    but those ``carried`` already (not computed again: the hand's view on every move)."""
     out: list[Message] = []
     state, hand_id = view.state, view.hand_id
     hand_no = 0
     if state is not None and hand_id is not None:
         hand_no = state.started.hand_no
-        out.append(("hand", public_view(state) | {"hand_id": hand_id}))
-        out.append(("jing", jing_payload(hand_id, state)))
+        if "hand" not in carried:
+            out.append(("hand", public_view(state) | {"hand_id": hand_id}))
+        if "jing" not in carried:
+            out.append(("jing", jing_payload(hand_id, state)))
     out.append(("scores", scores_payload(view.session_id, hand_no, view.totals)))
     settlement: Mapping[str, Any] | None = None
     if state is not None and hand_id is not None:
@@ -75,7 +78,7 @@ class Screens:
         out = list(messages)
         carried = {name: payload for name, payload in messages if name in SCREENS}
         self._pending = dict(carried)
-        for name, payload in screen_messages(view):
+        for name, payload in screen_messages(view, carried):
             if name in carried or self._sent.get(name) == payload:
                 continue
             out.append((name, payload))
