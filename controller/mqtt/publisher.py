@@ -18,6 +18,11 @@ For an event and its messages to be stored together, build the messages with
 ``message()``/``event_message()`` and pass them to ``EventStore.append(..., outbox=…)``, then
 call ``wake()``.
 
+A row the broker acknowledged whose deletion the store refuses (a full disk) is not sent
+again: its id is held in memory (``_AckHolder``) and the drain reads past it; the deletion
+is tried again with a backoff, and the session stays up. Two log lines say it: when acks
+start failing and when they are stored again.
+
 On every connect the publisher sets ``status`` to online (retained; the will says offline),
 republishes the last retained values it sent (a broker restarted without persistence gets
 current state back), then drains. ``stop()`` drains what it can, says offline, disconnects.
@@ -47,6 +52,54 @@ BATCH = 100
 UNSTORED_MAX = 100  # messages held in memory while the store refuses them
 IDLE_POLL = 1.0  # seconds; also picks up rows another process or thread wrote
 M = TypeVar("M", OutboxMessage, OutboxEntry)
+ACK_RETRY_MIN = 0.5  # seconds before a refused ack deletion is tried again, doubling
+ACK_RETRY_MAX = 30.0
+
+
+class _AckHolder:
+    """Rows the broker acknowledged whose deletion the store refused: held in memory (so
+    that they are not sent again, on this connection or the next) until a deletion
+    succeeds, tried again after a backoff. One log line when acks start failing, one when
+    they are stored again."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.ids: list[int] = []
+        self.clock = clock
+        self._wait = ACK_RETRY_MIN
+        self._next_try = 0.0
+
+    @property
+    def after_id(self) -> int:
+        """Where the next read of the outbox starts: past every row held here."""
+        return max(self.ids, default=0)
+
+    def due(self) -> bool:
+        return bool(self.ids) and self.clock() >= self._next_try
+
+    def wait_left(self, idle: float) -> float:
+        """How long the drain may wait: ``idle``, or less when a deletion is due sooner."""
+        if not self.ids:
+            return idle
+        return max(0.0, min(idle, self._next_try - self.clock()))
+
+    def hold(self, ids: Sequence[int]) -> None:
+        self.ids = sorted(set(self.ids) | set(ids))
+
+    def refused(self, ids: Sequence[int], err: Exception) -> None:
+        if not self.ids:
+            log.error(
+                "the outbox cannot record acknowledgements: held in memory, tried again",
+                error=f"{type(err).__name__}: {err}",
+            )
+        else:
+            self._wait = min(self._wait * 2, ACK_RETRY_MAX)
+        self.hold(ids)
+        self._next_try = self.clock() + self._wait
+
+    def stored(self) -> None:
+        if self.ids:
+            log.warning("the outbox records acknowledgements again", held=len(self.ids))
+        self.ids, self._wait, self._next_try = [], ACK_RETRY_MIN, 0.0
 
 
 class Publisher:
@@ -72,6 +125,7 @@ class Publisher:
         self._status: dict[str, Any] = dict(ONLINE)  # online, and what the table says now
         self._unstored: list[OutboxMessage] = []  # what the store refused (a full disk)
         self._drain_timeout = 5.0
+        self._held = _AckHolder()  # acknowledged rows the store would not delete yet
 
     # --- writing to the outbox (synchronous, durable on return) ----------------------------
 
@@ -189,7 +243,9 @@ class Publisher:
             if self._unstored:
                 unstored, self._unstored = self._unstored, []
                 await publish_in_order(client, unstored)
-            entries = self.store.outbox_peek(BATCH)
+            if self._held.due():
+                await self._ack([])
+            entries = self.store.outbox_peek(BATCH, self._held.after_id)
             if entries:
                 await self._send_batch(client, entries)
                 if len(entries) == BATCH:
@@ -203,7 +259,7 @@ class Publisher:
             # asyncio.timeout, not wait_for: wait_for wraps the wait in a task of its own,
             # two more turns of the loop between a stored event and its publication.
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(IDLE_POLL):
+                async with asyncio.timeout(self._held.wait_left(IDLE_POLL)):
                     await self._wake.wait()
 
     async def _send_batch(self, client: aiomqtt.Client, entries: list[OutboxEntry]) -> None:
@@ -221,11 +277,25 @@ class Publisher:
             # write lock once per message. If the link dies mid-batch, the acknowledged
             # prefix is forgotten and the rest is sent again (at least once, in order).
             if sent:
-                await asyncio.to_thread(self.store.outbox_ack, [e.id for e in sent])
                 for entry in sent:
                     if entry.retain:
                         self._retained[entry.topic] = entry.payload
                 self._sent(sent)
+                await self._ack([e.id for e in sent])
+
+    async def _ack(self, ids: list[int]) -> None:
+        """Delete the acknowledged rows ``ids`` (and any held before); a store that refuses
+        (a full disk) keeps the session: the ids are held, tried again later."""
+        if ids and self._held.ids and not self._held.due():
+            self._held.hold(ids)  # (the store refused the last try: wait for the next)
+            return
+        held = self._held.ids
+        try:
+            await asyncio.to_thread(self.store.outbox_ack, held + ids)
+        except Exception as err:  # (OperationalError: database or disk is full)
+            self._held.refused(ids, err)
+        else:
+            self._held.stored()
 
     def _sent(self, entries: list[OutboxEntry]) -> None:
         if self.metrics is None:

@@ -9,6 +9,7 @@ from controller.store.event_store import EventStore
 from controller.store.records import (
     HandClosed,
     HandRecord,
+    HandSettled,
     OutboxEntry,
     OutboxMessage,
     SequenceConflict,
@@ -25,6 +26,7 @@ __all__ = [
     "EventStore",
     "HandClosed",
     "HandRecord",
+    "HandSettled",
     "OutboxEntry",
     "OutboxMessage",
     "SequenceConflict",

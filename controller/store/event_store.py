@@ -17,7 +17,6 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +50,7 @@ from controller.store.records import (
     AlertRecord,
     HandClosed,
     HandRecord,
+    HandSettled,
     OutboxEntry,
     OutboxMessage,
     SequenceConflict,
@@ -457,16 +457,7 @@ class EventStore:
         transaction = self.engine.begin() if durable else self._lazy_transaction()
         try:
             with transaction as c:
-                found = c.execute(_HAND_STATE, {"hand_id": hand_id}).first()
-                if found is None:
-                    raise UnknownHand(hand_id)
-                status, next_seq = found
-                if status != OPEN:
-                    raise HandClosed(f"hand {hand_id} is {status}")
-                if expected_seq is not None and expected_seq != next_seq:
-                    raise SequenceConflict(
-                        f"hand {hand_id}: expected seq {expected_seq}, the next is {next_seq}"
-                    )
+                next_seq = self._next_seq(c, hand_id, expected_seq)
                 if payloads:
                     c.execute(_INSERT_EVENTS, _event_values(hand_id, next_seq, payloads, now))
                 if messages:
@@ -511,52 +502,87 @@ class EventStore:
         ``hand_net``: what the hand moved in all, when acts of staff moved points beside
         its settlement (the owners' totals read it); default the settlement's nets.
         """
-        payload = _json_copy(dict(settlement), "settlement")
-        net = payload.get("net")
-        if (
-            not isinstance(net, list)
-            or len(net) != 4
-            or not all(isinstance(n, Real) and not isinstance(n, bool) for n in net)
-        ):
-            raise StoreInputError(f"settlement.net: expected 4 numbers, got {net!r}")
-        if not result or len(result) > 32:
-            raise StoreInputError(f"result: 1-32 characters, got {result!r}")
-        _seat(winner, "winner")
-        _seat(discarder, "discarder")
-        if hand_net is not None and (
-            len(hand_net) != 4
-            or not all(isinstance(n, Real) and not isinstance(n, bool) for n in hand_net)
-        ):
-            raise StoreInputError(f"hand_net: expected 4 numbers, got {hand_net!r}")
+        closing = HandSettled.checked(settlement, result, winner, discarder, hand_net, played_s)
         messages = _check_messages(outbox)
-        now = utcnow()
-        nets = {f"net_{i}": n for i, n in enumerate(net)}
-        moved = nets if hand_net is None else {f"net_{i}": n for i, n in enumerate(hand_net)}
         with self.engine.begin() as c:
-            hand = c.execute(
-                select(HANDS.c.status, HANDS.c.ruleset, HANDS.c.table_id).where(
-                    HANDS.c.id == hand_id
-                )
-            ).first()
-            if hand is None:
-                raise UnknownHand(hand_id)
-            if hand.status != OPEN:
-                raise HandClosed(f"hand {hand_id} is {hand.status}")
-            done = {"status": FINISHED, "result": result, "ended_at": now, "played_s": played_s}
-            done |= {"winner": winner, "discarder": discarder}
-            finished = c.execute(
-                update(HANDS)
-                .where(HANDS.c.id == hand_id)
-                .values(**done, **moved)
-                .returning(*HANDS.c)
-            ).one()
-            void = bool(payload.get("void", False))
-            row = {"hand_id": hand_id, "ruleset": hand.ruleset, "void": void, **nets}
-            c.execute(insert(SETTLEMENTS).values(**row, payload=payload, created_at=now))
-            bump(c, [Change(hand.table_id or "", open_hands=-1)])
+            finished = self._finish(c, hand_id, closing)
             if messages:
                 c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
         self._count_enqueued(len(messages))
+        return finished
+
+    def append_and_settle(
+        self,
+        hand_id: str,
+        events: Sequence[Mapping[str, Any]],
+        closing: HandSettled,
+        *,
+        expected_seq: int,
+        outbox: Sequence[OutboxMessage] = (),
+    ) -> HandRecord:
+        """The events that end a hand, its outbox rows and its settlement (the hand's row
+        finished): one transaction, as ``append`` then ``record_settlement``; returns the
+        finished hand's record."""
+        payloads = [_event_payload(i, e) for i, e in enumerate(events)]
+        messages = _check_messages(outbox)
+        now = utcnow()
+        try:
+            with self.engine.begin() as c:
+                next_seq = self._next_seq(c, hand_id, expected_seq)
+                if payloads:
+                    c.execute(_INSERT_EVENTS, _event_values(hand_id, next_seq, payloads, now))
+                finished = self._finish(c, hand_id, closing)
+                if messages:
+                    c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
+        except IntegrityError:
+            raise SequenceConflict(f"hand {hand_id}: concurrent append") from None
+        self._count_appended(len(payloads))
+        self._count_enqueued(len(messages))
+        return finished
+
+    @staticmethod
+    def _next_seq(c: Connection, hand_id: str, expected_seq: int | None) -> int:
+        """The open hand's next seq (raises UnknownHand, HandClosed, SequenceConflict)."""
+        found = c.execute(_HAND_STATE, {"hand_id": hand_id}).first()
+        if found is None:
+            raise UnknownHand(hand_id)
+        status, next_seq = found
+        if status != OPEN:
+            raise HandClosed(f"hand {hand_id} is {status}")
+        if expected_seq is not None and expected_seq != next_seq:
+            raise SequenceConflict(
+                f"hand {hand_id}: expected seq {expected_seq}, the next is {next_seq}"
+            )
+        return int(next_seq)
+
+    @staticmethod
+    def _finish(c: Connection, hand_id: str, closing: HandSettled) -> HandRecord:
+        """Settle the open hand ``hand_id`` inside transaction ``c``."""
+        now = utcnow()
+        payload = closing.settlement
+        nets = {f"net_{i}": n for i, n in enumerate(payload["net"])}
+        moved = (
+            nets
+            if closing.hand_net is None
+            else {f"net_{i}": n for i, n in enumerate(closing.hand_net)}
+        )
+        hand = c.execute(
+            select(HANDS.c.status, HANDS.c.ruleset, HANDS.c.table_id).where(HANDS.c.id == hand_id)
+        ).first()
+        if hand is None:
+            raise UnknownHand(hand_id)
+        if hand.status != OPEN:
+            raise HandClosed(f"hand {hand_id} is {hand.status}")
+        done = {"status": FINISHED, "result": closing.result, "ended_at": now}
+        done |= {"winner": closing.winner, "discarder": closing.discarder}
+        done["played_s"] = closing.played_s
+        finished = c.execute(
+            update(HANDS).where(HANDS.c.id == hand_id).values(**done, **moved).returning(*HANDS.c)
+        ).one()
+        void = bool(payload.get("void", False))
+        row = {"hand_id": hand_id, "ruleset": hand.ruleset, "void": void, **nets}
+        c.execute(insert(SETTLEMENTS).values(**row, payload=payload, created_at=now))
+        bump(c, [Change(hand.table_id or "", open_hands=-1)])
         return hand_record(finished)
 
     def amend_finished(

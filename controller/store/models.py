@@ -327,3 +327,16 @@ SEAT_ACTS = Table(
     _opt("hand_id", String(64), index=True),
     Index("ix_seat_acts_table", "table_id", "id"),
 )
+
+# The first answer to each request a person sent with an ``Idempotency-Key`` (the staff's
+# and the owners' acts on the table): the same key again gets this answer, and the act is
+# not done twice (controller.store.request_keys). ``fingerprint``: the request it answered.
+REQUEST_KEYS = Table(
+    "request_keys",
+    METADATA,
+    _col("account", String(64), primary_key=True),
+    _col("key", String(64), primary_key=True),
+    _col("fingerprint", String(64)),
+    _col("answer", JsonType),
+    _col("created_at", UTCDateTime(), index=True),
+)

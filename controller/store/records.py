@@ -6,8 +6,11 @@ the round engine's classes.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from numbers import Real
 from typing import Any
 
 
@@ -98,6 +101,56 @@ class StoredHand:
     def event_dicts(self) -> list[dict[str, Any]]:
         """The events in order, ready for the engine's ``event_from_dict``."""
         return [e.payload for e in self.events]
+
+
+def _four_numbers(value: Any) -> bool:
+    return (
+        isinstance(value, Sequence)
+        and len(value) == 4
+        and all(isinstance(n, Real) and not isinstance(n, bool) for n in value)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HandSettled:
+    """What finishes a hand in the store: ``Settlement.as_dict()`` (as JSON reads it
+    back), how it ended for the owners' filters (``result``: win, self_draw, draw …),
+    ``hand_net`` (what it moved in all when acts of staff moved points beside its
+    settlement; None: the settlement's nets) and how long it was played."""
+
+    settlement: dict[str, Any]
+    result: str
+    winner: int | None = None
+    discarder: int | None = None
+    hand_net: tuple[float, ...] | None = None
+    played_s: float | None = None
+
+    @classmethod
+    def checked(
+        cls,
+        settlement: Mapping[str, Any],
+        result: str,
+        winner: int | None = None,
+        discarder: int | None = None,
+        hand_net: Sequence[float] | None = None,
+        played_s: float | None = None,
+    ) -> HandSettled:
+        """Bounded and checked; raises StoreInputError naming the field."""
+        try:
+            payload = json.loads(json.dumps(dict(settlement), ensure_ascii=False, allow_nan=False))
+        except (TypeError, ValueError) as err:
+            raise StoreInputError(f"settlement: not JSON-serialisable: {err}") from None
+        if not _four_numbers(payload.get("net")):
+            raise StoreInputError(f"settlement.net: expected 4 numbers, got {payload.get('net')!r}")
+        if not result or len(result) > 32:
+            raise StoreInputError(f"result: 1-32 characters, got {result!r}")
+        for name, seat in (("winner", winner), ("discarder", discarder)):
+            if seat is not None and (isinstance(seat, bool) or seat not in range(4)):
+                raise StoreInputError(f"{name}: a seat 0-3 or None, got {seat!r}")
+        if hand_net is not None and not _four_numbers(hand_net):
+            raise StoreInputError(f"hand_net: expected 4 numbers, got {hand_net!r}")
+        moved = None if hand_net is None else tuple(hand_net)
+        return cls(payload, result, winner, discarder, moved, played_s)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ import sys
 
 from sqlalchemy import Engine, inspect, text
 
-HEAD = "0012"
+HEAD = "0013"
 
 
 class MigrationFailed(RuntimeError):

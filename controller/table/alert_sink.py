@@ -25,6 +25,7 @@ from controller.process.metrics import Metrics
 from controller.table.alerts import Alert, AlertGate
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet, alert_message
+from controller.table.unit_of_work import UnitOfWork
 
 log = structlog.get_logger(__name__)
 
@@ -52,6 +53,7 @@ class AlertSink:
         go out as one summary with a count."""
         self.keeper = keeper
         self.outlet = outlet
+        self.work = UnitOfWork(outlet)
         self.metrics = metrics
         self.beeper = beeper
         self.clock = clock
@@ -73,19 +75,20 @@ class AlertSink:
         log.warning("alert", kind=public.kind.value, seat=public.seat, detail=alert.detail)
         message = alert_message(public, hand_id)
         try:
-            self.keeper.store.record_alert(
-                hand_id,
-                public.kind.value,
-                public.seat,
-                public.message,
-                alert.detail,
-                outbox=self.outlet.outbox([message]),
+            self.work.commit(
+                lambda outbox: self.keeper.store.record_alert(
+                    hand_id,
+                    public.kind.value,
+                    public.seat,
+                    public.message,
+                    alert.detail,
+                    outbox=outbox,
+                ),
+                [message],
             )
         except Exception:  # an alert must not take the table down
             log.exception("could not store an alert", kind=public.kind.value)
             self.outlet.unstored([message])  # a full disk must still be said
-        else:
-            self.outlet.committed([message])
         if self.beeper is not None:
             with contextlib.suppress(Exception):
                 self.beeper.beep(n=2)

@@ -17,24 +17,20 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import structlog
 
 from controller.hub.handlog import handlog_of
 from controller.process.wall_clock import clock_synced
-from controller.store import EventStore, HandRecord, StoredHand
+from controller.store import EventStore, HandRecord, HandSettled, OutboxMessage, StoredHand
 from controller.store.members import hand_seat_acts
 from controller.store.owners import CashoutTerms
-from controller.table.cashout import MAX_HANDS, cashout, public_cashout
+from controller.table.cashout import MAX_HANDS, cashout, public_cashout, stored_cashout
 from controller.table.dice import DiceRoller
-from controller.table.publication import (
-    Message,
-    Outlet,
-    event_messages,
-    number,
-    settlement_messages,
-)
+from controller.table.publication import Message, Outlet, event_messages, number
+from controller.table.screens import TableView, settlement_payload
+from controller.table.unit_of_work import UnitOfWork
 from engine.errors import EngineError
 from engine.round import staff
 from engine.round.actions import Action, Rejection, Shuffle
@@ -67,9 +63,10 @@ from engine.round.staff import Audit, StaffInputError, extras_net, hand_net
 from engine.round.state import Phase, RoundState
 from engine.session import Session
 from engine.settlement import Settlement
-from engine.settlement.ledger import plain
+from engine.settlement.ledger import Amount, plain
 
 log = structlog.get_logger(__name__)
+T = TypeVar("T")
 
 # Events the table shows again after a power cut: tiles that moved lie where they went, and
 # the readers see them there; the tracker takes them as moves made while the service was
@@ -130,6 +127,8 @@ class HandKeeper:
         self.roller = roller or DiceRoller()
         """Draws each hand's dice seed (``controller.table.dice``)."""
         self.outlet = outlet
+        self.work = UnitOfWork(outlet)
+        """Every write with its outbox, then its publication (``controller.table.unit_of_work``)."""
         self.parlour = parlour
         self.table = table
         self.ruleset = ruleset
@@ -147,6 +146,8 @@ class HandKeeper:
         self.last_finished: bool = False
         """Whether any hand was played before (a fresh table may start at once)."""
         self._batch: list[Event] | None = None
+        self._last_settlement: dict[str, Any] | None = None  # the latest settled hand's
+        self._cashout: dict[str, Any] | None = None  # the public cash-out shown ({}: none)
 
     # --- sessions ----------------------------------------------------------------------------
 
@@ -194,6 +195,7 @@ class HandKeeper:
                 # closed, and the power went before the session's end was stored
                 self.store.end_session(found.id)
                 self._start_session()
+        self._screens_from_store()
         hand = self.store.open_hand()
         if hand is None:
             self._between_hands(last)
@@ -220,6 +222,59 @@ class HandKeeper:
         settled = next((e for e in events if isinstance(e, Settled)), None)
         if settled is not None:
             self._close(settled)  # the settlement was logged, the hand not yet closed
+
+    def _screens_from_store(self) -> None:
+        """What the screens showed before the restart, beside the hand: the latest
+        settlement, and the cash-out of the session closed last while no hand of the next
+        one is settled."""
+        latest = self.store.list_hands(status="finished", limit=1)
+        if not latest:
+            return
+        stored = self.store.load_hand(latest[0].id)
+        if stored.settlement is not None:
+            self._last_settlement = dict(stored.settlement) | {"hand_id": latest[0].id}
+        session_id = latest[0].session_id
+        closed = any(e.get("type") == SessionClosed.type for e in stored.event_dicts())
+        if closed and session_id is not None and session_id != self.session_id:
+            now = datetime.now().astimezone()
+            full = stored_cashout(self.store, session_id, CashoutTerms(), now)
+            self._cashout = public_cashout(full)
+
+    def view(
+        self,
+        hand_id: str | None = None,
+        state: RoundState | None = None,
+        *,
+        totals: list[Amount] | None = None,
+        session_id: str | None = None,
+        cashout: dict[str, Any] | None = None,
+    ) -> TableView:
+        """The table as the store holds it (``hand_id``, ``state``, ``totals``: as they will
+        be once the write in hand is committed)."""
+        return TableView(
+            hand_id=self.hand_id if hand_id is None else hand_id,
+            state=self.state if state is None else state,
+            session_id=self.session_id if session_id is None else session_id,
+            totals=list(self.session.totals if totals is None else totals),
+            last_settlement=self._last_settlement,
+            cashout=self._cashout if cashout is None else cashout,
+        )
+
+    def _commit_work(
+        self, write: Callable[[list[OutboxMessage]], T], messages: list[Message], view: TableView
+    ) -> T:
+        """One write (``UnitOfWork.commit``) and the screens' memory after it."""
+        result = self.work.commit(write, messages, view)
+        if view.state is not None and view.hand_id is not None:
+            self._last_settlement = settlement_payload(view.hand_id, view.state) or (
+                self._last_settlement
+            )
+        self._cashout = None if view.cashout is None else dict(view.cashout)
+        return result
+
+    def show_screens(self) -> None:
+        """Every screen as the store holds it, said again (at start-up)."""
+        self.work.republish(self.store.enqueue, self.view())
 
     def _abort(self, hand_id: str, why: str) -> None:
         log.error("open hand aborted", hand_id=hand_id, why=why)
@@ -302,21 +357,25 @@ class HandKeeper:
         after = advance(state, [committed])
         hand_id = uuid.uuid4().hex
         messages = event_messages(hand_id, 0, events, after)
-        self.store.start_hand(
-            ruleset=started.ruleset,
-            hand_no=started.hand_no,
-            session_id=self.session_id,
-            dealer=started.dealer,
-            hand_id=hand_id,
-            events=[e.to_dict() for e in events],
-            outbox=self.outlet.outbox(messages),
-            parlour=self.parlour,
-            table_id=self.table,
-            clock_synced=clock_synced(),
+        session_id = self.session_id
+        self._commit_work(
+            lambda outbox: self.store.start_hand(
+                ruleset=started.ruleset,
+                hand_no=started.hand_no,
+                session_id=session_id,
+                dealer=started.dealer,
+                hand_id=hand_id,
+                events=[e.to_dict() for e in events],
+                outbox=outbox,
+                parlour=self.parlour,
+                table_id=self.table,
+                clock_synced=clock_synced(),
+            ),
+            messages,
+            self.view(hand_id, after),
         )
         self._started_at = time.monotonic()
         self.hand_id, self.state, self.log = hand_id, after, events
-        self.outlet.committed(messages)
         log.info(
             "hand opened, dice committed",
             hand_id=hand_id,
@@ -385,41 +444,39 @@ class HandKeeper:
         if settlement is None:
             raise StaffInputError("undo: that would reopen a closed hand; correct or void it")
         self.session.follow(state, after)
-        seq = len(self.log)
-        messages = event_messages(hand_id, seq, events, after)
-        settled = next((e for e in events if isinstance(e, Settled)), None)
-        if settled is not None:
-            messages += settlement_messages(
-                hand_id,
-                settlement,
-                session_id=self.session_id,
-                hand_no=after.started.hand_no,
-                totals=list(self.session.totals),
-            )
+        messages = event_messages(hand_id, len(self.log), events, after)
         record, stored = self._store_amended(hand_id, after, events, messages)
-        self.outlet.committed(messages)
         log.info("staff act on the settled hand", hand_id=hand_id, events=[e.type for e in events])
         self._send_handlog(record, stored)
         return events
 
     def _store_amended(
-        self, hand_id: str, after: RoundState, events: list[Event], messages: list[Message]
+        self,
+        hand_id: str,
+        after: RoundState,
+        events: list[Event],
+        messages: list[Message],
+        view: TableView | None = None,
     ) -> tuple[HandRecord, dict[str, Any]]:
         """Append ``events`` to the settled hand with its standing settlement (``after``'s)
         and ``messages``, in one transaction; the record and the settlement as stored."""
         assert after.settlement is not None
         result, winner, discarder = hand_result(after)
         stored = after.settlement.as_dict()
-        record = self.store.amend_finished(
-            hand_id,
-            [e.to_dict() for e in events],
-            expected_seq=len(self.log),
-            settlement=stored,
-            result=result,
-            winner=winner,
-            discarder=discarder,
-            hand_net=[plain(n) for n in hand_net(after)],
-            outbox=self.outlet.outbox(messages),
+        record = self._commit_work(
+            lambda outbox: self.store.amend_finished(
+                hand_id,
+                [e.to_dict() for e in events],
+                expected_seq=len(self.log),
+                settlement=stored,
+                result=result,
+                winner=winner,
+                discarder=discarder,
+                hand_net=[plain(n) for n in hand_net(after)],
+                outbox=outbox,
+            ),
+            messages,
+            view or self.view(hand_id, after),
         )
         self.state = after
         self.log.extend(events)
@@ -458,11 +515,10 @@ class HandKeeper:
             closed=closed,
         )
         messages = event_messages(hand_id, len(self.log), events, after)
-        messages.append(("cashout", public_cashout(full)))
-        record, settlement = self._store_amended(hand_id, after, events, messages)
+        view = self.view(hand_id, after, cashout=public_cashout(full))
+        record, settlement = self._store_amended(hand_id, after, events, messages, view)
         self.store.end_session(session_id)
         self.session_id = None
-        self.outlet.committed(messages)
         log.info("session closed", session_id=session_id, cause=cause, by=audit.by)
         self._send_handlog(record, settlement)
         return full
@@ -503,20 +559,35 @@ class HandKeeper:
         seq = len(self.log)
         messages = event_messages(hand_id, seq, events, after)
         settled = next((e for e in events if isinstance(e, Settled)), None)
-        if settled is not None:
-            messages += self._settlement_messages(hand_id, after, settled)
-        self.store.append(
-            hand_id,
-            [e.to_dict() for e in events],
-            expected_seq=seq,
-            outbox=self.outlet.outbox(messages),
-            durable=not all(isinstance(e, WITNESSED) for e in events),
+        view = self._settled_view(hand_id, after, settled)
+        dicts = [e.to_dict() for e in events]
+        if settled is None:
+            self._commit_work(
+                lambda outbox: self.store.append(
+                    hand_id,
+                    dicts,
+                    expected_seq=seq,
+                    outbox=outbox,
+                    durable=not all(isinstance(e, WITNESSED) for e in events),
+                ),
+                messages,
+                view,
+            )
+            self.state = after
+            self.log.extend(events)
+            return
+        # the events that end the hand, their messages and the hand's row: one transaction
+        closing = self._closing(after, settled)
+        record = self._commit_work(
+            lambda outbox: self.store.append_and_settle(
+                hand_id, dicts, closing, expected_seq=seq, outbox=outbox
+            ),
+            messages,
+            view,
         )
         self.state = after
         self.log.extend(events)
-        self.outlet.committed(messages)
-        if settled is not None:
-            self._close(settled, published=True)
+        self._closed(record, closing, settled)
 
     @staticmethod
     def _with_reveal(state: RoundState, events: list[Event]) -> list[Event]:
@@ -528,56 +599,69 @@ class HandKeeper:
             return events
         return [*events, DiceSeedRevealed(commit.seed)]
 
-    def _settlement_messages(
-        self, hand_id: str, state: RoundState, settled: Settled
-    ) -> list[Message]:
-        settlement = settlement_from_dict(settled.settlement)
-        totals = [a + b for a, b in zip(self.session.totals, settlement.net, strict=True)]
-        messages = settlement_messages(
-            hand_id,
-            settlement,
-            session_id=self.session_id,
-            hand_no=state.started.hand_no,
-            totals=totals,
-        )
-        if state.started.hand_no == 1:  # a new session's first result: the last cash-out goes
-            messages.append(("cashout", {}))
-        return messages
+    def _settled_view(self, hand_id: str, after: RoundState, settled: Settled | None) -> TableView:
+        """The table once ``after`` is stored; a batch that settles the hand (``settled``)
+        adds its settlement to the totals (recorded in the session by ``_close``)."""
+        if settled is None:
+            return self.view(hand_id, after)
+        net = settlement_from_dict(settled.settlement).net
+        totals = [a + b for a, b in zip(self.session.totals, net, strict=True)]
+        # a new session's first result: the last session's cash-out goes from the display
+        cashout: dict[str, Any] | None = {} if after.started.hand_no == 1 else None
+        return self.view(hand_id, after, totals=totals, cashout=cashout)
 
-    def _close(self, settled: Settled, *, published: bool = False) -> None:
-        """The hand is over: settle it in the store, move the session on, send its log."""
+    def _closing(self, state: RoundState, settled: Settled) -> HandSettled:
+        """What finishes the hand in the store: its settlement, result and nets."""
+        settlement: Settlement = settlement_from_dict(settled.settlement)
+        result, winner, discarder = hand_result(state)
+        moved = hand_net(state)
+        played_s = None if self._started_at is None else time.monotonic() - self._started_at
+        return HandSettled.checked(
+            settlement.as_dict(),
+            result,
+            winner,
+            discarder,
+            None if moved == settlement.net else [plain(n) for n in moved],
+            played_s,
+        )
+
+    def _close(self, settled: Settled) -> None:
+        """Resumed after a crash between a hand's settlement and its close (a store that
+        wrote them apart): settle it in the store now, the screens saying it."""
         state, hand_id = self.state, self.hand_id
         assert state is not None and hand_id is not None
-        settlement: Settlement = settlement_from_dict(settled.settlement)
-        messages: list[Message] = []
-        if not published:  # resumed between the Settled event and this: say it now
-            messages = self._settlement_messages(hand_id, state, settled)
-        result, winner, discarder = hand_result(state)
-        stored = settlement.as_dict()
-        moved = hand_net(state)
-        record = self.store.record_settlement(
-            hand_id,
-            stored,
-            result=result,
-            winner=winner,
-            discarder=discarder,
-            outbox=self.outlet.outbox(messages),
-            hand_net=None if moved == settlement.net else [plain(n) for n in moved],
-            played_s=None if self._started_at is None else time.monotonic() - self._started_at,
+        closing = self._closing(state, settled)
+        record = self._commit_work(
+            lambda outbox: self.store.record_settlement(
+                hand_id,
+                closing.settlement,
+                result=closing.result,
+                winner=closing.winner,
+                discarder=closing.discarder,
+                outbox=outbox,
+                hand_net=closing.hand_net,
+                played_s=closing.played_s,
+            ),
+            [],
+            self._settled_view(hand_id, state, settled),
         )
+        self._closed(record, closing, settled)
+
+    def _closed(self, record: HandRecord, closing: HandSettled, settled: Settled) -> None:
+        """The hand is settled in the store: the session moves on, its log goes out."""
+        settlement = settlement_from_dict(settled.settlement)
         self._started_at = None
         self.session.record(settlement)
         self.played += 1
         self.last_finished = True
-        self.outlet.committed(messages)
         log.info(
             "hand settled",
-            hand_id=hand_id,
-            result=result,
+            hand_id=record.id,
+            result=closing.result,
             net=[number(n) for n in settlement.net],
             totals=[number(t) for t in self.session.totals],
         )
-        self._send_handlog(record, stored)
+        self._send_handlog(record, closing.settlement)
 
     def _send_handlog(self, hand: HandRecord, settlement: dict[str, Any]) -> None:
         # From the log in memory: it is what the store holds (appended before folding).
@@ -586,5 +670,4 @@ class HandKeeper:
         payload = handlog_of(
             hand, events, settlement, parlour=self.parlour, table=self.table, seat_acts=acts
         )
-        self.store.enqueue(self.outlet.outbox([("handlog", payload)]))
-        self.outlet.committed([])
+        self.work.commit(self.store.enqueue, [("handlog", payload)])

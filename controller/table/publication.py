@@ -23,7 +23,7 @@ from controller.store import OutboxMessage
 from controller.table.alerts import PublicAlert
 from engine.round.events import DiceRolled, Event, JingFlipped
 from engine.round.narration import texts
-from engine.round.projection import public_view
+from engine.round.projection import public_view, shown_flip
 from engine.round.state import RoundState
 from engine.settlement import Settlement
 from engine.settlement.ledger import Amount, plain
@@ -69,11 +69,10 @@ def jing_payload(hand_id: str, state: RoundState) -> dict[str, Any]:
     """The 正精/副精 (or 财神) once turned up; just the hand id before."""
     out: dict[str, Any] = {"hand_id": hand_id}
     wall = state.wall
-    flip = None if wall is None else wall.flip
-    if flip is None or flip.kind is None:
+    k = shown_flip(state)
+    if k is None:
         return out
-    k = flip.kind
-    if flip.purpose.value == "caishen":
+    if state.ruleset.flip_kind.value == "caishen":
         out |= {"indicator": kind_name(k), "caishen": kind_name(successor(k))}
     else:
         out |= {
@@ -131,11 +130,15 @@ def settlement_messages(
 ) -> list[Message]:
     return [
         ("settlement", settlement.as_dict() | {"hand_id": hand_id}),
-        (
-            "scores",
-            {"session_id": session_id, "hand_no": hand_no, "totals": [number(t) for t in totals]},
-        ),
+        ("scores", scores_payload(session_id, hand_no, totals)),
     ]
+
+
+def scores_payload(
+    session_id: str | None, hand_no: int, totals: Sequence[Amount]
+) -> dict[str, Any]:
+    """The session's running totals (``hand_no``: the hand they stand after, or in)."""
+    return {"session_id": session_id, "hand_no": hand_no, "totals": [number(t) for t in totals]}
 
 
 def alert_message(alert: PublicAlert, hand_id: str | None) -> Message:
@@ -207,14 +210,16 @@ class Outlet:
         ]
         return rows
 
-    def committed(self, messages: Sequence[Message]) -> None:
-        """The outbox rows are stored: send them, and show the same on the live hub."""
+    def committed(self, messages: Sequence[Message], *, heard: bool = True) -> None:
+        """The outbox rows are stored: send them, and show the same on the live hub (and
+        say them, ``heard``). Called by ``controller.table.unit_of_work`` only."""
         self.flat.sent()
         if self.publisher is not None:
             self.publisher.wake()
         for name, payload in messages:
             self.to_live(name, payload)
-        self.to_voice(messages)
+        if heard:
+            self.to_voice(messages)
 
     def status(self, extra: Mapping[str, Any] | None) -> None:
         """The ``status`` topic: online plus ``extra`` (None: online only), on MQTT (the

@@ -21,6 +21,7 @@ from controller.store.members import Members, Players
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
 from controller.table.tags import Card
+from controller.table.unit_of_work import UnitOfWork
 
 log = structlog.get_logger(__name__)
 
@@ -69,6 +70,7 @@ class Seating:
     def __init__(self, keeper: HandKeeper, outlet: Outlet) -> None:
         self.keeper = keeper
         self.outlet = outlet
+        self.work = UnitOfWork(outlet)
         self.members = Members(keeper.store.engine, table_id=keeper.table, parlour=keeper.parlour)
         self.cards = CardBook(self.members)
         self.names: list[str | None] = [None] * 4
@@ -77,9 +79,7 @@ class Seating:
         """The seats as stored, on the retained topic (at start, after each act)."""
         payload = seats_payload(self.members.seating())
         self.names = payload["seats"]
-        messages = [(SEATS_NAME, payload)]
-        self.keeper.store.enqueue(self.outlet.outbox(messages))
-        self.outlet.committed(messages)
+        self.work.commit(self.keeper.store.enqueue, [(SEATS_NAME, payload)])
 
     def card(self, seat: int | None, card: Card) -> None:
         """A card on ``seat``'s hand zone."""

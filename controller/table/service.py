@@ -158,6 +158,10 @@ class TableService:
         tick = self.options.tick
         next_tick = self.clock()
         self.seating.publish()
+        try:  # what the store holds, on every screen, from the start
+            self.keeper.show_screens()
+        except Exception as err:  # (a full disk: said when play resumes)
+            self._failed(err, "the screens at start-up")
         for item in self.inputs.pending():  # put before the loop ran: taken as they came
             self._act_safely(item)
         self._after(self.clock())
@@ -287,13 +291,14 @@ class TableService:
             self._press_dice(now)
         elif isinstance(item, StaffInput):
             staff = item.item
-            if isinstance(staff, SeatRequest):
-                item.settle(lambda: self.seating.handle(staff))
-            else:
-                item.settle(
-                    lambda: staff_handle(self.keeper, staff, lambda: self._dice_rolled(now))
-                )
+            item.settle(lambda: self._staff_act(staff, now))
         self._after(now)
+
+    def _staff_act(self, staff: Any, now: float) -> dict[str, Any]:
+        """An act from the web API: a seat, or an act on the hand (``staff_acts``)."""
+        if isinstance(staff, SeatRequest):
+            return self.seating.handle(staff)
+        return staff_handle(self.keeper, staff, lambda: self._dice_rolled(now))
 
     def _press_dice(self, now: float) -> None:
         """The dice button: whoever is due rolls. On a table without readers, with the last

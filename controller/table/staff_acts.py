@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any, Literal
 
 from controller.store.owners import OwnerAccounts, StaffPolicy
+from controller.store.request_keys import RequestKey, first_answer, keep_answer
 from controller.table.hand_keeper import HandKeeper
 from controller.table.table_inputs import StaffInput, TableInputs
 from engine.round import staff
@@ -154,6 +155,30 @@ def _voided_in_session(keeper: HandKeeper) -> set[int]:
 
 
 @dataclass(frozen=True, slots=True)
+class Keyed:
+    """An act sent with an ``Idempotency-Key``: done once (``once``); the same key again
+    gets the first answer (controller.store.request_keys)."""
+
+    item: Any
+    key: RequestKey
+
+
+def once(
+    keeper: HandKeeper, keyed: Keyed, perform: Callable[[Any], dict[str, Any]]
+) -> dict[str, Any]:
+    """``perform(keyed.item)`` unless its key was answered before: then that answer, and
+    nothing done (raises KeyReused for a key that answered another request). On the table
+    loop, one act at a time: two sends of one key cannot both find it new."""
+    engine = keeper.store.engine
+    found = first_answer(engine, keyed.key)
+    if found is not None:
+        return found
+    answer = perform(keyed.item)
+    keep_answer(engine, keyed.key, answer)
+    return answer
+
+
+@dataclass(frozen=True, slots=True)
 class CloseSession:
     """Close the session after its last hand (staff, or the owner's daily cut-off)."""
 
@@ -185,12 +210,14 @@ class DiceButton:
 
 def handle(
     keeper: HandKeeper,
-    item: StaffRequest | CloseSession | Look | DiceButton,
+    item: StaffRequest | CloseSession | Look | DiceButton | Keyed,
     press_dice: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
     """What the table loop does with an item from the staff desk (raises as ``perform``).
     ``press_dice`` presses the table's dice button (``TableService``), True if a roll was
     due; without it the console's button is refused."""
+    if isinstance(item, Keyed):  # (sent with an Idempotency-Key: done once)
+        return once(keeper, item, lambda inner: handle(keeper, inner, press_dice))
     if isinstance(item, Look):
         return current_view(keeper)
     if isinstance(item, DiceButton):

@@ -10,15 +10,17 @@ import asyncio
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Path, status
+from fastapi import APIRouter, Depends, Header, HTTPException, Path, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from controller.store.owners import CashoutTerms, OwnerRecord, StaffPolicy
+from controller.store.request_keys import KeyReused, RequestKey, fingerprint
 from controller.table.cashout import stored_cashout
 from controller.table.staff_acts import (
     ActKind,
     CloseSession,
     DiceButton,
+    Keyed,
     Look,
     NotPermitted,
     StaffRequest,
@@ -75,6 +77,15 @@ Actor = Annotated[OwnerRecord, Depends(live_account)]
 
 ANSWER_WAIT = 10.0  # seconds for the table loop to take an act (it takes each at once)
 HAND_ID = r"^[^\x00-\x1f\x7f]{1,64}$"
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        pattern=r"^[\x21-\x7e]{8,64}$",
+        description="One per act (the console makes one per submission): the same key "
+        "again gets the first answer, and the act is done once",
+    ),
+]
 Tiles = Annotated[str, Field(max_length=64, description="Tile notation, e.g. 123m456p")]
 Seat = Annotated[int, Field(ge=0, le=3)]
 
@@ -173,11 +184,35 @@ ACT_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-async def _desk(ctx: WebContext, item: Any) -> dict[str, Any]:
-    """Hand ``item`` to the table loop and wait for what it did."""
+def _once(
+    item: Any, account: OwnerRecord, key: str | None, what: str, body: BaseModel | None
+) -> Any:
+    """``item`` with its ``Idempotency-Key`` (none: as sent, checked by hand_id and seen
+    alone). The key answers one request: its path and body, but for ``seen``, which a
+    page fetches afresh before each try."""
+    if key is None:
+        return item
+    sent = {} if body is None else body.model_dump(mode="json", by_alias=True, exclude={"seen"})
+    return Keyed(item, RequestKey(account.name, key, fingerprint(what, sent)))
+
+
+async def _desk(
+    ctx: WebContext,
+    item: Any,
+    account: OwnerRecord | None = None,
+    key: str | None = None,
+    what: str = "",
+    body: BaseModel | None = None,
+) -> dict[str, Any]:
+    """Hand ``item`` to the table loop and wait for what it did; with an account and a
+    key, done once for that key (``what`` and ``body``: the request the key answers)."""
     assert ctx.staff_desk is not None  # (live_account)
+    if account is not None:
+        item = _once(item, account, key, what, body)
     try:
         return await asyncio.wait_for(ctx.staff_desk(item), ANSWER_WAIT)
+    except KeyReused as err:
+        raise HTTPException(422, str(err)) from None
     except StaffInputError as err:
         raise HTTPException(422, str(err)) from None
     except StaleRequest as err:
@@ -216,7 +251,9 @@ async def current(account: Actor, ctx: Ctx) -> dict[str, Any]:
 
 
 @router.post("/hands/current/finish", responses=ACT_RESPONSES, summary="Finish the hand by hand")
-async def finish(body: FinishIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+async def finish(
+    body: FinishIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
+) -> dict[str, Any]:
     request = _request(
         "finish",
         account,
@@ -228,7 +265,7 @@ async def finish(body: FinishIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
         indicator=body.indicator,
         an_indicator=body.an_indicator,
     )
-    return await _desk(ctx, request)
+    return await _desk(ctx, request, account, key, "finish", body)
 
 
 @router.post(
@@ -236,27 +273,34 @@ async def finish(body: FinishIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
     responses=ACT_RESPONSES,
     summary="Correct the winner's tiles on the laid-down hand",
 )
-async def correction(body: CorrectionIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+async def correction(
+    body: CorrectionIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
+) -> dict[str, Any]:
     melds = _dump(body.melds)
     request = _request(
         "correct", account, body, body.hand_id, seat=body.seat, hand=body.hand, melds=melds
     )
-    return await _desk(ctx, request)
+    return await _desk(ctx, request, account, key, "correct", body)
 
 
 @router.post(
     "/hands/current/penalties", responses=ACT_RESPONSES, summary="A penalty (诈胡, 相公) on a seat"
 )
-async def penalty(body: PenaltyIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+async def penalty(
+    body: PenaltyIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
+) -> dict[str, Any]:
     request = _request("penalty", account, body, body.hand_id, seat=body.seat, penalty=body.penalty)
-    return await _desk(ctx, request)
+    return await _desk(ctx, request, account, key, "penalty", body)
 
 
 @router.post(
     "/hands/current/undo", responses=ACT_RESPONSES, summary="Undo the last act of this hand"
 )
-async def undo(body: UndoIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
-    return await _desk(ctx, _request("undo", account, body, body.hand_id))
+async def undo(
+    body: UndoIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
+) -> dict[str, Any]:
+    request = _request("undo", account, body, body.hand_id)
+    return await _desk(ctx, request, account, key, "undo", body)
 
 
 @router.post(
@@ -264,12 +308,17 @@ async def undo(body: UndoIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
     responses=ACT_RESPONSES,
     summary="Enter the flipped 精 where no reader saw it (a table without readers)",
 )
-async def flip(body: FlipIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
-    return await _desk(ctx, _request("flip", account, body, body.hand_id, indicator=body.indicator))
+async def flip(
+    body: FlipIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
+) -> dict[str, Any]:
+    request = _request("flip", account, body, body.hand_id, indicator=body.indicator)
+    return await _desk(ctx, request, account, key, "flip", body)
 
 
 @router.post("/adjustments", responses=ACT_RESPONSES, summary="Move points between seats")
-async def adjustment(body: AdjustmentIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+async def adjustment(
+    body: AdjustmentIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
+) -> dict[str, Any]:
     if body.from_seat == body.to_seat:
         raise HTTPException(422, "to_seat: the same as from_seat")
     request = _request(
@@ -281,7 +330,7 @@ async def adjustment(body: AdjustmentIn, account: Actor, ctx: Ctx) -> dict[str, 
         to_seat=body.to_seat,
         points=body.points,
     )
-    return await _desk(ctx, request)
+    return await _desk(ctx, request, account, key, "adjust", body)
 
 
 @router.post(
@@ -290,9 +339,14 @@ async def adjustment(body: AdjustmentIn, account: Actor, ctx: Ctx) -> dict[str, 
     summary="Void the hand in progress, or an earlier hand of this session",
 )
 async def void(
-    hand_id: Annotated[str, Path(pattern=HAND_ID)], body: VoidIn, account: Actor, ctx: Ctx
+    hand_id: Annotated[str, Path(pattern=HAND_ID)],
+    body: VoidIn,
+    account: Actor,
+    ctx: Ctx,
+    key: IdempotencyKey = None,
 ) -> dict[str, Any]:
-    return await _desk(ctx, _request("void", account, body, hand_id))
+    request = _request("void", account, body, hand_id)
+    return await _desk(ctx, request, account, key, f"void {hand_id}", body)
 
 
 class DiceIn(_In):
@@ -307,8 +361,10 @@ class DiceIn(_In):
     responses=ACT_RESPONSES,
     summary="The dice button: whoever is due rolls (without readers: the next hand starts)",
 )
-async def dice(body: DiceIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
-    return await _desk(ctx, DiceButton(body.hand_id, body.seen))
+async def dice(
+    body: DiceIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
+) -> dict[str, Any]:
+    return await _desk(ctx, DiceButton(body.hand_id, body.seen), account, key, "dice", body)
 
 
 class CloseIn(_In):
@@ -320,10 +376,12 @@ class CloseIn(_In):
     responses=ACT_RESPONSES,
     summary="Close the session after its last hand: the cash-out (who pays whom)",
 )
-async def close_session(body: CloseIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
+async def close_session(
+    body: CloseIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
+) -> dict[str, Any]:
     at = datetime.now(UTC).isoformat(timespec="seconds")
     audit = Audit(account.name, account.role, at, body.reason)
-    return await _desk(ctx, CloseSession(audit))
+    return await _desk(ctx, CloseSession(audit), account, key, "close", body)
 
 
 @router.get(

@@ -19,12 +19,24 @@ def _name(tile: int) -> str:
     return kind_name(kind_of(tile))
 
 
+def shown_flip(state: RoundState) -> int | None:
+    """The turned-up tile's kind (the 精's or the 财神's indicator) as the table shows it:
+    as the readers saw it, else as staff entered it, on its own or with the result."""
+    wall = state.wall
+    flip = None if wall is None else wall.flip
+    if flip is not None and flip.kind is not None:
+        return flip.kind
+    if state.flip_entered is not None:
+        return parse_kind(state.flip_entered.indicator)
+    request = getattr(state.staff_settle, "request", None)  # (a finish, a correction)
+    entered = request.get("indicator") if isinstance(request, dict) else None
+    return parse_kind(entered) if isinstance(entered, str) and entered else None
+
+
 def public_view(state: RoundState) -> dict[str, Any]:
     wall = state.wall
     flip = None if wall is None else wall.flip
-    kind = None if flip is None else flip.kind
-    if kind is None and state.flip_entered is not None:  # no reader saw it: staff entered it
-        kind = parse_kind(state.flip_entered.indicator)
+    kind = shown_flip(state)
     jing: dict[str, str] = {}
     if kind is not None:
         if state.ruleset.flip_kind.value == "caishen":

@@ -423,9 +423,10 @@ const MJ = (() => {
       text, `status` the HTTP status; a 401 first calls the page's onLoggedOut. */
   const LOGIN = "/api/v1/auth/login";
 
-  async function api(path, { method, body, credentials = "same-origin" } = {}) {
+  async function api(path, { method, body, key, credentials = "same-origin" } = {}) {
     const init = { method: method || (body === undefined ? "GET" : "POST"), credentials };
     if (body !== undefined) { init.headers = { "Content-Type": "application/json" }; init.body = JSON.stringify(body); }
+    if (key) init.headers = { ...init.headers, "Idempotency-Key": key };
     const r = await fetch(path, init);
     let data = null;
     try { data = await r.json(); } catch { /* empty, or not JSON */ }

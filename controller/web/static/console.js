@@ -72,10 +72,11 @@
   const LOGGED_IN = "mjtable.staff";
 
   // ---- state ------------------------------------------------------------------------------
-  const S = { me: null, view: null, status: null, active: "hand", busy: false, refresh: null };
+  const S = { me: null, view: null, status: null, active: "hand", busy: false, refresh: null, keys: {} };
 
-  /** The API (MJ.api): a body makes it a POST unless `method` says otherwise. */
-  const call = (path, body, method) => MJ.api(path, { body, method });
+  /** The API (MJ.api): a body makes it a POST unless `method` says otherwise; `key` is the
+      submission's Idempotency-Key. */
+  const call = (path, body, method, key) => MJ.api(path, { body, method, key });
 
   // ---- login --------------------------------------------------------------------------------
   function showLogin(message = "") {
@@ -135,8 +136,10 @@
   function sessionForm() {
     const reason = el("input", { id: "close-reason", placeholder: T("close_reason"), maxlength: 500 });
     const close = el("button", { class: "btn primary", type: "button", id: "close-session" }, T("close_session"));
-    close.addEventListener("click", () => attempt("close", async () =>
-      renderCashout(await call("/api/v1/staff/session/close", { reason: reason.value }))));
+    close.addEventListener("click", () => attempt("close", async () => {
+      const body = { reason: reason.value };
+      renderCashout(await once("close", "/api/v1/staff/session/close", body, body));
+    }));
     return el("div", { class: "staff-form", id: "session-form" },
       el("h3", null, T("session")),
       el("div", { id: "session-cashout" }),
@@ -547,7 +550,23 @@
     if (!S.view || !S.view.hand_id) return;
     const sent = { ...body, seen: S.view.seen };
     if (!noHandId) sent.hand_id = S.view.hand_id;
-    await attempt(form, () => call(path, sent));
+    await attempt(form, () => once(form, path, sent, body));
+  }
+
+  /** One submission: an Idempotency-Key for it, kept while it is tried again with the same
+   * values (an answer lost, a refusal), so the table does it once; after it is done a new
+   * key, and the form's fields emptied, so a second tap sends nothing again. */
+  async function once(form, path, sent, values) {
+    const what = `${path} ${JSON.stringify(values)}`;
+    let k = S.keys[form];
+    if (!k || k.what !== what) {
+      const bytes = crypto.getRandomValues(new Uint8Array(16)); // (randomUUID: https only)
+      k = S.keys[form] = { what, key: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") };
+    }
+    const answer = await call(path, sent, "POST", k.key);
+    delete S.keys[form];
+    document.querySelectorAll(`input[id^="${form}-"]`).forEach((input) => { input.value = ""; });
+    return answer;
   }
 
   /** Do ``work`` (a request), its refusal or "done" beside its form, then look again. */

@@ -30,6 +30,7 @@ TABLES = {
     "owner_settings",
     "members",
     "seat_acts",
+    "request_keys",
     "alembic_version",
 }
 

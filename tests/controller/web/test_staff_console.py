@@ -169,6 +169,11 @@ def test_staff_finish_a_hand_on_the_console(
     assert log[-2:] == ["penalty_applied", "staff_undone"]
 
     # an adjustment: no points is refused naming the field; then 5 from seat 1 to seat 2
+    keys: list[str | None] = []
+    page.on(
+        "request",
+        lambda r: keys.append(r.headers.get("idempotency-key")) if "/adjust" in r.url else None,
+    )
     page.fill("#adj-reason", "相公 at seat 1")
     page.click("#adj-go")
     page.wait_for_selector("#adj-error:has-text('points')")
@@ -179,6 +184,12 @@ def test_staff_finish_a_hand_on_the_console(
     _shot(page, tmp_path, "staff-adjust", full_page=True)
     assert keeper.log[-1].type == "adjusted"
     assert "null" not in (page.text_content("#staff-view") or "")
+    # a second tap on 执行: the form was emptied once done, the act is not sent again
+    assert page.input_value("#adj-reason") == page.input_value("#adj-points") == ""
+    page.click("#adj-go")
+    page.wait_for_selector("#adj-error:has-text('points')")
+    assert [e.type for e in keeper.log].count("adjusted") == 1
+    assert len(keys) == 3 and all(keys) and keys[0] != keys[1]  # one key a submission
 
     # typed notation counts as tapped tiles do
     west = int(page.text_content('#picker [data-left="W"]') or "0")
