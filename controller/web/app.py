@@ -135,6 +135,8 @@ def create_app(
         app.mount("/metrics", metrics.asgi_app())
     app.add_middleware(BodyLimit)
     app.add_middleware(CrossSiteGuard)  # outside BodyLimit: refused before a byte is read
-    app.add_middleware(pages.SecurityHeaders, brokers=settings.brokers)
+    app.add_middleware(
+        pages.SecurityHeaders, brokers=settings.brokers, broker_port=settings.broker_port
+    )
     app.openapi = _openapi(app)  # type: ignore[method-assign]
     return app
