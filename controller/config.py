@@ -226,9 +226,10 @@ class MqttSettings(_Section):
     url: str = "mqtt://127.0.0.1:1883"
     """``mqtt://host:port`` or ``mqtts://host:port`` (TLS). Embedded: where it listens."""
     ws_port: int = Field(9001, ge=0, le=65535)
-    """Embedded only: its MQTT-over-WebSocket listener on the url's host, for the browser
-    pages fed from the broker (/floor, /display?broker=); 0: none. A parlour's Mosquitto
-    has its own (deploy/mosquitto/mjtable.conf)."""
+    """The broker's MQTT-over-WebSocket port, for the browser pages fed from it (/floor,
+    /display?broker=): the embedded broker listens there on the url's host; a parlour's
+    Mosquitto has its own (9001 in deploy/mosquitto/mjtable.conf). A page gives its account
+    to this port of its own host and no other; 0: to none there."""
     username: str | None = None
     password: SecretStr | None = None
     ca_file: FilePath | None = None

@@ -11,6 +11,7 @@ import contextlib
 import random
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -27,10 +28,12 @@ from controller.process.metrics import Metrics, MetricsServer, serve_metrics
 from controller.process.stop_signals import stop_on_signals
 from controller.store import EventStore
 from controller.store.check import (
+    behind_mark,
     check_store_url,
     missing_published,
     retained_settlement,
     say,
+    unacknowledged,
 )
 from controller.table.alert_sink import AlertSink
 from controller.table.dice import DiceRoller
@@ -250,7 +253,9 @@ async def running(config: TableSettings, opts: RunOptions) -> AsyncIterator[Runn
         # a table without readers has no tagged tiles: no registry to read
         registry = TagRegistry() if hardware.readerless else TagRegistry.load(config.registry_path)
         book = TagBook(registry)
-        lost = missing_published(store, last_published)
+        lost = behind_mark(store)  # (on any broker: the embedded one keeps nothing retained)
+        lost.problems += missing_published(store, last_published).problems
+        lost = unacknowledged(store, lost, last_published, datetime.now(UTC))
         if (damage.problems or lost.problems) and not config.mqtt.embedded:
             # before resuming: the session's totals are rebuilt from what the hub sent back
             restored = await restore_from_hub(

@@ -29,7 +29,9 @@ from controller.cli.options import (
     Seed,
     usable,
 )
+from controller.cli.run import serve_until_done
 from controller.config import ConfigError, TableSettings
+from controller.process.data_lock import data_dir_lock
 from controller.process.local_ports import free_local_port, port_free
 from controller.process.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
@@ -141,9 +143,10 @@ def demo(
         ready=lambda info: _say(info, as_json),
         sim=READER_MODELS[readers],
     )
-    if readers is ReaderModel.none:
-        raise typer.Exit(asyncio.run(_without_readers(config, opts)))
-    raise typer.Exit(asyncio.run(serve(config, opts)))
+    service = (
+        _without_readers(config, opts) if readers is ReaderModel.none else serve(config, opts)
+    )
+    raise typer.Exit(serve_until_done(service))
 
 
 async def _without_readers(config: TableSettings, opts: RunOptions) -> int:
@@ -153,11 +156,12 @@ async def _without_readers(config: TableSettings, opts: RunOptions) -> int:
     from controller.store import EventStore
 
     config.data_dir.mkdir(parents=True, exist_ok=True)
-    store = EventStore.open(config.store_url)
-    try:
-        password = demo_staff(store, config.table)
-    finally:
-        store.close()
+    with data_dir_lock(config.data_dir):  # another service's store: refused, nothing written
+        store = EventStore.open(config.store_url)
+        try:
+            password = demo_staff(store, config.table)
+        finally:
+            store.close()
     seed = opts.seed if opts.seed is not None else secrets.randbelow(1 << 30)
     desk = ResultDesk(password, config.ruleset.id, config.ruleset.options, seed, opts.hands)
     stop = opts.stop = asyncio.Event()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -90,8 +90,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     opts = RunOptions(
         seed=args.seed, hands=args.hands, ready=_ready(args.as_json, settings.log.format)
     )
+    return serve_until_done(serve(settings, opts))
+
+
+def serve_until_done(service: Coroutine[Any, Any, int]) -> int:
+    """Run ``service`` (``mjtable run``'s, the demo's); a start the machine refuses ends
+    in one clean line and exit status 1, never a traceback."""
     try:
-        return asyncio.run(serve(settings, opts))
+        return asyncio.run(service)
     except DataDirLocked as err:  # a second service: say who holds it, and never retry
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -7,8 +7,9 @@ its stored hands whenever one arrives (controller.store.session_players). Sessio
 hands belong to the table that sent them: a hand or session id another table holds
 already (ids are not secret: the displays show them) is stored under an alias of its own
 for the sender (``controller.hub.aliases``: the same every time, so a re-send is still a
-duplicate), never merged into the other table's. Hands the database refuses are returned
-in ``rejected`` (for the quarantine). Works on PostgreSQL (the hub) and SQLite (tests, a
+duplicate), never merged into the other table's. A new hand at a ``table_seq`` its table
+holds another hand at is refused, as are hands the database refuses: returned in
+``rejected`` (for the quarantine). Works on PostgreSQL (the hub) and SQLite (tests, a
 one-table "hub").
 """
 
@@ -177,10 +178,13 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
         conn, [log for hid, log in unique.items() if hid in existing], committed
     )
     duplicates += [hid for hid in unique if hid in existing and hid not in amended]
-    new = [log for hid, log in unique.items() if hid not in existing]
+    new, clashes = _numbered_once(conn, [log for hid, log in unique.items() if hid not in existing])
+    rejected = {original[hid]: why for hid, why in clashes.items()}
     if not new:
         _close_sessions(conn, [unique[h] for h in amended])
-        return StoreResult([original[h] for h in amended], [original[h] for h in duplicates])
+        return StoreResult(
+            [original[h] for h in amended], [original[h] for h in duplicates], rejected
+        )
     stats = Changes()
     _sessions(conn, new, stats)
     for log in new:
@@ -245,7 +249,45 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
     )
     _close_sessions(conn, [*new, *(unique[h] for h in amended)])
     stored = [original[log.hand_id] for log in new] + [original[h] for h in amended]
-    return StoreResult(stored, [original[h] for h in duplicates])
+    return StoreResult(stored, [original[h] for h in duplicates], rejected)
+
+
+def _numbered_once(
+    conn: Connection, logs: Sequence[Handlog]
+) -> tuple[list[Handlog], dict[str, str]]:
+    """(the hands to store, {hand id: why not}): a table numbers each of its hands once
+    (``table_seq``), so a new hand at a number the table holds another hand at already (a
+    store that lost its last hands and numbered again, a made-up id) is refused, for the
+    quarantine, never stored beside it. The same hand sent again, under its alias too, is
+    a duplicate before it gets here (``_own_ids``)."""
+    held: dict[tuple[str, str, int], str] = {}
+    numbered: dict[tuple[str, str], set[int]] = {}
+    for log in logs:
+        if log.table_seq is not None:
+            numbered.setdefault((log.parlour, log.table), set()).add(log.table_seq)
+    col = HANDS.c
+    for (parlour, table), seqs in sorted(numbered.items()):
+        query = select(col.table_seq, col.id).where(
+            col.parlour == parlour, col.table_id == table, col.table_seq.in_(sorted(seqs))
+        )
+        held.update(((parlour, table, int(seq)), hid) for seq, hid in conn.execute(query))
+    keep: list[Handlog] = []
+    refused: dict[str, str] = {}
+    for log in logs:
+        if log.table_seq is None:
+            keep.append(log)
+            continue
+        key = (log.parlour, log.table, log.table_seq)
+        other = held.setdefault(key, log.hand_id)
+        if other == log.hand_id:
+            keep.append(log)
+        else:
+            refused[log.hand_id] = (
+                f"table {log.table} numbered hand {other} table_seq {log.table_seq} already: "
+                "a second hand at one number (a table store that lost hands and numbered "
+                "them again, or a made-up hand id) is kept aside, not stored"
+            )
+    return keep, refused
 
 
 def _seat_acts(conn: Connection, logs: Sequence[Handlog]) -> None:

@@ -7,8 +7,11 @@ database``) is moved aside whole, with its WAL and shared memory, renamed
 dying at every start. What was lost is said at error level and as an alert.
 
 A store that opens but lost its last commits (its WAL deleted or garbled after a kill -9:
-SQLite drops WAL frames whose checksum fails, silently) is found by comparing it with the
-last settled hand the broker holds retained for the table (:func:`missing_published`).
+SQLite drops WAL frames whose checksum fails, silently) is found by comparing it with its
+mark, kept outside it (:func:`behind_mark`, ``controller.store.high_water``: on any broker,
+the embedded one too), and with the last settled hand a parlour broker holds retained for
+the table (:func:`missing_published`). A loss staff acknowledged (:func:`unacknowledged`)
+is not said again at each start.
 """
 
 from __future__ import annotations
@@ -30,7 +33,10 @@ from controller.config import MqttSettings
 from controller.json_bounds import JsonBoundsError, loads_bounded
 from controller.mqtt.client import make_client
 from controller.mqtt.topics import Topics
+from controller.process import sd_notify
 from controller.store import EventStore, UnknownHand
+from controller.store.high_water import Mark, behind
+from controller.store.owners import OwnerAccounts, StoreLoss
 from controller.table.alerts import Alert, AlertKind, PublicAlert
 
 log = structlog.get_logger(__name__)
@@ -150,12 +156,57 @@ def check_store_url(url: str) -> StoreCheck:
 
 
 def say(check: StoreCheck, alert: Callable[[Alert], None]) -> None:
-    """Loudly: an error in the log, and an alert (its text public, the detail private)."""
+    """Loudly: an error in the log, the unit's status, and an alert (its text public, the
+    detail private; the staff console shows it until acknowledged)."""
     if not check.problems:
         return
     detail = "; ".join(check.problems)
     log.error("the store is damaged", problems=check.problems)
+    sd_notify.notify("STATUS=the store lost hands or was damaged: see the log")
     alert(Alert(PublicAlert(AlertKind.STORE_DAMAGED), detail))
+
+
+def behind_mark(store: EventStore) -> StoreCheck:
+    """Did the store lose commits its mark (kept outside it) says it made?"""
+    result = StoreCheck()
+    if store.high_water is None:
+        return result
+    mark = store.high_water.mark
+    newest = store.list_hands(limit=1)
+    settled = False
+    if mark.hand_id is not None:
+        with contextlib.suppress(UnknownHand):
+            settled = store.load_hand(mark.hand_id).hand.status == "finished"
+    newest_seq = (newest[0].table_seq or 0) if newest else 0
+    result.problems = behind(mark, newest_seq, settled)
+    return result
+
+
+def unacknowledged(
+    store: EventStore, found: StoreCheck, last: dict[str, Any] | None, now: datetime
+) -> StoreCheck:
+    """``found`` (what :func:`behind_mark` and :func:`missing_published` found), unless
+    staff acknowledged this loss already (then nothing: no alert, no wait for a hub); a
+    new loss is kept for the staff console to show and acknowledge."""
+    if not found.problems:
+        return found
+    mark = store.high_water.mark if store.high_water is not None else Mark()
+    hand_id = last["hand_id"] if last is not None else mark.hand_id
+    accounts = OwnerAccounts(store)
+    known = accounts.store_loss()
+    if known.covers(hand_id, mark.table_seq):
+        log.info(
+            "the store's loss was acknowledged",
+            by=known.acknowledged_by,
+            at=str(known.acknowledged_at),
+            hand_id=hand_id,
+        )
+        return StoreCheck()
+    loss = StoreLoss(
+        hand_id=hand_id, table_seq=mark.table_seq, problems=found.problems, found_at=now
+    )
+    accounts.set_store_loss(loss, "table")
+    return found
 
 
 def missing_published(store: EventStore, last: dict[str, Any] | None) -> StoreCheck:

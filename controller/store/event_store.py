@@ -36,6 +36,7 @@ from sqlalchemy.exc import IntegrityError
 
 from controller.store.database import make_engine
 from controller.store.hand_filters import NEWEST_FIRST, OLDEST_FIRST, hand_filters
+from controller.store.high_water import HighWater
 from controller.store.members import claim_seat_acts, seating_in
 from controller.store.models import (
     ALERTS,
@@ -225,11 +226,16 @@ class EventStore:
     """Thread-safe (one short connection per call); share one per process."""
 
     def __init__(
-        self, engine: Engine, metrics: Metrics | None = None, syncer: WalSyncer | None = None
+        self,
+        engine: Engine,
+        metrics: Metrics | None = None,
+        syncer: WalSyncer | None = None,
+        high_water: HighWater | None = None,
     ) -> None:
         self.engine = engine
         self.metrics = metrics
         self.syncer = syncer
+        self.high_water = high_water  # a SQLite file's: what it committed, kept outside it
         self._lazy = engine.dialect.name == "sqlite"
         if metrics is not None:
             # From here the gauge moves with each row stored or deleted (_count_enqueued),
@@ -251,7 +257,8 @@ class EventStore:
         database = engine.url.database
         file_db = engine.dialect.name == "sqlite" and database not in (None, "", ":memory:")
         syncer = WalSyncer(Path(database or "")) if file_db else None
-        return cls(engine, metrics, syncer)
+        high_water = HighWater.beside(Path(database or "")) if file_db else None
+        return cls(engine, metrics, syncer, high_water)
 
     def close(self) -> None:
         if self.syncer is not None:
@@ -405,10 +412,12 @@ class EventStore:
             if c.execute(select(HANDS.c.id).where(HANDS.c.id == hand_id)).first() is not None:
                 raise StoreInputError(f"hand_id: {hand_id!r} already exists")
             seq = c.scalar(select(func.coalesce(func.max(HANDS.c.table_seq), 0)))
+            # past what the store lost too: a lost hand's number is never given again
+            seq = max(int(seq or 0), self.high_water.mark.table_seq if self.high_water else 0)
             row = {
                 "id": hand_id,
                 "session_id": session_id,
-                "table_seq": int(seq or 0) + 1,
+                "table_seq": seq + 1,
                 "clock_synced": clock_synced,
                 "hand_no": hand_no,
                 "ruleset": ruleset,
@@ -430,6 +439,8 @@ class EventStore:
                 c.execute(_INSERT_EVENTS, _event_values(hand_id, 0, payloads, now))
             if messages:
                 c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
+        if self.high_water is not None:
+            self.high_water.numbered(seq + 1)
         self._count_appended(len(payloads))
         self._count_enqueued(len(messages))
         return hand_id
@@ -508,6 +519,7 @@ class EventStore:
             finished = self._finish(c, hand_id, closing)
             if messages:
                 c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
+        self._mark_settled(finished)
         self._count_enqueued(len(messages))
         return finished
 
@@ -536,9 +548,16 @@ class EventStore:
                     c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
         except IntegrityError:
             raise SequenceConflict(f"hand {hand_id}: concurrent append") from None
+        self._mark_settled(finished)
         self._count_appended(len(payloads))
         self._count_enqueued(len(messages))
         return finished
+
+    def _mark_settled(self, record: HandRecord) -> None:
+        """The mark outside the database follows each committed settlement (high_water)."""
+        if self.high_water is not None:
+            seq = record.table_seq or 0
+            self.high_water.settled(record.id, record.hand_no, record.session_id, seq)
 
     @staticmethod
     def _next_seq(c: Connection, hand_id: str, expected_seq: int | None) -> int:

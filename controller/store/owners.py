@@ -118,6 +118,35 @@ class Leaderboards(BaseModel):
     enabled: bool = False
 
 
+class StoreLoss(BaseModel):
+    """What the table's store was found to have lost at a start (``controller.store.check``:
+    the last settled hand its mark or the broker names, the highest ``table_seq`` it had
+    given), and the acknowledgement of staff: once acknowledged, the same loss is not said
+    again at each start (a new one is)."""
+
+    hand_id: str | None = None
+    table_seq: int = 0
+    problems: list[str] = []
+    found_at: datetime | None = None
+    acknowledged_by: str | None = None
+    acknowledged_role: str | None = None
+    acknowledged_at: datetime | None = None
+    why: str | None = None
+
+    @property
+    def open(self) -> bool:
+        """Found and not yet acknowledged."""
+        return self.found_at is not None and self.acknowledged_at is None
+
+    def covers(self, hand_id: str | None, table_seq: int) -> bool:
+        """Acknowledged, for this loss (the same lost hand, no number lost since)."""
+        return (
+            self.acknowledged_at is not None
+            and self.hand_id == hand_id
+            and table_seq <= self.table_seq
+        )
+
+
 class OwnerAccounts:
     """Owners in the event store's database (the ``owners`` table, migration 0002)."""
 
@@ -211,6 +240,13 @@ class OwnerAccounts:
     def leaderboards_changed(self) -> tuple[str, datetime | None]:
         """Who switched the leaderboards last and when (("", None): nobody yet)."""
         return self._changed("leaderboards")
+
+    def store_loss(self) -> StoreLoss:
+        """The loss found at the latest start that found one (none: all defaults)."""
+        return self._setting("store_loss", StoreLoss)[0]
+
+    def set_store_loss(self, loss: StoreLoss, by: str) -> None:
+        self._set("store_loss", loss, by)
 
     def _changed(self, name: str) -> tuple[str, datetime | None]:
         with self.engine.connect() as c:

@@ -195,11 +195,15 @@ class TableService:
             await asyncio.wait([inputs])
 
     def _failed(self, err: Exception, what: object) -> None:
-        """E.g. the disk is full: say so, keep the table going."""
-        log.exception("could not handle a table event", what=repr(what))
+        """E.g. the disk is full: say so, keep the table going. A full disk is said once
+        as it fills (and once as space returns), not with a traceback for each of the
+        readers' reports it refuses meanwhile (several a second)."""
         if is_disk_full(err):
+            if self.held_for_disk:
+                log.debug("refused for the full disk", what=repr(what))
             self._hold_for_disk(f"{type(err).__name__}: {err}")
             return
+        log.exception("could not handle a table event", what=repr(what))
         self.alerts(Alert(PublicAlert(AlertKind.INTERNAL_ERROR), f"{type(err).__name__}: {err}"))
 
     async def _serve_inputs(self) -> None:

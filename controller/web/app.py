@@ -23,6 +23,7 @@ from controller.store import EventStore, StoreInputError
 from controller.store.owners import OwnerAccounts
 from controller.web import auth, members_api, owner_api, pages, public, records_api, staff_api
 from controller.web.context import StaffDesk, WebContext
+from controller.web.cross_site import CrossSiteGuard
 from controller.web.limits import BodyLimit, HashGate, LoginThrottle, StreamSlots
 from controller.web.live import LiveHub
 from controller.web.settings import WebAppSettings
@@ -133,6 +134,9 @@ def create_app(
     if metrics is not None:
         app.mount("/metrics", metrics.asgi_app())
     app.add_middleware(BodyLimit)
-    app.add_middleware(pages.SecurityHeaders, brokers=settings.brokers)
+    app.add_middleware(CrossSiteGuard)  # outside BodyLimit: refused before a byte is read
+    app.add_middleware(
+        pages.SecurityHeaders, brokers=settings.brokers, broker_port=settings.broker_port
+    )
     app.openapi = _openapi(app)  # type: ignore[method-assign]
     return app

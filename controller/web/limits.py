@@ -33,7 +33,7 @@ BODY_LIMITS = {"/api/v1/auth/login": 8 * 1024}  # a 1024-character password, JSO
 BODY_PREFIX_LIMITS = {"/api/v1/staff/": 16 * 1024}
 
 
-async def _problem(send: Send, status: int, detail: str) -> None:
+async def problem(send: Send, status: int, detail: str) -> None:
     body = ('{"detail":"' + detail + '"}').encode()
     await send(
         {
@@ -78,7 +78,7 @@ class BodyLimit:
         detail = f"request body: at most {limit} bytes here"
         for key, value in scope.get("headers", []):
             if key == b"content-length" and (not value.isdigit() or int(value) > limit):
-                await _problem(send, 413, detail)
+                await problem(send, 413, detail)
                 return
         seen = 0
         started = False
@@ -101,7 +101,7 @@ class BodyLimit:
             await self.app(scope, counted, tracked)
         except _TooLarge:
             if not started:
-                await _problem(send, 413, detail)
+                await problem(send, 413, detail)
 
 
 def client_address(scope_client: tuple[str, int] | None) -> str:

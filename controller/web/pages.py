@@ -27,7 +27,8 @@ router = APIRouter(include_in_schema=False)
 # Only this origin: a page here never loads a script, font, style or image from the internet,
 # and no style in the page itself (a hostile field can never lay a box over the screen). The
 # display and the floor may open a WebSocket to the parlour's broker: on the page's own host
-# (any port), or one the config names (web.brokers); the account in the link goes nowhere else.
+# at the broker's port (mqtt.ws_port), or one the config names (web.brokers); the account in
+# the link goes nowhere else (another port of the same host is another program's).
 CSP = (
     "default-src 'self'; img-src 'self' data:; style-src 'self'; "
     "connect-src 'self'{brokers}; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
@@ -36,13 +37,13 @@ CSP = (
 _HOST = re.compile(rb"([A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(:[0-9]{1,5})?")
 
 
-def csp(host: bytes | None, brokers: Iterable[str] = ()) -> str:
+def csp(host: bytes | None, brokers: Iterable[str] = (), broker_port: int | None = None) -> str:
     """The CSP for a page asked for at ``host`` (the request's Host header)."""
     allowed = list(brokers)
     found = _HOST.fullmatch(host or b"")
-    if found:
+    if found and broker_port is not None:
         name = found.group(1).decode()
-        allowed = [f"ws://{name}:*", f"wss://{name}:*", *allowed]
+        allowed = [f"ws://{name}:{broker_port}", f"wss://{name}:{broker_port}", *allowed]
     return CSP.format(brokers="".join(f" {origin}" for origin in allowed))
 
 
@@ -91,16 +92,19 @@ def member(token: str) -> FileResponse:
 class SecurityHeaders:
     """Adds CSP and friends to every response (a plain ASGI wrapper: streams stay streams)."""
 
-    def __init__(self, app: ASGIApp, brokers: Iterable[str] = ()) -> None:
+    def __init__(
+        self, app: ASGIApp, brokers: Iterable[str] = (), broker_port: int | None = None
+    ) -> None:
         self.app = app
         self.brokers = tuple(brokers)
+        self.broker_port = broker_port
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         host = next((v for k, v in scope.get("headers", ()) if k == b"host"), None)
-        policy = csp(host, self.brokers).encode()
+        policy = csp(host, self.brokers, self.broker_port).encode()
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

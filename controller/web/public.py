@@ -28,6 +28,7 @@ def table(ctx: Ctx) -> PublicTable:
         table=settings.table,
         topics=list(TOPICS),
         brokers=list(settings.brokers),
+        broker_port=settings.broker_port,
         hub=settings.hub,
     )
 

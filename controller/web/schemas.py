@@ -59,6 +59,9 @@ class PublicTable(BaseModel):
     topics: list[str]
     brokers: list[str] = []
     """Brokers (``ws://host:port``) a page may use besides one on its own host."""
+    broker_port: int | None = None
+    """The broker's WebSocket port on the page's own host (null: none): no other port of
+    that host gets a page's account."""
     hub: bool = False
     """The parlour's hub (every table's hands; it plays none and holds no cash-out terms)."""
 

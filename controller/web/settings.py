@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from controller.config import TableSettings
 
 SECRET_FILE = "web_secret.key"
+DEFAULT_WS_PORT = 9001  # MQTT over WebSocket: deploy/mosquitto/mjtable.conf, mqtt.ws_port
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,9 @@ class WebAppSettings:
     brokers: tuple[str, ...] = ()
     """WebSocket brokers (``ws://host:port``) the pages may reach besides their own host's
     (config ``web.brokers``): the CSP's connect-src and the pages' own check."""
+    broker_port: int | None = DEFAULT_WS_PORT
+    """The port of the broker's WebSocket listener on the page's own host (``mqtt.ws_port``;
+    None: no broker there): the only port of that host a page gives its account to."""
 
     @classmethod
     def from_config(cls, config: TableSettings) -> WebAppSettings:
@@ -52,4 +56,5 @@ class WebAppSettings:
             table=config.table,
             secret_key=load_or_create_secret(config.data_dir / SECRET_FILE),
             brokers=tuple(config.web.brokers),
+            broker_port=config.mqtt.ws_port or None,
         )

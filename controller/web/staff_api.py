@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Header, HTTPException, Path, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from controller.store.owners import CashoutTerms, OwnerRecord, StaffPolicy
+from controller.store.owners import CashoutTerms, OwnerRecord, StaffPolicy, StoreLoss
 from controller.store.request_keys import KeyReused, RequestKey, fingerprint
 from controller.table.cashout import stored_cashout
 from controller.table.staff_acts import (
@@ -367,7 +367,9 @@ async def dice(
     return await _desk(ctx, DiceButton(body.hand_id, body.seen), account, key, "dice", body)
 
 
-class CloseIn(_In):
+class ReasonIn(_In):
+    """An act whose whole body is why (closing the session, acknowledging a loss)."""
+
     reason: Annotated[str, Field(min_length=1, max_length=MAX_REASON)]
 
 
@@ -377,7 +379,7 @@ class CloseIn(_In):
     summary="Close the session after its last hand: the cash-out (who pays whom)",
 )
 async def close_session(
-    body: CloseIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
+    body: ReasonIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
 ) -> dict[str, Any]:
     at = datetime.now(UTC).isoformat(timespec="seconds")
     audit = Audit(account.name, account.role, at, body.reason)
@@ -402,6 +404,40 @@ def latest_cashout(account: Member, ctx: Ctx) -> dict[str, Any]:
 )
 def get_cashout_terms(account: Member, ctx: Ctx) -> CashoutTerms:
     return ctx.owners.cashout_terms()[0]
+
+
+@router.get(
+    "/store-loss",
+    summary="What the table's store lost at a start (null found_at: none), and who acknowledged it",
+)
+def get_store_loss(account: Member, ctx: Ctx) -> StoreLoss:
+    return ctx.owners.store_loss()
+
+
+@router.post(
+    "/store-loss/acknowledge",
+    responses=ACT_RESPONSES,
+    summary="Acknowledge the store's loss: the same loss is no longer said at each start",
+)
+def acknowledge_store_loss(body: ReasonIn, account: Member, ctx: Ctx) -> StoreLoss:
+    loss = ctx.owners.store_loss()
+    if not loss.open:
+        raise HTTPException(status.HTTP_409_CONFLICT, "no loss of the store to acknowledge")
+    at = datetime.now(UTC)
+    done = loss.model_copy(
+        update={
+            "acknowledged_by": account.name,
+            "acknowledged_role": account.role,
+            "acknowledged_at": at,
+            "why": body.reason,
+        }
+    )
+    ctx.owners.set_store_loss(done, account.name)
+    # in the owners' alert log too, with who, when and why
+    detail = f"{account.name} ({account.role}) at {at.isoformat(timespec='seconds')}: {body.reason}"
+    said = f"记录丢失已确认 (the store's loss acknowledged): {loss.hand_id}"
+    ctx.store.record_alert(None, "store_loss_acknowledged", None, said, detail)
+    return done
 
 
 @router.get("/policy", summary="What staff may do here, and the owners' penalty amounts")

@@ -2,10 +2,10 @@
    MQTT.js (mqtt.min.js, vendored: nothing is fetched from the internet).
 
    Where and who, from the page's address:
-     ?broker=ws://hub:9001   the broker's WebSocket listener (default: this host, port 9001);
-                             only this host or a broker the web app names (/api/v1/public/table
-                             `brokers`, the same list as its CSP's connect-src): the account
-                             goes nowhere else
+     ?broker=ws://hub:9001   the broker's WebSocket listener (default: this host at the web
+                             app's `broker_port`); only that port of this host, or a broker the
+                             web app names (/api/v1/public/table `broker_port` and `brokers`,
+                             the same as its CSP's connect-src): the account goes nowhere else
      &parlour=p1&table=t3    which table (default: this web app's own)
      #username=display-t3&password=…   the account (in the fragment: never sent to a server)
 */
@@ -24,23 +24,34 @@ const MJBroker = (() => {
     const q = new URLSearchParams(location.search);
     const f = new URLSearchParams(location.hash.replace(/^#/, ""));
     return {
-      url: q.get("broker") || `ws://${location.hostname || "localhost"}:9001`,
+      url: q.get("broker") || "", // (none: this host's broker, once the web app says its port)
       parlour: id(q.get("parlour")),
       table: id(q.get("table")),
       username: f.get("username") || "",
       password: f.get("password") || "",
       wanted: q.has("broker"),
       brokers: [], // more brokers the web app allows (its /api/v1/public/table says)
+      port: null, // the broker's port on this host (the same says): no other port of it
     };
   }
 
-  /** May the page give its account to the link's broker? ws:/wss: on the page's own host,
-      or one the web app names. Anything else is refused before a byte is sent. */
+  /** What the web app allows (its /api/v1/public/table, `t`): its broker's port on this host
+      (the default link's too) and the brokers it names. */
+  function allow(s, t) {
+    s.brokers = Array.isArray(t.brokers) ? t.brokers : [];
+    s.port = Number.isInteger(t.broker_port) ? t.broker_port : null;
+    if (!s.url && s.port !== null) s.url = `ws://${location.hostname || "localhost"}:${s.port}`;
+  }
+
+  /** May the page give its account to the link's broker? ws:/wss: at the broker's port on
+      the page's own host, or one the web app names: not another port of this host (another
+      program's). Anything else is refused before a byte is sent. */
   function permitted(s) {
     let u;
     try { u = new URL(s.url); } catch { return false; }
     if ((u.protocol !== "ws:" && u.protocol !== "wss:") || u.username || u.password) return false;
-    if (u.hostname === location.hostname) return true;
+    const port = Number(u.port || (u.protocol === "wss:" ? 443 : 80));
+    if (u.hostname === location.hostname && s.port !== null && port === s.port) return true;
     return Array.isArray(s.brokers) && s.brokers.includes(`${u.protocol}//${u.host}`);
   }
 
@@ -114,5 +125,5 @@ const MJBroker = (() => {
     }, show);
   }
 
-  return { ROOT, id, settings, permitted, load, displayUrl, connect, tableLive };
+  return { ROOT, id, settings, allow, permitted, load, displayUrl, connect, tableLive };
 })();

@@ -32,6 +32,8 @@
       seats: "入座（两局之间）", guest: "客人", sit: "入座", seat_acts: "最近入座记录", card: "会员卡",
       session: "本场", close_session: "结束本场并结算", close_reason: "原因（必填，如：打烊）",
       session_closed: "结束本场", print_page: "打印结算单",
+      store_loss: "牌桌的记录丢了最近的牌局", store_loss_hint: "上级服务器保存着它确认过的牌局。确认已知悉后，重启时不再重复提示（同一次丢失）。",
+      ack_reason: "原因（必填，如：换了存储卡）", acknowledge: "确认已知悉",
     },
     en: {
       staff: "Staff", login: "Staff log in", hand: "This hand", no_hand: "No hand in progress",
@@ -60,6 +62,9 @@
       session: "Session", close_session: "Close the session and cash out",
       close_reason: "Reason (required, e.g. closing time)", session_closed: "session closed",
       print_page: "Print the cash-out",
+      store_loss: "The table's records lost their latest hands",
+      store_loss_hint: "The hub holds the hands it acknowledged. Once acknowledged, this loss is not raised again at each restart.",
+      ack_reason: "Reason (required, e.g. the SD card was replaced)", acknowledge: "Acknowledge",
     },
   };
   const T = MJ.words(TXT);
@@ -96,7 +101,27 @@
     if (!S.me) { localStorage.removeItem(LOGGED_IN); showLogin(); return; }
     document.body.classList.add("staff-on");
     buildConsole();
-    await look();
+    await Promise.all([look(), lookLoss()]);
+  }
+
+  // ---- a loss of the table's store, said at its start until staff acknowledge it ----------------
+  async function lookLoss() {
+    let loss = null;
+    try { loss = await call("/api/v1/staff/store-loss"); } catch { loss = null; }
+    const box = $("store-loss");
+    if (!box) return;
+    if (!loss || !loss.found_at || loss.acknowledged_at) { box.replaceChildren(); return; }
+    const problems = Array.isArray(loss.problems) ? loss.problems.slice(0, 5) : [];
+    const reason = el("input", { id: "ack-reason", placeholder: T("ack_reason"), maxlength: 500 });
+    const ack = el("button", { class: "btn primary", type: "button", id: "ack-loss" }, T("acknowledge"));
+    ack.addEventListener("click", () => attempt("ack", async () => {
+      await call("/api/v1/staff/store-loss/acknowledge", { reason: reason.value });
+      await lookLoss();
+    }));
+    box.replaceChildren(el("div", { class: "staff-form", role: "alert" },
+      el("h3", null, T("store_loss")), el("p", null, T("store_loss_hint")),
+      el("ul", null, ...problems.map((p) => el("li", { class: "muted" }, MJ.str(p, 500)))),
+      el("div", { class: "row" }, reason, ack), el("div", { class: "error", id: "ack-error" })));
   }
 
   async function look() {
@@ -169,6 +194,7 @@
     });
     $("staff").replaceChildren(
       el("div", { class: "staff-head" }, el("h2", null, `${T("staff")} · ${MJ.str(S.me.name, 64)}`), logout),
+      el("div", { id: "store-loss" }),
       el("div", { id: "staff-view" }),
       el("div", { class: "row" }, el("button", { class: "btn", type: "button", id: "roll-dice" }, T("dice")),
         el("div", { class: "error", id: "roll-dice-error", role: "alert" })),

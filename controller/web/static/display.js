@@ -184,7 +184,7 @@
       const parlour = broker.parlour || t.parlour, table = broker.table || t.table;
       $("table-name").textContent = `${parlour} · ${table}`;
       if (!broker.wanted) return;
-      broker.brokers = Array.isArray(t.brokers) ? t.brokers : [];
+      MJBroker.allow(broker, t);
       if (!MJBroker.permitted(broker)) { MJ.showLive($("live-banner"), "refused"); return; }
       MJBroker.load().then(() => MJBroker.tableLive(broker, parlour, table, onMessage, $("live-banner")));
     });

@@ -140,7 +140,7 @@
     ]).then(([t, names]) => {
       titles = names;
       broker.parlour = broker.parlour || t.parlour;
-      broker.brokers = Array.isArray(t.brokers) ? t.brokers : [];
+      MJBroker.allow(broker, t);
       // the hub's web app: every table; a Pi's: its own table
       const table = broker.table || (t.table && t.hub !== true ? t.table : "+");
       $("parlour-name").textContent = broker.parlour;

@@ -62,8 +62,9 @@ RAW_HOSTILE = [
 
 
 def mutations(template: dict[str, Any], n: int, seed: int) -> list[bytes]:
-    """``n`` copies of a valid handlog, each with a fresh hand id and one field (at the top,
-    in an event or in the settlement) replaced by a hostile value."""
+    """``n`` copies of a valid handlog, each with a fresh hand id and number (``table_seq``:
+    a table numbers a hand once) and one field (at the top, in an event or in the
+    settlement) replaced by a hostile value."""
     rng = random.Random(seed)
     out = []
     known = [  # hostile handlogs sent as they are, before the fuzzed ones
@@ -72,10 +73,12 @@ def mutations(template: dict[str, Any], n: int, seed: int) -> list[bytes]:
         {"started_at": "9999-12-31T23:59:59-23:59"},
     ]
     for i, change in enumerate(known):
-        out.append(json.dumps(template | change | {"hand_id": f"known{seed}x{i}"}).encode())
+        fresh = {"hand_id": f"known{seed}x{i}", "table_seq": 1000 + i}
+        out.append(json.dumps(template | change | fresh).encode())
     for i in range(n):
         log = copy.deepcopy(template)
         log["hand_id"] = f"fuzz{seed}x{i}"
+        log["table_seq"] = 2000 + i
         where = rng.choice(["top", "event", "settlement"])
         value = rng.choice(HOSTILE_VALUES)
         if where == "top":

@@ -3,6 +3,7 @@ idempotent ingestion: duplicates stored once, any arrival order."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from datetime import timedelta
 from typing import Any
@@ -12,6 +13,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, inspect, select
 
+from controller.hub.aliases import alias
 from controller.hub.handlog import Handlog, build_handlog, parse_handlog
 from controller.hub.ingest import store_handlogs
 from controller.hub.queries import seat_totals, table_ids
@@ -148,11 +150,52 @@ def test_hands_outside_sessions_keep_their_table(pg_url: str) -> None:
                 "hand_id": "later",
                 "session_id": None,
                 "started_at": log.started_at + timedelta(minutes=5),
+                "table_seq": (log.table_seq or 0) + 1,
             }
         )
         assert store_handlogs(store.engine, [later, lone]).stored == ["later", log.hand_id]
         with store.engine.connect() as c:
             rows = c.execute(select(HANDS.c.id, HANDS.c.parlour, HANDS.c.table_id)).all()
         assert sorted(rows) == sorted([("later", "p1", "t9"), (log.hand_id, "p1", "t9")])
+    finally:
+        store.close()
+
+
+def test_a_second_hand_at_a_tables_number_is_refused_unless_it_is_the_same_hand(
+    pg_url: str,
+) -> None:
+    store = EventStore.open(pg_url)
+    try:
+        c1, c2 = _logs(2, ("c1",)), _logs(1, ("c2",))
+        own, taken = c1[0], c2[0]
+        assert own.table_seq == 1
+        assert store_handlogs(store.engine, [taken, own]).stored == [taken.hand_id, own.hand_id]
+
+        def at_one(**change: Any) -> Handlog:
+            return dataclasses.replace(c1[1], **({"table_seq": 1} | change))
+
+        # c2's hand id sent by c1 (stored under c1's alias), and an id nobody sent, at 1
+        copied, made_up = at_one(hand_id=taken.hand_id), at_one(hand_id="f" * 32)
+        refused = store_handlogs(store.engine, [copied, made_up, own])
+        assert refused.stored == [] and refused.duplicates == [own.hand_id]
+        assert set(refused.rejected) == {taken.hand_id, "f" * 32}
+        assert all("table_seq 1" in why for why in refused.rejected.values())
+        # two new hands at one number in one batch: the first only
+        twice = store_handlogs(store.engine, [c1[1], at_one(hand_id="e" * 32, table_seq=2)])
+        assert twice.stored == [c1[1].hand_id] and list(twice.rejected) == ["e" * 32]
+        # c1's own hand under its alias, at a number of its own, then again: one hand
+        aliased = dataclasses.replace(c1[1], hand_id=taken.hand_id, table_seq=3)
+        assert store_handlogs(store.engine, [aliased]).stored == [taken.hand_id]
+        again = store_handlogs(store.engine, [aliased])
+        assert again.duplicates == [taken.hand_id] and not again.rejected
+        with store.engine.connect() as c:
+            rows = c.execute(
+                select(HANDS.c.table_seq, HANDS.c.id).where(HANDS.c.table_id == "c1")
+            ).all()
+        assert sorted(rows) == [
+            (1, own.hand_id),
+            (2, c1[1].hand_id),
+            (3, alias("p1", "c1", taken.hand_id)),
+        ]
     finally:
         store.close()

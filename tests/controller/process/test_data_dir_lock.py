@@ -91,3 +91,21 @@ def test_the_lock_is_refused_in_one_process_too(tmp_path: Path) -> None:
     assert refused.value.holder == os.getpid()
     with data_dir_lock(tmp_path):  # released on leaving
         pass
+
+
+@pytest.mark.parametrize("readers", ["ref", "none"])
+def test_a_demo_on_a_held_data_dir_says_so_in_one_line(tmp_path: Path, readers: str) -> None:
+    data = data_dir(tmp_path)
+    demo_args = ["--data-dir", str(data), "--hands", "1", "--port", "0", "--readers", readers]
+    with data_dir_lock(data):
+        demo = subprocess.run(
+            [sys.executable, "-m", "controller.cli", "demo", *demo_args],
+            capture_output=True,
+            text=True,
+            timeout=GUARD,
+        )
+    assert demo.returncode == 1, demo.stderr
+    assert demo.stderr.strip() == f"error: {data} is in use by process {os.getpid()} " + (
+        f"(lock {data / LOCK_NAME}): one service per data_dir"
+    ), demo.stderr
+    assert not (data / "mjtable.db").exists()  # nothing opened

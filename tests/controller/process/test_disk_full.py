@@ -9,11 +9,15 @@ import contextlib
 import errno
 import os
 import socket
+import sqlite3
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import sqlalchemy.exc
+from structlog.testing import capture_logs
 
 from controller.process.disk_space import free_bytes
 from controller.runtime import running
@@ -148,3 +152,49 @@ def test_a_write_refused_for_a_full_disk_holds_the_table_instead_of_ending_it(
             assert after[hand_id] == events
 
     asyncio.run(main())
+
+
+def mid_hand(keeper: Any) -> bool:
+    """Tiles moving: the readers report each move until it is stored."""
+    state = keeper.state
+    return bool(keeper.playing and state is not None and state.phase.value == "turn")
+
+
+@pytest.mark.timeout(300)
+def test_a_full_disk_is_said_once_not_with_a_traceback_per_refused_event(
+    mosquitto: Mosquitto, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk full mid-hand: every write refused as SQLite refuses it, no byte free, for
+    as long as the table goes on reporting (the players press again and again). One line
+    as play is held; none, and no traceback, for each report refused meanwhile."""
+    config = config_for(tmp_path / "data", "xingguo", mosquitto.url, store={"min_free_mb": 1})
+    refused: list[object] = []
+
+    def full(*args: object, **_kw: object) -> None:
+        refused.append(args)
+        raise sqlalchemy.exc.OperationalError(
+            "INSERT", {}, sqlite3.OperationalError("database or disk is full")
+        )
+
+    async def main() -> list[dict[str, Any]]:
+        async with running(config, options(6, None)) as run:
+            stop = asyncio.Event()
+            task = asyncio.create_task(run.service.run(stop))
+            await until(lambda: mid_hand(run.keeper), "a hand in play")
+            assert run.service.disk is not None
+            with capture_logs() as logs:
+                monkeypatch.setattr(run.service.disk, "_free", lambda: 0)
+                monkeypatch.setattr(run.store, "append", full)
+                await until(lambda: len(refused) >= 20 or task.done(), "20 writes refused")
+                assert not task.done(), task.exception()
+                assert run.service.held_for_disk
+            monkeypatch.undo()
+            stop.set()
+            await asyncio.wait_for(task, GUARD)
+        return logs
+
+    logs = asyncio.run(main())
+    said = [e["event"] for e in logs if e["log_level"] in ("warning", "error", "critical")]
+    assert said.count("disk full: play held until space is freed") == 1, said
+    assert "could not handle a table event" not in said
+    assert not [e for e in logs if "exc_info" in e or "exception" in e], "no traceback"

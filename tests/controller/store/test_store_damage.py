@@ -13,8 +13,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+from structlog.testing import capture_logs
 
 from controller.runtime import running
+from controller.store import EventStore
+from controller.store.models import ALERTS
+from controller.store.owners import OwnerAccounts
+from controller.web import LiveHub, WebAppSettings, create_app
+from controller.web.passwords import hash_password
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import (
     GUARD,
@@ -24,8 +32,10 @@ from tests.controller.service_helpers import (
     recording,
     until,
 )
+from tests.controller.web.helpers import bearer
 
 DB = "mjtable.db"
+PASSWORD = "long enough password"
 
 
 def _real_store(mosquitto: Mosquitto, work: Path) -> tuple[Path, list[str]]:
@@ -150,3 +160,54 @@ def test_a_damaged_store_is_said_loudly_kept_aside_and_play_goes_on(
         assert aside and aside[0].startswith(f"{DB}.damaged-"), sorted(os.listdir(data))
     else:
         assert not aside
+
+
+@pytest.mark.timeout(300)
+def test_a_wiped_store_is_said_once_and_staff_acknowledge_it_for_good(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """A store wiped whole while the parlour broker keeps its last settlement retained (and
+    no hub answers): said at the next start; acknowledged by staff (who, when, why), not
+    said again, nor waited for a hub, at the starts after."""
+    data = tmp_path / "data"
+    config = config_for(data, "xingguo", mosquitto.url)
+
+    async def play_one() -> None:
+        async with running(config, options(43, 1)) as run:
+            await asyncio.wait_for(run.service.run(asyncio.Event()), GUARD * 2)
+            await asyncio.wait_for(run.publisher.wait_drained(), GUARD)
+
+    async def start() -> list[str]:
+        with capture_logs() as logs:
+            async with running(config, options(44, 1)):
+                pass
+        return [str(e["event"]) for e in logs if e["log_level"] in ("warning", "error")]
+
+    asyncio.run(play_one())
+    shutil.rmtree(data)
+    said = asyncio.run(start())
+    assert "the store is damaged" in said and "the hub did not send the lost hands back" in said
+    store = EventStore.open(config.store_url)
+    try:
+        OwnerAccounts(store).add("ann", hash_password(PASSWORD), "staff", (config.table,))
+        app = create_app(store, LiveHub(), WebAppSettings(table=config.table, secret_key=b"k" * 32))
+        with TestClient(app) as client:
+            staff = bearer(client, "ann", PASSWORD)
+            loss = client.get("/api/v1/staff/store-loss", headers=staff).json()
+            assert loss["found_at"] and loss["acknowledged_at"] is None, loss
+            why = {"reason": "the card was replaced; the hub holds the hands"}
+            url = "/api/v1/staff/store-loss/acknowledge"
+            done = client.post(url, json=why, headers=staff)
+            assert done.status_code == 200, done.text
+            assert (done.json()["acknowledged_by"], done.json()["why"]) == ("ann", why["reason"])
+            assert client.post(url, json=why, headers=staff).status_code == 409  # once
+        with store.engine.connect() as c:
+            kind = ALERTS.c.kind == "store_loss_acknowledged"
+            audit = c.execute(select(ALERTS.c.detail).where(kind)).scalars().all()
+        assert len(audit) == 1 and audit[0].startswith("ann (staff) at "), audit
+    finally:
+        store.close()
+    for _ in range(2):
+        said = asyncio.run(start())
+        assert "the store is damaged" not in said, said
+        assert "the hub did not send the lost hands back" not in said, said

@@ -259,8 +259,9 @@ def test_pages_allow_nothing_from_elsewhere(client: TestClient) -> None:
 def test_pages_reach_only_this_hosts_broker_and_the_configured_ones(
     store: EventStore, filled: Filled
 ) -> None:
-    """connect-src: the page's own host (any port) and web.brokers, never any ws: host (a
-    link's ?broker= would send the account in its fragment there); no inline style."""
+    """connect-src: the broker's port of the page's own host (never another port: another
+    program's) and web.brokers, never any ws: host (a link's ?broker= would send the
+    account in its fragment there); no inline style."""
     settings = WebAppSettings(
         parlour="p1", table="t1", secret_key=b"k" * 32, brokers=("ws://hub:9001",)
     )
@@ -271,15 +272,21 @@ def test_pages_reach_only_this_hosts_broker_and_the_configured_ones(
             assert connect.split() == [
                 "connect-src",
                 "'self'",
-                f"ws://{mine}:*",
-                f"wss://{mine}:*",
+                f"ws://{mine}:9001",
+                f"wss://{mine}:9001",
                 "ws://hub:9001",
             ], csp
             style = next(d for d in csp.split("; ") if d.startswith("style-src"))
             assert style == "style-src 'self'", csp
         odd = client.get("/", headers={"host": "a b;c"}).headers["content-security-policy"]
         assert "connect-src 'self' ws://hub:9001;" in odd
-        assert client.get("/api/v1/public/table").json()["brokers"] == ["ws://hub:9001"]
+        table = client.get("/api/v1/public/table").json()
+        assert (table["brokers"], table["broker_port"]) == (["ws://hub:9001"], 9001)
+    elsewhere = WebAppSettings(secret_key=b"k" * 32, broker_port=None)  # (mqtt.ws_port = 0)
+    with TestClient(create_app(store, LiveHub(), elsewhere)) as client:
+        csp = client.get("/floor", headers={"host": "tablet.lan"}).headers
+        assert "connect-src 'self';" in csp["content-security-policy"]
+        assert client.get("/api/v1/public/table").json()["broker_port"] is None
 
 
 def test_hub_hands_carry_their_own_table(

@@ -88,7 +88,9 @@ def parlour(
     )
     hub = LiveHub()
     # The hub's web app, as controller/cli/hub.py makes it: it plays no table.
-    settings = WebAppSettings(parlour=PARLOUR, table="hub", hub=True, secret_key=SECRET)
+    settings = WebAppSettings(
+        parlour=PARLOUR, table="hub", hub=True, secret_key=SECRET, broker_port=ws_port
+    )
     app = create_app(store, hub, settings)
     tables = [Table(t, broker.port, seed=100 + i) for i, t in enumerate(TABLES)]
     try:
@@ -260,7 +262,10 @@ def test_a_pis_floor_shows_its_own_table(
         t.play(len(t.batches) // 2)
     mine = tables[1]
     hub = LiveHub()
-    app = create_app(store, hub, WebAppSettings(parlour=PARLOUR, table=mine.id, secret_key=SECRET))
+    settings = WebAppSettings(
+        parlour=PARLOUR, table=mine.id, secret_key=SECRET, broker_port=ws_port
+    )
+    app = create_app(store, hub, settings)
     with serve(app, hub) as url:
         page = browser.new_page(viewport={"width": 800, "height": 600})
         query = urlencode({"broker": f"ws://127.0.0.1:{ws_port}"})

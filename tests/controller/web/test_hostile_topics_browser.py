@@ -128,7 +128,8 @@ def parlour(
         mosquitto_factory, tmp_path, parlour=PARLOUR, tables=[TABLE], users=users
     )
     hub = LiveHub()
-    app = create_app(store, hub, WebAppSettings(parlour=PARLOUR, table=TABLE, secret_key=SECRET))
+    settings = WebAppSettings(parlour=PARLOUR, table=TABLE, secret_key=SECRET, broker_port=ws_port)
+    app = create_app(store, hub, settings)
     table = Table(TABLE, broker.port, seed=7)
     try:
         with serve(app, hub) as url:
@@ -245,16 +246,19 @@ def test_hostile_retained_fields_are_text_on_every_page_and_valid_ones_follow(
 
 
 @pytest.mark.timeout(120)
-def test_a_link_to_another_broker_host_gets_nothing(
+@pytest.mark.parametrize("where", ["127.0.0.2", "127.0.0.1"], ids=["other-host", "other-port"])
+def test_a_link_to_another_broker_gets_nothing(
     browser: Any,  # noqa: F811
     parlour: tuple[str, int, LiveHub, Table],
+    where: str,
 ) -> None:
-    """The page is at 127.0.0.1; a listener on 127.0.0.2 stands for a stranger's host. The
-    page refuses the link, visibly; and the CSP refuses a WebSocket there even when asked
-    directly (a page whose script was changed)."""
+    """The page is at 127.0.0.1, its broker at 127.0.0.1's ``ws_port``; a listener on
+    127.0.0.2 stands for a stranger's host, one on another port of 127.0.0.1 for another
+    program of the page's own host. The page refuses the link, visibly; and the CSP refuses
+    a WebSocket there even when asked directly (a page whose script was changed)."""
     url, _ws_port, _hub, _table = parlour
     with socket.socket() as stranger:
-        stranger.bind(("127.0.0.2", free_local_port()))
+        stranger.bind((where, free_local_port()))
         stranger.listen()
         stranger.settimeout(0.1)
         host, port = stranger.getsockname()

@@ -258,3 +258,44 @@ def test_a_win_is_corrected_through_the_api_after_its_settlement(
     assert act["type"] == "win_corrected" and act["read"]["hand"] == w["hand"]
     assert "request" not in act
     assert store.load_hand(seen["hand_id"]).events[-2].payload["type"] == "win_corrected"
+
+
+def test_a_state_change_from_another_sites_page_is_refused_and_stores_nothing(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    login = {"name": "ann", "password": PASSWORD}
+    evil = {"Origin": "http://evil.example:8081", "Sec-Fetch-Site": "cross-site"}
+    refused = client.post("/api/v1/auth/login", json=login, headers=evil)
+    assert refused.status_code == 403 and "another site" in refused.json()["detail"]
+    assert "mjtable_owner" not in client.cookies
+    assert client.post("/api/v1/auth/login", json=login).status_code == 200  # the cookie
+    seen = _look(client, {})
+    stored = len(store.load_hand(seen["hand_id"]).events)
+    adjust = {
+        "hand_id": seen["hand_id"],
+        "seen": seen["seen"],
+        "reason": "dispute at the table",
+        "from_seat": 0,
+        "to_seat": 2,
+        "points": 9,
+    }
+    for headers in (
+        evil,
+        {"Origin": "http://evil.example:8081"},  # a browser without Fetch Metadata
+        {"Sec-Fetch-Site": "same-site"},  # another port of this host: another origin
+        {"Origin": "null"},  # a sandboxed frame
+        {"Origin": "http://testserver:8081", "Sec-Fetch-Site": "cross-site"},
+    ):
+        r = client.post("/api/v1/staff/adjustments", json=adjust, headers=headers)
+        assert r.status_code == 403, (headers, r.text)
+        assert client.delete("/api/v1/staff/nothing", headers=headers).status_code == 403
+    assert len(store.load_hand(seen["hand_id"]).events) == stored
+    # this site's own page (the cookie), then a script (its bearer token, no browser headers)
+    own = {"Origin": "http://testserver", "Sec-Fetch-Site": "same-origin"}
+    r = client.post("/api/v1/staff/adjustments", json=adjust, headers=own)
+    assert r.status_code == 200, r.text
+    script = _auth(client, "ann")
+    adjust["seen"] = r.json()["seen"]
+    r = client.post("/api/v1/staff/adjustments", json=adjust, headers=script)
+    assert r.status_code == 200, r.text
+    assert len(store.load_hand(seen["hand_id"]).events) == stored + 2

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 
 from controller.cli.settle import settle_data
 from controller.store import EventStore
+from controller.store.owners import OwnerAccounts, StoreLoss
 from controller.table.hand_keeper import HandKeeper
 from controller.table.staff_acts import handle
 from controller.web import LiveHub, WebAppSettings, create_app
@@ -301,3 +303,31 @@ def test_a_won_hand_fills_the_form_and_its_tiles_are_corrected(
     assert page.query_selector("#staff-view") is None
     page.reload()
     page.wait_for_selector(".staff-door summary")
+
+
+def test_staff_acknowledge_a_loss_of_the_store_on_the_console(
+    browser: Any,  # noqa: F811
+    site: tuple[str, LiveHub],
+    store: EventStore,
+) -> None:
+    """The loss the last start found stays on the console until acknowledged, with a
+    reason (none: refused, nothing kept); then it is gone, and who, when and why kept."""
+    lost = "the last hand this store settled (hand 2 of session s1, id h2) is not in it"
+    found = StoreLoss(hand_id="h2", table_seq=2, problems=[lost], found_at=datetime.now(UTC))
+    OwnerAccounts(store).set_store_loss(found, "table")
+    url, _ = site
+    page = browser.new_page()
+    _log_in(page, url)
+    page.wait_for_selector("#store-loss li")
+    assert page.text_content("#store-loss li") == lost
+    page.click("#ack-loss")  # no reason
+    page.wait_for_function(
+        "() => document.getElementById('ack-error').textContent.includes('reason')"
+    )
+    assert OwnerAccounts(store).store_loss().open
+    page.fill("#ack-reason", "换了存储卡")
+    page.click("#ack-loss")
+    page.wait_for_function("() => !document.querySelector('#store-loss h3')")
+    done = OwnerAccounts(store).store_loss()
+    assert (done.acknowledged_by, done.why, done.open) == ("ann", "换了存储卡", False)
+    page.close()

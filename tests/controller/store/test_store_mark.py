@@ -1,0 +1,124 @@
+"""A store that lost its last commits on a table with the embedded broker (which keeps
+nothing retained across a restart): its mark, kept outside SQLite, says so at the next
+start, and no hand takes a lost hand's ``table_seq``."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from controller.process.local_ports import free_local_port
+from controller.store import EventStore
+from controller.store.check import behind_mark
+from controller.store.high_water import SUFFIX, HighWater
+from tests.controller.hub.hands import played_hands, record_hand
+from tests.controller.service_helpers import GUARD, data_dir
+
+DB = "mjtable.db"
+
+
+def _rows(db: Path, sql: str) -> list[tuple[object, ...]]:
+    """Read the store of a running service (read-only: it never holds up the writer)."""
+    with (
+        contextlib.suppress(sqlite3.OperationalError),  # (not yet made)
+        contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as c,
+    ):
+        return list(c.execute(sql).fetchall())
+    return []
+
+
+def _wait(condition: Callable[[], bool], what: str, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + GUARD * 2
+    while not condition():
+        assert proc.poll() is None, f"the service ended: {proc.stderr and proc.stderr.read()}"
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.05)
+
+
+def _service(config: Path, log: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "run", "--config", str(config)],
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("w"),
+        text=True,
+    )
+
+
+def _settled(db: Path) -> list[tuple[object, ...]]:
+    return _rows(db, "SELECT table_seq, id FROM hands WHERE status = 'finished'")
+
+
+@pytest.mark.timeout(300)
+def test_a_lost_wal_on_the_embedded_broker_is_said_and_no_number_is_given_twice(
+    tmp_path: Path,
+) -> None:
+    data = data_dir(tmp_path)
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'data_dir = "{data}"\n[hardware]\nvirtual = true\n'
+        f'[mqtt]\nembedded = true\nurl = "mqtt://127.0.0.1:{free_local_port()}"\nws_port = 0\n'
+        "[web]\nenabled = false\n[metrics]\nenabled = false\n"
+    )
+    db = data / DB
+    first = _service(config, tmp_path / "first.log")
+    try:
+        _wait(lambda: len(_settled(db)) >= 2, "two settled hands", first)
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(GUARD)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait(GUARD)
+    numbered = max(int(str(seq)) for (seq,) in _rows(db, "SELECT table_seq FROM hands"))
+    lost = {hid for _, hid in _settled(db)}
+    for side in ("-wal", "-shm"):
+        Path(f"{db}{side}").unlink()
+    assert not lost & {hid for _, hid in _settled(db)}, "the WAL held the settled hands"
+
+    log = tmp_path / "second.log"
+    second = _service(config, log)
+    try:
+        _wait(lambda: len(_settled(db)) >= 1, "a hand settled after the restart", second)
+        alerts = _rows(db, "SELECT detail FROM alerts WHERE kind = 'store_damaged'")
+        seqs = sorted(int(str(seq)) for seq, _ in _settled(db))
+    finally:
+        second.terminate()
+        second.wait(GUARD)
+    said = log.read_text()
+    assert "the store is damaged" in said, said[-2000:]
+    assert alerts and "is not in it, settled" in str(alerts[0][0]), alerts
+    assert seqs[0] > numbered, (seqs, numbered)  # the lost hands' numbers stay theirs
+
+
+def test_the_mark_moves_with_each_commit_and_survives_the_store(tmp_path: Path) -> None:
+    db = tmp_path / DB
+    store = EventStore.open(f"sqlite:///{db}")
+    try:
+        hands = played_hands(2)
+        first = record_hand(store, hands[0])
+        assert behind_mark(store).problems == []
+        second = store.start_hand(ruleset="xingguo", hand_no=2, events=hands[1][:1])
+        mark = HighWater.beside(db).mark  # as a new process reads it
+        assert (mark.table_seq, mark.hand_id) == (2, first)
+    finally:
+        store.close()
+    for name in (DB, f"{DB}-wal", f"{DB}-shm"):
+        Path(tmp_path / name).unlink(missing_ok=True)
+    assert (tmp_path / (DB + SUFFIX)).exists()
+    store = EventStore.open(f"sqlite:///{db}")  # wiped: a new, empty store
+    try:
+        problems = behind_mark(store).problems
+        assert len(problems) == 2 and first in problems[0] and "up to table_seq 2" in problems[1]
+        again = store.start_hand(ruleset="xingguo", hand_no=1)
+        assert store.load_hand(again).hand.table_seq == 3 and again != second
+    finally:
+        store.close()
