@@ -20,7 +20,7 @@ ESPHOME_STAMP := $(ESPHOME_VENV)/.installed
 RUNTIME_VENV  := .venv-runtime
 RUNTIME_STAMP := $(RUNTIME_VENV)/.installed
 
-.PHONY: demo test lint typecheck unit pi-speed deploy-test bench clean firmware
+.PHONY: demo test lint typecheck unit test-busy pi-speed deploy-test bench clean firmware
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -67,9 +67,25 @@ unit: $(STAMP) $(ESPHOME_STAMP) firmware
 	$(MAKE) -C firmware fuzz FUZZ_SECONDS=30
 	$(BIN)/pytest
 
+# The tiers that wait on real time (MQTT, the browser, QEMU, a full disk, a restart) again,
+# beside two CPU-bound processes of their own, killed however the run ends: a busy machine
+# (other work on CI's two cores) must not fail a test. BUSY_TESTS=... runs others.
+# Not yet: tests/firmware/test_qemu_hand.py and tests/controller/table/test_power_cut.py
+# (beside the burners their table waits for walls it never sees: README, "busy machine").
+BUSY_TESTS ?= tests/controller/mqtt tests/controller/web/test_browser.py \
+	tests/firmware/test_qemu_board.py tests/controller/process/test_disk_full.py \
+	tests/controller/table/test_resume.py
+test-busy: $(STAMP) $(ESPHOME_STAMP) firmware
+	@burners=""; trap 'kill $$burners 2>/dev/null' EXIT INT TERM; \
+	for i in 1 2; do sh -c 'while :; do :; done' & burners="$$burners $$!"; done; \
+	echo "test-busy: beside two CPU-bound processes ($$burners)"; \
+	$(BIN)/pytest $(BUSY_TESTS)
+
 # The service alone at a Pi 4's CPU speed (a cgroup quota, root: tests/controller/pi_cpu.py),
-# a short latency run (~50 s); it fails only if a move never reaches MQTT. The board hand,
-# the stall test and the soak also run at that speed in pytest.
+# a short latency run (~50 s); it fails only if a move never reaches MQTT (--budget would
+# also fail it over a target: not yet, the RSS with the web app is 82 MB of 80, see
+# docs/bench-log.md). The board hand, the stall test and the soak also run at that speed
+# in pytest.
 pi-speed: $(STAMP)
 	$(BIN)/python bench/latency.py --pi pi4 --moves 150 --idle 5
 
@@ -79,7 +95,7 @@ pi-speed: $(STAMP)
 deploy-test: $(STAMP)
 	$(BIN)/pytest -m deploy tests/deploy -s
 
-test: lint typecheck unit pi-speed deploy-test
+test: lint typecheck unit test-busy pi-speed deploy-test
 
 bench: $(STAMP)
 	$(BIN)/python bench/analysis.py

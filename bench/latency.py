@@ -32,9 +32,12 @@ counts discards that never reached MQTT (none may); it plays no 500 hands (hours
 that speed), so its RSS is read after the moves. The last line is
 ``pi budget: worst ratio to target = X.XX`` (the largest measured / target over every
 run's p99, idle CPU and RSS, and a lost move counts as infinitely late; <= 1.00 meets
-them all). ``--voice`` runs each twice, the Mandarin voice off then on (``VOICE_ENV``),
-and prints ``voice on / voice off``: the ratios of p99, idle CPU and RSS; the voice-on
-runs count in the worst ratio to target like any other.
+them all; ``--budget`` makes a worse one fail the run). ``--voice`` runs each twice, the
+Mandarin voice off then on (``VOICE_ENV``), and prints ``voice on / voice off``: the ratios
+of p99, idle CPU and RSS; the voice-on runs count in the worst ratio to target like any
+other. ``--memory`` first prints what each part of the service holds once imported
+(``bench/import_memory.py``: the resident set after each part, then the Python objects each
+package's modules made), on the same interpreter.
 
     .venv/bin/python bench/latency.py             # both runs, 1000 moves, 500 hands each
     .venv/bin/python bench/latency.py --quick     # a smoke run (100 moves, 20 hands)
@@ -44,6 +47,7 @@ runs count in the worst ratio to target like any other.
     .venv/bin/python bench/latency.py --pi zero2w # only the service at a Zero 2 W's speed
     .venv/bin/python bench/latency.py --pi pi4 --moves 150 --idle 5  # make test's run
     .venv/bin/python bench/latency.py --pi pi4 --voice  # voice off, then on: their ratio
+    .venv/bin/python bench/latency.py --pi pi4 --quick --memory  # what each part holds first
 
 MJTABLE_BENCH_PROFILE=FILE cProfiles the service (the two-core run; FILE.1core the other),
 MJTABLE_BENCH_PROFILE_IDLE=FILE only its idle phase (bench/idle_profile/sitecustomize.py;
@@ -644,6 +648,16 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="first what each part of the service holds once imported (bench/import_memory.py)",
+    )
+    parser.add_argument(
+        "--budget",
+        action="store_true",
+        help="exit 1 when the worst ratio to target passes 1.00 (make pi-speed)",
+    )
+    parser.add_argument(
         "--voice",
         action="store_true",
         help="each run twice: voice off, then on (every announcement, espeak-ng for real)",
@@ -663,6 +677,13 @@ def main() -> None:
     args = parser.parse_args()
     # the runtime venv, made or refreshed when pyproject.toml changed
     subprocess.run(["make", "-s", "-C", str(ROOT), ".venv-runtime/.installed"], check=True)
+    if args.memory:
+        for mode in ([], ["--objects"]):
+            subprocess.run(
+                [str(RUNTIME_PYTHON), str(ROOT / "bench" / "import_memory.py"), *mode],
+                check=True,
+                env=os.environ | SERVICE_ENV | {"PYTHONPATH": str(ROOT)},
+            )
     moves, hands, every, idle = args.moves, args.hands, args.every, args.idle
     if args.quick:
         moves, hands, every, idle = 100, 20, 5, 5.0
@@ -723,6 +744,9 @@ def main() -> None:
         print(f"LOST: {lost} discards never reached MQTT (see above)")
     print(f"pi budget: worst ratio to target = {worst:.2f}")
     if problems or lost:  # a wrong answer fails the run; a slow one is only its ratio
+        sys.exit(1)
+    if args.budget and round(worst, 2) > 1.0:
+        print("pi budget: FAILED, over a target (--budget)")
         sys.exit(1)
 
 

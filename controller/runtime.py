@@ -44,8 +44,6 @@ from controller.table.staff_acts import desk as staff_desk
 from controller.table.table_inputs import DicePress, TableInputs
 from controller.table.tags import TagBook
 from controller.tracking.tracker import Tracker
-from controller.voice.announcer import Announcer, AudioSink
-from controller.voice.espeak import EspeakSink
 from engine.tiles import KIND_LABELS
 from firmware_bridge.protocol.link import Link, LinkSettings
 from firmware_bridge.protocol.transport import LinkTransport
@@ -55,6 +53,7 @@ from firmware_bridge.table import ReaderLine, TableBridge, open_readers
 
 if TYPE_CHECKING:  # imported where a virtual table is made: a real table never loads them
     from controller.sim.virtual_players import VirtualPlayers
+    from controller.voice.announcer import Announcer, AudioSink  # (where the voice is on)
     from firmware_bridge.sim import VirtualTable
 
 log = structlog.get_logger(__name__)
@@ -327,6 +326,11 @@ def _start_voice(
     """The loudspeaker's announcer when enabled (its own thread; closed on exit)."""
     if not config.voice.enabled:
         return None
+    # Here, not at the top: a table without a loudspeaker (the default) never loads the
+    # announcer, its phrases and espeak's driver (~1 MB resident).
+    from controller.voice.announcer import Announcer
+    from controller.voice.espeak import EspeakSink
+
     sink = audio or EspeakSink(config.voice)
     announcer = Announcer(config.voice, sink, metrics=metrics)
     stack.callback(announcer.close)

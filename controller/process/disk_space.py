@@ -64,7 +64,10 @@ class DiskFloor:
             self.refused_at = self.free()
 
     def room(self) -> bool:
-        if self.free() >= self.floor + (self.refused_at or 0):
+        free, refused = self.free(), self.refused_at
+        # More than was refused: as much again is refused again (a floor of 0 on a disk
+        # with 0 bytes free would resume at once, and refuse the next write).
+        if free >= self.floor + (refused or 0) and (refused is None or free > refused):
             self.refused_at = None
             return True
         return False

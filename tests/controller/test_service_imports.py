@@ -40,6 +40,7 @@ NOT_IMPORTED = {
     "controller.sim": "the virtual table's bots, the demo's staff, the reader trials",
     "engine.bots": "the same",
     "firmware_bridge.sim": "the virtual table",
+    "controller.voice": "[voice] is off (the default): the announcer, its phrases, espeak",
     "typer": "the command line's framework: `mjtable run` parses its own options (1.4 MB)",
     "shellingham": "typer's shell detection",
 }

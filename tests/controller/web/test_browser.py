@@ -217,7 +217,9 @@ def test_dealer_view_shows_break_flip_and_alerts(
     page.wait_for_function("document.getElementById('instruction').textContent.includes('翻精')")
     text = page.text_content("#instruction") or ""
     assert text.startswith("从牌尾数第") and text.endswith("墩翻精")
-    assert page.query_selector('#wall-map rect[data-mark="1"]') is not None
+    # The flip is told twice: counted from the tail, then with its place once the wall is
+    # known; the page may show the first before the second arrives.
+    page.wait_for_selector('#wall-map rect[data-mark="1"]')
     # In play: not "等待掷骰" (no roll is due), and the wall map stays.
     # what controller.table.dealer_guide says once the hand is played (no roll due)
     hub.publish("dealer", {"hand_id": "live-1", "dealer": 0, "step": "wait", "dice": None})
