@@ -143,9 +143,7 @@ def demo(
         ready=lambda info: _say(info, as_json),
         sim=READER_MODELS[readers],
     )
-    service = (
-        _without_readers(config, opts) if readers is ReaderModel.none else serve(config, opts)
-    )
+    service = _without_readers(config, opts) if readers is ReaderModel.none else serve(config, opts)
     raise typer.Exit(serve_until_done(service))
 
 
