@@ -42,7 +42,22 @@ def test_only_moves_the_readers_see_are_published_before_their_fsync(
         appended.append((durable, [e["type"] for e in events], [m.topic for m in outbox]))
         return real_append(self, hand_id, events, outbox=outbox, durable=durable, **kw)
 
+    real_settle = EventStore.append_and_settle
+
+    def settle_spy(
+        self: EventStore,
+        hand_id: str,
+        events: Sequence[Mapping[str, Any]],
+        closing: Any,
+        **kw: Any,
+    ) -> Any:  # the batch that ends a hand: always synced (one transaction with its row)
+        appended.append(
+            (True, [e["type"] for e in events], [m.topic for m in kw.get("outbox", ())])
+        )
+        return real_settle(self, hand_id, events, closing, **kw)
+
     monkeypatch.setattr(EventStore, "append", spy)
+    monkeypatch.setattr(EventStore, "append_and_settle", settle_spy)
     config = config_for(data_dir(tmp_path), ruleset, mosquitto.url)
 
     async def main() -> None:
