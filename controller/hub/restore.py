@@ -12,12 +12,11 @@ import structlog
 from sqlalchemy import or_, select
 
 from controller.hub.handlog import (
-    RESTORE_NAME,
     build_handlog,
     parse_restore_request,
     table_of_topic,
 )
-from controller.mqtt.topics import encode
+from controller.mqtt.topics import RESTORE_NAME, encode
 from controller.store import EventStore
 from controller.store.hand_filters import OLDEST_FIRST
 from controller.store.members import hand_seat_acts
