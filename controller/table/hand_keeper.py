@@ -59,8 +59,8 @@ from engine.round.events import (
     Settled,
     Shuffled,
     event_from_dict,
+    settlement_from_dict,
 )
-from engine.round.finish import settlement_from_dict
 from engine.round.fold import advance, fold
 from engine.round.rules import apply
 from engine.round.staff import Audit, StaffInputError, extras_net, hand_net

@@ -46,8 +46,9 @@ from engine.round.events import (
     Settled,
     Shuffled,
     WinDeclared,
+    settlement_to_dict,
 )
-from engine.round.finish import settle, settlement_to_dict
+from engine.round.finish import settle
 from engine.round.fold import advance
 from engine.round.state import (
     AT_CLAIM,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal, TypedDict, cast
 
 from engine.round.events import (
@@ -32,18 +32,14 @@ from engine.round.events import (
     StaffAct,
     StaffUndone,
     WinCorrected,
-)
-from engine.round.finish import (
     amount_in,
     amount_out,
-    settle,
     settlement_to_dict,
-    void_settlement,
 )
+from engine.round.finish import settle, void_settlement
 from engine.round.fold import advance, start
 from engine.round.state import SEATS, HeldMeld, Phase, RoundState
-from engine.rulesets import settle_request
-from engine.settlement import Amount, SettleInputError, Settlement, parse_finished_hand
+from engine.settlement import Amount, SettleInputError, parse_finished_hand
 from engine.tiles import EAST, format_kinds, kind_name, parse_kinds
 from engine.wall import Flip, FlipKind
 
@@ -270,19 +266,6 @@ def settle_input(
             "guan_fengxiang": bool(guan),
         },
     }
-
-
-def staff_settlement(act: StaffAct) -> Settlement:
-    """What a finish or a correction settles to: ``mjtable settle`` on its request, marked
-    as entered by a person."""
-    assert isinstance(act, FinishedByStaff | WinCorrected)
-    settled = settle_request(act.request)
-    return replace(settled, notes=(*settled.notes, entered_note(act)))
-
-
-def entered_note(act: StaffAct) -> str:
-    who = "工作人员" if act.role == "staff" else "老板"
-    return f"{who}录入 (entered by {act.role} {act.by})"
 
 
 def _settled_events(state: RoundState, act: StaffAct) -> list[Event]:

@@ -25,8 +25,7 @@ from controller.store.models import HANDS
 from controller.store.owners import OwnerAccounts
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
-from engine.round.events import Settled, event_from_dict
-from engine.round.finish import settlement_from_dict
+from engine.round.events import Settled, event_from_dict, settlement_from_dict
 from engine.round.fold import fold
 from tests.controller.hub.hands import played_hands, record_hand
 from tests.controller.web.helpers import bearer

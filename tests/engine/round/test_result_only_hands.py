@@ -12,8 +12,13 @@ import pytest
 from controller.cli.settle import settle_data
 from engine.round import fold
 from engine.round.actions import Shuffle
-from engine.round.events import FinishedByStaff, FlipEntered, Settled, event_from_dict
-from engine.round.finish import settlement_from_dict
+from engine.round.events import (
+    FinishedByStaff,
+    FlipEntered,
+    Settled,
+    event_from_dict,
+    settlement_from_dict,
+)
 from engine.round.projection import public_view
 from engine.round.replay import check
 from engine.round.rules import apply

@@ -23,8 +23,8 @@ from engine.round.events import (
     WinCorrected,
     WinDeclared,
     event_from_dict,
+    settlement_from_dict,
 )
-from engine.round.finish import settlement_from_dict
 from engine.round.fold import CorruptLog, advance
 from engine.round.replay import check, split_hands
 from engine.round.staff import (
