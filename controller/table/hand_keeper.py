@@ -38,6 +38,7 @@ from controller.table.publication import (
 from engine.errors import EngineError
 from engine.round import staff
 from engine.round.actions import Action, Rejection, Shuffle
+from engine.round.commands import Audit, CloseSession, StaffInputError
 from engine.round.events import (
     STAFF_ACT_TYPES,
     Chowed,
@@ -63,7 +64,7 @@ from engine.round.events import (
 )
 from engine.round.fold import advance, fold
 from engine.round.rules import apply
-from engine.round.staff import Audit, StaffInputError, extras_net, hand_net
+from engine.round.staff import extras_net, hand_net
 from engine.round.state import Phase, RoundState
 from engine.session import Session
 from engine.settlement import Settlement
@@ -444,7 +445,7 @@ class HandKeeper:
         if state.settlement is None:
             raise StaffInputError("hand: a hand is in progress; finish or void it, then close")
         terms_in_force = terms.model_dump(exclude={"cutoff"})
-        events = staff.close_session(state, audit, cause, terms_in_force)
+        events = staff.act(state, CloseSession(audit, cause, terms_in_force))
         after = advance(state, events)
         hands = self.store.list_hands(session_id=session_id, status="finished", limit=MAX_HANDS)
         started = self.store.get_session(session_id).started_at

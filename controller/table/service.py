@@ -41,7 +41,7 @@ from controller.table.staff_acts import handle as staff_handle
 from controller.table.table_inputs import DicePress, StaffInput, TableInput, TableInputs
 from controller.table.tags import TagBook
 from controller.tracking.tracker import Tracker
-from engine.round.staff import Audit
+from engine.round.commands import Audit
 from firmware_bridge.protocol.messages import TableState
 from firmware_bridge.table import NoBoard
 from firmware_bridge.table_events import (
@@ -99,7 +99,7 @@ class ServiceSettings:
     then (the next hand's end tries again). None: never."""
     readerless: bool = False
     """A table without readers: the first hand starts at once (no walls to wait for), the
-    next ones when the dealer rolls; staff enter each result (``staff.finish``)."""
+    next ones when the dealer rolls; staff enter each result (a ``Finish`` command)."""
 
 
 class TableService:

@@ -28,8 +28,8 @@ from controller.table.staff_acts import (
 from controller.web.auth import Owner, current_account
 from controller.web.context import WebContext, context
 from controller.web.schemas import WITH_BODY, Problem
+from engine.round.commands import Audit, StaffInputError
 from engine.round.events import MAX_POINTS, MAX_REASON
-from engine.round.staff import Audit, StaffInputError
 
 router = APIRouter(
     prefix="/api/v1/staff",
@@ -270,8 +270,6 @@ async def flip(body: FlipIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
 
 @router.post("/adjustments", responses=ACT_RESPONSES, summary="Move points between seats")
 async def adjustment(body: AdjustmentIn, account: Actor, ctx: Ctx) -> dict[str, Any]:
-    if body.from_seat == body.to_seat:
-        raise HTTPException(422, "to_seat: the same as from_seat")
     request = _request(
         "adjust",
         account,

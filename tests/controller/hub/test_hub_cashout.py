@@ -21,7 +21,7 @@ from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
-from engine.round.staff import Audit
+from engine.round.commands import Audit
 from tests.controller.service_helpers import play_at_keeper
 from tests.controller.web.helpers import bearer
 from tests.controller.web.server import serve
