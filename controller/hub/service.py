@@ -40,15 +40,6 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from controller.config import ID_PATTERN, MqttSettings
 from controller.hub.dice_backfill import BATCH as DICE_BATCH
 from controller.hub.dice_backfill import check_unchecked
-from controller.hub.handlog import (
-    Handlog,
-    HandlogError,
-    ack_topic_for,
-    build_ack,
-    hub_filter,
-    parse_handlog,
-    request_filter,
-)
 from controller.hub.ingest import Refused, StoreResult, quarantine, store_handlogs
 from controller.hub.member_sync import (
     MembersError,
@@ -61,6 +52,15 @@ from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import MEMBERS_NAME, REQUEST_NAME, encode
 from controller.store import EventStore
+from controller.table.handlog import (
+    Handlog,
+    HandlogError,
+    ack_topic_for,
+    build_ack,
+    hub_filter,
+    parse_handlog,
+    request_filter,
+)
 
 log = structlog.get_logger(__name__)
 

@@ -21,13 +21,13 @@ from typing import Any, Literal
 
 import structlog
 
-from controller.hub.handlog import handlog_of
 from controller.process.wall_clock import clock_synced
 from controller.store import EventStore, HandRecord, StoredHand
 from controller.store.members import hand_seat_acts
 from controller.store.owners import CashoutTerms
 from controller.table.cashout import MAX_HANDS, cashout, public_cashout
 from controller.table.dice import DiceRoller
+from controller.table.handlog import handlog_of
 from controller.table.publication import (
     Message,
     Outlet,

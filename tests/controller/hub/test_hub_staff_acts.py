@@ -11,11 +11,11 @@ from functools import partial
 
 import pytest
 
-from controller.hub.handlog import parse_handlog
 from controller.hub.ingest import store_handlogs
 from controller.mqtt.topics import Topics
 from controller.store import EventStore
 from controller.table.hand_keeper import HandKeeper
+from controller.table.handlog import parse_handlog
 from controller.table.publication import Outlet
 from engine.round.commands import Audit
 from engine.round.events import event_from_dict
