@@ -49,9 +49,13 @@ $(RUNTIME_STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/mjtable demo --ruleset $(or $(RULESET),xingguo) $(if $(HANDS),--hands $(HANDS)) $(if $(SEED),--seed $(SEED))
 
+# Style, dead code (vulture: pyproject's [tool.vulture], vulture_whitelist.py), and the
+# import contracts (lint-imports: pyproject's [tool.importlinter]).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/vulture
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

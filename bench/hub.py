@@ -42,9 +42,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import aiomqtt
 
 from controller.config import MqttSettings
-from controller.hub.handlog import build_handlog, parse_ack
 from controller.mqtt.topics import Topics, encode
 from controller.store import EventStore
+from controller.table.handlog import build_handlog, parse_ack
 
 PARLOUR = "bench"
 RULESETS = ("xingguo", "guangdong")

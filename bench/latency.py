@@ -81,9 +81,9 @@ sys.path.insert(0, str(ROOT))
 
 import aiomqtt  # noqa: E402
 
-from controller.hub.handlog import ack_topic_for, build_ack  # noqa: E402
 from controller.process.local_ports import free_local_port  # noqa: E402
 from controller.sim.virtual_players import VirtualPlayers  # noqa: E402
+from controller.table.handlog import ack_topic_for, build_ack  # noqa: E402
 from engine.tiles import KIND_LABELS  # noqa: E402
 from firmware_bridge.rfid.zones import Zone, ZoneKind  # noqa: E402
 from firmware_bridge.sim import Move, SimSettings, TableView, VirtualTable  # noqa: E402

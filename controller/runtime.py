@@ -27,7 +27,13 @@ from controller.process.gc_pauses import collect_and_freeze
 from controller.process.metrics import Metrics, MetricsServer, serve_metrics
 from controller.process.stop_signals import stop_on_signals
 from controller.store import EventStore
-from controller.store.check import (
+from controller.table.alert_sink import AlertSink
+from controller.table.dice import DiceRoller
+from controller.table.hand_keeper import HandKeeper
+from controller.table.publication import LiveSink, Outlet
+from controller.table.service import ServiceSettings, TableService
+from controller.table.staff_acts import desk as staff_desk
+from controller.table.store_check import (
     behind_mark,
     check_store_url,
     missing_published,
@@ -35,12 +41,6 @@ from controller.store.check import (
     say,
     unacknowledged,
 )
-from controller.table.alert_sink import AlertSink
-from controller.table.dice import DiceRoller
-from controller.table.hand_keeper import HandKeeper
-from controller.table.publication import LiveSink, Outlet
-from controller.table.service import ServiceSettings, TableService
-from controller.table.staff_acts import desk as staff_desk
 from controller.table.table_inputs import DicePress, TableInputs
 from controller.table.tags import TagBook
 from controller.tracking.tracker import Tracker

@@ -283,10 +283,6 @@ class Break:
     def second_roller(self) -> int | None:
         return self.wall_owner if self.second is not None else None
 
-    @property
-    def tail_stack(self) -> int:
-        return (self.stack - 1) % RING_STACKS
-
 
 def break_position(
     procedure: BreakProcedure,
@@ -415,10 +411,6 @@ class Draw(NamedTuple):
         return self.position // 2
 
     @property
-    def is_top(self) -> bool:
-        return self.position % 2 == 0
-
-    @property
     def kind(self) -> int | None:
         return None if self.tile is None else kind_of(self.tile)
 
@@ -478,18 +470,8 @@ class Flip:
         return None if self.tile is None else kind_of(self.tile)
 
     @property
-    def next_kind(self) -> int | None:
-        k = self.kind
-        return None if k is None else successor(k)
-
-    @property
     def under_kind(self) -> int | None:
         return None if self.under_tile is None else kind_of(self.under_tile)
-
-    @property
-    def under_next_kind(self) -> int | None:
-        k = self.under_kind
-        return None if k is None else successor(k)
 
 
 # ---------------------------------------------------------------------------
@@ -672,10 +654,6 @@ class Wall:
     @property
     def xia_jing(self) -> Flip | None:
         return self._xia
-
-    @property
-    def order_known(self) -> bool:
-        return all(t is not None for t in self._order)
 
     def tile_at(self, position: int) -> int | None:
         self._check_position(position)

@@ -19,18 +19,16 @@ import structlog
 from sqlalchemy import func, select
 
 from controller.config import MqttSettings
-from controller.hub.handlog import (
-    REQUEST_NAME,
-    RESTORE_NAME,
+from controller.json_bounds import JsonBoundsError, loads_bounded
+from controller.mqtt.client import make_client
+from controller.mqtt.topics import REQUEST_NAME, RESTORE_NAME, Topics, encode
+from controller.store import EventStore
+from controller.store.models import HANDS
+from controller.table.handlog import (
     HandlogError,
     parse_handlog,
     topics_identity,
 )
-from controller.json_bounds import JsonBoundsError, loads_bounded
-from controller.mqtt.client import make_client
-from controller.mqtt.topics import Topics, encode
-from controller.store import EventStore
-from controller.store.models import HANDS
 
 log = structlog.get_logger(__name__)
 

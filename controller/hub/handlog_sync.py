@@ -28,7 +28,13 @@ import aiomqtt
 import structlog
 
 from controller.config import MqttSettings
-from controller.hub.handlog import (
+from controller.hub.member_sync import build_members, members_topic, registry_version
+from controller.mqtt.client import make_client
+from controller.mqtt.reconnect import Backoff, keep_connected
+from controller.mqtt.topics import Topics, encode
+from controller.store import EventStore, UnknownHand
+from controller.store.members import Members, hand_seat_acts
+from controller.table.handlog import (
     HandlogError,
     ack_topic,
     build_handlog,
@@ -36,12 +42,6 @@ from controller.hub.handlog import (
     parse_ack,
     topics_identity,
 )
-from controller.hub.member_sync import build_members, members_topic, registry_version
-from controller.mqtt.client import make_client
-from controller.mqtt.reconnect import Backoff, keep_connected
-from controller.mqtt.topics import Topics, encode
-from controller.store import EventStore, UnknownHand
-from controller.store.members import Members, hand_seat_acts
 
 log = structlog.get_logger(__name__)
 

@@ -27,7 +27,6 @@ from sqlalchemy import Connection, Engine, Table, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from controller.hub.aliases import alias
-from controller.hub.handlog import MAX_BYTES, Handlog, table_of_topic
 from controller.store.database import dialect_insert
 from controller.store.members import without_deleted
 from controller.store.models import (
@@ -42,6 +41,7 @@ from controller.store.models import (
 from controller.store.session_players import recompute
 from controller.store.table_stats import Changes, bump
 from controller.table.dice import dice_check_of
+from controller.table.handlog import MAX_BYTES, Handlog, table_of_topic
 from engine.round.events import SessionClosed
 
 FINISHED = "finished"

@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, func, insert, select, update
 
 from controller.json_bounds import JsonBoundsError, loads_bounded
-from controller.mqtt.topics import Topics
+from controller.mqtt.topics import MEMBERS_NAME, Topics
 from controller.store.members import (
     MAX_MEMBERS,
     MAX_TOMBSTONES,
@@ -36,7 +36,6 @@ from controller.store.models import MEMBERS, utcnow
 
 FORMAT = "mjtable.members"
 VERSION = 1
-MEMBERS_NAME = "members"
 MAX_BYTES = 1 << 20
 MAX_DEPTH = 4
 

@@ -11,17 +11,16 @@ import aiomqtt
 import structlog
 from sqlalchemy import or_, select
 
-from controller.hub.handlog import (
-    RESTORE_NAME,
-    build_handlog,
-    parse_restore_request,
-    table_of_topic,
-)
-from controller.mqtt.topics import encode
+from controller.mqtt.topics import RESTORE_NAME, encode
 from controller.store import EventStore
 from controller.store.hand_filters import OLDEST_FIRST
 from controller.store.members import hand_seat_acts
 from controller.store.models import HANDS
+from controller.table.handlog import (
+    build_handlog,
+    parse_restore_request,
+    table_of_topic,
+)
 
 log = structlog.get_logger(__name__)
 

@@ -27,7 +27,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
@@ -40,19 +40,8 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from controller.config import ID_PATTERN, MqttSettings
 from controller.hub.dice_backfill import BATCH as DICE_BATCH
 from controller.hub.dice_backfill import check_unchecked
-from controller.hub.handlog import (
-    REQUEST_NAME,
-    Handlog,
-    HandlogError,
-    ack_topic_for,
-    build_ack,
-    hub_filter,
-    parse_handlog,
-    request_filter,
-)
 from controller.hub.ingest import Refused, StoreResult, quarantine, store_handlogs
 from controller.hub.member_sync import (
-    MEMBERS_NAME,
     MembersError,
     apply_members,
     hub_members_filter,
@@ -61,8 +50,17 @@ from controller.hub.member_sync import (
 from controller.hub.restore import RestoreAnswers
 from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
-from controller.mqtt.topics import encode
+from controller.mqtt.topics import MEMBERS_NAME, REQUEST_NAME, encode
 from controller.store import EventStore
+from controller.table.handlog import (
+    Handlog,
+    HandlogError,
+    ack_topic_for,
+    build_ack,
+    hub_filter,
+    parse_handlog,
+    request_filter,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -87,7 +85,6 @@ class HubCounters:
     batches: int = 0
     db_failures: int = 0
     dice_checked: int = 0  # stored hands given their dice verdict since the start
-    last_error: str | None = field(default=None, repr=False)
 
 
 class HubIngest:
@@ -312,7 +309,6 @@ class HubIngest:
                 return await asyncio.to_thread(write, self.store.engine, rows)
             except UNREACHABLE as err:  # the database is down: keep the batch
                 self.counters.db_failures += 1
-                self.counters.last_error = str(err)
                 log.warning("hub: storing failed, will retry", error=str(err), retry_in=delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, DB_RETRY_MAX)

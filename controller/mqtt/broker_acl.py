@@ -22,10 +22,15 @@ import re
 from collections.abc import Iterable
 
 from controller.config import ID_PATTERN
-from controller.hub.handlog import ACK_NAME, HANDLOG_NAME, REQUEST_NAME, RESTORE_NAME
-from controller.hub.member_sync import MEMBERS_NAME
 from controller.mqtt.flat import PREFIX as FLAT_PREFIX
-from controller.mqtt.topics import RETAINED
+from controller.mqtt.topics import (
+    ACK_NAME,
+    HANDLOG_NAME,
+    MEMBERS_NAME,
+    REQUEST_NAME,
+    RESTORE_NAME,
+    RETAINED,
+)
 
 # What a display may read: the retained state, the public streams and the flat topics.
 PUBLIC = (*RETAINED, "events", "alerts", FLAT_PREFIX + "#")

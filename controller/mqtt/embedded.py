@@ -21,7 +21,7 @@ from amqtt.contexts import Action  # type: ignore[import-untyped]
 from amqtt.plugins.base import BaseTopicPlugin  # type: ignore[import-untyped]
 
 from controller.config import require_loopback
-from controller.hub.handlog import HANDLOG_NAME
+from controller.mqtt.topics import HANDLOG_NAME
 
 _ANONYMOUS = "amqtt.plugins.authentication.AnonymousAuthPlugin"
 _TOPICS = f"{__name__}.AnonymousTopics"

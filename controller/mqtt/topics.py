@@ -18,6 +18,14 @@ RETAINED = ("status", "jing", "dice", "scores", "hand", "settlement", "seats", "
 STREAMS = ("events", "alerts", "handlog")
 # Plain-text values for microcontrollers, all retained (controller.mqtt.flat).
 FLAT = frozenset(FLAT_NAMES)
+# The hub sync's topics (controller.hub): a finished hand's full log, for the hub's account
+# only (broker_acl), and its ack; a table that lost hands asks for its own back
+# (controller.hub.handlog_restore); the parlour's members, retained.
+HANDLOG_NAME = "handlog"
+ACK_NAME = "handlog_ack"
+REQUEST_NAME = "handlog_request"
+RESTORE_NAME = "handlog_restore"
+MEMBERS_NAME = "members"
 ONLINE = {"state": "online"}
 OFFLINE = {"state": "offline"}
 

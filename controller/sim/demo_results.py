@@ -24,7 +24,7 @@ import structlog
 from controller.store import EventStore
 from controller.store.owners import OwnerAccounts, OwnerExists
 from controller.web.passwords import hash_password
-from engine.round.finish import settlement_from_dict
+from engine.round.events import settlement_from_dict
 from engine.round.staff import result_of
 from engine.session import Session
 from engine.simulation import play_hand

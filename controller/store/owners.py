@@ -119,7 +119,7 @@ class Leaderboards(BaseModel):
 
 
 class StoreLoss(BaseModel):
-    """What the table's store was found to have lost at a start (``controller.store.check``:
+    """What the table's store was found to have lost at a start (``controller.table.store_check``:
     the last settled hand its mark or the broker names, the highest ``table_seq`` it had
     given), and the acknowledgement of staff: once acknowledged, the same loss is not said
     again at each start (a new one is)."""

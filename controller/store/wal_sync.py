@@ -35,7 +35,6 @@ class WalSyncer:
 
     def __init__(self, database: Path) -> None:
         self.wal = Path(f"{database}-wal")
-        self.syncs = 0
         self._lock = threading.Condition()
         self._asked = 0  # nudges so far
         self._done = 0  # nudges covered by a finished sync
@@ -85,7 +84,6 @@ class WalSyncer:
             return
         try:
             os.fdatasync(fd)
-            self.syncs += 1
         except OSError as exc:
             log.warning("WAL sync failed", path=str(self.wal), error=str(exc))
         finally:

@@ -76,10 +76,6 @@ class DiceRoller:
     def __init__(self, seed: int | None = None) -> None:
         self.seed = seed
 
-    @property
-    def deterministic(self) -> bool:
-        return self.seed is not None
-
     def new_seed(self, hand_no: int) -> str:
         if self.seed is None:
             return secrets.token_hex(SEED_BYTES)

@@ -21,19 +21,20 @@ from typing import Any, Literal, TypeVar
 
 import structlog
 
-from controller.hub.handlog import handlog_of
 from controller.process.wall_clock import clock_synced
 from controller.store import EventStore, HandRecord, HandSettled, OutboxMessage, StoredHand
 from controller.store.members import hand_seat_acts
 from controller.store.owners import CashoutTerms
 from controller.table.cashout import MAX_HANDS, cashout, public_cashout, stored_cashout
 from controller.table.dice import DiceRoller
+from controller.table.handlog import handlog_of
 from controller.table.publication import Message, Outlet, event_messages, number
 from controller.table.screens import TableView, settlement_payload
 from controller.table.unit_of_work import UnitOfWork
 from engine.errors import EngineError
 from engine.round import staff
 from engine.round.actions import Action, Rejection, Shuffle
+from engine.round.commands import Audit, CloseSession, StaffInputError
 from engine.round.events import (
     STAFF_ACT_TYPES,
     Chowed,
@@ -55,11 +56,11 @@ from engine.round.events import (
     Settled,
     Shuffled,
     event_from_dict,
+    settlement_from_dict,
 )
-from engine.round.finish import settlement_from_dict
 from engine.round.fold import advance, fold
 from engine.round.rules import apply
-from engine.round.staff import Audit, StaffInputError, extras_net, hand_net
+from engine.round.staff import extras_net, hand_net
 from engine.round.state import Phase, RoundState
 from engine.session import Session
 from engine.settlement import Settlement
@@ -501,7 +502,7 @@ class HandKeeper:
         if state.settlement is None:
             raise StaffInputError("hand: a hand is in progress; finish or void it, then close")
         terms_in_force = terms.model_dump(exclude={"cutoff"})
-        events = staff.close_session(state, audit, cause, terms_in_force)
+        events = staff.act(state, CloseSession(audit, cause, terms_in_force))
         after = advance(state, events)
         hands = self.store.list_hands(session_id=session_id, status="finished", limit=MAX_HANDS)
         started = self.store.get_session(session_id).started_at

@@ -39,9 +39,8 @@ from controller.table.publication import Outlet, number
 from controller.table.seating import Seating, SeatRequest
 from controller.table.staff_acts import handle as staff_handle
 from controller.table.table_inputs import DicePress, StaffInput, TableInput, TableInputs
-from controller.table.tags import TagBook
-from controller.tracking.tracker import Tracker
-from engine.round.staff import Audit
+from controller.table.tags import Card, TagBook
+from engine.round.commands import Audit
 from firmware_bridge.protocol.messages import TableState
 from firmware_bridge.table import NoBoard
 from firmware_bridge.table_events import (
@@ -65,6 +64,25 @@ def local_now() -> datetime:
 
 
 DISK_FULL_TEXT = "存储已满 暂停 (disk full: play held)"
+
+
+class HandTracker(Protocol):
+    """What the service needs of the tracker (``controller.tracking.tracker.Tracker``,
+    which reads the table's vocabulary: the table does not import it)."""
+
+    on_card: Callable[[int | None, Card], None] | None
+    held: bool
+
+    @property
+    def pending_roll(self) -> Roll | None: ...
+
+    def observe(self, event: BridgeEvent, now: float) -> None: ...
+
+    def press_dice(self, seat: int | None, now: float) -> None: ...
+
+    def tick(self, now: float) -> None: ...
+
+    def reset_table(self) -> None: ...
 
 
 class Board(Protocol):
@@ -99,7 +117,7 @@ class ServiceSettings:
     then (the next hand's end tries again). None: never."""
     readerless: bool = False
     """A table without readers: the first hand starts at once (no walls to wait for), the
-    next ones when the dealer rolls; staff enter each result (``staff.finish``)."""
+    next ones when the dealer rolls; staff enter each result (a ``Finish`` command)."""
 
 
 class TableService:
@@ -110,7 +128,7 @@ class TableService:
         book: TagBook,
         outlet: Outlet,
         *,
-        tracker: Tracker,
+        tracker: HandTracker,
         alerts: AlertSink,
         inputs: TableInputs | None = None,
         options: ServiceSettings | None = None,

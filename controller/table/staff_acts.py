@@ -1,8 +1,8 @@
 """An act of staff, as the web API hands it to the table loop, and how the loop performs it
 on the hand in progress (``perform``): the request names the hand and the number of events
 its sender saw, so a replayed or stale request changes nothing; the owners' policy says
-whether staff may void and adjust; ``engine.round.staff`` makes the events and the
-``HandKeeper`` stores them before they are published.
+whether staff may void and adjust; ``command_of`` makes the engine's command, ``apply``
+its events (as for a move), and the ``HandKeeper`` stores them before they are published.
 """
 
 from __future__ import annotations
@@ -17,12 +17,25 @@ from controller.store.owners import OwnerAccounts, StaffPolicy
 from controller.store.request_keys import RequestKey, first_answer, keep_answer
 from controller.table.hand_keeper import HandKeeper
 from controller.table.table_inputs import StaffInput, TableInputs
-from engine.round import staff
+from engine.round import Rejection, RoundState, apply
+from engine.round.commands import (
+    Adjust,
+    Audit,
+    CorrectWin,
+    EnterFlip,
+    Finish,
+    Penalise,
+    StaffCommand,
+    StaffInputError,
+    Undo,
+    Void,
+    VoidEarlier,
+)
 from engine.round.events import STAFF_ACT_TYPES, Event, HandVoided, Settled, event_from_dict
 from engine.round.fold import fold
 from engine.round.narration import texts
 from engine.round.projection import public_view
-from engine.round.staff import Audit, read_winners, seen_flip, seen_xia
+from engine.round.staff import read_winners, seen_flip, seen_xia
 from engine.settlement.ledger import plain
 
 ActKind = Literal["finish", "correct", "penalty", "adjust", "void", "undo", "flip"]
@@ -75,46 +88,39 @@ def perform(keeper: HandKeeper, request: StaffRequest, policy: StaffPolicy) -> l
             f"seen: the hand holds {len(keeper.log)} events, the request saw {request.seen} "
             "(it moved on, or this request was sent before)"
         )
+    return keeper.staff_act(partial(applied, command=command_of(request, policy)))
+
+
+def command_of(request: StaffRequest, policy: StaffPolicy) -> StaffCommand:
+    """The engine's command for what the staff API took in (its body checked there)."""
     b, a = request.body, request.audit
     match request.kind:
         case "finish":
-            make = partial(
-                staff.finish,
-                audit=a,
-                winners=b.get("winners", []),
-                seats=b.get("seats", []),
-                xia_indicator=b.get("xia_indicator"),
-                indicator=b.get("indicator"),
-                an_indicator=b.get("an_indicator"),
+            flips = ("xia_indicator", "indicator", "an_indicator")
+            return Finish.of(
+                a, b.get("winners", []), b.get("seats", []), **{f: b.get(f) for f in flips}
             )
         case "correct":
-            make = partial(
-                staff.correct_win, audit=a, seat=b["seat"], hand=b["hand"], melds=b["melds"]
-            )
+            return CorrectWin.of(a, b["seat"], b["hand"], b["melds"])
         case "penalty":
             amount = getattr(policy, f"{b['penalty']}_amount", None)
-            make = partial(
-                staff.apply_penalty,
-                audit=a,
-                seat=b["seat"],
-                penalty=b["penalty"],
-                owner_amount=amount,
-            )
+            return Penalise(a, b["seat"], b["penalty"], amount)
         case "adjust":
-            make = partial(
-                staff.adjust,
-                audit=a,
-                from_seat=b["from_seat"],
-                to_seat=b["to_seat"],
-                points=b["points"],
-            )
+            return Adjust(a, b["from_seat"], b["to_seat"], b["points"])
         case "void":
-            make = partial(staff.void, audit=a)
+            return Void(a)
         case "undo":
-            make = partial(staff.undo, audit=a)
+            return Undo(a)
         case "flip":
-            make = partial(staff.enter_flip, audit=a, indicator=b["indicator"])
-    return keeper.staff_act(make)
+            return EnterFlip(a, b["indicator"])
+
+
+def applied(state: RoundState, command: StaffCommand) -> list[Event]:
+    """``apply``'s events for a person's act; its refusal as ``StaffInputError`` (422)."""
+    result = apply(state, command)
+    if isinstance(result, Rejection):
+        raise StaffInputError(result.reason)
+    return result
 
 
 def _void_earlier(keeper: HandKeeper, request: StaffRequest) -> list[Event]:
@@ -138,9 +144,7 @@ def _void_earlier(keeper: HandKeeper, request: StaffRequest) -> list[Event]:
     if request.seen != len(keeper.log):
         raise StaleRequest(f"seen: the hand in progress holds {len(keeper.log)} events")
     net = voided.settlement.net
-    return keeper.staff_act(
-        partial(staff.void_earlier, audit=request.audit, hand_no=hand_no, net=net)
-    )
+    return keeper.staff_act(partial(applied, command=VoidEarlier(request.audit, hand_no, net)))
 
 
 def _voided_in_session(keeper: HandKeeper) -> set[int]:

@@ -117,7 +117,7 @@ def link_maker(account: Account, ctx: Ctx) -> OwnerRecord:
 
 @router.post("/by-id/{member_id}/link", summary="A new personal link (the old one stops working)")
 def make_link(
-    member_id: MemberId, maker: Annotated[OwnerRecord, Depends(link_maker)], ctx: Ctx
+    member_id: MemberId, _maker: Annotated[OwnerRecord, Depends(link_maker)], ctx: Ctx
 ) -> dict[str, str]:
     token = new_link(ctx.store.engine, member_id)
     if token is None:

@@ -30,8 +30,8 @@ from controller.table.staff_acts import (
 from controller.web.auth import Owner, current_account
 from controller.web.context import WebContext, context
 from controller.web.schemas import WITH_BODY, Problem
+from engine.round.commands import Audit, StaffInputError
 from engine.round.events import MAX_POINTS, MAX_REASON
-from engine.round.staff import Audit, StaffInputError
 
 router = APIRouter(
     prefix="/api/v1/staff",
@@ -319,8 +319,6 @@ async def flip(
 async def adjustment(
     body: AdjustmentIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
 ) -> dict[str, Any]:
-    if body.from_seat == body.to_seat:
-        raise HTTPException(422, "to_seat: the same as from_seat")
     request = _request(
         "adjust",
         account,

@@ -15,7 +15,6 @@ from engine.hand import GroupType, Meld, MeldType, ShapeOptions
 from engine.memo import BoundedMemo, MemoRegistry
 
 SUIT_SLICES = ((0, 9), (9, 18), (18, 27))
-HONOR_START = 27
 
 _SUIT_FREE = need_table(Section.SUIT)
 _HONOR_FREE = need_table(Section.HONOR)

@@ -87,7 +87,6 @@ def consume(
 
 # --- need tables -----------------------------------------------------------------------
 
-NeedKey = bytes
 Need = tuple[int, int]  # (n0 sets only, n1 sets + one pair)
 
 

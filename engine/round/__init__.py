@@ -23,8 +23,14 @@ from engine.round.actions import (
     RollDice,
     Shuffle,
 )
-from engine.round.events import Event, HandStarted, event_from_dict
-from engine.round.finish import finished_hand, settlement_from_dict, settlement_to_dict
+from engine.round.events import (
+    Event,
+    HandStarted,
+    event_from_dict,
+    settlement_from_dict,
+    settlement_to_dict,
+)
+from engine.round.finish import finished_hand
 from engine.round.fold import advance, evolve, fold
 from engine.round.projection import public_view
 from engine.round.rules import apply

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, fields
+from fractions import Fraction
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict  # (pydantic reads typing's only from Python 3.12)
 
 from engine.errors import CorruptLog
+from engine.settlement.ledger import Amount, Line, Settlement
 
 DicePurpose = Literal["break", "break_second", "jing", "xia_jing"]
 FlipName = Literal["jing", "caishen", "xia_jing"]
@@ -311,10 +313,83 @@ class Exhausted(Event):
 
 @dataclass(frozen=True, slots=True)
 class Settled(Event):
-    """The ruleset's settlement (see ``engine.round.finish.settlement_to_dict``)."""
+    """The ruleset's settlement (``settlement_to_dict`` below)."""
 
     type: ClassVar[str] = "settled"
     settlement: SettlementDict
+
+
+# --- the Settled event's payload: a Settlement, exact --------------------------------
+
+
+def amount_out(a: Amount) -> int | str:
+    if type(a) is int:  # nearly every amount: skip the Fraction isinstance (an ABC check)
+        return a
+    if isinstance(a, Fraction):
+        return int(a) if a.denominator == 1 else f"{a.numerator}/{a.denominator}"
+    return a
+
+
+def amount_in(a: Any) -> Amount:
+    if type(a) is int:  # nearly every amount (never a bool: its type is bool)
+        return a
+    if isinstance(a, str):
+        return Fraction(a)
+    if isinstance(a, int) and not isinstance(a, bool):
+        return a
+    raise CorruptLog(f"not an amount: {a!r}")
+
+
+def settlement_to_dict(s: Settlement) -> SettlementDict:
+    """Exact (halves as ``"7/2"``), so a replay compares equal; ``net`` is for readers."""
+    return {
+        "lines": [
+            {
+                "code": ln.code,
+                "reason": ln.reason,
+                "from": ln.payer,
+                "to": ln.payee,
+                "amount": amount_out(ln.amount),
+            }
+            for ln in s.lines
+        ],
+        "net": [amount_out(n) for n in s.net],
+        "next_dealer": s.next_dealer,
+        "void": s.void,
+        "dealer_streak": s.dealer_streak,
+        "prevailing_wind": s.prevailing_wind,
+        "notes": list(s.notes),
+        "house_fee": amount_out(s.house_fee),
+    }
+
+
+def settlement_from_dict(d: SettlementDict) -> Settlement:
+    """The Settlement a Settled event holds. Raises ``CorruptLog`` when a field is missing
+    or holds what it cannot (a damaged row read back unchecked), or when its ``net`` (what
+    the displays and the owners' pages show) is not what its lines pay."""
+    try:
+        lines = tuple(
+            Line(ln["code"], ln["reason"], ln["from"], ln["to"], amount_in(ln["amount"]))
+            for ln in d["lines"]
+        )
+        settlement = Settlement(
+            lines=lines,
+            next_dealer=d["next_dealer"],
+            void=d["void"],
+            dealer_streak=d["dealer_streak"],
+            prevailing_wind=d["prevailing_wind"],
+            notes=tuple(d["notes"]),
+            house_fee=amount_in(d["house_fee"]),
+        )
+        net = tuple(amount_in(n) for n in d["net"])
+    except KeyError as err:
+        raise CorruptLog(f"settlement: no {err.args[0]!r}") from None
+    except (TypeError, ValueError, ZeroDivisionError) as err:  # (Fraction's, a list's)
+        raise CorruptLog(f"settlement: {err}") from None
+    if net != settlement.net:
+        shown = ", ".join(str(n) for n in settlement.net)
+        raise CorruptLog(f"net {d['net']} is not what its lines pay ({shown})")
+    return settlement
 
 
 # --- acts of a person on the hand (staff or an owner): who, when and why ---------------

@@ -1,17 +1,16 @@
-"""From a played hand to the ruleset's settlement: ``FinishedHand`` and the Settled event."""
+"""From a hand to the ruleset's settlement: the played hand as ``FinishedHand``, or the
+one staff entered (``mjtable settle``'s request), or a void."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
-from typing import Any
+from dataclasses import replace
 
-from engine.errors import CorruptLog
 from engine.hand import Meld, MeldType
-from engine.round.events import SettlementDict, WinDeclared
+from engine.round.events import FinishedByStaff, StaffAct, WinCorrected, WinDeclared
 from engine.round.state import SEATS, RoundState
+from engine.rulesets import settle_request
 from engine.settlement import FinishedHand, SeatEnd, Settlement, Win, WinSource
-from engine.settlement.ledger import Amount, Line
 from engine.tiles import kind_of
 
 _SOURCES = {
@@ -145,10 +144,21 @@ def settle(state: RoundState) -> Settlement:
     if state.voided:
         return void_settlement(state)
     if state.staff_settle is not None:
-        from engine.round.staff import staff_settlement
-
         return staff_settlement(state.staff_settle)
     return state.ruleset.settle(finished_hand(state))
+
+
+def staff_settlement(act: StaffAct) -> Settlement:
+    """What a finish or a correction settles to: ``mjtable settle`` on its request, marked
+    as entered by a person."""
+    assert isinstance(act, FinishedByStaff | WinCorrected)
+    settled = settle_request(act.request)
+    return replace(settled, notes=(*settled.notes, entered_note(act)))
+
+
+def entered_note(act: StaffAct) -> str:
+    who = "工作人员" if act.role == "staff" else "老板"
+    return f"{who}录入 (entered by {act.role} {act.by})"
 
 
 VOID_NOTE = "作废 (voided by staff)"
@@ -165,76 +175,3 @@ def void_settlement(state: RoundState) -> Settlement:
         dealer_streak=started.dealer_streak,
         notes=(VOID_NOTE,),
     )
-
-
-# --- the Settled event's payload -----------------------------------------------------
-
-
-def amount_out(a: Amount) -> int | str:
-    if type(a) is int:  # nearly every amount: skip the Fraction isinstance (an ABC check)
-        return a
-    if isinstance(a, Fraction):
-        return int(a) if a.denominator == 1 else f"{a.numerator}/{a.denominator}"
-    return a
-
-
-def amount_in(a: Any) -> Amount:
-    if type(a) is int:  # nearly every amount (never a bool: its type is bool)
-        return a
-    if isinstance(a, str):
-        return Fraction(a)
-    if isinstance(a, int) and not isinstance(a, bool):
-        return a
-    raise CorruptLog(f"not an amount: {a!r}")
-
-
-def settlement_to_dict(s: Settlement) -> SettlementDict:
-    """Exact (halves as ``"7/2"``), so a replay compares equal; ``net`` is for readers."""
-    return {
-        "lines": [
-            {
-                "code": ln.code,
-                "reason": ln.reason,
-                "from": ln.payer,
-                "to": ln.payee,
-                "amount": amount_out(ln.amount),
-            }
-            for ln in s.lines
-        ],
-        "net": [amount_out(n) for n in s.net],
-        "next_dealer": s.next_dealer,
-        "void": s.void,
-        "dealer_streak": s.dealer_streak,
-        "prevailing_wind": s.prevailing_wind,
-        "notes": list(s.notes),
-        "house_fee": amount_out(s.house_fee),
-    }
-
-
-def settlement_from_dict(d: SettlementDict) -> Settlement:
-    """The Settlement a Settled event holds. Raises ``CorruptLog`` when a field is missing
-    or holds what it cannot (a damaged row read back unchecked), or when its ``net`` (what
-    the displays and the owners' pages show) is not what its lines pay."""
-    try:
-        lines = tuple(
-            Line(ln["code"], ln["reason"], ln["from"], ln["to"], amount_in(ln["amount"]))
-            for ln in d["lines"]
-        )
-        settlement = Settlement(
-            lines=lines,
-            next_dealer=d["next_dealer"],
-            void=d["void"],
-            dealer_streak=d["dealer_streak"],
-            prevailing_wind=d["prevailing_wind"],
-            notes=tuple(d["notes"]),
-            house_fee=amount_in(d["house_fee"]),
-        )
-        net = tuple(amount_in(n) for n in d["net"])
-    except KeyError as err:
-        raise CorruptLog(f"settlement: no {err.args[0]!r}") from None
-    except (TypeError, ValueError, ZeroDivisionError) as err:  # (Fraction's, a list's)
-        raise CorruptLog(f"settlement: {err}") from None
-    if net != settlement.net:
-        shown = ", ".join(str(n) for n in settlement.net)
-        raise CorruptLog(f"net {d['net']} is not what its lines pay ({shown})")
-    return settlement

@@ -42,6 +42,7 @@ from engine.round.events import (
     WinCorrected,
     WinDeclared,
     WinRejected,
+    settlement_from_dict,
 )
 from engine.round.state import (
     AT_CLAIM,
@@ -370,8 +371,6 @@ def _exhausted(state: RoundState, e: Exhausted) -> None:
 
 
 def _settled(state: RoundState, e: Settled) -> None:
-    from engine.round.finish import settlement_from_dict
-
     state.settlement = settlement_from_dict(e.settlement)
     state.phase = Phase.DONE
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.hand import MeldType
-from engine.round.finish import settlement_to_dict
+from engine.round.events import settlement_to_dict
 from engine.round.state import SEATS, RoundState
 from engine.tiles import kind_name, kind_of, parse_kind, successor
 

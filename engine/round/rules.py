@@ -12,8 +12,8 @@ from typing import Any, cast
 
 from engine.analysis import is_win
 from engine.hand import MeldType
+from engine.round import staff
 from engine.round.actions import (
-    Action,
     Chow,
     Deal,
     DeclareWin,
@@ -29,6 +29,7 @@ from engine.round.actions import (
     Shuffle,
 )
 from engine.round.claims import candidate_win, refusal, rejected, resolve, win_events
+from engine.round.commands import STAFF_COMMANDS, Command, StaffCommand, StaffInputError
 from engine.round.events import (
     ClaimDeclared,
     ClaimName,
@@ -46,8 +47,9 @@ from engine.round.events import (
     Settled,
     Shuffled,
     WinDeclared,
+    settlement_to_dict,
 )
-from engine.round.finish import settle, settlement_to_dict
+from engine.round.finish import settle
 from engine.round.fold import advance
 from engine.round.state import (
     AT_CLAIM,
@@ -72,14 +74,21 @@ def reject(code: str, zh: str, en: str) -> Rejection:
     return Rejection(code, f"{zh} ({en})")
 
 
-def apply(state: RoundState, action: Action) -> Result:
-    """The events ``action`` causes in ``state``, or why it is refused."""
-    handler = _HANDLERS.get(type(action))
+def apply(state: RoundState, command: Command) -> Result:
+    """The events ``command`` causes in ``state``, or why it is refused: a player's move
+    (``engine.round.actions``) or a person's act (``engine.round.commands``; refused with
+    the code ``bad_act`` and the field at fault)."""
+    if isinstance(command, STAFF_COMMANDS):
+        try:
+            return staff.act(state, cast(StaffCommand, command))
+        except StaffInputError as err:
+            return Rejection("bad_act", str(err))
+    handler = _HANDLERS.get(type(command))
     if handler is None:
-        return reject("unknown_action", "不认识的动作", f"unknown action {action!r}")
+        return reject("unknown_action", "不认识的动作", f"unknown action {command!r}")
     if state.phase is AT_DONE:
         return reject("hand_over", "本局已结束", "the hand is over")
-    return handler(state, action)
+    return handler(state, command)
 
 
 def _seat_ok(seat: Any) -> bool:

@@ -1,24 +1,39 @@
-"""Acts of a person on a hand: finish it by hand, correct a win, a penalty, an adjustment,
-a void, an undo. Each makes events (``FinishedByStaff`` … in ``engine.round.events``)
-that carry who, when and why; ``fold`` folds them like any other, so a replay of the log
+"""The events of a person's act on a hand (the commands of ``engine.round.commands``:
+finish it by hand, correct a win, a penalty, an adjustment, a void, an undo, a flip
+entered, the session closed). Each event (``FinishedByStaff`` … in ``engine.round.events``)
+carries who, when and why; ``fold`` folds them like any other, so a replay of the log
 gives the same hand and the same totals.
 
-Like ``apply``, each function checks everything first and returns the events, or raises
-``StaffInputError`` naming the field at fault, having changed nothing. A hand finished
-by hand is settled from a ``mjtable settle`` object through ``settle_request``, exactly
-as the CLI settles it.
+``act`` checks everything first and returns the events, or raises ``StaffInputError``
+naming the field at fault, having changed nothing; ``apply`` calls it and answers a
+refusal as a ``Rejection``. A hand finished by hand is settled from a ``mjtable settle``
+object through ``settle_request``, exactly as the CLI settles it. Here too: what a hand
+adds to its session's totals (``hand_net``) and their recount from a log.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal, TypedDict, cast
+from typing import Any, Literal, TypedDict
 
+from engine.round.commands import (
+    Adjust,
+    Audit,
+    CloseSession,
+    CorrectWin,
+    EnterFlip,
+    Finish,
+    Penalise,
+    StaffCommand,
+    StaffInputError,
+    Undo,
+    Void,
+    VoidEarlier,
+    seat_of,
+)
 from engine.round.events import (
     MAX_POINTS,
-    MAX_REASON,
     Adjusted,
     Event,
     FinishedByStaff,
@@ -26,54 +41,22 @@ from engine.round.events import (
     HandStarted,
     HandVoided,
     PenaltyApplied,
-    PenaltyName,
     SessionClosed,
     Settled,
     StaffAct,
     StaffUndone,
     WinCorrected,
-)
-from engine.round.finish import (
     amount_in,
     amount_out,
-    settle,
     settlement_to_dict,
-    void_settlement,
 )
+from engine.round.finish import finished_hand, settle, void_settlement, win_of
 from engine.round.fold import advance, start
 from engine.round.state import SEATS, HeldMeld, Phase, RoundState
-from engine.rulesets import settle_request
-from engine.settlement import Amount, SettleInputError, Settlement, parse_finished_hand
-from engine.tiles import EAST, format_kinds, kind_name, parse_kinds
+from engine.settlement import Amount, SettleInputError, parse_finished_hand
+from engine.settlement.finished_hand import from_text, parse_win, request_of
+from engine.tiles import format_kinds, kind_name, parse_kinds
 from engine.wall import Flip, FlipKind
-
-MAX_NAME = 64
-
-
-class StaffInputError(SettleInputError):
-    """The act cannot be done; the message names the field at fault."""
-
-
-@dataclass(frozen=True, slots=True)
-class Audit:
-    """Who (account and role), when (the wall clock as the service recorded it), why."""
-
-    by: str
-    role: Literal["staff", "owner"]
-    at: str
-    reason: str = ""
-
-    def check(self, reason_required: bool) -> None:
-        if not 1 <= len(self.by) <= MAX_NAME:
-            raise StaffInputError(f"by: an account name of 1–{MAX_NAME} characters")
-        if self.role not in ("staff", "owner"):
-            raise StaffInputError(f"role: {self.role!r} is not staff or owner")
-        if not 1 <= len(self.at) <= 40:
-            raise StaffInputError("at: the time of the act is required")
-        if len(self.reason) > MAX_REASON:
-            raise StaffInputError(f"reason: at most {MAX_REASON} characters")
-        if reason_required and not self.reason.strip():
-            raise StaffInputError("reason: required for this act")
 
 
 class _AuditFields(TypedDict):
@@ -85,12 +68,6 @@ class _AuditFields(TypedDict):
 
 def _fields(audit: Audit) -> _AuditFields:
     return {"by": audit.by, "role": audit.role, "at": audit.at, "reason": audit.reason}
-
-
-def _seat(value: object, where: str) -> int:
-    if type(value) is not int or not 0 <= value < SEATS:
-        raise StaffInputError(f"{where}: a seat is 0–3")
-    return value
 
 
 # --- the hand as ``mjtable settle`` reads it ------------------------------------------
@@ -105,12 +82,6 @@ def _meld_out(m: HeldMeld) -> dict[str, Any]:
     return out
 
 
-def _unrob(meld: dict[str, Any]) -> dict[str, Any]:
-    if meld["type"] != "kong_added":
-        return meld
-    return meld | {"type": "pung", "tiles": format_kinds(parse_kinds(meld["tiles"])[:3])}
-
-
 def read_seat(state: RoundState, seat: int) -> dict[str, Any]:
     """What the readers saw of ``seat``: its concealed tiles and melds (settle vocabulary).
     Concealed: a caller shows it to staff only once the hand is laid down."""
@@ -118,14 +89,6 @@ def read_seat(state: RoundState, seat: int) -> dict[str, Any]:
         "hand": format_kinds(sorted(t // 4 for t in state.hands[seat])),
         "melds": [_meld_out(m) for m in state.melds[seat]],
     }
-
-
-def _from_of(win: Any) -> int | str:
-    if win.source == "discard":
-        return int(win.discarder)
-    if win.source == "rob_kong":
-        return f"rob_kong:{win.discarder}"
-    return str(win.source)
 
 
 def read_winners(state: RoundState) -> list[dict[str, Any]]:
@@ -140,7 +103,8 @@ def read_winners(state: RoundState) -> list[dict[str, Any]]:
             )
         flags = [f for f in ("tian", "di", "last_tile") if getattr(w, f)]
         tile = format_kinds([w.tile // 4])
-        out.append({"seat": w.seat, **seat, "tile": tile, "from": _from_of(w), "flags": flags})
+        src = from_text(win_of(w))
+        out.append({"seat": w.seat, **seat, "tile": tile, "from": src, "flags": flags})
     return out
 
 
@@ -149,8 +113,7 @@ def result_of(state: RoundState) -> dict[str, Any]:
     engine never saw (a table without readers): the winners, every other seat's hand and
     melds (a robbed kong as the pung it was) and discards, and the flipped tiles."""
     winners = read_winners(state)
-    wins = [{"from": w["from"]} for w in winners]
-    played = settle_input(state, wins, {})["seats"]  # discards as the settlement reads them
+    played = request_of(finished_hand(state))["seats"]  # discards as the settlement reads them
     for w in winners:
         w["discards"] = played[w["seat"]]["discards"]
     seats = []
@@ -171,33 +134,6 @@ def result_of(state: RoundState) -> dict[str, Any]:
     return out
 
 
-_FLAGS = ("tian", "di", "last_tile", "pao_long")
-_WINNER_KEYS = {"seat", "hand", "melds", "tile", "from", "flags", "discards"}
-_SEAT_KEYS = {"seat", "hand", "melds", "discards"}
-
-
-def _winner_in(w: object, where: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
-    """(seat, its seat object, its win object) of one ``winners`` entry."""
-    if not isinstance(w, Mapping):
-        raise StaffInputError(f"{where}: expected an object")
-    extra = set(w) - _WINNER_KEYS
-    if extra:
-        raise StaffInputError(f"{where}.{sorted(extra)[0]}: unknown field")
-    for key in ("seat", "hand", "tile", "from"):
-        if key not in w:
-            raise StaffInputError(f"{where}.{key}: required")
-    seat = _seat(w["seat"], f"{where}.seat")
-    flags = w.get("flags", [])
-    if not isinstance(flags, list) or any(f not in _FLAGS for f in flags):
-        raise StaffInputError(f"{where}.flags: a list of {', '.join(_FLAGS)}")
-    win: dict[str, Any] = {"seat": seat, "tile": w["tile"], "from": w["from"]}
-    win |= {f: True for f in flags}
-    held = {"hand": w["hand"], "melds": w.get("melds", [])}
-    if "discards" in w:
-        held["discards"] = w["discards"]
-    return seat, held, win
-
-
 def settle_input(
     state: RoundState,
     wins: Sequence[Mapping[str, Any]],
@@ -205,84 +141,38 @@ def settle_input(
     xia_indicator: str | None = None,
     flip: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
-    """The ``mjtable settle`` object of this hand: ``seats`` (seat -> hand and melds) as
-    given, the others as the readers saw them; discards, the flip, 跟庄 and 诈胡 as played.
-    ``flip`` ({indicator, an_indicator}) is the turned-up tile as staff entered it, on a
-    hand whose flip no reader saw (a table without readers)."""
-    started = state.started
-    seen = seen_flip(state)
-    entered = dict(flip or {})
-    if state.flip_entered is not None and entered.get("indicator") is None:
-        entered["indicator"] = state.flip_entered.indicator
-
-    def kind(k: int | None) -> str | None:
-        return None if k is None else format_kinds([k])
-
-    # as ``finished_hand`` does: a tile won off a discard leaves the discards, a robbed
-    # kong is the pung it was (the winner holds its fourth tile)
-    taken_from = next((w["from"] for w in wins if type(w["from"]) is int), None)
-    robbed = next(
-        (w for w in wins if isinstance(w["from"], str) and w["from"].startswith("rob_kong:")),
-        None,
-    )
-    out_seats = []
+    """The ``mjtable settle`` object of this hand: the hand as the settlement sees it
+    (``finished_hand`` with these wins, written by ``request_of``), ``seats`` (seat ->
+    hand and melds) as given in place of the readers' picture. ``flip``
+    ({indicator, an_indicator}) is the turned-up tile as staff entered it, on a hand
+    whose flip no reader saw (a table without readers)."""
+    parsed = tuple(parse_win(w, f"win[{i}]") for i, w in enumerate(wins))
+    request = request_of(finished_hand(state, parsed))
+    out_seats = request["seats"]
     for s in range(SEATS):
         given = seats.get(s)
-        seat = dict(read_seat(state, s) if given is None else given)
-        if given is None and not wins and state.tile_count(s) == 14 and state.last_tile is not None:
+        if given is not None:
+            out_seats[s] = dict(given) | {
+                "discards": given.get("discards", out_seats[s]["discards"])
+            }
+        elif not wins and state.tile_count(s) == 14 and state.last_tile is not None:
             # 流局 by hand in the middle of a turn: the tile just drawn is not played
             held = [t // 4 for t in state.hands[s]]
             if state.last_tile in state.hands[s]:
                 held.remove(state.last_tile // 4)
             else:
                 held.pop()
-            seat["hand"] = format_kinds(sorted(held))
-        if "discards" not in seat:  # (given with a result the readers never saw)
-            discards = [t // 4 for t in state.discards[s]]
-            if taken_from == s and discards:
-                discards.pop()
-            seat["discards"] = format_kinds(discards)
-        if robbed is not None and given is None and robbed["from"] == f"rob_kong:{s}":
-            seat["melds"] = [_unrob(m) for m in seat["melds"]]
-        out_seats.append(seat)
-    guan = (
-        state.claim_rules.guan_fengxiang
-        and taken_from is not None
-        and any(t // 4 >= 27 and t // 4 not in state.wild for t in state.hands[taken_from])
-    )
-    xia = seen_xia(state)
-    return {
-        "ruleset": started.ruleset,
-        "options": dict(started.options),
-        "dealer": started.dealer,
-        "dealer_streak": started.dealer_streak,
-        "prevailing_wind": "ESWN"[started.prevailing_wind - EAST],
-        "indicator": kind(seen.kind) if seen is not None else entered.get("indicator"),
-        "an_indicator": kind(seen.under_kind) if seen is not None else entered.get("an_indicator"),
-        "xia_indicator": xia_indicator if xia is None else kind(xia),
-        "seats": out_seats,
-        "win": list(wins) or None,
-        "extra": {
-            "genzhuang_rounds": state.gz_rounds,
-            "false_win": sorted(state.false_win),
-            "last_drawer": state.last_drawer,
-            "first_dealer": started.first_dealer,
-            "guan_fengxiang": bool(guan),
-        },
-    }
-
-
-def staff_settlement(act: StaffAct) -> Settlement:
-    """What a finish or a correction settles to: ``mjtable settle`` on its request, marked
-    as entered by a person."""
-    assert isinstance(act, FinishedByStaff | WinCorrected)
-    settled = settle_request(act.request)
-    return replace(settled, notes=(*settled.notes, entered_note(act)))
-
-
-def entered_note(act: StaffAct) -> str:
-    who = "工作人员" if act.role == "staff" else "老板"
-    return f"{who}录入 (entered by {act.role} {act.by})"
+            out_seats[s]["hand"] = format_kinds(sorted(held))
+    entered = dict(flip or {})
+    if state.flip_entered is not None and entered.get("indicator") is None:
+        entered["indicator"] = state.flip_entered.indicator
+    if seen_flip(state) is None:
+        request["indicator"] = entered.get("indicator")
+        request["an_indicator"] = entered.get("an_indicator")
+    if seen_xia(state) is None:
+        request["xia_indicator"] = xia_indicator
+    request["win"] = list(wins) or None
+    return request
 
 
 def _settled_events(state: RoundState, act: StaffAct) -> list[Event]:
@@ -305,65 +195,73 @@ def _open(state: RoundState) -> None:
         raise StaffInputError("hand: settled already (correct the win, or void the hand)")
 
 
-def finish(
-    state: RoundState,
-    audit: Audit,
-    winners: Sequence[object] = (),
-    seats: Sequence[object] = (),
-    xia_indicator: str | None = None,
-    indicator: str | None = None,
-    an_indicator: str | None = None,
-) -> list[Event]:
-    """Finish the hand by hand: ``winners`` in the ``mjtable settle`` vocabulary
-    ({seat, hand, melds, tile, from, flags}), none for 流局; ``seats`` ({seat, hand, melds})
-    replace what the readers saw of other seats. ``indicator`` (and lianhua's
-    ``an_indicator``, yongfeng's ``xia_indicator``) is the flipped tile when no reader saw
-    it: on a table without readers the hand's whole result comes this way, on a hand whose
-    tiles the engine never saw."""
+def act(state: RoundState, command: StaffCommand) -> list[Event]:
+    """The events of a person's act on the hand, or ``StaffInputError`` naming the field
+    at fault, nothing changed (``engine.round.apply`` answers it as a ``Rejection``)."""
+    match command:
+        case Finish():
+            return _finish(state, command)
+        case CorrectWin():
+            return _correct_win(state, command)
+        case Penalise():
+            return _penalise(state, command)
+        case Adjust():
+            return _adjust(state, command)
+        case Void():
+            return _void(state, command)
+        case VoidEarlier():
+            return _void_earlier(state, command)
+        case Undo():
+            return _undo(state, command)
+        case EnterFlip():
+            return _enter_flip(state, command)
+        case CloseSession():
+            return _close_session(state, command)
+    raise StaffInputError(f"not an act of staff: {command!r}")
+
+
+def _finish(state: RoundState, c: Finish) -> list[Event]:
+    """Finish the hand by hand: the winners (none: 流局), other seats in place of the
+    readers' picture, and the flipped tiles no reader saw (on a table without readers
+    the hand's whole result comes this way, on a hand whose tiles the engine never saw)."""
+    audit = c.audit
     audit.check(reason_required=False)
     _open(state)
     flipped = seen_flip(state) is not None
-    for name, given_kind in (("indicator", indicator), ("an_indicator", an_indicator)):
+    for name, given_kind in (("indicator", c.indicator), ("an_indicator", c.an_indicator)):
         if given_kind is not None and flipped:
             raise StaffInputError(f"{name}: the readers saw the flip; it is not entered by hand")
-    if xia_indicator is not None and seen_xia(state) is not None:
+    if c.xia_indicator is not None and seen_xia(state) is not None:
         raise StaffInputError("xia_indicator: the readers saw the 下精; it is not entered by hand")
     entered = state.flip_entered
-    if indicator is not None and entered is not None and indicator != entered.indicator:
+    if c.indicator is not None and entered is not None and c.indicator != entered.indicator:
         raise StaffInputError(
             f"indicator: entered as {entered.indicator} already (undo that act to change it)"
         )
-    if len(winners) > 3:
+    if len(c.winners) > 3:
         raise StaffInputError("winners: at most 3")
     given: dict[int, Mapping[str, Any]] = {}
-    wins: list[dict[str, Any]] = []
-    for i, w in enumerate(winners):
-        seat, held, win = _winner_in(w, f"winners[{i}]")
-        if seat in given:
-            raise StaffInputError(f"winners[{i}].seat: seat {seat} is listed twice")
-        given[seat] = held
-        wins.append(win)
-    for i, s in enumerate(seats):
-        where = f"seats[{i}]"
-        if not isinstance(s, Mapping) or set(s) - _SEAT_KEYS or "seat" not in s:
-            raise StaffInputError(f"{where}: expected {{seat, hand, melds}}")
-        seat = _seat(s["seat"], f"{where}.seat")
-        if seat in given:
-            raise StaffInputError(f"{where}.seat: seat {seat} is given twice")
-        held = {"hand": s.get("hand", ""), "melds": s.get("melds", [])}
-        if "discards" in s:
-            held["discards"] = s["discards"]
-        given[seat] = held
-    flip = {"indicator": indicator, "an_indicator": an_indicator}
-    request = settle_input(state, wins, given, xia_indicator, flip)
-    order = [w["seat"] for w in wins]
-    overrides = [s.get("seat") if isinstance(s, Mapping) else None for s in seats]
-    act = FinishedByStaff(
-        **_fields(audit), winners=tuple(_public_winners(winners)), request=request
-    )
+    for i, w in enumerate(c.winners):
+        if w.seat in given:
+            raise StaffInputError(f"winners[{i}].seat: seat {w.seat} is listed twice")
+        given[w.seat] = w.held()
+    for i, s in enumerate(c.seats):
+        if s.seat in given:
+            raise StaffInputError(f"seats[{i}].seat: seat {s.seat} is given twice")
+        given[s.seat] = s.held()
+    order = [w.seat for w in c.winners]
+    overrides: list[object] = [s.seat for s in c.seats]
+    flip = {"indicator": c.indicator, "an_indicator": c.an_indicator}
     try:
-        return _settled_events(state, act)
+        wins = [w.win() for w in c.winners]
+        request = settle_input(state, wins, given, c.xia_indicator, flip)
+        made = FinishedByStaff(
+            **_fields(audit), winners=tuple(w.as_dict() for w in c.winners), request=request
+        )
+        return _settled_events(state, made)
     except SettleInputError as err:
+        if isinstance(err, StaffInputError):
+            raise
         raise StaffInputError(_in_request_terms(str(err), order, overrides)) from None
 
 
@@ -390,23 +288,17 @@ def _in_request_terms(message: str, winners: list[int], overrides: list[object])
     return message
 
 
-def _public_winners(winners: Iterable[object]) -> list[dict[str, Any]]:
-    return [dict(w) for w in winners if isinstance(w, Mapping)]
-
-
-def correct_win(
-    state: RoundState, audit: Audit, seat: int, hand: str, melds: Sequence[object] = ()
-) -> list[Event]:
+def _correct_win(state: RoundState, c: CorrectWin) -> list[Event]:
     """The winner's tiles as staff read them on the laid-down hand, before the next hand
     starts; the readers' picture is kept beside them in the event."""
-    audit.check(reason_required=False)
-    seat = _seat(seat, "seat")
+    c.audit.check(reason_required=False)
+    seat = seat_of(c.seat, "seat")
     declared = [w for w in state.wins if w.seat == seat]
     if not declared:
         raise StaffInputError(f"seat: seat {seat} declared no win in this hand")
     if state.voided:
         raise StaffInputError("hand: voided")
-    corrected = {"hand": hand, "melds": list(melds)}
+    corrected = {"hand": c.hand, "melds": [m.as_dict() for m in c.melds]}
     wins = read_winners(state)
     win_objs = []
     for w in wins:
@@ -417,10 +309,12 @@ def correct_win(
     held = {w["seat"]: {"hand": w["hand"], "melds": w["melds"]} for w in wins}
     read = held[seat]
     held[seat] = corrected
-    request = settle_input(state, win_objs, held)
-    act = WinCorrected(**_fields(audit), seat=seat, read=read, corrected=corrected, request=request)
     try:
-        return _settled_events(state, act)
+        request = settle_input(state, win_objs, held)
+        made = WinCorrected(
+            **_fields(c.audit), seat=seat, read=read, corrected=corrected, request=request
+        )
+        return _settled_events(state, made)
     except SettleInputError as err:
         if isinstance(err, StaffInputError):
             raise
@@ -435,83 +329,69 @@ def penalty_amount(state: RoundState, penalty: str) -> int | None:
     return state.ruleset.false_win_amount() or None
 
 
-def apply_penalty(
-    state: RoundState, audit: Audit, seat: int, penalty: str, owner_amount: int | None = None
-) -> list[Event]:
-    """诈胡 or 相公 on ``seat``: the ruleset's amount, else ``owner_amount`` (an amount the
-    owner set for a ruleset that has none)."""
-    audit.check(reason_required=True)
-    seat = _seat(seat, "seat")
-    if penalty not in ("false_win", "xianggong"):
+def _penalise(state: RoundState, c: Penalise) -> list[Event]:
+    """诈胡 or 相公 on a seat: the ruleset's amount, else the one the owner set for a
+    ruleset that has none."""
+    c.audit.check(reason_required=True)
+    seat = seat_of(c.seat, "seat")
+    if c.penalty not in ("false_win", "xianggong"):
         raise StaffInputError("penalty: false_win (诈胡) or xianggong (相公)")
-    amount = penalty_amount(state, penalty)
+    amount = penalty_amount(state, c.penalty)
     source: Literal["ruleset", "owner"] = "ruleset"
     if amount is None:
-        if owner_amount is None:
+        if c.owner_amount is None:
             raise StaffInputError(
-                f"penalty: {state.started.ruleset} has no {penalty} amount; the owner sets one"
+                f"penalty: {state.started.ruleset} has no {c.penalty} amount; the owner sets one"
             )
-        amount, source = owner_amount, "owner"
+        amount, source = c.owner_amount, "owner"
     if not 1 <= amount <= MAX_POINTS:
         raise StaffInputError(f"amount: 1–{MAX_POINTS} points")
     return [
         PenaltyApplied(
-            **_fields(audit),
-            seat=seat,
-            penalty=cast(PenaltyName, penalty),
-            amount=amount,
-            amount_from=source,
+            **_fields(c.audit), seat=seat, penalty=c.penalty, amount=amount, amount_from=source
         )
     ]
 
 
-def adjust(
-    state: RoundState, audit: Audit, from_seat: int, to_seat: int, points: int
-) -> list[Event]:
-    audit.check(reason_required=True)
-    from_seat = _seat(from_seat, "from_seat")
-    to_seat = _seat(to_seat, "to_seat")
+def _adjust(state: RoundState, c: Adjust) -> list[Event]:
+    """Points moved by hand from one seat to another (the one check that they differ)."""
+    c.audit.check(reason_required=True)
+    from_seat = seat_of(c.from_seat, "from_seat")
+    to_seat = seat_of(c.to_seat, "to_seat")
     if from_seat == to_seat:
         raise StaffInputError("to_seat: the same seat as from_seat")
-    if type(points) is not int or not 1 <= points <= MAX_POINTS:
+    if type(c.points) is not int or not 1 <= c.points <= MAX_POINTS:
         raise StaffInputError(f"points: 1–{MAX_POINTS}")
-    return [Adjusted(**_fields(audit), from_seat=from_seat, to_seat=to_seat, points=points)]
+    return [Adjusted(**_fields(c.audit), from_seat=from_seat, to_seat=to_seat, points=c.points)]
 
 
-def close_session(
-    state: RoundState,
-    audit: Audit,
-    cause: Literal["staff", "cutoff"],
-    terms: Mapping[str, Any],
-) -> list[Event]:
+def _close_session(state: RoundState, c: CloseSession) -> list[Event]:
     """End the session after this hand, settled, its last (staff must say why)."""
-    audit.check(reason_required=cause == "staff")
+    c.audit.check(reason_required=c.cause == "staff")
     if state.settlement is None:
         raise StaffInputError("hand: a hand is in progress; finish or void it, then close")
-    return [SessionClosed(**_fields(audit), cause=cause, terms=dict(terms))]
+    return [SessionClosed(**_fields(c.audit), cause=c.cause, terms=dict(c.terms))]
 
 
-def void(state: RoundState, audit: Audit) -> list[Event]:
+def _void(state: RoundState, c: Void) -> list[Event]:
     """Void this hand (played on, ended or settled): no points move, the deal stays."""
-    audit.check(reason_required=True)
+    c.audit.check(reason_required=True)
     if state.voided:
         raise StaffInputError("hand: voided already")
-    act = HandVoided(**_fields(audit), hand_no=state.started.hand_no)
-    return [act, Settled(settlement_to_dict(void_settlement(state)))]
+    made = HandVoided(**_fields(c.audit), hand_no=state.started.hand_no)
+    return [made, Settled(settlement_to_dict(void_settlement(state)))]
 
 
-def void_earlier(
-    state: RoundState, audit: Audit, hand_no: int, net: Sequence[Amount]
-) -> list[Event]:
+def _void_earlier(state: RoundState, c: VoidEarlier) -> list[Event]:
     """Void an earlier hand of the session, whose standing nets were ``net``: they come
     off the totals (recorded in the current hand's log)."""
-    audit.check(reason_required=True)
-    if not 1 <= hand_no < state.started.hand_no:
-        raise StaffInputError(f"hand: not an earlier hand of this session ({hand_no})")
-    if len(net) != SEATS:
+    c.audit.check(reason_required=True)
+    if not 1 <= c.hand_no < state.started.hand_no:
+        raise StaffInputError(f"hand: not an earlier hand of this session ({c.hand_no})")
+    if len(c.net) != SEATS:
         raise StaffInputError("net: four seats")
-    reverses = tuple(amount_out(n) for n in net)
-    return [HandVoided(**_fields(audit), hand_no=hand_no, reverses=reverses)]
+    reverses = tuple(amount_out(n) for n in c.net)
+    return [HandVoided(**_fields(c.audit), hand_no=c.hand_no, reverses=reverses)]
 
 
 def seen_flip(state: RoundState) -> Flip | None:
@@ -527,11 +407,11 @@ def seen_xia(state: RoundState) -> int | None:
     return None if xia is None else xia.kind
 
 
-def enter_flip(state: RoundState, audit: Audit, indicator: object) -> list[Event]:
+def _enter_flip(state: RoundState, c: EnterFlip) -> list[Event]:
     """The turned-up 精 (财神 indicator) entered by hand where no reader saw it: one tile
     in notation. Refused once the readers saw the flip, once one is entered (undo it to
     change it), on a ruleset that turns none up, and on a settled hand."""
-    audit.check(reason_required=False)
+    c.audit.check(reason_required=False)
     _open(state)
     if state.ruleset.flip_kind is FlipKind.NONE:
         raise StaffInputError(f"indicator: {state.started.ruleset} turns up no tile")
@@ -541,6 +421,7 @@ def enter_flip(state: RoundState, audit: Audit, indicator: object) -> list[Event
         raise StaffInputError(
             f"indicator: entered as {state.flip_entered.indicator} already (undo that act)"
         )
+    indicator = c.indicator
     if not isinstance(indicator, str) or len(indicator) > 4:
         raise StaffInputError("indicator: one tile, e.g. 5s or E")
     try:
@@ -549,16 +430,16 @@ def enter_flip(state: RoundState, audit: Audit, indicator: object) -> list[Event
         raise StaffInputError(f"indicator: {err}") from None
     if len(kinds) != 1:
         raise StaffInputError("indicator: one tile, e.g. 5s or E")
-    return [FlipEntered(**_fields(audit), indicator=kind_name(kinds[0]))]
+    return [FlipEntered(**_fields(c.audit), indicator=kind_name(kinds[0]))]
 
 
-def undo(state: RoundState, audit: Audit) -> list[Event]:
+def _undo(state: RoundState, c: Undo) -> list[Event]:
     """Take back the last act of staff in this hand (what it changed goes back too)."""
-    audit.check(reason_required=False)
+    c.audit.check(reason_required=False)
     if not state.staff_acts:
         raise StaffInputError("undo: no act of staff in this hand")
     last, _ = state.staff_acts[-1]
-    return [StaffUndone(**_fields(audit), undone=last.type)]
+    return [StaffUndone(**_fields(c.audit), undone=last.type)]
 
 
 # --- points: a hand's share of the session totals -------------------------------------

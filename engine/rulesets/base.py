@@ -6,11 +6,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 from engine.analysis import analyze
 from engine.hand import Meld, Reading, ShapeOptions
-from engine.rulesets.preset import PresetBase
+from engine.rulesets.preset import MultipleWinners, PresetBase
 from engine.settlement.finished_hand import (
     FinishedHand,
     SeatEnd,
@@ -39,7 +39,7 @@ SHAPE_ZH = {
 class ClaimRules:
     """How a ruleset runs the claim window and who may win while the hand is played."""
 
-    multiple_winners: Literal["nearest", "all", "largest"] = "nearest"
+    multiple_winners: MultipleWinners = "nearest"
     max_claims: int = 0  # chi/pung per player per hand (chongji 2); 0 = no limit
     keep_claimed: bool = False  # 不能吃啥打啥/碰啥打啥 until a later draw (chongji)
     louhu: bool = False  # 漏胡: a passed winning tile is barred until the next draw/claim

@@ -4,7 +4,9 @@ A win is worth base + the hand's 龙 + its features: 11 (十十上, +10 per cons
 hand) + one 龙 per 财神 held (none counts 2) + the feature table (+1 / +10 / +50). The
 discarder pays the total and the two others half of it, rounded half up; on a self-draw
 each pays the total. Of several winners on one discard only the largest hand wins, and
-单吊 / 清一色 / 清七对 / 全风向 cannot be overtaken. The 001 fragment's point system (12 points,
+单吊 / 清一色 / 清七对 / 全风向 cannot be overtaken (``table.multiple_winners = "largest"``);
+the other reading of the seed, ``"protected_first"``, lets the nearer seat take a discard
+from any hand but those four. The 001 fragment's point system (12 points,
 +2 per 龙) is the second scoring option.
 """
 
@@ -87,6 +89,8 @@ class ChongjiPay(Section):
 class ChongjiPreset(PresetBase):
     family: Literal["chongji"] = "chongji"
     priced_shapes: ClassVar[frozenset[Shape]] = frozenset(Shape) - {Shape.SHISANYAO, Shape.JIULIAN}
+    # the two readings of 不能拦胡 (only chongji's hands have tiers)
+    claim_orders: ClassVar[frozenset[str]] = PresetBase.claim_orders | {"protected_first"}
     shapes: ShapesConfig = ShapesConfig(
         shisanlan=True,
         qixing_shisanlan=True,
@@ -115,7 +119,8 @@ SHAPE_NAME = {
 LONG_NAME = {1: "一龙", 2: "双龙", 3: "三龙", 4: "四龙"}
 GANGDA = {1: "一杠一达", 2: "二杠二达", 3: "三杠三达"}
 
-# Tiers for "largest": 全风向 above 单吊 / 清一色 / 清七对 (equal among themselves), above all else.
+# Tiers for "largest" and "protected_first": 全风向 above 单吊 / 清一色 / 清七对 (equal among
+# themselves), above all else.
 TIER_QUANFENG, TIER_PROTECTED = 2, 1
 
 

@@ -96,7 +96,6 @@ class WinConfig(Section):
     jingdiao_by_rob: bool = False  # ... and not by 抢杠
     shisanlan_jingdiao: bool = True  # jian: 十三烂没有经吊
     chi_jing_must_discard: bool = False  # jian: 吃了精，本局至少飘精一个
-    seize_dealer_big: bool = False  # xingguo "但可抓庄家胡大": unclear, off
 
 
 class ExtrasConfig(Section):
@@ -121,6 +120,8 @@ class JingPreset(PresetBase):
             Shape.SHISANYAO,  # an option (shapes.shisanyao), off in every preset
         }
     )
+    # the settlement takes the nearest winner, or all of them (胡前不胡后 / 一炮多响)
+    claim_orders: ClassVar[frozenset[str]] = frozenset({"nearest", "all"})
     jing: JingConfig = JingConfig()
     win: WinConfig = WinConfig()
     extras: ExtrasConfig = ExtrasConfig()

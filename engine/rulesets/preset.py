@@ -32,7 +32,6 @@ class ShapesConfig(Section):
     """Which hands win, and how wildcards may be used in them."""
 
     honor_sets: bool = False  # 东南西 / 中发白 as concealed sets
-    honor_sets_by_chow: bool = False  # [decision] not by chi
     xiaoqi: bool = True
     daqi: bool = True
     shisanlan: bool = False
@@ -68,6 +67,12 @@ class ShapesConfig(Section):
         )
 
 
+# Several winners on one discard: the nearest after the discarder (胡前不胡后), all of them
+# (一炮多响), the largest hand (chongji 小的不能拦大的), or the protected hands first and then
+# the nearest (chongji's 不能拦胡 read as: any other hand the nearer seat may intercept).
+MultipleWinners = Literal["nearest", "all", "largest", "protected_first"]
+
+
 class TableConfig(Section):
     """Dice and the wall (see ``engine.wall``), the flipped tile and the claim order."""
 
@@ -76,12 +81,14 @@ class TableConfig(Section):
     jump: JumpStyle = JumpStyle.TILES_1_3  # 跳庄
     reserve_stacks: int = Field(default=0, ge=0, le=30)  # yongfeng: 17 墩 kept back
     flipped_in_play: bool = True  # False: the flipped 精 stays face up, out of play
-    multiple_winners: Literal["nearest", "all", "largest"] = "nearest"
+    multiple_winners: MultipleWinners = "nearest"
 
 
 class PresetBase(Section):
     # the shapes the family's settlement has a price for; a preset may enable no other
     priced_shapes: ClassVar[frozenset[Shape]] = frozenset(Shape)
+    # the claim orders the family's settlement can apply; a preset may choose no other
+    claim_orders: ClassVar[frozenset[str]] = frozenset({"nearest", "all", "largest"})
 
     id: str
     name: str
@@ -149,4 +156,11 @@ def validate_preset(model: type[P], data: Mapping[str, Any], where: str = "") ->
                 f"{where}shapes.{shape.value}: the {preset.family} family has no price for "
                 f"this shape (it would pay as something else); leave it false"
             )
+    order = preset.table.multiple_winners
+    if order not in model.claim_orders:
+        known = ", ".join(sorted(model.claim_orders))
+        raise PresetError(
+            f"{where}table.multiple_winners: the {preset.family} family cannot apply "
+            f"{order!r}; one of {known}"
+        )
     return preset

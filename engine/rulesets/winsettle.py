@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from engine.hand import GroupType, Meld, Reading
 from engine.rulesets.base import turn_distance
+from engine.rulesets.preset import MultipleWinners
 from engine.settlement.finished_hand import FinishedHand, SeatEnd, SettleInputError, Win
 from engine.settlement.ledger import Amount, Ledger
 from engine.tiles import DRAGONS, WINDS
-
-MultipleWinners = Literal["nearest", "all", "largest"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +157,8 @@ def resolve_winners(wins: list[Scored], mode: MultipleWinners) -> tuple[list[Sco
     """Several winners on one discard: all win, the nearest wins, or the largest wins.
 
     ``largest`` (chongji 小的不能拦大的): the higher tier first, then the larger hand, then the
-    nearest in turn order after the discarder.
+    nearest in turn order after the discarder. ``protected_first``: the higher tier first,
+    then the nearest, whatever the size.
     """
     if len(wins) <= 1 or mode == "all":
         return wins, []
@@ -172,9 +171,14 @@ def resolve_winners(wins: list[Scored], mode: MultipleWinners) -> tuple[list[Sco
     if mode == "nearest":
         chosen = min(wins, key=nearness)
         return [chosen], [f"胡前不胡后: seat {chosen.win.seat} wins, the others do not"]
-    chosen = min(wins, key=lambda s: (-s.tier, -s.size, nearness(s)))
+    if mode == "protected_first":
+        chosen = min(wins, key=lambda s: (-s.tier, nearness(s)))
+        rule = "不能拦胡的先胡, 余者胡前不胡后"
+    else:
+        chosen = min(wins, key=lambda s: (-s.tier, -s.size, nearness(s)))
+        rule = "小的不能拦大的"
     others = ", ".join(str(s.win.seat) for s in wins if s is not chosen)
-    return [chosen], [f"小的不能拦大的: seat {chosen.win.seat} wins, not seat {others}"]
+    return [chosen], [f"{rule}: seat {chosen.win.seat} wins, not seat {others}"]
 
 
 def false_win_ledger(seats: Sequence[int], penalty: int) -> Ledger:

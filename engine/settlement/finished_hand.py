@@ -8,7 +8,7 @@ wins, or none for 流局), the flipped tiles and the extras that the tiles alone
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any
@@ -212,23 +212,52 @@ def _meld(m: _MeldIn, where: str) -> Meld:
 
 def _win(w: _WinIn, where: str) -> Win:
     tile = _kind(w.tile, f"{where}.tile")
-    src = w.from_
+    source, discarder = win_source(w.from_, w.seat, f"{where}.from")
     flags = {"tian": w.tian, "di": w.di, "last_tile": w.last_tile, "pao_long": w.pao_long}
+    return Win(w.seat, tile, source, discarder, **flags)
+
+
+def win_source(src: int | str, seat: int, where: str = "from") -> tuple[WinSource, int | None]:
+    """A win's ``from`` (another seat, ``self``, ``rob_kong:<seat>``, ``kong_replacement``)
+    read: its source and the seat it came from. ``from_text`` writes it."""
     if isinstance(src, int):
-        if not 0 <= src <= 3 or src == w.seat:
-            raise SettleInputError(f"{where}.from: {src} is not another seat")
-        return Win(w.seat, tile, WinSource.DISCARD, src, **flags)
+        if not 0 <= src <= 3 or src == seat:
+            raise SettleInputError(f"{where}: {src} is not another seat")
+        return WinSource.DISCARD, src
     if src == "self":
-        return Win(w.seat, tile, WinSource.SELF_DRAW, None, **flags)
+        return WinSource.SELF_DRAW, None
     if src == "kong_replacement":
-        return Win(w.seat, tile, WinSource.KONG_REPLACEMENT, None, **flags)
+        return WinSource.KONG_REPLACEMENT, None
     if src.startswith("rob_kong:"):
-        seat = src.removeprefix("rob_kong:")
-        if seat.isdigit() and 0 <= int(seat) <= 3 and int(seat) != w.seat:
-            return Win(w.seat, tile, WinSource.ROB_KONG, int(seat), **flags)
+        robbed = src.removeprefix("rob_kong:")
+        if robbed.isdigit() and 0 <= int(robbed) <= 3 and int(robbed) != seat:
+            return WinSource.ROB_KONG, int(robbed)
     raise SettleInputError(
-        f"{where}.from: {src!r} is not a seat, 'self', 'rob_kong:<seat>' or 'kong_replacement'"
+        f"{where}: {src!r} is not a seat, 'self', 'rob_kong:<seat>' or 'kong_replacement'"
     )
+
+
+def from_text(win: Win) -> int | str:
+    """A win's ``from`` as the request writes it (``win_source`` reads it)."""
+    if win.source is WinSource.DISCARD:
+        assert win.discarder is not None
+        return win.discarder
+    if win.source is WinSource.ROB_KONG:
+        return f"rob_kong:{win.discarder}"
+    return win.source.value
+
+
+def parse_win(data: Mapping[str, Any], where: str) -> Win:
+    """One win object of the request (``where``: its field, e.g. ``win[0]``)."""
+    try:
+        w = _WinIn.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        msg = "unknown field" if first["type"] == "extra_forbidden" else first["msg"]
+        loc = _where(first["loc"])
+        field = f"{where}.{loc}" if loc != "input" else where
+        raise SettleInputError(f"{field}: {msg}") from None
+    return _win(w, where)
 
 
 def parse_finished_hand(data: Mapping[str, Any]) -> FinishedHand:
@@ -286,6 +315,59 @@ def parse_finished_hand(data: Mapping[str, Any]) -> FinishedHand:
     )
     check_hand(hand)
     return hand
+
+
+def request_of(hand: FinishedHand) -> dict[str, Any]:
+    """The ``mjtable settle`` object of ``hand``: what ``parse_finished_hand`` reads back
+    as the same hand (a hand's tiles sorted, its melds as they were laid)."""
+
+    def tiles(kinds: Iterable[int]) -> str:
+        return format_kinds(kinds)
+
+    def meld(m: Meld) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": m.type.value, "tiles": tiles(m.kinds)}
+        if m.from_seat is not None:
+            out["from"] = m.from_seat
+        if m.claimed is not None:
+            out["claimed"] = tiles([m.claimed])
+        return out
+
+    def win(w: Win) -> dict[str, Any]:
+        out: dict[str, Any] = {"seat": w.seat, "tile": tiles([w.tile]), "from": from_text(w)}
+        return out | {f: True for f in ("tian", "di", "last_tile", "pao_long") if getattr(w, f)}
+
+    def kind(k: int | None) -> str | None:
+        return None if k is None else tiles([k])
+
+    extra: dict[str, Any] = {
+        "genzhuang_rounds": hand.genzhuang_rounds,
+        "false_win": sorted(hand.false_win),
+        "last_drawer": hand.last_drawer,
+        "first_dealer": hand.first_dealer,
+        "guan_fengxiang": hand.guan_fengxiang,
+    }
+    if hand.mai:
+        extra["mai"] = list(hand.mai)
+    return {
+        "ruleset": hand.ruleset,
+        "options": dict(hand.options),
+        "dealer": hand.dealer,
+        "dealer_streak": hand.dealer_streak,
+        "prevailing_wind": "ESWN"[hand.prevailing_wind - EAST],
+        "indicator": kind(hand.indicator),
+        "an_indicator": kind(hand.an_indicator),
+        "xia_indicator": kind(hand.xia_indicator),
+        "seats": [
+            {
+                "hand": tiles(sorted(s.concealed)),
+                "melds": [meld(m) for m in s.melds],
+                "discards": tiles(s.discards),
+            }
+            for s in hand.seats
+        ],
+        "win": [win(w) for w in hand.wins] or None,
+        "extra": extra,
+    }
 
 
 _SHARED_TILE = frozenset({WinSource.DISCARD, WinSource.ROB_KONG})

@@ -110,7 +110,6 @@ class RoundResolver:
         self._unknown_alerted: set[AntennaKey] = set()
         self._seq: dict[int, int] = {}
         self.rounds = 0
-        self.rounds_refused = 0
 
     def add_reader(self, antennas: Mapping[int, int]) -> int:
         """A reader whose antenna ports report as these zone-map reader ids; returns its
@@ -150,7 +149,6 @@ class RoundResolver:
         seen_round = self._round.pop(address, {})
         self.rounds += 1
         if len(seen_round) > self.max_tags:
-            self.rounds_refused += 1
             return self._inventories(address, t), [self._crowd_alert(seen_round, t, name)]
         alerts: list[ReaderAlert] = []
         for tag, seen in seen_round.items():

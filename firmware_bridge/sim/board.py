@@ -64,8 +64,6 @@ class VirtualBoard:
         self.texts: dict[int, str] = {}
         self.leds: dict[int, Led] = {}
         self.received: list[Message] = []
-        self.unexpected = 0
-        """Host messages a board does not act on (counted, ignored)."""
         self._was_up = False
         self._timer: asyncio.Task[None] | None = None
         self._kick = asyncio.Event()
@@ -131,8 +129,7 @@ class VirtualBoard:
             self.texts[msg.target] = msg.text
         elif isinstance(msg, Led):
             self.leds[msg.led] = msg
-        else:
-            self.unexpected += 1
+        # (any other host message a board does not act on: ignored)
         if self._on_command is not None:
             self._on_command(msg)
 

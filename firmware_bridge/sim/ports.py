@@ -23,7 +23,6 @@ MAX_PENDING = 64 * 1024
 
 class SimPort(Protocol):
     on_bytes: Callable[[bytes], None]
-    dropped_bytes: int
 
     @property
     def url(self) -> str:
@@ -54,7 +53,6 @@ class PtyPort:
     def __init__(self, stable_name: Path | None = None) -> None:
         self.stable_name = stable_name
         self.on_bytes: Callable[[bytes], None] = _ignore
-        self.dropped_bytes = 0
         self.plugs = 0
         self._master = -1
         self._slave = -1
@@ -103,15 +101,12 @@ class PtyPort:
         os.close(self._slave)
         self._master = self._slave = -1
         self._path = ""
-        self.dropped_bytes += len(self._out)
         self._out.clear()  # bytes on a yanked cable are lost
 
     def write(self, data: bytes) -> None:
         if not self.plugged:
-            self.dropped_bytes += len(data)
             return
         if len(self._out) + len(data) > MAX_PENDING:
-            self.dropped_bytes += len(data)
             return
         self._out += data
         self._flush()
@@ -133,7 +128,6 @@ class PtyPort:
                 loop.add_writer(self._master, self._flush)
                 return
             except OSError:
-                self.dropped_bytes += len(self._out)
                 self._out.clear()
                 break
             del self._out[:n]
@@ -149,7 +143,6 @@ class TcpPort:
         self.host = host
         self.port = port
         self.on_bytes: Callable[[bytes], None] = _ignore
-        self.dropped_bytes = 0
         self.plugs = 0
         self._server: asyncio.Server | None = None
         self._writer: asyncio.StreamWriter | None = None
@@ -182,10 +175,8 @@ class TcpPort:
     def write(self, data: bytes) -> None:
         writer = self._writer
         if writer is None or writer.is_closing():
-            self.dropped_bytes += len(data)
             return
         if writer.transport.get_write_buffer_size() > MAX_PENDING:
-            self.dropped_bytes += len(data)
             return
         writer.write(data)
 

@@ -224,10 +224,6 @@ class VirtualTable:
         return self.board.port.url
 
     @property
-    def reader_urls(self) -> list[str]:
-        return [r.port.url for r in self.readers]
-
-    @property
     def registry_path(self) -> Path | None:
         return self.config.registry_path
 
@@ -330,12 +326,6 @@ class VirtualTable:
 
     async def replug_reader(self, index: int) -> None:
         await self.readers[index].port.plug()
-
-    async def unplug_board(self) -> None:
-        await self.board.port.unplug()
-
-    async def replug_board(self) -> None:
-        await self.board.port.plug()
 
     # --- the driver loop ----------------------------------------------------------------------
 

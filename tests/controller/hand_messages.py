@@ -10,8 +10,7 @@ import random
 
 from controller.table.dice import DiceRoller, roll_of
 from controller.table.publication import Message, event_messages, settlement_messages
-from engine.round.events import DiceSeedRevealed, Event, Settled
-from engine.round.finish import settlement_from_dict
+from engine.round.events import DiceSeedRevealed, Event, Settled, settlement_from_dict
 from engine.round.fold import evolve
 from engine.round.state import RoundState
 from engine.session import Session

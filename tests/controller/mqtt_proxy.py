@@ -47,7 +47,6 @@ class MqttProxy:
     def __init__(self, broker_port: int) -> None:
         self.broker_port = broker_port
         self.published: list[str] = []  # the topic of each PUBLISH clients sent
-        self.pubacks = 0  # PUBACKs passed on to clients
         self._ack_budget: int | None = None  # None: pass every PUBACK
         self._more = asyncio.Event()
         self._server: asyncio.Server | None = None
@@ -85,7 +84,6 @@ class MqttProxy:
             await self._more.wait()
         if self._ack_budget is not None:
             self._ack_budget -= 1
-        self.pubacks += 1
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

@@ -126,15 +126,6 @@ class CpuQuota:
     def pids(self) -> list[int]:
         return [] if self.path is None else _read_pids(self.path)
 
-    def throttled(self) -> tuple[int, float]:
-        """How many periods the quota ran out in, and for how long in all (s)."""
-        if self.path is None:
-            return 0, 0.0
-        stat = dict(line.split() for line in (self.path / "cpu.stat").read_text().splitlines())
-        if self._version == 2:
-            return int(stat["nr_throttled"]), int(stat["throttled_usec"]) / 1e6
-        return int(stat["nr_throttled"]), int(stat["throttled_time"]) / 1e9
-
     def close(self) -> None:
         path, self.path = self.path, None
         if path is None:

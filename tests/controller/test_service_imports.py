@@ -30,7 +30,7 @@ NOT_IMPORTED = {
     "pygments": "rich's syntax highlighting",
     "websockets": "uvicorn's WebSocket protocol: the web app has no WebSocket route",
     "wsproto": "the same",
-    # (a table's side of the hub, controller.hub.handlog and its kin, is its own)
+    # (a table's side of the hub, controller.hub.handlog_sync and its kin, is its own)
     "controller.hub.service": "the parlour hub's service",
     "controller.hub.ingest": "the same",
     "controller.hub.queries": "the same",

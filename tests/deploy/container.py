@@ -9,7 +9,6 @@ registered with machined: ``--register=no``, as CI machines have no machined).
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import signal
 import subprocess
@@ -22,9 +21,8 @@ from tests.deploy.rootfs import CACHE
 
 BOOT_TIMEOUT = 120.0
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-# The host's pip settings and CA bundle (a proxy's CA, a local index), so pip inside
-# reaches PyPI the way the host does.
-HOST_PIP_FILES = ("/etc/pip.conf",)
+# The host's package folders and CA bundle (a proxy's CA, a local index), so pip inside
+# reaches PyPI the way the host does (each test copies /etc/pip.conf into its root).
 HOST_RO_DIRS = ("/opt/pypi", "/opt/pypi-more", "/opt/wheels")
 HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
 
@@ -154,7 +152,3 @@ def booted(tar: Path, log: Path, prepare: object = None) -> Iterator[Container]:
             yield box
         finally:
             box.poweroff()
-
-
-def is_root() -> bool:
-    return os.geteuid() == 0

@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 from functools import cache
 
-from engine.hand import GroupType, Meld, Reading
+from engine.hand import Meld, Reading
 
 
 @cache
@@ -148,7 +148,3 @@ def reading_tiles_ok(
         return False
     left = [k for k in range(34) for _ in range(rest[k])]
     return all(k in wild for k in left) and len(left) == marks == r.wildcards_used
-
-
-def concealed_groups(r: Reading) -> list[tuple[GroupType, tuple[int, ...]]]:
-    return [(g.type, g.kinds) for g in r.groups if not g.melded]

@@ -143,3 +143,11 @@ def test_rules_show_edit_check_and_settle_with_preset(tmp_path: Path) -> None:
     bad.write_text(shown.output.replace("deguo_bonus = 5", 'deguo_bonus = "five"'))
     r = runner.invoke(app, ["rules", "check", str(bad)])
     assert r.exit_code == 2 and "win.deguo_bonus" in r.output
+
+
+def test_rules_check_refuses_an_option_the_engine_does_not_read(tmp_path: Path) -> None:
+    shown = runner.invoke(app, ["rules", "show", "xingguo"]).output
+    edited = tmp_path / "parlour.toml"
+    edited.write_text(shown.replace("[win]\n", "[win]\nseize_dealer_big = true\n", 1))
+    r = runner.invoke(app, ["rules", "check", str(edited)])
+    assert r.exit_code == 2 and "win.seize_dealer_big: unknown field" in r.output

@@ -7,10 +7,10 @@ import random
 from functools import lru_cache
 from typing import Any
 
-from controller.hub.handlog import Handlog, build_handlog, parse_handlog
 from controller.mqtt import Publisher
 from controller.store import EventStore
 from controller.store.members import hand_seat_acts
+from controller.table.handlog import Handlog, build_handlog, parse_handlog
 from engine.simulation import play_session
 
 EventDicts = list[dict[str, Any]]

@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from controller.hub.handlog import (
+from controller.mqtt import Topics, encode
+from controller.store import EventStore
+from controller.table.handlog import (
     FORMAT,
     HandlogError,
     ack_topic,
@@ -20,8 +22,6 @@ from controller.hub.handlog import (
     table_of_topic,
     topics_identity,
 )
-from controller.mqtt import Topics, encode
-from controller.store import EventStore
 from engine.round.events import event_from_dict
 from tests.controller.hub.hands import outcome, played_hands, record_hand
 

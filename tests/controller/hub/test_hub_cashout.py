@@ -11,17 +11,17 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from controller.hub.handlog import Handlog, parse_handlog
 from controller.hub.ingest import store_handlogs
 from controller.mqtt.topics import Topics
 from controller.store import EventStore
 from controller.store.owners import CashoutTerms, OwnerAccounts
 from controller.table.cashout import stored_cashout
 from controller.table.hand_keeper import HandKeeper
+from controller.table.handlog import Handlog, parse_handlog
 from controller.table.publication import Outlet
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
-from engine.round.staff import Audit
+from engine.round.commands import Audit
 from tests.controller.service_helpers import play_at_keeper
 from tests.controller.web.helpers import bearer
 from tests.controller.web.server import serve

@@ -18,11 +18,11 @@ import aiomqtt
 import httpx
 import pytest
 
-from controller.hub.handlog import build_handlog, parse_ack
 from controller.mqtt import Topics, encode
 from controller.process.local_ports import free_local_port
 from controller.store import EventStore
 from controller.store.owners import OwnerAccounts
+from controller.table.handlog import build_handlog, parse_ack
 from controller.web.passwords import hash_password
 from tests.controller.hub.hands import played_hands, record_hand
 from tests.controller.mosquitto import Mosquitto

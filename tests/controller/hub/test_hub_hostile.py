@@ -18,12 +18,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, Row, select
 
 import controller.hub.service as service
-from controller.hub.handlog import Handlog, ack_topic_for, build_handlog
 from controller.hub.ingest import StoreResult, store_handlogs
 from controller.mqtt import Topics, encode
 from controller.store import EventStore
 from controller.store.models import HANDS, QUARANTINED_HANDLOGS, SESSIONS
 from controller.store.owners import OwnerAccounts
+from controller.table.handlog import Handlog, ack_topic_for, build_handlog
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
 from tests.controller.hub.tables import PARLOUR, Table, start_hub, stop_hub, stored_ids

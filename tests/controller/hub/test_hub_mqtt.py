@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy import Engine
 
 import controller.hub.service as service
-from controller.hub.handlog import Handlog, build_handlog
 from controller.hub.ingest import StoreResult, store_handlogs
 from controller.mqtt import encode
 from controller.store import EventStore
+from controller.table.handlog import Handlog, build_handlog
 from tests.controller.hub.tables import (
     PARLOUR,
     Table,

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
-from controller.hub.handlog import Handlog, build_handlog, parse_handlog
 from controller.hub.ingest import store_handlogs
 from controller.hub.member_sync import MemberSnapshot, apply_members
 from controller.store import EventStore, make_engine
@@ -22,6 +21,7 @@ from controller.store.members import Members, hand_seat_acts
 from controller.store.migrate import upgrade
 from controller.store.models import HANDS, SESSIONS
 from controller.store.session_players import of_hands
+from controller.table.handlog import Handlog, build_handlog, parse_handlog
 from tests.controller.hub.hands import played_hands, record_hand
 
 pytestmark = pytest.mark.timeout(180)

@@ -11,15 +11,17 @@ from functools import partial
 
 import pytest
 
-from controller.hub.handlog import parse_handlog
 from controller.hub.ingest import store_handlogs
 from controller.mqtt.topics import Topics
 from controller.store import EventStore
 from controller.table.hand_keeper import HandKeeper
+from controller.table.handlog import parse_handlog
 from controller.table.publication import Outlet
+from engine.round.commands import Audit
 from engine.round.events import event_from_dict
-from engine.round.staff import Audit, adjust, apply_penalty, finish, session_totals, void
+from engine.round.staff import session_totals
 from tests.controller.service_helpers import play_at_keeper
+from tests.engine.staff_helpers import adjust, apply_penalty, correct_win, finish, void
 
 AUDIT = Audit("ann", "staff", "2026-12-03T20:30:00+00:00", "dispute at the table")
 
@@ -76,7 +78,7 @@ def test_the_hub_stores_the_acts_of_staff(sites: tuple[EventStore, EventStore, H
 def test_a_correction_after_the_settlement_reaches_the_hub(
     sites: tuple[EventStore, EventStore, HandKeeper],
 ) -> None:
-    from engine.round.staff import correct_win, read_winners
+    from engine.round.staff import read_winners
 
     table, hub, keeper = sites
     rng = random.Random(1)

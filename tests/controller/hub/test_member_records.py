@@ -15,7 +15,6 @@ from typing import Any
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from controller.hub.handlog import build_handlog, parse_handlog
 from controller.hub.ingest import store_handlogs
 from controller.hub.member_sync import apply_members, build_members, parse_members
 from controller.store import EventStore
@@ -23,10 +22,10 @@ from controller.store.member_records import BIG_HAND_NET, all_records, member_re
 from controller.store.members import Members, hand_seat_acts
 from controller.store.models import HANDS
 from controller.store.owners import OwnerAccounts
+from controller.table.handlog import build_handlog, parse_handlog
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
-from engine.round.events import Settled, event_from_dict
-from engine.round.finish import settlement_from_dict
+from engine.round.events import Settled, event_from_dict, settlement_from_dict
 from engine.round.fold import fold
 from tests.controller.hub.hands import played_hands, record_hand
 from tests.controller.web.helpers import bearer

@@ -14,13 +14,14 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, inspect, select
 
 from controller.hub.aliases import alias
-from controller.hub.handlog import Handlog, build_handlog, parse_handlog
+from controller.table.handlog import Handlog, build_handlog, parse_handlog
 from controller.hub.ingest import store_handlogs
 from controller.hub.queries import seat_totals, table_ids
 from controller.store import EventStore, make_engine
 from controller.store.migrate import current_revision, head_revision, upgrade
 from controller.store.models import EVENTS, HANDS, METADATA, SESSIONS, SETTLEMENTS
 from controller.store.tables import list_tables, table_hands
+from controller.table.handlog import Handlog, build_handlog, parse_handlog
 from tests.controller.hub.hands import played_hands, record_hand
 
 pytestmark = pytest.mark.timeout(180)

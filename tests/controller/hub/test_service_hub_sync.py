@@ -11,8 +11,8 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from controller.hub.handlog import ack_topic_for, build_ack, parse_handlog
 from controller.runtime import running
+from controller.table.handlog import ack_topic_for, build_ack, parse_handlog
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import GUARD, config_for, data_dir, options, until
 

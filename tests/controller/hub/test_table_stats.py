@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from sqlalchemy import case, func, select, text
 
-from controller.hub.handlog import Handlog, build_handlog, parse_handlog
 from controller.hub.ingest import store_handlogs
 from controller.hub.queries import seat_totals, table_ids
 from controller.store import EventStore, make_engine
 from controller.store.migrate import upgrade
 from controller.store.models import HANDS, SESSIONS, SETTLEMENTS
 from controller.store.tables import list_tables, table_record
+from controller.table.handlog import Handlog, build_handlog, parse_handlog
 from tests.controller.hub.hands import played_hands, record_hand
 
 pytestmark = pytest.mark.timeout(180)

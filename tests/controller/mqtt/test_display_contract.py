@@ -11,10 +11,8 @@ from typing import Any
 
 import pytest
 
-from controller.hub.handlog import ACK_NAME
-from controller.hub.member_sync import MEMBERS_NAME
 from controller.mqtt.flat import FLAT_NAMES, from_hand, from_scores
-from controller.mqtt.topics import RETAINED, STREAMS, Topics
+from controller.mqtt.topics import ACK_NAME, MEMBERS_NAME, RETAINED, STREAMS, Topics
 from controller.runtime import running
 from controller.table.alerts import Alert, AlertKind, PublicAlert
 from tests.controller.mosquitto import Mosquitto

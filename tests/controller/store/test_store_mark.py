@@ -18,7 +18,7 @@ import pytest
 
 from controller.process.local_ports import free_local_port
 from controller.store import EventStore
-from controller.store.check import behind_mark
+from controller.table.store_check import behind_mark
 from controller.store.high_water import SUFFIX, HighWater
 from tests.controller.hub.hands import played_hands, record_hand
 from tests.controller.service_helpers import GUARD, data_dir

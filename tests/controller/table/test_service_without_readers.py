@@ -16,7 +16,7 @@ from controller.config import TableSettings
 from controller.runtime import running
 from controller.table.staff_acts import DiceButton, Look, StaffRequest, StaleRequest, desk, handle
 from controller.table.table_inputs import DicePress
-from engine.round.staff import Audit, StaffInputError
+from engine.round.commands import Audit, StaffInputError
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import config_for, data_dir, options, until
 

@@ -15,7 +15,7 @@ from controller.runtime import running
 from controller.store.owners import CashoutTerms, OwnerAccounts
 from controller.table.staff_acts import Look, StaffRequest, handle
 from controller.table.table_inputs import DicePress
-from engine.round.staff import Audit
+from engine.round.commands import Audit
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import config_for, data_dir, options, until
 from tests.controller.table.test_service_without_readers import FOUR_SEATS

@@ -16,18 +16,11 @@ from controller.mqtt.topics import Topics
 from controller.store import EventStore
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
+from engine.round.commands import Audit, StaffInputError
 from engine.round.events import event_from_dict
-from engine.round.staff import (
-    Audit,
-    StaffInputError,
-    adjust,
-    apply_penalty,
-    finish,
-    session_totals,
-    undo,
-    void,
-)
+from engine.round.staff import session_totals
 from tests.controller.service_helpers import play_at_keeper
+from tests.engine.staff_helpers import adjust, apply_penalty, finish, undo, void
 
 AUDIT = Audit("ann", "staff", "2026-12-03T20:15:00+00:00", "reader 3 silent")
 

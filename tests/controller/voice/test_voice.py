@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 import datetime as dt
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, get_args
 
@@ -16,6 +17,7 @@ from structlog.testing import capture_logs
 from controller.config import ConfigError, VoiceSettings, load_config
 from controller.mqtt import Topics
 from controller.runtime import running
+from controller.store import OutboxMessage
 from controller.table.publication import Outlet
 from controller.voice.announcer import Announcer, in_quiet_hours
 from controller.voice.phrases import Kind, announcements, event_announcement
@@ -308,10 +310,38 @@ class BrokenVoice:
         raise RuntimeError("no sound card")
 
 
+class RecordingPublisher:
+    def __init__(self) -> None:
+        self.wakes = 0
+        self.unstored: list[OutboxMessage] = []
+
+    def wake(self) -> None:
+        self.wakes += 1
+
+    def send_unstored(self, messages: Sequence[OutboxMessage]) -> None:
+        self.unstored.extend(messages)
+
+
+class RecordingLive:
+    def __init__(self) -> None:
+        self.published: list[str] = []
+
+    def publish(self, topic: str, payload: Any) -> None:
+        self.published.append(topic)
+
+
 def test_a_broken_voice_never_stops_publishing() -> None:
-    outlet = Outlet(Topics("demo", "t1"), voice=BrokenVoice())
-    outlet.committed([dice(1, 2)])  # logged, not raised
-    outlet.unstored([dice(1, 2)])
+    """A voice that raises on every message: MQTT and the live hub still get each one."""
+    publisher, live = RecordingPublisher(), RecordingLive()
+    outlet = Outlet(Topics("demo", "t1"), publisher=publisher, live=live, voice=BrokenVoice())
+    rolled = {"hand_id": "h", "seat": 0, "purpose": "deal", "a": 1, "b": 2}
+    with capture_logs() as logs:
+        outlet.committed([("dice", rolled)])  # logged, not raised
+        outlet.unstored([("dice", rolled)])
+    assert publisher.wakes == 1
+    assert [m.topic for m in publisher.unstored][:1] == [Topics("demo", "t1").topic("dice")]
+    assert live.published == ["dice", "dice"]
+    assert [e["event"] for e in logs] == ["the voice refused a message"] * 2
 
 
 def test_an_announcement_has_a_kind_the_settings_can_switch() -> None:

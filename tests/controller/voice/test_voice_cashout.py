@@ -27,7 +27,7 @@ from controller.voice.phrases import (
     seat,
     spoken_name,
 )
-from engine.round.staff import Audit
+from engine.round.commands import Audit
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import (
     GUARD,

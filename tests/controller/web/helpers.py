@@ -9,7 +9,6 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from controller.store import EventStore
-from engine.round.events import Event
 from engine.round.state import RoundState
 from engine.session import Session
 from engine.simulation import play_hand
@@ -20,7 +19,6 @@ class Filled:
     session_id: str
     finished: list[str] = field(default_factory=list)
     open_hand: str | None = None
-    open_log: list[Event] = field(default_factory=list)  # the whole log of the open hand
     results: dict[str, str] = field(default_factory=dict)
 
 
@@ -78,7 +76,6 @@ def fill_store(
             dealer=started.dealer,
             events=half,
         )
-        filled.open_log = log
     return filled
 
 

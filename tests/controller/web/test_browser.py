@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from playwright import sync_api
 
-from controller.hub.handlog import build_handlog, parse_handlog
 from controller.hub.ingest import store_handlogs
 from controller.store import EventStore
+from controller.table.handlog import build_handlog, parse_handlog
 from controller.web import LiveHub, WebAppSettings, create_app
 from engine.session import Session
 from engine.simulation import play_hand

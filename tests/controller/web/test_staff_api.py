@@ -115,6 +115,12 @@ def test_bad_acts_are_refused_and_nothing_is_stored(
             422,
             "reason",
         ),
+        (  # (the engine's check, the only one)
+            "/api/v1/staff/adjustments",
+            base | {"from_seat": 2, "to_seat": 2, "points": 5},
+            422,
+            "to_seat: the same seat as from_seat",
+        ),
         (
             "/api/v1/staff/hands/current/penalties",
             base | {"seat": 0, "penalty": "xianggong"},
@@ -231,7 +237,8 @@ def test_the_owners_log_shows_each_act_with_who_and_why(
 def test_a_win_is_corrected_through_the_api_after_its_settlement(
     client: TestClient, keeper: HandKeeper, store: EventStore
 ) -> None:
-    from engine.round.staff import Audit, void
+    from engine.round.commands import Audit
+    from tests.engine.staff_helpers import void
 
     keeper.staff_act(lambda s: void(s, Audit("boss", "owner", "t", "start afresh")))
     rng = random.Random(1)

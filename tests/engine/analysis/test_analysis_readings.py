@@ -210,17 +210,12 @@ def test_shisanyao_jiulian_quanfeng_sicaishen() -> None:
     assert not _read("19m 19p 19s ESWNCF EE", options=ALL)
     rs = _read("1112345678999m 5m", options=ALL)
     assert {Shape.JIULIAN, Shape.PINGHU} <= _shapes(rs)
-    assert (
-        Shape.JIULIAN
-        not in _shapes(
-            _read(
-                "1112345678999m 5p".replace("5p", "9m"),
-                options=ShapeOptions(shapes=frozenset({Shape.JIULIAN})),
-            )
-        )
-        or True
-    )
-    assert not _read("1112345678889m 5m", options=ShapeOptions(shapes=frozenset({Shape.JIULIAN})))
+    # 九莲: 1112345678999 of one suit and any tile of that suit, never a tile of another
+    jl = ShapeOptions(shapes=frozenset({Shape.JIULIAN}))
+    for extra in ("1m", "9m"):
+        assert [r.shape for r in _read("1112345678999m " + extra, options=jl)] == [Shape.JIULIAN]
+    assert not _read("1112345678999m 5p", options=jl)
+    assert not _read("1112345678889m 5m", options=jl)
     qf = ShapeOptions(shapes=frozenset({Shape.QUANFENG}))
     assert [r.shape for r in _read("EESWWNNCCFFPPS", options=qf)] == [Shape.QUANFENG]
     assert not _read("EESWWNNCCFFPP1m", options=qf)

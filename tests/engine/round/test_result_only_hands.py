@@ -12,15 +12,22 @@ import pytest
 from controller.cli.settle import settle_data
 from engine.round import fold
 from engine.round.actions import Shuffle
-from engine.round.events import FinishedByStaff, FlipEntered, Settled, event_from_dict
-from engine.round.finish import settlement_from_dict
+from engine.round.commands import Audit, StaffInputError
+from engine.round.events import (
+    FinishedByStaff,
+    FlipEntered,
+    Settled,
+    event_from_dict,
+    settlement_from_dict,
+)
 from engine.round.projection import public_view
 from engine.round.replay import check
 from engine.round.rules import apply
-from engine.round.staff import Audit, StaffInputError, enter_flip, finish, result_of, undo
+from engine.round.staff import result_of
 from engine.round.state import Phase, RoundState
 from engine.rulesets import builtin_ids
 from engine.simulation import HandResult, play_session
+from tests.engine.staff_helpers import enter_flip, finish, undo
 
 AUDIT = Audit("ann", "staff", "2026-12-03T20:00:00+00:00", "")
 

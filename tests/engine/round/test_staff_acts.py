@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -14,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cli.settle import settle_data
-from engine.round import fold
+from engine.round import Rejection, apply, finished_hand, fold, public_view
+from engine.round.commands import STAFF_COMMANDS, Adjust, Audit, StaffInputError
 from engine.round.events import (
     Event,
     FinishedByStaff,
@@ -23,29 +25,27 @@ from engine.round.events import (
     WinCorrected,
     WinDeclared,
     event_from_dict,
+    settlement_from_dict,
 )
-from engine.round.finish import settlement_from_dict
 from engine.round.fold import CorruptLog, advance
 from engine.round.replay import check, split_hands
-from engine.round.staff import (
-    Audit,
-    StaffInputError,
+from engine.round.staff import hand_net, read_winners, session_totals
+from engine.round.state import Phase, RoundState
+from engine.rulesets import builtin_ids
+from engine.session import Session
+from engine.settlement import FinishedHand, SeatEnd, parse_finished_hand
+from engine.settlement.finished_hand import request_of
+from engine.simulation import HandResult, play_session
+from engine.tiles import format_kinds
+from tests.engine.staff_helpers import (
     adjust,
     apply_penalty,
     correct_win,
     finish,
-    hand_net,
-    read_winners,
-    session_totals,
     undo,
     void,
     void_earlier,
 )
-from engine.round.state import Phase, RoundState
-from engine.rulesets import builtin_ids
-from engine.session import Session
-from engine.simulation import HandResult, play_session
-from engine.tiles import format_kinds
 
 AUDIT = Audit("ann", "staff", "2026-12-03T20:00:00+00:00", "reader 3 silent")
 
@@ -331,3 +331,44 @@ def test_each_act_reads_as_a_line_with_who_and_why() -> None:
     _, state, _ = _mid_hand()
     (e,) = adjust(state, AUDIT, 0, 3, 12)
     assert owner_text(e, "en") == "staff ann: seat 1 pays seat 4 12 (adjustment) — reader 3 silent"
+
+
+# --- one path: a person's act is a command that ``apply`` takes like a move ---------------
+
+
+def test_apply_refuses_a_bad_act_naming_the_field_and_changes_nothing() -> None:
+    _, state, log = _mid_hand()
+    refused = apply(state, Adjust(AUDIT, 2, 2, 5))
+    assert isinstance(refused, Rejection) and refused.code == "bad_act"
+    assert refused.reason == "to_seat: the same seat as from_seat"
+    assert public_view(state) == public_view(fold(log))
+    events = apply(state, Adjust(AUDIT, 0, 3, 12))
+    assert not isinstance(events, Rejection) and [e.type for e in events] == ["adjusted"]
+
+
+def test_every_act_of_a_person_is_a_frozen_command() -> None:
+    for command in STAFF_COMMANDS:
+        params = getattr(command, "__dataclass_params__", None)
+        assert params is not None and params.frozen, command
+
+
+@pytest.mark.parametrize("ruleset", builtin_ids())
+def test_the_request_of_a_played_hand_reads_back_as_that_hand(ruleset: str) -> None:
+    """``request_of`` is ``parse_finished_hand``'s inverse on every played hand."""
+    for result in _played(ruleset):
+        hand = finished_hand(result.state)
+        again = parse_finished_hand(json.loads(json.dumps(request_of(hand))))
+        assert _in_order(again) == _in_order(hand)
+
+
+def _in_order(hand: FinishedHand) -> FinishedHand:
+    """(tile notation sorts a hand's tiles, a meld's and the discards; the 诈胡 seats too)"""
+    seats = tuple(
+        SeatEnd(
+            tuple(sorted(s.concealed)),
+            tuple(replace(m, kinds=tuple(sorted(m.kinds))) for m in s.melds),
+            tuple(sorted(s.discards)),
+        )
+        for s in hand.seats
+    )
+    return replace(hand, seats=seats, false_win=tuple(sorted(hand.false_win)))  # type: ignore[arg-type]

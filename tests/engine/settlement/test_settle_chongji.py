@@ -292,3 +292,17 @@ def test_random_hands_settle_to_zero_deterministically(seed: int, points: bool) 
     if points:
         req["options"] = POINTS
     check_settlement_properties(req)
+
+
+def test_protected_first_the_nearer_seat_intercepts_any_other_hand() -> None:
+    """不能拦胡 read the other way: the larger 大对对 of seat 3 is intercepted by seat 1."""
+    req = two_winners("123m 456m 789s 234s 9s 5p", "111m 222m 333p 444p 9s 5p", "9s", 0)
+    req["options"] = {"table.multiple_winners": "protected_first"}
+    assert received(settle(req), "win") == {1: 12 + 6 + 6}
+
+
+def test_protected_first_a_protected_hand_is_never_intercepted() -> None:
+    """清一色 of the farther seat 3 still takes the discard from the nearer seat 1."""
+    req = two_winners("111m 222m 333p 444p 9s 5p", "123s 456s 789s 678s 9s 5p", "9s", 0)
+    req["options"] = {"table.multiple_winners": "protected_first", "features.qingyise": 0}
+    assert received(settle(req), "win") == {3: 12 + 6 + 6}

@@ -153,7 +153,6 @@ JINGDIAO_DEGUO = "123p 456p 789s 123s 6m 6m"
 XIAOQI_JINGDIAO = "11p 22p 33s 44s 55p 77p 6m 9p"
 XIAOQI_JINGDIAO_DEGUO = "11p 22p 33s 44s 55p 77p 6m 6m"
 DAQI_JINGDIAO = "111p 222p 333s 444s 6m 9p"
-DAQI_JINGDIAO_DEGUO = "111p 222p 333s 444s 6m 6m"
 KONG = [{"type": "kong_concealed", "tiles": "9999s"}]
 
 

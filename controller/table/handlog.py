@@ -44,7 +44,7 @@ from typing import Any
 
 from controller.config import ID_PATTERN
 from controller.json_bounds import JsonBoundsError, check_values, loads_bounded
-from controller.mqtt.topics import Topics
+from controller.mqtt.topics import ACK_NAME, HANDLOG_NAME, REQUEST_NAME, Topics
 from controller.store import HandRecord, StoredHand
 from controller.store.members import BY_MAX, MEMBER_ID_PATTERN, MemberInputError, check_name
 from engine.errors import EngineError
@@ -54,12 +54,6 @@ from engine.round.staff import hand_net
 
 FORMAT = "mjtable.handlog"
 VERSION = 1
-HANDLOG_NAME = "handlog"
-"""The topic of a finished hand's full log: for the hub's account only (broker_acl)."""
-ACK_NAME = "handlog_ack"
-# A table that lost hands asks for its own back (controller.hub.handlog_restore).
-REQUEST_NAME = "handlog_request"
-RESTORE_NAME = "handlog_restore"
 MAX_ID_LENGTH = 64
 MAX_EVENTS = 10_000  # a real hand has a few hundred; more is not a hand log
 # Bounds on what a table account can make the hub parse and store (a real handlog is ~100 KB,
