@@ -25,11 +25,13 @@ _.connection_lost
 _._read_ready  # pyserial-asyncio's transport hook
 _.weights  # random.choices' keyword, in a stand-in
 _.pytest_runtest_makereport
+_.teardown  # hypothesis' RuleBasedStateMachine
 _.controller  # tests import controller.cli.enroll for the command it adds
 
 # fields serialised by name: the pages' JSON, the metrics (every counter of a dataclass),
 # a ctypes struct laid out as the firmware's C one, an event's data
 _.self_draws
+_.acknowledged_role  # a store loss's acknowledgement, read back by the API
 _.big_hands
 _.currency
 _.expires_at

@@ -22,7 +22,6 @@ from controller.table.publication import Message, Outlet
 from controller.table.screens import Screens, TableView
 
 T = TypeVar("T")
-Write = Callable[[list[OutboxMessage]], T]
 
 
 class UnitOfWork:

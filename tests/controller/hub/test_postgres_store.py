@@ -14,7 +14,6 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, inspect, select
 
 from controller.hub.aliases import alias
-from controller.table.handlog import Handlog, build_handlog, parse_handlog
 from controller.hub.ingest import store_handlogs
 from controller.hub.queries import seat_totals, table_ids
 from controller.store import EventStore, make_engine

@@ -18,8 +18,8 @@ import pytest
 
 from controller.process.local_ports import free_local_port
 from controller.store import EventStore
-from controller.table.store_check import behind_mark
 from controller.store.high_water import SUFFIX, HighWater
+from controller.table.store_check import behind_mark
 from tests.controller.hub.hands import played_hands, record_hand
 from tests.controller.service_helpers import GUARD, data_dir
 
