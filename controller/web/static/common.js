@@ -329,8 +329,8 @@ const MJ = (() => {
       const p = obj(v);
       const players = list(p.players, 64).map((x) => {
         const q = obj(x);
-        return { seat: seatNo(q.seat), name: typeof q.name === "string" && q.name ? str(q.name, 64) : null,
-          net: points(q.net), played: int(q.played, 0, 1e6), money: money(q.money), fee: money(q.fee) };
+        return { seat: seatNo(q.seat), name: typeof q.name === "string" ? str(q.name, 64) : null,
+          label: str(q.label, 100) || null, net: points(q.net), played: int(q.played, 0, 1e6), money: money(q.money), fee: money(q.fee) };
       });
       const transfers = list(p.transfers, 64).map((x) => {
         const q = obj(x);
@@ -386,10 +386,18 @@ const MJ = (() => {
   }
 
   // ---- the cash-out ----------------------------------------------------------------------
+  /** A cash-out's player named by the cash-out itself (its label: never by who sits in
+      that seat now): a guest by the seat they played in, a member by their label. */
+  function cashoutName(p) {
+    if (!p) return "?";
+    if (p.name === null) return seatName(p.seat, null, [null, null, null, null]);
+    return p.label || p.name || seatName(p.seat, null, [null, null, null, null]);
+  }
+
   /** A cleaned cash-out (clean.cashout) as a table of nets and the list of who pays whom;
       with ``withMoney`` the money and fee columns the staff and the print page show. */
   function cashoutView(c, { withMoney = false, currency = "" } = {}) {
-    const name = (i) => { const p = c.players[i]; return p ? p.name || seatName(p.seat, null) : "?"; };
+    const name = (i) => cashoutName(c.players[i]);
     const showMoney = withMoney && c.players.some((p) => p.money !== null);
     const showFee = withMoney && c.players.some((p) => p.fee !== null);
     const cash = (v) => (v === null ? "" : `${v.toFixed(2)} ${currency}`.trim());
@@ -453,5 +461,5 @@ const MJ = (() => {
   }
 
   return { t, lang: () => lang, setLang, langToggle, applyI18n, el, svg, tile, tileHtml, tileName,
-    parseTile, die, seatName, setNames, fmtNum, esc, cleaned, str, live, showLive, params, cashoutView };
+    parseTile, die, seatName, setNames, fmtNum, esc, cleaned, str, live, showLive, params, cashoutView, cashoutName };
 })();
