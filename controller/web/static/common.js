@@ -31,7 +31,7 @@ const MJ = (() => {
       pays: "付给", player: "玩家", hands_n: "{n}局", money: "金额", fee: "台费",
       fee_hand: "每局", fee_hour: "每小时", fee_session: "每场", no_transfer: "无需转账",
       points_unit: "分", closed_by: "结束人", print: "打印", no_cashout: "还没有结算",
-      links: "个人链接（扫码看自己的战绩）", make_link: "生成二维码",
+      links: "个人链接（扫码看自己的战绩）", make_link: "生成二维码", recent_closed: "本台最近结束的场次",
       winds: ["东", "南", "西", "北"],
     },
     en: {
@@ -60,7 +60,7 @@ const MJ = (() => {
       money: "Money", fee: "Table fee", fee_hand: "per hand", fee_hour: "per hour",
       fee_session: "per session", no_transfer: "Nobody owes anything", points_unit: "pts",
       closed_by: "Closed by", print: "Print", no_cashout: "No cash-out yet",
-      links: "Personal links (scan for your own record)", make_link: "Make QR code",
+      links: "Personal links (scan for your own record)", make_link: "Make QR code", recent_closed: "This table's last closed sessions",
       winds: ["East", "South", "West", "North"],
     },
   };

@@ -245,5 +245,26 @@ def test_guests_results_stay_theirs_after_members_sit_in_their_seats(
     display.wait_for_selector("body[data-cashout='yes']")
     assert _shown(display, "#cashout") == on_console
     _shot(display, tmp_path, "cashout-guests-then-members")
+    # the next hand starts a new session: staff still find the closed sheet on /cashout
+    play_at_keeper(keeper, random.Random(1))
+    assert keeper.session_id not in (None, session_id)
+    sheet = context.new_page()
+    sheet.on("pageerror", lambda e: errors.append(str(e)))
+    sheet.goto(f"{url}/cashout")
+    sheet.wait_for_selector("body[data-ready='yes']")
+    assert sheet.text_content("#title").startswith("本场累计")  # the new session, open
+    sheet.click(f"#recent a[data-session='{session_id}']")
+    sheet.wait_for_selector("#title:has-text('本场结算')")
+    assert _shown(sheet, "#sheet") == on_console
+    # a code made for 王五: on paper his name with his code under it, and nobody else's
+    sheet.click("#links .link:has(b:text-is('王五')) button")
+    sheet.wait_for_selector("#links .link.with-code .qr img")
+    sheet.emulate_media(media="print")
+    shown = [r for r in sheet.query_selector_all("#links .link") if r.is_visible()]
+    assert [r.query_selector("b").text_content() for r in shown] == ["王五"]
+    name, code = shown[0].query_selector("b"), shown[0].query_selector(".qr img")
+    assert code.bounding_box()["y"] > name.bounding_box()["y"]  # under the name
+    assert sheet.is_visible("#links h2") and not sheet.is_visible("#recent")
+    _shot(sheet, tmp_path, "cashout-print-codes", full_page=True)
     assert errors == []
     context.close()
