@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from datetime import timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from tests.controller.web.test_staff_api import PASSWORD
 from tests.controller.web.test_staff_console import _log_in
 
 SECRET = b"p" * 32
+SHANGHAI = timezone(timedelta(hours=8))
 
 
 @pytest.fixture
@@ -171,7 +173,7 @@ def guests_then_members(store: EventStore) -> Iterator[tuple[str, HandKeeper, Li
     rng = random.Random(48)
     play_at_keeper(keeper, rng)
     for seat, name in enumerate(["王五", "李四", "张三丰"]):
-        members.sit(seat, members.add(name).member_id, "ann")
+        members.sit(seat, members.add(name).member_id, "staff:ann" if seat else "card")
     hub.publish("seats", {"seats": ["王五", "李四", "张三丰", None]})
     for _ in range(4):
         play_at_keeper(keeper, rng)
@@ -213,11 +215,21 @@ def test_guests_results_stay_theirs_after_members_sit_in_their_seats(
     session_id = keeper.session_id
     assert session_id is not None
     errors: list[str] = []
-    context = browser.new_context(viewport={"width": 820, "height": 1180})
+    context = browser.new_context(
+        viewport={"width": 820, "height": 1180}, timezone_id="Asia/Shanghai"
+    )
     console = context.new_page()
     console.on("pageerror", lambda e: errors.append(str(e)))
     _log_in(console, url)
     console.wait_for_selector("#session-head:has-text('尚未结束')")
+    # the seat acts in the parlour's time, seats as their stickers say, who in words
+    acts = Members(store.engine, table_id="t1").acts()
+    local = [a.at.astimezone(SHANGHAI).strftime("%H:%M:%S") for a in acts]
+    shown_acts = [li.text_content() for li in console.query_selector_all("#seat-acts li")]
+    assert shown_acts == [
+        f"{at} · {a.seat + 1}号位 · {a.name} · {'会员卡' if a.by == 'card' else '员工 ann'}"
+        for at, a in zip(local, acts, strict=True)
+    ]
     console.fill("#close-reason", "打烊")
     console.click("#close-session")
     console.wait_for_selector("#session-head:has-text('本场结算')")
