@@ -30,7 +30,7 @@
       test: "检验", sample: "样本", p_value: "p 值", flagged: "异常", none_flagged: "未发现异常",
       some_flagged: "有异常：请查看此桌", alpha_note: "误报率 {a}（Bonferroni：每项 {e}）",
       t_faces: "骰子点数", t_sums: "两骰之和", t_seat_wins: "各位胡牌", t_dealer_streak: "最长连庄",
-      dealer_rate: "庄家胡牌率", flips: "翻精位置", rolls: "掷骰次数",
+      dealer_rate: "庄家胡牌率", flips: "翻精位置", flips_note: "精从牌墙第几张翻出，各位置的次数；公平的牌桌各位置大致均匀", flip_at: "第{p}张×{n}", rolls: "掷骰次数",
       terms: "结算条款", point_value: "每分金额（1 分 = ?）", currency: "货币", table_fee: "台费",
       fee_per: "台费计法", fee_none: "不收台费", cutoff: "每日结算时间", save: "保存", saved: "已保存",
       saving: "保存中…", fee_missing: "table_fee: 请填写台费金额（或选“不收台费”）",
@@ -65,7 +65,7 @@
       test: "Test", sample: "n", p_value: "p", flagged: "Flagged", none_flagged: "Nothing flagged",
       some_flagged: "Flagged: look at this table", alpha_note: "false-alarm rate {a} (Bonferroni: {e} each)",
       t_faces: "Dice faces", t_sums: "Sums of two dice", t_seat_wins: "Wins per seat", t_dealer_streak: "Longest dealer streak",
-      dealer_rate: "Dealer win rate", flips: "精 positions", rolls: "Rolls",
+      dealer_rate: "Dealer win rate", flips: "精 positions", flips_note: "where in the wall the 精 was turned up, and how often; a fair table spreads them evenly", flip_at: "#{p}×{n}", rolls: "Rolls",
       terms: "Cash-out terms", point_value: "Point value (1 pt = ?)", currency: "Currency", table_fee: "Table fee",
       fee_per: "Fee per", fee_none: "no fee", cutoff: "Daily cut-off", save: "Save", saved: "Saved",
       saving: "Saving…", fee_missing: "table_fee: give the fee's amount (or choose “no fee”)",
@@ -231,7 +231,7 @@
     const pct = (x) => (x === null || x === undefined ? "" : `${(100 * x).toFixed(1)}%`);
     const pv = (p) => (p === null || p === undefined ? "" : p < 0.0001 ? p.toExponential(1) : p.toFixed(4));
     const charts = ["faces", "sums", "seats", "streaks"].map((c) => `<img alt="${c}" src="${base}/fairness/${c}.svg?${q}&lang=${MJ.lang()}">`).join("");
-    const flips = Object.entries(r.flip_positions).map(([k, v]) => `${esc(k)}:${v}`).join(" ");
+    const flips = Object.entries(r.flip_positions).map(([k, v]) => `<span class="flip" data-position="${esc(k)}">${T("flip_at", { p: Number(k) + 1, n: v })}</span>`).join(" ");
     $("main").innerHTML = `<div class="crumbs"><a href="#/">${T("tables")}</a> › <a href="#/t/${encodeURIComponent(tableId)}?${q}">${esc(tableId)}</a> › ${T("fairness")}</div>
       <h1>${T("fairness")} · ${esc(tableId)}</h1>
       <div class="panel" id="fairness-summary"><p class="${r.flagged ? "notice error" : "muted"}" id="fairness-verdict">${r.flagged ? T("some_flagged") : T("none_flagged")} · ${T("alpha_note", { a: r.alpha, e: r.alpha_each })}</p>
@@ -240,7 +240,7 @@
       <div class="panel"><table class="grid-table" id="fairness-tests"><thead><tr><th>${T("test")}</th><th class="num">${T("sample")}</th><th class="num">χ²</th><th class="num">${T("p_value")}</th><th>${T("flagged")}</th><th></th></tr></thead><tbody>${
         r.tests.map((t) => `<tr data-test="${esc(t.name)}"><td>${T("t_" + t.name)}</td><td class="num">${t.n}</td><td class="num">${t.statistic === null ? "" : t.statistic.toFixed(2)}</td><td class="num">${pv(t.p)}</td><td>${t.flagged ? "⚠" : ""}</td><td class="muted">${esc(t.note)}</td></tr>`).join("")
       }</tbody></table></div>
-      <div class="panel"><div class="charts">${charts}</div><p class="muted">${T("flips")}: ${flips}</p></div>`;
+      <div class="panel"><div class="charts">${charts}</div><p class="muted" id="fairness-flips">${T("flips")}（${T("flips_note")}）：${flips || "—"}</p></div>`;
   }
 
   function stopReplay() { clearInterval(replayTimer); replayTimer = null; }
