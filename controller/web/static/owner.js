@@ -13,7 +13,7 @@
       open: "进行中", sessions: "场次", last: "最近", online: "在线", offline: "离线",
       unknown: "未知", filter: "筛选", from: "从", to: "到", date_hint: "年-月-日", ruleset: "规则", seat: "座位",
       result: "结果", any: "全部", export_csv: "导出 CSV", export_json: "导出 JSON",
-      cashout_sheet: "结算单", started: "开始", ended: "结束", session_players: "会员",
+      cashout_sheet: "结算单", started: "开始", ended: "结束", session_players: "会员", session_of_day: "{d} 第{n}场",
       totals: "累计", time: "时间", no: "局", dealer: "庄", winner: "胡家", net: "输赢",
       replay: "回放", more: "更多", settlement: "结算", reason: "项目", payer: "付",
       payee: "收", amount: "分", step: "第 {i} / {n} 步", play: "播放", pause: "暂停",
@@ -46,7 +46,7 @@
       offline: "offline", unknown: "unknown", filter: "Filter", from: "From", to: "To", date_hint: "yyyy-mm-dd",
       ruleset: "Ruleset", seat: "Seat", result: "Result", any: "any", export_csv: "Export CSV",
       export_json: "Export JSON", totals: "Totals", time: "Time", no: "No.", dealer: "Dealer",
-      cashout_sheet: "Cash-out", started: "Started", ended: "Ended", session_players: "Members",
+      cashout_sheet: "Cash-out", started: "Started", ended: "Ended", session_players: "Members", session_of_day: "{d}, session {n}",
       winner: "Winner", net: "Net", replay: "Replay", more: "More", settlement: "Settlement",
       reason: "Reason", payer: "Pays", payee: "Gets", amount: "Pts", step: "Step {i} / {n}",
       play: "Play", pause: "Pause",
@@ -103,6 +103,19 @@
     return place && typeof place === "object" ? place : {};
   }
   const onHub = async () => (await here()).hub === true;
+
+  /** A session as people name it: the day it started and which of that day's it was
+      ("12月6日 第2场"), never its id (kept in the row's title for support). */
+  function sessionNames(sessions) {
+    const day = (iso) => new Date(iso).toLocaleDateString(MJ.lang() === "zh" ? "zh-CN" : "en-GB", { month: "long", day: "numeric" });
+    const out = new Map(), seen = new Map();
+    for (const s of [...sessions].sort((a, b) => String(a.started_at).localeCompare(String(b.started_at)))) {
+      const d = day(s.started_at), n = (seen.get(d) || 0) + 1;
+      seen.set(d, n);
+      out.set(s.id, T("session_of_day", { d, n }));
+    }
+    return out;
+  }
 
   const when = (iso) => (iso ? new Date(iso).toLocaleString(MJ.lang() === "zh" ? "zh-CN" : "en-GB") : "");
   const numCell = (n) => `<td class="num ${n > 0 ? "pos" : n < 0 ? "neg" : ""}">${n === null || n === undefined ? "" : MJ.fmtNum(n) || "0"}</td>`;
@@ -195,7 +208,8 @@
       <div class="charts"><img alt="seats" src="${base}/charts/seats.svg?${totalsQ}&lang=${MJ.lang()}"><img alt="days" src="${base}/charts/days.svg?${totalsQ}&lang=${MJ.lang()}"></div>`;
     // each session's cash-out, printable (/cashout?session=…)
     const sessions = await api(`${base}/sessions?limit=20`);
-    $("sessions").tBodies[0].innerHTML = sessions.map((s) => `<tr data-session="${esc(s.id)}"><td>${esc(s.id.slice(0, 8))}</td>
+    const names = sessionNames(sessions);
+    $("sessions").tBodies[0].innerHTML = sessions.map((s) => `<tr data-session="${esc(s.id)}"><td class="session-name" title="${esc(s.id)}">${esc(names.get(s.id))}</td>
       <td>${when(s.started_at)}</td><td>${s.ended_at ? when(s.ended_at) : T("open")}</td>
       <td class="session-players">${esc((Array.isArray(s.players) ? s.players : []).map((p) => p && typeof p.name === "string" ? p.name : "").join(MJ.lang() === "zh" ? "、" : ", "))}</td>
       <td><a href="/cashout?session=${encodeURIComponent(s.id)}" target="_blank">${T("cashout_sheet")}</a></td></tr>`).join("");

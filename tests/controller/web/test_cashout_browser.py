@@ -9,6 +9,7 @@ Set MJTABLE_SCREENSHOTS=docs/screenshots to refresh the screenshots docs/players
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from datetime import timedelta, timezone
 from pathlib import Path
@@ -146,6 +147,11 @@ def test_the_cash_out_on_the_console_the_display_and_paper(
     row = owner.wait_for_selector(f"#sessions tr[data-session='{session_id}']")
     # who played it, by name, in the order they first sat
     assert row.query_selector(".session-players").text_content() == "王五、李四"
+    # named by its day, never by its id
+    assert re.fullmatch(
+        r"\d{1,2}月\d{1,2}日 第1场", row.query_selector(".session-name").text_content()
+    )
+    assert session_id[:8] not in row.text_content()
     link = row.query_selector("a").get_attribute("href")
     assert link == f"/cashout?session={session_id}"
     owner.goto(url + link)
