@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from controller.store import UnknownSession
 from controller.store.owners import CashoutTerms, OwnerRecord, StaffPolicy
 from controller.table.cashout import stored_cashout
 from controller.table.staff_acts import (
@@ -363,20 +364,25 @@ def closed_sessions(account: Member, ctx: Ctx) -> list[ClosedSession]:
 @router.get(
     "/sessions/{session_id}/cashout",
     responses={404: {"model": Problem}},
-    summary="One of this table's last closed sessions: its cash-out sheet",
+    summary="One of this table's last closed sessions (owners: any): its cash-out sheet",
 )
 def closed_cashout(
     account: Member, ctx: Ctx, session_id: Annotated[str, Path(pattern=SESSION_ID)]
 ) -> dict[str, Any]:
     # staff see what they closed after the next hand started; older sheets are the owners'
-    if session_id not in {s.id for s in _recent_closed(ctx)}:
+    if account.role != "owner" and session_id not in {s.id for s in _recent_closed(ctx)}:
         raise HTTPException(
             status.HTTP_404_NOT_FOUND,
             f"本台最近结束的场次里没有 {session_id!r} "
             f"(not one of this table's last {RECENT_CLOSED} closed sessions)",
         )
     terms, _ = ctx.owners.cashout_terms()
-    return stored_cashout(ctx.store, session_id, terms, datetime.now(UTC))
+    try:
+        return stored_cashout(ctx.store, session_id, terms, datetime.now(UTC))
+    except UnknownSession:
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND, f"没有这一场 (unknown session {session_id!r})"
+        ) from None
 
 
 def _recent_closed(ctx: WebContext) -> list[Any]:
