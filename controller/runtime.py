@@ -81,6 +81,9 @@ class RunOptions:
     ready: Callable[[dict[str, Any]], None] | None = None
     """Called once everything listens, with where to look (web, mqtt, topics...)."""
     stop: asyncio.Event | None = None
+    cards: tuple[bytes, ...] = ()
+    """Members' cards the virtual table lays on seat 1, 2, … before its first hand
+    (``controller.sim.member_cards``: read by its readers as a real card is)."""
 
 
 @dataclass
@@ -294,6 +297,8 @@ async def running(config: TableSettings, opts: RunOptions) -> AsyncIterator[Runn
             disk=DiskFloor(config.data_dir, int(config.store.min_free_mb * 1e6)),
         )
         await _start_bridge(bridge, metrics, stack)
+        if virtual is not None and opts.cards:
+            _lay_cards(virtual.table, tracker, opts.cards, stack)
 
         yield Running(
             store=store,
@@ -315,6 +320,25 @@ async def running(config: TableSettings, opts: RunOptions) -> AsyncIterator[Runn
             live=live,
             voice=voice,
         )
+
+
+def _lay_cards(
+    table: VirtualTable,
+    tracker: Tracker,
+    cards: tuple[bytes, ...],
+    stack: contextlib.AsyncExitStack,
+) -> None:
+    """The members' cards laid before the first hand, as the table loop runs."""
+    from controller.sim.member_cards import lay_cards
+
+    task = asyncio.get_running_loop().create_task(lay_cards(table, tracker, cards))
+
+    async def cancel() -> None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    stack.push_async_callback(cancel)
 
 
 def _start_voice(
@@ -436,7 +460,10 @@ async def _start_virtual_table(
 
     seed = opts.seed if opts.seed is not None else random.randrange(1 << 30)
     seed = (seed + restarts * 1_000_003) % (1 << 30) if restarts else seed
-    sim = SimSettings(seed=seed, kinds=KIND_LABELS, registry_path=config.registry_path, **opts.sim)
+    overrides: dict[str, Any] = {"auto_start": False} if opts.cards else {}  # (cards first)
+    sim = SimSettings(
+        seed=seed, kinds=KIND_LABELS, registry_path=config.registry_path, **overrides, **opts.sim
+    )
     players = VirtualPlayers(
         config.ruleset.id,
         sim.tile_set().uids,

@@ -35,6 +35,7 @@ from controller.process.data_lock import data_dir_lock
 from controller.process.local_ports import free_local_port, port_free
 from controller.process.logs import bind_table, configure_logging
 from controller.runtime import RunOptions, serve
+from controller.store.members import MemberInputError, check_card
 from engine.rulesets import builtin_ids
 
 cli = typer.Typer(add_completion=False)
@@ -100,11 +101,24 @@ def demo(
     log_level: LogLevel = "warning",
     log_format: LogFormat = "console",
     readers: Readers = ReaderModel.ref,
+    cards: Annotated[
+        str | None,
+        typer.Option(
+            help="Members' card UIDs in hex, comma-separated (e.g. "
+            "04a1b2c3d4e5f6,e004015012345678): laid on seat 1, 2, … before the first hand "
+            "and read by the virtual readers as a real card is (add the members first: "
+            "mjtable member add NAME --card UID)."
+        ),
+    ] = None,
 ) -> None:
     """Play hands with four bots on the virtual table through the whole service (with
     --readers none: a table without readers, a demo staff account entering the bots'
     results through the staff API). --json: where to look, as one JSON line."""
     usable(readers, READER_MODELS, "demo")
+    laid = _cards(cards)
+    if laid and readers is ReaderModel.none:
+        typer.echo("错误：--cards 需要读卡器 (error: --cards needs readers)", err=True)
+        raise typer.Exit(2)
     if ruleset not in builtin_ids():
         typer.echo(
             f"error: ruleset: unknown {ruleset!r}; known: {', '.join(builtin_ids())}", err=True
@@ -142,9 +156,36 @@ def demo(
         between_hands=between_hands,
         ready=lambda info: _say(info, as_json),
         sim=READER_MODELS[readers],
+        cards=laid,
     )
     service = _without_readers(config, opts) if readers is ReaderModel.none else serve(config, opts)
     raise typer.Exit(serve_until_done(service))
+
+
+def _cards(text: str | None) -> tuple[bytes, ...]:
+    """``--cards``: one card UID per seat, in seat order; exits 2 naming a bad one."""
+    if not text:
+        return ()
+    uids = [u.strip() for u in text.split(",")]
+    if len(uids) > 4:
+        typer.echo(f"错误：--cards 最多 4 张（每个座位一张），收到 {len(uids)} 张 "
+                   f"(error: at most 4 cards, one a seat)", err=True)  # fmt: skip
+        raise typer.Exit(2)
+    out = []
+    for uid in uids:
+        try:
+            out.append(bytes.fromhex(check_card(uid)))
+        except MemberInputError:
+            typer.echo(
+                f"错误：--cards：{uid!r} 不是卡号（4–32 字节的十六进制，如 04a1b2c3d4e5f6）"
+                f" (error: not a card UID: 4-32 bytes in hex)",
+                err=True,
+            )
+            raise typer.Exit(2) from None
+    if len(set(out)) != len(out):
+        typer.echo("错误：--cards：同一张卡出现两次 (error: a card given twice)", err=True)
+        raise typer.Exit(2)
+    return tuple(out)
 
 
 async def _without_readers(config: TableSettings, opts: RunOptions) -> int:

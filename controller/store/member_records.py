@@ -3,8 +3,10 @@ hand's ``players``, what it moved, its settlement's lines), never kept as runnin
 that could drift from them (docs/players.md, "Records").
 
 Per member: hands played (finished, not void), wins, self-draws, 德国, 精吊, 冲关 and big
-hands (a hand that moved ``BIG_HAND_NET`` points or more to the member), and the net by ISO
-week and by month (UTC), with the running net hand by hand for the chart.
+hands (a hand that moved ``BIG_HAND_NET`` points or more to the member), the net by ISO
+week and by month (UTC), with the running net hand by hand for the chart, the latest
+``RECENT_HANDS`` hands (when, which table, how it went for them, their net) and their
+streaks (hands in a row won, or lost, on the net).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ BIG_HAND_NET = 20  # points moved to the member in one hand: a big hand
 WIN_CODES = frozenset({"win.self_draw", "win.discard", "win.discard_share", "win.rob_kong"})
 SERIES_MAX = 2000  # hands in a chart's running net (the latest)
 COUNTS = ("hands", "wins", "self_draws", "deguo", "jingdiao", "chongguan", "big_hands")
+RECENT_HANDS = 50  # hands listed on the member's page, newest first
 
 
 @dataclass(slots=True)
@@ -41,8 +44,21 @@ class Record:
     weeks: dict[str, float] = field(default_factory=dict)
     months: dict[str, float] = field(default_factory=dict)
     series: list[float] = field(default_factory=list)  # the running net, hand by hand
+    recent: list[dict[str, Any]] = field(default_factory=list)  # the latest hands, oldest first
+    streak: int = 0  # the hands in a row up (> 0) or down (< 0) on the net, now
+    best_streak: int = 0  # the most hands in a row up
+    worst_streak: int = 0  # the most hands in a row down
 
-    def add(self, seat: int, net: float, lines: list[Any], started: datetime) -> None:
+    def add(
+        self,
+        seat: int,
+        net: float,
+        lines: list[Any],
+        started: datetime,
+        hand: Any = None,
+    ) -> None:
+        """One hand the member sat in at ``seat``; ``hand``: its row (table, winner,
+        discarder) for the list of hands."""
         mine = [
             line
             for line in lines
@@ -65,6 +81,19 @@ class Record:
         self.weeks[w] = self.weeks.get(w, 0.0) + net
         self.months[m] = self.months.get(m, 0.0) + net
         self.series.append(self.net)
+        up = 1 if net > 0 else -1 if net < 0 else 0
+        self.streak = up if up == 0 or (self.streak > 0) != (up > 0) else self.streak + up
+        self.best_streak = max(self.best_streak, self.streak)
+        self.worst_streak = max(self.worst_streak, -self.streak)
+        self.recent.append(
+            {
+                "at": started.isoformat(),
+                "table": None if hand is None else hand.table_id,
+                "result": _outcome(seat, won, hand),
+                "net": net,
+            }
+        )
+        del self.recent[:-RECENT_HANDS]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -75,7 +104,25 @@ class Record:
             "weeks": dict(sorted(self.weeks.items())),
             "months": dict(sorted(self.months.items())),
             "series": self.series[-SERIES_MAX:],
+            "recent": self.recent[::-1],
+            "streaks": {
+                "now": self.streak,
+                "best_up": self.best_streak,
+                "worst_down": self.worst_streak,
+            },
         }
+
+
+def _outcome(seat: int, won: list[Any], hand: Any) -> str:
+    """How a hand went for the member: self_draw, win, dealt_in (they discarded the winning
+    tile), other_won, or draw (nobody won)."""
+    if won:
+        return "self_draw" if any(line["code"] == "win.self_draw" for line in won) else "win"
+    if hand is None:
+        return "other_won"
+    if hand.discarder == seat:
+        return "dealt_in"
+    return "draw" if hand.winner is None else "other_won"
 
 
 _NETS = (HANDS.c.net_0, HANDS.c.net_1, HANDS.c.net_2, HANDS.c.net_3)
@@ -84,7 +131,15 @@ _NETS = (HANDS.c.net_0, HANDS.c.net_1, HANDS.c.net_2, HANDS.c.net_3)
 def _hands(engine: Engine, member_id: str | None) -> Iterator[Any]:
     """Finished, not void hands with players, oldest first (a member's only, if given)."""
     query = (
-        select(HANDS.c.players, HANDS.c.started_at, *_NETS, SETTLEMENTS.c.payload)
+        select(
+            HANDS.c.players,
+            HANDS.c.started_at,
+            *_NETS,
+            SETTLEMENTS.c.payload,
+            HANDS.c.table_id,
+            HANDS.c.winner,
+            HANDS.c.discarder,
+        )
         .join(SETTLEMENTS, SETTLEMENTS.c.hand_id == HANDS.c.id)
         .where(
             HANDS.c.status == "finished",
@@ -110,7 +165,8 @@ def _names(engine: Engine) -> dict[str, str | None]:
 def _count(engine: Engine, member_id: str | None) -> dict[str, Record]:
     names = _names(engine)
     out: dict[str, Record] = {}
-    for players, started, n0, n1, n2, n3, payload in _hands(engine, member_id):
+    for row in _hands(engine, member_id):
+        players, started, n0, n1, n2, n3, payload = row[:7]
         if not isinstance(players, list):
             continue
         lines = payload.get("lines", []) if isinstance(payload, dict) else []
@@ -120,7 +176,7 @@ def _count(engine: Engine, member_id: str | None) -> dict[str, Record]:
                 continue
             record = out.get(who) or out.setdefault(who, Record(who, names[who]))
             net = (n0, n1, n2, n3)[seat]
-            record.add(seat, float(net or 0), lines, started)
+            record.add(seat, float(net or 0), lines, started, row)
     return out
 
 

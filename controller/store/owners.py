@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from sqlalchemy import Row, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -106,7 +106,17 @@ class CashoutTerms(BaseModel):
     currency: str = Field(default="元", min_length=1, max_length=8)
     table_fee: float | None = Field(default=None, gt=0, le=1_000_000)
     fee_per: Literal["hand", "hour", "session"] = "session"
-    cutoff: str | None = Field(default=None, pattern=TIME_OF_DAY)
+    cutoff: str | None = Field(default=None, json_schema_extra={"pattern": TIME_OF_DAY})
+
+    @field_validator("cutoff")
+    @classmethod
+    def _time_of_day(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(TIME_OF_DAY, v):
+            raise ValueError(
+                f"每日结算时间写成 时:分（24 小时制），如 06:00，而不是 {v[:20]!r}"
+                " (a time of day as HH:MM, e.g. 06:00)"
+            )
+        return v
 
 
 class Leaderboards(BaseModel):

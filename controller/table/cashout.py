@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from controller.store import EventStore, HandRecord
 from controller.store.members import Player
 from controller.store.owners import CashoutTerms
+from controller.table.cashout_labels import player_labels
 from engine.cashout import fewest_transfers
 from engine.round.events import SessionClosed
 from engine.settlement.ledger import Amount, plain
@@ -106,6 +107,7 @@ def cashout(
             if who is not None:
                 p.name = who["name"]  # (the name as they last sat)
     people = list(players.values())
+    labels = player_labels([(p.seat, p.name) for p in people])
     transfers = fewest_transfers([p.net for p in people])
     hours = max(0.0, (ended_at - started_at).total_seconds() / 3600)
     fee = _fee_total(terms, played, hours)
@@ -125,12 +127,13 @@ def cashout(
                 "seats": sorted(p.seats),
                 "member_id": p.member_id,
                 "name": p.name,
+                "label": label,
                 "played": p.hands,
                 "net": plain(p.net),
                 "money": _money(p.net, terms),
                 "fee": None if fee is None else round(fee * p.hands / seat_hands, 2),
             }
-            for p in people
+            for p, label in zip(people, labels, strict=True)
         ],
         "transfers": [
             {
@@ -149,13 +152,15 @@ def cashout(
 
 
 def public_cashout(full: Mapping[str, Any]) -> dict[str, Any]:
-    """What a display may show: names (or seats) and points; no member ids, no money."""
+    """What a display may show: names (or seats), each player's label (``player_labels``:
+    what every view names them by) and points; no member ids, no money."""
     return {
         "session_id": full["session_id"],
         "played": full["played"],
         "ended_at": full["ended_at"],
         "players": [
-            {"seat": p["seat"], "name": p["name"], "net": p["net"]} for p in full["players"]
+            {"seat": p["seat"], "name": p["name"], "label": p["label"], "net": p["net"]}
+            for p in full["players"]
         ],
         "transfers": [
             {"from": t["from"], "to": t["to"], "points": t["points"]} for t in full["transfers"]

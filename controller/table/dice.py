@@ -195,10 +195,7 @@ def check_dice(events: Sequence[Event], context: Mapping[str, Any] | None = None
         )
     expected = commitment_of(seed, commit.table, commit.session, commit.hand_no)
     if expected != commit.commitment:
-        out.problems.append(
-            f"the seed does not match the commitment: SHA-256 gives {expected[:16]}…, "
-            f"committed {commit.commitment[:16]}…"
-        )
+        out.problems.append(_mismatch(seed, commit, expected, context or {}))
     else:
         for n, r in enumerate(rolls):
             a, b = roll_of(seed, n)
@@ -210,6 +207,52 @@ def check_dice(events: Sequence[Event], context: Mapping[str, Any] | None = None
     if out.problems:
         out.ok = False
     return out
+
+
+HAND_NO_REACH = 1000  # hand numbers either side tried when a commitment does not match
+
+
+def _changed_field(
+    seed: str, commit: DiceCommitted, context: Mapping[str, Any]
+) -> tuple[str, object] | None:
+    """The one field of the commitment event that, set back to another value, makes the
+    seed match again: (its name, the value it was committed with); None if none does."""
+    fields = {"table": commit.table, "session_id": commit.session, "hand_no": commit.hand_no}
+    tries: list[tuple[str, object]] = [
+        (k, context[k]) for k in fields if context.get(k) not in (None, fields[k])
+    ]
+    tries += [
+        ("hand_no", n)
+        for n in range(max(0, commit.hand_no - HAND_NO_REACH), commit.hand_no + HAND_NO_REACH)
+        if n != commit.hand_no
+    ]
+    for key, value in tries:
+        parts = fields | {key: value}
+        if isinstance(parts["hand_no"], int) and isinstance(parts["table"], str):
+            again = commitment_of(seed, parts["table"], str(parts["session_id"]), parts["hand_no"])
+            if again == commit.commitment:
+                return key, value
+    return None
+
+
+def _mismatch(seed: str, commit: DiceCommitted, expected: str, context: Mapping[str, Any]) -> str:
+    """Why the seed does not give the commitment, in words: the field that was changed,
+    or where the two digests part."""
+    changed = _changed_field(seed, commit, context)
+    if changed is not None:
+        key, was = changed
+        now = {"table": commit.table, "session_id": commit.session, "hand_no": commit.hand_no}[key]
+        return (
+            f"承诺记录的 {key} 被改过：承诺时是 {was!r}，现在是 {now!r}"
+            f" (the seed does not match the commitment: its {key} was changed from {was!r}"
+            f" to {now!r})"
+        )
+    k = next(i for i, (a, b) in enumerate(zip(expected, commit.commitment, strict=False)) if a != b)
+    return (
+        f"种子与承诺不符，自第{k + 1}位起不同：SHA-256 算得 {expected[:k]}[{expected[k:]}]，"
+        f"承诺为 {commit.commitment[:k]}[{commit.commitment[k:]}]"
+        f" (the seed does not match the commitment: they differ from digit {k + 1})"
+    )
 
 
 # The event types the check reads (the hub reads only these of a stored log).

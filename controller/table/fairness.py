@@ -184,7 +184,9 @@ def _chi2(name: str, observed: Sequence[int], probs: Sequence[float]) -> TestRes
     n = sum(observed)
     need = math.ceil(MIN_EXPECTED / min(probs))
     if n < need:
-        return TestResult(name, n, note=f"too few to test (needs {need})")
+        return TestResult(
+            name, n, note=f"样本太少，无法检验（至少需要 {need}） (too few to test: needs {need})"
+        )
     stat, dof, p = chi2_test(observed, probs)
     return TestResult(name, n, stat, dof, p, p < ALPHA_EACH)
 
@@ -192,11 +194,18 @@ def _chi2(name: str, observed: Sequence[int], probs: Sequence[float]) -> TestRes
 def _longest(streaks: Sequence[int]) -> TestResult:
     hands, count = sum(streaks), len(streaks)
     if count < 20:
-        return TestResult("dealer_streak", hands, note="too few streaks to test (needs 20)")
+        return TestResult(
+            "dealer_streak",
+            hands,
+            note="连庄段数太少，无法检验（至少需要 20 段） (too few streaks to test: needs 20)",
+        )
     keep = 1 - count / hands  # the geometric run length's estimate from the same hands
     longest = max(streaks)
     p = 1 - (1 - keep ** (longest - 1)) ** count
-    note = f"longest {longest} of {count} streaks; keep rate {keep:.3f}"
+    note = (
+        f"{count} 段连庄中最长 {longest} 局；连庄率 {keep:.3f}"
+        f" (longest {longest} of {count} streaks; keep rate {keep:.3f})"
+    )
     return TestResult("dealer_streak", hands, float(longest), None, p, p < ALPHA_EACH, note)
 
 

@@ -43,7 +43,25 @@ def render(settings: VoiceSettings, text: str) -> bytes:
         timeout=TIMEOUT,
         check=True,
     )
-    return done.stdout
+    return whole_wav(done.stdout)
+
+
+def whole_wav(raw: bytes) -> bytes:
+    """A WAV written to a pipe with its lengths set: espeak-ng cannot seek back on its
+    output, so it leaves placeholders in the RIFF and ``data`` sizes (a file read as a
+    day long, or as nothing). Here the sound is all there: the sizes are what follows."""
+    if len(raw) < 12 or raw[:4] != b"RIFF" or raw[8:12] != b"WAVE":
+        return raw
+    out = bytearray(raw)
+    out[4:8] = (len(raw) - 8).to_bytes(4, "little")
+    pos = 12
+    while pos + 8 <= len(raw):
+        size = int.from_bytes(raw[pos + 4 : pos + 8], "little")
+        if raw[pos : pos + 4] == b"data":
+            out[pos + 4 : pos + 8] = (len(raw) - pos - 8).to_bytes(4, "little")
+            break
+        pos += 8 + size + (size & 1)
+    return bytes(out)
 
 
 def player_command(settings: VoiceSettings) -> list[str]:

@@ -15,8 +15,9 @@ the settings' ``[voice.speak]`` that turns it on or off.
     本场结算：王五 加30，2号位 减30；2号位 付 王五 30    cashout (the session's)
 
 Seats are said 1–4, as the stickers on the table number them; a player of the cash-out
-by the display name the display shows (``public_cashout``: names, never an id or a card),
-or the seat when a guest.
+by the label every view of it uses (``controller.table.cashout_labels``: a member's name
+as said, a guest's seat; never an id or a card), so each person is said once and no two
+alike: a member whose name has nothing sayable is "3号位会员", never the guest "3号位".
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from controller.table.cashout_labels import player_labels
 from engine.round.narration import seat_name
 from engine.tiles import kind_of, parse_kind, successor, zh_name
 
@@ -231,13 +233,22 @@ def cashout_announcement(payload: Mapping[str, Any]) -> Announcement | None:
     if not isinstance(players, list) or not players or not isinstance(transfers, list):
         return None
 
+    if not all(isinstance(p, Mapping) for p in players):
+        return None
+    labels = player_labels(
+        [
+            (
+                p.get("seat") if isinstance(p.get("seat"), int) else -1,
+                None if p.get("name") is None else spoken_name(p.get("name")),
+            )
+            for p in players
+        ]
+    )
+
     def who(i: object) -> str:
         if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(players):
             return ""
-        p = players[i]
-        return (
-            "" if not isinstance(p, Mapping) else spoken_name(p.get("name")) or seat(p.get("seat"))
-        )
+        return labels[i] if seat(players[i].get("seat")) else ""
 
     nets: list[str] = []
     for i, p in enumerate(players[:MAX_PLAYERS_SAID]):

@@ -44,7 +44,10 @@ def _validation_problem(_request: Request, exc: Exception) -> JSONResponse:
     problems, errors = [], []
     for err in exc.errors():
         where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("query", "path", "body"))
-        problems.append(f"{where or 'request'}: {err.get('msg', 'invalid')}")
+        msg = str(err.get("msg", "invalid"))
+        if err.get("type") == "value_error":  # our own validator's words, without pydantic's
+            msg = msg.removeprefix("Value error, ")
+        problems.append(f"{where or 'request'}: {msg}")
         # Not the input itself: it may be bytes, or a password.
         errors.append({k: err[k] for k in ("type", "loc", "msg") if k in err})
     return JSONResponse({"detail": "; ".join(problems), "errors": errors}, status_code=422)

@@ -30,15 +30,23 @@ def _fmt(v: float) -> str:
 
 
 def line_chart(
-    series: Sequence[Sequence[float]], labels: Sequence[str], title: str, x_label: str
+    series: Sequence[Sequence[float]],
+    labels: Sequence[str],
+    title: str,
+    x_label: str,
+    *,
+    width: int = WIDTH,
+    font: int = 12,
 ) -> str:
-    """One line per entry of ``series`` (all the same length), on a shared y axis with 0."""
+    """One line per entry of ``series`` (all the same length), on a shared y axis with 0.
+    ``width`` and ``font``: a narrower chart with larger text stays readable where a phone
+    shrinks it to its screen."""
     n = max((len(s) for s in series), default=0)
     values = [v for s in series for v in s] + [0.0]
     lo, hi = min(values), max(values)
     if lo == hi:
         lo, hi = lo - 1, hi + 1
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    plot_w, plot_h = width - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
     def x(i: int) -> float:
         return LEFT + (plot_w * i / (n - 1) if n > 1 else plot_w / 2)
@@ -47,15 +55,15 @@ def line_chart(
         return TOP + plot_h * (hi - v) / (hi - lo)
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="{escape(title)}" '
-        'font-family="Noto Sans CJK SC, sans-serif" font-size="12">',
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#fff"/>',
-        f'<text x="{LEFT}" y="18" font-size="14" font-weight="bold">{escape(title)}</text>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {HEIGHT}" '
+        f'width="{width}" height="{HEIGHT}" role="img" aria-label="{escape(title)}" '
+        f'font-family="Noto Sans CJK SC, sans-serif" font-size="{font}">',
+        f'<rect width="{width}" height="{HEIGHT}" fill="#fff"/>',
+        f'<text x="{LEFT}" y="18" font-size="{font + 2}" font-weight="bold">{escape(title)}</text>',
     ]
     for t in _ticks(lo, hi):
         parts.append(
-            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
+            f'<line x1="{LEFT}" x2="{width - RIGHT}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
             f'stroke="{"#888" if t == 0 else "#e3e3e3"}"/>'
             f'<text x="{LEFT - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{_fmt(t)}</text>'
         )

@@ -53,6 +53,10 @@ def _record(ctx: WebContext, member_id: str) -> Record:
     return found
 
 
+# a member's chart is read on their phone: narrow, large text (13 px type at 360 px wide)
+PHONE_WIDTH, PHONE_FONT = 380, 16
+
+
 def _chart(record: Record, lang: str) -> Response:
     zh = lang == "zh"
     svg = charts.line_chart(
@@ -60,13 +64,15 @@ def _chart(record: Record, lang: str) -> Response:
         [record.name or ""],
         "累计输赢" if zh else "Running net",
         "局" if zh else "hands",
+        width=PHONE_WIDTH,
+        font=PHONE_FONT,
     )
     return Response(svg, media_type="image/svg+xml")
 
 
 @router.get("/members", summary="Every member's record (owners)")
 def records(owner: Owner, ctx: Ctx) -> list[dict[str, Any]]:
-    return [r.as_dict() | {"series": []} for r in all_records(ctx.store.engine)]
+    return [r.as_dict() | {"series": [], "recent": []} for r in all_records(ctx.store.engine)]
 
 
 @router.get(

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Header, HTTPException, Path, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from controller.store import UnknownSession
 from controller.store.owners import CashoutTerms, OwnerRecord, StaffPolicy, StoreLoss
 from controller.store.request_keys import KeyReused, RequestKey, fingerprint
 from controller.table.cashout import stored_cashout
@@ -29,6 +30,7 @@ from controller.table.staff_acts import (
 )
 from controller.web.auth import Owner, current_account
 from controller.web.context import WebContext, context
+from controller.web.owner_api import ID as SESSION_ID
 from controller.web.schemas import WITH_BODY, Problem
 from engine.round.commands import Audit, StaffInputError
 from engine.round.events import MAX_POINTS, MAX_REASON
@@ -395,6 +397,55 @@ def latest_cashout(account: Member, ctx: Ctx) -> dict[str, Any]:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "no hand finished at this table yet")
     terms, _ = ctx.owners.cashout_terms()
     return stored_cashout(ctx.store, last[0].session_id, terms, datetime.now(UTC))
+
+
+RECENT_CLOSED = 10  # the closed sessions a table's staff can open again
+
+
+class ClosedSession(BaseModel):
+    session_id: str
+    started_at: datetime
+    ended_at: datetime
+
+
+@router.get(
+    "/sessions/closed",
+    summary="This table's last closed sessions, newest first (their sheets: the next route)",
+)
+def closed_sessions(account: Member, ctx: Ctx) -> list[ClosedSession]:
+    return [
+        ClosedSession(session_id=s.id, started_at=s.started_at, ended_at=s.ended_at)
+        for s in _recent_closed(ctx)
+    ]
+
+
+@router.get(
+    "/sessions/{session_id}/cashout",
+    responses={404: {"model": Problem}},
+    summary="One of this table's last closed sessions (owners: any): its cash-out sheet",
+)
+def closed_cashout(
+    account: Member, ctx: Ctx, session_id: Annotated[str, Path(pattern=SESSION_ID)]
+) -> dict[str, Any]:
+    # staff see what they closed after the next hand started; older sheets are the owners'
+    if account.role != "owner" and session_id not in {s.id for s in _recent_closed(ctx)}:
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND,
+            f"本台最近结束的场次里没有 {session_id!r} "
+            f"(not one of this table's last {RECENT_CLOSED} closed sessions)",
+        )
+    terms, _ = ctx.owners.cashout_terms()
+    try:
+        return stored_cashout(ctx.store, session_id, terms, datetime.now(UTC))
+    except UnknownSession:
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND, f"没有这一场 (unknown session {session_id!r})"
+        ) from None
+
+
+def _recent_closed(ctx: WebContext) -> list[Any]:
+    sessions = ctx.store.list_sessions(limit=RECENT_CLOSED + 1)  # (the open one, newest)
+    return [s for s in sessions if s.ended_at is not None][:RECENT_CLOSED]
 
 
 @router.get(

@@ -148,10 +148,15 @@ def reply(addr: int, cmd: int, data: bytes) -> bytes:
     return encode_a0(addr, cmd, data)
 
 
+def fits_epc(epc: bytes) -> bool:
+    """Whether a tag id is an EPC a tag frame carries: 2 to 62 bytes, whole words."""
+    return 2 <= len(epc) <= 62 and not len(epc) % 2
+
+
 def tag_frame(
     addr: int, cmd: int, antenna: int, epc: bytes, rssi_dbm: int, freq_index: int = 0
 ) -> bytes:
-    if not 1 <= antenna <= 8 or len(epc) % 2 or len(epc) > 62:
+    if not 1 <= antenna <= 8 or not fits_epc(epc):
         raise ValueError(f"antenna {antenna}, EPC of {len(epc)} bytes: not a tag frame")
     raw_rssi = max(0, min(0x7F, rssi_dbm + RSSI_OFFSET)) | (0x80 if antenna > 4 else 0)
     pc = (len(epc) // 2) << 11

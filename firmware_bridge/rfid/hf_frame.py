@@ -7,7 +7,8 @@ Frame::
 ``len`` is the number of bytes of cmd + data (1 … :data:`MAX_LEN`); ``xor`` is the XOR of
 len, cmd and every data byte. Commands: 0x01 RF on, 0x02 RF off; the reader acknowledges
 with ``cmd | 0x80`` (an optional first data byte is a status, 0 = OK); 0x10 is a tag read
-whose data is the tag's 8-byte ISO-15693 UID, in the byte order the reader prints it.
+whose data is the tag's UID, in the byte order the reader prints it: 8 bytes for an
+ISO-15693 tile, 4, 7 or 10 for an ISO-14443 card (``CARD_UID_LENS``).
 
 A reader in auto-read mode reports a tag again and again while it lies on the antenna;
 reads of the same UID within ``hold_time`` of the last one reported are suppressed.
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from firmware_bridge.rfid.codec import DEFAULT_GAP_TIMEOUT, ScanningCodec, Step
 from firmware_bridge.rfid.events import Ack, HfCommand, ReaderEvent, TagRead
-from firmware_bridge.rfid.uid import UID_LEN
+from firmware_bridge.rfid.uid import CARD_UID_LENS
 
 STX = 0x02
 ETX = 0x03
@@ -60,8 +61,8 @@ def encode_ack(cmd: int, status: int = 0) -> bytes:
 
 
 def encode_tag_read(uid: bytes) -> bytes:
-    if len(uid) != UID_LEN:
-        raise ValueError(f"a UID is {UID_LEN} bytes, got {uid.hex()!r}")
+    if len(uid) not in CARD_UID_LENS:
+        raise ValueError(f"a UID is {CARD_UID_LENS} bytes, got {len(uid)}: {uid.hex()!r}")
     return encode_hf_frame(CMD_TAG_READ, uid)
 
 
@@ -102,7 +103,7 @@ class HfCodec(ScanningCodec):
             return [Ack(self.reader_id, cmd & 0x7F, status, data, t)]
         if cmd != CMD_TAG_READ:
             return [HfCommand(self.reader_id, cmd, data, t)]
-        if len(data) != UID_LEN:
+        if len(data) not in CARD_UID_LENS:
             self._stats.malformed += 1
             return []
         last = self._reported.get(data)

@@ -8,6 +8,18 @@ UID_LEN = 8
 EPC_LEN = 12
 """A 96-bit EPC (UHF tiles)."""
 TAG_ID_LENS = (UID_LEN, EPC_LEN)
+CARD_UID_LENS = (4, 7, 8, 10)
+"""The UID sizes of the cards the supported HF readers report: ISO 14443 single, double
+and triple size (4, 7, 10 bytes; most NFC cards are 7) and ISO 15693 (8). A member's
+card may be any of them; a tile is always ``UID_LEN`` or ``EPC_LEN``."""
+MAX_READ_LEN = 32
+"""The longest tag id a reader frame carries; a reader never reports a longer one."""
+
+
+def reportable(raw: bytes) -> bool:
+    """Whether a reader can report this tag id at all (1 … ``MAX_READ_LEN`` bytes): what
+    a virtual reader leaves out rather than fail on a tag no real one could name."""
+    return 1 <= len(raw) <= MAX_READ_LEN
 
 
 def is_tag_id(raw: bytes) -> bool:

@@ -17,6 +17,7 @@ from firmware_bridge.rfid import a0_frame as a0
 from firmware_bridge.rfid import isc_frame as isc
 from firmware_bridge.rfid.codec import ScanningCodec
 from firmware_bridge.rfid.events import HostCommand
+from firmware_bridge.rfid.uid import reportable
 from firmware_bridge.rfid.zones import Zone
 from firmware_bridge.sim.antennas import AntennaField, Read, hf_round_seconds, uhf_round_seconds
 
@@ -70,12 +71,20 @@ class VirtualMultiReader(ABC):
         zones = {self.antennas[p]: p for p in ports if p in self.antennas and p not in self.missing}
         by_port: dict[int, list[Read]] = {p: [] for p in ports}
         for read in self.field.read_round(self.table(), frozenset(zones)):
-            by_port[zones[read.zone]].append(read)
+            if self.reads_tag(read.tag):
+                by_port[zones[read.zone]].append(read)
         for port, tags in self.extra.items():
             if port in self.antennas and port in by_port and port not in self.missing:
-                by_port[port] += [Read(self.antennas[port], t, -50) for t in sorted(tags)]
+                by_port[port] += [
+                    Read(self.antennas[port], t, -50) for t in sorted(tags) if self.reads_tag(t)
+                ]
         self.rounds += 1
         return by_port
+
+    def reads_tag(self, tag: bytes) -> bool:
+        """Whether this reader's air interface names the tag (a card of any size it can
+        report); one it cannot is never read, rather than stop the reader."""
+        return reportable(tag)
 
     @abstractmethod
     def _new_codec(self) -> ScanningCodec: ...
@@ -89,6 +98,9 @@ class VirtualA0Reader(VirtualMultiReader):
 
     def _new_codec(self) -> ScanningCodec:
         return a0.A0Codec(role="reader")
+
+    def reads_tag(self, tag: bytes) -> bool:
+        return a0.fits_epc(tag)  # (an EPC is whole 16-bit words: no 7-byte NFC card)
 
     def _command(self, cmd: HostCommand) -> list[Answer]:
         if cmd.reader_id not in (self.address, a0.BROADCAST):

@@ -37,6 +37,7 @@ from firmware_bridge.rfid.hf_frame import (
 from firmware_bridge.rfid.inventory import InventoryTracker
 from firmware_bridge.rfid.ref_frame import MAX_TAGS, encode_inventory
 from firmware_bridge.rfid.transport import CodecName
+from firmware_bridge.rfid.uid import CARD_UID_LENS, reportable
 from firmware_bridge.rfid.zones import Zone, ZoneMap
 from firmware_bridge.sim.antennas import AntennaField
 from firmware_bridge.sim.multi_antenna import VirtualMultiReader, make_virtual_reader
@@ -165,7 +166,9 @@ class VirtualReaderPort:
         zone = self.zones.get(reader_id)
         if zone is None:
             return frozenset()
-        tags = self._tags_in(zone)
+        # (a tag this reader's frames cannot name is not seen, never a reader stopped)
+        fits = reportable if self.codec == "ref" else lambda t: len(t) in CARD_UID_LENS
+        tags = frozenset(t for t in self._tags_in(zone) if fits(t))
         readers = self.zones.readers_of(zone)
         if len(readers) > 1:
             index = readers.index(reader_id)

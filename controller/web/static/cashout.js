@@ -1,13 +1,14 @@
 /* The printable cash-out (docs/players.md, "Cash-out"): a session's players, their nets,
    who pays whom, and the owner's money and table fee, for staff and owners (the login's
-   cookie: log in on /dealer). ?session=<id> (owners): that session; else this table's
-   latest. Every field goes in as text (MJ.el). */
+   cookie: log in on /dealer). ?session=<id>: that session (owners: any; staff: one of
+   their table's last closed ones, listed under the sheet); else this table's latest.
+   Every field goes in as text (MJ.el). */
 "use strict";
 
 (() => {
   const $ = (id) => document.getElementById(id);
   const { el } = MJ;
-  let raw = null, failure = "";
+  let raw = null, failure = "", closed = [];
 
   function render() {
     $("print").textContent = MJ.t("print");
@@ -27,27 +28,41 @@
     }
     $("meta").replaceChildren(...meta.map((m) => el("p", { class: "meta" }, m)));
     $("sheet").replaceChildren(MJ.cashoutView(c, { withMoney: true, currency }));
-    $("links").replaceChildren(...linkRows(raw));
+    $("links").replaceChildren(...linkRows(raw, c));
+    $("recent").replaceChildren(...recentRows());
     document.body.dataset.ready = "yes";
   }
 
   // A member's personal link, made on a tap (a new one ends the old) and shown as a QR code
-  // for their phone; the code is fetched by the link's own token, never put on a topic.
+  // for their phone, under their name as the sheet names them; the code is fetched by the
+  // link's own token, never put on a topic. On paper: only the members with a code, and
+  // the heading only when there is one.
   const made = new Map();
-  function linkRows(data) {
+  function linkRows(data, c) {
     const people = Array.isArray(data.players) ? data.players : [];
-    const members = people.filter((p) => p && typeof p.member_id === "string" && /^[0-9a-f]{32}$/.test(p.member_id));
-    if (!members.length) return [];
-    const rows = members.map((p) => {
-      const id = p.member_id;
+    const rows = people.flatMap((p, i) => {
+      if (!p || typeof p.member_id !== "string" || !/^[0-9a-f]{32}$/.test(p.member_id)) return [];
+      const id = p.member_id, name = MJ.cashoutName(c.players[i]);
       const link = made.get(id);
       const cell = link
-        ? el("div", { class: "qr" }, el("img", { src: link.qr, alt: MJ.str(p.name, 32), width: "150", height: "150" }), el("div", { class: "meta" }, new URL(link.url, location.origin).href))
+        ? el("div", { class: "qr" }, el("img", { src: link.qr, alt: name, width: "150", height: "150" }), el("div", { class: "meta" }, new URL(link.url, location.origin).href))
         : el("button", { class: "btn", type: "button", "data-member": id }, MJ.t("make_link"));
       if (!link) cell.addEventListener("click", () => makeLink(id));
-      return el("div", { class: "row link" }, el("b", null, MJ.str(p.name, 32)), cell);
+      return [el("div", { class: `link${link ? " with-code" : ""}`, "data-member": id }, el("b", null, name), cell)];
     });
-    return [el("h2", null, MJ.t("links")), ...rows];
+    if (!rows.length) return [];
+    const coded = rows.some((r) => r.classList.contains("with-code"));
+    return [el("h2", { class: coded ? "with-code" : "" }, MJ.t("links")), ...rows];
+  }
+
+  // This table's last closed sessions (staff: the sheets they closed, after the next hand
+  // started); each opens its own sheet. Off the paper.
+  function recentRows() {
+    if (!closed.length) return [];
+    const when = (s) => { const d = new Date(MJ.str(s, 40)); return Number.isNaN(d.getTime()) ? "" : d.toLocaleString(MJ.lang() === "zh" ? "zh-CN" : "en-GB"); };
+    return [el("h2", null, MJ.t("recent_closed")), el("ul", null, closed.map((s) =>
+      el("li", null, el("a", { href: `/cashout?session=${encodeURIComponent(s.session_id)}`, "data-session": s.session_id },
+        `${when(s.started_at)} – ${when(s.ended_at)}`))))];
   }
 
   async function makeLink(id) {
@@ -66,11 +81,16 @@
     document.addEventListener("mj:lang", render);
     $("print").addEventListener("click", () => window.print());
     const session = MJ.params.get("session");
-    const path = session
-      ? `/api/v1/sessions/${encodeURIComponent(session.slice(0, 64))}/cashout`
-      : "/api/v1/staff/sessions/latest/cashout";
+    const id = session && encodeURIComponent(session.slice(0, 64));
     try {
-      raw = await MJ.api(path);
+      const list = await MJ.api("/api/v1/staff/sessions/closed").catch(() => []);
+      closed = Array.isArray(list) ? list.filter((s) => s && typeof s.session_id === "string").slice(0, 10) : [];
+      try {
+        raw = await MJ.api(id ? `/api/v1/sessions/${id}/cashout` : "/api/v1/staff/sessions/latest/cashout");
+      } catch (e) {
+        if (!(id && e.status === 403)) throw e;
+        raw = await MJ.api(`/api/v1/staff/sessions/${id}/cashout`); // staff: their table's closed sheets
+      }
     } catch (e) {
       failure = e.status === 401 ? "请先在 /dealer 登录 (log in on /dealer first)" : e.message;
     }

@@ -31,7 +31,7 @@ const MJ = (() => {
       pays: "付给", player: "玩家", hands_n: "{n}局", money: "金额", fee: "台费",
       fee_hand: "每局", fee_hour: "每小时", fee_session: "每场", no_transfer: "无需转账",
       points_unit: "分", closed_by: "结束人", print: "打印", no_cashout: "还没有结算",
-      links: "个人链接（扫码看自己的战绩）", make_link: "生成二维码",
+      links: "个人链接（扫码看自己的战绩）", make_link: "生成二维码", recent_closed: "本台最近结束的场次",
       name: "用户名", password: "密码", logout: "退出", wrong: "用户名或密码错误",
       winds: ["东", "南", "西", "北"],
     },
@@ -61,7 +61,7 @@ const MJ = (() => {
       money: "Money", fee: "Table fee", fee_hand: "per hand", fee_hour: "per hour",
       fee_session: "per session", no_transfer: "Nobody owes anything", points_unit: "pts",
       closed_by: "Closed by", print: "Print", no_cashout: "No cash-out yet",
-      links: "Personal links (scan for your own record)", make_link: "Make QR code",
+      links: "Personal links (scan for your own record)", make_link: "Make QR code", recent_closed: "This table's last closed sessions",
       name: "Name", password: "Password", logout: "Log out", wrong: "Wrong name or password",
       winds: ["East", "South", "West", "North"],
     },
@@ -361,8 +361,8 @@ const MJ = (() => {
       const p = obj(v);
       const players = list(p.players, 64).map((x) => {
         const q = obj(x);
-        return { seat: seatNo(q.seat), name: typeof q.name === "string" && q.name ? str(q.name, 64) : null,
-          net: points(q.net), played: int(q.played, 0, 1e6), money: money(q.money), fee: money(q.fee) };
+        return { seat: seatNo(q.seat), name: typeof q.name === "string" ? str(q.name, 64) : null,
+          label: str(q.label, 100) || null, net: points(q.net), played: int(q.played, 0, 1e6), money: money(q.money), fee: money(q.fee) };
       });
       const transfers = list(p.transfers, 64).map((x) => {
         const q = obj(x);
@@ -466,10 +466,18 @@ const MJ = (() => {
   const logout = () => api("/api/v1/auth/logout", { method: "POST" }).catch(() => null);
 
   // ---- the cash-out ----------------------------------------------------------------------
+  /** A cash-out's player named by the cash-out itself (its label: never by who sits in
+      that seat now): a guest by the seat they played in, a member by their label. */
+  function cashoutName(p) {
+    if (!p) return "?";
+    if (p.name === null) return seatName(p.seat, null, [null, null, null, null]);
+    return p.label || p.name || seatName(p.seat, null, [null, null, null, null]);
+  }
+
   /** A cleaned cash-out (clean.cashout) as a table of nets and the list of who pays whom;
       with ``withMoney`` the money and fee columns the staff and the print page show. */
   function cashoutView(c, { withMoney = false, currency = "" } = {}) {
-    const name = (i) => { const p = c.players[i]; return p ? p.name || seatName(p.seat, null) : "?"; };
+    const name = (i) => cashoutName(c.players[i]);
     const showMoney = withMoney && c.players.some((p) => p.money !== null);
     const showFee = withMoney && c.players.some((p) => p.fee !== null);
     const cash = (v) => (v === null ? "" : `${v.toFixed(2)} ${currency}`.trim());
@@ -533,6 +541,6 @@ const MJ = (() => {
   }
 
   return { t, words, inLang, when, lang: () => lang, setLang, langToggle, applyI18n, el, svg, tile, tileName,
-    parseTile, parseTiles, die, seatName, setNames, fmtNum, cleaned, str, live, showLive, params, cashoutView,
+    parseTile, parseTiles, die, seatName, setNames, fmtNum, cleaned, str, live, showLive, params, cashoutView, cashoutName,
     api, onLoggedOut, loginForm, logout };
 })();

@@ -29,7 +29,7 @@
       an_indicator: "暗精（翻精那墩的另一张，随结果录入）", an_jing: "暗精",
       xia_indicator: "下精（胡牌后翻出的那张，读卡器没看到时随结果录入）", xia_jing: "下精",
       dice: "掷骰子（下一局）",
-      seats: "入座（两局之间）", guest: "客人", sit: "入座", seat_acts: "最近入座记录", card: "会员卡",
+      seats: "入座（两局之间）", guest: "客人", sit: "入座", seat_acts: "最近入座记录", card: "会员卡", by_staff: "员工", by_owner: "店主",
       session: "本场", close_session: "结束本场并结算", close_reason: "原因（必填，如：打烊）",
       session_closed: "结束本场", print_page: "打印结算单",
       store_loss: "牌桌的记录丢了最近的牌局", store_loss_hint: "上级服务器保存着它确认过的牌局。确认已知悉后，重启时不再重复提示（同一次丢失）。",
@@ -58,7 +58,7 @@
       an_indicator: "暗精 (the other tile of the flipped stack, entered with the result)", an_jing: "暗精",
       xia_indicator: "下精 (the tile turned up after the win, entered with the result if no reader saw it)", xia_jing: "下精",
       dice: "Roll the dice (next hand)",
-      seats: "Seats (between hands)", guest: "Guest", sit: "Seat", seat_acts: "Latest seat acts", card: "member card",
+      seats: "Seats (between hands)", guest: "Guest", sit: "Seat", seat_acts: "Latest seat acts", card: "member card", by_staff: "staff", by_owner: "owner",
       session: "Session", close_session: "Close the session and cash out",
       close_reason: "Reason (required, e.g. closing time)", session_closed: "session closed",
       print_page: "Print the cash-out",
@@ -236,8 +236,22 @@
       return el("div", { class: "row" }, el("b", null, MJ.seatName(s, null, [])), pick, go);
     }));
     const acts = Array.isArray(seats && seats.acts) ? seats.acts.slice(0, 10) : [];
-    $("seat-acts").replaceChildren(...acts.map((a) => el("li", null,
-      `${MJ.str(a.at, 25).slice(11, 19)} · ${Number.isInteger(a.seat) ? a.seat + 1 : "?"} · ${MJ.str(a.name, 32) || T("guest")} · ${a.by === "card" ? T("card") : MJ.str(a.by, 80)}`)));
+    $("seat-acts").replaceChildren(...acts.map((a) => el("li", { class: "seat-act" },
+      `${actTime(a.at)} · ${MJ.seatName(a.seat, null, [null, null, null, null])} · ${MJ.str(a.name, 32) || T("guest")} · ${actBy(a.by)}`)));
+  }
+
+  /** A seat act's time on this device's clock (the store keeps UTC). */
+  function actTime(at) {
+    const d = new Date(MJ.str(at, 40));
+    return Number.isNaN(d.getTime()) ? "?" : d.toLocaleTimeString(MJ.lang() === "zh" ? "zh-CN" : "en-GB", { hour12: false });
+  }
+
+  /** Who acted, in words: "card" (the member's own card), "staff:ann", "owner:boss". */
+  function actBy(by) {
+    const text = MJ.str(by, 80);
+    if (text === "card") return T("card");
+    const [role, name] = [text.split(":", 1)[0], text.slice(text.indexOf(":") + 1)];
+    return ["staff", "owner"].includes(role) && text.includes(":") ? `${T("by_" + role)} ${name}` : text;
   }
 
   async function sit(seat, memberId) {

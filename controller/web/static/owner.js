@@ -12,7 +12,7 @@
       open: "进行中", sessions: "场次", last: "最近", online: "在线", offline: "离线",
       unknown: "未知", filter: "筛选", from: "从", to: "到", date_hint: "年-月-日", ruleset: "规则", seat: "座位",
       result: "结果", any: "全部", export_csv: "导出 CSV", export_json: "导出 JSON",
-      cashout_sheet: "结算单", started: "开始", ended: "结束", session_players: "会员",
+      cashout_sheet: "结算单", started: "开始", ended: "结束", session_players: "会员", session_of_day: "{d} 第{n}场",
       totals: "累计", time: "时间", no: "局", dealer: "庄", winner: "胡家", net: "输赢",
       replay: "回放", more: "更多", settlement: "结算", reason: "项目", payer: "付",
       payee: "收", amount: "分", step: "第 {i} / {n} 步", play: "播放", pause: "暂停",
@@ -29,7 +29,7 @@
       test: "检验", sample: "样本", p_value: "p 值", flagged: "异常", none_flagged: "未发现异常",
       some_flagged: "有异常：请查看此桌", alpha_note: "误报率 {a}（Bonferroni：每项 {e}）",
       t_faces: "骰子点数", t_sums: "两骰之和", t_seat_wins: "各位胡牌", t_dealer_streak: "最长连庄",
-      dealer_rate: "庄家胡牌率", flips: "翻精位置", rolls: "掷骰次数",
+      dealer_rate: "庄家胡牌率", flips: "翻精位置", flips_note: "精从牌墙第几张翻出，各位置的次数；公平的牌桌各位置大致均匀", flip_at: "第{p}张×{n}", rolls: "掷骰次数",
       terms: "结算条款", point_value: "每分金额（1 分 = ?）", currency: "货币", table_fee: "台费",
       fee_per: "台费计法", fee_none: "不收台费", cutoff: "每日结算时间", save: "保存", saved: "已保存",
       saving: "保存中…", fee_missing: "table_fee: 请填写台费金额（或选“不收台费”）",
@@ -44,7 +44,7 @@
       offline: "offline", unknown: "unknown", filter: "Filter", from: "From", to: "To", date_hint: "yyyy-mm-dd",
       ruleset: "Ruleset", seat: "Seat", result: "Result", any: "any", export_csv: "Export CSV",
       export_json: "Export JSON", totals: "Totals", time: "Time", no: "No.", dealer: "Dealer",
-      cashout_sheet: "Cash-out", started: "Started", ended: "Ended", session_players: "Members",
+      cashout_sheet: "Cash-out", started: "Started", ended: "Ended", session_players: "Members", session_of_day: "{d}, session {n}",
       winner: "Winner", net: "Net", replay: "Replay", more: "More", settlement: "Settlement",
       reason: "Reason", payer: "Pays", payee: "Gets", amount: "Pts", step: "Step {i} / {n}",
       play: "Play", pause: "Pause",
@@ -63,7 +63,7 @@
       test: "Test", sample: "n", p_value: "p", flagged: "Flagged", none_flagged: "Nothing flagged",
       some_flagged: "Flagged: look at this table", alpha_note: "false-alarm rate {a} (Bonferroni: {e} each)",
       t_faces: "Dice faces", t_sums: "Sums of two dice", t_seat_wins: "Wins per seat", t_dealer_streak: "Longest dealer streak",
-      dealer_rate: "Dealer win rate", flips: "精 positions", rolls: "Rolls",
+      dealer_rate: "Dealer win rate", flips: "精 positions", flips_note: "where in the wall the 精 was turned up, and how often; a fair table spreads them evenly", flip_at: "#{p}×{n}", rolls: "Rolls",
       terms: "Cash-out terms", point_value: "Point value (1 pt = ?)", currency: "Currency", table_fee: "Table fee",
       fee_per: "Fee per", fee_none: "no fee", cutoff: "Daily cut-off", save: "Save", saved: "Saved",
       saving: "Saving…", fee_missing: "table_fee: give the fee's amount (or choose “no fee”)",
@@ -92,6 +92,19 @@
     return place && typeof place === "object" ? place : {};
   }
   const onHub = async () => (await here()).hub === true;
+
+  /** A session as people name it: the day it started and which of that day's it was
+      ("12月6日 第2场"), never its id (kept in the row's title for support). */
+  function sessionNames(sessions) {
+    const day = (iso) => new Date(iso).toLocaleDateString(MJ.lang() === "zh" ? "zh-CN" : "en-GB", { month: "long", day: "numeric" });
+    const out = new Map(), seen = new Map();
+    for (const s of [...sessions].sort((a, b) => String(a.started_at).localeCompare(String(b.started_at)))) {
+      const d = day(s.started_at), n = (seen.get(d) || 0) + 1;
+      seen.set(d, n);
+      out.set(s.id, T("session_of_day", { d, n }));
+    }
+    return out;
+  }
 
   const when = MJ.when;
   const sign = (n) => (n > 0 ? "pos" : n < 0 ? "neg" : "");
@@ -185,8 +198,9 @@
         el("img", { alt: c, src: `${base}/charts/${c}.svg?${totalsQ}&lang=${MJ.lang()}` }))));
     // each session's cash-out, printable (/cashout?session=…)
     const sessions = await api(`${base}/sessions?limit=20`);
+    const names = sessionNames(sessions);
     $("sessions").tBodies[0].replaceChildren(...sessions.map((s) => el("tr", { "data-session": s.id },
-      el("td", null, s.id.slice(0, 8)), el("td", null, when(s.started_at)),
+      el("td", { class: "session-name", title: s.id }, names.get(s.id)), el("td", null, when(s.started_at)),
       el("td", null, s.ended_at ? when(s.ended_at) : T("open")),
       el("td", { class: "session-players" }, (Array.isArray(s.players) ? s.players : [])
         .map((p) => (p && typeof p.name === "string" ? p.name : "")).join(T("list_sep"))),
@@ -238,7 +252,8 @@
     const pct = (x) => (x === null || x === undefined ? "" : `${(100 * x).toFixed(1)}%`);
     const pv = (p) => (p === null || p === undefined ? "" : p < 0.0001 ? p.toExponential(1) : p.toFixed(4));
     const charts = ["faces", "sums", "seats", "streaks"].map((c) => el("img", { alt: c, src: `${base}/fairness/${c}.svg?${q}&lang=${MJ.lang()}` }));
-    const flips = Object.entries(r.flip_positions).map(([k, v]) => `${k}:${v}`).join(" ");
+    const flips = Object.entries(r.flip_positions).flatMap(([k, v], i) => [i ? " " : "",
+      el("span", { class: "flip", "data-position": k }, T("flip_at", { p: Number(k) + 1, n: v }))]);
     page(crumbs(tablesLink(), el("a", { href: `#/t/${encodeURIComponent(tableId)}?${q}` }, tableId), T("fairness")),
       el("h1", null, `${T("fairness")} · ${tableId}`),
       el("div", { class: "panel", id: "fairness-summary" },
@@ -252,7 +267,7 @@
           el("td", null, T("t_" + t.name)), el("td", { class: "num" }, t.n),
           el("td", { class: "num" }, t.statistic === null ? "" : t.statistic.toFixed(2)),
           el("td", { class: "num" }, pv(t.p)), el("td", null, t.flagged ? "⚠" : ""), el("td", { class: "muted" }, t.note)))))),
-      el("div", { class: "panel" }, el("div", { class: "charts" }, charts), el("p", { class: "muted" }, `${T("flips")}: ${flips}`)));
+      el("div", { class: "panel" }, el("div", { class: "charts" }, charts), el("p", { class: "muted", id: "fairness-flips" }, `${T("flips")}（${T("flips_note")}）：`, flips.length ? flips : "—")));
   }
 
   function stopReplay() { clearInterval(replayTimer); replayTimer = null; }

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
@@ -25,6 +26,7 @@ from controller.store.owners import OwnerAccounts
 from controller.table.handlog import build_handlog, parse_handlog
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
+from controller.web.records_api import PHONE_FONT
 from engine.round.events import Settled, event_from_dict, settlement_from_dict
 from engine.round.fold import fold
 from tests.controller.hub.hands import played_hands, record_hand
@@ -143,6 +145,27 @@ def test_records_at_the_hub_equal_a_recount_from_the_stored_hands(
         assert d["weeks"] == dict(sorted(want["weeks"].items()))
         assert d["months"] == dict(sorted(want["months"].items()))
         assert len(d["months"]) == 3
+        # their hands, newest first, and their streaks, from the same nets
+        nets = [b - a for a, b in zip([0.0, *d["series"]], d["series"], strict=False)]
+        assert [h["net"] for h in d["recent"]] == pytest.approx(nets[::-1][:50])
+        assert {h["result"] for h in d["recent"]} <= {
+            "self_draw", "win", "dealt_in", "other_won", "draw"
+        }  # fmt: skip
+        assert all(h["table"] in ("t1", "t2") for h in d["recent"])
+        runs, run = [], 0
+        for n in nets:
+            if n > 0:
+                run = run + 1 if run > 0 else 1
+            elif n < 0:
+                run = run - 1 if run < 0 else -1
+            else:
+                run = 0
+            runs.append(run)
+        assert d["streaks"] == {
+            "now": runs[-1],
+            "best_up": max([0, *runs]),
+            "worst_down": max([0, *(-r for r in runs)]),
+        }
     assert {r.member_id for r in all_records(hub_store.engine)} == set(expected)
     # Wang played at both tables: one record
     t1_only = [h for h in hub_store.list_hands(limit=10_000) if h.players]
@@ -231,6 +254,23 @@ def test_a_members_page_in_chromium(tmp_path: Path, hub_store: EventStore) -> No
             assert page.locator("#months tr").count() == 1 + len(want.months)
             page.wait_for_function("document.getElementById('chart').naturalWidth > 0")
             _shot(page, tmp_path, "member-record", full_page=True)
+            # on a phone: their hands newest first, their streaks, a chart whose text reads
+            phone = browser.new_page(viewport={"width": 360, "height": 740}, device_scale_factor=2)
+            phone.goto(f"{url}/m/{token}?lang=zh")
+            phone.wait_for_selector("body[data-rendered='1']")
+            rows = phone.locator("#recent tr.hand-row")
+            assert rows.count() == min(50, want.hands)
+            newest = want.as_dict()["recent"][0]
+            assert rows.first.locator("td").nth(1).inner_text() == newest["table"]
+            assert "最长连赢" in phone.inner_text("#streaks")
+            phone.wait_for_function("document.getElementById('chart').naturalWidth > 0")
+            px = phone.evaluate(
+                "(() => { const i = document.getElementById('chart');"
+                " return i.getBoundingClientRect().width / i.naturalWidth; })()"
+            )
+            assert px * PHONE_FONT >= 12  # the chart's text, in CSS pixels on the phone
+            _shot(phone, tmp_path, "member-record-phone", full_page=True)
+            phone.close()
             page.goto(f"{url}/m/{'x' * 32}")
             page.wait_for_selector("#gone")
             # the owner makes a member's link on the members' page

@@ -235,3 +235,28 @@ def test_the_service_commits_before_the_lift_order_and_every_roll_verifies(
             if n == "events" and p["hand_id"] == stored.hand.id and p["event"]["type"] == "settled"
         )
         assert first > settled
+
+
+def test_a_changed_hand_number_is_named_not_taken_for_a_wrong_seed(tmp_path: Path) -> None:
+    events = _hand()
+    commit = next(e for e in events if e["type"] == "dice_committed")
+    edited = [dict(e) for e in events]
+    was = commit["hand_no"]
+    next(e for e in edited if e["type"] == "dice_committed")["hand_no"] = was + 5
+    out = CliRunner().invoke(app, ["verify-dice", str(_write_lines(tmp_path / "h.jsonl", edited))])
+    assert out.exit_code == 1
+    assert f"承诺记录的 hand_no 被改过：承诺时是 {was}，现在是 {was + 5}" in out.output
+    assert f"its hand_no was changed from {was} to {was + 5}" in out.output
+
+
+def test_a_changed_commitment_shows_where_the_digests_part() -> None:
+    events = [dict(e) for e in _hand()]
+    commit = next(e for e in events if e["type"] == "dice_committed")
+    digest = commit["commitment"]
+    k = 20  # one hex digit changed, past the first sixteen
+    commit["commitment"] = digest[:k] + ("0" if digest[k] != "0" else "1") + digest[k + 1 :]
+    (problem,) = dice_check_of(events).problems
+    assert problem.startswith(f"种子与承诺不符，自第{k + 1}位起不同：")
+    assert f"SHA-256 算得 {digest[:k]}[{digest[k:]}]" in problem
+    assert f"承诺为 {digest[:k]}[{commit['commitment'][k:]}]" in problem
+    assert f"they differ from digit {k + 1}" in problem

@@ -89,3 +89,33 @@ def test_a_card_between_hands_seats_its_member_and_one_mid_hand_changes_nothing(
 
 def _in_order(store: EventStore) -> list[Any]:
     return sorted(finished_hands(store), key=lambda h: h.hand.table_seq or 0)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("readers", ["ref", "iso15693"])
+def test_cards_of_every_size_laid_before_the_first_hand_seat_their_members(
+    mosquitto: Mosquitto, tmp_path: Path, readers: str
+) -> None:
+    """``mjtable demo --cards``: cards of 4, 7, 8 and 10 bytes (most NFC cards are 7) laid
+    on seats 1-4 through the virtual readers seat their members for the first hand."""
+    cards = ["04a1b2c3", "04a1b2c3d4e5f6", "e004015012345678", "04a1b2c3d4e5f60718ab"]
+    config = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
+    store = EventStore.open(config.store_url)
+    registry = Members(store.engine, table_id=config.table, parlour=config.parlour)
+    members = [registry.add(f"会员{n}", card) for n, card in enumerate(cards, start=1)]
+    store.close()
+    opts = options(3, 1, cards=tuple(bytes.fromhex(c) for c in cards))
+    if readers == "iso15693":
+        opts.sim |= {"codec": "iso15693"}
+
+    async def main() -> None:
+        async with running(config, opts) as run:
+            await asyncio.wait_for(run.service.run(asyncio.Event()), GUARD * 2)
+
+    asyncio.run(main())
+    store = EventStore.open(config.store_url)
+    try:
+        (first,) = _in_order(store)
+        assert first.hand.players == [m.as_player() for m in members]
+    finally:
+        store.close()

@@ -222,7 +222,7 @@ def test_a_display_name_is_said_as_its_letters_and_digits(name: str, said: str) 
     assert spoken_name(name) == said
     payload = {"players": [{"seat": 1, "name": name, "net": 0}], "transfers": []}
     a = cashout_announcement(payload)
-    assert a is not None and a.text == f"本场结算：{said or seat(1)} 零"
+    assert a is not None and a.text == f"本场结算：{said or seat(1) + '会员'} 零"
 
 
 @pytest.mark.parametrize(
@@ -296,3 +296,21 @@ def test_any_cashout_payload_is_said_bounded_or_not_at_all(
         for a in said:
             assert len(a.text) <= 400, a.text
             assert "\n" not in a.text and "[[" not in a.text
+
+
+def test_a_member_with_no_sayable_name_is_never_said_as_the_guest_of_that_seat() -> None:
+    """🀄🀄🀄 played at 3号位 after a guest did: two people, said as two."""
+    payload = {
+        "session_id": "s2",
+        "players": [
+            {"seat": 2, "name": None, "net": 7},
+            {"seat": 0, "name": "王五", "net": 4},
+            {"seat": 2, "name": "🀄🀄🀄", "net": -11},
+        ],
+        "transfers": [{"from": 2, "to": 0, "points": 7}, {"from": 2, "to": 1, "points": 4}],
+    }
+    a = cashout_announcement(payload)
+    assert a is not None
+    assert a.text == (
+        "本场结算：3号位 加7，王五 加4，3号位会员 减11；3号位会员 付 3号位 7，3号位会员 付 王五 4"
+    )

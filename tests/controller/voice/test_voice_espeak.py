@@ -7,6 +7,7 @@ import random
 import re
 import subprocess
 import sys
+import wave
 from pathlib import Path
 
 import pytest
@@ -158,6 +159,13 @@ def test_say_test_writes_a_sample_with_sound(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     stat = sox_stat(wav.read_bytes())
     assert stat["Length (seconds)"] > 3 and stat["RMS     amplitude"] > 0.02
+    # the header's lengths are the file's: what a player or an editor reads first
+    with wave.open(str(wav)) as w:
+        frames, rate = w.getnframes(), w.getframerate()
+        assert frames * w.getsampwidth() * w.getnchannels() + 44 <= wav.stat().st_size
+    assert frames / rate == pytest.approx(stat["Length (seconds)"], abs=0.01)
+    soxi = subprocess.run(["soxi", "-D", str(wav)], capture_output=True, text=True, check=True)
+    assert float(soxi.stdout) == pytest.approx(frames / rate, abs=0.01)
 
 
 def test_say_test_samples_a_hand_and_its_sessions_cashout() -> None:

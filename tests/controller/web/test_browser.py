@@ -366,5 +366,16 @@ def test_owner_sees_the_dice_check_and_the_fairness_report(
         )
         assert "fairness.csv" in (page.get_attribute("#fairness-csv", "href") or "")
         assert "30" in (page.text_content("#fairness-summary") or "")
+        # a Chinese page in Chinese: a test with too few hands says so first in Chinese
+        notes = [r.query_selector("td.muted").text_content() for r in rows]
+        assert any(n.startswith("样本太少，无法检验（至少需要") for n in notes), notes
+        assert not any(n[:1].isascii() and n[:1].isalpha() for n in notes), notes
+        flips = page.text_content("#fairness-flips") or ""
+        assert "精从牌墙第几张翻出" in flips and "×" in flips and ":" not in flips
+        # a number column's header sits over its numbers
+        aligns = page.eval_on_selector_all(
+            "#fairness-tests th.num", "ths => ths.map((t) => getComputedStyle(t).textAlign)"
+        )
+        assert aligns == ["right", "right", "right"]
         _shot(page, tmp_path, "owner-fairness", full_page=True)
         page.close()

@@ -62,6 +62,9 @@ def test_staff_close_the_session_and_get_the_fewest_transfers(
     assert client.put("/api/v1/owner/cashout-terms", json=terms, headers=staff).status_code == 403
     r = client.put("/api/v1/owner/cashout-terms", json=terms | {"cutoff": "25:00"}, headers=owner)
     assert r.status_code == 422 and "cutoff" in r.text
+    # in words, not the validator's pattern
+    assert "每日结算时间写成 时:分（24 小时制），如 06:00，而不是 '25:00'" in r.json()["detail"]
+    assert "pattern" not in r.json()["detail"] and "Value error" not in r.json()["detail"]
     assert client.put("/api/v1/owner/cashout-terms", json=terms, headers=owner).status_code == 200
     # open: the standing, not yet closed
     standing = client.get("/api/v1/staff/sessions/latest/cashout", headers=staff).json()
