@@ -23,10 +23,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from controller.cashout_labels import player_labels
 from controller.store import EventStore, HandRecord
 from controller.store.members import Player
 from controller.store.owners import CashoutTerms
-from controller.table.cashout_labels import player_labels
 from engine.cashout import fewest_transfers
 from engine.round.events import SessionClosed
 from engine.settlement.ledger import Amount, plain

@@ -15,7 +15,7 @@ the settings' ``[voice.speak]`` that turns it on or off.
     本场结算：王五 加30，2号位 减30；2号位 付 王五 30    cashout (the session's)
 
 Seats are said 1–4, as the stickers on the table number them; a player of the cash-out
-by the label every view of it uses (``controller.table.cashout_labels``: a member's name
+by the label every view of it uses (``controller.cashout_labels``: a member's name
 as said, a guest's seat; never an id or a card), so each person is said once and no two
 alike: a member whose name has nothing sayable is "3号位会员", never the guest "3号位".
 """
@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from controller.table.cashout_labels import player_labels
+from controller.cashout_labels import player_labels
 from engine.round.narration import seat_name
 from engine.tiles import kind_of, parse_kind, successor, zh_name
 

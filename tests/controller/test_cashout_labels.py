@@ -10,7 +10,7 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.table.cashout_labels import player_labels
+from controller.cashout_labels import player_labels
 from controller.voice.phrases import cashout_announcement
 from tests.controller.table.cashout_sessions import random_session, session_cashout
 from tests.controller.voice.test_voice_cashout import heard_facts
