@@ -11,10 +11,12 @@ from controller.cli.json_input import MAX_CHARS, bounded_lines, loads
 from controller.cli.options import Lang, Language
 from controller.json_bounds import JsonBoundsError
 from engine.round import CorruptLog, event_from_dict
-from engine.round.events import Event
+from engine.round.events import Event, StaffAct, amount_out
 from engine.round.narration import Lang as Words
 from engine.round.narration import owner_text, seat_name
 from engine.round.replay import check, split_hands, steps
+from engine.round.staff import session_totals
+from engine.settlement import Amount
 
 cli = typer.Typer(add_completion=False)
 
@@ -64,7 +66,9 @@ def replay(
         try:
             for n, (event, after) in enumerate(steps(hand)):
                 state = after
-                if not quiet or event.type in ("hand_started", "settled"):
+                if isinstance(event, StaffAct):  # an act of a person: with its time
+                    typer.echo(f"{n:4d}  {event.at}  {owner_text(event, words)}")
+                elif not quiet or event.type in ("hand_started", "settled"):
                     typer.echo(f"{n:4d}  {owner_text(event, words)}")
         except CorruptLog as err:
             _fail(str(err))
@@ -79,5 +83,27 @@ def replay(
             typer.echo(f"      MISMATCH: {problem}")
         else:
             typer.echo("      replay: settlement matches")
+    _say_totals(events, words)
     if bad:
         raise typer.Exit(1)
+
+
+def _say_totals(events: list[Event], lang: Words) -> None:
+    """The log's totals per seat, penalties, adjustments and voids included (the one
+    recount every live total agrees with), and how many of its acts were people's."""
+    try:
+        totals = session_totals(events)
+    except ValueError as err:  # a void that takes off what the hand never stood at
+        typer.echo(f"      MISMATCH: {err}")
+        raise typer.Exit(1) from None
+    acts = sum(isinstance(e, StaffAct) for e in events)
+    seats = "  ".join(f"{seat_name(s, lang)} {_signed(n)}" for s, n in enumerate(totals))
+    if lang == "zh":
+        typer.echo(f"累计（含工作人员操作 {acts} 次）：{seats}")
+    else:
+        typer.echo(f"totals (with {acts} staff acts): {seats}")
+
+
+def _signed(n: Amount) -> str:
+    text = str(amount_out(n))  # (a fraction as 7/2)
+    return text if text.startswith("-") else f"+{text}"

@@ -4,6 +4,7 @@ totals. Every route needs a login (``controller.web.auth``)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
@@ -401,6 +402,29 @@ def get_events(ctx: Ctx, hand_id: HandId) -> EventsOut:
             EventOut(seq=e.seq, type=e.type, at=e.created_at, data=p)
             for e, p in zip(stored.events, payloads, strict=True)
         ],
+    )
+
+
+_JSON_LINES: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"application/x-ndjson": {}}, "description": "JSON lines"}
+}
+
+
+@router.get(
+    "/hands/{hand_id}/log.jsonl",
+    summary="A hand's log as `mjtable replay` reads it: one event a line, as JSON",
+    description="The events of the hand, oldest first, each the JSON object the engine "
+    "folds (`mjtable replay FILE` re-folds it and checks the settlement). Whole once the "
+    "hand is finished; an open or aborted hand gives each event's public projection only.",
+    responses=_JSON_LINES,
+)
+def get_log(ctx: Ctx, hand_id: HandId) -> Response:
+    _concealed, payloads = event_payloads(_stored(ctx, hand_id))
+    body = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in payloads)
+    return Response(
+        body,
+        media_type="application/x-ndjson",
+        headers={"Content-Disposition": f'attachment; filename="{hand_id}.jsonl"'},
     )
 
 

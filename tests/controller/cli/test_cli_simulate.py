@@ -88,3 +88,28 @@ def test_replay_refuses_a_hand_of_unknown_rules(tmp_path: Path) -> None:
     log.write_text('{"type": "hand_started", "ruleset": "nope", "dealer": 0}\n', encoding="utf-8")
     r = runner.invoke(app, ["replay", str(log)])
     assert r.exit_code == 2 and "error: hand_started: ruleset: unknown ruleset 'nope'" in r.output
+
+
+def test_replay_prints_the_session_totals_with_the_staff_acts(tmp_path: Path) -> None:
+    from engine.round import event_from_dict, fold
+    from engine.round.replay import split_hands
+    from engine.round.staff import Audit, adjust
+
+    log = tmp_path / "hands.jsonl"
+    args = ["simulate", "--ruleset", "xingguo", "--hands", "2", "--seed", "7", "--json"]
+    nets = json.loads(runner.invoke(app, [*args, "--log", str(log)]).output)["nets"]
+    events = [event_from_dict(json.loads(ln)) for ln in log.read_text().splitlines()]
+    last = list(split_hands(events))[-1]
+    audit = Audit("ann", "staff", "2026-12-06T21:30:00+00:00", "1号位多收了")
+    act = adjust(fold(last), audit, 0, 1, 7)[0]
+    with log.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(act.to_dict(), ensure_ascii=False) + "\n")
+
+    r = runner.invoke(app, ["replay", "--quiet", "--lang", "zh", str(log)])
+    assert r.exit_code == 0, r.output
+    # the act itself, with its time, who and why, even in --quiet
+    said = "2026-12-06T21:30:00+00:00  工作人员 ann：调整：1号位 付 2号位 7（1号位多收了）"
+    assert said in r.output
+    want = [nets[0] - 7, nets[1] + 7, nets[2], nets[3]]
+    seats = "  ".join(f"{s + 1}号位 {n:+d}" for s, n in enumerate(want))
+    assert r.output.splitlines()[-1] == f"累计（含工作人员操作 1 次）：{seats}"

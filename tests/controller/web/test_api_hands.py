@@ -7,6 +7,7 @@ import csv
 import io
 import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -313,3 +314,30 @@ def test_a_hands_alerts_name_the_tile_to_the_owner_once_it_is_finished(
     assert not playing["concealed"] and alert["detail"] is None
     assert alert["message"] == "2号位少一张牌" and alert["seat"] == 2
     assert authed.get("/api/v1/hands/nope/alerts").status_code == 404
+
+
+def test_a_hands_log_downloads_as_the_json_lines_mjtable_replay_reads(
+    authed: TestClient, filled: Filled, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from controller.cli import app, commands  # noqa: F401  (registers the commands)
+
+    hid = filled.finished[0]
+    r = authed.get(f"/api/v1/hands/{hid}/log.jsonl")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/x-ndjson"
+    assert f'filename="{hid}.jsonl"' in r.headers["content-disposition"]
+    lines = [json.loads(ln) for ln in r.text.splitlines()]
+    events = authed.get(f"/api/v1/hands/{hid}/events").json()["events"]
+    assert lines == [e["data"] for e in events]  # the whole log, concealed tiles included
+    log = tmp_path / "hand.jsonl"
+    log.write_text(r.text, encoding="utf-8")
+    replayed = CliRunner().invoke(app, ["replay", "--quiet", str(log)])
+    assert replayed.exit_code == 0, replayed.output
+    assert "replay: settlement matches" in replayed.output
+
+    # a hand still in play: only what the table showed openly
+    open_log = authed.get(f"/api/v1/hands/{filled.open_hand}/log.jsonl").text
+    dealt = next(json.loads(ln) for ln in open_log.splitlines() if '"dealt"' in ln)
+    assert "tiles" not in dealt
+    assert authed.get("/api/v1/hands/nope/log.jsonl").status_code == 404
