@@ -234,6 +234,7 @@ async def running(config: TableSettings, opts: RunOptions) -> AsyncIterator[Runn
         # the table inputs first: the web app's staff acts go into them
         inputs = TableInputs()
         web_url = await _web_server(config, store, live, metrics, stack, inputs)
+        stack.callback(inputs.close)  # (before the web server stops: its requests answered)
         voice = _start_voice(config, opts.audio, metrics, stack)
         outlet = Outlet(topics, publisher=publisher, live=live, metrics=metrics, voice=voice)
         if live is not None:

@@ -64,6 +64,11 @@ def _say(info: dict[str, Any], as_json: bool) -> None:
         typer.echo(f"  MQTT WebSocket  {info['mqtt_ws']}")
     if info.get("metrics"):
         typer.echo(f"  metrics         {info['metrics']}")
+    if info.get("staff"):
+        staff = info["staff"]
+        typer.echo(f"  staff console   {info['web']}dealer  账号 (account) {staff['name']}  "
+                   f"密码 (password) {staff['password']}")  # fmt: skip
+        typer.echo("  每局结果由工作人员在控制台录入 (each result is entered at the console)")
     typer.echo(f"  store           {info['store']}")
     if info.get("board"):
         typer.echo(f"  virtual table   {info['board']}  seed {info.get('seed')}")
@@ -101,6 +106,14 @@ def demo(
     log_level: LogLevel = "warning",
     log_format: LogFormat = "console",
     readers: Readers = ReaderModel.ref,
+    manual: Annotated[
+        bool,
+        typer.Option(
+            help="With --readers none: nobody enters the bots' results; each hand waits for "
+            "staff at the console (/dealer, logged in as the demo staff account printed at "
+            "the start), as a real table without readers does."
+        ),
+    ] = False,
     cards: Annotated[
         str | None,
         typer.Option(
@@ -116,6 +129,10 @@ def demo(
     results through the staff API). --json: where to look, as one JSON line."""
     usable(readers, READER_MODELS, "demo")
     laid = _cards(cards)
+    if manual and readers is not ReaderModel.none:
+        typer.echo("错误：--manual 只用于 --readers none (error: --manual needs --readers none)",
+                   err=True)  # fmt: skip
+        raise typer.Exit(2)
     if laid and readers is ReaderModel.none:
         typer.echo("错误：--cards 需要读卡器 (error: --cards needs readers)", err=True)
         raise typer.Exit(2)
@@ -158,7 +175,11 @@ def demo(
         sim=READER_MODELS[readers],
         cards=laid,
     )
-    service = _without_readers(config, opts) if readers is ReaderModel.none else serve(config, opts)
+    service = (
+        _without_readers(config, opts, manual)
+        if readers is ReaderModel.none
+        else serve(config, opts)
+    )
     raise typer.Exit(serve_until_done(service))
 
 
@@ -188,10 +209,11 @@ def _cards(text: str | None) -> tuple[bytes, ...]:
     return tuple(out)
 
 
-async def _without_readers(config: TableSettings, opts: RunOptions) -> int:
+async def _without_readers(config: TableSettings, opts: RunOptions, manual: bool) -> int:
     """The service on a table without readers, and the demo's staff entering the bots'
-    results over HTTP (``controller.sim.demo_results``): exits 1 if a result is refused."""
-    from controller.sim.demo_results import DemoDeskError, ResultDesk, demo_staff
+    results over HTTP (``controller.sim.demo_results``): exits 1 if a result is refused.
+    ``manual``: nobody enters them; the demo staff account is for a person at the console."""
+    from controller.sim.demo_results import ACCOUNT, DemoDeskError, ResultDesk, demo_staff
     from controller.store import EventStore
 
     config.data_dir.mkdir(parents=True, exist_ok=True)
@@ -202,20 +224,34 @@ async def _without_readers(config: TableSettings, opts: RunOptions) -> int:
         finally:
             store.close()
     seed = opts.seed if opts.seed is not None else secrets.randbelow(1 << 30)
-    desk = ResultDesk(password, config.ruleset.id, config.ruleset.options, seed, opts.hands)
+    desk = ResultDesk(
+        password, config.ruleset.id, config.ruleset.options, seed, opts.hands, opts.between_hands
+    )
     stop = opts.stop = asyncio.Event()
     said = opts.ready
     tasks: list[asyncio.Task[None]] = []
+    failed: list[BaseException] = []  # the desk's own failure, not one a stop caused
+
+    def ended(task: asyncio.Task[None]) -> None:
+        if task.cancelled() or task.exception() is None:
+            return
+        if not stop.is_set():
+            failed.append(task.exception())  # type: ignore[arg-type]
+        stop.set()
 
     def ready(info: dict[str, Any]) -> None:
+        if manual:  # the console's login: the demo's own account on its own store
+            info = {**info, "staff": {"name": ACCOUNT, "password": password}}
         if said is not None:
             said(info)
         if not info.get("web"):
             typer.echo("error: --readers none needs the web app (pip install '.[web]')", err=True)
             stop.set()
             return
+        if manual:
+            return
         task = asyncio.get_running_loop().create_task(desk.run(info["web"]))
-        task.add_done_callback(lambda t: None if t.cancelled() or not t.exception() else stop.set())
+        task.add_done_callback(ended)
         tasks.append(task)
 
     opts.ready = ready
@@ -223,12 +259,16 @@ async def _without_readers(config: TableSettings, opts: RunOptions) -> int:
     for task in tasks:
         if not task.done():
             task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            try:
-                await task
-            except DemoDeskError as err:  # a result the service refused: the demo failed
-                typer.echo(f"error: {err}", err=True)
-                return 1
+        with contextlib.suppress(asyncio.CancelledError, DemoDeskError):
+            await task  # (after a stop: a request the stopping service cut short)
+    for err in failed:  # a result the service refused: the demo failed
+        typer.echo(f"error: {err}", err=True)
+        return 1
+    if manual:
+        return code
     if not tasks:
         return 1
+    if opts.hands is None or len(desk.entered) < opts.hands:  # stopped (Ctrl-C, SIGTERM)
+        typer.echo(f"mjtable demo: 已停止，录入了 {len(desk.entered)} 局 "
+                   f"(stopped after {len(desk.entered)} hands)", err=True)  # fmt: skip
     return code

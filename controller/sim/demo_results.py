@@ -75,12 +75,15 @@ class ResultDesk:
         options: dict[str, object],
         seed: int,
         hands: int | None,
+        between_hands: float = 0.0,
     ) -> None:
         self.api = ""
         self.password = password
         self.session = Session(ruleset, dict(options))
         self.seed = seed
         self.hands = hands
+        self.between_hands = between_hands
+        """Seconds each settlement stays before the next dice (``--between-hands``)."""
         self.entered: list[dict[str, Any]] = []
         """The service's answer to each finish, in order."""
 
@@ -90,6 +93,8 @@ class ResultDesk:
         token = (await asyncio.to_thread(_call, f"{self.api}/auth/login", login))["token"]
         while self.hands is None or len(self.entered) < self.hands:
             await self._one_hand(token)
+            if self.hands is None or len(self.entered) < self.hands:
+                await asyncio.sleep(self.between_hands)  # the settlement on the displays
 
     async def _current(self, token: str, hand_no: int) -> dict[str, Any]:
         """The service's hand ``hand_no`` once it is in progress; after a settled hand the

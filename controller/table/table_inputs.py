@@ -67,9 +67,12 @@ class TableInputs:
 
     def __init__(self, limit: int = LIMIT) -> None:
         self._queue: asyncio.Queue[TableInput] = asyncio.Queue(limit)
+        self._closed = False
 
     def put(self, item: TableInput) -> bool:
-        """Queue ``item``; False (and logged) if the queue is full."""
+        """Queue ``item``; False (and logged) if the queue is full or the table stopped."""
+        if self._closed:
+            return False
         try:
             self._queue.put_nowait(item)
         except asyncio.QueueFull:
@@ -86,3 +89,12 @@ class TableInputs:
         while not self._queue.empty():
             items.append(self._queue.get_nowait())
         return items
+
+    def close(self) -> None:
+        """The table loop has stopped: whoever still waits on a staff act is told it was
+        not done (``TimeoutError``, a 503 to try again), rather than waiting on a loop that
+        will never answer until the web server cuts it off; later puts are refused."""
+        self._closed = True
+        for item in self.pending():
+            if isinstance(item, StaffInput) and not item.answer.done():
+                item.answer.set_exception(TimeoutError("the table stopped"))
