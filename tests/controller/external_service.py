@@ -170,8 +170,11 @@ class _Mains:
         self.on, self.trip_at, self.tripped = False, None, False
         self.table.board.texts.clear()
 
-    async def restore_when_shown(self) -> None:
-        while not self.table.board.texts:
+    async def restore_when_shown(self, proc: asyncio.subprocess.Process) -> None:
+        """Until the service shows something, or ends: restarted after the session's last
+        settlement it has nothing to play and may end before its board link is up (on a
+        busy machine it did, and the table waited for it for good)."""
+        while not self.table.board.texts and proc.returncode is None:
             await asyncio.sleep(0.01)
         self.on = True
 
@@ -333,7 +336,7 @@ async def play(
                             if background is None:
                                 background = asyncio.create_task(stalling.at_random())
                         if not mains.on:
-                            await mains.restore_when_shown()
+                            await mains.restore_when_shown(proc)
                         if killed < kills:
                             to = players.moved + rng.randint(1, 80)
                             seconds = rng.uniform(*kill_after)
