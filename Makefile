@@ -74,11 +74,10 @@ unit: $(STAMP) $(ESPHOME_STAMP) firmware
 # The tiers that wait on real time (MQTT, the browser, QEMU, a full disk, a restart) again,
 # beside two CPU-bound processes of their own, killed however the run ends: a busy machine
 # (other work on CI's two cores) must not fail a test. BUSY_TESTS=... runs others.
-# Not yet: tests/firmware/test_qemu_hand.py and tests/controller/table/test_power_cut.py
-# (beside the burners their table waits for walls it never sees: README, "busy machine").
 BUSY_TESTS ?= tests/controller/mqtt tests/controller/web/test_browser.py \
-	tests/firmware/test_qemu_board.py tests/controller/process/test_disk_full.py \
-	tests/controller/table/test_resume.py
+	tests/firmware/test_qemu_board.py tests/firmware/test_qemu_hand.py \
+	tests/controller/process/test_disk_full.py tests/controller/table/test_resume.py \
+	tests/controller/table/test_power_cut.py
 test-busy: $(STAMP) $(ESPHOME_STAMP) firmware
 	@burners=""; trap 'kill $$burners 2>/dev/null' EXIT INT TERM; \
 	for i in 1 2; do sh -c 'while :; do :; done' & burners="$$burners $$!"; done; \

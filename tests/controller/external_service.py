@@ -12,7 +12,7 @@ import shutil
 import signal
 import sqlite3
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,6 +108,31 @@ format = "json"
     return path
 
 
+@contextlib.asynccontextmanager
+async def _until_still(seconds: float, progress: Callable[[], object]) -> AsyncIterator[None]:
+    """TimeoutError in the block once ``progress()`` has stood still for ``seconds``: a
+    hang, however long the session takes (a limit on the whole session failed sessions
+    that were still playing on a busy machine, the service at a Pi's share of a core)."""
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(seconds) as limit:
+
+        async def watch() -> None:
+            last = progress()
+            while True:
+                await asyncio.sleep(min(1.0, seconds / 10))
+                if (now := progress()) != last:
+                    last = now
+                    limit.reschedule(loop.time() + seconds)
+
+        watcher = asyncio.create_task(watch())
+        try:
+            yield
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+
+
 async def _until_moved(
     proc: asyncio.subprocess.Process,
     players: VirtualPlayers,
@@ -170,8 +195,11 @@ class _Mains:
         self.on, self.trip_at, self.tripped = False, None, False
         self.table.board.texts.clear()
 
-    async def restore_when_shown(self) -> None:
-        while not self.table.board.texts:
+    async def restore_when_shown(self, proc: asyncio.subprocess.Process) -> None:
+        """Until the service shows something, or ends: restarted after the session's last
+        settlement it has nothing to play and may end before its board link is up (on a
+        busy machine it did, and the table waited for it for good)."""
+        while not self.table.board.texts and proc.returncode is None:
             await asyncio.sleep(0.01)
         self.on = True
 
@@ -280,9 +308,11 @@ async def play(
     database goes back to its last fsync (what was written but not synced is lost); then
     ``power_cut(data)`` may look at it before the restart.
 
-    ``report``: the readers' report mode. ``stalls``: the service is stopped for a random
-    time in this range as each hand ends and every 0.3–2.5 s (``_Stalls``). ``pi``: the
-    service (only) at that Pi's CPU speed (``pi_cpu.PI_SHARES``)."""
+    ``guard``: the session hangs once neither the players moved nor the centre display
+    changed for this long (``_until_still``). ``report``: the readers' report mode.
+    ``stalls``: the service is stopped for a random time in this range as each hand ends
+    and every 0.3–2.5 s (``_Stalls``). ``pi``: the service (only) at that Pi's CPU speed
+    (``pi_cpu.PI_SHARES``)."""
     rng = rng or random.Random(0)
     work.mkdir(parents=True, exist_ok=True)
     fast = dict(FAST_SIM)
@@ -323,7 +353,8 @@ async def play(
         log_path = work / "service.log"
         with log_path.open("ab") as log:
             try:
-                async with asyncio.timeout(guard):
+                # progress: the players' moves, and what the service shows them
+                async with _until_still(guard, lambda: (players.moved, table.board.texts.get(0))):
                     while True:
                         proc = await asyncio.create_subprocess_exec(
                             *command, cwd=work, env=env, stdout=log, stderr=log
@@ -333,7 +364,7 @@ async def play(
                             if background is None:
                                 background = asyncio.create_task(stalling.at_random())
                         if not mains.on:
-                            await mains.restore_when_shown()
+                            await mains.restore_when_shown(proc)
                         if killed < kills:
                             to = players.moved + rng.randint(1, 80)
                             seconds = rng.uniform(*kill_after)

@@ -189,6 +189,11 @@ class SerialLink:
                 w.close()
 
 
+BOOT_GUARD = 20.0  # a hang guard: a board that never reads its console
+PROBE_EVERY = 0.5  # typed again after this long without an answer (lost before the UART was on)
+CONSOLE_PROBE = "anyone?"
+
+
 class _Port:
     """The part of a SimPort the virtual table uses: where the host connects."""
 
@@ -223,8 +228,25 @@ class FirmwareBoard:
         self._line_added = asyncio.Event()
 
     async def start(self) -> None:
+        """Connected, and the board reads its console: see `_until_heard`."""
         reader, self._writer = await asyncio.open_connection("127.0.0.1", self._qemu.console_port)
         self._task = asyncio.get_running_loop().create_task(self._read(reader))
+        await self._until_heard()
+
+    async def _until_heard(self) -> None:
+        """Until the board answers a line typed on its console. QEMU's USART drops what
+        arrives before the firmware has enabled it (a UART that is off hears nothing), and
+        a board just started takes a while to get there, longer on a busy machine: the
+        table's first states, typed at once, were lost, and the board told the host it was
+        idle while the players saw the walls up. A line it does not know is answered with
+        "? LINE"; the newline before it ends whatever part of a line the board caught."""
+        assert self._writer is not None
+        async with asyncio.timeout(BOOT_GUARD):
+            while True:
+                self._writer.write(f"\n{CONSOLE_PROBE}\n".encode())
+                with contextlib.suppress(TimeoutError):
+                    await self.wait_line(f"? {CONSOLE_PROBE}", timeout=PROBE_EVERY)
+                    return
 
     async def close(self) -> None:
         if self._task is not None:

@@ -116,3 +116,25 @@ def test_emulated_board_speaks_protocol_v1(tmp_path: Path) -> None:
         asyncio.run(_exercise(qemu))
     finally:
         qemu.close()
+
+
+async def _type_at_once(qemu: QemuBoard) -> str:
+    board = FirmwareBoard(qemu, None)
+    await board.start()
+    try:
+        board.type("c")
+        return await board.wait_line("counters")
+    finally:
+        await board.close()
+
+
+@pytest.mark.timeout(120)
+def test_a_line_typed_as_soon_as_the_board_has_started_is_run(tmp_path: Path) -> None:
+    """The virtual table types its first states the moment it starts, before the firmware
+    has switched its console's UART on: once `FirmwareBoard.start` returns, the board hears
+    them (the table's walls went up unheard, and the hand never began)."""
+    qemu = QemuBoard(tmp_path / "qemu.log")
+    try:
+        assert asyncio.run(_type_at_once(qemu)).startswith("counters ")
+    finally:
+        qemu.close()
