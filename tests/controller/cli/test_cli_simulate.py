@@ -93,7 +93,8 @@ def test_replay_refuses_a_hand_of_unknown_rules(tmp_path: Path) -> None:
 def test_replay_prints_the_session_totals_with_the_staff_acts(tmp_path: Path) -> None:
     from engine.round import event_from_dict, fold
     from engine.round.replay import split_hands
-    from engine.round.staff import Audit, adjust
+    from engine.round.commands import Adjust, Audit
+    from engine.round.staff import act as staff_act
 
     log = tmp_path / "hands.jsonl"
     args = ["simulate", "--ruleset", "xingguo", "--hands", "2", "--seed", "7", "--json"]
@@ -101,7 +102,7 @@ def test_replay_prints_the_session_totals_with_the_staff_acts(tmp_path: Path) ->
     events = [event_from_dict(json.loads(ln)) for ln in log.read_text().splitlines()]
     last = list(split_hands(events))[-1]
     audit = Audit("ann", "staff", "2026-12-06T21:30:00+00:00", "1号位多收了")
-    act = adjust(fold(last), audit, 0, 1, 7)[0]
+    act = staff_act(fold(last), Adjust(audit, 0, 1, 7))[0]
     with log.open("a", encoding="utf-8") as f:
         f.write(json.dumps(act.to_dict(), ensure_ascii=False) + "\n")
 

@@ -14,7 +14,7 @@ from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
 from controller.table.staff_acts import Look, StaffRequest, handle
 from controller.web.live import LiveHub
-from engine.round.staff import Audit
+from engine.round.commands import Audit
 from engine.settlement.ledger import plain
 from tests.controller.service_helpers import play_at_keeper
 
