@@ -19,6 +19,7 @@ static struct {
     mjt_link_state last_state;
     mjt_ref_parser ref;
     reader_memo readers[MJT_APP_READERS];
+    uint8_t uids[MJT_MAX_PAYLOAD]; /* a sized frame's UIDs as they go to the host */
     mjt_app_counters counters;
 } app;
 
@@ -161,15 +162,12 @@ static reader_memo *memo_for(uint8_t id)
  * An inventory is a whole set, so a newer one supersedes the reader's last if that has not
  * gone out yet: the host link never queues old news, and what the host gets of a reader is
  * its newest set, in the order the board saw things happen. */
-static void on_inventory(const mjt_ref_inventory *inv, uint32_t now_ms)
+static void on_inventory(uint8_t reader, const mjt_inventory *set, uint8_t type, uint32_t now_ms)
 {
-    if (inv->count > MJT_MAX_UIDS) {
-        app.counters.inventories_too_big++;
-        return;
-    }
-    uint16_t crc = mjt_crc16(&inv->count, 1);
-    crc = mjt_crc16_update(crc, inv->uids, (size_t)inv->count * MJT_UID_LEN);
-    reader_memo *memo = memo_for(inv->reader);
+    uint16_t crc = mjt_crc16(&type, 1);
+    crc = mjt_crc16_update(crc, &set->count, 1);
+    crc = mjt_crc16_update(crc, set->uids, set->size);
+    reader_memo *memo = memo_for(reader);
     if (memo && memo->sent_ms && memo->crc == crc &&
         (int32_t)(now_ms - memo->sent_ms) < (int32_t)MJT_APP_REFRESH_MS) {
         return;
@@ -178,11 +176,13 @@ static void on_inventory(const mjt_ref_inventory *inv, uint32_t now_ms)
         return; /* the reader's next frame goes out once the link is up */
     }
     /* Dropped, then queued behind what came since: the host sees the board's events in the
-     * order they happened, minus the superseded sets. One in flight is left alone. */
-    if (mjt_link_drop_unsent(&app.link, MJT_INVENTORY, inv->reader)) {
+     * order they happened, minus the superseded sets. One in flight is left alone. Either
+     * form of a reader's set supersedes the other (the reader is the payload's first byte). */
+    if (mjt_link_drop_unsent(&app.link, MJT_INVENTORY, reader) +
+        mjt_link_drop_unsent(&app.link, MJT_INVENTORY_SIZED, reader)) {
         app.counters.inventories_replaced++;
     }
-    mjt_msg m = {.type = MJT_INVENTORY, .u.inventory = {inv->reader, 0, inv->count, inv->uids}};
+    mjt_msg m = {.type = type, .u.inventory = *set};
     if (mjt_link_send_msg(&app.link, &m) == 0) {
         app.counters.inventories_sent++;
         if (memo) {
@@ -197,12 +197,58 @@ static void on_inventory(const mjt_ref_inventory *inv, uint32_t now_ms)
     }
 }
 
+/* A reader frame as the host gets it: 8-byte UIDs in an INVENTORY, as ever; a sized frame's
+ * UIDs of 4..10 bytes in an INVENTORY_SIZED, or in an INVENTORY when all are 8 bytes (a host
+ * that predates the sized form still gets every tile). A UID of another size is left out of
+ * the set and counted: the rest of the reader's set still goes out. */
+static void on_reader_frame(const mjt_ref_inventory *inv, uint32_t now_ms)
+{
+    mjt_inventory set = {inv->reader, 0, 0, inv->uids, inv->size};
+    uint8_t type = MJT_INVENTORY;
+    if (inv->sized) {
+        uint16_t in = 0, out = 0, eights = 0;
+        for (uint8_t k = 0; k < inv->count; k++, in = (uint16_t)(in + 1u + inv->uids[in])) {
+            uint8_t n = inv->uids[in];
+            if (n < MJT_UID_MIN || n > MJT_UID_MAX) {
+                app.counters.uids_refused++;
+                continue;
+            }
+            if (set.count == MJT_MAX_UIDS || out + 1u + n > MJT_MAX_PAYLOAD - 3u) {
+                app.counters.inventories_too_big++;
+                return;
+            }
+            memcpy(app.uids + out, inv->uids + in, 1u + n);
+            out = (uint16_t)(out + 1u + n);
+            set.count++;
+            eights = (uint16_t)(eights + (n == MJT_UID_LEN));
+        }
+        set.uids = app.uids;
+        set.size = out;
+        if (eights == set.count) { /* unpack into the 8-byte form */
+            for (uint8_t k = 0; k < set.count; k++) {
+                memmove(app.uids + k * MJT_UID_LEN, app.uids + k * (1u + MJT_UID_LEN) + 1u,
+                        MJT_UID_LEN);
+            }
+            set.size = (uint16_t)(set.count * MJT_UID_LEN);
+        } else {
+            type = MJT_INVENTORY_SIZED;
+        }
+    } else {
+        set.count = inv->count;
+    }
+    if (set.count > MJT_MAX_UIDS) {
+        app.counters.inventories_too_big++;
+        return;
+    }
+    on_inventory(inv->reader, &set, type, now_ms);
+}
+
 void app_reader_bytes(const uint8_t *data, size_t len, uint32_t now_ms)
 {
     for (size_t i = 0; i < len; i++) {
         mjt_ref_inventory inv;
         if (mjt_ref_byte(&app.ref, data[i], &inv)) {
-            on_inventory(&inv, now_ms);
+            on_reader_frame(&inv, now_ms);
         }
     }
     app.counters.reader_frames = app.ref.frames;

@@ -28,6 +28,7 @@ typedef struct {
     uint32_t inventories_sent, inventories_too_big, reader_frames, reader_bad_crc;
     uint32_t inventories_replaced;   /* superseded by a newer set before they went out */
     uint32_t inventories_queue_full; /* the link's queue had no room: the next frame retries */
+    uint32_t uids_refused;     /* UIDs of a size the link does not carry, left out of a set */
     uint32_t unexpected;       /* board reports sent to the board: ignored */
 } mjt_app_counters;
 

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "frame.h"
+
 static uint16_t get16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
 
 static uint32_t get32(const uint8_t *p)
@@ -161,6 +163,34 @@ static mjt_decode_result inventory_decode(const uint8_t *p, size_t len, mjt_inve
     return MJT_DECODE_OK;
 }
 
+/* The bytes of `count` sized UIDs (n | UID(n), n 4..10) at the start of p[0..len), or
+ * SIZE_MAX when they run past it or a size is out of range. */
+static size_t sized_uids_len(const uint8_t *p, size_t len, uint8_t count)
+{
+    size_t i = 0;
+    for (uint8_t k = 0; k < count; k++) {
+        if (i >= len || p[i] < MJT_UID_MIN || p[i] > MJT_UID_MAX || len - i - 1u < p[i]) {
+            return SIZE_MAX;
+        }
+        i += 1u + p[i];
+    }
+    return i;
+}
+
+static mjt_decode_result inventory_sized_decode(const uint8_t *p, size_t len, mjt_inventory *v)
+{
+    if (len < 3 || len > MJT_MAX_PAYLOAD || p[2] > MJT_MAX_UIDS ||
+        sized_uids_len(p + 3, len - 3, p[2]) != len - 3) {
+        return MJT_DECODE_MALFORMED;
+    }
+    v->reader = p[0];
+    v->zone = p[1];
+    v->count = p[2];
+    v->uids = p + 3;
+    v->size = (uint16_t)(len - 3);
+    return MJT_DECODE_OK;
+}
+
 static mjt_decode_result dice_result_decode(const uint8_t *p, size_t len, mjt_dice *d)
 {
     if (len < 2 || len != 1u + p[0] || p[0] > MJT_MAX_DICE) {
@@ -193,6 +223,8 @@ mjt_decode_result mjt_msg_decode(uint8_t type, const uint8_t *p, size_t len, mjt
         return MJT_DECODE_OK;
     case MJT_INVENTORY:
         return inventory_decode(p, len, &m->u.inventory);
+    case MJT_INVENTORY_SIZED:
+        return inventory_sized_decode(p, len, &m->u.inventory);
     case MJT_DICE_RESULT:
         return dice_result_decode(p, len, &m->u.dice);
     case MJT_DICE_ROLL:
@@ -269,6 +301,20 @@ size_t mjt_msg_encode(const mjt_msg *m, uint8_t *out)
         out[1] = m->u.inventory.zone;
         out[2] = m->u.inventory.count;
         return uids_encode(out, 3, m->u.inventory.count, m->u.inventory.uids);
+    case MJT_INVENTORY_SIZED: {
+        const mjt_inventory *v = &m->u.inventory;
+        if (v->count > MJT_MAX_UIDS || v->size > MJT_MAX_PAYLOAD - 3u ||
+            sized_uids_len(v->uids, v->size, v->count) != v->size) {
+            return 0;
+        }
+        out[0] = v->reader;
+        out[1] = v->zone;
+        out[2] = v->count;
+        if (v->size) {
+            memcpy(out + 3, v->uids, v->size);
+        }
+        return 3u + v->size;
+    }
     case MJT_DICE_RESULT:
         if (m->u.dice.count < 1 || m->u.dice.count > MJT_MAX_DICE) {
             return 0;

@@ -16,13 +16,16 @@ enum {
     MJT_BUTTON = 0x22,
     MJT_INVENTORY = 0x23,
     MJT_DICE_RESULT = 0x24,
+    MJT_INVENTORY_SIZED = 0x25,
     MJT_DICE_ROLL = 0x30,
     MJT_DISPLAY_TEXT = 0x31,
     MJT_LED = 0x32,
 };
 
 #define MJT_FIRST_SEQUENCED 0x10u
-#define MJT_UID_LEN 8u
+#define MJT_UID_LEN 8u   /* a tile's UID, and every UID of an INVENTORY or WALL_ORDER */
+#define MJT_UID_MIN 4u   /* INVENTORY_SIZED carries UIDs of 4..10 bytes: a member's card */
+#define MJT_UID_MAX 10u  /* (ISO 14443 4, 7, 10; ISO 15693 8) beside the tiles */
 #define MJT_MAX_UIDS 127u
 #define MJT_MAX_FAULTS 32u
 #define MJT_MAX_SOFTWARE 32u
@@ -55,7 +58,8 @@ typedef struct {
 
 typedef struct {
     uint8_t reader, zone, count;
-    const uint8_t *uids; /* count × 8 bytes */
+    const uint8_t *uids; /* INVENTORY: count × 8 bytes; INVENTORY_SIZED: count × (n | UID(n)) */
+    uint16_t size;       /* INVENTORY_SIZED: the bytes at `uids` */
 } mjt_inventory;
 
 typedef struct {
@@ -83,7 +87,7 @@ typedef struct {
         mjt_status status;
         mjt_wall_order wall_order;
         mjt_button button;
-        mjt_inventory inventory;
+        mjt_inventory inventory; /* INVENTORY and INVENTORY_SIZED */
         mjt_dice dice; /* DICE_RESULT values, or DICE_ROLL count */
         mjt_display_text display_text;
         mjt_led led;

@@ -46,12 +46,12 @@ static void counters(void)
     const mjt_counters *c = &app_link()->counters;
     const char *names[] = {"buttons_lost", "inventories", "inventories_replaced",
                            "inventories_queue_full", "reader_frames", "reader_bad_crc",
-                           "unexpected", "resyncs", "bad_crc", "bad_cobs", "oversize",
+                           "uids_refused", "unexpected", "resyncs", "bad_crc", "bad_cobs", "oversize",
                            "retransmits", "timeouts", "failures", "peer_restarts", "hellos_rx",
                            "messages_delivered", "uart_rx_dropped"};
     const uint32_t values[] = {a->buttons_lost, a->inventories_sent, a->inventories_replaced,
                                a->inventories_queue_full, a->reader_frames, a->reader_bad_crc,
-                               a->unexpected, c->resyncs, c->bad_crc, c->bad_cobs, c->oversize,
+                               a->uids_refused, a->unexpected, c->resyncs, c->bad_crc, c->bad_cobs, c->oversize,
                                c->retransmits, c->timeouts, c->failures, c->peer_restarts,
                                c->hellos_rx, c->messages_delivered, board_uart_dropped()};
     size_t n = text_str(text, 0, "counters");

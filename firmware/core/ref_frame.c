@@ -18,6 +18,19 @@ static void drop(mjt_ref_parser *p, uint16_t n)
     p->dropped_bytes += n;
 }
 
+/* Whether count sized UIDs (n | UID(n), n 1..MJT_REF_MAX_UID) fill p[0..len) exactly. */
+static int sized_fill(const uint8_t *p, uint16_t len, uint8_t count)
+{
+    uint16_t i = 0;
+    for (uint8_t k = 0; k < count; k++) {
+        if (i >= len || p[i] < 1 || p[i] > MJT_REF_MAX_UID || len - i - 1u < p[i]) {
+            return 0;
+        }
+        i = (uint16_t)(i + 1u + p[i]);
+    }
+    return i == len;
+}
+
 /* 1: buf holds a complete valid frame at 0; 0: need more bytes; -1: bad candidate at 0. */
 static int check(mjt_ref_parser *p)
 {
@@ -25,15 +38,19 @@ static int check(mjt_ref_parser *p)
     if (p->len >= 1 && b[0] != 0xAA) {
         return -1;
     }
-    if (p->len >= 2 && b[1] != 0x55) {
+    if (p->len >= 2 && b[1] != 0x55 && b[1] != 0x56) {
         return -1;
     }
     if (p->len < 7) {
         return 0;
     }
     uint16_t len = (uint16_t)((b[2] << 8) | b[3]);
-    if (b[6] > MJT_REF_MAX_TAGS || len != 3u + 8u * b[6]) {
-        return -1; /* the length must match the count: rejects false syncs early */
+    int sized = b[1] == 0x56;
+    /* The length must match the count: rejects false syncs early. */
+    if (b[6] > MJT_REF_MAX_TAGS ||
+        (!sized && len != 3u + 8u * b[6]) ||
+        (sized && (len < 3u + 2u * b[6] || len > 3u + (1u + MJT_REF_MAX_UID) * b[6]))) {
+        return -1;
     }
     uint16_t total = (uint16_t)(4u + len + 2u);
     if (p->len < total) {
@@ -43,6 +60,9 @@ static int check(mjt_ref_parser *p)
     if (mjt_crc16(b + 2, 2u + len) != crc) {
         p->bad_crc++;
         return -1;
+    }
+    if (sized && !sized_fill(b + 7, (uint16_t)(len - 3u), b[6])) {
+        return -1; /* sizes that do not fill len: no frame the reader sends */
     }
     return 1;
 }
@@ -71,12 +91,15 @@ int mjt_ref_byte(mjt_ref_parser *p, uint8_t byte, mjt_ref_inventory *out)
             }
             continue;
         }
+        uint16_t len = (uint16_t)((p->buf[2] << 8) | p->buf[3]);
         out->reader = p->buf[4];
         out->seq = p->buf[5];
         out->count = p->buf[6];
+        out->sized = p->buf[1] == 0x56;
+        out->size = (uint16_t)(len - 3u);
         out->uids = p->buf + 7;
         p->frames++;
-        p->consume = (uint16_t)(4u + 3u + 8u * out->count + 2u);
+        p->consume = (uint16_t)(4u + len + 2u);
         return 1;
     }
 }

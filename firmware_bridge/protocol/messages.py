@@ -3,7 +3,8 @@
 Every message is a frozen dataclass with `encode() -> bytes` (the frame payload) and
 `decode(payload)`. Constructing a message with out-of-range fields raises ValueError (a bug
 at the sender); decoding bad bytes raises MalformedMessage, which the link counts.
-All integers are big-endian. Tag UIDs are 8 raw bytes; the bridge never interprets them.
+All integers are big-endian. Tag UIDs are raw bytes, 8 in every message but
+SizedInventory (4..10: a member's card beside the tiles); the bridge never interprets them.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from .framing import MAX_PAYLOAD, PROTOCOL_VERSION
 
 UID_SIZE = 8
 MAX_UIDS = 127  # 127 * 8 bytes + a few header bytes fits MAX_PAYLOAD
+SIZED_UID_SIZES = range(4, 11)
+"""The UID sizes a SizedInventory carries: ISO 14443 cards of 4, 7 and 10 bytes, ISO 15693
+tags of 8, and the sizes between (what a reader reports, never padded)."""
 MAX_FAULTS = 32
 MAX_TEXT_BYTES = 200
 MAX_SOFTWARE_BYTES = 32
@@ -38,6 +42,7 @@ class MessageType(IntEnum):
     BUTTON = 0x22
     INVENTORY = 0x23
     DICE_RESULT = 0x24
+    INVENTORY_SIZED = 0x25
     # 0x30-0x3F: Pi -> board commands.
     DICE_ROLL = 0x30
     DISPLAY_TEXT = 0x31
@@ -365,6 +370,46 @@ class Inventory(Message):
         count = payload[2]
         _need(payload, 3 + UID_SIZE * count, "Inventory")
         return cls(payload[0], payload[1], _split_uids(payload[3:], count))
+
+
+@_register
+@dataclass(frozen=True, slots=True)
+class SizedInventory(Inventory):
+    """An Inventory whose UIDs are 4..10 bytes, each after its size: what a board sends for
+    a reader that sees a UID that is not 8 bytes (a member's card). A receiver that predates
+    it skips it as an unknown type; every other set still comes as an Inventory."""
+
+    TYPE: ClassVar[MessageType] = MessageType.INVENTORY_SIZED
+
+    def __post_init__(self) -> None:
+        _check_range("reader", self.reader, 0, 0xFF)
+        _check_range("zone", self.zone, 0, 0xFF)
+        if len(self.uids) > MAX_UIDS:
+            raise ValueError(f"{len(self.uids)} UIDs exceed {MAX_UIDS} per message")
+        for uid in self.uids:
+            if not isinstance(uid, bytes) or len(uid) not in SIZED_UID_SIZES:
+                raise ValueError(f"UID {uid!r} is not 4 to 10 bytes")
+        size = 3 + sum(1 + len(uid) for uid in self.uids)
+        if size > MAX_PAYLOAD:
+            raise ValueError(f"{size} bytes exceed a payload's {MAX_PAYLOAD}")
+
+    def encode(self) -> bytes:
+        data = b"".join(bytes((len(uid),)) + uid for uid in self.uids)
+        return bytes((self.reader, self.zone, len(self.uids))) + data
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Self:
+        if len(payload) < 3:
+            raise MalformedMessage("SizedInventory: too short")
+        uids, i = [], 3
+        for _ in range(payload[2]):
+            size = payload[i] if i < len(payload) else 0
+            if size not in SIZED_UID_SIZES or i + 1 + size > len(payload):
+                raise MalformedMessage(f"SizedInventory: no UID of 4 to 10 bytes at {i}")
+            uids.append(payload[i + 1 : i + 1 + size])
+            i += 1 + size
+        _need(payload, i, "SizedInventory")
+        return cls(payload[0], payload[1], tuple(uids))
 
 
 @_register

@@ -5,11 +5,11 @@ Frames (multi-byte integers big-endian)::
     AA 55 | len:u16 | reader:u8 | seq:u8 | count:u8 | count × UID(8)           | crc:u16
     AA 56 | len:u16 | reader:u8 | seq:u8 | count:u8 | count × (n:u8 | UID(n)) | crc:u16
 
-The first (every UID 8 bytes: the tiles, and what the board's firmware reads) has
-``len == 3 + 8 * count``; the second carries UIDs of any size 1 … :data:`MAX_READ_LEN`
-(a member's card of 4, 7 or 10 bytes beside the tiles), each after its length, and is sent
-only when a UID is not 8 bytes. ``len`` counts reader..UIDs; ``crc`` is CRC-16/CCITT-FALSE
-over len..UIDs (everything after the sync). ``count`` may be 0 (the zone is empty) and is
+The first (every UID 8 bytes: the tiles) has ``len == 3 + 8 * count``; the second carries
+UIDs of any size 1 … :data:`MAX_READ_LEN` (a member's card of 4, 7 or 10 bytes beside the
+tiles), each after its length, and is sent only when a UID is not 8 bytes; the board's
+firmware reads both. ``len`` counts reader..UIDs; ``crc`` is CRC-16/CCITT-FALSE over
+len..UIDs (everything after the sync). ``count`` may be 0 (the zone is empty) and is
 at most :data:`MAX_TAGS`. ``seq`` counts scans modulo 256 so lost scans can be noticed.
 """
 

@@ -18,7 +18,7 @@ from firmware_bridge.protocol.messages import (
 
 from .c_link import decode_stream, payload_check
 
-TYPES = [0x01, 0x02, 0x10, 0x20, 0x21, 0x22, 0x23, 0x24, 0x30, 0x31, 0x32, 0x11, 0x25, 0x3F]
+TYPES = [0x01, 0x02, 0x10, 0x20, 0x21, 0x22, 0x23, 0x24, 0x30, 0x31, 0x32, 0x25, 0x11, 0x26, 0x3F]
 
 
 def _python_verdict(type_: int, payload: bytes) -> tuple[str, bytes]:
@@ -60,6 +60,12 @@ def _payloads(draw: st.DrawFn) -> tuple[int, bytes]:
         size = 4 if type_ == 0x21 else 2  # start, total | reader, zone
         head = draw(st.binary(min_size=size, max_size=size))
         body = head + bytes([count]) + draw(st.binary(min_size=8 * count, max_size=8 * count))
+    elif type_ == 0x25:  # each UID after its size: mostly 4..10, sometimes just outside
+        sizes = draw(st.lists(st.sampled_from([4, 7, 8, 10, 8, 5, 9, 0, 3, 11]), max_size=128))
+        count = max(0, min(255, len(sizes) + draw(st.sampled_from([0, 0, 0, 1, -1]))))
+        body = bytes([draw(b), draw(b), count])
+        for size in sizes:
+            body += bytes([size]) + draw(st.binary(min_size=size, max_size=size))
     elif type_ == 0x22:
         body = bytes([draw(small), draw(small)])
     elif type_ == 0x24:

@@ -4,7 +4,8 @@ socket:// and the virtual table's readers through their ports; the virtual playe
 their buttons on the board's panel (typed on its console: QEMU has no GPIO) and read the
 dice and prompts off the texts the board was sent to display. The board has no lift
 reader, so the service plays without the wall order. Then the same with the readers on the
-board's reader line, also with the service alone at a Pi's CPU speed (pi_cpu).
+board's reader line, also with the service alone at a Pi's CPU speed (pi_cpu), and a
+member's 7-byte card read through the board before the first hand.
 Real parts: the firmware on an emulated STM32F405, `mjtable run`, Mosquitto."""
 
 from __future__ import annotations
@@ -20,14 +21,17 @@ import pytest
 
 from controller.sim.virtual_players import VirtualPlayers
 from controller.store import EventStore
+from controller.store.members import Members
 from engine.tiles import KIND_LABELS
-from firmware_bridge.sim import SimSettings, VirtualTable
+from firmware_bridge.rfid.zones import Zone, ZoneKind
+from firmware_bridge.sim import EndHand, SimSettings, VirtualTable
 from tests.controller.external_service import ROOT, hang_report, table_toml
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.pi_cpu import at_pi_speed
 from tests.controller.service_helpers import (
     FAST_SIM,
     GUARD,
+    config_for,
     data_dir,
     finished_hands,
     refold,
@@ -39,6 +43,7 @@ from .qemu_board import FirmwareBoard, QemuBoard, SerialLine, SerialLink
 SEED = 11
 RULESET = "xingguo"
 HAND_GUARD = GUARD * 3  # a hang guard: the hand takes 10-30 s
+CARD_SEAT = 1  # 2号位
 
 
 async def _play(
@@ -49,11 +54,22 @@ async def _play(
     *,
     reader_line: SerialLine | None = None,
     pi: str | None = None,
+    card: bytes | None = None,
 ) -> tuple[FirmwareBoard, str]:
     """One hand of `mjtable run` (at `pi`'s CPU speed: pi_cpu) with the board under QEMU.
     `reader_line`: the virtual reader bus is wired to the board's reader UART through it,
-    both of the board's lines at their rate, and the service opens no reader port."""
+    both of the board's lines at their rate, and the service opens no reader port.
+    `card`: a member's card, laid on CARD_SEAT's hand zone before the first hand until the
+    service has seated its member, who then plays the hand there."""
     work.mkdir(parents=True, exist_ok=True)
+    member = None
+    if card is not None:
+        config = config_for(data, RULESET, mqtt_url)
+        store = EventStore.open(config.store_url)
+        member = Members(store.engine, table_id=config.table, parlour=config.parlour).add(
+            "王五", card.hex()
+        )
+        store.close()
     sim = SimSettings(
         seed=SEED,
         kinds=KIND_LABELS,
@@ -63,6 +79,8 @@ async def _play(
     )
     if reader_line is not None:
         sim = replace(sim, bus=True, codec="ref", transport="socket", scan_interval=0.02)
+    if card is not None:
+        sim = replace(sim, auto_start=False)  # the walls rise once the member sits
     table = VirtualTable(sim)
     board = FirmwareBoard(qemu, table._on_command)
     table.board = board  # type: ignore[assignment]
@@ -95,6 +113,8 @@ async def _play(
             )  # fmt: skip
             try:
                 async with asyncio.timeout(HAND_GUARD):
+                    if card is not None:
+                        await _seat_by_card(table, card, data, mqtt_url, proc)
                     code = await proc.wait()
             except TimeoutError:  # say what the hand was waiting for
                 report = await _stalled(players, table, board, reader_line, log_path)
@@ -118,7 +138,29 @@ async def _play(
     state = refold(hands[0])
     assert state.settlement is not None
     assert players.finished[0].settlement == state.settlement
+    if member is not None:
+        assert hands[0].hand.players[CARD_SEAT] == member.as_player()
     return board, counters
+
+
+async def _seat_by_card(
+    table: VirtualTable, card: bytes, data: Path, mqtt_url: str, proc: asyncio.subprocess.Process
+) -> None:
+    """Lays `card` on CARD_SEAT's hand zone until the service has stored the member's seat
+    act (it read the card), takes it away and lets the machine shuffle for the first hand."""
+    config = config_for(data, RULESET, mqtt_url)
+    store = EventStore.open(config.store_url)
+    members = Members(store.engine, table_id=config.table, parlour=config.parlour)
+    try:
+        assert table.place_card(card, Zone(ZoneKind.HAND, CARD_SEAT)) is None
+        await until(
+            lambda: proc.returncode is not None or members.acts(), "the card read", HAND_GUARD
+        )
+        assert [(a.seat, a.by) for a in members.acts()] == [(CARD_SEAT, "card")]
+    finally:
+        store.close()
+    table.place_card(card, None)
+    await table.execute(EndHand())
 
 
 async def _stalled(
@@ -211,3 +253,26 @@ def test_a_whole_hand_with_the_readers_on_the_boards_reader_line(
     )
     assert int(counters["inventories"]) > 20, line  # the deal: the tiles came this way
     assert reader_line.dropped > 0  # the readers offered more than the line carries
+
+
+@pytest.mark.timeout(600)
+def test_a_7_byte_member_card_on_a_reader_wired_to_the_board_seats_its_member(
+    tmp_path: Path,
+) -> None:
+    """Most NFC cards have 7-byte UIDs: the reference reader sends such a card in its sized
+    frame (AA 56), the board forwards it as an INVENTORY_SIZED, and `mjtable run`, which
+    sees the readers only through the board, seats the card's member for the first hand."""
+    qemu = QemuBoard(tmp_path / "qemu.log")
+    (tmp_path / "mosquitto").mkdir()
+    broker = Mosquitto(tmp_path / "mosquitto")
+    try:
+        broker.start()
+        asyncio.run(
+            _play(
+                qemu, tmp_path / "work", data_dir(tmp_path), broker.url,
+                reader_line=SerialLine(drop_after=0.1), card=bytes.fromhex("04a1b2c3d4e5f6"),
+            )
+        )  # fmt: skip
+    finally:
+        broker.kill()
+        qemu.close()

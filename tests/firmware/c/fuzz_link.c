@@ -5,7 +5,7 @@
  * payload) that gets a good CRC and COBS here: random bytes alone almost never pass the
  * CRC, and the link logic behind it is what most needs the fuzzing. An odd first byte starts
  * with the link up (a host's hello heard), so that the application's sends are reached; a
- * reader chunk may be wrapped into a well-made reader frame. ASan/UBSan catch memory and
+ * reader chunk may be wrapped into a well-made reader frame, of 8-byte UIDs or sized ones. ASan/UBSan catch memory and
  * arithmetic faults; the checks below catch a link that stops answering or a queue whose
  * bytes no longer add up. */
 #include <stddef.h>
@@ -36,6 +36,31 @@ static void reader_frame(uint8_t reader, const uint8_t *uids, size_t n)
     frame[sizeof head + 8u * count] = (uint8_t)(crc >> 8);
     frame[sizeof head + 8u * count + 1u] = (uint8_t)crc;
     app_reader_bytes(frame, sizeof head + 8u * count + 2u, fake_now_ms);
+}
+
+/* A sized reader frame (AA 56) around `data`: each UID's size is a byte of it folded onto
+ * 1..32 (the card sizes the link carries and the ones it leaves out), its bytes follow. */
+static void reader_sized_frame(uint8_t reader, const uint8_t *data, size_t n)
+{
+    static uint8_t frame[MJT_REF_MAX_FRAME];
+    size_t o = 7, j = 0;
+    uint8_t count = 0;
+    while (j < n && count < MJT_REF_MAX_TAGS) {
+        uint8_t size = (uint8_t)(1u + data[j++] % MJT_REF_MAX_UID);
+        if (size > n - j) {
+            break;
+        }
+        frame[o++] = size;
+        memcpy(frame + o, data + j, size);
+        o += size, j += size, count++;
+    }
+    uint16_t len = (uint16_t)(o - 4u);
+    uint8_t head[7] = {0xAA, 0x56, (uint8_t)(len >> 8), (uint8_t)len, reader % 5u, 0, count};
+    memcpy(frame, head, sizeof head);
+    uint16_t crc = mjt_crc16(frame + 2, 2u + len);
+    frame[o++] = (uint8_t)(crc >> 8);
+    frame[o++] = (uint8_t)crc;
+    app_reader_bytes(frame, o, fake_now_ms);
 }
 
 /* The queued messages' sizes (a 3-byte head each, then the payload) add up to the ring's. */
@@ -87,8 +112,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             break;
         case 2:
-            if (n >= 2 && (data[i] & 1u)) { /* a well-made reader frame: the inventory path */
+            if (n >= 2 && (data[i] & 3u) == 1u) { /* a well-made reader frame: the inventory path */
                 reader_frame(data[i + 1], data + i + 2, n - 2);
+            } else if (n >= 2 && (data[i] & 3u) == 3u) { /* a sized one: member cards */
+                reader_sized_frame(data[i + 1], data + i + 2, n - 2);
             } else {
                 app_reader_bytes(data + i, n, fake_now_ms);
             }

@@ -194,6 +194,102 @@ static void test_reader_frames_become_inventories(void **state)
 }
 
 
+/* A sized reference frame (AA 56) of UIDs of the given sizes, UID k filled with k + 1. */
+static size_t sized_frame(uint8_t *out, uint8_t reader, uint8_t count, const uint8_t *sizes)
+{
+    size_t n = 7;
+    for (uint8_t k = 0; k < count; k++) {
+        out[n++] = sizes[k];
+        memset(out + n, k + 1, sizes[k]);
+        n += sizes[k];
+    }
+    uint16_t len = (uint16_t)(n - 4u);
+    const uint8_t head[7] = {0xAA, 0x56, (uint8_t)(len >> 8), (uint8_t)len, reader, 0, count};
+    memcpy(out, head, sizeof head);
+    uint16_t crc = mjt_crc16(out + 2, 2u + len);
+    out[n++] = (uint8_t)(crc >> 8), out[n++] = (uint8_t)crc;
+    return n;
+}
+
+/* Feeds a sized frame (into `buf`) to the board: the host gets one message of `type`. */
+static const mjt_inventory *sized_set(uint8_t *buf, uint8_t reader, uint8_t count,
+                                      const uint8_t *sizes, uint8_t type)
+{
+    size_t before = n_got;
+    app_reader_bytes(buf, sized_frame(buf, reader, count, sizes), fake_now_ms);
+    run(20);
+    assert_int_equal(n_got, before + 1);
+    assert_int_equal(got[before].type, type);
+    return &got[before].u.inventory;
+}
+
+static void test_member_cards_of_every_size_reach_the_host(void **state)
+{
+    (void)state;
+    static const uint8_t sizes[5] = {7, 8, 4, 10, 8};
+    uint8_t buf[256];
+    const mjt_inventory *v = sized_set(buf, 2, 5, sizes, MJT_INVENTORY_SIZED);
+    assert_int_equal(v->reader, 2);
+    assert_int_equal(v->count, 5);
+    assert_int_equal(v->size, 5 + 7 + 8 + 4 + 10 + 8);
+    assert_memory_equal(got_text[1] + 3, buf + 7, v->size); /* as the reader sent them */
+}
+
+static void test_a_sized_frame_of_8_byte_uids_goes_as_a_plain_inventory(void **state)
+{
+    (void)state;
+    static const uint8_t sizes[2] = {8, 8};
+    uint8_t buf[64];
+    assert_int_equal(sized_set(buf, 3, 2, sizes, MJT_INVENTORY)->count, 2);
+    assert_memory_equal(got_text[1] + 3, buf + 8, 8); /* UID 1, its size byte gone */
+    assert_memory_equal(got_text[1] + 11, buf + 17, 8);
+}
+
+static void test_a_uid_of_no_card_size_is_left_out_and_the_reader_goes_on(void **state)
+{
+    (void)state;
+    static const uint8_t sizes[4] = {12, 7, 1, 32};
+    uint8_t buf[256];
+    assert_int_equal(sized_set(buf, 4, 4, sizes, MJT_INVENTORY_SIZED)->count, 1); /* 7 bytes */
+    assert_int_equal(got_text[1][3], 7);
+    assert_int_equal(got_text[1][4], 2);
+    assert_int_equal(app_counters()->uids_refused, 3);
+    /* Sizes that do not fill the frame (good CRC): no frame; the next one still counts. */
+    size_t n = sized_frame(buf, 4, 1, sizes + 1);
+    buf[7] = 6;
+    uint16_t crc = mjt_crc16(buf + 2, (size_t)(n - 4));
+    buf[n - 2] = (uint8_t)(crc >> 8), buf[n - 1] = (uint8_t)crc;
+    n += ref_frame(buf + n, 4, 1, 1);
+    app_reader_bytes(buf, n, fake_now_ms);
+    run(20);
+    assert_int_equal(n_got, 3);
+    assert_int_equal(got[2].type, MJT_INVENTORY);
+    assert_int_equal(app_counters()->reader_frames, 2);
+}
+
+static void test_a_set_in_either_form_supersedes_the_other(void **state)
+{
+    (void)state;
+    static const uint8_t sizes[1] = {7};
+    uint8_t buf[256];
+    for (int r = 1; r <= MJT_WINDOW; r++) { /* fill the window: what follows waits */
+        size_t n = ref_frame(buf, (uint8_t)(10 + r), 0, 1);
+        app_reader_bytes(buf, n, fake_now_ms);
+    }
+    size_t n = ref_frame(buf, 9, 0, 2);
+    app_reader_bytes(buf, n, fake_now_ms);
+    n = sized_frame(buf, 9, 1, sizes); /* the card came, the tiles went */
+    app_reader_bytes(buf, n, fake_now_ms);
+    n = ref_frame(buf, 9, 1, 1);
+    app_reader_bytes(buf, n, fake_now_ms);
+    assert_int_equal(app_counters()->inventories_replaced, 2);
+    run(200);
+    assert_int_equal(got[n_got - 1].type, MJT_INVENTORY);
+    assert_int_equal(got[n_got - 1].u.inventory.reader, 9);
+    assert_int_equal(got[n_got - 1].u.inventory.count, 1);
+    assert_int_equal(got[n_got - 2].u.inventory.reader, 10 + MJT_WINDOW);
+}
+
 static void board_sends_unheard(void)
 {
     fake_now_ms++;
@@ -528,6 +624,10 @@ int main(void)
         cmocka_unit_test_setup(test_display_text_and_led_reach_the_console, setup),
         cmocka_unit_test_setup(test_panel_buttons_and_state, setup),
         cmocka_unit_test_setup(test_reader_frames_become_inventories, setup),
+        cmocka_unit_test_setup(test_member_cards_of_every_size_reach_the_host, setup),
+        cmocka_unit_test_setup(test_a_sized_frame_of_8_byte_uids_goes_as_a_plain_inventory, setup),
+        cmocka_unit_test_setup(test_a_uid_of_no_card_size_is_left_out_and_the_reader_goes_on, setup),
+        cmocka_unit_test_setup(test_a_set_in_either_form_supersedes_the_other, setup),
         cmocka_unit_test_setup(test_a_newer_inventory_supersedes_one_not_yet_sent, setup),
         cmocka_unit_test_setup(test_a_full_queue_is_counted_and_the_next_frame_retries, setup),
         cmocka_unit_test_setup(test_drop_unsent_against_a_model, setup),

@@ -60,7 +60,7 @@ static int load_doc(void **state)
         }
     }
     fclose(f);
-    return n_ex == 8 ? 0 : -1; /* the eight examples of §6 */
+    return n_ex == 9 ? 0 : -1; /* the nine examples of §6 */
 }
 
 static const uint8_t UID1[8] = {0xe0, 0x04, 0x01, 0x50, 0, 0, 0, 0x01};
@@ -188,6 +188,15 @@ static void test_heartbeat(void **state)
     check(7, MJT_HEARTBEAT, 11, 0, 0, p, mjt_heartbeat_encode(60000, p));
 }
 
+static void test_inventory_sized(void **state)
+{
+    (void)state;
+    static const uint8_t uids[17] = {7, 0x04, 0xa1, 0xb2, 0xc3, 0xd4, 0xe5, 0xf6,
+                                     8, 0xe0, 0x04, 0x01, 0x50, 0, 0, 0, 0x01};
+    mjt_msg m = {.type = MJT_INVENTORY_SIZED, .u.inventory = {2, 0, 2, uids, sizeof uids}};
+    msg_check(8, &m, 13, 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_button),     cmocka_unit_test(test_bare_ack),
         cmocka_unit_test(test_inventory),  cmocka_unit_test(test_status),
         cmocka_unit_test(test_wall_order), cmocka_unit_test(test_heartbeat),
+        cmocka_unit_test(test_inventory_sized),
     };
     return cmocka_run_group_tests_name("protocol.md examples", tests, load_doc, NULL);
 }

@@ -22,8 +22,10 @@ from firmware_bridge.protocol import (
     MalformedMessage,
     Message,
     MessageError,
+    MessageType,
     Role,
     SeatButton,
+    SizedInventory,
     Status,
     TableState,
     UnknownMessageType,
@@ -59,6 +61,8 @@ EXAMPLES: list[Message] = [
     Inventory(reader=2, zone=9, uids=tuple(_uid(i) for i in range(12))),
     Inventory(reader=0, zone=0, uids=()),
     Inventory(reader=255, zone=255, uids=tuple(_uid(i) for i in range(MAX_UIDS))),
+    SizedInventory(reader=2, zone=0, uids=(bytes(range(7)), _uid(1), b"\x01" * 4, b"\xff" * 10)),
+    SizedInventory(reader=0, zone=0, uids=()),
     DiceResult((3, 6)),
     DiceRoll(2),
     DisplayText(target=0, text="东风 精 ×2"),
@@ -120,6 +124,11 @@ def test_invalid_fields_are_rejected_at_construction() -> None:
         Inventory(reader=0, zone=0, uids=tuple(_uid(i) for i in range(MAX_UIDS + 1)))
     with pytest.raises(ValueError):
         Inventory(reader=0, zone=0, uids=(b"short",))
+    for size in (3, 11, 12):  # a SizedInventory carries 4..10 bytes: a card's sizes
+        with pytest.raises(ValueError):
+            SizedInventory(reader=0, zone=0, uids=(bytes(size),))
+    with pytest.raises(ValueError):  # 4 + 120 · 9 bytes: more than a payload
+        SizedInventory(reader=0, zone=0, uids=tuple(_uid(i) for i in range(120)))
     with pytest.raises(ValueError):
         WallOrder(start=130, total=136, uids=tuple(_uid(i) for i in range(10)))
     with pytest.raises(ValueError):
@@ -148,6 +157,33 @@ uids = st.lists(st.binary(min_size=8, max_size=8), max_size=MAX_UIDS).map(tuple)
 def test_inventory_round_trip(reader: int, zone: int, tags: tuple[bytes, ...]) -> None:
     msg = Inventory(reader=reader, zone=zone, uids=tags)
     assert decode_message(msg.TYPE, msg.encode()) == msg
+
+
+card_uids = st.lists(
+    st.sampled_from([4, 7, 8, 10]).flatmap(lambda n: st.binary(min_size=n, max_size=n)), max_size=90
+).map(tuple)
+
+
+@given(st.integers(0, 255), st.integers(0, 255), card_uids)
+def test_sized_inventory_carries_cards_of_4_7_8_and_10_bytes(
+    reader: int, zone: int, tags: tuple[bytes, ...]
+) -> None:
+    msg = SizedInventory(reader=reader, zone=zone, uids=tags)
+    back = decode_message(MessageType.INVENTORY_SIZED, msg.encode())
+    assert back == msg and isinstance(back, Inventory)  # the bridge takes it as any set
+
+
+def test_a_sized_inventory_whose_sizes_do_not_fill_it_is_malformed() -> None:
+    seven = bytes((7,)) + bytes(7)
+    for payload in (
+        bytes((1, 0, 2)) + seven,  # one UID short
+        bytes((1, 0, 1)) + seven + b"\x00",  # a byte left over
+        bytes((1, 0, 1, 3, 1, 2, 3)),  # 3 bytes: no card's size
+        bytes((1, 0, 1, 11)) + bytes(11),
+        bytes((1, 0, 1, 8)) + bytes(7),  # runs past the end
+    ):
+        with pytest.raises(MalformedMessage):
+            decode_message(MessageType.INVENTORY_SIZED, payload)
 
 
 @given(st.integers(0, 4), st.text(max_size=60))
