@@ -76,9 +76,8 @@ unit: $(STAMP) $(ESPHOME_STAMP) firmware
 # (other work on CI's two cores) must not fail a test. `make unit` leaves them to this
 # step, so each runs once in `make test`. BUSY_TESTS=... runs others.
 BUSY_TESTS ?= tests/controller/mqtt tests/controller/web/test_browser.py \
-	tests/firmware/test_qemu_board.py tests/firmware/test_qemu_hand.py \
-	tests/controller/process/test_disk_full.py tests/controller/table/test_resume.py \
-	tests/controller/table/test_power_cut.py
+	tests/firmware/test_qemu_board.py tests/controller/process/test_disk_full.py \
+	tests/controller/table/test_resume.py tests/controller/table/test_power_cut.py
 test-busy: $(STAMP) $(ESPHOME_STAMP) firmware
 	@burners=""; trap 'kill $$burners 2>/dev/null' EXIT INT TERM; \
 	for i in 1 2; do sh -c 'while :; do :; done' & burners="$$burners $$!"; done; \
