@@ -350,8 +350,8 @@ def test_an_inventory_reader_wakes_the_loop_only_for_a_frame_cut_off() -> None:
             for seq in range(10):
                 port.write(encode_inventory(4, seq, [UID_A]))
                 await asyncio.sleep(0.03)
-            await asyncio.sleep(0.3)
-            assert len(got) == 10 and polls == []
+            await _until(lambda: len(got) == 10)  # a busy machine reads them late
+            assert polls == []
             port.write(encode_inventory(4, 10, [UID_A])[:9])
             await _until(lambda: transport.stats.gap_resets == 1)
             assert 0 < len(polls) <= 4
