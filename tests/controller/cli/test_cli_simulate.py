@@ -92,8 +92,8 @@ def test_replay_refuses_a_hand_of_unknown_rules(tmp_path: Path) -> None:
 
 def test_replay_prints_the_session_totals_with_the_staff_acts(tmp_path: Path) -> None:
     from engine.round import event_from_dict, fold
-    from engine.round.replay import split_hands
     from engine.round.commands import Adjust, Audit
+    from engine.round.replay import split_hands
     from engine.round.staff import act as staff_act
 
     log = tmp_path / "hands.jsonl"
