@@ -112,7 +112,7 @@ def test_display_follows_a_hand_live(
     hub.publish("scores", {"session_id": "s1", "hand_no": 0, "totals": [5, -3, 0, -2]})
     flip = _index(steps, "jing")
     _push(hub, steps[:flip])
-    page.wait_for_function("document.body.dataset.handId === 'live-1'")
+    page.wait_for_selector('body[data-hand-id="live-1"]', state="attached")  # not a predicate: CSP
     assert page.query_selector('#jing [data-role="zheng"]') is None  # not flipped yet
     _push(hub, steps[flip : flip + 1])
     jing = dict(steps[flip])["jing"]
@@ -302,7 +302,7 @@ def test_the_display_names_who_sits_where_as_text(browser: Any, site: tuple[str,
     page.wait_for_selector('#live-banner[data-state="connected"]')
     hub.publish("seats", {"seats": [None, "<b>王五</b>", None, "李四"]})
     _push(hub, steps[:3])
-    page.wait_for_function("document.body.dataset.handId === 'live-1'")
+    page.wait_for_selector('body[data-hand-id="live-1"]', state="attached")  # not a predicate: CSP
     names = page.locator("#seat-1 .seat-name")
     assert "<b>王五</b>" in names.inner_text()
     assert page.locator("#seat-1 .seat-name b").count() == 0
