@@ -468,9 +468,7 @@ class EventStore:
         transaction = self.engine.begin() if durable else self._lazy_transaction()
         try:
             with transaction as c:
-                next_seq = self._next_seq(c, hand_id, expected_seq)
-                if payloads:
-                    c.execute(_INSERT_EVENTS, _event_values(hand_id, next_seq, payloads, now))
+                next_seq = self._write_events(c, hand_id, expected_seq, payloads, now)
                 if messages:
                     c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
         except IntegrityError:
@@ -540,9 +538,7 @@ class EventStore:
         now = utcnow()
         try:
             with self.engine.begin() as c:
-                next_seq = self._next_seq(c, hand_id, expected_seq)
-                if payloads:
-                    c.execute(_INSERT_EVENTS, _event_values(hand_id, next_seq, payloads, now))
+                self._write_events(c, hand_id, expected_seq, payloads, now)
                 finished = self._finish(c, hand_id, closing)
                 if messages:
                     c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
@@ -558,6 +554,21 @@ class EventStore:
         if self.high_water is not None:
             seq = record.table_seq or 0
             self.high_water.settled(record.id, record.hand_no, record.session_id, seq)
+
+    @classmethod
+    def _write_events(
+        cls,
+        c: Connection,
+        hand_id: str,
+        expected_seq: int | None,
+        payloads: list[dict[str, Any]],
+        now: datetime,
+    ) -> int:
+        """The events appended to the open hand inside ``c``; returns the first one's seq."""
+        next_seq = cls._next_seq(c, hand_id, expected_seq)
+        if payloads:
+            c.execute(_INSERT_EVENTS, _event_values(hand_id, next_seq, payloads, now))
+        return next_seq
 
     @staticmethod
     def _next_seq(c: Connection, hand_id: str, expected_seq: int | None) -> int:
