@@ -10,14 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, Literal
 
 from controller.store.owners import OwnerAccounts, StaffPolicy
 from controller.store.request_keys import RequestKey, first_answer, keep_answer
-from controller.table.hand_keeper import HandKeeper
+from controller.table.hand_keeper import HandKeeper, Reply
 from controller.table.table_inputs import StaffInput, TableInputs
-from engine.round import Rejection, RoundState, apply
+from engine.round import Rejection
 from engine.round.commands import (
     Adjust,
     Audit,
@@ -65,9 +64,12 @@ class StaffRequest:
     body: dict[str, Any] = field(default_factory=dict)
 
 
-def perform(keeper: HandKeeper, request: StaffRequest, policy: StaffPolicy) -> list[Event]:
-    """Do ``request`` on the hand in progress; raises StaffInputError (422), StaleRequest
-    (409), NotPermitted (403) or UnknownHandId (404), having stored nothing."""
+def perform(
+    keeper: HandKeeper, request: StaffRequest, policy: StaffPolicy, key: RequestKey | None = None
+) -> dict[str, Any]:
+    """Do ``request`` on the hand in progress, its answer kept with ``key`` in the same
+    transaction; raises StaffInputError (422), StaleRequest (409), NotPermitted (403) or
+    UnknownHandId (404), having stored nothing."""
     staff_role = request.audit.role == "staff"
     if staff_role and request.kind == "void" and not policy.may_void:
         raise NotPermitted("the owners do not let staff void hands (policy may_void)")
@@ -77,7 +79,7 @@ def perform(keeper: HandKeeper, request: StaffRequest, policy: StaffPolicy) -> l
     current = keeper.hand_id if keeper.state is not None else None
     if request.hand_id != current:
         if request.kind == "void" and current is not None:
-            return _void_earlier(keeper, request)
+            return _void_earlier(keeper, request, key)
         if current is None:
             raise StaleRequest("no hand in progress: act when the next hand has started")
         raise StaleRequest(f"hand {request.hand_id} is not the hand in progress ({current})")
@@ -88,7 +90,7 @@ def perform(keeper: HandKeeper, request: StaffRequest, policy: StaffPolicy) -> l
             f"seen: the hand holds {len(keeper.log)} events, the request saw {request.seen} "
             "(it moved on, or this request was sent before)"
         )
-    return keeper.staff_act(partial(applied, command=command_of(request, policy)))
+    return execute(keeper, command_of(request, policy), key)
 
 
 def command_of(request: StaffRequest, policy: StaffPolicy) -> StaffCommand:
@@ -115,15 +117,26 @@ def command_of(request: StaffRequest, policy: StaffPolicy) -> StaffCommand:
             return EnterFlip(a, b["indicator"])
 
 
-def applied(state: RoundState, command: StaffCommand) -> list[Event]:
-    """``apply``'s events for a person's act; its refusal as ``StaffInputError`` (422)."""
-    result = apply(state, command)
+def execute(keeper: HandKeeper, command: StaffCommand, key: RequestKey | None) -> dict[str, Any]:
+    """The answer to a person's act done through the keeper's one entry (kept with
+    ``key`` in the act's transaction); its refusal as ``StaffInputError`` (422)."""
+    reply = Reply(acted, key)
+    result = keeper.execute(command, reply)
     if isinstance(result, Rejection):
         raise StaffInputError(result.reason)
-    return result
+    assert reply.answer is not None
+    return reply.answer
 
 
-def _void_earlier(keeper: HandKeeper, request: StaffRequest) -> list[Event]:
+def acted(events: list[Event], hand_id: str, seen: int) -> dict[str, Any]:
+    """What the API answers an act on the hand: the public form of its events, the
+    settlement if any, and the hand's id and events once they are stored."""
+    return outcome(events) | {"hand_id": hand_id, "seen": seen}
+
+
+def _void_earlier(
+    keeper: HandKeeper, request: StaffRequest, key: RequestKey | None
+) -> dict[str, Any]:
     """Void a finished hand of this session: its standing nets come off the totals, the
     act recorded in the hand in progress."""
     store, state = keeper.store, keeper.state
@@ -144,7 +157,7 @@ def _void_earlier(keeper: HandKeeper, request: StaffRequest) -> list[Event]:
     if request.seen != len(keeper.log):
         raise StaleRequest(f"seen: the hand in progress holds {len(keeper.log)} events")
     net = voided.settlement.net
-    return keeper.staff_act(partial(applied, command=VoidEarlier(request.audit, hand_no, net)))
+    return execute(keeper, VoidEarlier(request.audit, hand_no, net), key)
 
 
 def _voided_in_session(keeper: HandKeeper) -> set[int]:
@@ -165,21 +178,6 @@ class Keyed:
 
     item: Any
     key: RequestKey
-
-
-def once(
-    keeper: HandKeeper, keyed: Keyed, perform: Callable[[Any], dict[str, Any]]
-) -> dict[str, Any]:
-    """``perform(keyed.item)`` unless its key was answered before: then that answer, and
-    nothing done (raises KeyReused for a key that answered another request). On the table
-    loop, one act at a time: two sends of one key cannot both find it new."""
-    engine = keeper.store.engine
-    found = first_answer(engine, keyed.key)
-    if found is not None:
-        return found
-    answer = perform(keyed.item)
-    keep_answer(engine, keyed.key, answer)
-    return answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +219,32 @@ def handle(
     ``press_dice`` presses the table's dice button (``TableService``), True if a roll was
     due; without it the console's button is refused."""
     if isinstance(item, Keyed):  # (sent with an Idempotency-Key: done once)
-        return once(keeper, item, lambda inner: handle(keeper, inner, press_dice))
+        return once(keeper, item, press_dice)
+    return _handle(keeper, item, press_dice)
+
+
+def once(keeper: HandKeeper, keyed: Keyed, press_dice: Callable[[], bool] | None) -> dict[str, Any]:
+    """``keyed.item`` done unless its key was answered before: then that answer, and
+    nothing done (raises KeyReused for a key that answered another request). An act on
+    the hand keeps its answer in its own transaction; one that stores no events (the
+    dice button) keeps it after. On the table loop, one act at a time: two sends of one
+    key cannot both find it new."""
+    engine = keeper.store.engine
+    found = first_answer(engine, keyed.key)
+    if found is not None:
+        return found
+    answer = _handle(keeper, keyed.item, press_dice, keyed.key)
+    if first_answer(engine, keyed.key) is None:
+        keep_answer(engine, keyed.key, answer)
+    return answer
+
+
+def _handle(
+    keeper: HandKeeper,
+    item: StaffRequest | CloseSession | Look | DiceButton,
+    press_dice: Callable[[], bool] | None,
+    key: RequestKey | None = None,
+) -> dict[str, Any]:
     if isinstance(item, Look):
         return current_view(keeper)
     if isinstance(item, DiceButton):
@@ -234,8 +257,7 @@ def handle(
             raise StaleRequest("a hand is in progress: finish or void it, then close the session")
         terms, _ = OwnerAccounts(keeper.store).cashout_terms()
         return keeper.close_session(item.audit, item.cause, terms)
-    events = perform(keeper, item, OwnerAccounts(keeper.store).staff_policy())
-    return outcome(events) | {"hand_id": keeper.hand_id, "seen": len(keeper.log)}
+    return perform(keeper, item, OwnerAccounts(keeper.store).staff_policy(), key)
 
 
 def current_view(keeper: HandKeeper) -> dict[str, Any]:
