@@ -37,7 +37,6 @@ from controller.table.publication import Message, Outlet, event_messages, number
 from controller.table.screens import TableView, settlement_payload
 from controller.table.unit_of_work import UnitOfWork
 from engine.errors import EngineError
-from engine.round import staff
 from engine.round.actions import Rejection, Shuffle
 from engine.round.commands import STAFF_COMMANDS, Audit, CloseSession, Command, StaffInputError
 from engine.round.events import (
@@ -468,7 +467,9 @@ class HandKeeper:
         session = self._following(state, after)
         messages = event_messages(hand_id, len(self.log), events, after)
         kept = None if reply is None else reply.kept(events, hand_id, len(self.log) + len(events))
-        view = self.view(hand_id, after, totals=session.totals)
+        closed = next((e for e in events if isinstance(e, SessionClosed)), None)
+        cashout = None if closed is None else public_cashout(self.cashout_at_close(closed))
+        view = self.view(hand_id, after, totals=session.totals, cashout=cashout)
         record, stored = self._store_amended(hand_id, after, events, messages, view, kept)
         self.session = session
         self._send_handlog(record, stored)
@@ -516,10 +517,15 @@ class HandKeeper:
         return record, stored
 
     def close_session(
-        self, audit: Audit, cause: Literal["staff", "cutoff"], terms: CashoutTerms
+        self,
+        audit: Audit,
+        cause: Literal["staff", "cutoff"],
+        terms: CashoutTerms,
+        key: RequestKey | None = None,
     ) -> dict[str, Any]:
-        """Close the session after its last hand, settled: the ``session_closed`` event
-        is appended to that hand with the cash-out's public message in one transaction,
+        """Close the session after its last hand, settled: the ``CloseSession`` command
+        through the one entry (``execute``), its ``session_closed`` event appended to that
+        hand with the cash-out's public message and ``key``'s answer in one transaction;
         then the session ends in the store and the hand's log goes to the hub again. The
         next hand starts a new session. Returns the cash-out (money and fee included)."""
         if self.session_id is None:
@@ -528,33 +534,34 @@ class HandKeeper:
             raise StaffInputError("session: no hand played in it yet, nothing to cash out")
         if self.unplayed:
             self._back_to_last_hand()
-        state, hand_id, session_id = self.state, self.hand_id, self.session_id
-        if session_id is None or state is None or hand_id is None:
+        session_id = self.session_id
+        if self.state is None or self.hand_id is None:
             raise StaffInputError("session: no hand played in it yet, nothing to cash out")
-        if state.settlement is None:
-            raise StaffInputError("hand: a hand is in progress; finish or void it, then close")
-        terms_in_force = terms.model_dump(exclude={"cutoff"})
-        events = staff.act(state, CloseSession(audit, cause, terms_in_force))
-        after = advance(state, events)
-        hands = self.store.list_hands(session_id=session_id, status="finished", limit=MAX_HANDS)
-        started = self.store.get_session(session_id).started_at
-        closed = events[0].to_dict()
-        full = cashout(
-            session_id,
-            hands,
-            terms=terms,
-            started_at=started,
-            ended_at=datetime.fromisoformat(audit.at),
-            closed=closed,
-        )
-        messages = event_messages(hand_id, len(self.log), events, after)
-        view = self.view(hand_id, after, cashout=public_cashout(full))
-        record, settlement = self._store_amended(hand_id, after, events, messages, view)
+        command = CloseSession(audit, cause, terms.model_dump(exclude={"cutoff"}))
+        reply = Reply(lambda events, _hand, _seen: self.cashout_at_close(events[0]), key)
+        done = self.execute(command, reply)
+        if isinstance(done, Rejection):
+            raise StaffInputError(done.reason)
         self.store.end_session(session_id)
         self.session_id = None
         log.info("session closed", session_id=session_id, cause=cause, by=audit.by)
-        self._send_handlog(record, settlement)
-        return full
+        assert reply.answer is not None
+        return reply.answer
+
+    def cashout_at_close(self, closed: Event) -> dict[str, Any]:
+        """The open session's cash-out as ``closed`` (its ``session_closed``) ends it."""
+        assert isinstance(closed, SessionClosed) and self.session_id is not None
+        hands = self.store.list_hands(
+            session_id=self.session_id, status="finished", limit=MAX_HANDS
+        )
+        return cashout(
+            self.session_id,
+            hands,
+            terms=CashoutTerms.model_validate(closed.terms),
+            started_at=self.store.get_session(self.session_id).started_at,
+            ended_at=datetime.fromisoformat(closed.at),
+            closed=closed.to_dict(),
+        )
 
     def _back_to_last_hand(self) -> None:
         """A hand started but not played (walls up, dice at most; on a table without

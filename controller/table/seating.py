@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -20,6 +19,7 @@ import structlog
 from controller.store.members import Members, Players
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
+from controller.table.staff_requests import SeatRequest
 from controller.table.tags import Card
 from controller.table.unit_of_work import UnitOfWork
 
@@ -31,15 +31,6 @@ CARDS_FRESH = 2.0  # seconds a copy of the registry's cards is trusted for an un
 
 class SeatsLocked(ValueError):
     """A hand is in progress: seats change between hands (409)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SeatRequest:
-    """Staff (or an owner) seat ``member_id`` at ``seat`` (None: a guest's)."""
-
-    seat: int
-    member_id: str | None
-    by: str  # "<role>:<account>"
 
 
 def seats_payload(players: Players) -> dict[str, Any]:

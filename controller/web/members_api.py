@@ -20,7 +20,8 @@ from controller.store.members import (
     UnknownMember,
 )
 from controller.store.owners import OwnerRecord
-from controller.table.seating import SeatRequest, SeatsLocked
+from controller.table.seating import SeatsLocked
+from controller.table.staff_requests import SeatRequest
 from controller.web.context import WebContext, context
 from controller.web.schemas import WITH_BODY, Problem
 from controller.web.staff_api import ANSWER_WAIT, table_account
@@ -111,11 +112,18 @@ def seats(account: Account, ctx: Ctx) -> dict[str, Any]:
 
 @router.put(
     "/seats/{seat}",
-    responses={404: {"model": Problem}, 409: {"model": Problem}, 503: {"model": Problem}},
+    responses={
+        404: {"model": Problem},
+        409: {"model": Problem},
+        503: {"model": Problem},
+    },
     summary="Seat a member (or a guest) between hands",
 )
 async def sit(
-    seat: Annotated[int, Path(ge=0, le=3)], body: SeatIn, account: Account, ctx: Ctx
+    seat: Annotated[int, Path(ge=0, le=3)],
+    body: SeatIn,
+    account: Account,
+    ctx: Ctx,
 ) -> dict[str, Any]:
     if ctx.staff_desk is None:
         raise HTTPException(status.HTTP_403_FORBIDDEN, "no live table here: seat at the table")

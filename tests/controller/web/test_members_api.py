@@ -17,7 +17,7 @@ from controller.store.members import Members
 from controller.store.owners import OwnerAccounts
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
-from controller.table.seating import Seating, SeatRequest
+from controller.table.seating import Seating
 from controller.table.staff_acts import handle
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
@@ -47,7 +47,7 @@ def client(store: EventStore, keeper: HandKeeper) -> Iterator[TestClient]:
     seating = Seating(keeper, keeper.outlet)
 
     async def desk(item: Any) -> dict[str, Any]:
-        return seating.handle(item) if isinstance(item, SeatRequest) else handle(keeper, item)
+        return handle(keeper, item, seat=seating.handle)
 
     app = create_app(
         store,
