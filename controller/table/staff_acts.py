@@ -141,8 +141,9 @@ def check_dice(button: DiceButton, keeper: HandKeeper) -> None:
         )
 
 
-Seat = Callable[[SeatRequest], dict[str, Any]]
-"""Seats a member between hands (``Seating.handle``), answering who sits where."""
+Seat = Callable[[SeatRequest, RequestKey | None], dict[str, Any]]
+"""Seats a member between hands (``Seating.handle``), answering who sits where (kept
+under the key with the seat act)."""
 
 
 def handle(
@@ -167,8 +168,9 @@ def once(
 ) -> dict[str, Any]:
     """``keyed.item`` done unless its key was answered before: then that answer, and
     nothing done (raises KeyReused for a key that answered another request). An act on
-    the hand keeps its answer in its own transaction; one that stores no events (the
-    dice button, a seat) keeps it after. On the table loop, one act at a time: two sends of one
+    the hand or a seat keeps its answer in its own transaction; one that stores nothing
+    of its own (the dice button, whose roll the tracker makes; a seat already so) keeps
+    it after. On the table loop, one act at a time: two sends of one
     key cannot both find it new."""
     engine = keeper.store.engine
     found = first_answer(engine, keyed.key)
@@ -198,7 +200,7 @@ def _handle(
         case SeatRequest():
             if seat is None:
                 raise StaleRequest("no table here to seat anyone at")
-            return seat(item)
+            return seat(item, key)
         case CloseSession():
             if keeper.in_progress and not keeper.unplayed:
                 raise StaleRequest(

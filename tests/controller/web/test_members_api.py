@@ -121,6 +121,22 @@ def test_only_owners_and_this_tables_staff(client: TestClient) -> None:
     )
 
 
+def test_a_seat_sent_again_with_its_key_gets_the_first_answer(
+    client: TestClient, store: EventStore
+) -> None:
+    ann = _auth(client, "ann")
+    li = client.post("/api/v1/members/registrations", json={"name": "Li"}, headers=ann).json()
+    keyed = ann | {"Idempotency-Key": "seat-0123456789"}
+    body = {"member_id": li["member_id"]}
+    first = client.put("/api/v1/members/seats/2", json=body, headers=keyed)
+    assert first.status_code == 200 and first.json()["acts"], first.text
+    again = client.put("/api/v1/members/seats/2", json=body, headers=keyed)
+    assert again.status_code == 200 and again.json() == first.json()
+    other = client.put("/api/v1/members/seats/1", json=body, headers=keyed)
+    assert other.status_code == 422 and "Idempotency-Key" in other.json()["detail"]
+    assert len(Members(store.engine, table_id="t1").acts()) == 1
+
+
 def test_seats_change_between_hands_by_a_named_person(
     client: TestClient, keeper: HandKeeper, store: EventStore
 ) -> None:
