@@ -4,6 +4,7 @@ the session totals right, and the same after a restart."""
 
 from __future__ import annotations
 
+import errno
 import json
 import random
 from pathlib import Path
@@ -106,6 +107,28 @@ def test_a_voided_hand_moves_nothing_and_keeps_the_deal(store: EventStore) -> No
     assert keeper.session.next_hand().hand_no == 2
     with pytest.raises(StaffInputError, match="voided already"):
         act_at(keeper, Void(AUDIT))
+
+
+def test_an_act_the_store_refuses_leaves_the_totals_and_the_hand_as_stored(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk refuses an adjustment: the session's totals (what the next screens are
+    computed from) and the hand stay as the store holds them."""
+    keeper = _keeper(store)
+    keeper.resume()
+    _play(keeper, 1, 40)
+    totals, seen = list(keeper.session.totals), len(keeper.log)
+
+    def disk_full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(store, "append", disk_full)
+    with pytest.raises(OSError):
+        act_at(keeper, Adjust(AUDIT, 0, 1, 7))
+    assert keeper.session.totals == totals and len(keeper.log) == seen
+    monkeypatch.undo()
+    act_at(keeper, Adjust(AUDIT, 0, 1, 7))
+    assert keeper.session.totals == [totals[0] - 7, totals[1] + 7, *totals[2:]]
 
 
 def test_penalties_in_an_open_hand_survive_a_restart(store: EventStore) -> None:
