@@ -100,7 +100,7 @@ class _Hand:
         committed = self.roller.commit(table="trial", session="trial", hand_no=1)
         for port in (self.truth, self.port):
             evolve(port.state, committed)
-            assert not isinstance(port.submit(Shuffle(order)), Rejection)
+            assert not isinstance(port.execute(Shuffle(order)), Rejection)
         self.alerts: list[Alert] = []
         zones = ZoneMap.standard()
         self.tracker = Tracker(
@@ -118,7 +118,7 @@ class _Hand:
     # --- the players ----------------------------------------------------------------------
 
     def act(self, action: Action) -> None:
-        result = self.truth.submit(action)
+        result = self.truth.execute(action)
         if isinstance(result, Rejection):
             raise AssertionError(f"the players' own round refused {action!r}: {result}")
 

@@ -62,6 +62,7 @@ from controller.store.records import (
     UnknownHand,
     UnknownSession,
 )
+from controller.store.request_keys import KeptAnswer
 from controller.store.schema_head import ensure_schema
 from controller.store.session_players import add_hand
 from controller.store.table_stats import Change, bump
@@ -453,13 +454,15 @@ class EventStore:
         expected_seq: int | None = None,
         outbox: Sequence[OutboxMessage] = (),
         durable: bool = True,
+        kept: KeptAnswer | None = None,
     ) -> list[int]:
         """Append events (dicts with a ``type``) to an open hand; returns their seqs.
 
         Committed before it returns. All or nothing: a bad event, an unknown or closed hand,
         or ``expected_seq`` not being the hand's next seq raises and writes nothing.
         ``durable=False`` (a live move): committed without waiting for the fsync, which
-        follows within the WalSyncer's delay.
+        follows within the WalSyncer's delay. ``kept``: the answer to the request that
+        made them, kept with its key in the same transaction.
         """
         payloads = [_event_payload(i, e) for i, e in enumerate(events)]
         messages = _check_messages(outbox)
@@ -471,6 +474,8 @@ class EventStore:
                 next_seq = self._write_events(c, hand_id, expected_seq, payloads, now)
                 if messages:
                     c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
+                if kept is not None:
+                    kept.write(c)
         except IntegrityError:
             # (hand_id, seq) unique: another writer appended between our read and insert.
             raise SequenceConflict(f"hand {hand_id}: concurrent append") from None
@@ -529,10 +534,11 @@ class EventStore:
         *,
         expected_seq: int,
         outbox: Sequence[OutboxMessage] = (),
+        kept: KeptAnswer | None = None,
     ) -> HandRecord:
         """The events that end a hand, its outbox rows and its settlement (the hand's row
-        finished): one transaction, as ``append`` then ``record_settlement``; returns the
-        finished hand's record."""
+        finished), and ``kept`` (as ``append``'s): one transaction, as ``append`` then
+        ``record_settlement``; returns the finished hand's record."""
         payloads = [_event_payload(i, e) for i, e in enumerate(events)]
         messages = _check_messages(outbox)
         now = utcnow()
@@ -542,6 +548,8 @@ class EventStore:
                 finished = self._finish(c, hand_id, closing)
                 if messages:
                     c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
+                if kept is not None:
+                    kept.write(c)
         except IntegrityError:
             raise SequenceConflict(f"hand {hand_id}: concurrent append") from None
         self._mark_settled(finished)
@@ -627,10 +635,12 @@ class EventStore:
         discarder: int | None,
         hand_net: Sequence[float],
         outbox: Sequence[OutboxMessage] = (),
+        kept: KeptAnswer | None = None,
     ) -> HandRecord:
         """Acts of staff on a finished hand (a correction, a void, before the next hand):
-        its new events, its standing settlement and what it moved, in one transaction; its
-        handlog is due again (the hub takes the longer log)."""
+        its new events, its standing settlement and what it moved, and ``kept`` (as
+        ``append``'s), in one transaction; its handlog is due again (the hub takes the
+        longer log)."""
         payloads = [_event_payload(i, e) for i, e in enumerate(events)]
         stored = _json_copy(dict(settlement), "settlement")
         nets = {f"net_{i}": n for i, n in enumerate(stored["net"])}
@@ -667,6 +677,8 @@ class EventStore:
             )
             if messages:
                 c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
+            if kept is not None:
+                kept.write(c)
         self._count_appended(len(payloads))
         self._count_enqueued(len(messages))
         return hand_record(finished)

@@ -31,6 +31,7 @@ from sqlalchemy.exc import IntegrityError
 
 from controller.store.models import HANDS, MEMBERS, SEAT_ACTS, utcnow
 from controller.store.records import StoreError, StoreInputError
+from controller.store.request_keys import KeptAnswer, RequestKey
 from controller.store.session_players import forget
 
 NAME_MAX: Final = 32
@@ -383,10 +384,13 @@ class Members:
         with self.engine.connect() as c:
             return seating_in(c, self.table_id)
 
-    def sit(self, seat: int, member_id: str | None, by: str) -> list[SeatAct]:
+    def sit(
+        self, seat: int, member_id: str | None, by: str, key: RequestKey | None = None
+    ) -> list[SeatAct]:
         """``member_id`` sits down at ``seat`` (None: the seat is left to a guest), as ``by``
-        did it; a member sitting elsewhere leaves that seat in the same transaction.
-        Returns the acts stored (none when the seat already is so)."""
+        did it; a member sitting elsewhere leaves that seat in the same transaction, and
+        so does the answer to the request (``seated``) kept under ``key``. Returns the
+        acts stored (none when the seat already is so)."""
         seat = check_seat(seat)
         if not by or len(by) > BY_MAX:
             raise MemberInputError("by", f"1-{BY_MAX} characters")
@@ -420,7 +424,10 @@ class Members:
                 ).scalar_one()
                 for r in rows
             ]
-            return [_act(a) for a in c.execute(select(SEAT_ACTS).where(SEAT_ACTS.c.id.in_(ids)))]
+            acts = [_act(a) for a in c.execute(select(SEAT_ACTS).where(SEAT_ACTS.c.id.in_(ids)))]
+            if key is not None:
+                KeptAnswer(key, seated(seating_in(c, self.table_id), acts)).write(c)
+            return acts
 
     def acts(self, *, hand_id: str | None = None, limit: int = 200) -> list[SeatAct]:
         """This table's seat acts, newest first (``hand_id``: those that led to that hand)."""
@@ -430,6 +437,11 @@ class Members:
         query = query.order_by(SEAT_ACTS.c.id.desc()).limit(limit)
         with self.engine.connect() as c:
             return [_act(r) for r in c.execute(query)]
+
+
+def seated(players: Players, acts: Sequence[SeatAct]) -> dict[str, Any]:
+    """The answer to a seat act: who sits where now, and the acts it stored."""
+    return {"players": players, "acts": [a.as_dict() for a in acts]}
 
 
 def hand_seat_acts(engine: Any, hand_id: str) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Engine, delete, insert, select
+from sqlalchemy import Connection, Engine, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from controller.store.models import REQUEST_KEYS, utcnow
@@ -52,13 +52,29 @@ def first_answer(engine: Engine, request: RequestKey) -> dict[str, Any] | None:
     return answer
 
 
+@dataclass(frozen=True, slots=True)
+class KeptAnswer:
+    """The first answer to a keyed request, written in the transaction of the act it
+    answers (an act is never stored without its key: a retry after a crash finds both or
+    neither)."""
+
+    request: RequestKey
+    answer: dict[str, Any]
+
+    def write(self, c: Connection) -> None:
+        """Keep it inside ``c`` (and forget keys older than ``KEEP``); a key kept already
+        raises IntegrityError, undoing the act with it."""
+        now = utcnow()
+        key = self.request
+        row = {"account": key.account, "key": key.key, "fingerprint": key.fingerprint}
+        c.execute(delete(REQUEST_KEYS).where(REQUEST_KEYS.c.created_at < now - KEEP))
+        c.execute(insert(REQUEST_KEYS).values(**row, answer=self.answer, created_at=now))
+
+
 def keep_answer(engine: Engine, request: RequestKey, answer: dict[str, Any]) -> None:
-    """Keep the first answer (and forget keys older than ``KEEP``)."""
-    now = utcnow()
-    row = {"account": request.account, "key": request.key, "fingerprint": request.fingerprint}
+    """Keep the first answer of a request that stored nothing else (its own transaction)."""
     try:
         with engine.begin() as c:
-            c.execute(delete(REQUEST_KEYS).where(REQUEST_KEYS.c.created_at < now - KEEP))
-            c.execute(insert(REQUEST_KEYS).values(**row, answer=answer, created_at=now))
+            KeptAnswer(request, answer).write(c)
     except IntegrityError:  # (kept already: the table loop answers one request at a time)
         pass

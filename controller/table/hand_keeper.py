@@ -1,9 +1,11 @@
 """The hand in progress and its session, kept in the store: the tracker's ``HandPort``.
 
-``submit(action)``: the engine checks it (``apply``); the events and every message they
-cause are appended in one transaction (event log + outbox), and only then folded, woken
-for MQTT and shown on the live hub. A batch that ends the hand carries the settlement and
-the new scores too; the hand is then closed in the store and its log sent for the hub.
+``execute(command)``, for a player's move and a person's act alike: the engine checks it
+(``apply``); the events, every message they cause, the hand's row and the answer kept
+for the request's key are stored in one transaction (event log + outbox), and only then
+folded, woken for MQTT and shown on the live hub. A batch that ends the hand carries the
+settlement and the new scores too; the hand is then closed in the store and its log sent
+for the hub.
 
 ``resume()`` after a restart: the open session's totals from its finished hands, the open
 hand folded from its log (closing it if its log already holds the settlement); between
@@ -13,9 +15,11 @@ hands, the last finished hand as it ended (what the display showed).
 from __future__ import annotations
 
 import contextlib
+import copy
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
@@ -25,6 +29,7 @@ from controller.process.wall_clock import clock_synced
 from controller.store import EventStore, HandRecord, HandSettled, OutboxMessage, StoredHand
 from controller.store.members import hand_seat_acts
 from controller.store.owners import CashoutTerms
+from controller.store.request_keys import KeptAnswer, RequestKey
 from controller.table.cashout import MAX_HANDS, cashout, public_cashout, stored_cashout
 from controller.table.dice import DiceRoller
 from controller.table.handlog import handlog_of
@@ -32,9 +37,8 @@ from controller.table.publication import Message, Outlet, event_messages, number
 from controller.table.screens import TableView, settlement_payload
 from controller.table.unit_of_work import UnitOfWork
 from engine.errors import EngineError
-from engine.round import staff
-from engine.round.actions import Action, Rejection, Shuffle
-from engine.round.commands import Audit, CloseSession, StaffInputError
+from engine.round.actions import Rejection, Shuffle
+from engine.round.commands import STAFF_COMMANDS, Audit, CloseSession, Command, StaffInputError
 from engine.round.events import (
     STAFF_ACT_TYPES,
     Chowed,
@@ -106,6 +110,27 @@ def hand_result(state: RoundState) -> tuple[str, int | None, int | None]:
     first = state.wins[0]
     result = "self_draw" if first.source in ("self", "kong_replacement") else "win"
     return result, first.seat, first.discarder
+
+
+REOPEN = "correct or void it"
+Replier = Callable[[list[Event], str, int], dict[str, Any]]
+"""The answer to a request: from the events its command made, the hand's id and the
+number of the hand's events once they are stored (what a page saw after it)."""
+
+
+@dataclass(slots=True)
+class Reply:
+    """How the sender of a command is answered (``make``) and, if it came with an
+    ``Idempotency-Key``, the key its answer is kept under, in the transaction that stores
+    the act: a crash stores both or neither. ``answer``: the answer, once made."""
+
+    make: Replier
+    key: RequestKey | None = None
+    answer: dict[str, Any] | None = None
+
+    def kept(self, events: list[Event], hand_id: str, seen: int) -> KeptAnswer | None:
+        self.answer = self.make(events, hand_id, seen)
+        return None if self.key is None else KeptAnswer(self.key, self.answer)
 
 
 def _log_of(stored: StoredHand) -> list[Event]:
@@ -405,51 +430,56 @@ class HandKeeper:
         log.info("hand started", hand_id=hand_id, hand_no=state.started.hand_no)
         return hand_id
 
-    def submit(self, action: Action) -> list[Event] | Rejection:
+    def execute(self, command: Command, reply: Reply | None = None) -> list[Event] | Rejection:
+        """The one way a hand changes: ``command`` (a player's move or a person's act) is
+        applied (``apply``); its events, their messages, the screens they change, the
+        hand's row and ``reply``'s answer with its key are stored in one transaction
+        (``UnitOfWork``), then published and folded. A refusal is a ``Rejection``, nothing
+        stored. Moves inside ``batch`` are stored together when it ends; an act of a
+        person is refused there. The session's totals follow an act (a finish or a void
+        closes the hand as a win would)."""
         state, hand_id = self.state, self.hand_id
-        if state is None or hand_id is None:
-            return Rejection("no_hand", "还没开局 (no hand in progress)")
-        result = apply(state, action)
+        person = isinstance(command, STAFF_COMMANDS)
+        if state is None or hand_id is None or (person and self._batch is not None):
+            return Rejection("no_hand", "hand: no hand in progress (还没开局)")
+        result = apply(state, command)
         if isinstance(result, Rejection):
             return result
         if self._batch is not None:
             self.state = advance(state, result)
             self._batch.extend(result)
+        elif person and state.finished:
+            if advance(state, result).settlement is None:
+                return Rejection("bad_act", "undo: that would reopen a closed hand; " + REOPEN)
+            self._amend(hand_id, state, result, reply)
         else:
-            self._commit(hand_id, state, result)
+            self._commit(hand_id, state, result, reply, person=person)
+        if person:
+            log.info("staff act", hand_id=hand_id, events=[e.type for e in result])
         return result
 
-    def staff_act(self, make: Callable[[RoundState], list[Event]]) -> list[Event]:
-        """An act of a person on the hand in progress: ``make`` (an ``engine.round.staff``
-        function) makes its events from the state, or raises ``StaffInputError`` naming
-        the field, nothing stored. Stored, then published, like any move; the session
-        totals follow it (a finish or a void closes the hand as a win would)."""
-        state, hand_id = self.state, self.hand_id
-        if state is None or hand_id is None or self._batch is not None:
-            raise StaffInputError("hand: no hand in progress")
-        if state.finished:
-            return self._amend(hand_id, state, make(state))
-        events = make(state)
-        after = advance(state, events)
-        if not any(isinstance(e, Settled) for e in events):
-            self.session.follow(state, after)  # (a settlement: ``_close`` records it)
-        self._commit(hand_id, state, events)
-        log.info("staff act", hand_id=hand_id, events=[e.type for e in events])
-        return events
-
-    def _amend(self, hand_id: str, state: RoundState, events: list[Event]) -> list[Event]:
+    def _amend(
+        self, hand_id: str, state: RoundState, events: list[Event], reply: Reply | None
+    ) -> None:
         """An act on the hand just settled (no hand has started since): stored with its
         new settlement, published, the session following it, its handlog sent again."""
         after = advance(state, events)
-        settlement = after.settlement
-        if settlement is None:
-            raise StaffInputError("undo: that would reopen a closed hand; correct or void it")
-        self.session.follow(state, after)
+        session = self._following(state, after)
         messages = event_messages(hand_id, len(self.log), events, after)
-        record, stored = self._store_amended(hand_id, after, events, messages)
-        log.info("staff act on the settled hand", hand_id=hand_id, events=[e.type for e in events])
+        kept = None if reply is None else reply.kept(events, hand_id, len(self.log) + len(events))
+        closed = next((e for e in events if isinstance(e, SessionClosed)), None)
+        cashout = None if closed is None else public_cashout(self.cashout_at_close(closed))
+        view = self.view(hand_id, after, totals=session.totals, cashout=cashout)
+        record, stored = self._store_amended(hand_id, after, events, messages, view, kept)
+        self.session = session
         self._send_handlog(record, stored)
-        return events
+
+    def _following(self, before: RoundState, after: RoundState) -> Session:
+        """The session as it will be once an act of a person moving the hand from
+        ``before`` to ``after`` is stored (it stays as it is if the store refuses)."""
+        session = copy.deepcopy(self.session)
+        session.follow(before, after)
+        return session
 
     def _store_amended(
         self,
@@ -457,10 +487,12 @@ class HandKeeper:
         after: RoundState,
         events: list[Event],
         messages: list[Message],
-        view: TableView | None = None,
+        view: TableView,
+        kept: KeptAnswer | None = None,
     ) -> tuple[HandRecord, dict[str, Any]]:
-        """Append ``events`` to the settled hand with its standing settlement (``after``'s)
-        and ``messages``, in one transaction; the record and the settlement as stored."""
+        """Append ``events`` to the settled hand with its standing settlement (``after``'s),
+        ``messages`` and ``kept``, in one transaction; the record and the settlement as
+        stored."""
         assert after.settlement is not None
         result, winner, discarder = hand_result(after)
         stored = after.settlement.as_dict()
@@ -475,19 +507,25 @@ class HandKeeper:
                 discarder=discarder,
                 hand_net=[plain(n) for n in hand_net(after)],
                 outbox=outbox,
+                kept=kept,
             ),
             messages,
-            view or self.view(hand_id, after),
+            view,
         )
         self.state = after
         self.log.extend(events)
         return record, stored
 
     def close_session(
-        self, audit: Audit, cause: Literal["staff", "cutoff"], terms: CashoutTerms
+        self,
+        audit: Audit,
+        cause: Literal["staff", "cutoff"],
+        terms: CashoutTerms,
+        key: RequestKey | None = None,
     ) -> dict[str, Any]:
-        """Close the session after its last hand, settled: the ``session_closed`` event
-        is appended to that hand with the cash-out's public message in one transaction,
+        """Close the session after its last hand, settled: the ``CloseSession`` command
+        through the one entry (``execute``), its ``session_closed`` event appended to that
+        hand with the cash-out's public message and ``key``'s answer in one transaction;
         then the session ends in the store and the hand's log goes to the hub again. The
         next hand starts a new session. Returns the cash-out (money and fee included)."""
         if self.session_id is None:
@@ -496,33 +534,34 @@ class HandKeeper:
             raise StaffInputError("session: no hand played in it yet, nothing to cash out")
         if self.unplayed:
             self._back_to_last_hand()
-        state, hand_id, session_id = self.state, self.hand_id, self.session_id
-        if session_id is None or state is None or hand_id is None:
+        session_id = self.session_id
+        if self.state is None or self.hand_id is None:
             raise StaffInputError("session: no hand played in it yet, nothing to cash out")
-        if state.settlement is None:
-            raise StaffInputError("hand: a hand is in progress; finish or void it, then close")
-        terms_in_force = terms.model_dump(exclude={"cutoff"})
-        events = staff.act(state, CloseSession(audit, cause, terms_in_force))
-        after = advance(state, events)
-        hands = self.store.list_hands(session_id=session_id, status="finished", limit=MAX_HANDS)
-        started = self.store.get_session(session_id).started_at
-        closed = events[0].to_dict()
-        full = cashout(
-            session_id,
-            hands,
-            terms=terms,
-            started_at=started,
-            ended_at=datetime.fromisoformat(audit.at),
-            closed=closed,
-        )
-        messages = event_messages(hand_id, len(self.log), events, after)
-        view = self.view(hand_id, after, cashout=public_cashout(full))
-        record, settlement = self._store_amended(hand_id, after, events, messages, view)
+        command = CloseSession(audit, cause, terms.model_dump(exclude={"cutoff"}))
+        reply = Reply(lambda events, _hand, _seen: self.cashout_at_close(events[0]), key)
+        done = self.execute(command, reply)
+        if isinstance(done, Rejection):
+            raise StaffInputError(done.reason)
         self.store.end_session(session_id)
         self.session_id = None
         log.info("session closed", session_id=session_id, cause=cause, by=audit.by)
-        self._send_handlog(record, settlement)
-        return full
+        assert reply.answer is not None
+        return reply.answer
+
+    def cashout_at_close(self, closed: Event) -> dict[str, Any]:
+        """The open session's cash-out as ``closed`` (its ``session_closed``) ends it."""
+        assert isinstance(closed, SessionClosed) and self.session_id is not None
+        hands = self.store.list_hands(
+            session_id=self.session_id, status="finished", limit=MAX_HANDS
+        )
+        return cashout(
+            self.session_id,
+            hands,
+            terms=CashoutTerms.model_validate(closed.terms),
+            started_at=self.store.get_session(self.session_id).started_at,
+            ended_at=datetime.fromisoformat(closed.at),
+            closed=closed.to_dict(),
+        )
 
     def _back_to_last_hand(self) -> None:
         """A hand started but not played (walls up, dice at most; on a table without
@@ -554,15 +593,26 @@ class HandKeeper:
                 self.state = before
                 self._commit(hand_id, before, events)
 
-    def _commit(self, hand_id: str, state: RoundState, events: list[Event]) -> None:
-        events = self._with_reveal(state, events)
+    def _commit(
+        self,
+        hand_id: str,
+        state: RoundState,
+        made: list[Event],
+        reply: Reply | None = None,
+        *,
+        person: bool = False,
+    ) -> None:
+        """Store ``made`` (with the dice seed's reveal if they settle the hand), then
+        publish; ``person``: an act of a person, which the session's totals follow."""
+        events = self._with_reveal(state, made)
         after = advance(state, events)
         seq = len(self.log)
         messages = event_messages(hand_id, seq, events, after)
         settled = next((e for e in events if isinstance(e, Settled)), None)
-        view = self._settled_view(hand_id, after, settled)
+        kept = None if reply is None else reply.kept(made, hand_id, seq + len(events))
         dicts = [e.to_dict() for e in events]
         if settled is None:
+            session = self._following(state, after) if person else self.session
             self._commit_work(
                 lambda outbox: self.store.append(
                     hand_id,
@@ -570,10 +620,12 @@ class HandKeeper:
                     expected_seq=seq,
                     outbox=outbox,
                     durable=not all(isinstance(e, WITNESSED) for e in events),
+                    kept=kept,
                 ),
                 messages,
-                view,
+                self.view(hand_id, after, totals=session.totals),
             )
+            self.session = session
             self.state = after
             self.log.extend(events)
             return
@@ -581,10 +633,10 @@ class HandKeeper:
         closing = self._closing(after, settled)
         record = self._commit_work(
             lambda outbox: self.store.append_and_settle(
-                hand_id, dicts, closing, expected_seq=seq, outbox=outbox
+                hand_id, dicts, closing, expected_seq=seq, outbox=outbox, kept=kept
             ),
             messages,
-            view,
+            self._settled_view(hand_id, after, settled),
         )
         self.state = after
         self.log.extend(events)

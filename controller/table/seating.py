@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
-from controller.store.members import Members, Players
+from controller.store.members import Members, Players, seated
+from controller.store.request_keys import RequestKey
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
+from controller.table.staff_requests import SeatRequest
 from controller.table.tags import Card
 from controller.table.unit_of_work import UnitOfWork
 
@@ -31,15 +32,6 @@ CARDS_FRESH = 2.0  # seconds a copy of the registry's cards is trusted for an un
 
 class SeatsLocked(ValueError):
     """A hand is in progress: seats change between hands (409)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SeatRequest:
-    """Staff (or an owner) seat ``member_id`` at ``seat`` (None: a guest's)."""
-
-    seat: int
-    member_id: str | None
-    by: str  # "<role>:<account>"
 
 
 def seats_payload(players: Players) -> dict[str, Any]:
@@ -94,16 +86,18 @@ class Seating:
             return
         self._sit(seat, member.member_id, "card")
 
-    def handle(self, request: SeatRequest) -> dict[str, Any]:
-        """A staff act from the console (raises SeatsLocked, MemberInputError, UnknownMember
-        having stored nothing)."""
+    def handle(self, request: SeatRequest, key: RequestKey | None = None) -> dict[str, Any]:
+        """A staff act from the console, its answer kept under ``key`` with the act (raises
+        SeatsLocked, MemberInputError, UnknownMember having stored nothing)."""
         if self.keeper.in_progress:
             raise SeatsLocked("a hand is in progress: seats change between hands")
-        acts = self._sit(request.seat, request.member_id, request.by)
-        return {"players": self.members.seating(), "acts": [a.as_dict() for a in acts]}
+        acts = self._sit(request.seat, request.member_id, request.by, key)
+        return seated(self.members.seating(), acts)
 
-    def _sit(self, seat: int, member_id: str | None, by: str) -> list[Any]:
-        acts = self.members.sit(seat, member_id, by)
+    def _sit(
+        self, seat: int, member_id: str | None, by: str, key: RequestKey | None = None
+    ) -> list[Any]:
+        acts = self.members.sit(seat, member_id, by, key)
         if acts:
             log.info("seat act", seat=seat, member_id=member_id, by=by)
             self.publish()

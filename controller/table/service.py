@@ -36,8 +36,9 @@ from controller.table.dealer_guide import Roll, instruction, short_text
 from controller.table.display import status_text
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet, number
-from controller.table.seating import Seating, SeatRequest
+from controller.table.seating import Seating
 from controller.table.staff_acts import handle as staff_handle
+from controller.table.staff_requests import StaffItem
 from controller.table.table_inputs import DicePress, StaffInput, TableInput, TableInputs
 from controller.table.tags import Card, TagBook
 from engine.round.commands import Audit
@@ -316,11 +317,9 @@ class TableService:
             item.settle(lambda: self._staff_act(staff, now))
         self._after(now)
 
-    def _staff_act(self, staff: Any, now: float) -> dict[str, Any]:
+    def _staff_act(self, staff: StaffItem, now: float) -> dict[str, Any]:
         """An act from the web API: a seat, or an act on the hand (``staff_acts``)."""
-        if isinstance(staff, SeatRequest):
-            return self.seating.handle(staff)
-        return staff_handle(self.keeper, staff, lambda: self._dice_rolled(now))
+        return staff_handle(self.keeper, staff, lambda: self._dice_rolled(now), self.seating.handle)
 
     def _press_dice(self, now: float) -> None:
         """The dice button: whoever is due rolls. On a table without readers, with the last

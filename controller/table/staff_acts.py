@@ -1,44 +1,40 @@
-"""An act of staff, as the web API hands it to the table loop, and how the loop performs it
-on the hand in progress (``perform``): the request names the hand and the number of events
-its sender saw, so a replayed or stale request changes nothing; the owners' policy says
-whether staff may void and adjust; ``command_of`` makes the engine's command, ``apply``
-its events (as for a move), and the ``HandKeeper`` stores them before they are published.
+"""How the table loop does what the web API hands it (``controller.table.staff_requests``):
+a person's act on the hand in progress (``perform``) names the hand and the number of
+events its sender saw, so a replayed or stale request changes nothing; the owners' policy
+says whether staff may void and adjust, and what a penalty costs where the ruleset says
+nothing; the engine's command then goes through the keeper's one entry
+(``HandKeeper.execute``), stored before it is published, its answer kept with its key.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from functools import partial
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
 from controller.store.owners import OwnerAccounts, StaffPolicy
 from controller.store.request_keys import RequestKey, first_answer, keep_answer
-from controller.table.hand_keeper import HandKeeper
-from controller.table.table_inputs import StaffInput, TableInputs
-from engine.round import Rejection, RoundState, apply
-from engine.round.commands import (
-    Adjust,
-    Audit,
-    CorrectWin,
-    EnterFlip,
-    Finish,
-    Penalise,
-    StaffCommand,
-    StaffInputError,
-    Undo,
-    Void,
-    VoidEarlier,
+from controller.table.hand_keeper import HandKeeper, Reply
+from controller.table.staff_requests import (
+    CloseSession,
+    DiceButton,
+    HandAct,
+    Keyed,
+    Look,
+    Request,
+    SeatRequest,
+    StaffItem,
 )
+from controller.table.table_inputs import StaffInput, TableInputs
+from engine.round import Rejection
+from engine.round.commands import Adjust, Penalise, StaffCommand, StaffInputError, Void, VoidEarlier
 from engine.round.events import STAFF_ACT_TYPES, Event, HandVoided, Settled, event_from_dict
 from engine.round.fold import fold
 from engine.round.narration import texts
 from engine.round.projection import public_view
 from engine.round.staff import read_winners, seen_flip, seen_xia
 from engine.settlement.ledger import plain
-
-ActKind = Literal["finish", "correct", "penalty", "adjust", "void", "undo", "flip"]
 
 
 class StaleRequest(ValueError):
@@ -53,31 +49,25 @@ class UnknownHandId(LookupError):
     """No hand of this table's session has that id: 404."""
 
 
-@dataclass(frozen=True, slots=True)
-class StaffRequest:
-    """What a person asked for: ``hand_id`` and ``seen`` (events of that hand the sender
-    saw, from GET /api/v1/staff/hands/current) tie it to one moment of one hand."""
-
-    kind: ActKind
-    hand_id: str
-    seen: int
-    audit: Audit
-    body: dict[str, Any] = field(default_factory=dict)
-
-
-def perform(keeper: HandKeeper, request: StaffRequest, policy: StaffPolicy) -> list[Event]:
-    """Do ``request`` on the hand in progress; raises StaffInputError (422), StaleRequest
-    (409), NotPermitted (403) or UnknownHandId (404), having stored nothing."""
-    staff_role = request.audit.role == "staff"
-    if staff_role and request.kind == "void" and not policy.may_void:
+def perform(
+    keeper: HandKeeper, request: HandAct, policy: StaffPolicy, key: RequestKey | None = None
+) -> dict[str, Any]:
+    """Do ``request`` on the hand in progress, its answer kept with ``key`` in the same
+    transaction; raises StaffInputError (422), StaleRequest (409), NotPermitted (403) or
+    UnknownHandId (404), having stored nothing."""
+    command = request.command
+    staff_role = command.audit.role == "staff"
+    if staff_role and isinstance(command, Void) and not policy.may_void:
         raise NotPermitted("the owners do not let staff void hands (policy may_void)")
-    if staff_role and request.kind == "adjust" and not policy.may_adjust:
+    if staff_role and isinstance(command, Adjust) and not policy.may_adjust:
         raise NotPermitted("the owners do not let staff adjust points (policy may_adjust)")
+    if isinstance(command, Penalise) and command.owner_amount is None:
+        command = replace(command, owner_amount=getattr(policy, f"{command.penalty}_amount"))
     # the hand in progress, or the one just settled (until the next starts)
     current = keeper.hand_id if keeper.state is not None else None
     if request.hand_id != current:
-        if request.kind == "void" and current is not None:
-            return _void_earlier(keeper, request)
+        if isinstance(command, Void) and current is not None:
+            return _void_earlier(keeper, request, key)
         if current is None:
             raise StaleRequest("no hand in progress: act when the next hand has started")
         raise StaleRequest(f"hand {request.hand_id} is not the hand in progress ({current})")
@@ -88,42 +78,27 @@ def perform(keeper: HandKeeper, request: StaffRequest, policy: StaffPolicy) -> l
             f"seen: the hand holds {len(keeper.log)} events, the request saw {request.seen} "
             "(it moved on, or this request was sent before)"
         )
-    return keeper.staff_act(partial(applied, command=command_of(request, policy)))
+    return execute(keeper, command, key)
 
 
-def command_of(request: StaffRequest, policy: StaffPolicy) -> StaffCommand:
-    """The engine's command for what the staff API took in (its body checked there)."""
-    b, a = request.body, request.audit
-    match request.kind:
-        case "finish":
-            flips = ("xia_indicator", "indicator", "an_indicator")
-            return Finish.of(
-                a, b.get("winners", []), b.get("seats", []), **{f: b.get(f) for f in flips}
-            )
-        case "correct":
-            return CorrectWin.of(a, b["seat"], b["hand"], b["melds"])
-        case "penalty":
-            amount = getattr(policy, f"{b['penalty']}_amount", None)
-            return Penalise(a, b["seat"], b["penalty"], amount)
-        case "adjust":
-            return Adjust(a, b["from_seat"], b["to_seat"], b["points"])
-        case "void":
-            return Void(a)
-        case "undo":
-            return Undo(a)
-        case "flip":
-            return EnterFlip(a, b["indicator"])
-
-
-def applied(state: RoundState, command: StaffCommand) -> list[Event]:
-    """``apply``'s events for a person's act; its refusal as ``StaffInputError`` (422)."""
-    result = apply(state, command)
+def execute(keeper: HandKeeper, command: StaffCommand, key: RequestKey | None) -> dict[str, Any]:
+    """The answer to a person's act done through the keeper's one entry (kept with
+    ``key`` in the act's transaction); its refusal as ``StaffInputError`` (422)."""
+    reply = Reply(acted, key)
+    result = keeper.execute(command, reply)
     if isinstance(result, Rejection):
         raise StaffInputError(result.reason)
-    return result
+    assert reply.answer is not None
+    return reply.answer
 
 
-def _void_earlier(keeper: HandKeeper, request: StaffRequest) -> list[Event]:
+def acted(events: list[Event], hand_id: str, seen: int) -> dict[str, Any]:
+    """What the API answers an act on the hand: the public form of its events, the
+    settlement if any, and the hand's id and events once they are stored."""
+    return outcome(events) | {"hand_id": hand_id, "seen": seen}
+
+
+def _void_earlier(keeper: HandKeeper, request: HandAct, key: RequestKey | None) -> dict[str, Any]:
     """Void a finished hand of this session: its standing nets come off the totals, the
     act recorded in the hand in progress."""
     store, state = keeper.store, keeper.state
@@ -144,7 +119,7 @@ def _void_earlier(keeper: HandKeeper, request: StaffRequest) -> list[Event]:
     if request.seen != len(keeper.log):
         raise StaleRequest(f"seen: the hand in progress holds {len(keeper.log)} events")
     net = voided.settlement.net
-    return keeper.staff_act(partial(applied, command=VoidEarlier(request.audit, hand_no, net)))
+    return execute(keeper, VoidEarlier(request.command.audit, hand_no, net), key)
 
 
 def _voided_in_session(keeper: HandKeeper) -> set[int]:
@@ -158,84 +133,83 @@ def _voided_in_session(keeper: HandKeeper) -> set[int]:
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class Keyed:
-    """An act sent with an ``Idempotency-Key``: done once (``once``); the same key again
-    gets the first answer (controller.store.request_keys)."""
-
-    item: Any
-    key: RequestKey
-
-
-def once(
-    keeper: HandKeeper, keyed: Keyed, perform: Callable[[Any], dict[str, Any]]
-) -> dict[str, Any]:
-    """``perform(keyed.item)`` unless its key was answered before: then that answer, and
-    nothing done (raises KeyReused for a key that answered another request). On the table
-    loop, one act at a time: two sends of one key cannot both find it new."""
-    engine = keeper.store.engine
-    found = first_answer(engine, keyed.key)
-    if found is not None:
-        return found
-    answer = perform(keyed.item)
-    keep_answer(engine, keyed.key, answer)
-    return answer
+def check_dice(button: DiceButton, keeper: HandKeeper) -> None:
+    """A press sent twice rolls once: it names the moment it was sent at."""
+    if button.hand_id != keeper.hand_id or button.seen != len(keeper.log):
+        raise StaleRequest(
+            f"the table moved on (hand {keeper.hand_id}, {len(keeper.log)} events): look again"
+        )
 
 
-@dataclass(frozen=True, slots=True)
-class CloseSession:
-    """Close the session after its last hand (staff, or the owner's daily cut-off)."""
-
-    audit: Audit
-    cause: Literal["staff", "cutoff"] = "staff"
-
-
-@dataclass(frozen=True, slots=True)
-class Look:
-    """A look at the hand in progress, as staff may see it."""
-
-
-@dataclass(frozen=True, slots=True)
-class DiceButton:
-    """The console's dice button, as the panel's: whoever is due rolls (on a table without
-    readers, after a hand, the dealer's roll starts the next). ``TableService`` presses
-    it; the roll is the hand's ``dice_rolled`` event. ``hand_id`` and ``seen`` as a
-    ``StaffRequest``'s: a press sent twice rolls once."""
-
-    hand_id: str | None
-    seen: int
-
-    def check(self, keeper: HandKeeper) -> None:
-        if self.hand_id != keeper.hand_id or self.seen != len(keeper.log):
-            raise StaleRequest(
-                f"the table moved on (hand {keeper.hand_id}, {len(keeper.log)} events): look again"
-            )
+Seat = Callable[[SeatRequest, RequestKey | None], dict[str, Any]]
+"""Seats a member between hands (``Seating.handle``), answering who sits where (kept
+under the key with the seat act)."""
 
 
 def handle(
     keeper: HandKeeper,
-    item: StaffRequest | CloseSession | Look | DiceButton | Keyed,
+    item: StaffItem,
     press_dice: Callable[[], bool] | None = None,
+    seat: Seat | None = None,
 ) -> dict[str, Any]:
     """What the table loop does with an item from the staff desk (raises as ``perform``).
     ``press_dice`` presses the table's dice button (``TableService``), True if a roll was
-    due; without it the console's button is refused."""
+    due; without it the console's button is refused; ``seat`` seats a member."""
     if isinstance(item, Keyed):  # (sent with an Idempotency-Key: done once)
-        return once(keeper, item, lambda inner: handle(keeper, inner, press_dice))
-    if isinstance(item, Look):
-        return current_view(keeper)
-    if isinstance(item, DiceButton):
-        item.check(keeper)
-        if press_dice is None or not press_dice():
-            raise StaleRequest("no roll is due (or the hand waits for staff)")
-        return current_view(keeper)
-    if isinstance(item, CloseSession):
-        if keeper.in_progress and not keeper.unplayed:
-            raise StaleRequest("a hand is in progress: finish or void it, then close the session")
-        terms, _ = OwnerAccounts(keeper.store).cashout_terms()
-        return keeper.close_session(item.audit, item.cause, terms)
-    events = perform(keeper, item, OwnerAccounts(keeper.store).staff_policy())
-    return outcome(events) | {"hand_id": keeper.hand_id, "seen": len(keeper.log)}
+        return once(keeper, item, press_dice, seat)
+    return _handle(keeper, item, press_dice, seat)
+
+
+def once(
+    keeper: HandKeeper,
+    keyed: Keyed,
+    press_dice: Callable[[], bool] | None = None,
+    seat: Seat | None = None,
+) -> dict[str, Any]:
+    """``keyed.item`` done unless its key was answered before: then that answer, and
+    nothing done (raises KeyReused for a key that answered another request). An act on
+    the hand or a seat keeps its answer in its own transaction; one that stores nothing
+    of its own (the dice button, whose roll the tracker makes; a seat already so) keeps
+    it after. On the table loop, one act at a time: two sends of one
+    key cannot both find it new."""
+    engine = keeper.store.engine
+    found = first_answer(engine, keyed.key)
+    if found is not None:
+        return found
+    answer = _handle(keeper, keyed.item, press_dice, seat, keyed.key)
+    if first_answer(engine, keyed.key) is None:
+        keep_answer(engine, keyed.key, answer)
+    return answer
+
+
+def _handle(
+    keeper: HandKeeper,
+    item: Request,
+    press_dice: Callable[[], bool] | None,
+    seat: Seat | None,
+    key: RequestKey | None = None,
+) -> dict[str, Any]:
+    match item:
+        case Look():
+            return current_view(keeper)
+        case DiceButton():
+            check_dice(item, keeper)
+            if press_dice is None or not press_dice():
+                raise StaleRequest("no roll is due (or the hand waits for staff)")
+            return current_view(keeper)
+        case SeatRequest():
+            if seat is None:
+                raise StaleRequest("no table here to seat anyone at")
+            return seat(item, key)
+        case CloseSession():
+            if keeper.in_progress and not keeper.unplayed:
+                raise StaleRequest(
+                    "a hand is in progress: finish or void it, then close the session"
+                )
+            terms, _ = OwnerAccounts(keeper.store).cashout_terms()
+            return keeper.close_session(item.audit, item.cause, terms, key)
+        case HandAct():
+            return perform(keeper, item, OwnerAccounts(keeper.store).staff_policy(), key)
 
 
 def current_view(keeper: HandKeeper) -> dict[str, Any]:
@@ -276,13 +250,11 @@ def outcome(events: list[Event]) -> dict[str, Any]:
     }
 
 
-def desk(
-    inputs: TableInputs,
-) -> Callable[[StaffRequest | CloseSession | Look | DiceButton], Awaitable[dict[str, Any]]]:
+def desk(inputs: TableInputs) -> Callable[[StaffItem], Awaitable[dict[str, Any]]]:
     """The web app's way in: each act a ``StaffInput`` on the table loop's queue, answered
     by ``TableService.act`` (``handle``); a full queue is refused at once (OverflowError)."""
 
-    async def submit(item: StaffRequest | CloseSession | Look | DiceButton) -> dict[str, Any]:
+    async def submit(item: StaffItem) -> dict[str, Any]:
         answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         if not inputs.put(StaffInput(item, answer)):
             raise OverflowError("the table's input queue is full")

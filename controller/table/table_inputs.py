@@ -21,6 +21,8 @@ from typing import Any
 
 import structlog
 
+from controller.table.staff_requests import StaffItem
+
 log = structlog.get_logger(__name__)
 
 LIMIT = 64
@@ -33,10 +35,10 @@ class DicePress:
 
 @dataclass(frozen=True, slots=True)
 class StaffInput:
-    """An act of staff from the web API (``controller.table.staff_acts``: a ``StaffRequest``
-    or a ``Look``), and where its sender waits for what the table made of it."""
+    """An act of staff from the web API (``controller.table.staff_requests``), and where
+    its sender waits for what the table made of it."""
 
-    item: Any
+    item: StaffItem
     answer: asyncio.Future[dict[str, Any]]
 
     def settle(self, work: Callable[[], dict[str, Any]]) -> None:

@@ -22,7 +22,7 @@ class EnginePort:
         self.state = state
         self.log: list[Event] = []
 
-    def submit(self, action: Action) -> list[Event] | Rejection:
+    def execute(self, action: Action) -> list[Event] | Rejection:
         result = apply(self.state, action)
         if not isinstance(result, Rejection):
             for e in result:

@@ -3,7 +3,7 @@
 The tracker keeps two pictures of the table: where each tile *is* (the latest zone a
 reader saw it enter, from TagIn/TagOut), and where the engine *says* it is (the folded
 hand). Whenever they differ it looks for the one legal action that explains the
-difference in the hand's current phase, and submits it:
+difference in the hand's current phase, and executes it:
 
     DEAL      every hand holds the tiles the deal gives it          -> Deal
     FLIP      the 财神 (or, without a lift order, the 精) on the spot -> FlipCaishen / RollDice
@@ -80,7 +80,7 @@ class HandPort(Protocol):
     @property
     def state(self) -> RoundState | None: ...
 
-    def submit(self, action: Action) -> list[Event] | Rejection: ...
+    def execute(self, command: Action) -> list[Event] | Rejection: ...
 
     def batch(self) -> contextlib.AbstractContextManager[None]:
         """Submits inside are stored together when it ends."""
@@ -263,14 +263,14 @@ class Tracker:
         return moved
 
     def _try_buttons(self, st: RoundState, now: float) -> bool:
-        events = self.buttons.apply(st, now, self.port.submit)
+        events = self.buttons.apply(st, now, self.port.execute)
         if events is None:
             return False
         self.alerts.win_rejections(events)
         return True
 
     def _submit(self, action: Action, now: float) -> bool:
-        result = self.port.submit(action)
+        result = self.port.execute(action)
         if isinstance(result, Rejection):
             seat = getattr(action, "seat", None)
             public = PublicAlert(AlertKind.REFUSED, seat)

@@ -20,10 +20,12 @@ from controller.store.members import (
     UnknownMember,
 )
 from controller.store.owners import OwnerRecord
-from controller.table.seating import SeatRequest, SeatsLocked
+from controller.store.request_keys import KeyReused
+from controller.table.seating import SeatsLocked
+from controller.table.staff_requests import SeatRequest
 from controller.web.context import WebContext, context
 from controller.web.schemas import WITH_BODY, Problem
-from controller.web.staff_api import ANSWER_WAIT, table_account
+from controller.web.staff_api import ANSWER_WAIT, IdempotencyKey, table_account, with_key
 
 router = APIRouter(
     prefix="/api/v1/members",
@@ -111,17 +113,29 @@ def seats(account: Account, ctx: Ctx) -> dict[str, Any]:
 
 @router.put(
     "/seats/{seat}",
-    responses={404: {"model": Problem}, 409: {"model": Problem}, 503: {"model": Problem}},
-    summary="Seat a member (or a guest) between hands",
+    responses={
+        404: {"model": Problem},
+        409: {"model": Problem},
+        422: {"model": Problem},
+        503: {"model": Problem},
+    },
+    summary="Seat a member (or a guest) between hands (with an Idempotency-Key: done once)",
 )
 async def sit(
-    seat: Annotated[int, Path(ge=0, le=3)], body: SeatIn, account: Account, ctx: Ctx
+    seat: Annotated[int, Path(ge=0, le=3)],
+    body: SeatIn,
+    account: Account,
+    ctx: Ctx,
+    key: IdempotencyKey = None,
 ) -> dict[str, Any]:
     if ctx.staff_desk is None:
         raise HTTPException(status.HTTP_403_FORBIDDEN, "no live table here: seat at the table")
     request = SeatRequest(seat, body.member_id, f"{account.role}:{account.name}")
     try:
-        return await asyncio.wait_for(ctx.staff_desk(request), ANSWER_WAIT)
+        sent = with_key(request, account, key, f"seat {seat}", body)
+        return await asyncio.wait_for(ctx.staff_desk(sent), ANSWER_WAIT)
+    except KeyReused as err:
+        raise HTTPException(422, str(err)) from None
     except SeatsLocked as err:
         raise HTTPException(status.HTTP_409_CONFLICT, str(err)) from None
     except UnknownMember:

@@ -7,6 +7,7 @@ owners may act; which acts staff may do beyond finishing, correcting, penalties 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -17,22 +18,34 @@ from controller.store import UnknownSession
 from controller.store.owners import CashoutTerms, OwnerRecord, StaffPolicy, StoreLoss
 from controller.store.request_keys import KeyReused, RequestKey, fingerprint
 from controller.table.cashout import stored_cashout
-from controller.table.staff_acts import (
-    ActKind,
+from controller.table.staff_acts import NotPermitted, StaleRequest, UnknownHandId
+from controller.table.staff_requests import (
     CloseSession,
     DiceButton,
+    HandAct,
     Keyed,
     Look,
-    NotPermitted,
-    StaffRequest,
-    StaleRequest,
-    UnknownHandId,
+    Request,
 )
 from controller.web.auth import Owner, current_account
 from controller.web.context import WebContext, context
 from controller.web.owner_api import ID as SESSION_ID
 from controller.web.schemas import WITH_BODY, Problem
-from engine.round.commands import Audit, StaffInputError
+from engine.round.commands import (
+    Adjust,
+    Audit,
+    CorrectWin,
+    EnterFlip,
+    Finish,
+    MeldEntry,
+    Penalise,
+    SeatEntry,
+    StaffCommand,
+    StaffInputError,
+    Undo,
+    Void,
+    WinnerEntry,
+)
 from engine.round.events import MAX_POINTS, MAX_REASON
 
 router = APIRouter(
@@ -102,6 +115,13 @@ class MeldIn(_In):
     from_: Seat | None = Field(default=None, alias="from")
     claimed: Annotated[str, Field(max_length=4)] | None = None
 
+    def entry(self) -> MeldEntry:
+        return MeldEntry(self.type, self.tiles, self.from_, self.claimed)
+
+
+def _melds(melds: list[MeldIn]) -> tuple[MeldEntry, ...]:
+    return tuple(m.entry() for m in melds)
+
 
 class SeatIn(_In):
     seat: Seat
@@ -111,11 +131,25 @@ class SeatIn(_In):
         default=None, description="Entered with the result where no reader saw them"
     )
 
+    def entry(self) -> SeatEntry:
+        return SeatEntry(self.seat, self.hand, _melds(self.melds), self.discards)
+
 
 class WinnerIn(SeatIn):
     tile: Annotated[str, Field(max_length=4)]
     from_: Seat | Annotated[str, Field(max_length=24)] = Field(alias="from")
     flags: list[Literal["tian", "di", "last_tile", "pao_long"]] = Field(default=[], max_length=4)
+
+    def winner(self) -> WinnerEntry:
+        return WinnerEntry(
+            self.seat,
+            self.hand,
+            self.tile,
+            self.from_,
+            _melds(self.melds),
+            tuple(self.flags),
+            self.discards,
+        )
 
 
 class _Act(_In):
@@ -186,9 +220,9 @@ ACT_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _once(
-    item: Any, account: OwnerRecord, key: str | None, what: str, body: BaseModel | None
-) -> Any:
+def with_key(
+    item: Request, account: OwnerRecord, key: str | None, what: str, body: BaseModel | None
+) -> Request | Keyed:
     """``item`` with its ``Idempotency-Key`` (none: as sent, checked by hand_id and seen
     alone). The key answers one request: its path and body, but for ``seen``, which a
     page fetches afresh before each try."""
@@ -200,7 +234,7 @@ def _once(
 
 async def _desk(
     ctx: WebContext,
-    item: Any,
+    item: Request,
     account: OwnerRecord | None = None,
     key: str | None = None,
     what: str = "",
@@ -209,10 +243,9 @@ async def _desk(
     """Hand ``item`` to the table loop and wait for what it did; with an account and a
     key, done once for that key (``what`` and ``body``: the request the key answers)."""
     assert ctx.staff_desk is not None  # (live_account)
-    if account is not None:
-        item = _once(item, account, key, what, body)
+    sent = item if account is None else with_key(item, account, key, what, body)
     try:
-        return await asyncio.wait_for(ctx.staff_desk(item), ANSWER_WAIT)
+        return await asyncio.wait_for(ctx.staff_desk(sent), ANSWER_WAIT)
     except KeyReused as err:
         raise HTTPException(422, str(err)) from None
     except StaffInputError as err:
@@ -231,16 +264,23 @@ async def _desk(
         ) from None
 
 
-def _request(
-    kind: ActKind, account: OwnerRecord, body: _Act | VoidIn, hand_id: str, **fields: Any
-) -> StaffRequest:
+def _audit(account: OwnerRecord, reason: str) -> Audit:
+    """Who acts, now (the service's clock), why."""
     at = datetime.now(UTC).isoformat(timespec="seconds")
-    audit = Audit(account.name, account.role, at, body.reason)
-    return StaffRequest(kind, hand_id, body.seen, audit, fields)
+    return Audit(account.name, account.role, at, reason)
 
 
-def _dump(items: list[Any]) -> list[dict[str, Any]]:
-    return [i.model_dump(by_alias=True, exclude_none=True) for i in items]
+def _act(
+    ctx: WebContext,
+    command: StaffCommand,
+    body: _Act | VoidIn,
+    hand_id: str,
+    account: OwnerRecord,
+    key: str | None,
+    what: str,
+) -> Awaitable[dict[str, Any]]:
+    """The engine's command, on the moment of the hand its sender saw, to the table loop."""
+    return _desk(ctx, HandAct(command, hand_id, body.seen), account, key, what, body)
 
 
 @router.get(
@@ -256,18 +296,15 @@ async def current(account: Actor, ctx: Ctx) -> dict[str, Any]:
 async def finish(
     body: FinishIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
 ) -> dict[str, Any]:
-    request = _request(
-        "finish",
-        account,
-        body,
-        body.hand_id,
-        winners=_dump(body.winners),
-        seats=_dump(body.seats),
+    command = Finish(
+        _audit(account, body.reason),
+        tuple(w.winner() for w in body.winners),
+        tuple(s.entry() for s in body.seats),
         xia_indicator=body.xia_indicator,
         indicator=body.indicator,
         an_indicator=body.an_indicator,
     )
-    return await _desk(ctx, request, account, key, "finish", body)
+    return await _act(ctx, command, body, body.hand_id, account, key, "finish")
 
 
 @router.post(
@@ -278,11 +315,8 @@ async def finish(
 async def correction(
     body: CorrectionIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
 ) -> dict[str, Any]:
-    melds = _dump(body.melds)
-    request = _request(
-        "correct", account, body, body.hand_id, seat=body.seat, hand=body.hand, melds=melds
-    )
-    return await _desk(ctx, request, account, key, "correct", body)
+    command = CorrectWin(_audit(account, body.reason), body.seat, body.hand, _melds(body.melds))
+    return await _act(ctx, command, body, body.hand_id, account, key, "correct")
 
 
 @router.post(
@@ -291,8 +325,8 @@ async def correction(
 async def penalty(
     body: PenaltyIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
 ) -> dict[str, Any]:
-    request = _request("penalty", account, body, body.hand_id, seat=body.seat, penalty=body.penalty)
-    return await _desk(ctx, request, account, key, "penalty", body)
+    command = Penalise(_audit(account, body.reason), body.seat, body.penalty)
+    return await _act(ctx, command, body, body.hand_id, account, key, "penalty")
 
 
 @router.post(
@@ -301,8 +335,8 @@ async def penalty(
 async def undo(
     body: UndoIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
 ) -> dict[str, Any]:
-    request = _request("undo", account, body, body.hand_id)
-    return await _desk(ctx, request, account, key, "undo", body)
+    command = Undo(_audit(account, body.reason))
+    return await _act(ctx, command, body, body.hand_id, account, key, "undo")
 
 
 @router.post(
@@ -313,24 +347,16 @@ async def undo(
 async def flip(
     body: FlipIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
 ) -> dict[str, Any]:
-    request = _request("flip", account, body, body.hand_id, indicator=body.indicator)
-    return await _desk(ctx, request, account, key, "flip", body)
+    command = EnterFlip(_audit(account, body.reason), body.indicator)
+    return await _act(ctx, command, body, body.hand_id, account, key, "flip")
 
 
 @router.post("/adjustments", responses=ACT_RESPONSES, summary="Move points between seats")
 async def adjustment(
     body: AdjustmentIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
 ) -> dict[str, Any]:
-    request = _request(
-        "adjust",
-        account,
-        body,
-        body.hand_id,
-        from_seat=body.from_seat,
-        to_seat=body.to_seat,
-        points=body.points,
-    )
-    return await _desk(ctx, request, account, key, "adjust", body)
+    command = Adjust(_audit(account, body.reason), body.from_seat, body.to_seat, body.points)
+    return await _act(ctx, command, body, body.hand_id, account, key, "adjust")
 
 
 @router.post(
@@ -345,8 +371,8 @@ async def void(
     ctx: Ctx,
     key: IdempotencyKey = None,
 ) -> dict[str, Any]:
-    request = _request("void", account, body, hand_id)
-    return await _desk(ctx, request, account, key, f"void {hand_id}", body)
+    command = Void(_audit(account, body.reason))
+    return await _act(ctx, command, body, hand_id, account, key, f"void {hand_id}")
 
 
 class DiceIn(_In):
@@ -381,9 +407,7 @@ class ReasonIn(_In):
 async def close_session(
     body: ReasonIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
 ) -> dict[str, Any]:
-    at = datetime.now(UTC).isoformat(timespec="seconds")
-    audit = Audit(account.name, account.role, at, body.reason)
-    return await _desk(ctx, CloseSession(audit), account, key, "close", body)
+    return await _desk(ctx, CloseSession(_audit(account, body.reason)), account, key, "close", body)
 
 
 @router.get(

@@ -22,6 +22,8 @@ from controller.runtime import RunOptions
 from controller.store import EventStore, StoredHand
 from controller.table.hand_keeper import HandKeeper
 from engine.bots import Bot
+from engine.round.actions import Rejection
+from engine.round.commands import Command, StaffInputError
 from engine.round.events import Event, event_from_dict
 from engine.round.fold import fold
 from engine.round.replay import check
@@ -164,9 +166,17 @@ def play_at_keeper(keeper: HandKeeper, rng: random.Random, moves: int | None = N
         state = keeper.state
         assert state is not None
         action = table_action(state, rng) or bots[waiting_seats(state)[0]].act(state)
-        assert isinstance(keeper.submit(action), list)
+        assert isinstance(keeper.execute(action), list)
         step += 1
     return hand_id
+
+
+def act_at(keeper: HandKeeper, command: Command) -> list[Event]:
+    """A person's act at the keeper's one entry; its refusal raised as StaffInputError."""
+    result = keeper.execute(command)
+    if isinstance(result, Rejection):
+        raise StaffInputError(result.reason)
+    return result
 
 
 class ServiceThread(threading.Thread):

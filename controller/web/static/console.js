@@ -258,7 +258,9 @@
     const error = $("seats-error");
     error.textContent = ""; error.classList.remove("ok");
     try {
-      await call(`/api/v1/members/seats/${seat}`, { member_id: memberId }, "PUT");
+      const path = `/api/v1/members/seats/${seat}`;
+      await call(path, { member_id: memberId }, "PUT", keyOf("seat", `${path} ${memberId}`));
+      delete S.keys.seat;
       error.classList.add("ok"); error.textContent = T("done");
     } catch (e) { error.textContent = e.message; }
     loadSeats();
@@ -597,16 +599,21 @@
    * values (an answer lost, a refusal), so the table does it once; after it is done a new
    * key, and the form's fields emptied, so a second tap sends nothing again. */
   async function once(form, path, sent, values) {
-    const what = `${path} ${JSON.stringify(values)}`;
+    const answer = await call(path, sent, "POST", keyOf(form, `${path} ${JSON.stringify(values)}`));
+    delete S.keys[form];
+    document.querySelectorAll(`input[id^="${form}-"]`).forEach((input) => { input.value = ""; });
+    return answer;
+  }
+
+  /** The form's Idempotency-Key: the same while it sends ``what`` again (a second tap, a
+      retry), a new one for anything else; the caller forgets it after success. */
+  function keyOf(form, what) {
     let k = S.keys[form];
     if (!k || k.what !== what) {
       const bytes = crypto.getRandomValues(new Uint8Array(16)); // (randomUUID: https only)
       k = S.keys[form] = { what, key: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") };
     }
-    const answer = await call(path, sent, "POST", k.key);
-    delete S.keys[form];
-    document.querySelectorAll(`input[id^="${form}-"]`).forEach((input) => { input.value = ""; });
-    return answer;
+    return k.key;
   }
 
   /** Do ``work`` (a request), its refusal or "done" beside its form, then look again. */

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
-from functools import partial
 
 import pytest
 
@@ -17,11 +16,10 @@ from controller.store import EventStore
 from controller.table.hand_keeper import HandKeeper
 from controller.table.handlog import parse_handlog
 from controller.table.publication import Outlet
-from engine.round.commands import Audit
+from engine.round.commands import Adjust, Audit, CorrectWin, Finish, Penalise, Void
 from engine.round.events import event_from_dict
 from engine.round.staff import session_totals
-from tests.controller.service_helpers import play_at_keeper
-from tests.engine.staff_helpers import adjust, apply_penalty, correct_win, finish, void
+from tests.controller.service_helpers import act_at, play_at_keeper
 
 AUDIT = Audit("ann", "staff", "2026-12-03T20:30:00+00:00", "dispute at the table")
 
@@ -46,11 +44,11 @@ def test_the_hub_stores_the_acts_of_staff(sites: tuple[EventStore, EventStore, H
     table, hub, keeper = sites
     rng = random.Random(4)
     first = play_at_keeper(keeper, rng, 25)
-    keeper.staff_act(partial(apply_penalty, audit=AUDIT, seat=1, penalty="false_win"))
-    keeper.staff_act(partial(finish, audit=AUDIT))
+    act_at(keeper, Penalise(AUDIT, 1, "false_win"))
+    act_at(keeper, Finish(AUDIT))
     second = play_at_keeper(keeper, rng, 25)
-    keeper.staff_act(partial(adjust, audit=AUDIT, from_seat=2, to_seat=0, points=8))
-    keeper.staff_act(partial(void, audit=AUDIT))
+    act_at(keeper, Adjust(AUDIT, 2, 0, 8))
+    act_at(keeper, Void(AUDIT))
     payloads = [
         json.loads(e.payload) for e in table.outbox_peek(1000) if e.topic.endswith("/handlog")
     ]
@@ -90,12 +88,10 @@ def test_a_correction_after_the_settlement_reaches_the_hub(
     before = list(keeper.session.totals)
     w = read_winners(keeper.state)[0]
     # staff read the laid-down hand as the readers did: the settlement stands again
-    keeper.staff_act(
-        partial(correct_win, audit=AUDIT, seat=w["seat"], hand=w["hand"], melds=w["melds"])
-    )
+    act_at(keeper, CorrectWin.of(AUDIT, w["seat"], w["hand"], w["melds"]))
     assert keeper.session.totals == before
     # then void it before the next hand starts: its points come off
-    keeper.staff_act(partial(void, audit=AUDIT))
+    act_at(keeper, Void(AUDIT))
     stored = table.load_hand(hand_id)
     assert stored.settlement is not None and stored.settlement["void"] is True
     assert [e.payload["type"] for e in stored.events][-4:] == [

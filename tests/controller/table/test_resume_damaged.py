@@ -34,7 +34,7 @@ def test_a_damaged_open_hand_is_aborted_with_why_and_play_goes_on(tmp_path: Path
         keeper = _keeper(store)
         keeper.resume()
         hand_id = keeper.start_hand(None)
-        assert isinstance(keeper.submit(RollDice("break", keeper.session.dealer, 3, 4)), list)
+        assert isinstance(keeper.execute(RollDice("break", keeper.session.dealer, 3, 4)), list)
         stored = store.load_hand(hand_id)
         kept = len(stored.events)
         # the hand's first event, damaged: a seat no table has
@@ -71,7 +71,7 @@ def _play_out(keeper: HandKeeper, seed: int) -> str:
         state = keeper.state
         assert state is not None
         action = table_action(state, rng) or bots[waiting_seats(state)[0]].act(state)
-        assert isinstance(keeper.submit(action), list)
+        assert isinstance(keeper.execute(action), list)
     return hand_id
 
 

@@ -12,9 +12,10 @@ from controller.mqtt.topics import Topics
 from controller.store import EventStore
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
-from controller.table.staff_acts import Look, StaffRequest, handle
+from controller.table.staff_acts import handle
+from controller.table.staff_requests import HandAct, Look
 from controller.web.live import LiveHub
-from engine.round.commands import Audit
+from engine.round.commands import Adjust, Audit, Finish, Penalise, StaffCommand, Undo
 from engine.settlement.ledger import plain
 from tests.controller.service_helpers import play_at_keeper
 
@@ -39,9 +40,9 @@ def _retained(store: EventStore) -> dict[str, str]:
     return {e.topic.removeprefix("mahjong/demo/t1/"): e.payload for e in store.outbox_peek(10**6)}
 
 
-def _act(keeper: HandKeeper, kind: str, **body: object) -> None:
+def _act(keeper: HandKeeper, command: StaffCommand) -> None:
     view = handle(keeper, Look())
-    handle(keeper, StaffRequest(kind, view["hand_id"], view["seen"], AUDIT, dict(body)))  # type: ignore[arg-type]
+    handle(keeper, HandAct(command, view["hand_id"], view["seen"]))
 
 
 def _shows_totals(store: EventStore, live: LiveHub, keeper: HandKeeper) -> None:
@@ -59,12 +60,12 @@ def test_acts_on_the_settled_hand_move_the_retained_scores_and_flat_totals(
     keeper = _keeper(store, live)
     play_at_keeper(keeper, random.Random(3))
     settled = list(keeper.session.totals)
-    _act(keeper, "adjust", from_seat=0, to_seat=2, points=7)
+    _act(keeper, Adjust(AUDIT, 0, 2, 7))
     assert keeper.session.totals != settled
     _shows_totals(store, live, keeper)
-    _act(keeper, "penalty", seat=1, penalty="false_win")
+    _act(keeper, Penalise(AUDIT, 1, "false_win"))
     _shows_totals(store, live, keeper)
-    _act(keeper, "undo")
+    _act(keeper, Undo(AUDIT))
     _shows_totals(store, live, keeper)
 
 
@@ -74,7 +75,7 @@ def test_an_adjustment_before_the_first_settlement_is_on_the_retained_scores(
     live = LiveHub()
     keeper = _keeper(store, live)
     play_at_keeper(keeper, random.Random(3), moves=20)
-    _act(keeper, "adjust", from_seat=3, to_seat=1, points=4)
+    _act(keeper, Adjust(AUDIT, 3, 1, 4))
     _shows_totals(store, live, keeper)
 
 
@@ -83,7 +84,7 @@ def test_a_restart_mid_hand_shows_the_hand_its_jing_and_the_totals_at_once(
 ) -> None:
     keeper = _keeper(store, LiveHub())
     play_at_keeper(keeper, random.Random(3), moves=20)
-    _act(keeper, "adjust", from_seat=0, to_seat=1, points=2)
+    _act(keeper, Adjust(AUDIT, 0, 1, 2))
     live = LiveHub()
     again = _keeper(store, live)  # the service started again
     again.show_screens()
@@ -99,7 +100,7 @@ def test_a_jing_entered_with_the_finish_reaches_the_hand_and_the_jing_topic(
     live = LiveHub()
     keeper = _keeper(store, live)
     keeper.start_hand(None)  # no reader saw the walls, nor the flip
-    _act(keeper, "finish", seats=FOUR_SEATS, indicator="1m")
+    _act(keeper, Finish.of(AUDIT, [], FOUR_SEATS, indicator="1m"))
     assert live.last("hand")["jing"] == {"zheng": "1m", "fu": "2m"}
     assert live.last("jing")["zheng_jing"] == "1m"
     assert json.loads(_retained(store)["jing"])["zheng_jing"] == "1m"

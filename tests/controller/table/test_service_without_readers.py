@@ -14,9 +14,10 @@ import pytest
 
 from controller.config import TableSettings
 from controller.runtime import running
-from controller.table.staff_acts import DiceButton, Look, StaffRequest, StaleRequest, desk, handle
+from controller.table.staff_acts import StaleRequest, desk, handle
+from controller.table.staff_requests import DiceButton, HandAct, Look
 from controller.table.table_inputs import DicePress
-from engine.round.commands import Audit, StaffInputError
+from engine.round.commands import Audit, Finish, StaffInputError, Void
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import config_for, data_dir, options, until
 
@@ -56,9 +57,9 @@ def test_a_table_without_readers_starts_each_hand_and_takes_its_result_from_staf
             view = handle(keeper, Look())
             # the readers saw no seat: a result without the others' hands is refused
             with pytest.raises(StaffInputError, match=r"^seat 0 \(as the readers saw it"):
-                handle(keeper, StaffRequest("finish", first or "", view["seen"], AUDIT, {}))
-            body = {"seats": FOUR_SEATS, "indicator": "1m"}
-            answer = handle(keeper, StaffRequest("finish", first or "", view["seen"], AUDIT, body))
+                handle(keeper, HandAct(Finish(AUDIT), first or "", view["seen"]))
+            entered = Finish.of(AUDIT, [], FOUR_SEATS, indicator="1m")
+            answer = handle(keeper, HandAct(entered, first or "", view["seen"]))
             assert answer["settlement"]["lines"] is not None
             run.service.act(DicePress(), 0.0)  # what follows any act: the next hand starts
             assert keeper.in_progress and keeper.hand_id != first
@@ -83,14 +84,14 @@ def test_without_readers_the_settled_hand_waits_for_the_dealers_roll_and_can_be_
             await until(lambda: keeper.in_progress, "the first hand to start")
             view = await act(Look())
             first = view["hand_id"]
-            body = {"seats": FOUR_SEATS, "indicator": "1m"}
-            await act(StaffRequest("finish", first, view["seen"], AUDIT, body))
+            entered = Finish.of(AUDIT, [], FOUR_SEATS, indicator="1m")
+            await act(HandAct(entered, first, view["seen"]))
             await asyncio.sleep(0.5)  # the loop ticks: no next hand by itself
             view = await act(Look())
             assert view["hand_id"] == first and not view["in_progress"]
             # the hand just settled can still be voided (or corrected) as the current one
             void = Audit("ann", "staff", AUDIT.at, "wrong seats entered")
-            voided = await act(StaffRequest("void", first, view["seen"], void, {}))
+            voided = await act(HandAct(Void(void), first, view["seen"]))
             assert voided["events"][0]["type"] == "hand_voided"
             view = await act(Look())
             assert view["hand_id"] == first and view["totals"] == [0, 0, 0, 0]

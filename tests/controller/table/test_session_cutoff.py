@@ -13,9 +13,10 @@ import pytest
 
 from controller.runtime import running
 from controller.store.owners import CashoutTerms, OwnerAccounts
-from controller.table.staff_acts import Look, StaffRequest, handle
+from controller.table.staff_acts import handle
+from controller.table.staff_requests import HandAct, Look
 from controller.table.table_inputs import DicePress
-from engine.round.commands import Audit
+from engine.round.commands import Audit, Finish
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import config_for, data_dir, options, until
 from tests.controller.table.test_service_without_readers import FOUR_SEATS
@@ -49,8 +50,8 @@ def test_the_daily_cutoff_closes_the_session_after_its_hand(
             assert keeper.session_id == session_id  # (played: the hand goes on)
             first = keeper.hand_id or ""
             seen = handle(keeper, Look())["seen"]
-            body = {"seats": FOUR_SEATS, "indicator": "1m"}
-            handle(keeper, StaffRequest("finish", first, seen, AUDIT, body))
+            entered = Finish.of(AUDIT, [], FOUR_SEATS, indicator="1m")
+            handle(keeper, HandAct(entered, first, seen))
             run.service.act(DicePress(), 0.0)  # the dealer's roll: the next hand, unplayed
             assert keeper.unplayed
             run.service.tick(run.service.clock() + 1000)  # (looked at every 30 s)

@@ -4,9 +4,9 @@ the session totals right, and the same after a restart."""
 
 from __future__ import annotations
 
+import errno
 import json
 import random
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -16,11 +16,10 @@ from controller.mqtt.topics import Topics
 from controller.store import EventStore
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
-from engine.round.commands import Audit, StaffInputError
+from engine.round.commands import Adjust, Audit, Finish, Penalise, StaffInputError, Undo, Void
 from engine.round.events import event_from_dict
 from engine.round.staff import session_totals
-from tests.controller.service_helpers import play_at_keeper
-from tests.engine.staff_helpers import adjust, apply_penalty, finish, undo, void
+from tests.controller.service_helpers import act_at, play_at_keeper
 
 AUDIT = Audit("ann", "staff", "2026-12-03T20:15:00+00:00", "reader 3 silent")
 
@@ -57,18 +56,13 @@ def test_a_hand_finished_by_staff_is_stored_settled_and_sent(store: EventStore) 
     stored_before = len(store.load_hand(hand_id).events)
     # a non-win: refused, nothing stored, the hand still open
     with pytest.raises(StaffInputError, match=r"winners\[0\]"):
-        keeper.staff_act(
-            partial(
-                finish,
-                audit=AUDIT,
-                winners=[{"seat": 1, "hand": "123456789m1234p", "tile": "1m", "from": "self"}],
-            )
-        )
+        win = {"seat": 1, "hand": "123456789m1234p", "tile": "1m", "from": "self"}
+        act_at(keeper, Finish.of(AUDIT, [win]))
     assert len(store.load_hand(hand_id).events) == stored_before and keeper.in_progress
-    keeper.staff_act(partial(apply_penalty, audit=AUDIT, seat=2, penalty="false_win"))
-    keeper.staff_act(partial(adjust, audit=AUDIT, from_seat=0, to_seat=1, points=7))
-    keeper.staff_act(partial(undo, audit=AUDIT))  # the adjustment goes
-    events = keeper.staff_act(partial(finish, audit=AUDIT))  # 流局 by hand
+    act_at(keeper, Penalise(AUDIT, 2, "false_win"))
+    act_at(keeper, Adjust(AUDIT, 0, 1, 7))
+    act_at(keeper, Undo(AUDIT))  # the adjustment goes
+    events = act_at(keeper, Finish(AUDIT))  # 流局 by hand
     assert not keeper.in_progress
     record = store.load_hand(hand_id)
     assert record.hand.status == "finished"
@@ -104,22 +98,44 @@ def test_a_voided_hand_moves_nothing_and_keeps_the_deal(store: EventStore) -> No
     keeper.resume()
     _play(keeper, 2, 30)
     dealer = keeper.session.dealer
-    keeper.staff_act(partial(adjust, audit=AUDIT, from_seat=3, to_seat=1, points=5))
+    act_at(keeper, Adjust(AUDIT, 3, 1, 5))
     with pytest.raises(StaffInputError, match="reason"):
-        keeper.staff_act(partial(void, audit=Audit("ann", "staff", "t", "")))
-    keeper.staff_act(partial(void, audit=AUDIT))
+        act_at(keeper, Void(Audit("ann", "staff", "t", "")))
+    act_at(keeper, Void(AUDIT))
     assert not keeper.in_progress
     assert keeper.session.totals == [0, 5, 0, -5] and keeper.session.dealer == dealer
     assert keeper.session.next_hand().hand_no == 2
     with pytest.raises(StaffInputError, match="voided already"):
-        keeper.staff_act(partial(void, audit=AUDIT))
+        act_at(keeper, Void(AUDIT))
+
+
+def test_an_act_the_store_refuses_leaves_the_totals_and_the_hand_as_stored(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk refuses an adjustment: the session's totals (what the next screens are
+    computed from) and the hand stay as the store holds them."""
+    keeper = _keeper(store)
+    keeper.resume()
+    _play(keeper, 1, 40)
+    totals, seen = list(keeper.session.totals), len(keeper.log)
+
+    def disk_full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(store, "append", disk_full)
+    with pytest.raises(OSError):
+        act_at(keeper, Adjust(AUDIT, 0, 1, 7))
+    assert keeper.session.totals == totals and len(keeper.log) == seen
+    monkeypatch.undo()
+    act_at(keeper, Adjust(AUDIT, 0, 1, 7))
+    assert keeper.session.totals == [totals[0] - 7, totals[1] + 7, *totals[2:]]
 
 
 def test_penalties_in_an_open_hand_survive_a_restart(store: EventStore) -> None:
     keeper = _keeper(store)
     keeper.resume()
     _play(keeper, 3, 20)
-    keeper.staff_act(partial(apply_penalty, audit=AUDIT, seat=0, penalty="false_win"))
+    act_at(keeper, Penalise(AUDIT, 0, "false_win"))
     again = _keeper(store)
     again.resume()
     assert again.in_progress and again.session.totals == [-60, 20, 20, 20]
@@ -142,7 +158,7 @@ def test_a_win_entered_by_staff_is_filed_as_a_win(store: EventStore) -> None:
     keeper.state = advance(keeper.state, played.log[2:i])  # type: ignore[arg-type]
     store.append(hand_id, [e.to_dict() for e in played.log[2:i]], expected_seq=seq)
     win = read_winners(played.state)[0]
-    keeper.staff_act(partial(finish, audit=AUDIT, winners=[win]))
+    act_at(keeper, Finish.of(AUDIT, [win]))
     record = store.load_hand(hand_id).hand
     assert record.winner == win["seat"] and record.result in ("win", "self_draw")
 
@@ -156,7 +172,7 @@ def test_after_a_restart_mid_hand_staff_void_it_and_the_next_hand_plays(
     again = _keeper(store)  # the service restarted: the hand resumes from its log
     again.resume()
     assert again.in_progress
-    again.staff_act(partial(void, audit=AUDIT))
+    act_at(again, Void(AUDIT))
     assert not again.in_progress
     hand_id = _play(again, 5, 10)  # the next hand starts and plays
     assert again.hand_id == hand_id and again.in_progress

@@ -1,10 +1,11 @@
 """The service (``mjtable run``, its own process) on a table without readers, with a real
 Mosquitto, driven by a hypothesis state machine as staff and the broker's bad days would:
 hands started by the dice and finished by staff, adjustments, penalties, undos, voids,
-acts sent twice with one ``Idempotency-Key``, clean restarts, kill -9, the broker gone and
-back. After every step every retained public topic and ``/api/v1/public/state`` show
-what the store holds (the projections recomputed here from its events), no act is stored
-twice, and nothing concealed is on a public topic."""
+sessions closed, acts sent twice with one ``Idempotency-Key``, clean restarts, kill -9,
+the broker gone and back, a full disk (a real tmpfs) that clears. After every step every
+retained public topic and ``/api/v1/public/state`` show what the store holds (the
+projections recomputed here from its events), no act is stored twice, and nothing
+concealed is on a public topic."""
 
 from __future__ import annotations
 
@@ -51,12 +52,14 @@ from engine.settlement.ledger import plain
 from engine.simulation import play_hand
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.mqtt_helpers import retained_state
+from tests.controller.process.test_disk_full import fill
 
 ROOT = Path(__file__).resolve().parents[3]
 PASSWORD = "long enough password"
 GUARD = 45.0  # seconds a wait may take on a loaded machine: a hang guard, not a measure
 RESTARTS = 1  # per run, the opening's kill included: each costs a service start
 SCREENS = ("scores", "hand", "jing", "settlement")
+DISK = 24 << 20  # the data directory's tmpfs, filled by the full-disk step
 
 
 def _json(value: Any) -> Any:
@@ -80,8 +83,10 @@ class Table:
 
     def __init__(self, work: Path, broker: Mosquitto) -> None:
         self.work, self.broker = work, broker
-        data = work / "data"
+        data = self.disk = work / "data"
         data.mkdir(parents=True)
+        mount = ["mount", "-t", "tmpfs", "-o", f"size={DISK}", "tmpfs", str(data)]
+        subprocess.run(mount, check=True)
         self.url = f"sqlite:///{data / 'mjtable.db'}"
         self.port = free_local_port()
         self.config = work / "table.toml"
@@ -91,6 +96,7 @@ class Table:
             f'[mqtt]\nembedded = false\nurl = "{broker.url}"\n'
             "reconnect_min = 0.05\nreconnect_max = 0.3\n"
             f'[web]\nenabled = true\nhost = "127.0.0.1"\nport = {self.port}\n'
+            "[store]\nmin_free_mb = 1\n"
             '[metrics]\nenabled = false\n[log]\nformat = "json"\n'
         )
         store = EventStore.open(self.url)
@@ -240,10 +246,15 @@ class StaffAndBadDays(RuleBasedStateMachine):
         self.adjust(seats, points_)
         self.the_same_act_again()  # a second tap
         self.restart(kill=True)  # and the power goes
+        self.disk_full()
+        self.finish(0)
+        self.close_session()
+        self.the_same_act_again()
 
     def teardown(self) -> None:
         self.table.stop()
         self.table.http.close()
+        subprocess.run(["umount", "-l", str(self.table.disk)], check=False)
 
     # --- what staff do -----------------------------------------------------------------
 
@@ -307,6 +318,17 @@ class StaffAndBadDays(RuleBasedStateMachine):
         self._act(path, {"reason": "void"}, hand_id=False)
 
     @rule()
+    def close_session(self) -> None:
+        """Staff close the session after its last hand: the cash-out."""
+        path, body, key = "/api/v1/staff/session/close", {"reason": "closing"}, uuid.uuid4().hex
+        r = self.table.call(path, body, key)
+        assert r.status_code in (200, 409, 422), r.text
+        self.done[f"close {r.status_code}"] += 1
+        if r.status_code == 200:
+            self.acts += 1
+            self.last = (path, body, key, r.json())
+
+    @rule()
     def the_same_act_again(self) -> None:
         """A second tap, a retry after a lost answer: the same key and body."""
         if self.last is None:  # (not a precondition: what the service did is not the data's)
@@ -333,6 +355,23 @@ class StaffAndBadDays(RuleBasedStateMachine):
         self.broker.stop()
         self.broker.start()
         self.done["broker"] += 1
+
+    @rule()
+    def disk_full(self) -> None:
+        """The disk fills while staff act, then clears: what was not stored is not shown,
+        and the table goes on."""
+        filler = fill(self.table.disk)
+        try:
+            view = self.table.look()
+            body = {"from_seat": 0, "to_seat": 1, "points": 1, "reason": "disk full"}
+            sent = body | {"hand_id": view["hand_id"], "seen": view["seen"]}
+            r = self.table.call("/api/v1/staff/adjustments", sent, uuid.uuid4().hex)
+            self.done[f"disk full {r.status_code}"] += 1
+            if r.status_code == 200:  # (SQLite had the pages already)
+                self.acts += 1
+        finally:
+            filler.unlink()
+        self.done["disk"] += 1
 
     # --- what must hold after every step ------------------------------------------------
 
@@ -399,3 +438,4 @@ def test_every_public_screen_shows_the_store_through_staff_acts_restarts_and_bro
     done = StaffAndBadDays.done
     print("the runs did:", dict(done))
     assert done["adjustments 200"] and done["again"] and done["kill"], done
+    assert done["disk"] and done["close 200"], done

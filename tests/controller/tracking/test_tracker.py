@@ -43,7 +43,7 @@ def shuffled(wall_seed: int) -> EnginePort:
     port = EnginePort(RoundState(HandStarted("xingguo", dealer=0)))
     order = list(range(136))
     random.Random(wall_seed).shuffle(order)
-    assert not isinstance(port.submit(Shuffle(tuple(order))), Rejection)
+    assert not isinstance(port.execute(Shuffle(tuple(order))), Rejection)
     return port
 
 

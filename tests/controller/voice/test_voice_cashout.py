@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.runtime import running
-from controller.table.seating import SeatRequest
-from controller.table.staff_acts import CloseSession, handle
+from controller.table.staff_acts import handle
+from controller.table.staff_requests import CloseSession, SeatRequest
 from controller.voice.announcer import Announcer
 from controller.voice.phrases import (
     MAX_NAME,

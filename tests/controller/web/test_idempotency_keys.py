@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from controller.mqtt.topics import Topics
-from controller.store import EventStore
+from controller.store import EventStore, request_keys
 from controller.store.owners import OwnerAccounts
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
@@ -101,6 +101,34 @@ def test_the_same_key_again_gets_the_first_answer_and_stores_nothing(
         once_more = after.post(ADJUST, json=_adjustment(after, auth), headers=keyed)
         assert once_more.status_code == 200 and once_more.json() == first.json()
     assert _acts(store, hand_id) == 1
+
+
+def test_an_act_is_never_stored_without_its_key(
+    store: EventStore, keeper: HandKeeper, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The power goes as the key's answer is written: the act is not stored either (one
+    transaction), so the retry with the same key after the restart does it once."""
+
+    def power_cut() -> None:
+        raise OSError("the power went")
+
+    keyed = {"Idempotency-Key": "cut-0123456789"}
+    with _client(store, keeper) as client:
+        auth = bearer(client, "ann", PASSWORD)
+        body = _adjustment(client, auth)
+        monkeypatch.setattr(request_keys, "utcnow", power_cut)
+        with TestClient(client.app, raise_server_exceptions=False) as cut:
+            assert cut.post(ADJUST, json=body, headers=auth | keyed).status_code == 500
+        monkeypatch.undo()
+    assert _acts(store, body["hand_id"]) == 0
+    with _client(store, _keeper(store)) as after:  # the service starts again
+        auth = bearer(after, "ann", PASSWORD)
+        again = after.post(ADJUST, json=_adjustment(after, auth), headers=auth | keyed)
+        assert again.status_code == 200, again.text
+        assert after.post(ADJUST, json=_adjustment(after, auth), headers=auth | keyed).json() == (
+            again.json()
+        )
+    assert _acts(store, body["hand_id"]) == 1
 
 
 def test_without_a_key_a_fresh_seen_is_a_second_act_and_a_stale_one_is_refused(

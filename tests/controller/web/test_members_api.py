@@ -17,7 +17,7 @@ from controller.store.members import Members
 from controller.store.owners import OwnerAccounts
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
-from controller.table.seating import Seating, SeatRequest
+from controller.table.seating import Seating
 from controller.table.staff_acts import handle
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
@@ -47,7 +47,7 @@ def client(store: EventStore, keeper: HandKeeper) -> Iterator[TestClient]:
     seating = Seating(keeper, keeper.outlet)
 
     async def desk(item: Any) -> dict[str, Any]:
-        return seating.handle(item) if isinstance(item, SeatRequest) else handle(keeper, item)
+        return handle(keeper, item, seat=seating.handle)
 
     app = create_app(
         store,
@@ -119,6 +119,22 @@ def test_only_owners_and_this_tables_staff(client: TestClient) -> None:
         client.post("/api/v1/members/registrations", json={"name": "x"}, headers=bo).status_code
         == 403
     )
+
+
+def test_a_seat_sent_again_with_its_key_gets_the_first_answer(
+    client: TestClient, store: EventStore
+) -> None:
+    ann = _auth(client, "ann")
+    li = client.post("/api/v1/members/registrations", json={"name": "Li"}, headers=ann).json()
+    keyed = ann | {"Idempotency-Key": "seat-0123456789"}
+    body = {"member_id": li["member_id"]}
+    first = client.put("/api/v1/members/seats/2", json=body, headers=keyed)
+    assert first.status_code == 200 and first.json()["acts"], first.text
+    again = client.put("/api/v1/members/seats/2", json=body, headers=keyed)
+    assert again.status_code == 200 and again.json() == first.json()
+    other = client.put("/api/v1/members/seats/1", json=body, headers=keyed)
+    assert other.status_code == 422 and "Idempotency-Key" in other.json()["detail"]
+    assert len(Members(store.engine, table_id="t1").acts()) == 1
 
 
 def test_seats_change_between_hands_by_a_named_person(

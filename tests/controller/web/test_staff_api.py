@@ -22,7 +22,7 @@ from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
 from engine.round.events import event_from_dict
 from engine.round.staff import session_totals
-from tests.controller.service_helpers import play_at_keeper
+from tests.controller.service_helpers import act_at, play_at_keeper
 from tests.controller.web.helpers import bearer
 
 SECRET = b"s" * 32
@@ -237,10 +237,9 @@ def test_the_owners_log_shows_each_act_with_who_and_why(
 def test_a_win_is_corrected_through_the_api_after_its_settlement(
     client: TestClient, keeper: HandKeeper, store: EventStore
 ) -> None:
-    from engine.round.commands import Audit
-    from tests.engine.staff_helpers import void
+    from engine.round.commands import Audit, Void
 
-    keeper.staff_act(lambda s: void(s, Audit("boss", "owner", "t", "start afresh")))
+    act_at(keeper, Void(Audit("boss", "owner", "t", "start afresh")))
     rng = random.Random(1)
     while not (keeper.state is not None and keeper.state.wins and not keeper.in_progress):
         play_at_keeper(keeper, rng)

@@ -19,7 +19,8 @@ from controller.store import EventStore
 from controller.store.owners import OwnerAccounts
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
-from controller.table.staff_acts import StaffRequest, handle
+from controller.table.staff_acts import handle
+from controller.table.staff_requests import HandAct
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
 from controller.web.tokens import TokenSigner
@@ -41,7 +42,7 @@ def _make_app() -> tuple[object, str]:
     async def desk(item: Any) -> dict[str, Any]:
         if not keeper.in_progress:  # a finish or a void ended it: the next hand
             play_at_keeper(keeper, random.Random(len(keeper.log)), 30)
-        if isinstance(item, StaffRequest):
+        if isinstance(item, HandAct):
             item = dataclasses.replace(item, hand_id=keeper.hand_id or "", seen=len(keeper.log))
         return handle(keeper, item)
 

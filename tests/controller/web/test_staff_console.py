@@ -23,16 +23,15 @@ from controller.store.owners import OwnerAccounts, StoreLoss
 from controller.table.hand_keeper import HandKeeper
 from controller.table.staff_acts import handle
 from controller.web import LiveHub, WebAppSettings, create_app
-from engine.round.commands import Audit
+from engine.round.commands import Audit, Void
 from engine.round.events import event_from_dict
 from engine.round.projection import public_view
 from engine.round.staff import read_winners
 from engine.tiles import kind_name, parse_kind
-from tests.controller.service_helpers import play_at_keeper
+from tests.controller.service_helpers import act_at, play_at_keeper
 from tests.controller.web.server import serve
 from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_staff_api import PASSWORD, keeper  # noqa: F401 (a fixture)
-from tests.engine.staff_helpers import void
 
 SECRET = b"c" * 32
 STUCK = "3号读卡器无响应：请工作人员手动结束本局 (reader 3 silent: finish this hand by hand)"
@@ -276,7 +275,7 @@ def test_a_won_hand_fills_the_form_and_its_tiles_are_corrected(
     tmp_path: Path,
 ) -> None:
     url, _ = site
-    keeper.staff_act(lambda s: void(s, Audit("boss", "owner", "t", "start afresh")))
+    act_at(keeper, Void(Audit("boss", "owner", "t", "start afresh")))
     rng = random.Random(1)
     while not (keeper.state is not None and keeper.state.wins and not keeper.in_progress):
         play_at_keeper(keeper, rng)
