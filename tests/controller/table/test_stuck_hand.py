@@ -9,8 +9,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from controller.config import TrackerSettings
 from controller.process.metrics import Metrics
 from controller.store import EventStore
+from controller.table.service import ServiceSettings
 from engine.round.state import Phase
 from engine.tiles import KIND_LABELS
 from firmware_bridge.rfid.inventory import TagIn
@@ -99,6 +101,23 @@ def test_a_hand_unexplained_too_long_waits_for_staff_whatever_the_readers_see(
     assert not t.tracker.held
     t.tracker.reconcile(t.at())
     assert t.state.discards[0] == [tile]  # what the readers see now is applied again
+
+
+def test_a_silent_reader_holds_the_hand_within_5_s_of_being_reported_by_default(
+    tmp_path: Path,
+) -> None:
+    """With the configured default, the notice comes within 5 s of the table reporting a
+    reader silent (it reports one after ``reader_silent_after`` without a scan)."""
+    store = EventStore.open(f"sqlite:///{tmp_path / 'mjtable.db'}")
+    live = Live()
+    t, service = alert_table(store, TileSet(0, KIND_LABELS).registry(), live=live)
+    service.options = ServiceSettings(stuck_after=TrackerSettings().stuck_after)
+    service.board = Shown()
+    service.keeper.state = None  # type: ignore[misc]  # (the display's text: not asked here)
+    t.to_play()
+    service.handle(ReaderSilent(2, hand(1), t.now, t.now), t.at())
+    service.tick(t.at(5.0))
+    assert [s.get("hand") for s in live.status] == ["waiting_for_staff"] and t.tracker.held
 
 
 def test_the_next_hand_on_walls_up_as_staff_end_one_is_not_held_for_the_old_walls(

@@ -152,6 +152,10 @@ def test_a_hand_resumed_on_new_walls_waits_for_staff_as_one_notice_within_5_s(
         page.wait_for_selector("#instruction:has-text('等待工作人员')")  # the dealer card agrees
         kinds = page.eval_on_selector_all("#alerts .alert", "ns => ns.map((n) => n.dataset.kind)")
         assert not set(kinds) & set(FOLDED), kinds  # folded into the one notice
+        display = browser.new_page(viewport={"width": 1024, "height": 1366})
+        display.on("pageerror", lambda e: errors.append(str(e)))
+        display.goto(f"{url}/display")  # the players' display says it too
+        display.wait_for_selector("#phase:text-is('等待工作人员：牌墙已换')")
         page.click("#lang")  # English on the toggle
         page.wait_for_selector("#stuck-banner h3:text-is('Waiting for staff')")
         assert "the walls changed" in (page.text_content("#stuck-banner") or "")
