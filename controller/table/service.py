@@ -271,8 +271,7 @@ class TableService:
         display (Chinese); the tracker applies nothing more to the hand. It waits until
         staff finish or void it: a reader back, or the walls explained, does not release
         it, because the readers' picture of what was played meanwhile may be wrong. A
-        restart finds the hold in the store; an undo that reopens the hand, too; a new
-        hand is tracked as ever."""
+        restart finds the hold in the store; a new hand is tracked as ever."""
         keeper = self.keeper
         if not keeper.playing or self._walls_alerted != keeper.hand_id:
             # the changed walls were the hand's: the next one, started on the walls up
