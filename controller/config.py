@@ -190,9 +190,10 @@ class TrackerSettings(_Section):
     decide, when two of a kind could still become a kong (the seat holds the third)."""
     reader_silent_after: float = Field(3.0, gt=0)
     """Seconds without a scan before a reader is reported silent (the bridge's default)."""
-    stuck_after: float = Field(30.0, gt=0)
-    """Seconds a hand may stay unexplained (a reader silent, a resumed hand whose walls
-    changed) before the status topic and the display say it waits for staff."""
+    stuck_after: float = Field(2.0, gt=0)
+    """Seconds a reader may stay silent (after ``reader_silent_after``) before the hand in
+    play waits for staff and the status topic, the dealer card and the display say so
+    (a hand whose walls changed under it waits at once)."""
     alert_window: float = Field(10.0, gt=0)
     """Alerts of one kind at one place after the first within this many seconds go out as
     one summary with a count (a flood of stray tags is a few messages, not thousands)."""

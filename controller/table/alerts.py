@@ -162,8 +162,23 @@ _READER_PROBLEMS = {
 }
 
 
+_ZONE_WORDS = {
+    "hand": "手牌",
+    "melds": "副露",
+    "discards": "弃牌",
+    "pool": "弃牌池",
+    "jing": "精位",
+}
+
+
+def zone_words(zone: Zone) -> str:
+    """A reader zone as people say it: 2号位手牌, 精位 (never its id, ``hand:1``)."""
+    words = _ZONE_WORDS.get(zone.kind.value, "感应区")
+    return words if zone.seat is None else f"{seat_name(zone.seat, 'zh')}{words}"
+
+
 def _where(zones: tuple[Zone, ...]) -> str:
-    return "、".join(str(z) for z in zones) if zones else "牌桌"
+    return "、".join(zone_words(z) for z in zones) if zones else "牌桌"
 
 
 def _seat(seat: int | None) -> str:

@@ -35,6 +35,7 @@ from controller.table.dice import DiceRoller
 from controller.table.handlog import handlog_of
 from controller.table.publication import Message, Outlet, event_messages, number
 from controller.table.screens import TableView, settlement_payload
+from controller.table.staff_notice import WAITING, StaffNotice, stored_notice
 from controller.table.unit_of_work import UnitOfWork
 from engine.errors import EngineError
 from engine.round.actions import Rejection, Shuffle
@@ -174,6 +175,8 @@ class HandKeeper:
         self._batch: list[Event] | None = None
         self._last_settlement: dict[str, Any] | None = None  # the latest settled hand's
         self._cashout: dict[str, Any] | None = None  # the public cash-out shown ({}: none)
+        self.notice: StaffNotice | None = None
+        """The latest hand held for staff, as stored (``controller.table.staff_notice``)."""
 
     # --- sessions ----------------------------------------------------------------------------
 
@@ -240,6 +243,7 @@ class HandKeeper:
             self._between_hands(last)
             return
         self.hand_id, self.log, self.state = hand.hand.id, events, state
+        self.notice = stored_notice(self.store, hand.hand.id)
         self.last_order = self.state.order
         self.session.add(extras_net(state))  # (its settlement, if logged: ``_close``)
         log.info(
@@ -284,6 +288,7 @@ class HandKeeper:
             totals=list(self.session.totals if totals is None else totals),
             last_settlement=self._last_settlement,
             cashout=self._cashout if cashout is None else cashout,
+            notice=self.notice,
         )
 
     def _commit_work(
@@ -297,6 +302,30 @@ class HandKeeper:
             )
         self._cashout = None if view.cashout is None else dict(view.cashout)
         return result
+
+    def hold(self, why_zh: str, why_en: str) -> StaffNotice:
+        """The hand in progress waits for staff, ``why``: stored with it, then said on the
+        status topic (a screen: ``controller.table.screens.status_extra``). Held in memory
+        even if the store refuses (a full disk: the error is the caller's to say)."""
+        hand_id = self.hand_id
+        assert hand_id is not None and self.in_progress
+        self.notice = notice = StaffNotice(hand_id, why_zh, why_en)
+        self.work.commit(
+            lambda outbox: self.store.record_alert(
+                hand_id, WAITING, None, why_zh, why_en, outbox=outbox
+            ),
+            [],
+            self.view(),
+        )
+        return notice
+
+    @property
+    def waiting(self) -> StaffNotice | None:
+        """The hand in progress waits for staff: its notice."""
+        notice = self.notice
+        if notice is None or not self.in_progress or notice.hand_id != self.hand_id:
+            return None
+        return notice
 
     def show_screens(self) -> None:
         """Every screen as the store holds it, said again (at start-up)."""

@@ -7,6 +7,11 @@ Every write of the table adds to its own messages the screens whose value it cha
 (``Screens.with_changes``), in the same outbox transaction; at start-up every screen is
 said again (``Screens.everything``), so a restart, a broker that lost its retained
 values or a page that opens later shows what the store holds.
+
+The ``status`` topic is the connection's (online, its will offline: the publisher's), but
+what it adds while a hand waits for staff is a screen too (``status_extra``: the hand's
+stored hold, ``controller.table.staff_notice``), set after each commit that changes it
+and at start-up.
 """
 
 from __future__ import annotations
@@ -16,9 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.table.publication import Message, jing_payload, scores_payload
+from controller.table.staff_notice import StaffNotice
 from engine.round.projection import public_view
 from engine.round.state import RoundState
 from engine.settlement.ledger import Amount
+
+_UNSAID = object()
 
 # The retained topics that are screens of the store (``seats`` is the members' own:
 # controller.table.seating; ``status`` the connection's: the publisher's).
@@ -35,6 +43,16 @@ class TableView:
     totals: Sequence[Amount]  # the session's, this hand's standing share included
     last_settlement: Mapping[str, Any] | None  # the latest settled hand's (with its id)
     cashout: Mapping[str, Any] | None  # the public cash-out shown ({}: none; None: unknown)
+    notice: StaffNotice | None = None  # the current hand's stored hold for staff, if any
+
+
+def status_extra(view: TableView) -> dict[str, Any] | None:
+    """What ``status`` says beside online: the hand in progress waits for staff (its stored
+    hold), or nothing (a hand ended, or never held)."""
+    notice, state = view.notice, view.state
+    if notice is None or state is None or state.finished or notice.hand_id != view.hand_id:
+        return None
+    return notice.status()
 
 
 def settlement_payload(hand_id: str, state: RoundState) -> dict[str, Any] | None:
@@ -71,6 +89,18 @@ class Screens:
     def __init__(self) -> None:
         self._sent: dict[str, Any] = {}
         self._pending: dict[str, Any] = {}
+        self._status: object = _UNSAID  # the status extra last said
+
+    def status_change(self, view: TableView | None, *, again: bool = False) -> list[Any]:
+        """``[extra]`` when the status ``view`` projects differs from the one said (or
+        ``again``: at start-up), else ``[]``; remembered as said."""
+        if view is None:
+            return []
+        extra = status_extra(view)
+        if not again and extra == self._status:
+            return []
+        self._status = extra
+        return [extra]
 
     def with_changes(self, messages: Sequence[Message], view: TableView) -> list[Message]:
         """``messages`` (one write's) and, after them, each screen of ``view`` whose value

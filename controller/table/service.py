@@ -109,9 +109,9 @@ class ServiceSettings:
     """Seconds after walls-up to wait for the lift order before starting without one."""
     tick: float = 0.2
     """How often time-based checks run (alerts, claim timeouts, new hands)."""
-    stuck_after: float = 30.0
-    """Seconds the table may stay unexplained (a reader silent, a resumed hand whose walls
-    changed) before the status topic and the display say the hand waits for staff."""
+    stuck_after: float = 2.0
+    """Seconds a reader may stay silent (after the table reported it so) before the hand
+    waits for staff (walls changed under a hand: at once)."""
     quiet_gc_after: float | None = 0.05
     """Seconds after a hand's settlement is shown (its messages out) to run the full GC pass
     (``controller.process.gc_pauses``) while the table shuffles; skipped if a new hand has begun by
@@ -160,10 +160,10 @@ class TableService:
         self._scored: str | None = None
         self._quiet_gc_at: float | None = None
         self._walls_alerted: str | None = None
-        # what the table cannot explain, since when: key -> (since, why zh, why en)
+        # what the table cannot explain, and when the hand waits for staff for it:
+        # key -> (due, why zh, why en)
         self._unexplained: dict[str, tuple[float, str, str]] = {}
         self._stuck: str | None = None  # the notice shown while a hand waits for staff
-        self._held: tuple[str, str, str] | None = None  # the hand waiting for staff, why
         # Who sits where: cards read on a hand zone, staff on the console (between hands).
         self.seating = Seating(keeper, outlet)
         book.cards = self.seating.cards
@@ -265,45 +265,39 @@ class TableService:
         keeper.close_session(audit, "cutoff", terms)
 
     def _check_stuck(self, now: float) -> None:
-        """A hand the table cannot explain for ``stuck_after`` seconds waits for staff: the
-        tracker applies nothing more to it (``Tracker.held``), and the status topic and the
-        display say so (Chinese first). It waits until staff finish or void it: a reader
-        back, or the walls explained, does not release it, because the readers' picture of
-        what was played meanwhile may be wrong. Undone, the hand waits again; a new hand
-        is tracked as ever."""
+        """A hand the table cannot explain waits for staff: its walls changed under it at
+        once (no build of new walls turns back into the hand's), a silent reader after
+        ``stuck_after`` seconds (it may come back at once). The hold is stored with the
+        hand (``HandKeeper.hold``) and said by the status topic, the dealer card and the
+        display (Chinese); the tracker applies nothing more to the hand. It waits until
+        staff finish or void it: a reader back, or the walls explained, does not release
+        it, because the readers' picture of what was played meanwhile may be wrong. A
+        restart finds the hold in the store; a new hand is tracked as ever."""
         keeper = self.keeper
         if not keeper.playing or self._walls_alerted != keeper.hand_id:
             # the changed walls were the hand's: the next one, started on the walls up
             # as staff end it (before this check runs), is not held for them; a hand
             # waiting for its walls has nothing to explain
             self._unexplained.pop("walls", None)
-        if self._held is not None and self._held[0] != keeper.hand_id:
-            self._held = None  # a new hand
-        if self._held is None and keeper.playing and keeper.hand_id is not None:
-            old = [
-                why
-                for since, *why in self._unexplained.values()
-                if now - since >= self.options.stuck_after
-            ]
-            if old:
-                zh, en = old[0]
-                self._held = (keeper.hand_id, zh, en)
-        self.tracker.held = self._held is not None
-        stuck = None
-        if self._held is not None and keeper.in_progress:
-            _, zh, en = self._held
-            stuck = f"{zh}：请工作人员手动结束本局 ({en}: finish this hand by hand)"
+        notice = keeper.waiting
+        if notice is None and keeper.playing and keeper.hand_id is not None:
+            due = [why for at, *why in self._unexplained.values() if now >= at]
+            if due:
+                zh, en = due[0]
+                notice = keeper.hold(zh, en)
+        self.tracker.held = notice is not None
+        stuck = None if notice is None else notice.line
         if stuck == self._stuck:
             return
         self._stuck = stuck
-        if stuck is None:
-            self.outlet.status(None)
+        if notice is None:
             self._shown = ""  # the hand's own text again
             self._show()
             return
-        log.warning("hand waits for staff", why=stuck, hand_id=keeper.hand_id)
-        self.outlet.status({"hand": "waiting_for_staff", "text": stuck})
-        self._display(0, stuck)
+        log.warning("hand waits for staff", why=notice.why_en, hand_id=notice.hand_id)
+        self._instruction = guide = notice.dealer(keeper.state.dealer if keeper.state else None)
+        self.outlet.to_live("dealer", guide)
+        self._display(0, notice.line)
 
     def act(self, item: TableInput, now: float) -> None:
         """The one way an act of a person that is not a reader's or the board's report
@@ -345,7 +339,8 @@ class TableService:
         else:
             if isinstance(event, ReaderSilent):
                 why = (f"{event.reader_id}号读卡器无响应", f"reader {event.reader_id} silent")
-                self._unexplained.setdefault(f"reader {event.reader_id}", (now, *why))
+                due = now + self.options.stuck_after
+                self._unexplained.setdefault(f"reader {event.reader_id}", (due, *why))
             elif isinstance(event, ReaderBack):
                 self._unexplained.pop(f"reader {event.reader_id}", None)
             if isinstance(event, DeviceState) and event.device == BOARD and self.panel is not None:
@@ -382,6 +377,7 @@ class TableService:
             self._walls_alerted = hand_id
             self.alerts(Alert(PublicAlert(AlertKind.WALLS_CHANGED), f"hand {hand_id}"))
             self._unexplained["walls"] = (self.clock(), "牌墙已换", "the walls changed")
+            self._check_stuck(self.clock())
 
     # --- after every event -------------------------------------------------------------------
 
@@ -389,8 +385,8 @@ class TableService:
         if self.held_for_disk:
             self._disk_room()
         self._maybe_start(now)
-        if self._held is not None:
-            self._check_stuck(now)  # (a hand finished by staff, a new hand: at once)
+        if self._stuck is not None or self.keeper.waiting is not None:
+            self._check_stuck(now)  # (a hand finished by staff, a new hand, resumed: at once)
         self._show()
         if self._enough() and not self.keeper.in_progress:
             self.done.set()

@@ -44,8 +44,14 @@ class UnitOfWork:
         result = write(self.outlet.outbox(out))
         self.screens.sent()
         self.outlet.committed(out, heard=heard)
+        for extra in self.screens.status_change(view):
+            self.outlet.status(extra)
         return result
 
     def republish(self, write: Callable[[list[OutboxMessage]], T], view: TableView) -> T:
-        """Every screen of ``view`` again (at start-up), stored by ``write`` and published."""
-        return self.commit(write, self.screens.everything(view), heard=False)
+        """Every screen of ``view`` again (at start-up), stored by ``write`` and published,
+        and the status it projects."""
+        result = self.commit(write, self.screens.everything(view), heard=False)
+        for extra in self.screens.status_change(view, again=True):
+            self.outlet.status(extra)
+        return result

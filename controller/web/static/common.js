@@ -26,6 +26,7 @@ const MJ = (() => {
       purpose_xia_jing: "下精",
       dealer_view: "庄家提示", instruction: "现在", alerts: "警报", no_alerts: "没有警报",
       dismiss: "已处理", what_to_do: "处理办法", seat_of: "座位", recent: "之前",
+      folded_alerts: "这期间的{n}条牌桌提醒都由此而来，已并入本通知",
       lang: "English",
       cashout: "本场结算", cashout_open: "本场累计（尚未结束）", transfers: "谁付给谁",
       pays: "付给", player: "玩家", hands_n: "{n}局", money: "金额", fee: "台费",
@@ -55,6 +56,7 @@ const MJ = (() => {
       purpose_xia_jing: "下精",
       dealer_view: "Dealer", instruction: "Now", alerts: "Alerts", no_alerts: "No alerts",
       dismiss: "Done", what_to_do: "What to do", seat_of: "Seat", recent: "earlier",
+      folded_alerts: "{n} table alerts meanwhile come from this and are folded into this notice",
       lang: "中文",
       cashout: "Cash-out", cashout_open: "Session standing (still open)",
       transfers: "Who pays whom", pays: "pays", player: "Player", hands_n: "{n} hands",
@@ -308,7 +310,8 @@ const MJ = (() => {
     // who sits where: a member's name (text) or null for a guest
     seats: (v) => ({ seats: [0, 1, 2, 3].map((s) => { const n = list(obj(v).seats, 4)[s]; return typeof n === "string" && n ? n.slice(0, 32) : null; }) }),
     status: (v) => ({ state: oneOf(obj(v).state, ["online", "offline"]),
-      hand: oneOf(obj(v).hand, ["waiting_for_staff"]), text: str(obj(v).text, 300) }),
+      hand: oneOf(obj(v).hand, ["waiting_for_staff"]), hand_id: handId(obj(v).hand_id), text: str(obj(v).text, 300),
+      title: texts(obj(v).title, 80), why: texts(obj(v).why, 200), advice: texts(obj(v).advice, 400) }),
     hand(v) {
       const p = obj(v), j = obj(p.jing), seats = list(p.seats, 4);
       return {
@@ -354,7 +357,7 @@ const MJ = (() => {
     },
     alerts(v) {
       const p = obj(v);
-      return { kind: str(p.kind, 40), seat: seatNo(p.seat), message: str(p.message, 300),
+      return { kind: str(p.kind, 40), seat: seatNo(p.seat), hand_id: handId(p.hand_id), message: str(p.message, 300),
         title: p.title ? texts(p.title, 80) : null, advice: p.advice ? texts(p.advice, 300) : null };
     },
     cashout(v) {

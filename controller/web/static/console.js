@@ -527,6 +527,7 @@
     }
     for (const x of others) { countText(x.hand); x.melds.forEach((m) => countText(m.tiles)); countText(x.discards); }
     if (!S.flipSeen) countText($("fin-indicator").value);
+    else if (S.shownFlip) count(S.shownFlip);
     if (S.xiaJing) countText($("fin-xia-indicator").value);
     for (const k of KINDS) {
       const left = 4 - used[k];
@@ -648,6 +649,8 @@
     S.unread = seen.every((x) => !x.tiles && !x.melds.length && !x.discards.length);
     // (a ruleset that turns up no tile has none to enter)
     S.flipSeen = v.flips === false || !!(p.jing && typeof p.jing === "object" && Object.keys(p.jing).length);
+    // the turned-up tile lies face up (read, or entered as its own act): one fewer to pick
+    S.shownFlip = p.jing && typeof p.jing === "object" ? MJ.str(p.jing.zheng || p.jing.flipped, 2) || null : null;
     document.body.classList.toggle("staff-unread", S.unread);
     document.body.classList.toggle("staff-noflip", !S.flipSeen);
     S.anJing = v.an_jing === true; // (the ruleset has a 暗精 no reader saw)
@@ -718,18 +721,9 @@
       notes.map((n) => el("div", { class: "muted" }, n)));
   }
 
-  // ---- the banner: the table cannot go on by itself ---------------------------------------------
-  function renderBanner() {
-    const s = S.status;
-    const banner = $("stuck-banner");
-    const on = !!(s && s.hand === "waiting_for_staff" && s.text);
-    banner.hidden = !on;
-    banner.textContent = on ? s.text : "";
-  }
-
   function onMessage(topic, payload) {
     if (payload === null) return;
-    if (topic === "status") { S.status = payload; renderBanner(); }
+    if (topic === "status") S.status = payload; // (the notice card: dealer.js)
     if (["hand", "settlement", "events", "scores", "status", "cashout"].includes(topic)) lookSoon();
     if (topic === "seats" && S.me) loadSeats();
   }
@@ -738,7 +732,7 @@
   MJ.onLoggedOut(() => { S.me = null; localStorage.removeItem(LOGGED_IN); showLogin(); });
 
   document.addEventListener("DOMContentLoaded", () => {
-    document.addEventListener("mj:lang", () => { renderBanner(); if (S.me) { buildConsole(); S.prefilled = null; renderView(); } else showLogin(); });
+    document.addEventListener("mj:lang", () => { if (S.me) { buildConsole(); S.prefilled = null; renderView(); } else showLogin(); });
     document.addEventListener("mj:topic", (e) => onMessage(e.detail.topic, e.detail.payload));
     $("staff").addEventListener("input", renderPicker); // typed notation: the counts follow
     $("staff").addEventListener("focusin", (e) => { const n = e.target.closest("[data-target]"); if (n) target(n.id); });

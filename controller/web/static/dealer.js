@@ -1,10 +1,37 @@
 /* The dealer's view: where to break the wall and which 墩 to flip (the live hub's `dealer`
-   topic), and alerts with what to do (`alerts`). */
+   topic), and alerts with what to do (`alerts`). A hand that waits for staff (`status`)
+   is one notice card at the top: the dealer card says the same, and the discrepancy alerts
+   it explains are folded into it while it stands. */
 "use strict";
 
 (() => {
   const $ = (id) => document.getElementById(id);
-  const S = { dealer: null, hand: null, jing: null, alerts: [], dismissed: new Set() };
+  const S = { dealer: null, hand: null, jing: null, status: null, alerts: [], dismissed: new Set() };
+  // what a hand's readers and the hand disagree on, or why it waits: said by the one notice
+  const FOLDED = new Set(["xianggong", "duplicate_tag", "tile_misplaced", "tile_missing", "refused",
+    "false_win", "walls_changed", "reader_silent"]);
+
+  /** The hand in play waits for staff: the status topic's notice, or null. */
+  function notice() {
+    const s = S.status, h = S.hand;
+    if (!s || s.hand !== "waiting_for_staff" || !s.text) return null;
+    return !h || !s.hand_id || s.hand_id === h.hand_id ? s : null;
+  }
+
+  /** The one card while the hand waits for staff: what happened, what to do. */
+  function renderNotice() {
+    const n = notice(), box = $("stuck-banner");
+    box.hidden = !n;
+    if (!n) { box.replaceChildren(); return; }
+    const folded = S.alerts.filter((a) => isFolded(a, n)).length;
+    box.replaceChildren(
+      el("h3", null, MJ.inLang(n.title) || n.text),
+      el("div", { class: "why" }, MJ.inLang(n.why) || n.text),
+      el("div", { class: "advice" }, `${MJ.t("what_to_do")}: ${MJ.inLang(n.advice)}`),
+      ...(folded ? [el("div", { class: "folded" }, MJ.t("folded_alerts", { n: folded }))] : []));
+  }
+
+  const isFolded = (a, n) => FOLDED.has(a.payload.kind) && (!a.payload.hand_id || !n.hand_id || a.payload.hand_id === n.hand_id);
 
   /** The 墩 to mark: {rel: wall relative to the dealer 0-3, n: 1-17 from its right end}. */
   function place(d) {
@@ -50,7 +77,9 @@
 
   function renderInstruction() {
     const d = S.dealer && (!S.hand || !S.dealer.hand_id || S.dealer.hand_id === S.hand.hand_id) ? S.dealer : null;
-    const text = d && d.text ? MJ.inLang(d.text) : MJ.t("waiting");
+    const n = notice();
+    // waiting for staff: the card says so, whichever of the two topics came first
+    const text = n ? `${MJ.inLang(n.title)}：${MJ.inLang(n.why)}` : d && d.text ? MJ.inLang(d.text) : MJ.t("waiting");
     $("instruction").textContent = text;
     const rolls = d ? d.dice : [];
     $("dice").replaceChildren(...rolls.map((r, i) => [
@@ -63,14 +92,16 @@
     if (h) bits.push(`${MJ.t("dealer")}: ${MJ.seatName(h.dealer, h.dealer)}`, h.phase ? MJ.t("phase_" + h.phase) : "");
     if (h && h.live !== null) bits.push(`${MJ.t("wall")} ${h.live} ${MJ.t("tiles")}`);
     const j = S.jing && (!h || S.jing.hand_id === h.hand_id) ? S.jing : null;
-    if (j) bits.push(j.caishen ? `${MJ.t("caishen")} ${MJ.tileName(j.caishen)}` : `${MJ.t("zheng")} ${MJ.tileName(j.zheng_jing)} · ${MJ.t("fu")} ${MJ.tileName(j.fu_jing)}`);
+    // a 精 only once one is turned up (read or entered): a hand's jing before names none
+    if (j && (j.caishen || j.zheng_jing)) bits.push(j.caishen ? `${MJ.t("caishen")} ${MJ.tileName(j.caishen)}` : `${MJ.t("zheng")} ${MJ.tileName(j.zheng_jing)} · ${MJ.t("fu")} ${MJ.tileName(j.fu_jing)}`);
     $("sub").textContent = bits.filter(Boolean).join(" · ");
     // In play too (nothing to mark then): the walls stay on screen.
     $("wall-map").replaceChildren(...(d ? [wallMap(d.step !== "wait" ? place(d) : null)] : []));
   }
 
   function renderAlerts() {
-    const shown = S.alerts.filter((a) => !S.dismissed.has(a.key));
+    const n = notice();
+    const shown = S.alerts.filter((a) => !S.dismissed.has(a.key) && !(n && isFolded(a, n)));
     if (!shown.length) { $("alerts").replaceChildren(el("p", { class: "muted" }, MJ.t("no_alerts"))); return; }
     $("alerts").replaceChildren(...shown.slice().reverse().map((a) => {
       const p = a.payload;
@@ -87,7 +118,7 @@
     }));
   }
 
-  function render() { renderInstruction(); renderAlerts(); }
+  function render() { renderNotice(); renderInstruction(); renderAlerts(); }
 
   function onMessage(topic, payload, meta) {
     if (payload === null) return; // not a topic of this page
@@ -98,10 +129,13 @@
       S.alerts.push({ key: MJ.str(meta.id, 40) || String(Math.random()), payload, at, replayed: !!meta.replayed, fresh: !meta.replayed });
       S.alerts = S.alerts.slice(-30);
       renderAlerts();
+      renderNotice();
       S.alerts.forEach((a) => { a.fresh = false; });
       return;
     }
-    if (["dealer", "hand", "jing"].includes(topic)) { S[topic] = payload; renderInstruction(); }
+    if (topic === "status") { S.status = payload; render(); }
+    if (topic === "hand") { S.hand = payload; render(); return; }
+    if (["dealer", "jing"].includes(topic)) { S[topic] = payload; renderInstruction(); }
   }
 
   document.addEventListener("DOMContentLoaded", () => {

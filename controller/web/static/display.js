@@ -102,7 +102,10 @@
     $("wall").textContent = live;
     $("wall-big").textContent = h && h.live !== null && h.live !== undefined ? h.live : "—";
     $("wall-big").dataset.unit = h && h.live !== null && h.live !== undefined ? MJ.t("tiles") : "";
-    $("phase").textContent = h ? (h.phase ? MJ.t("phase_" + h.phase) : "") : (S.status && S.status.state === "offline" ? MJ.t("offline") : MJ.t("waiting"));
+    // a hand that waits for staff says so in place of its phase (the status topic's notice)
+    const n = S.status && S.status.hand === "waiting_for_staff" && h && (!S.status.hand_id || S.status.hand_id === h.hand_id) ? S.status : null;
+    $("phase").textContent = n ? `${MJ.inLang(n.title)}：${MJ.inLang(n.why)}`
+      : h ? (h.phase ? MJ.t("phase_" + h.phase) : "") : (S.status && S.status.state === "offline" ? MJ.t("offline") : MJ.t("waiting"));
     $("last-action").textContent = S.last && sameHand(S.last) ? eventText(S.last) : "";
   }
 

@@ -40,7 +40,7 @@ from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_staff_console import _notation, _tap, _winning_hand
 
 PASSWORD = "long enough password"
-STUCK = "1号读卡器无响应：请工作人员手动结束本局 (reader 1 silent: finish this hand by hand)"
+STUCK = "1号读卡器无响应"  # (the notice card: why, then what to do)
 
 
 class Site:

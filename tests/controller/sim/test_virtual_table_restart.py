@@ -33,7 +33,7 @@ from tests.controller.service_helpers import recording, until
 
 GUARD = 120.0  # a hang guard, never a measured expectation
 PASSWORD = "long enough password"
-NOTICE = "牌墙已换：请工作人员手动结束本局 (the walls changed: finish this hand by hand)"
+NOTICE = "牌墙已换：请工作人员手动结束或作废本局"
 
 
 def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:

@@ -146,7 +146,7 @@ def test_a_missing_tile_and_a_wrong_count_say_seat_and_problem_only() -> None:
     t.wait(GRACE + 1)
     said = {a.kind: a for a in t.alerts}
     # seat 2 is the third seat, 3号位 on its sticker; the zone keeps the config's name
-    assert said[AlertKind.TILE_MISSING].public.message == "3号位少一张牌（hand:2没读到）"
+    assert said[AlertKind.TILE_MISSING].public.message == "3号位少一张牌（3号位手牌没读到）"
     count = said[AlertKind.XIANGGONG].public.message
     assert count == "相公：3号位手里有12张牌，应有13张（少1张）"
     detail = said[AlertKind.TILE_MISSING].detail

@@ -29,4 +29,4 @@ def test_an_epc_nobody_enrolled_is_alerted_naming_the_zone() -> None:
     table.tracker.observe(TagIn(Zone(ZoneKind.DISCARDS, 2), epc, table.now), table.at())
     (raised,) = table.alerts
     assert raised.kind is AlertKind.UNKNOWN_TAG
-    assert "discards:2" in raised.public.message and "30aabbcc" not in raised.public.message
+    assert "3号位弃牌" in raised.public.message and "30aabbcc" not in raised.public.message

@@ -37,7 +37,7 @@ PASSWORD = "long enough password"
 
 
 def _stuck(statuses: list[Any]) -> bool:
-    text = "1号读卡器无响应：请工作人员手动结束本局 (reader 1 silent: finish this hand by hand)"
+    text = "1号读卡器无响应：请工作人员手动结束或作废本局"
     return any(s.get("hand") == "waiting_for_staff" and s.get("text") == text for s in statuses)
 
 

@@ -9,8 +9,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from controller.config import TrackerSettings
 from controller.process.metrics import Metrics
 from controller.store import EventStore
+from controller.table.service import ServiceSettings
 from engine.round.state import Phase
 from engine.tiles import KIND_LABELS
 from firmware_bridge.rfid.inventory import TagIn
@@ -22,7 +24,8 @@ from tests.controller.tracking.test_tracker import GRACE, discards, hand
 DISCREPANCIES = {"xianggong", "duplicate_tag", "tile_misplaced", "tile_missing"}
 """What the readers' picture of a hand, against the hand, is alerted as after the grace."""
 WINDOW = 10.0
-NOTICE = "2号读卡器无响应：请工作人员手动结束本局 (reader 2 silent: finish this hand by hand)"
+NOTICE = "2号读卡器无响应：请工作人员手动结束或作废本局"
+"""The notice's one line: Chinese only (the English is the pages' on their toggle)."""
 
 
 class Live:
@@ -68,7 +71,15 @@ def test_a_hand_unexplained_too_long_waits_for_staff_whatever_the_readers_see(
     service.tick(t.at(stuck_after / 2))
     assert live.status == []  # not yet: a reader may come back at once
     service.tick(t.at(stuck_after))
-    assert live.status == [{"state": "online", "hand": "waiting_for_staff", "text": NOTICE}]
+    (said,) = live.status
+    assert (said["state"], said["hand"], said["hand_id"], said["text"]) == (
+        "online",
+        "waiting_for_staff",
+        "h1",
+        NOTICE,
+    )
+    assert said["why"] == {"zh": "2号读卡器无响应", "en": "reader 2 silent"}
+    assert [a.kind for a in store.alerts_of("h1")] == ["reader_silent", "waiting_for_staff"]
     assert (0, NOTICE) in board.texts
 
     # the reader comes back and the dealer discards: the hand waits all the same
@@ -92,6 +103,23 @@ def test_a_hand_unexplained_too_long_waits_for_staff_whatever_the_readers_see(
     assert t.state.discards[0] == [tile]  # what the readers see now is applied again
 
 
+def test_a_silent_reader_holds_the_hand_within_5_s_of_being_reported_by_default(
+    tmp_path: Path,
+) -> None:
+    """With the configured default, the notice comes within 5 s of the table reporting a
+    reader silent (it reports one after ``reader_silent_after`` without a scan)."""
+    store = EventStore.open(f"sqlite:///{tmp_path / 'mjtable.db'}")
+    live = Live()
+    t, service = alert_table(store, TileSet(0, KIND_LABELS).registry(), live=live)
+    service.options = ServiceSettings(stuck_after=TrackerSettings().stuck_after)
+    service.board = Shown()
+    service.keeper.state = None  # type: ignore[misc]  # (the display's text: not asked here)
+    t.to_play()
+    service.handle(ReaderSilent(2, hand(1), t.now, t.now), t.at())
+    service.tick(t.at(5.0))
+    assert [s.get("hand") for s in live.status] == ["waiting_for_staff"] and t.tracker.held
+
+
 def test_the_next_hand_on_walls_up_as_staff_end_one_is_not_held_for_the_old_walls(
     tmp_path: Path,
 ) -> None:
@@ -104,18 +132,17 @@ def test_the_next_hand_on_walls_up_as_staff_end_one_is_not_held_for_the_old_wall
     t, service = alert_table(store, tiles.registry(), live=live)
     service.board = Shown()
     keeper: Any = service.keeper
-    keeper.state = SimpleNamespace(order=service.book.tiles_of(tiles.uids))  # resumed hand's
+    keeper.state = SimpleNamespace(order=service.book.tiles_of(tiles.uids), dealer=0)  # resumed
     service._show = lambda: None  # type: ignore[method-assign]  # (its text: not asked here)
     reshuffled = tuple(reversed(tiles.uids))
     service.handle(LiftOrder(reshuffled, t.now), t.at())  # the table's walls now
-    service.tick(t.at(service.options.stuck_after))
-    assert live.status[-1]["hand"] == "waiting_for_staff" and t.tracker.held
+    assert live.status[-1]["hand"] == "waiting_for_staff" and t.tracker.held  # (at once)
 
     # staff void it; the next hand starts on the walls up in the same step (_maybe_start)
     keeper.hand_id, keeper.in_progress = "h2", True
-    keeper.state = SimpleNamespace(order=service.book.tiles_of(reshuffled))
+    keeper.state = SimpleNamespace(order=service.book.tiles_of(reshuffled), dealer=0)
     service.tick(t.at())
-    assert live.status[-1] == {"state": "online"}
+    assert keeper.waiting is None  # (its status: the screens of the new hand's commit)
     assert not t.tracker.held
 
 
@@ -148,7 +175,8 @@ def test_a_hand_waiting_for_staff_raises_no_more_alerts_of_its_discrepancies(
     t.to_play()
     service.handle(ReaderSilent(2, hand(1), t.now, t.now), t.at())
     service.tick(t.at(service.options.stuck_after))
-    assert t.tracker.held and [a.kind for a in store.alerts_of("h1")] == ["reader_silent"]
+    held = ["reader_silent", "waiting_for_staff"]  # (the hold: stored with the hand)
+    assert t.tracker.held and [a.kind for a in store.alerts_of("h1")] == held
 
     def discrepancies() -> list[str]:
         return [a.kind for a in store.alerts_of("h1") if a.kind in DISCREPANCIES]
@@ -180,11 +208,7 @@ def test_a_hand_waiting_for_staff_raises_no_more_alerts_of_its_discrepancies(
     service.handle(ReaderSilent(3, hand(2), t.now, t.now), t.at())
     stranger = b"\xe0\x04\x00\x00\x00\x00\x00\x01"
     service.handle(TagIn(discards(1), stranger, t.now), t.at())
-    assert [a.kind for a in store.alerts_of("h1")] == [
-        "reader_silent",
-        "reader_silent",
-        "unknown_tag",
-    ]
+    assert [a.kind for a in store.alerts_of("h1")] == [*held, "reader_silent", "unknown_tag"]
     assert beeper.beeps == 3
 
     # staff end the hand; the next hand starts on a new wall and is alerted as ever

@@ -10,6 +10,7 @@ Set MJTABLE_SCREENSHOTS=docs/screenshots to refresh the screenshots docs/staff.m
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,7 @@ from controller.store import EventStore
 from controller.store.owners import OwnerAccounts, StoreLoss
 from controller.table.hand_keeper import HandKeeper
 from controller.table.staff_acts import handle
+from controller.table.staff_notice import StaffNotice
 from controller.web import LiveHub, WebAppSettings, create_app
 from engine.round.commands import Audit, Void
 from engine.round.events import event_from_dict
@@ -34,7 +36,7 @@ from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fi
 from tests.controller.web.test_staff_api import PASSWORD, keeper  # noqa: F401 (a fixture)
 
 SECRET = b"c" * 32
-STUCK = "3号读卡器无响应：请工作人员手动结束本局 (reader 3 silent: finish this hand by hand)"
+STUCK = StaffNotice("h", "3号读卡器无响应", "reader 3 silent")
 
 
 def console_site(store: EventStore, table: HandKeeper) -> Iterator[tuple[str, LiveHub]]:
@@ -146,9 +148,12 @@ def test_staff_finish_a_hand_on_the_console(
     page.wait_for_selector("#staff-hand-head")
     assert "进行中" in page.text_content("#staff-hand-head")
     # the hand cannot go on by itself: the table says so
-    hub.publish("status", {"state": "online", "hand": "waiting_for_staff", "text": STUCK})
+    notice = STUCK.status() | {"hand_id": keeper.hand_id}
+    hub.publish("status", {"state": "online"} | notice)
     page.wait_for_selector("#stuck-banner:not([hidden])")
-    assert page.text_content("#stuck-banner") == STUCK
+    said = page.text_content("#stuck-banner") or ""
+    assert said.startswith("等待工作人员3号读卡器无响应处理办法: 牌桌已不再跟踪本局"), said
+    assert not re.search("[A-Za-z]", said)  # Chinese only: the English is on the toggle
     # nothing concealed on the page: a seat shows its count, never its tiles
     state = keeper.state
     assert state is not None

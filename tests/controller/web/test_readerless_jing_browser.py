@@ -1,0 +1,156 @@
+"""The 精 as it is on a table without readers, in Debian's Chromium over a real Mosquitto:
+no reader sees the flip, so no 精 is shown until staff enter one; then the entered one is
+shown on the dealer card, the display and the console (whose tile picker counts it as a
+tile lying face up). Restarted mid-hand, the table shows what the store holds at once:
+the hand, its entered 精, and no waiting-for-staff notice (nothing is unexplained where
+no reader looks)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from controller.process.local_ports import free_local_port
+from controller.runtime import running
+from controller.store.owners import OwnerAccounts
+from controller.web.passwords import hash_password
+from tests.controller.mosquitto import Mosquitto
+from tests.controller.service_helpers import (
+    GUARD,
+    ServiceThread,
+    config_for,
+    data_dir,
+    options,
+    until,
+    with_web,
+)
+from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
+from tests.controller.web.test_staff_api import PASSWORD
+from tests.controller.web.test_staff_console import _log_in
+
+SHOWN_WITHIN = 5.0  # seconds from the restarted web app's first answer to the screens
+
+
+class Table:
+    """A table without readers on ``data``, its web app on ``port``, run in a thread until
+    ``stop``; ``fresh``: a new session (else the open one and its hand resume)."""
+
+    def __init__(self, mosquitto: Mosquitto, data: Path, port: int, *, fresh: bool) -> None:
+        plain = config_for(data, "xingguo", mosquitto.url)
+        hardware = plain.hardware.model_validate({"virtual": True, "readers": "none"})
+        self.config = with_web(plain.model_copy(update={"hardware": hardware}), port)
+        self.options = replace(options(5, None, between_hands=GUARD), fresh_session=fresh)
+        self.fresh = fresh
+        self.run: Any = None
+        self.ready = threading.Event()  # a hand is in progress; staff can log in
+        self.stop: Callable[[], object] = lambda: None
+        self.thread = ServiceThread(self._main, self.ready)
+
+    async def _main(self) -> None:
+        async with running(self.config, self.options) as run:
+            self.run = run
+            if self.fresh:
+                OwnerAccounts(run.store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
+            stop, loop = asyncio.Event(), asyncio.get_running_loop()
+            self.stop = lambda: loop.call_soon_threadsafe(stop.set)
+            service = asyncio.create_task(run.service.run(stop))
+            await until(lambda: run.keeper.in_progress, "a hand in progress")
+            self.ready.set()
+            await asyncio.wait_for(service, GUARD * 2)
+
+    def start(self) -> None:
+        self.thread.start()
+        assert self.ready.wait(GUARD * 2) and self.thread.failed is None, self.thread.failed
+
+    def end(self) -> None:
+        self.stop()
+        assert self.thread.finished.wait(GUARD * 2)
+        assert self.thread.failed is None, self.thread.failed
+
+
+def _enter_flip(url: str, indicator: str) -> str:
+    """A staff login enters the turned-up tile as its own act; returns the hand's id."""
+    with httpx.Client(base_url=url, timeout=GUARD) as http:
+        login = http.post("/api/v1/auth/login", json={"name": "ann", "password": PASSWORD})
+        assert login.status_code == 200, login.text
+        http.headers["Authorization"] = f"Bearer {login.json()['token']}"
+        seen = http.get("/api/v1/staff/hands/current").json()
+        body = {"hand_id": seen["hand_id"], "seen": seen["seen"], "indicator": indicator}
+        r = http.post("/api/v1/staff/hands/current/flip", json=body)
+        assert r.status_code == 200, r.text
+        return str(seen["hand_id"])
+
+
+def _first_answer(url: str) -> float:
+    """When the web app first answers (time.monotonic())."""
+    deadline = time.monotonic() + GUARD
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"{url}/api/v1/public/table", timeout=1.0)
+            return time.monotonic()
+        except httpx.TransportError:
+            time.sleep(0.02)
+    raise AssertionError("the restarted web app never answered")
+
+
+@pytest.mark.timeout(300)
+def test_without_readers_no_jing_until_one_is_entered_then_the_entered_one_everywhere(
+    browser: Any,  # noqa: F811
+    mosquitto: Mosquitto,
+    tmp_path: Path,
+) -> None:
+    data, port = data_dir(tmp_path), free_local_port()
+    url = f"http://127.0.0.1:{port}"
+    first = Table(mosquitto, data, port, fresh=True)
+    first.start()
+    errors: list[str] = []
+    try:
+        dealer = browser.new_page(viewport={"width": 390, "height": 844})
+        display = browser.new_page(viewport={"width": 1024, "height": 1366})
+        console = browser.new_page(viewport={"width": 1024, "height": 1366})
+        for page in (dealer, display, console):
+            page.on("pageerror", lambda e: errors.append(str(e)))
+        dealer.goto(f"{url}/dealer")
+        display.goto(f"{url}/display")
+        dealer.wait_for_selector("#sub:has-text('庄家')")  # the hand is shown
+        display.wait_for_selector("#jing .jing-empty")  # 未翻精
+        assert "精" not in (dealer.text_content("#sub") or "")  # none before it is entered
+        _log_in(console, url)
+        console.wait_for_selector("#picker [data-kind='5s'] [data-left]:text-is('4')")
+
+        hand_id = _enter_flip(url, "5s")
+        dealer.wait_for_selector("#sub:has-text('正精 五条 · 副精 六条')")
+        display.wait_for_selector("#jing [data-tile='5s']")
+        display.wait_for_selector("#jing [data-tile='6s']")
+        # the entered tile lies face up: three more of its kind, four of the others
+        console.wait_for_selector("#picker [data-kind='5s'] [data-left]:text-is('3')")
+        assert console.text_content("#picker [data-kind='6s'] [data-left]") == "4"
+    finally:
+        first.end()
+
+    second = Table(mosquitto, data, port, fresh=False)
+    second.thread.start()
+    try:
+        answered = _first_answer(url)
+        assert second.ready.wait(GUARD * 2) and second.thread.failed is None
+        state = httpx.get(f"{url}/api/v1/public/state", timeout=GUARD).json()
+        assert state["hand"]["hand_id"] == hand_id and state["hand"]["jing"]["zheng"] == "5s"
+        assert state["jing"]["zheng_jing"] == "5s"
+        assert "hand" not in state.get("status", {})  # no notice: nothing unexplained
+        dealer.reload()
+        dealer.wait_for_selector("#sub:has-text('正精 五条 · 副精 六条')")
+        assert time.monotonic() - answered < SHOWN_WITHIN
+        assert dealer.is_hidden("#stuck-banner")
+        display.reload()
+        display.wait_for_selector("#jing [data-tile='5s']")
+        assert errors == []
+    finally:
+        second.end()
