@@ -103,7 +103,7 @@ class MeldIn(_In):
     claimed: Annotated[str, Field(max_length=4)] | None = None
 
 
-class SeatIn(_In):
+class _HeldIn(_In):
     seat: Seat
     hand: Tiles
     melds: list[MeldIn] = Field(default=[], max_length=4)
@@ -112,7 +112,19 @@ class SeatIn(_In):
     )
 
 
-class WinnerIn(SeatIn):
+class SeatIn(_HeldIn):
+    hand: Tiles = ""
+    partial: bool = Field(
+        default=False,
+        description="Only what the settlement reads of this seat (the hand's needs in "
+        "GET hands/current): its counted 精 as tiles in hand, its kongs",
+    )
+    kongs: list[Literal["kong_exposed", "kong_concealed", "kong_added"]] = Field(
+        default=[], max_length=4, description="A partial seat's kongs of uncounted kinds"
+    )
+
+
+class WinnerIn(_HeldIn):
     tile: Annotated[str, Field(max_length=4)]
     from_: Seat | Annotated[str, Field(max_length=24)] = Field(alias="from")
     flags: list[Literal["tian", "di", "last_tile", "pao_long"]] = Field(default=[], max_length=4)

@@ -63,13 +63,12 @@ class Needs:
         return self.kind == "exhausted" and self.others.nothing
 
     def as_dict(self) -> dict[str, Any]:
-        winner = ["hand", "melds", "tile", "from"] if self.winner else []
-        if self.winner and self.winner_jing_discards:
-            winner.append("jing_discards")
+        """``winner``: "whole" (its tiles, melds, winning tile and source) or None."""
         return {
             "ruleset": self.ruleset,
             "kind": self.kind,
-            "winner": winner,
+            "winner": "whole" if self.winner else None,
+            "winner_jing_discards": self.winner and self.winner_jing_discards,
             "others": self.others.as_dict(),
             "confirm_only": self.confirm_only,
         }

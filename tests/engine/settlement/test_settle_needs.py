@@ -115,13 +115,9 @@ def test_needs_say_what_each_ruleset_reads_of_the_other_seats() -> None:
     assert settlement_needs(
         "yichun", "exhausted", {"pay": {"kongs_on_exhausted": False}}
     ).others.nothing
-    assert settlement_needs("xingguo", "self_draw").as_dict()["winner"] == [
-        "hand",
-        "melds",
-        "tile",
-        "from",
-        "jing_discards",
-    ]
+    drawn = settlement_needs("xingguo", "self_draw").as_dict()
+    assert drawn["winner"] == "whole" and drawn["winner_jing_discards"] is True
+    assert settlement_needs("xingguo", "exhausted").as_dict()["winner"] is None
 
 
 def _xingguo(seats: list[dict[str, Any]], win: Any) -> dict[str, Any]:
