@@ -122,10 +122,15 @@ class Ruleset(ABC):
         flips = self.flip_kind is not FlipKind.NONE
         check_hand(hand, flipped_out_of_play=flips and not self.preset.table.flipped_in_play)
         check_partial(hand, self.needs(kind_of(hand)).others)
-        if flips and hand.indicator is None:
+        if flips and hand.indicator is None and not self.settles_nothing_held(hand):
             raise SettleInputError(
                 f"indicator: required by {self.id} (the flipped tile that makes its wildcards)"
             )
+
+    def settles_nothing_held(self, hand: FinishedHand) -> bool:
+        """A 流局 that settles from nothing any seat holds: it needs no flipped tile either
+        (a table without readers confirms it, whether or not the 精 was entered)."""
+        return self.needs(kind_of(hand)).confirm_only
 
     # --- while the hand is played (engine.round) ---------------------------------------
 

@@ -300,6 +300,8 @@ class JingRuleset(Ruleset):
         would settle, silently, with no 暗精 or 下精 at all."""
         super().check(hand)
         j = self.preset.jing
+        if self.settles_nothing_held(hand):
+            return
         if j.an_jing and hand.an_indicator is None:
             raise SettleInputError(
                 f"an_indicator: required by {self.id} (the 暗精, the other tile of the "

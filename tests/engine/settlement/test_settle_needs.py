@@ -190,3 +190,14 @@ def test_a_whole_seat_still_needs_its_hand() -> None:
     req = _xingguo([WINNER, {"melds": []}, {"partial": True}, {"partial": True}], SELF)
     with pytest.raises(SettleInputError, match=r"seats\[1\]\.hand: Field required"):
         settle_request(req)
+
+
+@pytest.mark.parametrize("ruleset", ["xingguo", "lianhua", "chongji"])
+def test_a_draw_that_settles_nothing_needs_no_flipped_tile(ruleset: str) -> None:
+    """A table without readers confirms such a 流局 whether or not the 精 was entered."""
+    req = {"ruleset": ruleset, "dealer": 2, "seats": [{"partial": True}] * 4, "win": None}
+    settled = settle_request(req)
+    assert settled.lines == () and settled.next_dealer == 2
+    jian = {"ruleset": "jian", "dealer": 2, "seats": [{"partial": True}] * 4, "win": None}
+    with pytest.raises(SettleInputError, match=r"^indicator: required by jian"):
+        settle_request(jian)  # (its 流局 settles the 精 each seat holds)
