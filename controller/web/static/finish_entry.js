@@ -190,12 +190,12 @@ const FinishEntry = (() => {
         if (S.result === "win" || flips.length) parts.push(picker());
         if (S.result === "exhausted" && n.confirmOnly) parts.push(el("p", { class: "muted", id: "fe-confirm-only" }, T("confirm_only")));
         else {
-          const rows = [];
-          if (n.jing.length && !counted().length) rows.push(el("p", { class: "muted" }, T("first_flip")));
+          if (n.jing.length && !counted().length) parts.push(el("p", { class: "muted" }, T("first_flip")));
           if (S.result === "win" && n.winnerDiscards && counted().length) {
-            rows.push(el("div", { class: "fe-seat", "data-fe-seat": "winner" }, el("b", null, T("winner_discards")),
+            parts.push(el("div", { class: "fe-seat", "data-fe-seat": "winner" }, el("b", null, T("winner_discards")),
               counted().map(([k, words]) => stepper(`fe-sw-${k}`, words, count("w", k), (d) => bump("w", k, d), k))));
           }
+          const rows = [];
           for (const s of others()) {
             const steps = seatSteppers(s);
             if (steps.length) rows.push(el("div", { class: "fe-seat", "data-fe-seat": s }, el("b", null, MJ.seatName(s, null)), steps));
