@@ -145,8 +145,8 @@ def reduced_hand(hand: FinishedHand, needs: Needs) -> FinishedHand:
 
 MESSAGES = {
     "tile": "{seat}：只录精（{kinds}），{tile} 不用录入",
-    "no_jing": "{seat}：这个规则不算精，不用录入精",
-    "kongs": "{seat}：这个规则的杠不计分，不用录入杠",
+    "no_jing": "{seat}：这样结束的一局不看各家的精，不用录入",
+    "kongs": "{seat}：这样结束的一局杠不计分，不用录入杠",
     "meld": "{seat}：副露只录杠和吃碰来的精，{tiles} 不用录入",
 }
 

@@ -174,7 +174,7 @@ def test_a_partial_seat_where_nothing_is_read_takes_no_kongs_or_tiles() -> None:
     seats: list[dict[str, Any]] = [WINNER, {"partial": True}, {"partial": True}]
     seats.append({"partial": True, "kongs": ["kong_exposed"]})
     req = {"ruleset": "guangdong", "dealer": 0, "seats": seats, "win": SELF}
-    with pytest.raises(SettleInputError, match="4号位：这个规则的杠不计分"):
+    with pytest.raises(SettleInputError, match="4号位：这样结束的一局杠不计分"):
         settle_request(req)
     seats[3] = {"partial": True}
     assert settle_request(req).net[0] > 0
