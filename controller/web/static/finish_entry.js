@@ -18,6 +18,7 @@ const FinishEntry = (() => {
       first_flip: "先录翻出的精，再数各家的精。", zheng: "正精", fu: "副精", an: "暗精", xia: "下精",
       kong_exposed: "明杠", kong_concealed: "暗杠", winner_discards: "胡家打出（没被吃碰）的精",
       tiles_left: "选牌（剩余张数）", winning_tile: "和牌", editing: "正在录入",
+      melds: "把最后点的几张作副露：", pung: "碰", chow: "吃", meld_from: "{t}自", remove: "拆回",
     },
     en: {
       title: "Finish this hand", won: "{s} won", exhausted: "Draw (流局)", how: "How it was won",
@@ -29,6 +30,7 @@ const FinishEntry = (() => {
       xia: "下精", kong_exposed: "Exposed kong", kong_concealed: "Concealed kong",
       winner_discards: "精 the winner discarded (unclaimed)", tiles_left: "Tiles (left)", winning_tile: "winning tile",
       editing: "entering",
+      melds: "Make the last tiles tapped a meld:", pung: "Pung", chow: "Chow", meld_from: "{t} from", remove: "Undo meld",
     },
   };
   const T = MJ.words(TXT);
@@ -46,9 +48,9 @@ const FinishEntry = (() => {
   }
 
   function mount(box, { act }) {
-    const S = { view: null, handId: null, result: null, winner: null, how: "self", tiles: [], flips: {}, target: "hand", counts: {} };
+    const S = { view: null, handId: null, result: null, winner: null, how: "self", tiles: [], melds: [], flips: {}, target: "hand", counts: {} };
 
-    const reset = () => Object.assign(S, { result: null, winner: null, how: "self", tiles: [], flips: {}, target: "hand", counts: {}, picked: false });
+    const reset = () => Object.assign(S, { result: null, winner: null, how: "self", tiles: [], melds: [], flips: {}, target: "hand", counts: {}, picked: false });
     const needs = () => {
       const all = S.view && S.view.needs && typeof S.view.needs === "object" ? S.view.needs : {};
       const kind = S.result === "exhausted" ? "exhausted" : S.how === "self" ? "self_draw" : "discard";
@@ -92,6 +94,7 @@ const FinishEntry = (() => {
       const used = Object.fromEntries(KINDS.map((k) => [k, 0]));
       const add = (k, n = 1) => { if (Object.hasOwn(used, k)) used[k] += n; };
       S.tiles.forEach((k) => add(k));
+      S.melds.forEach((m) => m.tiles.forEach((k) => add(k)));
       Object.values(S.flips).forEach((k) => add(k));
       for (const [k] of counted()) for (const s of [0, 1, 2, 3]) add(k, count(s, k));
       return Object.fromEntries(KINDS.map((k) => [k, 4 - used[k]]));
@@ -135,9 +138,44 @@ const FinishEntry = (() => {
         return seat;
       });
       if (S.result === "exhausted") return { ...out, result: "exhausted" };
-      const winner = { seat: S.winner, hand: S.tiles.join(""), tile: S.tiles[S.tiles.length - 1] || "", from: S.how, melds: [] };
+      const melds = S.melds.map((m) => ({ type: m.type, tiles: m.tiles.join(""), ...(m.from === null ? {} : { from: m.from }) }));
+      const winner = { seat: S.winner, hand: S.tiles.join(""), tile: S.tiles[S.tiles.length - 1] || "", from: S.how, melds };
       if (n.winnerDiscards) winner.discards = kinds.map(([k]) => k.repeat(count("w", k))).join("");
       return { ...out, winners: [winner] };
+    }
+
+    /** The meld the last tiles tapped make (碰, 吃 from the 上家, 明杠, 暗杠), or null. */
+    function meldOf(type) {
+      const n = type.startsWith("kong") ? 4 : 3;
+      const last = S.tiles.slice(-n);
+      if (last.length < n || S.melds.length >= 4) return null;
+      if (type === "chow") {
+        const p = last.map(MJ.parseTile).sort((a, b) => a.n - b.n);
+        const run = p.every((x) => x && x.suit !== "z" && x.suit === p[0].suit) && p[1].n === p[0].n + 1 && p[2].n === p[0].n + 2;
+        return run ? { type, tiles: last, from: (S.winner + 3) % 4 } : null;
+      }
+      if (!last.every((k) => k === last[0])) return null;
+      return { type, tiles: last, from: type === "kong_concealed" ? null : (S.winner + 3) % 4 };
+    }
+
+    function meldRows(pick) {
+      const make = el("div", { class: "row fe-meld-make" }, el("span", { class: "muted" }, T("melds")),
+        ["pung", "chow", "kong_exposed", "kong_concealed"].map((type) => {
+          const b = pick(`fe-meld-${type}`, false, T(type), () => {
+            const m = meldOf(type);
+            if (m) { S.tiles.splice(-m.tiles.length); S.melds.push(m); render(); }
+          });
+          b.disabled = !meldOf(type);
+          return b;
+        }));
+      const made = S.melds.map((m, i) => el("div", { class: "row fe-meld", "data-meld": i },
+        el("span", null, T(m.type)), m.tiles.map((k) => MJ.tile(k, "tile-s")),
+        m.type === "pung" || m.type === "kong_exposed"
+          ? [0, 1, 2, 3].filter((s) => s !== S.winner).map((s) => pick(`fe-meld-${i}-from-${s}`, m.from === s,
+            T("meld_from", { t: MJ.seatName(s, null) }), () => { m.from = s; render(); }))
+          : null,
+        pick(`fe-meld-${i}-remove`, false, T("remove"), () => { S.melds.splice(i, 1); S.tiles.push(...m.tiles); render(); })));
+      return [...made, make];
     }
 
     function render() {
@@ -177,7 +215,7 @@ const FinishEntry = (() => {
         }
         if (S.result === "win") {
           const hand = el("div", { class: `fe-field fe-hand${S.target === "hand" ? " editing" : ""}`, id: "fe-hand", "data-count": S.tiles.length },
-            el("span", null, `${T("hand")} · ${S.tiles.length}`),
+            el("span", null, `${T("hand")} · ${S.tiles.length + 3 * S.melds.length}`),
             el("div", { class: "tile-row" }, S.tiles.map((k, i) => {
               const last = i === S.tiles.length - 1;
               const t = el("button", { class: `fe-tile${last ? " winning" : ""}`, type: "button", title: last ? T("winning_tile") : MJ.tileName(k) }, MJ.tile(k, "tile-s"));
@@ -185,7 +223,7 @@ const FinishEntry = (() => {
               return t;
             })));
           hand.addEventListener("click", (e) => { if (!e.target.closest(".fe-tile")) { S.target = "hand"; S.picked = true; render(); } });
-          parts.push(hand);
+          parts.push(hand, ...meldRows(pick));
         }
         if (S.result === "win" || flips.length) parts.push(picker());
         if (S.result === "exhausted" && n.confirmOnly) parts.push(el("p", { class: "muted", id: "fe-confirm-only" }, T("confirm_only")));

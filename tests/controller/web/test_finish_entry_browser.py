@@ -119,13 +119,14 @@ def test_results_entered_by_taps_settle_as_mjtable_settle(
         assert (cli["lines"], cli["net"]) == (settled["lines"], settled["net"])
         assert sum(ln["amount"] for ln in settled["lines"] if ln["to"] == 0) > 0
 
-        # a win on a discard: 2号位 wins on 3号位's tile
+        # a win on a discard: 2号位, who punged 7s off 1号位 (its 上家), wins on 3号位's N
         _next_hand(page)
         taps = Taps(page)
         taps("#fe-won-1")
         taps("#fe-how-2")
         taps.tiles(["E"])  # 正精 E, 副精 S
-        taps.tiles(["1p", "2p", "3p", "4p", "5p", "6p", "7p", "8p", "9p", "7s", "8s", "9s"])
+        taps.tiles(["1p", "2p", "3p", "4p", "5p", "6p", "7p", "8p", "9p", "7s", "7s", "7s"])
+        taps("#fe-meld-pung")  # the last three tapped
         taps.tiles(["N", "N"])
         taps("#fe-s0-E-plus")
         taps("#fe-s3-S-plus")
@@ -133,6 +134,7 @@ def test_results_entered_by_taps_settle_as_mjtable_settle(
         body, answer = _finish(page, taps)
         assert taps.n <= 24, taps.n
         assert body["winners"][0]["from"] == 2 and body["winners"][0]["tile"] == "N"
+        assert body["winners"][0]["melds"] == [{"type": "pung", "tiles": "7s7s7s", "from": 0}]
         cli = _settled_by_cli(stored_request(answer), body)
         settled = answer["settlement"]
         assert (cli["lines"], cli["net"]) == (settled["lines"], settled["net"])
