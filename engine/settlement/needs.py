@@ -12,7 +12,6 @@ The staff console, the staff API and ``mjtable settle --needs`` all ask ``needs_
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args
 
@@ -182,8 +181,3 @@ def check_partial(hand: FinishedHand, needs: SeatNeeds) -> None:
                 raise SettleInputError(
                     MESSAGES["meld"].format(seat=who, tiles=format_kinds(m.kinds))
                 )
-
-
-def needs_dict(needs: Mapping[ResultKind, Needs]) -> dict[str, Any]:
-    """Each result kind's needs as the API and the CLI write them."""
-    return {kind: n.as_dict() for kind, n in needs.items()}
