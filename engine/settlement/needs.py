@@ -7,7 +7,8 @@ melds that claimed a 精 from another seat's discard (where a discarded 精 is p
 *partial* seat (``SeatEnd.partial``), settled exactly as the whole seat it stands for.
 ``partial_seat`` cuts a whole seat down to it (a reader's picture, a test's oracle).
 
-The staff console, the staff API and ``mjtable settle --needs`` all ask ``needs_of``.
+The staff look (so the console), the staff API and ``mjtable settle --needs`` all ask it
+(``engine.rulesets.settlement_needs`` for a ruleset by id).
 """
 
 from __future__ import annotations
