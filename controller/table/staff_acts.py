@@ -35,6 +35,7 @@ from engine.round.narration import texts
 from engine.round.projection import public_view
 from engine.round.staff import read_winners, seen_flip, seen_xia
 from engine.settlement.ledger import plain
+from engine.settlement.needs import RESULT_KINDS
 
 
 class StaleRequest(ValueError):
@@ -232,6 +233,8 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
         "an_jing": state.wall_rules.an_jing and seen_flip(state) is None,
         # yongfeng's 下精, turned up after the win: entered with the result if no reader saw it
         "xia_jing": state.wall_rules.xia_jing and seen_xia(state) is None,
+        # what a finish needs entered, per result kind (``Ruleset.needs``)
+        "needs": {kind: state.ruleset.needs(kind).as_dict() for kind in RESULT_KINDS},
         "acts": [
             e.public_dict() | {"text": texts(e, public=True)}
             for e in keeper.log

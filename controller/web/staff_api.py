@@ -123,7 +123,7 @@ def _melds(melds: list[MeldIn]) -> tuple[MeldEntry, ...]:
     return tuple(m.entry() for m in melds)
 
 
-class SeatIn(_In):
+class _HeldIn(_In):
     seat: Seat
     hand: Tiles
     melds: list[MeldIn] = Field(default=[], max_length=4)
@@ -135,7 +135,19 @@ class SeatIn(_In):
         return SeatEntry(self.seat, self.hand, _melds(self.melds), self.discards)
 
 
-class WinnerIn(SeatIn):
+class SeatIn(_HeldIn):
+    hand: Tiles = ""
+    partial: bool = Field(
+        default=False,
+        description="Only what the settlement reads of this seat (the hand's needs in "
+        "GET hands/current): its counted 精 as tiles in hand, its kongs",
+    )
+    kongs: list[Literal["kong_exposed", "kong_concealed", "kong_added"]] = Field(
+        default=[], max_length=4, description="A partial seat's kongs of uncounted kinds"
+    )
+
+
+class WinnerIn(_HeldIn):
     tile: Annotated[str, Field(max_length=4)]
     from_: Seat | Annotated[str, Field(max_length=24)] = Field(alias="from")
     flags: list[Literal["tian", "di", "last_tile", "pao_long"]] = Field(default=[], max_length=4)

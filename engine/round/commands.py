@@ -108,23 +108,34 @@ def _text(value: object, where: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SeatEntry:
-    """A seat's tiles as staff give them in place of what the readers saw."""
+    """A seat's tiles as staff give them in place of what the readers saw; ``partial``:
+    only what the settlement reads of a seat that did not win (``Ruleset.needs``: its
+    counted 精 as tiles, its kongs, ``kongs`` those of other kinds by type)."""
 
     seat: int
     hand: str = ""
     melds: tuple[MeldEntry, ...] = ()
     discards: str | None = None  # entered where no reader saw them
+    partial: bool = False
+    kongs: tuple[str, ...] = ()
 
     @staticmethod
     def of(data: object, where: str) -> SeatEntry:
         if not isinstance(data, Mapping) or set(data) - _SEAT_KEYS or "seat" not in data:
             raise StaffInputError(f"{where}: expected {{seat, hand, melds}}")
         discards = data.get("discards")
+        partial, kongs = data.get("partial", False), data.get("kongs", [])
+        if not isinstance(partial, bool):
+            raise StaffInputError(f"{where}.partial: true or false")
+        if not isinstance(kongs, list) or len(kongs) > 4 or not all(k in KONGS for k in kongs):
+            raise StaffInputError(f"{where}.kongs: at most four of {', '.join(KONGS)}")
         return SeatEntry(
             seat_of(data["seat"], f"{where}.seat"),
             _text(data.get("hand", ""), f"{where}.hand"),
             _melds(data.get("melds", []), f"{where}.melds"),
             None if discards is None else _text(discards, f"{where}.discards"),
+            partial,
+            tuple(kongs),
         )
 
     def held(self) -> dict[str, Any]:
@@ -132,11 +143,14 @@ class SeatEntry:
         out: dict[str, Any] = {"hand": self.hand, "melds": [m.as_dict() for m in self.melds]}
         if self.discards is not None:
             out["discards"] = self.discards
+        if self.partial:
+            out |= {"partial": True, "kongs": list(self.kongs)}
         return out
 
 
-_SEAT_KEYS = {"seat", "hand", "melds", "discards"}
-_WINNER_KEYS = _SEAT_KEYS | {"tile", "from", "flags"}
+KONGS = ("kong_exposed", "kong_concealed", "kong_added")
+_SEAT_KEYS = {"seat", "hand", "melds", "discards", "partial", "kongs"}
+_WINNER_KEYS = {"seat", "hand", "melds", "discards", "tile", "from", "flags"}
 
 
 @dataclass(frozen=True, slots=True)

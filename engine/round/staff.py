@@ -151,7 +151,9 @@ def settle_input(
     out_seats = request["seats"]
     for s in range(SEATS):
         given = seats.get(s)
-        if given is not None:
+        if given is not None and given.get("partial"):
+            out_seats[s] = dict(given)  # (only what the settlement reads, as given)
+        elif given is not None:
             out_seats[s] = dict(given) | {
                 "discards": given.get("discards", out_seats[s]["discards"])
             }

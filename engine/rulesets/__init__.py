@@ -2,7 +2,12 @@
 
 from engine.rulesets.base import Ruleset
 from engine.rulesets.preset import PresetError, builtin_ids, builtin_preset_text
-from engine.rulesets.registry import load_ruleset, ruleset_from_data, settle_request
+from engine.rulesets.registry import (
+    load_ruleset,
+    ruleset_from_data,
+    settle_request,
+    settlement_needs,
+)
 
 __all__ = [
     "PresetError",
@@ -12,4 +17,5 @@ __all__ = [
     "load_ruleset",
     "ruleset_from_data",
     "settle_request",
+    "settlement_needs",
 ]

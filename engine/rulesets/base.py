@@ -19,6 +19,7 @@ from engine.settlement.finished_hand import (
     check_hand,
 )
 from engine.settlement.ledger import Ledger, Settlement
+from engine.settlement.needs import Needs, ResultKind, check_partial, kind_of
 from engine.wall import FlipKind, WallRules
 
 SHAPE_ZH = {
@@ -109,16 +110,27 @@ class Ruleset(ABC):
     def settle(self, hand: FinishedHand) -> Settlement:
         """Itemised lines, nets summing to zero, who deals next."""
 
+    def needs(self, kind: ResultKind) -> Needs:
+        """What a result of ``kind`` needs entered (``engine.settlement.needs``): here the
+        winner's hand alone; rulesets that read other seats say what of them."""
+        return Needs(self.id, kind)
+
     def check(self, hand: FinishedHand) -> None:
         """Refuse a hand that could not have happened under this ruleset (``settle`` first
         thing): the shared checks, plus the flipped tile a wildcard ruleset cannot do without
         (without it a hand would settle with no wildcards at all)."""
         flips = self.flip_kind is not FlipKind.NONE
         check_hand(hand, flipped_out_of_play=flips and not self.preset.table.flipped_in_play)
-        if flips and hand.indicator is None:
+        check_partial(hand, self.needs(kind_of(hand)).others)
+        if flips and hand.indicator is None and not self.settles_nothing_held(hand):
             raise SettleInputError(
                 f"indicator: required by {self.id} (the flipped tile that makes its wildcards)"
             )
+
+    def settles_nothing_held(self, hand: FinishedHand) -> bool:
+        """A 流局 that settles from nothing any seat holds: it needs no flipped tile either
+        (a table without readers confirms it, whether or not the 精 was entered)."""
+        return self.needs(kind_of(hand)).confirm_only
 
     # --- while the hand is played (engine.round) ---------------------------------------
 

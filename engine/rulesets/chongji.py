@@ -292,7 +292,8 @@ class ChongjiRuleset(Ruleset):
         )
 
     def _check_input(self, hand: FinishedHand) -> None:
-        self.caishen(hand)
+        if not self.settles_nothing_held(hand):
+            self.caishen(hand)
         limit = self.preset.rules.max_claims
         for i, seat in enumerate(hand.seats):
             claims = sum(1 for m in seat.melds if m.type in (MeldType.CHOW, MeldType.PUNG))

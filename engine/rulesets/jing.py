@@ -33,6 +33,7 @@ from engine.settlement.finished_hand import (
     WinSource,
 )
 from engine.settlement.ledger import Amount, Ledger, Settlement
+from engine.settlement.needs import JingSource, Needs, ResultKind, SeatNeeds
 from engine.tiles import counts_of, successor
 from engine.wall import FlipKind
 
@@ -275,11 +276,32 @@ class JingRuleset(Ruleset):
 
     # --- settlement --------------------------------------------------------------------
 
+    def needs(self, kind: ResultKind) -> Needs:
+        """The 正精 / 副精 every seat holds (and its 暗精 / 下精 where the preset scores them),
+        its kongs, and where a discarded 精 is priced (包, 打精, 吃了精须飘精) the melds that
+        claimed one; a 流局 as ``extras.exhausted`` settles it."""
+        j, mode = self.preset.jing, self.preset.extras.exhausted
+        flipped: list[tuple[JingSource, bool]] = [
+            ("jing", True),
+            ("an_jing", j.an_jing),
+            ("xia_jing", j.xia_jing),
+        ]
+        sources = tuple(source for source, scored in flipped if scored)
+        if kind == "exhausted":
+            if mode == "void":
+                return Needs(self.id, kind)
+            return Needs(self.id, kind, SeatNeeds(sources, mode != "settle_jing", j.bao))
+        priced = j.discarded_zheng_multiplier > 1 or j.discarded_fu_multiplier > 1
+        claims = j.bao or priced or self.preset.win.chi_jing_must_discard
+        return Needs(self.id, kind, SeatNeeds(sources, True, claims), winner_jing_discards=True)
+
     def check(self, hand: FinishedHand) -> None:
         """Also refuse a hand without the secret tiles the preset scores: without them it
         would settle, silently, with no 暗精 or 下精 at all."""
         super().check(hand)
         j = self.preset.jing
+        if self.settles_nothing_held(hand):
+            return
         if j.an_jing and hand.an_indicator is None:
             raise SettleInputError(
                 f"an_indicator: required by {self.id} (the 暗精, the other tile of the "
@@ -625,15 +647,14 @@ class JingRuleset(Ruleset):
             MeldType.KONG_ADDED: "补杠",
         }
         robbed = {w.discarder for w in hand.wins if w.source is WinSource.ROB_KONG}
+        replaced = self.preset.jing.gang_jing_replaces_kong
         for seat, s in enumerate(hand.seats):
-            for meld in s.melds:
-                if not meld.type.is_kong:
-                    continue
-                if self._is_jing_kong(hand, meld) and self.preset.jing.gang_jing_replaces_kong:
-                    continue
-                if meld.type is MeldType.KONG_ADDED and seat in robbed:
+            kept = [m.type for m in s.melds if not (replaced and self._is_jing_kong(hand, m))]
+            # a partial seat's kongs of other kinds come by type (``SeatEnd.kongs``)
+            for kind in [*(k for k in kept if k.is_kong), *s.kongs]:
+                if kind is MeldType.KONG_ADDED and seat in robbed:
                     continue  # a robbed kong does not count
-                ledger.each_pays(f"kong.{meld.type.value}", names[meld.type], seat, amount)
+                ledger.each_pays(f"kong.{kind.value}", names[kind], seat, amount)
         return ledger
 
     def _genzhuang(self, hand: FinishedHand) -> Ledger:

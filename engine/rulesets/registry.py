@@ -18,6 +18,7 @@ from engine.rulesets.preset import (
 )
 from engine.rulesets.yichun import YichunPreset, YichunRuleset
 from engine.settlement import SettleInputError, Settlement, parse_finished_hand
+from engine.settlement.needs import Needs, ResultKind
 
 # family -> (preset model, ruleset class)
 FAMILIES: dict[str, tuple[type[PresetBase], Callable[[Any], Ruleset]]] = {
@@ -54,3 +55,17 @@ def settle_request(data: object, preset: Mapping[str, Any] | None = None) -> Set
     if preset is not None:
         return ruleset_from_data(preset, hand.options).settle(hand)
     return load_ruleset(hand.ruleset, hand.options).settle(hand)
+
+
+def settlement_needs(
+    ruleset_id: str,
+    kind: ResultKind,
+    options: Mapping[str, Any] | None = None,
+    preset: Mapping[str, Any] | None = None,
+) -> Needs:
+    """What a result of ``kind`` needs entered under a built-in ruleset (or an owner's
+    ``preset`` data), with its options: the one answer the console, the staff API and
+    ``mjtable settle --needs`` share (``Ruleset.needs``)."""
+    if preset is not None:
+        return ruleset_from_data(preset, options).needs(kind)
+    return load_ruleset(ruleset_id, options).needs(kind)

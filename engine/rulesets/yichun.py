@@ -31,6 +31,7 @@ from engine.settlement.finished_hand import (
     WinSource,
 )
 from engine.settlement.ledger import Ledger, Settlement
+from engine.settlement.needs import Needs, ResultKind, SeatNeeds
 from engine.tiles import WINDS
 
 
@@ -170,6 +171,11 @@ class YichunRuleset(Ruleset):
 
     # --- settlement --------------------------------------------------------------------
 
+    def needs(self, kind: ResultKind) -> Needs:
+        """Kongs pay on their own: each seat's kongs (by type), in a 流局 too where they do."""
+        kongs = kind != "exhausted" or self.preset.pay.kongs_on_exhausted
+        return Needs(self.id, kind, SeatNeeds(kongs=kongs))
+
     def settle(self, hand: FinishedHand) -> Settlement:
         self.check(hand)
         self._check_input(hand)
@@ -265,15 +271,14 @@ class YichunRuleset(Ruleset):
         ledger = Ledger()
         robbed = {w.discarder for w in hand.wins if w.source is WinSource.ROB_KONG}
         for seat, s in enumerate(hand.seats):
-            for meld in s.melds:
-                if not meld.type.is_kong:
+            # by type alone: a partial seat gives its kongs so (``SeatEnd.kongs``)
+            for kind in [*(m.type for m in s.melds if m.type.is_kong), *s.kongs]:
+                if kind is MeldType.KONG_ADDED and seat in robbed:
                     continue
-                if meld.type is MeldType.KONG_ADDED and seat in robbed:
-                    continue
-                if meld.type is MeldType.KONG_CONCEALED:
+                if kind is MeldType.KONG_CONCEALED:
                     name, amount = "暗杠", p.pay.kong_concealed
                 else:
-                    name = "明杠" if meld.type is MeldType.KONG_EXPOSED else "补杠"
+                    name = "明杠" if kind is MeldType.KONG_EXPOSED else "补杠"
                     amount = p.pay.kong_exposed
-                ledger.each_pays(f"kong.{meld.type.value}", name, seat, amount * p.win.base)
+                ledger.each_pays(f"kong.{kind.value}", name, seat, amount * p.win.base)
         return ledger

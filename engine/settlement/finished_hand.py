@@ -36,6 +36,10 @@ class SeatEnd:
     concealed: tuple[int, ...]  # kinds; a winner's include the winning tile
     melds: tuple[Meld, ...] = ()
     discards: tuple[int, ...] = ()  # still lying in this seat's discards
+    # partial: only what the settlement reads of a seat that did not win (``needs``): its
+    # counted tiles, and ``kongs``, its kongs of other kinds by type
+    partial: bool = False
+    kongs: tuple[MeldType, ...] = ()
 
     @property
     def tile_count(self) -> int:
@@ -109,9 +113,11 @@ class _MeldIn(_Strict):
 
 
 class _SeatIn(_Strict):
-    hand: str
+    hand: str = ""
     melds: list[_MeldIn] = Field(default=[], max_length=4)
     discards: str = ""
+    partial: bool = False  # only what the settlement reads of a seat that did not win
+    kongs: list[MeldType] = Field(default=[], max_length=4)  # a partial seat's, by type
 
 
 class _WinIn(_Strict):
@@ -277,8 +283,20 @@ def parse_finished_hand(data: Mapping[str, Any]) -> FinishedHand:
     for i, s in enumerate(req.seats):
         where = f"seats[{i}]"
         melds = tuple(_meld(m, f"{where}.melds[{j}]") for j, m in enumerate(s.melds))
+        if not s.partial and "hand" not in s.model_fields_set:
+            raise SettleInputError(f"{where}.hand: Field required")
+        if not s.partial and s.kongs:
+            raise SettleInputError(f"{where}.kongs: only a partial seat gives its kongs by type")
+        if any(not k.is_kong for k in s.kongs) or len(s.kongs) + len(melds) > 4:
+            raise SettleInputError(f"{where}.kongs: at most four kongs, by type")
         seats.append(
-            SeatEnd(_kinds(s.hand, f"{where}.hand"), melds, _kinds(s.discards, f"{where}.discards"))
+            SeatEnd(
+                _kinds(s.hand, f"{where}.hand"),
+                melds,
+                _kinds(s.discards, f"{where}.discards"),
+                s.partial,
+                tuple(s.kongs),
+            )
         )
 
     if req.win is None:
@@ -339,6 +357,16 @@ def request_of(hand: FinishedHand) -> dict[str, Any]:
     def kind(k: int | None) -> str | None:
         return None if k is None else tiles([k])
 
+    def seat(s: SeatEnd) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "hand": tiles(sorted(s.concealed)),
+            "melds": [meld(m) for m in s.melds],
+            "discards": tiles(s.discards),
+        }
+        if s.partial:
+            out |= {"partial": True, "kongs": [k.value for k in s.kongs]}
+        return out
+
     extra: dict[str, Any] = {
         "genzhuang_rounds": hand.genzhuang_rounds,
         "false_win": sorted(hand.false_win),
@@ -357,14 +385,7 @@ def request_of(hand: FinishedHand) -> dict[str, Any]:
         "indicator": kind(hand.indicator),
         "an_indicator": kind(hand.an_indicator),
         "xia_indicator": kind(hand.xia_indicator),
-        "seats": [
-            {
-                "hand": tiles(sorted(s.concealed)),
-                "melds": [meld(m) for m in s.melds],
-                "discards": tiles(s.discards),
-            }
-            for s in hand.seats
-        ],
+        "seats": [seat(s) for s in hand.seats],
         "win": [win(w) for w in hand.wins] or None,
         "extra": extra,
     }
@@ -451,6 +472,10 @@ def check_tiles(hand: FinishedHand, flipped_out_of_play: bool = False) -> None:
             raise SettleInputError("win: several winners must win on the same tile")
     for i, seat in enumerate(hand.seats):
         want = 14 if i in winners else 13
+        if seat.partial and i in winners:
+            raise SettleInputError(f"{i + 1}号位：胡家要录入整手牌，不能只录精和杠")
+        if seat.partial:
+            continue  # (only what the settlement reads: ``needs.check_partial``)
         if seat.tile_count != want:
             which = "大相公" if seat.tile_count > want else "小相公"
             raise SettleInputError(

@@ -199,6 +199,7 @@
       el("div", { class: "row" }, el("button", { class: "btn", type: "button", id: "roll-dice" }, T("dice")),
         el("div", { class: "error", id: "roll-dice-error", role: "alert" })),
       seatsForm(),
+      el("div", { class: "staff-form finish-entry", id: "finish-entry" }),
       finishForm(), picker(), actForms(), sessionForm(),
       el("div", { class: "staff-acts" }, el("h3", null, T("acts")), el("ol", { id: "staff-acts" }),
         el("div", { class: "row" }, el("input", { id: "undo-reason", placeholder: T("reason"), maxlength: 500 }),
@@ -208,6 +209,8 @@
     $("roll-dice").addEventListener("click", () => attempt("roll-dice", () => call("/api/v1/staff/dice",
       { hand_id: S.view ? S.view.hand_id : null, seen: S.view && Number.isInteger(S.view.seen) ? S.view.seen : 0 })));
     $("undo").addEventListener("click", () => act("undo", "/api/v1/staff/hands/current/undo", { reason: $("undo-reason").value }));
+    // the finish entry (finish_entry.js): the result as its settlement needs it
+    S.entry = FinishEntry.mount($("finish-entry"), { act: (body) => act("fe", "/api/v1/staff/hands/current/finish", body) });
     loadSeats();
   }
 
@@ -638,6 +641,7 @@
   // ---- the view -------------------------------------------------------------------------------
   function renderView() {
     const v = S.view;
+    if (S.entry) S.entry.update(v);
     if (!v || !v.hand_id) {
       $("staff-view").replaceChildren(el("p", { class: "muted" }, T("no_hand")));
       $("staff-acts").replaceChildren();

@@ -151,3 +151,24 @@ def test_rules_check_refuses_an_option_the_engine_does_not_read(tmp_path: Path) 
     edited.write_text(shown.replace("[win]\n", "[win]\nseize_dealer_big = true\n", 1))
     r = runner.invoke(app, ["rules", "check", str(edited)])
     assert r.exit_code == 2 and "win.seize_dealer_big: unknown field" in r.output
+
+
+def test_settle_needs_says_what_to_enter_and_a_partial_entry_settles_alike() -> None:
+    r = runner.invoke(app, ["settle", "--needs", "xingguo", "--kind", "self_draw"])
+    assert r.exit_code == 0, r.output
+    needs = json.loads(r.output)["self_draw"]
+    assert needs["others"] == {"jing": ["jing"], "kongs": True, "jing_claims": True}
+    exhausted = json.loads(runner.invoke(app, ["settle", "--needs", "xingguo"]).output)
+    assert exhausted["exhausted"]["confirm_only"] is True
+    # the other seats by their 精 (5m 正精, 6m 副精) alone
+    partial = [
+        {"partial": True, "hand": "".join(k for k in s["hand"].split() if k in ("5m", "6m"))}
+        for s in SETTLE_REQUEST["seats"]
+    ]  # type: ignore[union-attr,index]
+    partial[1] = SETTLE_REQUEST["seats"][1]  # type: ignore[index]
+    whole = runner.invoke(app, ["settle", "-"], input=json.dumps(SETTLE_REQUEST))
+    cut = runner.invoke(app, ["settle", "-"], input=json.dumps(SETTLE_REQUEST | {"seats": partial}))
+    assert cut.exit_code == 0, cut.output
+    assert json.loads(cut.output) == json.loads(whole.output)
+    bad = runner.invoke(app, ["settle", "--needs", "xingguo", "--kind", "draw"])
+    assert bad.exit_code == 2 and "kind:" in bad.output

@@ -305,3 +305,31 @@ def test_a_state_change_from_another_sites_page_is_refused_and_stores_nothing(
     r = client.post("/api/v1/staff/adjustments", json=adjust, headers=script)
     assert r.status_code == 200, r.text
     assert len(store.load_hand(seen["hand_id"]).events) == stored + 2
+
+
+def test_the_look_says_what_a_finish_needs_and_a_partial_finish_settles(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    staff = _auth(client, "ann")
+    seen = _look(client, staff)
+    assert seen["needs"]["exhausted"]["confirm_only"] is True  # xingguo: a 流局 settles nothing
+    assert seen["needs"]["self_draw"]["others"]["jing"] == ["jing"]
+    base = {"hand_id": seen["hand_id"], "seen": seen["seen"], "reason": ""}
+    finish = "/api/v1/staff/hands/current/finish"
+    # what xingguo does not read of a seat is refused in words, and nothing is stored
+    stored = len(store.load_hand(seen["hand_id"]).events)
+    partial = [{"seat": s, "partial": True} for s in (0, 2, 3)]
+    bad = [{"seat": 0, "partial": True, "hand": "E"}, *partial[1:]]
+    r = client.post(finish, json=base | {"result": "exhausted", "seats": bad}, headers=staff)
+    assert r.status_code == 422 and "1号位" in r.json()["detail"], r.text
+    assert len(store.load_hand(seen["hand_id"]).events) == stored
+    r = client.post(
+        finish,
+        json=base | {"result": "exhausted", "seats": [*partial, {"seat": 1, "partial": True}]},
+        headers=staff,
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["settlement"]["void"] is True
+    act = next(e for e in store.load_hand(seen["hand_id"]).events if e.type == "finished_by_staff")
+    assert all(s["partial"] for s in act.payload["request"]["seats"])
+    assert settle_data(act.payload["request"])["void"] is True

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from functools import cache
+from typing import Any
 
 import pytest
 
@@ -20,12 +21,15 @@ from engine.round.events import (
     event_from_dict,
     settlement_from_dict,
 )
+from engine.round.finish import finished_hand
 from engine.round.projection import public_view
 from engine.round.replay import check
 from engine.round.rules import apply
 from engine.round.staff import result_of
 from engine.round.state import Phase, RoundState
 from engine.rulesets import builtin_ids
+from engine.settlement.finished_hand import request_of
+from engine.settlement.needs import kind_of, reduced_hand
 from engine.simulation import HandResult, play_session
 from tests.engine.staff_helpers import enter_flip, finish, undo
 
@@ -151,3 +155,35 @@ def test_a_flip_is_refused_where_the_readers_saw_it_or_none_is_turned_up() -> No
     state, _ = _unseen(next(iter(_played("guangdong"))))
     with pytest.raises(StaffInputError, match=r"^indicator: guangdong turns up no tile"):
         enter_flip(state, AUDIT, "1m")
+
+
+def _entered_with_needs(result: HandResult, body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` (the whole result) as staff enter it under the hand's needs: the winners
+    whole (their discards cut to the counted 精), every other seat partial."""
+    hand = finished_hand(result.state)
+    needs = result.state.ruleset.needs(kind_of(hand))
+    seats = request_of(reduced_hand(hand, needs))["seats"]
+    winners = [w | {"discards": seats[w["seat"]]["discards"]} for w in body.get("winners", [])]
+    won = {w["seat"] for w in winners}
+    others = [{"seat": s, **seats[s]} for s in range(4) if s not in won]
+    assert all(o["partial"] for o in others)
+    return body | {"winners": winners, "seats": others}
+
+
+@pytest.mark.parametrize("ruleset", builtin_ids())
+def test_a_result_entered_with_only_what_it_needs_settles_as_the_whole_result(
+    ruleset: str,
+) -> None:
+    """On a table without readers staff give the winner's hand and, of the other seats,
+    only what the ruleset reads: the same settlement as the four whole hands."""
+    for result in _played(ruleset):
+        body = result_of(result.state)
+        settled = []
+        for entry in (body, _entered_with_needs(result, body)):
+            state, _ = _unseen(result)
+            flips = {k: entry.get(k) for k in ("xia_indicator", "indicator", "an_indicator")}
+            act, done = finish(state, AUDIT, entry.get("winners", []), entry["seats"], **flips)
+            assert isinstance(done, Settled) and isinstance(act, FinishedByStaff)
+            assert settle_data(act.request)["lines"] == done.settlement["lines"]
+            settled.append(done.settlement | {"lines": sorted(done.settlement["lines"], key=repr)})
+        assert settled[0] == settled[1], ruleset
