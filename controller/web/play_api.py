@@ -1,0 +1,279 @@
+"""The players' phones (docs/play.md): join a seat with the session's join code (the QR
+code on the display), see the hand's public side from that seat, and act for that seat
+only. Everything a phone may send is bounded: bodies (``limits.BODY_PREFIX_LIMITS``), joins
+per address and in all (``limits.Rate``), and each refusal is a 4xx in words, Chinese
+first, that stores nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, HTTPException, Path, Request, Response, status
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from controller.store.member_records import member_of_link
+from controller.store.members import NAME_MAX, MemberInputError, Members, UnknownMember, check_name
+from controller.store.owners import OwnerRecord
+from controller.table.seating import SeatRequest, SeatsLocked
+from controller.table.staff_acts import Look
+from controller.web.context import WebContext, context
+from controller.web.limits import client_address
+from controller.web.phone_seats import (
+    COOKIE,
+    TOKEN_HEADER,
+    PlayRefused,
+    SeatSession,
+    seat_words,
+)
+from controller.web.records_api import qr_svg
+from controller.web.schemas import Problem
+from controller.web.staff_api import ANSWER_WAIT, table_account
+
+router = APIRouter(
+    prefix="/api/v1/play",
+    tags=["players"],
+    responses={
+        400: {"model": Problem},
+        401: {"model": Problem},
+        403: {"model": Problem},
+        404: {"model": Problem},
+        409: {"model": Problem},
+        413: {"model": Problem},
+        422: {"model": Problem},
+        429: {"model": Problem},
+        503: {"model": Problem},
+    },
+)
+staff_router = APIRouter(prefix="/api/v1/staff/phones", tags=["staff"])
+Ctx = Annotated[WebContext, Depends(context)]
+SeatNo = Annotated[int, Path(ge=0, le=3, description="0-based (the page says 1号位–4号位)")]
+Code = Annotated[str, Field(min_length=1, max_length=16)]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class JoinIn(_In):
+    table: Annotated[str, Field(min_length=1, max_length=64)]
+    code: Code
+    name: Annotated[str, Field(min_length=1, max_length=NAME_MAX * 2)] | None = Field(
+        default=None, description="A guest's name"
+    )
+    member_link: Annotated[str, Field(min_length=16, max_length=64)] | None = Field(
+        default=None, description="A member's personal link token (docs/players.md)"
+    )
+
+    @model_validator(mode="after")
+    def _one(self) -> JoinIn:
+        if (self.name is None) == (self.member_link is None):
+            raise ValueError("give a name (a guest) or a member_link (a member), not both")
+        return self
+
+
+def refused(err: PlayRefused) -> HTTPException:
+    return HTTPException(err.status, err.detail)
+
+
+async def desk(ctx: WebContext, item: Any) -> dict[str, Any]:
+    """Hand ``item`` to the table loop (as the staff API does) and wait for its answer."""
+    if ctx.staff_desk is None:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "这里没有牌桌 (no live table here)")
+    try:
+        return await asyncio.wait_for(ctx.staff_desk(item), ANSWER_WAIT)
+    except (TimeoutError, OverflowError):
+        raise HTTPException(
+            status.HTTP_503_SERVICE_UNAVAILABLE,
+            "牌桌忙，请重试 (the table did not answer; nothing was done, try again)",
+            headers={"Retry-After": "2"},
+        ) from None
+
+
+def session_key(view: dict[str, Any]) -> str:
+    """The session a code and a seat belong to (a closed one: until the next hand)."""
+    return str(view.get("session_id") or "closed")
+
+
+def _token(request: Request, header: str | None) -> str | None:
+    return header or request.cookies.get(COOKIE)
+
+
+SeatToken = Annotated[str | None, Header(alias=TOKEN_HEADER, max_length=64)]
+
+
+async def phone(
+    ctx: Ctx, request: Request, token: SeatToken = None
+) -> tuple[SeatSession, dict[str, Any]]:
+    """The phone sending this request, and the hand as the table sees it now."""
+    view = await desk(ctx, Look())
+    try:
+        return ctx.phones.of(_token(request, token), session_key(view)), view
+    except PlayRefused as err:
+        raise refused(err) from None
+
+
+Phone = Annotated[tuple[SeatSession, dict[str, Any]], Depends(phone)]
+
+
+def _join_url(ctx: WebContext, code: str) -> str:
+    return f"/t/{ctx.settings.table}?code={code}"
+
+
+@router.get("/join", summary="This session's join code and the phones' link (the display's)")
+async def join_code(ctx: Ctx) -> dict[str, Any]:
+    view = await desk(ctx, Look())
+    code = ctx.phones.code(session_key(view))
+    return {"table": ctx.settings.table, "code": code.code, "url": _join_url(ctx, code.code)}
+
+
+@router.get(
+    "/join/qr.svg",
+    responses={200: {"content": {"image/svg+xml": {}}}},
+    summary="The join link as a QR code (the display's idle and between-hands screens)",
+)
+async def join_qr(ctx: Ctx, request: Request) -> Response:
+    view = await desk(ctx, Look())
+    code = ctx.phones.code(session_key(view))
+    url = str(request.base_url).rstrip("/") + _join_url(ctx, code.code)
+    return Response(qr_svg(url), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+@router.get("/seats", summary="Who holds each seat (names only)")
+async def seats(ctx: Ctx) -> dict[str, Any]:
+    view = await desk(ctx, Look())
+    return {"table": ctx.settings.table, "seats": ctx.phones.taken(session_key(view))}
+
+
+def _rate(ctx: WebContext, request: Request) -> None:
+    for key in (client_address(request.scope.get("client")), "*"):
+        rate = ctx.join_rate if key != "*" else ctx.join_rate_all
+        wait = rate.take(key)
+        if wait > 0:
+            raise HTTPException(
+                status.HTTP_429_TOO_MANY_REQUESTS,
+                f"入座太频繁，请 {int(wait) + 1} 秒后再试 (too many joins: wait {int(wait) + 1} s)",
+                headers={"Retry-After": str(int(wait) + 1)},
+            )
+
+
+@router.post(
+    "/seats/{seat}/join",
+    summary="Sit at a free seat with this phone: a guest (a name) or a member (their link)",
+)
+async def join(
+    seat: SeatNo, body: JoinIn, ctx: Ctx, request: Request, response: Response
+) -> dict[str, Any]:
+    _rate(ctx, request)
+    if body.table != ctx.settings.table:
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND,
+            f"这里是 {ctx.settings.table} 号桌，不是 {body.table} (not this table)",
+        )
+    view = await desk(ctx, Look())
+    key = session_key(view)
+    member_id = None
+    try:
+        ctx.phones.check_code(key, body.code)
+        if body.member_link is not None:
+            member_id, name = _member(ctx, body.member_link)
+        else:
+            name = _guest_name(body.name or "")
+        token, held = ctx.phones.join(seat, name, member_id, key)
+    except PlayRefused as err:
+        raise refused(err) from None
+    seated = False
+    if member_id is not None and not view.get("in_progress"):
+        try:  # a member's seat act, between hands (docs/players.md, "Sitting down")
+            await desk(ctx, SeatRequest(seat, member_id, f"phone:{held.sid}"))
+            seated = True
+        except SeatsLocked:
+            pass
+    response.set_cookie(
+        COOKIE,
+        token,
+        max_age=int(ctx.phones.seat_ttl),
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=ctx.settings.cookie_secure or request.url.scheme == "https",
+    )
+    return {
+        "seat": seat,
+        "name": name,
+        "member": member_id is not None,
+        "sid": held.sid,
+        "token": token,
+        "seated": seated,
+    }
+
+
+def _member(ctx: WebContext, link: str) -> tuple[str, str]:
+    member_id = member_of_link(ctx.store.engine, link)
+    members = Members(ctx.store.engine, table_id=ctx.settings.table)
+    try:
+        record = None if member_id is None else members.get(member_id)
+    except UnknownMember:
+        record = None
+    if record is None or not record.active:
+        raise PlayRefused(403, "会员链接无效 (the member link is not valid)")
+    return record.member_id, record.name
+
+
+def _guest_name(name: str) -> str:
+    try:
+        return check_name(name)
+    except MemberInputError:
+        raise PlayRefused(
+            422, f"名字：1–{NAME_MAX} 个字，不含控制字符 (name: 1-{NAME_MAX} characters)"
+        ) from None
+
+
+@router.get("/me", summary="This phone's seat and the hand's public side")
+async def me(held: Phone, ctx: Ctx) -> dict[str, Any]:
+    session, view = held
+    public = view.get("public") or {}
+    return {
+        "table": ctx.settings.table,
+        "seat": session.seat,
+        "seat_words": seat_words(session.seat),
+        "name": session.name,
+        "member": session.member_id is not None,
+        "sid": session.sid,
+        "hand_id": view.get("hand_id"),
+        "seen": view.get("seen"),
+        "in_progress": view.get("in_progress", False),
+        "hand_no": public.get("hand_no"),
+        "dealer": public.get("dealer"),
+        "jing": public.get("jing") or {},
+        "flips": view.get("flips", False),
+        "totals": view.get("totals"),
+        "seats": ctx.phones.taken(session_key(view)),
+    }
+
+
+@router.post("/leave", status_code=204, summary="This phone leaves its seat")
+async def leave(held: Phone, ctx: Ctx) -> Response:
+    session, _ = held
+    ctx.phones.release(session.seat)
+    out = Response(status_code=204)
+    out.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+    return out
+
+
+@staff_router.post(
+    "/{seat}/release",
+    responses={401: {"model": Problem}, 403: {"model": Problem}, 404: {"model": Problem}},
+    summary="Free a seat held by a phone (the player left, or lost the phone)",
+)
+def release(
+    seat: SeatNo, account: Annotated[OwnerRecord, Depends(table_account)], ctx: Ctx
+) -> JSONResponse:
+    held = ctx.phones.release(seat)
+    if held is None:
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND, f"{seat_words(seat)}没有手机入座 (no phone on that seat)"
+        )
+    return JSONResponse({"seat": seat, "released": held.name, "by": account.name})
