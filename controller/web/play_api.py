@@ -8,6 +8,7 @@ first, that stores nothing.
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Path, Request, Response, status
@@ -18,7 +19,7 @@ from controller.store.member_records import member_of_link
 from controller.store.members import NAME_MAX, MemberInputError, Members, UnknownMember, check_name
 from controller.store.owners import OwnerRecord
 from controller.table.seating import SeatRequest, SeatsLocked
-from controller.table.staff_acts import Look
+from controller.table.staff_acts import DiceButton, Look, StaffRequest, StaleRequest
 from controller.web.context import WebContext, context
 from controller.web.limits import client_address
 from controller.web.phone_seats import (
@@ -30,7 +31,8 @@ from controller.web.phone_seats import (
 )
 from controller.web.records_api import qr_svg
 from controller.web.schemas import Problem
-from controller.web.staff_api import ANSWER_WAIT, table_account
+from controller.web.staff_api import ANSWER_WAIT, HAND_ID, table_account
+from engine.round.commands import Audit, StaffInputError
 
 router = APIRouter(
     prefix="/api/v1/play",
@@ -79,11 +81,20 @@ def refused(err: PlayRefused) -> HTTPException:
 
 
 async def desk(ctx: WebContext, item: Any) -> dict[str, Any]:
-    """Hand ``item`` to the table loop (as the staff API does) and wait for its answer."""
+    """Hand ``item`` to the table loop (as the staff API does) and wait for its answer;
+    a refusal in words, Chinese first, nothing done."""
     if ctx.staff_desk is None:
         raise HTTPException(status.HTTP_403_FORBIDDEN, "这里没有牌桌 (no live table here)")
     try:
         return await asyncio.wait_for(ctx.staff_desk(item), ANSWER_WAIT)
+    except PlayRefused as err:
+        raise refused(err) from None
+    except StaffInputError as err:
+        raise HTTPException(422, f"不成立：{err}") from None
+    except StaleRequest as err:
+        raise HTTPException(
+            status.HTTP_409_CONFLICT, f"牌局已变，请刷新后再试 (the hand moved on: {err})"
+        ) from None
     except (TimeoutError, OverflowError):
         raise HTTPException(
             status.HTTP_503_SERVICE_UNAVAILABLE,
@@ -246,12 +257,70 @@ async def me(held: Phone, ctx: Ctx) -> dict[str, Any]:
         "seen": view.get("seen"),
         "in_progress": view.get("in_progress", False),
         "hand_no": public.get("hand_no"),
-        "dealer": public.get("dealer"),
+        "dealer": dealer_of(view),
         "jing": public.get("jing") or {},
         "flips": view.get("flips", False),
+        # the dealer's phone rolls where the table has no button: the break roll, or the
+        # next hand's after a settled one
+        "dice_due": not view.get("in_progress") or not public.get("dice"),
         "totals": view.get("totals"),
         "seats": ctx.phones.taken(session_key(view)),
     }
+
+
+class _Act(_In):
+    hand_id: Annotated[str, Field(pattern=HAND_ID, description="From GET /api/v1/play/me")]
+    seen: Annotated[int, Field(ge=0, le=100_000, description="Events of the hand seen")]
+
+
+class FlipIn(_Act):
+    indicator: Annotated[str, Field(min_length=1, max_length=4, description="e.g. 5s")]
+
+
+def audit(session: SeatSession, reason: str = "") -> Audit:
+    """Who (the seat, member or guest, the phone) and when, as a hand's events name it."""
+    return Audit(session.who, "player", datetime.now(UTC).isoformat(timespec="seconds"), reason)
+
+
+def dealer_of(view: dict[str, Any]) -> int | None:
+    """Who deals now: the hand's dealer, and once it is settled, the next hand's."""
+    public = view.get("public") or {}
+    settled = public.get("settlement") if not view.get("in_progress") else None
+    if isinstance(settled, dict) and isinstance(settled.get("next_dealer"), int):
+        return int(settled["next_dealer"])
+    dealer = public.get("dealer")
+    return dealer if isinstance(dealer, int) else None
+
+
+def dealer_only(session: SeatSession, view: dict[str, Any], what: str) -> None:
+    dealer = dealer_of(view)
+    if session.seat != dealer:
+        who = "" if dealer is None else f"（{seat_words(dealer)}）"
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN, f"只有庄家{who}可以{what} (only the dealer's phone may)"
+        )
+
+
+@router.post("/flip", summary="The dealer's phone enters the turned-up 精 no reader saw")
+async def flip(body: FlipIn, held: Phone, ctx: Ctx) -> dict[str, Any]:
+    session, view = held
+    dealer_only(session, view, "录入翻精")
+    request = StaffRequest(
+        "flip", body.hand_id, body.seen, audit(session), {"indicator": body.indicator}
+    )
+    return await desk(ctx, request)
+
+
+class DiceIn(_In):
+    hand_id: Annotated[str, Field(pattern=HAND_ID)] | None
+    seen: Annotated[int, Field(ge=0, le=100_000)]
+
+
+@router.post("/dice", summary="The dealer's phone rolls (a table without a dice button)")
+async def dice(body: DiceIn, held: Phone, ctx: Ctx) -> dict[str, Any]:
+    session, view = held
+    dealer_only(session, view, "掷骰子")
+    return await desk(ctx, DiceButton(body.hand_id, body.seen))
 
 
 @router.post("/leave", status_code=204, summary="This phone leaves its seat")

@@ -32,15 +32,15 @@ class Audit:
     """Who (account and role), when (the wall clock as the service recorded it), why."""
 
     by: str
-    role: Literal["staff", "owner"]
+    role: Literal["staff", "owner", "player"]
     at: str
     reason: str = ""
 
     def check(self, reason_required: bool) -> None:
         if not 1 <= len(self.by) <= MAX_NAME:
             raise StaffInputError(f"by: an account name of 1–{MAX_NAME} characters")
-        if self.role not in ("staff", "owner"):
-            raise StaffInputError(f"role: {self.role!r} is not staff or owner")
+        if self.role not in ("staff", "owner", "player"):
+            raise StaffInputError(f"role: {self.role!r} is not staff, owner or player")
         if not 1 <= len(self.at) <= 40:
             raise StaffInputError("at: the time of the act is required")
         if len(self.reason) > MAX_REASON:

@@ -394,7 +394,7 @@ def settlement_from_dict(d: SettlementDict) -> Settlement:
 
 # --- acts of a person on the hand (staff or an owner): who, when and why ---------------
 
-Role = Literal["staff", "owner"]
+Role = Literal["staff", "owner", "player"]  # a player: from their phone (docs/play.md)
 AccountName = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 # the wall clock as the service recorded it (ISO 8601): the engine has no clock
 Stamp = Annotated[str, StringConstraints(min_length=1, max_length=40)]

@@ -149,7 +149,11 @@ _PENALTIES = {
     "false_win": Words("诈胡", "false win (诈胡)"),
     "xianggong": Words("相公", "xianggong (相公)"),
 }
-_ROLES = {"staff": Words("工作人员", "staff"), "owner": Words("老板", "owner")}
+_ROLES = {
+    "staff": Words("工作人员", "staff"),
+    "owner": Words("老板", "owner"),
+    "player": Words("玩家", "player"),
+}
 
 
 def _narrate(e: Event, *, public: bool, names: Names) -> Words:

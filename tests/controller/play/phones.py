@@ -9,6 +9,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.controller.web.test_staff_api import PASSWORD
+
 
 @dataclass
 class Answer:
@@ -47,3 +49,25 @@ def call(
     except ValueError:
         parsed = text.decode(errors="replace")
     return Answer(status, parsed, got)
+
+
+PHONE = {"width": 360, "height": 780}
+
+
+def staff_token(base: str) -> str:
+    """A login of the table's staff account ``ann`` (``ReaderlessTable`` adds it)."""
+    login = call(f"{base}/api/v1/auth/login", {"name": "ann", "password": PASSWORD})
+    assert login.status == 200, login.body
+    return str(login.body["token"])
+
+
+def join_all(base: str, names: tuple[str, ...] = ("张三", "李四", "王五", "赵六")) -> list[str]:
+    """Four phones on the four seats, as guests: their seat tokens."""
+    code = call(f"{base}/api/v1/play/join").body["code"]
+    tokens = []
+    for seat, name in enumerate(names):
+        body = {"table": "t1", "code": code, "name": name}
+        got = call(f"{base}/api/v1/play/seats/{seat}/join", body)
+        assert got.status == 200, got.body
+        tokens.append(str(got.body["token"]))
+    return tokens

@@ -13,36 +13,11 @@ import pytest
 from controller.store.member_records import new_link
 from controller.store.members import Members
 from controller.web.records_api import qr_svg
-from tests.controller.mosquitto import Mosquitto
-from tests.controller.play.phones import call
-from tests.controller.service_helpers import GUARD
+from tests.controller.play.phones import PHONE, call, staff_token
 from tests.controller.web.test_browser import (
     _shot,
     browser,  # noqa: F401 (a fixture)
 )
-from tests.controller.web.test_console_dice_browser import ReaderlessTable
-from tests.controller.web.test_staff_api import PASSWORD
-
-PHONE = {"width": 360, "height": 780}
-
-
-@pytest.fixture
-def table(mosquitto: Mosquitto, tmp_path: Path) -> Any:
-    site = ReaderlessTable(mosquitto, tmp_path)
-    site.thread.start()
-    try:
-        assert site.ready.wait(GUARD * 2) and site.thread.failed is None, site.thread.failed
-        yield site
-    finally:
-        site.stop()
-        assert site.thread.finished.wait(GUARD * 2)
-    assert site.thread.failed is None, site.thread.failed
-
-
-def _staff_token(base: str) -> str:
-    login = call(f"{base}/api/v1/auth/login", {"name": "ann", "password": PASSWORD})
-    assert login.status == 200, login.body
-    return str(login.body["token"])
 
 
 @pytest.mark.timeout(240)
@@ -106,7 +81,7 @@ def test_a_phone_joins_a_free_seat_with_the_sessions_code_and_sees_only_public_t
     assert call(f"{api}/seats").body["seats"] == [None, "王五", "李四", None]
 
     # staff free a seat: the phone that held it is out, another may sit there
-    staff = _staff_token(base)
+    staff = staff_token(base)
     auth = {"Authorization": f"Bearer {staff}"}
     freed = call(f"{base}/api/v1/staff/phones/1/release", {}, headers=auth)
     assert freed.status == 200, freed.body
