@@ -303,8 +303,40 @@ class CloseSession:
     terms: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A player claims the hand's result from their phone (docs/play.md): ``winner``, their
+    own win (its ``seat`` theirs), or None for a 流局. Checked at once; settled once the
+    seats that pay confirm it (``AnswerClaim``)."""
+
+    audit: Audit
+    seat: int
+    winner: WinnerEntry | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerClaim:
+    """A seat's answer to the pending claim: 确认 (``agree``) or 有异议; ``jing``, the
+    (正精, 副精) it holds, where the settlement needs them (the jing family)."""
+
+    audit: Audit
+    seat: int
+    agree: bool
+    jing: tuple[int, int] | None = None
+
+
 StaffCommand = (
-    Finish | CorrectWin | Penalise | Adjust | Void | VoidEarlier | Undo | EnterFlip | CloseSession
+    Finish
+    | CorrectWin
+    | Penalise
+    | Adjust
+    | Void
+    | VoidEarlier
+    | Undo
+    | EnterFlip
+    | CloseSession
+    | Claim
+    | AnswerClaim
 )
 STAFF_COMMANDS: tuple[type, ...] = get_args(StaffCommand)
 # every change to a hand: a player's move, a person's act
