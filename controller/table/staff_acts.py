@@ -20,7 +20,9 @@ from controller.table.table_inputs import StaffInput, TableInputs
 from engine.round import Rejection, RoundState, apply
 from engine.round.commands import (
     Adjust,
+    AnswerClaim,
     Audit,
+    Claim,
     CorrectWin,
     EnterFlip,
     Finish,
@@ -30,15 +32,19 @@ from engine.round.commands import (
     Undo,
     Void,
     VoidEarlier,
+    WinnerEntry,
 )
 from engine.round.events import STAFF_ACT_TYPES, Event, HandVoided, Settled, event_from_dict
 from engine.round.fold import fold
 from engine.round.narration import texts
+from engine.round.player_claims import claim_view
 from engine.round.projection import public_view
 from engine.round.staff import read_winners, seen_flip, seen_xia
 from engine.settlement.ledger import plain
 
-ActKind = Literal["finish", "correct", "penalty", "adjust", "void", "undo", "flip"]
+ActKind = Literal[
+    "finish", "correct", "penalty", "adjust", "void", "undo", "flip", "claim", "answer"
+]
 
 
 class StaleRequest(ValueError):
@@ -113,6 +119,12 @@ def command_of(request: StaffRequest, policy: StaffPolicy) -> StaffCommand:
             return Undo(a)
         case "flip":
             return EnterFlip(a, b["indicator"])
+        case "claim":  # a player's, from their phone (docs/play.md)
+            winner = b.get("winner")
+            return Claim(a, b["seat"], None if winner is None else WinnerEntry.of(winner, "winner"))
+        case "answer":
+            jing = b.get("jing")
+            return AnswerClaim(a, b["seat"], b["agree"], None if jing is None else tuple(jing))
 
 
 def applied(state: RoundState, command: StaffCommand) -> list[Event]:
@@ -264,6 +276,7 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
             if e.type in STAFF_ACT_TYPES
         ],
         "totals": [plain(t) for t in keeper.session.totals],
+        "claim": claim_view(state),  # a player's claim waiting for answers (docs/play.md)
     }
 
 

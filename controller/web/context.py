@@ -38,6 +38,7 @@ class WebContext:
     phones: PhoneSeats = field(default_factory=PhoneSeats)
     join_rate: Rate = field(default_factory=lambda: Rate(10, 60.0))
     join_rate_all: Rate = field(default_factory=lambda: Rate(120, 60.0))
+    claim_rate: Rate = field(default_factory=lambda: Rate(30, 60.0))  # claims and answers
 
 
 # an act of staff (or a look at the hand) in, what the table loop made of it out

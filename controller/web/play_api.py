@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Path, Request, Response, status
 from fastapi.responses import JSONResponse
@@ -21,7 +21,7 @@ from controller.store.owners import OwnerRecord
 from controller.table.seating import SeatRequest, SeatsLocked
 from controller.table.staff_acts import DiceButton, Look, StaffRequest, StaleRequest
 from controller.web.context import WebContext, context
-from controller.web.limits import client_address
+from controller.web.limits import Rate, client_address
 from controller.web.phone_seats import (
     COOKIE,
     TOKEN_HEADER,
@@ -158,14 +158,17 @@ async def seats(ctx: Ctx) -> dict[str, Any]:
     return {"table": ctx.settings.table, "seats": ctx.phones.taken(session_key(view))}
 
 
-def _rate(ctx: WebContext, request: Request) -> None:
-    for key in (client_address(request.scope.get("client")), "*"):
-        rate = ctx.join_rate if key != "*" else ctx.join_rate_all
-        wait = rate.take(key)
+def _rate(ctx: WebContext, request: Request, rate: Rate | None = None, what: str = "入座") -> None:
+    """Joins per client address and in all; a claim or an answer per address."""
+    keys = [(client_address(request.scope.get("client")), rate or ctx.join_rate)]
+    if rate is None:
+        keys.append(("*", ctx.join_rate_all))
+    for key, window in keys:
+        wait = window.take(key)
         if wait > 0:
             raise HTTPException(
                 status.HTTP_429_TOO_MANY_REQUESTS,
-                f"入座太频繁，请 {int(wait) + 1} 秒后再试 (too many joins: wait {int(wait) + 1} s)",
+                f"{what}太频繁，请 {int(wait) + 1} 秒后再试 (too many: wait {int(wait) + 1} s)",
                 headers={"Retry-After": str(int(wait) + 1)},
             )
 
@@ -265,6 +268,8 @@ async def me(held: Phone, ctx: Ctx) -> dict[str, Any]:
         "dice_due": not view.get("in_progress") or not public.get("dice"),
         "totals": view.get("totals"),
         "seats": ctx.phones.taken(session_key(view)),
+        "claim": view.get("claim"),
+        "settlement": None if view.get("in_progress") else public.get("settlement"),
     }
 
 
@@ -321,6 +326,76 @@ async def dice(body: DiceIn, held: Phone, ctx: Ctx) -> dict[str, Any]:
     session, view = held
     dealer_only(session, view, "掷骰子")
     return await desk(ctx, DiceButton(body.hand_id, body.seen))
+
+
+class MeldIn(_In):
+    type: Literal["chow", "pung", "kong_exposed", "kong_concealed", "kong_added"]
+    tiles: Annotated[str, Field(max_length=16)]
+    from_: Annotated[int, Field(ge=0, le=3)] | None = Field(default=None, alias="from")
+    claimed: Annotated[str, Field(max_length=4)] | None = None
+
+
+class WinIn(_In):
+    """The winning hand as the picker enters it: the concealed tiles with the winning tile,
+    the melds, the winning tile, where it came from (``self`` or the seat that dealt in)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+    hand: Annotated[str, Field(min_length=1, max_length=64)]
+    melds: list[MeldIn] = Field(default=[], max_length=4)
+    tile: Annotated[str, Field(min_length=1, max_length=4)]
+    from_: Literal["self", 0, 1, 2, 3] = Field(alias="from")
+
+
+class ClaimIn(_Act):
+    seat: Annotated[int, Field(ge=0, le=3, description="Your own seat (0-based)")]
+    result: Literal["win", "exhausted"]
+    win: WinIn | None = None
+
+    @model_validator(mode="after")
+    def _win(self) -> ClaimIn:
+        if (self.result == "win") != (self.win is not None):
+            raise ValueError('a "win" with result "win" (胡), none for "exhausted" (流局)')
+        return self
+
+
+def own_seat(session: SeatSession, seat: int) -> None:
+    if seat != session.seat:
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN,
+            f"只能为自己的座位（{seat_words(session.seat)}）操作，不能代{seat_words(seat)} "
+            "(act for your own seat only)",
+        )
+
+
+@router.post("/claim", summary="Claim the hand for your seat: 胡 (自摸 or who dealt in), or 流局")
+async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[str, Any]:
+    session, _ = held
+    own_seat(session, body.seat)
+    _rate(ctx, request, ctx.claim_rate, "申报")
+    winner = None
+    if body.win is not None:
+        winner = body.win.model_dump(by_alias=True, exclude_none=True) | {"seat": body.seat}
+        if winner["from"] == body.seat:
+            raise HTTPException(422, "放炮的不能是自己：自摸请选自摸 (from: not your own seat)")
+    fields = {"seat": body.seat, "winner": winner}
+    return await desk(ctx, StaffRequest("claim", body.hand_id, body.seen, audit(session), fields))
+
+
+class AnswerIn(_Act):
+    seat: Annotated[int, Field(ge=0, le=3, description="Your own seat (0-based)")]
+    agree: bool
+    jing: (
+        Annotated[list[Annotated[int, Field(ge=0, le=4)]], Field(min_length=2, max_length=2)] | None
+    ) = Field(default=None, description="[正精, 副精] your seat holds (the jing family)")
+
+
+@router.post("/answer", summary="Answer the pending claim: 确认 (with your 精) or 有异议")
+async def answer(body: AnswerIn, held: Phone, ctx: Ctx, request: Request) -> dict[str, Any]:
+    session, _ = held
+    own_seat(session, body.seat)
+    _rate(ctx, request, ctx.claim_rate, "确认")
+    fields = {"seat": body.seat, "agree": body.agree, "jing": body.jing}
+    return await desk(ctx, StaffRequest("answer", body.hand_id, body.seen, audit(session), fields))
 
 
 @router.post("/leave", status_code=204, summary="This phone leaves its seat")

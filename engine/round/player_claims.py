@@ -13,6 +13,9 @@ those 精 and tiles of no consequence (``stand_in``). What a hand would need bey
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 from engine.round.commands import (
     AnswerClaim,
     Audit,
@@ -31,6 +34,8 @@ from engine.round.events import (
     amount_in,
 )
 from engine.round.state import SEATS, Phase, RoundState
+from engine.rulesets import settle_request
+from engine.settlement.ledger import plain
 from engine.tiles import format_kinds, parse_kinds, successor
 from engine.wall import FlipKind
 
@@ -205,3 +210,41 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
         return [answered, *_finish(after, winner, counts, audit)]
     except StaffInputError as err:
         raise StaffInputError(f"精的张数不成立 (refused): {err}") from None
+
+
+def claim_view(state: RoundState) -> dict[str, Any] | None:
+    """The pending claim as every seat may see it: the claimed hand (laid face up), who
+    pays and who answered how, and the payout as claimed (in the jing family with every
+    other seat's 精 at 0 until they enter theirs): never another seat's 精 count."""
+    if state.player_claim is None or state.phase is Phase.DONE:
+        return None
+    made, answers = state.player_claim
+    preview = settle_request(made.request)
+    return {
+        "seat": made.seat,
+        "at": made.at,
+        "winners": list(made.winners),
+        "payers": list(made.payers),
+        "jing_counts": made.jing_counts,
+        "answers": [{"seat": a.seat, "agree": a.agree, "at": a.at} for a in answers],
+        "lines": [ln.as_dict() for ln in preview.lines],
+        "net": [plain(n) for n in preview.net],
+    }
+
+
+def stalled(state: RoundState, now: datetime, answer_time: float) -> tuple[str, str] | None:
+    """Why the pending claim needs staff (a dispute, or no answer within ``answer_time``
+    seconds of the claim, by the wall clock): Chinese and English, or None."""
+    if state.player_claim is None or state.phase is Phase.DONE:
+        return None
+    made, answers = state.player_claim
+    disputed = [a.seat for a in answers if not a.agree]
+    if disputed:
+        return f"{seat_words(disputed[0])}有异议", f"seat {disputed[0] + 1} disputes the claim"
+    try:
+        claimed = datetime.fromisoformat(made.at)
+    except ValueError:
+        return None
+    if (now - claimed).total_seconds() >= answer_time:
+        return "申报无人确认", "nobody confirmed the claim in time"
+    return None

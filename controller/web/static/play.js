@@ -85,7 +85,7 @@
     last = me;
     const parts = [seatPanel(me), ...extra.map((f) => f(me)).filter(Boolean)];
     const focused = document.activeElement && document.activeElement.id;
-    if (focused && focused !== "leave" && $(focused) && $(focused).tagName === "INPUT") return; // typing: leave it be
+    if (focused && $(focused) && ["INPUT", "SELECT"].includes($(focused).tagName)) return; // in use: leave it be
     $("main").replaceChildren(...parts);
     if (!timer) timer = setInterval(refresh, 1500);
   }
