@@ -391,11 +391,14 @@ class AnswerIn(_Act):
 
 @router.post("/answer", summary="Answer the pending claim: 确认 (with your 精) or 有异议")
 async def answer(body: AnswerIn, held: Phone, ctx: Ctx, request: Request) -> dict[str, Any]:
-    session, _ = held
+    session, view = held
     own_seat(session, body.seat)
     _rate(ctx, request, ctx.claim_rate, "确认")
     fields = {"seat": body.seat, "agree": body.agree, "jing": body.jing}
-    return await desk(ctx, StaffRequest("answer", body.hand_id, body.seen, audit(session), fields))
+    # the other seats answer at the same time: each seat answers once (the engine refuses
+    # a second), so the answer needs the hand, not the moment it was seen
+    seen = int(view.get("seen") or 0)
+    return await desk(ctx, StaffRequest("answer", body.hand_id, seen, audit(session), fields))
 
 
 @router.post("/leave", status_code=204, summary="This phone leaves its seat")

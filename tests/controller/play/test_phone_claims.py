@@ -102,7 +102,10 @@ def test_players_claim_and_confirm_hands_and_strangers_acts_are_refused(table: A
         got = call(f"{api}/answer", body, token=tokens[seat])
         assert got.status == 200, got.body
         replayed = call(f"{api}/answer", body, token=tokens[seat])
-        assert replayed.status == 409, replayed.body  # a request sent twice: nothing stored
+        if seat != 3:  # (sent twice: nothing stored; after the last, the hand is settled)
+            assert replayed.status == 422 and "已经回答过" in replayed.detail, replayed.body
+        else:
+            assert replayed.status == 422 and "没有待确认" in replayed.detail, replayed.body
     settlement = _settled_as_mjtable_settle(keeper)
     assert any("玩家录入" in n for n in settlement["notes"])
     acts = [e for e in keeper.log if isinstance(e, ClaimMade | ClaimAnswered)]
