@@ -33,6 +33,8 @@ from engine.round.events import (
     Settled,
     amount_in,
 )
+from engine.round.fold import advance
+from engine.round.staff import act as staff_act
 from engine.round.state import SEATS, Phase, RoundState
 from engine.rulesets import settle_request
 from engine.settlement.ledger import plain
@@ -103,8 +105,6 @@ def _finish(
 ) -> list[Event]:
     """The finish a claim makes with these 精 counts (every other seat's: 0 unless given),
     through the staff path: its events, or StaffInputError in the settlement's words."""
-    from engine.round.staff import act  # (staff dispatches here: imported when used)
-
     winners = () if winner is None else (winner,)
     finish = Finish.of(audit, winners)
     taken = {w.seat for w in finish.winners}
@@ -119,7 +119,14 @@ def _finish(
     counts = {s: jing.get(s, (0, 0)) for s in range(SEATS) if s not in taken}
     indicator = _indicator(state) if jing_family(state) else None
     seats = tuple(stand_in(counts, kinds, indicator))
-    return act(state, Finish(audit, finish.winners, seats))
+    return staff_act(state, Finish(audit, finish.winners, seats))
+
+
+def act(state: RoundState, command: Claim | AnswerClaim) -> list[Event]:
+    """The events of a player's claim or answer, or StaffInputError in words."""
+    if isinstance(command, Claim):
+        return make_claim(state, command)
+    return answer_claim(state, command)
 
 
 def make_claim(state: RoundState, c: Claim) -> list[Event]:
@@ -203,8 +210,6 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
     why = f"{seat_words(made.seat)}申报，{names}号位确认 (claimed by a player, confirmed)"
     audit = Audit(made.by, "player", c.audit.at, why)
     winner = made.winners[0] if made.winners else None
-    from engine.round.fold import advance  # (fold imports this module's events only)
-
     after = advance(state, [answered])
     try:
         return [answered, *_finish(after, winner, counts, audit)]

@@ -17,12 +17,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
-from engine.round import player_claims
 from engine.round.commands import (
     Adjust,
-    AnswerClaim,
     Audit,
-    Claim,
     CloseSession,
     CorrectWin,
     EnterFlip,
@@ -220,10 +217,6 @@ def act(state: RoundState, command: StaffCommand) -> list[Event]:
             return _enter_flip(state, command)
         case CloseSession():
             return _close_session(state, command)
-        case Claim():
-            return player_claims.make_claim(state, command)
-        case AnswerClaim():
-            return player_claims.answer_claim(state, command)
     raise StaffInputError(f"not an act of staff: {command!r}")
 
 
