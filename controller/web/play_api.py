@@ -89,8 +89,9 @@ async def desk(ctx: WebContext, item: Any) -> dict[str, Any]:
         return await asyncio.wait_for(ctx.staff_desk(item), ANSWER_WAIT)
     except PlayRefused as err:
         raise refused(err) from None
-    except StaffInputError as err:
-        raise HTTPException(422, f"不成立：{err}") from None
+    except StaffInputError as err:  # (a claim's refusals are in words already)
+        said = str(err)
+        raise HTTPException(422, said if not said.isascii() else f"不成立：{said}") from None
     except StaleRequest as err:
         raise HTTPException(
             status.HTTP_409_CONFLICT, f"牌局已变，请刷新后再试 (the hand moved on: {err})"

@@ -13,6 +13,7 @@ those 精 and tiles of no consequence (``stand_in``). What a hand would need bey
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -47,6 +48,16 @@ KINDS = 34
 
 def seat_words(seat: int) -> str:
     return f"{seat + 1}号位"
+
+
+_FIELD = re.compile(r"^winners\[0\][.:]\s*")
+_SEAT = re.compile(r"seats?\[(\d)\]|seat (\d)")
+
+
+def in_seats(message: str) -> str:
+    """A settlement's refusal in people's words: 2号位, never ``seats[1]``."""
+    message = _FIELD.sub("", message)
+    return _SEAT.sub(lambda m: seat_words(int(m.group(1) or m.group(2))), message)
 
 
 def jing_family(state: RoundState) -> bool:
@@ -149,7 +160,7 @@ def make_claim(state: RoundState, c: Claim) -> list[Event]:
     try:
         events = _finish(state, winner, {}, c.audit)
     except StaffInputError as err:
-        raise StaffInputError(f"胡牌不成立 (refused): {err}") from None
+        raise StaffInputError(f"胡牌不成立：{in_seats(str(err))}") from None
     finished = events[0]
     assert isinstance(finished, FinishedByStaff)
     others = tuple(s for s in range(SEATS) if s != seat)
@@ -214,7 +225,7 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
     try:
         return [answered, *_finish(after, winner, counts, audit)]
     except StaffInputError as err:
-        raise StaffInputError(f"精的张数不成立 (refused): {err}") from None
+        raise StaffInputError(f"精的张数不成立：{in_seats(str(err))}") from None
 
 
 def claim_view(state: RoundState) -> dict[str, Any] | None:
