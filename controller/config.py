@@ -190,6 +190,9 @@ class TrackerSettings(_Section):
     decide, when two of a kind could still become a kong (the seat holds the third)."""
     reader_silent_after: float = Field(3.0, gt=0)
     """Seconds without a scan before a reader is reported silent (the bridge's default)."""
+    claim_answer_time: float = Field(90.0, gt=0)
+    """Seconds the paying seats have to answer a player's claim from their phones before
+    staff are called (docs/play.md)."""
     stuck_after: float = Field(2.0, gt=0)
     """Seconds a reader may stay silent (after ``reader_silent_after``) before the hand in
     play waits for staff and the status topic, the dealer card and the display say so

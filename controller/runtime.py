@@ -292,6 +292,7 @@ async def running(config: TableSettings, opts: RunOptions) -> AsyncIterator[Runn
             options=ServiceSettings(
                 hands=opts.hands,
                 stuck_after=config.tracker.stuck_after,
+                claim_answer_time=config.tracker.claim_answer_time,
                 readerless=hardware.readerless,
             ),
             panel=panel,

@@ -114,6 +114,13 @@ def demo(
             "the start), as a real table without readers does."
         ),
     ] = False,
+    players: Annotated[
+        str,
+        typer.Option(
+            help="With --readers none, who enters the bots' results: staff (the staff API) "
+            "or phones (the players' API: join, claim, confirm; docs/play.md)."
+        ),
+    ] = "staff",
     cards: Annotated[
         str | None,
         typer.Option(
@@ -132,6 +139,13 @@ def demo(
     if manual and readers is not ReaderModel.none:
         typer.echo("错误：--manual 只用于 --readers none (error: --manual needs --readers none)",
                    err=True)  # fmt: skip
+        raise typer.Exit(2)
+    if players not in ("staff", "phones") or (
+        players == "phones" and (readers is not ReaderModel.none or manual)
+    ):
+        typer.echo("错误：--players 为 staff 或 phones，phones 只用于 --readers none，"
+                   "不与 --manual 同用 (error: --players staff|phones; phones needs "
+                   "--readers none, not --manual)", err=True)  # fmt: skip
         raise typer.Exit(2)
     if laid and readers is ReaderModel.none:
         typer.echo("错误：--cards 需要读卡器 (error: --cards needs readers)", err=True)
@@ -176,7 +190,7 @@ def demo(
         cards=laid,
     )
     service = (
-        _without_readers(config, opts, manual)
+        _without_readers(config, opts, manual, players == "phones")
         if readers is ReaderModel.none
         else serve(config, opts)
     )
@@ -209,10 +223,14 @@ def _cards(text: str | None) -> tuple[bytes, ...]:
     return tuple(out)
 
 
-async def _without_readers(config: TableSettings, opts: RunOptions, manual: bool) -> int:
+async def _without_readers(
+    config: TableSettings, opts: RunOptions, manual: bool, phones: bool = False
+) -> int:
     """The service on a table without readers, and the demo's staff entering the bots'
     results over HTTP (``controller.sim.demo_results``): exits 1 if a result is refused.
-    ``manual``: nobody enters them; the demo staff account is for a person at the console."""
+    ``manual``: nobody enters them; the demo staff account is for a person at the console.
+    ``phones``: the bots' phones claim and confirm each result (``controller.sim.demo_phones``)."""
+    from controller.sim.demo_phones import PhoneDesk
     from controller.sim.demo_results import ACCOUNT, DemoDeskError, ResultDesk, demo_staff
     from controller.store import EventStore
 
@@ -224,9 +242,8 @@ async def _without_readers(config: TableSettings, opts: RunOptions, manual: bool
         finally:
             store.close()
     seed = opts.seed if opts.seed is not None else secrets.randbelow(1 << 30)
-    desk = ResultDesk(
-        password, config.ruleset.id, config.ruleset.options, seed, opts.hands, opts.between_hands
-    )
+    rules = (config.ruleset.id, config.ruleset.options, seed, opts.hands, opts.between_hands)
+    desk = PhoneDesk(*rules) if phones else ResultDesk(password, *rules)
     stop = opts.stop = asyncio.Event()
     said = opts.ready
     tasks: list[asyncio.Task[None]] = []

@@ -50,10 +50,17 @@ def demo_staff(store: EventStore, table: str) -> str:
     return password
 
 
-def _call(url: str, body: dict[str, Any] | None = None, token: str | None = None) -> Any:
+def _call(
+    url: str,
+    body: dict[str, Any] | None = None,
+    token: str | None = None,
+    seat_token: str | None = None,
+) -> Any:
     headers = {"Content-Type": "application/json"}
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
+    if seat_token is not None:  # a player's phone (docs/play.md)
+        headers["X-Seat-Token"] = seat_token
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, headers=headers)
     try:

@@ -42,6 +42,7 @@ from controller.table.staff_requests import StaffItem
 from controller.table.table_inputs import DicePress, StaffInput, TableInput, TableInputs
 from controller.table.tags import Card, TagBook
 from engine.round.commands import Audit
+from engine.round.player_claims import stalled
 from firmware_bridge.protocol.messages import TableState
 from firmware_bridge.table import NoBoard
 from firmware_bridge.table_events import (
@@ -116,6 +117,8 @@ class ServiceSettings:
     """Seconds after a hand's settlement is shown (its messages out) to run the full GC pass
     (``controller.process.gc_pauses``) while the table shuffles; skipped if a new hand has begun by
     then (the next hand's end tries again). None: never."""
+    claim_answer_time: float = 90.0
+    """Seconds the paying seats have to answer a player's claim before staff are called."""
     readerless: bool = False
     """A table without readers: the first hand starts at once (no walls to wait for), the
     next ones when the dealer rolls; staff enter each result (a ``Finish`` command)."""
@@ -285,6 +288,12 @@ class TableService:
             if due:
                 zh, en = due[0]
                 notice = keeper.hold(zh, en)
+        hand_id, state = keeper.hand_id, keeper.state
+        if notice is None and keeper.in_progress and hand_id and state is not None:
+            # a player's claim disputed, or not answered in time (docs/play.md)
+            why = stalled(state, self.wall(), self.options.claim_answer_time)
+            if why is not None:
+                notice = keeper.hold(*why)
         self.tracker.held = notice is not None
         stuck = None if notice is None else notice.line
         if stuck == self._stuck:

@@ -32,6 +32,7 @@ from engine.round.commands import Adjust, Penalise, StaffCommand, StaffInputErro
 from engine.round.events import STAFF_ACT_TYPES, Event, HandVoided, Settled, event_from_dict
 from engine.round.fold import fold
 from engine.round.narration import texts
+from engine.round.player_claims import claim_view
 from engine.round.projection import public_view
 from engine.round.staff import read_winners, seen_flip, seen_xia
 from engine.settlement.ledger import plain
@@ -241,6 +242,7 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
             if e.type in STAFF_ACT_TYPES
         ],
         "totals": [plain(t) for t in keeper.session.totals],
+        "claim": claim_view(state),  # a player's claim waiting for answers (docs/play.md)
     }
 
 

@@ -21,7 +21,16 @@ from fastapi.staticfiles import StaticFiles
 from controller.process.metrics import Metrics
 from controller.store import EventStore, StoreInputError
 from controller.store.owners import OwnerAccounts
-from controller.web import auth, members_api, owner_api, pages, public, records_api, staff_api
+from controller.web import (
+    auth,
+    members_api,
+    owner_api,
+    pages,
+    play_api,
+    public,
+    records_api,
+    staff_api,
+)
 from controller.web.context import StaffDesk, WebContext
 from controller.web.cross_site import CrossSiteGuard
 from controller.web.limits import BodyLimit, HashGate, LoginThrottle, StreamSlots
@@ -132,6 +141,8 @@ def create_app(
     app.include_router(records_api.router)
     app.include_router(records_api.owner_router)
     app.include_router(records_api.mine)
+    app.include_router(play_api.router)
+    app.include_router(play_api.staff_router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     if metrics is not None:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import Request
 
 from controller.store import EventStore
 from controller.store.owners import OwnerAccounts
-from controller.web.limits import HashGate, LoginThrottle, StreamSlots
+from controller.web.limits import HashGate, LoginThrottle, Rate, StreamSlots
 from controller.web.live import LiveHub
+from controller.web.phone_seats import PhoneSeats
 from controller.web.settings import WebAppSettings
 from controller.web.tokens import TokenSigner
 
@@ -32,6 +33,12 @@ class WebContext:
     # The table's: hands an act of staff (``controller.table.staff_acts``) to the table loop and
     # answers what it did; None at the hub, or with no table loop.
     staff_desk: StaffDesk | None = None
+    # The players' phones: the join code and who holds each seat (docs/play.md), and the
+    # joins let through per client address and in all.
+    phones: PhoneSeats = field(default_factory=PhoneSeats)
+    join_rate: Rate = field(default_factory=lambda: Rate(10, 60.0))
+    join_rate_all: Rate = field(default_factory=lambda: Rate(120, 60.0))
+    claim_rate: Rate = field(default_factory=lambda: Rate(30, 60.0))  # claims and answers
 
 
 # an act of staff (or a look at the hand) in, what the table loop made of it out

@@ -30,7 +30,7 @@ T = TypeVar("T")
 DEFAULT_BODY = 1024  # no route but login reads a body
 BODY_LIMITS = {"/api/v1/auth/login": 8 * 1024}  # a 1024-character password, JSON-escaped
 # by path prefix: an act of staff (a reason of 500 characters, JSON-escaped, and a hand)
-BODY_PREFIX_LIMITS = {"/api/v1/staff/": 16 * 1024}
+BODY_PREFIX_LIMITS = {"/api/v1/staff/": 16 * 1024, "/api/v1/play/": 4 * 1024}
 
 
 async def problem(send: Send, status: int, detail: str) -> None:
@@ -241,3 +241,24 @@ class HashGate:
                 return await asyncio.to_thread(work)
         finally:
             self._queued -= 1
+
+
+class Rate:
+    """At most ``limit`` acts per key in ``window`` seconds (per client address, or one
+    key for all), each counted when it is let through: ``take`` answers the seconds to
+    wait (0: taken)."""
+
+    def __init__(
+        self, limit: int, window: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._window = _Window(limit, window)
+        self._lock = threading.Lock()
+        self._clock = clock
+
+    def take(self, key: str) -> float:
+        now = self._clock()
+        with self._lock:
+            wait = self._window.wait(key, now)
+            if wait <= 0:
+                self._window.add(key, now)
+            return wait

@@ -4,9 +4,9 @@
 ``?broker=`` straight from the parlour's broker); ``/dealer``: the dealer's view;
 ``/floor``: every table of the parlour live, from the broker (docs/displays.md);
 ``/owner``: the owners' app (it logs in through the API); ``/m/<token>``: a member's own
-record, through their personal link; ``/cashout``: a session's printable cash-out (staff
-and owners, through the API). The pages are public; owner data
-comes only through the API, which checks the login.
+record, through their personal link; ``/t/<table>``: a player's phone (docs/play.md);
+``/cashout``: a session's printable cash-out (staff and owners, through the API). The
+pages are public; owner data comes only through the API, which checks the login.
 """
 
 from __future__ import annotations
@@ -81,6 +81,13 @@ def cashout_sheet() -> FileResponse:
 @router.get("/owner")
 def owner() -> FileResponse:
     return _page("owner.html")
+
+
+@router.get("/t/{table}")
+def play(table: str) -> FileResponse:
+    """A player's phone at ``table``: join a seat (the join code in the link), then play it
+    (docs/play.md); the page reads everything through ``/api/v1/play``."""
+    return _page("play.html")
 
 
 @router.get("/m/{token}")

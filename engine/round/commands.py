@@ -32,15 +32,15 @@ class Audit:
     """Who (account and role), when (the wall clock as the service recorded it), why."""
 
     by: str
-    role: Literal["staff", "owner"]
+    role: Literal["staff", "owner", "player"]
     at: str
     reason: str = ""
 
     def check(self, reason_required: bool) -> None:
         if not 1 <= len(self.by) <= MAX_NAME:
             raise StaffInputError(f"by: an account name of 1–{MAX_NAME} characters")
-        if self.role not in ("staff", "owner"):
-            raise StaffInputError(f"role: {self.role!r} is not staff or owner")
+        if self.role not in ("staff", "owner", "player"):
+            raise StaffInputError(f"role: {self.role!r} is not staff, owner or player")
         if not 1 <= len(self.at) <= 40:
             raise StaffInputError("at: the time of the act is required")
         if len(self.reason) > MAX_REASON:
@@ -317,8 +317,40 @@ class CloseSession:
     terms: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A player claims the hand's result from their phone (docs/play.md): ``winner``, their
+    own win (its ``seat`` theirs), or None for a 流局. Checked at once; settled once the
+    seats that pay confirm it (``AnswerClaim``)."""
+
+    audit: Audit
+    seat: int
+    winner: WinnerEntry | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerClaim:
+    """A seat's answer to the pending claim: 确认 (``agree``) or 有异议; ``jing``, the
+    (正精, 副精) it holds, where the settlement needs them (the jing family)."""
+
+    audit: Audit
+    seat: int
+    agree: bool
+    jing: tuple[int, int] | None = None
+
+
 StaffCommand = (
-    Finish | CorrectWin | Penalise | Adjust | Void | VoidEarlier | Undo | EnterFlip | CloseSession
+    Finish
+    | CorrectWin
+    | Penalise
+    | Adjust
+    | Void
+    | VoidEarlier
+    | Undo
+    | EnterFlip
+    | CloseSession
+    | Claim
+    | AnswerClaim
 )
 STAFF_COMMANDS: tuple[type, ...] = get_args(StaffCommand)
 # every change to a hand: a player's move, a person's act

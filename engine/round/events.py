@@ -394,7 +394,7 @@ def settlement_from_dict(d: SettlementDict) -> Settlement:
 
 # --- acts of a person on the hand (staff or an owner): who, when and why ---------------
 
-Role = Literal["staff", "owner"]
+Role = Literal["staff", "owner", "player"]  # a player: from their phone (docs/play.md)
 AccountName = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 # the wall clock as the service recorded it (ISO 8601): the engine has no clock
 Stamp = Annotated[str, StringConstraints(min_length=1, max_length=40)]
@@ -504,6 +504,34 @@ class SessionClosed(StaffAct):
     terms: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class ClaimMade(StaffAct):
+    """A player's claim of the result from their phone (``engine.round.player_claims``):
+    ``winners`` (laid face up, so public; empty for a 流局), the seats whose confirmation
+    settles it (``payers``), whether each enters its 精 count (``jing_counts``), and
+    ``request``, the ``mjtable settle`` object as claimed (never public)."""
+
+    type: ClassVar[str] = "claim_made"
+    secret: ClassVar[tuple[str, ...]] = ("request",)
+    seat: Seat
+    winners: tuple[SettleSeat, ...]
+    payers: tuple[Seat, ...]
+    jing_counts: bool
+    request: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimAnswered(StaffAct):
+    """A seat's answer to the pending claim: ``agree`` (确认) or not (有异议: staff are
+    called); ``jing`` the (正精, 副精) it holds, kept, never public."""
+
+    type: ClassVar[str] = "claim_answered"
+    secret: ClassVar[tuple[str, ...]] = ("jing",)
+    seat: Seat
+    agree: bool
+    jing: Annotated[tuple[int, ...], Field(max_length=2)] | None = None
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -535,6 +563,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         FlipEntered,
         StaffUndone,
         SessionClosed,
+        ClaimMade,
+        ClaimAnswered,
     )
 }
 STAFF_ACT_TYPES = frozenset(t for t, cls in EVENT_TYPES.items() if issubclass(cls, StaffAct))

@@ -157,7 +157,7 @@ def staff_settlement(act: StaffAct) -> Settlement:
 
 
 def entered_note(act: StaffAct) -> str:
-    who = "工作人员" if act.role == "staff" else "老板"
+    who = {"staff": "工作人员", "player": "玩家"}.get(act.role, "老板")
     return f"{who}录入 (entered by {act.role} {act.by})"
 
 

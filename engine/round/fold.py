@@ -14,7 +14,9 @@ from engine.hand import MeldType
 from engine.round.events import (
     Adjusted,
     Chowed,
+    ClaimAnswered,
     ClaimDeclared,
+    ClaimMade,
     ClaimsResolved,
     Dealt,
     DiceCommitted,
@@ -442,6 +444,21 @@ def _undone(state: RoundState, e: StaffUndone) -> None:
         setattr(state, name, getattr(restored, name))
 
 
+def _claim_made(state: RoundState, e: ClaimMade) -> None:
+    if state.phase is Phase.DONE:
+        raise ValueError("the hand is settled already")
+    _act(state, e)
+    state.player_claim = (e, ())
+
+
+def _claim_answered(state: RoundState, e: ClaimAnswered) -> None:
+    if state.player_claim is None:
+        raise ValueError("no claim to answer")
+    _act(state, e)
+    made, answers = state.player_claim
+    state.player_claim = (made, (*answers, e))
+
+
 def _session_closed(state: RoundState, e: SessionClosed) -> None:
     # not an act undo takes back (``_act``): the session is over, its cash-out made
     if state.settlement is None:
@@ -476,4 +493,6 @@ _HANDLERS: dict[type[Event], Callable[[RoundState, Any], None]] = {
     FlipEntered: _flip_entered,
     StaffUndone: _undone,
     SessionClosed: _session_closed,
+    ClaimMade: _claim_made,
+    ClaimAnswered: _claim_answered,
 }

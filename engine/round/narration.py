@@ -21,7 +21,9 @@ from typing import Literal
 from engine.round.events import (
     Adjusted,
     Chowed,
+    ClaimAnswered,
     ClaimDeclared,
+    ClaimMade,
     ClaimsResolved,
     Dealt,
     DiceCommitted,
@@ -149,7 +151,11 @@ _PENALTIES = {
     "false_win": Words("诈胡", "false win (诈胡)"),
     "xianggong": Words("相公", "xianggong (相公)"),
 }
-_ROLES = {"staff": Words("工作人员", "staff"), "owner": Words("老板", "owner")}
+_ROLES = {
+    "staff": Words("工作人员", "staff"),
+    "owner": Words("老板", "owner"),
+    "player": Words("玩家", "player"),
+}
 
 
 def _narrate(e: Event, *, public: bool, names: Names) -> Words:
@@ -289,6 +295,20 @@ def _act(e: StaffAct, names: Names) -> Words:
             what = Words(f"录入翻出的精牌：{zh_name(k)}", f"the flipped tile entered: {en_name(k)}")
         case StaffUndone():
             what = Words("撤销上一步", f"undoes {e.undone}")
+        case ClaimMade():
+            s = _seat(e.seat, names)
+            what = (
+                Words(f"{s.zh} 申报胡牌，等待确认", f"{s.en} claims the win, to be confirmed")
+                if e.winners
+                else Words(f"{s.zh} 申报流局，等待确认", f"{s.en} claims a 流局, to be confirmed")
+            )
+        case ClaimAnswered():
+            s = _seat(e.seat, names)
+            what = (
+                Words(f"{s.zh} 确认", f"{s.en} confirms")
+                if e.agree
+                else Words(f"{s.zh} 有异议：请工作人员处理", f"{s.en} disputes it: staff called")
+            )
         case SessionClosed():
             what = (
                 Words("本场结束（每日结算时间）", "the session closed (the daily cut-off)")

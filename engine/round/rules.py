@@ -12,7 +12,7 @@ from typing import Any, cast
 
 from engine.analysis import is_win
 from engine.hand import MeldType
-from engine.round import staff
+from engine.round import player_claims, staff
 from engine.round.actions import (
     Chow,
     Deal,
@@ -29,7 +29,14 @@ from engine.round.actions import (
     Shuffle,
 )
 from engine.round.claims import candidate_win, refusal, rejected, resolve, win_events
-from engine.round.commands import STAFF_COMMANDS, Command, StaffCommand, StaffInputError
+from engine.round.commands import (
+    STAFF_COMMANDS,
+    AnswerClaim,
+    Claim,
+    Command,
+    StaffCommand,
+    StaffInputError,
+)
 from engine.round.events import (
     ClaimDeclared,
     ClaimName,
@@ -80,6 +87,8 @@ def apply(state: RoundState, command: Command) -> Result:
     the code ``bad_act`` and the field at fault)."""
     if isinstance(command, STAFF_COMMANDS):
         try:
+            if isinstance(command, Claim | AnswerClaim):  # a player's (docs/play.md)
+                return player_claims.act(state, command)
             return staff.act(state, cast(StaffCommand, command))
         except StaffInputError as err:
             return Rejection("bad_act", str(err))

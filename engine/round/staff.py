@@ -61,7 +61,7 @@ from engine.wall import Flip, FlipKind
 
 class _AuditFields(TypedDict):
     by: str
-    role: Literal["staff", "owner"]
+    role: Literal["staff", "owner", "player"]
     at: str
     reason: str
 

@@ -15,7 +15,9 @@ from typing import Any, NamedTuple
 from engine.hand import Meld, MeldType, ShapeOptions
 from engine.round.events import (
     Adjusted,
+    ClaimAnswered,
     ClaimDeclared,
+    ClaimMade,
     DiceCommitted,
     DiceRolled,
     FlipEntered,
@@ -144,6 +146,7 @@ class RoundState:
         "past_voids",
         "penalties",
         "phase",
+        "player_claim",
         "responses",
         "ruleset",
         "seen",
@@ -206,6 +209,8 @@ class RoundState:
         self.adjustments: list[Adjusted] = []
         self.past_voids: list[HandVoided] = []  # earlier hands of the session voided
         self.flip_entered: FlipEntered | None = None  # the 精 no reader saw, as entered
+        # a player's pending claim and the answers so far (engine.round.player_claims)
+        self.player_claim: tuple[ClaimMade, tuple[ClaimAnswered, ...]] | None = None
 
     # -- copying and comparing ---------------------------------------------------------
 

@@ -34,6 +34,7 @@ const MJ = (() => {
       points_unit: "分", closed_by: "结束人", print: "打印", no_cashout: "还没有结算",
       links: "个人链接（扫码看自己的战绩）", make_link: "生成二维码", recent_closed: "本台最近结束的场次",
       name: "用户名", password: "密码", logout: "退出", wrong: "用户名或密码错误",
+      join_title: "扫码入座", join_code: "入桌码",
       winds: ["东", "南", "西", "北"],
     },
     en: {
@@ -65,6 +66,7 @@ const MJ = (() => {
       closed_by: "Closed by", print: "Print", no_cashout: "No cash-out yet",
       links: "Personal links (scan for your own record)", make_link: "Make QR code", recent_closed: "This table's last closed sessions",
       name: "Name", password: "Password", logout: "Log out", wrong: "Wrong name or password",
+      join_title: "Scan to sit down", join_code: "Join code",
       winds: ["East", "South", "West", "North"],
     },
   };

@@ -155,7 +155,26 @@
     document.body.dataset.cashout = "yes";
   }
 
+  // The players' join code (docs/play.md) while no hand is being played: the QR code is the
+  // phones' link, drawn by the app as an SVG image; looked up again each minute shown.
+  let joinShown = 0;
+  function renderJoin() {
+    const box = $("join-card");
+    const phase = S.hand ? S.hand.phase : null;
+    const inPlay = phase !== null && !["shuffle", "break_dice", "second_dice", "settle", "done"].includes(phase);
+    if (inPlay) { box.hidden = true; return; }
+    box.hidden = false;
+    const now = Date.now();
+    if (now - joinShown < 60000) return;
+    joinShown = now;
+    MJ.api("/api/v1/play/join").then((j) => {
+      $("join-qr").src = `/api/v1/play/join/qr.svg?c=${encodeURIComponent(MJ.str(j.code, 16))}`;
+      $("join-code").textContent = `${MJ.t("join_code")} ${MJ.str(j.code, 16)}`;
+    }).catch(() => { box.hidden = true; joinShown = 0; });
+  }
+
   function render() {
+    renderJoin();
     renderJing();
     renderDice();
     renderTable();

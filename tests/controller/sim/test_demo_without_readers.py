@@ -24,8 +24,11 @@ from tests.controller.mqtt_helpers import TOPICS, guarded
 HANDS = 3
 
 
-async def _play_and_listen(broker: Mosquitto, data: Path) -> tuple[int, str, list[Any]]:
-    """Subscribe first, then run the demo to its end; what the broker carried meanwhile."""
+async def _play_and_listen(
+    broker: Mosquitto, data: Path, *extra: str
+) -> tuple[int, str, list[Any]]:
+    """Subscribe first, then run the demo (``extra``: more options) to its end; what the
+    broker carried meanwhile."""
     seen: list[Any] = []
     async with aiomqtt.Client("127.0.0.1", broker.port) as client:
         await client.subscribe(TOPICS.all)
@@ -40,7 +43,7 @@ async def _play_and_listen(broker: Mosquitto, data: Path) -> tuple[int, str, lis
         listener = asyncio.create_task(listen())
         cmd = [sys.executable, "-m", "controller.cli", "demo", "--readers", "none"]
         cmd += ["--hands", str(HANDS), "--mqtt", broker.url, "--data-dir", str(data)]
-        cmd += ["--port", str(free_local_port()), "--seed", "11", "--json"]
+        cmd += ["--port", str(free_local_port()), "--seed", "11", "--json", *extra]
         proc = await asyncio.create_subprocess_exec(
             *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
         )

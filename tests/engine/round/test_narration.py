@@ -15,7 +15,9 @@ from engine.round.events import (
     EVENT_TYPES,
     Adjusted,
     Chowed,
+    ClaimAnswered,
     ClaimDeclared,
+    ClaimMade,
     ClaimsResolved,
     Dealt,
     DiceCommitted,
@@ -90,6 +92,9 @@ SAMPLES: list[Event] = [
     FlipEntered(**WHO, reason="no reader at the spot", indicator="5m"),
     StaffUndone(**WHO, reason="wrong seat", undone="adjusted"),
     SessionClosed(**WHO, reason="打烊", cause="staff", terms={"point_value": 0.5}),
+    ClaimMade(**WHO, reason="", seat=2, winners=({"seat": 2},), payers=(0, 1, 3),
+              jing_counts=True, request={"seats": ["concealed"]}),
+    ClaimAnswered(**WHO, reason="", seat=1, agree=True, jing=(1, 2)),
 ]  # fmt: skip
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

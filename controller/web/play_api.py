@@ -1,0 +1,431 @@
+"""The players' phones (docs/play.md): join a seat with the session's join code (the QR
+code on the display), see the hand's public side from that seat, and act for that seat
+only. Everything a phone may send is bounded: bodies (``limits.BODY_PREFIX_LIMITS``), joins
+per address and in all (``limits.Rate``), and each refusal is a 4xx in words, Chinese
+first, that stores nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Header, HTTPException, Path, Request, Response, status
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from controller.store.member_records import member_of_link
+from controller.store.members import NAME_MAX, MemberInputError, Members, UnknownMember, check_name
+from controller.store.owners import OwnerRecord
+from controller.table.seating import SeatsLocked
+from controller.table.staff_acts import StaleRequest
+from controller.table.staff_requests import DiceButton, HandAct, Look, SeatRequest, StaffItem
+from controller.web.context import WebContext, context
+from controller.web.limits import Rate, client_address
+from controller.web.phone_seats import (
+    COOKIE,
+    TOKEN_HEADER,
+    PlayRefused,
+    SeatSession,
+    seat_words,
+)
+from controller.web.records_api import qr_svg
+from controller.web.schemas import Problem
+from controller.web.staff_api import ANSWER_WAIT, HAND_ID, table_account
+from engine.round.commands import AnswerClaim, Audit, Claim, EnterFlip, StaffInputError, WinnerEntry
+
+router = APIRouter(
+    prefix="/api/v1/play",
+    tags=["players"],
+    responses={
+        400: {"model": Problem},
+        401: {"model": Problem},
+        403: {"model": Problem},
+        404: {"model": Problem},
+        409: {"model": Problem},
+        413: {"model": Problem},
+        422: {"model": Problem},
+        429: {"model": Problem},
+        503: {"model": Problem},
+    },
+)
+staff_router = APIRouter(prefix="/api/v1/staff/phones", tags=["staff"])
+Ctx = Annotated[WebContext, Depends(context)]
+SeatNo = Annotated[int, Path(ge=0, le=3, description="0-based (the page says 1号位–4号位)")]
+Code = Annotated[str, Field(min_length=1, max_length=16)]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class JoinIn(_In):
+    table: Annotated[str, Field(min_length=1, max_length=64)]
+    code: Code
+    name: Annotated[str, Field(min_length=1, max_length=NAME_MAX * 2)] | None = Field(
+        default=None, description="A guest's name"
+    )
+    member_link: Annotated[str, Field(min_length=16, max_length=64)] | None = Field(
+        default=None, description="A member's personal link token (docs/players.md)"
+    )
+
+    @model_validator(mode="after")
+    def _one(self) -> JoinIn:
+        if (self.name is None) == (self.member_link is None):
+            raise ValueError("give a name (a guest) or a member_link (a member), not both")
+        return self
+
+
+def refused(err: PlayRefused) -> HTTPException:
+    return HTTPException(err.status, err.detail)
+
+
+async def desk(ctx: WebContext, item: StaffItem) -> dict[str, Any]:
+    """Hand ``item`` to the table loop (as the staff API does) and wait for its answer;
+    a refusal in words, Chinese first, nothing done."""
+    if ctx.staff_desk is None:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "这里没有牌桌 (no live table here)")
+    try:
+        return await asyncio.wait_for(ctx.staff_desk(item), ANSWER_WAIT)
+    except PlayRefused as err:
+        raise refused(err) from None
+    except StaffInputError as err:  # (a claim's refusals are in words already)
+        said = str(err)
+        raise HTTPException(422, said if not said.isascii() else f"不成立：{said}") from None
+    except StaleRequest as err:
+        raise HTTPException(
+            status.HTTP_409_CONFLICT, f"牌局已变，请刷新后再试 (the hand moved on: {err})"
+        ) from None
+    except (TimeoutError, OverflowError):
+        raise HTTPException(
+            status.HTTP_503_SERVICE_UNAVAILABLE,
+            "牌桌忙，请重试 (the table did not answer; nothing was done, try again)",
+            headers={"Retry-After": "2"},
+        ) from None
+
+
+def session_key(view: dict[str, Any]) -> str:
+    """The session a code and a seat belong to (a closed one: until the next hand)."""
+    return str(view.get("session_id") or "closed")
+
+
+def _token(request: Request, header: str | None) -> str | None:
+    return header or request.cookies.get(COOKIE)
+
+
+SeatToken = Annotated[str | None, Header(alias=TOKEN_HEADER, max_length=64)]
+
+
+async def phone(
+    ctx: Ctx, request: Request, token: SeatToken = None
+) -> tuple[SeatSession, dict[str, Any]]:
+    """The phone sending this request, and the hand as the table sees it now."""
+    view = await desk(ctx, Look())
+    try:
+        return ctx.phones.of(_token(request, token), session_key(view)), view
+    except PlayRefused as err:
+        raise refused(err) from None
+
+
+Phone = Annotated[tuple[SeatSession, dict[str, Any]], Depends(phone)]
+
+
+def _join_url(ctx: WebContext, code: str) -> str:
+    return f"/t/{ctx.settings.table}?code={code}"
+
+
+@router.get("/join", summary="This session's join code and the phones' link (the display's)")
+async def join_code(ctx: Ctx) -> dict[str, Any]:
+    view = await desk(ctx, Look())
+    code = ctx.phones.code(session_key(view))
+    return {"table": ctx.settings.table, "code": code.code, "url": _join_url(ctx, code.code)}
+
+
+@router.get(
+    "/join/qr.svg",
+    responses={200: {"content": {"image/svg+xml": {}}}},
+    summary="The join link as a QR code (the display's idle and between-hands screens)",
+)
+async def join_qr(ctx: Ctx, request: Request) -> Response:
+    view = await desk(ctx, Look())
+    code = ctx.phones.code(session_key(view))
+    url = str(request.base_url).rstrip("/") + _join_url(ctx, code.code)
+    return Response(qr_svg(url), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+@router.get("/seats", summary="Who holds each seat (names only)")
+async def seats(ctx: Ctx) -> dict[str, Any]:
+    view = await desk(ctx, Look())
+    return {"table": ctx.settings.table, "seats": ctx.phones.taken(session_key(view))}
+
+
+def _rate(ctx: WebContext, request: Request, rate: Rate | None = None, what: str = "入座") -> None:
+    """Joins per client address and in all; a claim or an answer per address."""
+    keys = [(client_address(request.scope.get("client")), rate or ctx.join_rate)]
+    if rate is None:
+        keys.append(("*", ctx.join_rate_all))
+    for key, window in keys:
+        wait = window.take(key)
+        if wait > 0:
+            raise HTTPException(
+                status.HTTP_429_TOO_MANY_REQUESTS,
+                f"{what}太频繁，请 {int(wait) + 1} 秒后再试 (too many: wait {int(wait) + 1} s)",
+                headers={"Retry-After": str(int(wait) + 1)},
+            )
+
+
+@router.post(
+    "/seats/{seat}/join",
+    summary="Sit at a free seat with this phone: a guest (a name) or a member (their link)",
+)
+async def join(
+    seat: SeatNo, body: JoinIn, ctx: Ctx, request: Request, response: Response
+) -> dict[str, Any]:
+    _rate(ctx, request)
+    if body.table != ctx.settings.table:
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND,
+            f"这里是 {ctx.settings.table} 号桌，不是 {body.table} (not this table)",
+        )
+    view = await desk(ctx, Look())
+    key = session_key(view)
+    member_id = None
+    try:
+        ctx.phones.check_code(key, body.code)
+        if body.member_link is not None:
+            member_id, name = _member(ctx, body.member_link)
+        else:
+            name = _guest_name(body.name or "")
+        token, held = ctx.phones.join(seat, name, member_id, key)
+    except PlayRefused as err:
+        raise refused(err) from None
+    seated = False
+    if member_id is not None and not view.get("in_progress"):
+        try:  # a member's seat act, between hands (docs/players.md, "Sitting down")
+            await desk(ctx, SeatRequest(seat, member_id, f"phone:{held.sid}"))
+            seated = True
+        except SeatsLocked:
+            pass
+    response.set_cookie(
+        COOKIE,
+        token,
+        max_age=int(ctx.phones.seat_ttl),
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=ctx.settings.cookie_secure or request.url.scheme == "https",
+    )
+    return {
+        "seat": seat,
+        "name": name,
+        "member": member_id is not None,
+        "sid": held.sid,
+        "token": token,
+        "seated": seated,
+    }
+
+
+def _member(ctx: WebContext, link: str) -> tuple[str, str]:
+    member_id = member_of_link(ctx.store.engine, link)
+    members = Members(ctx.store.engine, table_id=ctx.settings.table)
+    try:
+        record = None if member_id is None else members.get(member_id)
+    except UnknownMember:
+        record = None
+    if record is None or not record.active:
+        raise PlayRefused(403, "会员链接无效 (the member link is not valid)")
+    return record.member_id, record.name
+
+
+def _guest_name(name: str) -> str:
+    try:
+        return check_name(name)
+    except MemberInputError:
+        raise PlayRefused(
+            422, f"名字：1–{NAME_MAX} 个字，不含控制字符 (name: 1-{NAME_MAX} characters)"
+        ) from None
+
+
+@router.get("/me", summary="This phone's seat and the hand's public side")
+async def me(held: Phone, ctx: Ctx) -> dict[str, Any]:
+    session, view = held
+    public = view.get("public") or {}
+    return {
+        "table": ctx.settings.table,
+        "seat": session.seat,
+        "seat_words": seat_words(session.seat),
+        "name": session.name,
+        "member": session.member_id is not None,
+        "sid": session.sid,
+        "hand_id": view.get("hand_id"),
+        "seen": view.get("seen"),
+        "in_progress": view.get("in_progress", False),
+        "hand_no": public.get("hand_no"),
+        "dealer": dealer_of(view),
+        "jing": public.get("jing") or {},
+        "flips": view.get("flips", False),
+        # the dealer's phone rolls where the table has no button: the break roll, or the
+        # next hand's after a settled one
+        "dice_due": not view.get("in_progress") or not public.get("dice"),
+        "totals": view.get("totals"),
+        "seats": ctx.phones.taken(session_key(view)),
+        "claim": view.get("claim"),
+        "settlement": None if view.get("in_progress") else public.get("settlement"),
+    }
+
+
+class _Act(_In):
+    hand_id: Annotated[str, Field(pattern=HAND_ID, description="From GET /api/v1/play/me")]
+    seen: Annotated[int, Field(ge=0, le=100_000, description="Events of the hand seen")]
+
+
+class FlipIn(_Act):
+    indicator: Annotated[str, Field(min_length=1, max_length=4, description="e.g. 5s")]
+
+
+def audit(session: SeatSession, reason: str = "") -> Audit:
+    """Who (the seat, member or guest, the phone) and when, as a hand's events name it."""
+    return Audit(session.who, "player", datetime.now(UTC).isoformat(timespec="seconds"), reason)
+
+
+def dealer_of(view: dict[str, Any]) -> int | None:
+    """Who deals now: the hand's dealer, and once it is settled, the next hand's."""
+    public = view.get("public") or {}
+    settled = public.get("settlement") if not view.get("in_progress") else None
+    if isinstance(settled, dict) and isinstance(settled.get("next_dealer"), int):
+        return int(settled["next_dealer"])
+    dealer = public.get("dealer")
+    return dealer if isinstance(dealer, int) else None
+
+
+def dealer_only(session: SeatSession, view: dict[str, Any], what: str) -> None:
+    dealer = dealer_of(view)
+    if session.seat != dealer:
+        who = "" if dealer is None else f"（{seat_words(dealer)}）"
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN, f"只有庄家{who}可以{what} (only the dealer's phone may)"
+        )
+
+
+@router.post("/flip", summary="The dealer's phone enters the turned-up 精 no reader saw")
+async def flip(body: FlipIn, held: Phone, ctx: Ctx) -> dict[str, Any]:
+    session, view = held
+    dealer_only(session, view, "录入翻精")
+    command = EnterFlip(audit(session), body.indicator)
+    return await desk(ctx, HandAct(command, body.hand_id, body.seen))
+
+
+class DiceIn(_In):
+    hand_id: Annotated[str, Field(pattern=HAND_ID)] | None
+    seen: Annotated[int, Field(ge=0, le=100_000)]
+
+
+@router.post("/dice", summary="The dealer's phone rolls (a table without a dice button)")
+async def dice(body: DiceIn, held: Phone, ctx: Ctx) -> dict[str, Any]:
+    session, view = held
+    dealer_only(session, view, "掷骰子")
+    return await desk(ctx, DiceButton(body.hand_id, body.seen))
+
+
+class MeldIn(_In):
+    type: Literal["chow", "pung", "kong_exposed", "kong_concealed", "kong_added"]
+    tiles: Annotated[str, Field(max_length=16)]
+    from_: Annotated[int, Field(ge=0, le=3)] | None = Field(default=None, alias="from")
+    claimed: Annotated[str, Field(max_length=4)] | None = None
+
+
+class WinIn(_In):
+    """The winning hand as the picker enters it: the concealed tiles with the winning tile,
+    the melds, the winning tile, where it came from (``self`` or the seat that dealt in)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+    hand: Annotated[str, Field(min_length=1, max_length=64)]
+    melds: list[MeldIn] = Field(default=[], max_length=4)
+    tile: Annotated[str, Field(min_length=1, max_length=4)]
+    from_: Literal["self", 0, 1, 2, 3] = Field(alias="from")
+
+
+class ClaimIn(_Act):
+    seat: Annotated[int, Field(ge=0, le=3, description="Your own seat (0-based)")]
+    result: Literal["win", "exhausted"]
+    win: WinIn | None = None
+
+    @model_validator(mode="after")
+    def _win(self) -> ClaimIn:
+        if (self.result == "win") != (self.win is not None):
+            raise ValueError('a "win" with result "win" (胡), none for "exhausted" (流局)')
+        return self
+
+
+def own_seat(session: SeatSession, seat: int) -> None:
+    if seat != session.seat:
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN,
+            f"只能为自己的座位（{seat_words(session.seat)}）操作，不能代{seat_words(seat)} "
+            "(act for your own seat only)",
+        )
+
+
+@router.post("/claim", summary="Claim the hand for your seat: 胡 (自摸 or who dealt in), or 流局")
+async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[str, Any]:
+    session, _ = held
+    own_seat(session, body.seat)
+    _rate(ctx, request, ctx.claim_rate, "申报")
+    winner = None
+    if body.win is not None:
+        winner = body.win.model_dump(by_alias=True, exclude_none=True) | {"seat": body.seat}
+        if winner["from"] == body.seat:
+            raise HTTPException(422, "放炮的不能是自己：自摸请选自摸 (from: not your own seat)")
+    try:
+        entry = None if winner is None else WinnerEntry.of(winner, "winner")
+    except StaffInputError as err:
+        raise HTTPException(422, str(err)) from None
+    command = Claim(audit(session), body.seat, entry)
+    return await desk(ctx, HandAct(command, body.hand_id, body.seen))
+
+
+class AnswerIn(_Act):
+    seat: Annotated[int, Field(ge=0, le=3, description="Your own seat (0-based)")]
+    agree: bool
+    jing: (
+        Annotated[list[Annotated[int, Field(ge=0, le=4)]], Field(min_length=2, max_length=2)] | None
+    ) = Field(default=None, description="[正精, 副精] your seat holds (the jing family)")
+
+
+@router.post("/answer", summary="Answer the pending claim: 确认 (with your 精) or 有异议")
+async def answer(body: AnswerIn, held: Phone, ctx: Ctx, request: Request) -> dict[str, Any]:
+    session, view = held
+    own_seat(session, body.seat)
+    _rate(ctx, request, ctx.claim_rate, "确认")
+    # the other seats answer at the same time: each seat answers once (the engine refuses
+    # a second), so the answer needs the hand, not the moment it was seen
+    seen = int(view.get("seen") or 0)
+    jing = None if body.jing is None else (body.jing[0], body.jing[1])
+    command = AnswerClaim(audit(session), body.seat, body.agree, jing)
+    return await desk(ctx, HandAct(command, body.hand_id, seen))
+
+
+@router.post("/leave", status_code=204, summary="This phone leaves its seat")
+async def leave(held: Phone, ctx: Ctx) -> Response:
+    session, _ = held
+    ctx.phones.release(session.seat)
+    out = Response(status_code=204)
+    out.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+    return out
+
+
+@staff_router.post(
+    "/{seat}/release",
+    responses={401: {"model": Problem}, 403: {"model": Problem}, 404: {"model": Problem}},
+    summary="Free a seat held by a phone (the player left, or lost the phone)",
+)
+def release(
+    seat: SeatNo, account: Annotated[OwnerRecord, Depends(table_account)], ctx: Ctx
+) -> JSONResponse:
+    held = ctx.phones.release(seat)
+    if held is None:
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND, f"{seat_words(seat)}没有手机入座 (no phone on that seat)"
+        )
+    return JSONResponse({"seat": seat, "released": held.name, "by": account.name})

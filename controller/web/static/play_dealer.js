@@ -1,0 +1,50 @@
+/* The dealer's part of a player's phone (docs/play.md): the turned-up 精 entered with one
+   tap on its tile where no reader saw it, and the dice rolled where the table has no
+   button. The same acts as the console's (flip_entered, dice_rolled), named by the phone. */
+"use strict";
+
+(() => {
+  const { el } = MJ;
+  const P = window.MJPlay;
+  const KINDS = [..."123456789"].map((n) => n + "m").concat([..."123456789"].map((n) => n + "p"),
+    [..."123456789"].map((n) => n + "s"), [..."ESWNCFP"]);
+  const TXT = {
+    zh: { dealer_part: "庄家操作", flip_prompt: "翻出的精牌：点一下", roll: "掷骰子" },
+    en: { dealer_part: "Dealer", flip_prompt: "The turned-up tile: tap it", roll: "Roll the dice" },
+  };
+  const T = MJ.words(TXT);
+
+  /** A grid of the 34 kinds; `tap(kind)` on a tap. */
+  function picker(id, tap) {
+    return el("div", { class: "picker", id }, KINDS.map((k) => {
+      const b = el("button", { class: "btn pick", type: "button", "data-kind": k, title: MJ.tileName(k) }, MJ.tile(k, "tile-s"));
+      b.addEventListener("click", () => tap(k));
+      return b;
+    }));
+  }
+
+  function dealerPart(me) {
+    if (me.seat !== me.dealer) return null;
+    const error = P.errorBox("dealer-error");
+    const parts = [el("h2", null, T("dealer_part"))];
+    if (me.in_progress && me.flips && !(me.jing && me.jing.zheng)) {
+      parts.push(el("p", null, T("flip_prompt")), picker("flip-picker", async (kind) => {
+        try { await MJ.api("/api/v1/play/flip", { body: { hand_id: me.hand_id, seen: me.seen, indicator: kind } }); await P.refresh(); }
+        catch (e) { error.textContent = e.message; }
+      }));
+    }
+    if (me.dice_due) {
+      const roll = el("button", { class: "btn primary", type: "button", id: "roll" }, T("roll"));
+      roll.addEventListener("click", async () => {
+        try { await MJ.api("/api/v1/play/dice", { body: { hand_id: me.hand_id, seen: me.seen } }); await P.refresh(); }
+        catch (e) { error.textContent = e.message; }
+      });
+      parts.push(el("div", { class: "actions" }, roll));
+    }
+    if (parts.length === 1) return null;
+    return el("div", { class: "panel", id: "dealer-part" }, ...parts, error);
+  }
+
+  window.MJPlay.picker = picker;
+  P.extra.push(dealerPart);
+})();

@@ -1,0 +1,266 @@
+"""Players score their own hand (docs/play.md): one seat claims the result from its phone
+(its own win, or a 流局), the engine checks it at once, and the seats that pay answer it;
+when every one of them has confirmed, the hand is finished as staff finish it (``Finish``
+through ``engine.round.staff``), marked as entered by players.
+
+On a table without readers the engine never saw the other seats' tiles. The settlement
+reads of them only what the claim asks for: in the jing family each paying seat's 正精 and
+副精 (entered with its confirmation; held, melded or discarded, as the ruleset counts
+them), elsewhere nothing. Each such seat stands in the settlement as 13 tiles holding
+those 精 and tiles of no consequence (``stand_in``). What a hand would need beyond that
+(a 精 claimed from another seat's discard, 跟庄) is for staff: a dispute.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from engine.round.commands import (
+    AnswerClaim,
+    Audit,
+    Claim,
+    Finish,
+    SeatEntry,
+    StaffInputError,
+    seat_of,
+)
+from engine.round.events import (
+    ClaimAnswered,
+    ClaimMade,
+    Event,
+    FinishedByStaff,
+    Settled,
+    amount_in,
+)
+from engine.round.fold import advance
+from engine.round.staff import act as staff_act
+from engine.round.state import SEATS, Phase, RoundState
+from engine.rulesets import settle_request
+from engine.settlement.ledger import plain
+from engine.tiles import format_kinds, parse_kinds, successor
+from engine.wall import FlipKind
+
+HAND = 13
+KINDS = 34
+
+
+def seat_words(seat: int) -> str:
+    return f"{seat + 1}号位"
+
+
+_FIELD = re.compile(r"^winners\[0\][.:]\s*")
+_SEAT = re.compile(r"seats?\[(\d)\]|seat (\d)")
+
+
+def in_seats(message: str) -> str:
+    """A settlement's refusal in people's words: 2号位, never ``seats[1]``."""
+    message = _FIELD.sub("", message)
+    return _SEAT.sub(lambda m: seat_words(int(m.group(1) or m.group(2))), message)
+
+
+def jing_family(state: RoundState) -> bool:
+    """Whether the settlement reads each seat's 精 (the flipped tile's family)."""
+    return state.ruleset.flip_kind is FlipKind.JING
+
+
+def _indicator(state: RoundState) -> int | None:
+    """The turned-up tile's kind: as the readers saw it, or as entered."""
+    flip = None if state.wall is None else state.wall.flip
+    if flip is not None and flip.kind is not None:
+        return int(flip.kind)
+    if state.flip_entered is not None:
+        return parse_kinds(state.flip_entered.indicator)[0]
+    return None
+
+
+def stand_in(
+    jing: dict[int, tuple[int, int]], winner_kinds: list[int], indicator: int | None
+) -> list[SeatEntry]:
+    """Each seat of ``jing`` (seat -> 正精, 副精) as 13 tiles holding those 精, filled with
+    kinds that are no 精 (no fifth copy with the winners' tiles, their discards and the
+    indicator)."""
+    special: set[int] = set()
+    used = [0] * KINDS
+    for k in winner_kinds:
+        used[k] += 1
+    if indicator is not None:
+        zheng, fu = indicator, successor(indicator)
+        special = {zheng, fu}
+        used[indicator] += 1
+    out = []
+    for seat in sorted(jing):
+        z, f = jing[seat]
+        held: list[int] = []
+        if indicator is not None:
+            held = [indicator] * z + [successor(indicator)] * f
+        for k in held:
+            used[k] += 1
+        k = 0
+        while len(held) < HAND:
+            kind = k % KINDS
+            k += 1
+            if kind not in special and used[kind] < 3:
+                held.append(kind)
+                used[kind] += 1
+        out.append(SeatEntry(seat, format_kinds(sorted(held)), (), ""))
+    return out
+
+
+def _finish(
+    state: RoundState,
+    winner: object,
+    jing: dict[int, tuple[int, int]],
+    audit: Audit,
+) -> list[Event]:
+    """The finish a claim makes with these 精 counts (every other seat's: 0 unless given),
+    through the staff path: its events, or StaffInputError in the settlement's words."""
+    winners = () if winner is None else (winner,)
+    finish = Finish.of(audit, winners)
+    taken = {w.seat for w in finish.winners}
+    kinds: list[int] = []
+    for w in finish.winners:
+        try:
+            kinds += parse_kinds(w.hand) + parse_kinds(w.discards or "")
+            for m in w.melds:
+                kinds += parse_kinds(m.tiles)
+        except ValueError as err:
+            raise StaffInputError(f"hand: {err}") from None
+    counts = {s: jing.get(s, (0, 0)) for s in range(SEATS) if s not in taken}
+    indicator = _indicator(state) if jing_family(state) else None
+    seats = tuple(stand_in(counts, kinds, indicator))
+    return staff_act(state, Finish(audit, finish.winners, seats))
+
+
+def act(state: RoundState, command: Claim | AnswerClaim) -> list[Event]:
+    """The events of a player's claim or answer, or StaffInputError in words."""
+    if isinstance(command, Claim):
+        return make_claim(state, command)
+    return answer_claim(state, command)
+
+
+def make_claim(state: RoundState, c: Claim) -> list[Event]:
+    """Check a claim at once: the whole hand settled as claimed (每 other seat's 精 at 0),
+    a non-win, a fifth copy or a win the ruleset bars refused in words, nothing kept."""
+    c.audit.check(reason_required=False)
+    seat = seat_of(c.seat, "seat")
+    if state.phase is Phase.DONE:
+        raise StaffInputError("本局已结算 (the hand is settled already)")
+    if state.player_claim is not None:
+        made, _ = state.player_claim
+        raise StaffInputError(
+            f"{seat_words(made.seat)}的申报还在等待确认 (a claim is pending already)"
+        )
+    if c.winner is not None and c.winner.seat != seat:
+        raise StaffInputError(f"只能为自己申报 ({seat_words(seat)}: claim for your own seat)")
+    if jing_family(state) and _indicator(state) is None:
+        raise StaffInputError("请庄家先录入翻出的精 (enter the turned-up 精 first)")
+    winner = None if c.winner is None else c.winner.as_dict()
+    try:
+        events = _finish(state, winner, {}, c.audit)
+    except StaffInputError as err:
+        raise StaffInputError(f"胡牌不成立：{in_seats(str(err))}") from None
+    finished = events[0]
+    assert isinstance(finished, FinishedByStaff)
+    others = tuple(s for s in range(SEATS) if s != seat)
+    if jing_family(state) or c.winner is None:
+        payers = others
+    else:
+        settled = events[1]
+        assert isinstance(settled, Settled)
+        net = settled.settlement["net"]
+        payers = tuple(s for s in others if amount_in(net[s]) < 0) or others
+    return [
+        ClaimMade(
+            by=c.audit.by,
+            role=c.audit.role,
+            at=c.audit.at,
+            reason=c.audit.reason,
+            seat=seat,
+            winners=finished.winners,
+            payers=payers,
+            jing_counts=jing_family(state),
+            request=finished.request,
+        )
+    ]
+
+
+def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
+    """A paying seat's 确认 (with its 精 where needed) or 有异议; the last confirmation
+    settles the hand, marked as entered by players."""
+    c.audit.check(reason_required=False)
+    seat = seat_of(c.seat, "seat")
+    if state.player_claim is None or state.phase is Phase.DONE:
+        raise StaffInputError("没有待确认的申报 (no claim to answer)")
+    made, answers = state.player_claim
+    if seat not in made.payers:
+        raise StaffInputError(f"{seat_words(seat)}不需要确认这次申报 (this seat does not pay)")
+    if any(a.seat == seat for a in answers):
+        raise StaffInputError(f"{seat_words(seat)}已经回答过 (this seat answered already)")
+    jing = c.jing
+    if c.agree and made.jing_counts:
+        if jing is None:
+            raise StaffInputError("jing: 请填写您的正精、副精张数 (your 正精 and 副精 counts)")
+        if len(jing) != 2 or any(type(n) is not int or not 0 <= n <= 4 for n in jing):
+            raise StaffInputError("jing: 正精、副精各 0–4 张 (0-4 each)")
+    answered = ClaimAnswered(
+        by=c.audit.by,
+        role=c.audit.role,
+        at=c.audit.at,
+        reason=c.audit.reason,
+        seat=seat,
+        agree=c.agree,
+        jing=None if jing is None else tuple(jing),
+    )
+    agreed = [a for a in (*answers, answered) if a.agree]
+    if not c.agree or {a.seat for a in agreed} != set(made.payers):
+        return [answered]
+    counts = {a.seat: (a.jing[0], a.jing[1]) for a in agreed if a.jing is not None}
+    names = "、".join(str(s + 1) for s in sorted(made.payers))
+    why = f"{seat_words(made.seat)}申报，{names}号位确认 (claimed by a player, confirmed)"
+    audit = Audit(made.by, "player", c.audit.at, why)
+    winner = made.winners[0] if made.winners else None
+    after = advance(state, [answered])
+    try:
+        return [answered, *_finish(after, winner, counts, audit)]
+    except StaffInputError as err:
+        raise StaffInputError(f"精的张数不成立：{in_seats(str(err))}") from None
+
+
+def claim_view(state: RoundState) -> dict[str, Any] | None:
+    """The pending claim as every seat may see it: the claimed hand (laid face up), who
+    pays and who answered how, and the payout as claimed (in the jing family with every
+    other seat's 精 at 0 until they enter theirs): never another seat's 精 count."""
+    if state.player_claim is None or state.phase is Phase.DONE:
+        return None
+    made, answers = state.player_claim
+    preview = settle_request(made.request)
+    return {
+        "seat": made.seat,
+        "at": made.at,
+        "winners": list(made.winners),
+        "payers": list(made.payers),
+        "jing_counts": made.jing_counts,
+        "answers": [{"seat": a.seat, "agree": a.agree, "at": a.at} for a in answers],
+        "lines": [ln.as_dict() for ln in preview.lines],
+        "net": [plain(n) for n in preview.net],
+    }
+
+
+def stalled(state: RoundState, now: datetime, answer_time: float) -> tuple[str, str] | None:
+    """Why the pending claim needs staff (a dispute, or no answer within ``answer_time``
+    seconds of the claim, by the wall clock): Chinese and English, or None."""
+    if state.player_claim is None or state.phase is Phase.DONE:
+        return None
+    made, answers = state.player_claim
+    disputed = [a.seat for a in answers if not a.agree]
+    if disputed:
+        return f"{seat_words(disputed[0])}有异议", f"seat {disputed[0] + 1} disputes the claim"
+    try:
+        claimed = datetime.fromisoformat(made.at)
+    except ValueError:
+        return None
+    if (now - claimed).total_seconds() >= answer_time:
+        return "申报无人确认", "nobody confirmed the claim in time"
+    return None

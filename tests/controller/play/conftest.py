@@ -1,0 +1,27 @@
+"""The players' phones tests' table: a table without readers, its service over a real
+Mosquitto and its web app on a local port (``ReaderlessTable``), for one test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.controller.mosquitto import Mosquitto
+from tests.controller.service_helpers import GUARD
+from tests.controller.web.test_console_dice_browser import ReaderlessTable
+
+
+@pytest.fixture
+def table(mosquitto: Mosquitto, tmp_path: Path) -> Iterator[Any]:
+    site = ReaderlessTable(mosquitto, tmp_path)
+    site.thread.start()
+    try:
+        assert site.ready.wait(GUARD * 2) and site.thread.failed is None, site.thread.failed
+        yield site
+    finally:
+        site.stop()
+        assert site.thread.finished.wait(GUARD * 2)
+    assert site.thread.failed is None, site.thread.failed

@@ -1,0 +1,126 @@
+"""Players score their own hand on a table without readers (xingguo, a jing ruleset),
+over HTTP as their phones send it: a self-drawn win confirmed by the three others with
+their 精, a win on a discard, a 流局, a refused non-win; a claim for another seat, a
+confirmation from a seat that does not pay, a second claim, a replayed request: refused
+in words, nothing stored. Each settlement equals ``mjtable settle`` on the kept request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from controller.cli.settle import settle_data
+from engine.round.events import ClaimAnswered, ClaimMade, FinishedByStaff, Settled
+from tests.controller.play.phones import call, join_all
+
+WIN = "123m456m789m234p99p"  # no 精 (the flip below is 5s: 正精 5s, 副精 6s)
+
+
+def _me(base: str, token: str) -> dict[str, Any]:
+    got = call(f"{base}/api/v1/play/me", token=token)
+    assert got.status == 200, got.body
+    return dict(got.body)
+
+
+def _ready(base: str, tokens: list[str]) -> dict[str, Any]:
+    """The hand rolled and its 精 entered by the dealer's phone: the view of seat 0."""
+    me = _me(base, tokens[0])
+    dealer = tokens[me["dealer"]]
+    act = {"hand_id": me["hand_id"], "seen": me["seen"]}
+    if me["dice_due"]:
+        assert call(f"{base}/api/v1/play/dice", act, token=dealer).status == 200
+        me = _me(base, tokens[0])
+        act = {"hand_id": me["hand_id"], "seen": me["seen"]}
+    flip = call(f"{base}/api/v1/play/flip", act | {"indicator": "5s"}, token=dealer)
+    assert flip.status == 200, flip.body
+    return _me(base, tokens[0])
+
+
+def _act(me: dict[str, Any]) -> dict[str, Any]:
+    return {"hand_id": me["hand_id"], "seen": me["seen"]}
+
+
+def _settled_as_mjtable_settle(keeper: Any) -> dict[str, Any]:
+    finished = next(e for e in reversed(keeper.log) if isinstance(e, FinishedByStaff))
+    settled = next(e for e in reversed(keeper.log) if isinstance(e, Settled))
+    assert finished.role == "player"
+    assert settle_data(finished.request)["lines"] == settled.settlement["lines"]
+    return dict(settled.settlement)
+
+
+@pytest.mark.timeout(300)
+def test_players_claim_and_confirm_hands_and_strangers_acts_are_refused(table: Any) -> None:
+    base = f"http://127.0.0.1:{table.port}"
+    api = f"{base}/api/v1/play"
+    keeper = table.run.keeper
+    tokens = join_all(base)
+    me = _ready(base, tokens)
+
+    # refused, nothing stored
+    seen = len(keeper.log)
+    win = {"hand": WIN, "tile": "9p", "from": "self"}
+    hostile = [
+        (0, {"seat": 1, "result": "win", "win": win}, 403, "只能为自己的座位"),
+        (
+            0,
+            {"seat": 0, "result": "win", "win": win | {"hand": "1m2m3m4m5m6m7m8m9m1p3p5p7p9p"}},
+            422,
+            "胡牌不成立",
+        ),
+        (0, {"seat": 0, "result": "win", "win": win | {"hand": "1111m1m" + WIN[7:]}}, 422, ""),
+        (0, {"seat": 0, "result": "win", "win": win | {"from": 0}}, 422, "放炮"),
+        (0, {"seat": 0, "result": "win"}, 422, ""),
+        (0, {"seat": 0, "result": "win", "win": win, "hand_id": "x"}, 409, "牌局已变"),
+    ]
+    for phone, body, status, words in hostile:
+        got = call(f"{api}/claim", _act(me) | body, token=tokens[phone])
+        assert got.status == status, (body, got.body)
+        assert words in got.detail, got.detail
+    assert len(keeper.log) == seen
+
+    # a self-drawn win: the three others confirm with their 精
+    claimed = call(
+        f"{api}/claim", _act(me) | {"seat": 0, "result": "win", "win": win}, token=tokens[0]
+    )
+    assert claimed.status == 200, claimed.body
+    view = _me(base, tokens[2])
+    claim = view["claim"]
+    assert claim["seat"] == 0 and claim["payers"] == [1, 2, 3] and claim["jing_counts"]
+    assert claim["lines"] and all(ln["to"] == 0 for ln in claim["lines"])
+    again = call(f"{api}/claim", _act(view) | {"seat": 1, "result": "exhausted"}, token=tokens[1])
+    assert again.status == 422 and "等待确认" in again.detail
+    not_payer = call(f"{api}/answer", _act(view) | {"seat": 0, "agree": True}, token=tokens[0])
+    assert not_payer.status == 422 and "不需要确认" in not_payer.detail, not_payer.body
+    other = call(f"{api}/answer", _act(view) | {"seat": 2, "agree": True}, token=tokens[1])
+    assert other.status == 403 and "不能代3号位" in other.detail
+    no_jing = call(f"{api}/answer", _act(view) | {"seat": 1, "agree": True}, token=tokens[1])
+    assert no_jing.status == 422 and "精" in no_jing.detail
+    for seat, jing in ((1, [1, 0]), (2, [0, 2]), (3, [0, 0])):
+        view = _me(base, tokens[seat])
+        body = _act(view) | {"seat": seat, "agree": True, "jing": jing}
+        got = call(f"{api}/answer", body, token=tokens[seat])
+        assert got.status == 200, got.body
+        replayed = call(f"{api}/answer", body, token=tokens[seat])
+        if seat != 3:  # (sent twice: nothing stored; after the last, the hand is settled)
+            assert replayed.status == 422 and "已经回答过" in replayed.detail, replayed.body
+        else:
+            assert replayed.status == 422 and "没有待确认" in replayed.detail, replayed.body
+    settlement = _settled_as_mjtable_settle(keeper)
+    assert any("玩家录入" in n for n in settlement["notes"])
+    acts = [e for e in keeper.log if isinstance(e, ClaimMade | ClaimAnswered)]
+    assert [type(e).__name__ for e in acts] == ["ClaimMade"] + ["ClaimAnswered"] * 3
+    assert all(e.by.startswith(f"seat{e.seat}:guest:phone:") for e in acts)
+    finished = next(e for e in reversed(keeper.log) if isinstance(e, FinishedByStaff))
+    hands = {s["hand"] for s in finished.request["seats"]}
+    assert any("5s" in h for h in hands)  # seat 1's 正精 and seat 2's 副精 counted
+
+    # the next hand: a 流局 claimed by seat 2, confirmed by the others
+    me = _ready(base, tokens)
+    got = call(f"{api}/claim", _act(me) | {"seat": 2, "result": "exhausted"}, token=tokens[2])
+    assert got.status == 200, got.body
+    for seat in (0, 1, 3):
+        view = _me(base, tokens[seat])
+        body = _act(view) | {"seat": seat, "agree": True, "jing": [0, 0]}
+        assert call(f"{api}/answer", body, token=tokens[seat]).status == 200
+    _settled_as_mjtable_settle(keeper)

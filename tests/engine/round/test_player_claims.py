@@ -1,0 +1,98 @@
+"""Players score their own hand: a seat claims its win (or a 流局) on a hand whose tiles
+the engine never saw, the engine checks it at once, and the paying seats' confirmations
+(with their 精 counts in the jing family) settle it exactly as ``mjtable settle`` settles
+the request kept in the finish. A non-win, a claim for another seat, a second claim, an
+answer from a seat that does not pay: refused, nothing kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.cli.settle import settle_data
+from engine.round import fold
+from engine.round.commands import AnswerClaim, Audit, Claim, StaffInputError, WinnerEntry
+from engine.round.events import ClaimMade, FinishedByStaff, Settled, settlement_from_dict
+from engine.round.replay import check
+from engine.round.staff import result_of
+from engine.round.state import Phase
+from engine.tiles import parse_kinds, successor
+from tests.engine.round.test_result_only_hands import _played, _unseen
+from tests.engine.staff_helpers import done, enter_flip
+
+STAMP = "2026-12-07T02:00:00+00:00"
+
+
+def who(seat: int) -> Audit:
+    return Audit(f"seat{seat}:guest:phone:0000000{seat}", "player", STAMP, "")
+
+
+def _jing(seat: dict, indicator: str) -> tuple[int, int]:
+    kinds = parse_kinds(seat["hand"]) + parse_kinds(seat.get("discards", ""))
+    for m in seat["melds"]:
+        kinds += parse_kinds(m["tiles"])
+    z = parse_kinds(indicator)[0]
+    return kinds.count(z), kinds.count(successor(z))
+
+
+@pytest.mark.parametrize("ruleset", ["xingguo", "nanchang", "guangdong", "yichun"])
+def test_a_claim_confirmed_by_every_payer_settles_as_mjtable_settle(ruleset: str) -> None:
+    tried = 0
+    for result in _played(ruleset):
+        body = result_of(result.state)
+        if len(body.get("winners", [])) > 1:
+            continue
+        state, log = _unseen(result)
+        if body.get("indicator") and state.needs_flip:
+            log += enter_flip(state, Audit("ann", "staff", STAMP), body["indicator"])
+            state = fold(log)
+        winner = body["winners"][0] if body.get("winners") else None
+        seat = winner["seat"] if winner else 0
+        entry = None if winner is None else WinnerEntry.of(winner, "winner")
+        made = done(state, Claim(who(seat), seat, entry))
+        assert len(made) == 1 and isinstance(made[0], ClaimMade)
+        claim = made[0]
+        assert "request" not in claim.public_dict()
+        log += made
+        seats = {s["seat"]: s for s in body["seats"]}
+        for payer in claim.payers:
+            state = fold(log)
+            counts = _jing(seats[payer], body["indicator"]) if claim.jing_counts else None
+            log += done(state, AnswerClaim(who(payer), payer, True, counts))
+        state = fold(log)
+        assert state.phase is Phase.DONE and check(state) is None
+        finished = next(e for e in log if isinstance(e, FinishedByStaff))
+        assert finished.role == "player" and finished.by == claim.by
+        settled = settlement_from_dict(next(e for e in log if isinstance(e, Settled)).settlement)
+        assert settle_data(finished.request)["lines"] == [ln.as_dict() for ln in settled.lines]
+        assert any("玩家录入" in n for n in settled.notes)
+        tried += 1
+    assert tried
+
+
+def test_a_non_win_another_seats_claim_a_second_claim_and_a_non_payers_answer_are_refused() -> None:
+    result = next(r for r in _played("guangdong") if len(r.state.wins) == 1)
+    state, log = _unseen(result)
+    winner = result_of(result.state)["winners"][0]
+    seat = winner["seat"]
+    bad = dict(winner, hand="19m19p19s1234567z"[:-1] + "1m")
+    with pytest.raises(StaffInputError, match="胡牌不成立"):
+        done(state, Claim(who(seat), seat, WinnerEntry.of(bad, "winner")))
+    other = (seat + 1) % 4
+    with pytest.raises(StaffInputError, match="只能为自己申报"):
+        done(state, Claim(who(other), other, WinnerEntry.of(winner, "winner")))
+    with pytest.raises(StaffInputError, match="没有待确认的申报"):
+        done(state, AnswerClaim(who(other), other, True))
+    made = done(state, Claim(who(seat), seat, WinnerEntry.of(winner, "winner")))
+    state = fold([*log, *made])
+    with pytest.raises(StaffInputError, match="还在等待确认"):
+        done(state, Claim(who(other), other, None))
+    with pytest.raises(StaffInputError, match="不需要确认"):
+        done(state, AnswerClaim(who(seat), seat, True))
+    claim = made[0]
+    assert isinstance(claim, ClaimMade)
+    payer = claim.payers[0]
+    disputed = done(state, AnswerClaim(who(payer), payer, False))
+    state = fold([*log, *made, *disputed])
+    assert state.player_claim is not None and state.phase is not Phase.DONE
+    with pytest.raises(StaffInputError, match="已经回答过"):
+        done(state, AnswerClaim(who(payer), payer, True))
