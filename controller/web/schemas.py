@@ -20,7 +20,8 @@ def number(x: float | int) -> Number:
 
 
 class Problem(BaseModel):
-    detail: str
+    detail: str = Field(description="What went wrong, in words (Chinese)")
+    en: str | None = Field(default=None, description="The same in English")
 
 
 # What a route that reads a body may answer besides its own (limits.py's 413 for a body
