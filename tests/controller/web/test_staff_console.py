@@ -180,7 +180,7 @@ def test_staff_finish_a_hand_on_the_console(
     )
     page.fill("#adj-reason", "相公 at seat 1")
     page.click("#adj-go")
-    page.wait_for_selector("#adj-error:has-text('points')")
+    page.wait_for_selector("#adj-error:has-text('分数不能小于 1')")
     page.fill("#adj-points", "5")
     page.click("#adj-go")
     page.wait_for_selector('#staff-acts [data-act="adjusted"]')
@@ -191,7 +191,7 @@ def test_staff_finish_a_hand_on_the_console(
     # a second tap on 执行: the form was emptied once done, the act is not sent again
     assert page.input_value("#adj-reason") == page.input_value("#adj-points") == ""
     page.click("#adj-go")
-    page.wait_for_selector("#adj-error:has-text('points')")
+    page.wait_for_selector("#adj-error:has-text('分数不能小于 1')")
     assert [e.type for e in keeper.log].count("adjusted") == 1
     assert len(keys) == 3 and all(keys) and keys[0] != keys[1]  # one key a submission
 
@@ -323,9 +323,7 @@ def test_staff_acknowledge_a_loss_of_the_store_on_the_console(
     page.wait_for_selector("#store-loss li")
     assert page.text_content("#store-loss li") == lost
     page.click("#ack-loss")  # no reason
-    page.wait_for_function(
-        "() => document.getElementById('ack-error').textContent.includes('reason')"
-    )
+    page.wait_for_selector("#ack-error:has-text('请写明原因')")
     assert OwnerAccounts(store).store_loss().open
     page.fill("#ack-reason", "换了存储卡")
     page.click("#ack-loss")
