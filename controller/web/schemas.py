@@ -235,6 +235,9 @@ class ReplayStep(BaseModel):
     text: dict[str, str] = Field(description="The step in words: {'zh': …, 'en': …}")
     event: dict[str, Any]
     view: dict[str, Any] = Field(description="The table after this event")
+    at: str | None = Field(
+        None, description="When: a person's act as its audit says, any other as stored"
+    )
 
 
 class DiceCheckOut(BaseModel):
