@@ -49,6 +49,31 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "staff.no_hand_finished": ("本台还没有打完的牌局", "no hand finished at this table yet"),
     "staff.no_loss": ("记录没有丢失，无需确认", "no loss of the store to acknowledge"),
     "request.invalid": ("填写有误：{where}", "{en}"),
+    # mjtable verify-dice
+    "dice.error": ("错误：{zh}", "error: {en}"),
+    "dice.ok": (
+        "骰子：全部 {n} 次都出自承诺的种子",
+        "dice: all {n} roll(s) derive from the committed seed",
+    ),
+    "dice.failed": ("骰子：核对失败", "dice: FAILED"),
+    "dice.unchecked": (
+        "骰子：这份记录里没有承诺，无法核对",
+        "dice: no commitment in this log: its rolls cannot be checked",
+    ),
+    "dice.problem": ("问题：{zh}", "problem: {en}"),
+    "dice.note": ("说明：{zh}", "note: {en}"),
+    "dice.unreadable": ("第 {n} 个事件读不懂", "event {n} is not a JSON object"),
+    "dice.bad_event": ("第 {n} 个事件读不懂：{why}", "event {n}: {why}"),
+    "dice.cannot_read": ("读不了 {path}：{why}", "cannot read {path}: {why}"),
+    "dice.not_utf8": ("{path} 不是 UTF-8 文本", "{path}: not UTF-8 text"),
+    "dice.bad_json": ("{path} 不是有效的 JSON：{why}", "{path}: {why}"),
+    "dice.too_long": (
+        "{path} 第 {n} 行太长（最多 {max} 个字符）",
+        "{path}:{n}: longer than {max} characters",
+    ),
+    "dice.empty": ("{path} 里没有事件（空记录）", "{path}: no events (an empty log)"),
+    "dice.no_hand": ("记录里没有这一局：{hand}", "no hand {hand} in the store"),
+    "dice.no_input": ("请给一个记录文件，或 --hand 局号", "give a log file or --hand ID"),
     "request.not_json": ("提交的内容不是有效的 JSON", "request body: not JSON"),
 }
 
@@ -289,6 +314,28 @@ MESSAGES: list[tuple[str, str]] = [
     (r"not a tile: (?P<token>.+?)( \(.*\))?", "{token} 不是一张牌（牌的写法例如 123m456p、E、C）"),
     (r"expected exactly one tile, got .*", "只填一张牌，例如 5s 或 E"),
     (r"(?P<what>.+) is not a wind", "{what} 不是风（东南西北）"),
+    # mjtable verify-dice's problems and notes (controller/table/dice.py)
+    (r"(?P<n>\d+) commitments in one hand", "一局里有 {n} 个承诺"),
+    (r"the commitment is logged after (?P<what>.+)", "承诺记在了 {what} 之后"),
+    (
+        r"the seed was drawn with the walls already up.*",
+        "种子是在牌墙已经砌好后才抽的：它证明不了这副牌墙",
+    ),
+    (
+        r"the commitment names (?P<key>\w+) (?P<mine>.+), the log (?P<theirs>.+)",
+        "承诺写的 {key} 是 {mine}，记录里是 {theirs}",
+    ),
+    (r"(?P<n>\d+) seeds revealed in one hand", "一局里公布了 {n} 个种子"),
+    (
+        r"the revealed seed is not the seed stored with the commitment",
+        "公布的种子和承诺时存下的种子不一样",
+    ),
+    (r"the seed is not published yet.*", "种子还没有公布（本局还没结算）：用存下的种子核对"),
+    (
+        r"roll (?P<n>\d+) \((?P<why>\w+), seat (?P<seat>\d)\): logged (?P<got>\S+), "
+        r"the seed gives (?P<want>\S+)",
+        "第 {n} 次掷骰（{why}，{seat}）：记录是 {got}，种子算出的是 {want}",
+    ),
     (r"give \"winners\", or \"result\": \"exhausted\".*", "请填胡牌的一家，或选流局，二者选一"),
 ]
 

@@ -240,3 +240,9 @@ def _validation_words(
         return template.format(where=where, **ctx)
     except (KeyError, IndexError, ValueError):
         return f"{where}填得不对"
+
+
+def phrase(message: str) -> Words:
+    """A message that is no refusal (a check's finding), in words where the catalogue has
+    them; else as it is, its seat paths counted from 1."""
+    return Words(_why(message) or _plain(message), message)
