@@ -159,6 +159,10 @@ class HandOut(BaseModel):
         None, description="The hub's check of its dice: ok, failed, unverified (None: not run)"
     )
     dice_problem: str | None = None
+    entered_by_staff: bool = Field(False, description="Its result entered by staff (工作人员录入)")
+    voided: dict[str, str] | None = Field(
+        None, description="Voided by staff: by, role, at, reason (null: not voided)"
+    )
 
     @classmethod
     def of(cls, h: HandRecord) -> HandOut:
