@@ -213,7 +213,7 @@ def test_staff_finish_a_hand_on_the_console(
     page.select_option("#fin-from", "self")
     stored = _events(store, hand_id)
     page.click("#fin-settle")
-    page.wait_for_selector("#finish-error:has-text('winners[0]')")
+    page.wait_for_selector("#finish-error:has-text('号位不是胡牌')")
     assert _events(store, hand_id) == stored and keeper.in_progress
     _shot(page, tmp_path, "staff-refused", full_page=True)
 
@@ -248,7 +248,7 @@ def test_staff_finish_a_hand_on_the_console(
 
     # a void needs a reason (the API's word beside the form); then the hand is void
     page.click("#void-go")
-    page.wait_for_selector("#void-error:has-text('reason')")
+    page.wait_for_selector("#void-error:has-text('请写明原因')")
     page.fill("#void-reason", "tiles fell off the table")
     page.click("#void-go")
     page.wait_for_selector('#staff-acts [data-act="hand_voided"]')
