@@ -222,6 +222,11 @@ MESSAGES: list[tuple[str, str]] = [
     (r"(?P<name>.+) may not make links here", "{name} 不能在这里关联记录"),
     (r"no such link", "没有这条关联"),
     (r"the owners have not switched leaderboards on", "老板还没有开启排行榜"),
+    (
+        r"at most (?P<n>\d+) live streams; try again later",
+        "看直播的人太多（最多 {n} 个）：请稍后再试",
+    ),
+    (r"at most (?P<n>\d+) live streams per client", "这台设备打开的直播太多（最多 {n} 个）"),
     (r"Not Found", "没有这个地址"),
     (r"Method Not Allowed", "这个地址不接受这种请求"),
     (

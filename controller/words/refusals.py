@@ -136,6 +136,8 @@ def place(path: Sequence[str | int], places: Places) -> str:
         elif step in ("winners", "seats", "win") and index is not None:
             listed = places.winners if step != "seats" else places.seats
             seat = listed[index] if index < len(listed) else None
+            if step == "seats" and not listed and index <= 3:
+                seat = index  # (the settlement's own terms: seats[N] is seat N)
             if seat is not None:
                 words.append(seat_name(seat))
             else:
@@ -168,6 +170,8 @@ def refusal(message: str, places: Places | None = None) -> Words:
     if m is None:
         said = _said_in_chinese(message)
         return Words(said or "这次操作没有完成：" + _plain(message), message)
+    if _why(m.group("why")) is None and _PATH.match(m.group("why")):  # a path in a path:
+        return Words(refusal(m.group("why"), places).zh, message)  # the inner one says it
     where = place(_split(m.group("path")), places)
     why = _why(m.group("why")) or _said_in_chinese(m.group("why"))
     if why is not None and m.group("path").startswith("seat "):  # no reader saw that seat

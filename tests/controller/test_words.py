@@ -48,6 +48,12 @@ def readable(zh: str) -> bool:
         ("winners[0].melds[1].from: a pung needs the seat it came from", Places([3]), "4号位"),
         ("seats[0].hand: not a tile: 'x9' (at position 0)", Places([], [1]), "2号位的手牌"),
         ("to_seat: the same seat as from_seat", None, "出分和得分不能是同一家"),
+        (  # a correction's settlement error, inside its own field
+            "hand: seats[1].hand: 13 tiles counting melds, a winner holds 14 (小相公)",
+            None,
+            "2号位的手牌：连副露共 13 张",
+        ),
+        ("hand: win: seats[1] 不是胡牌 (not a winning hand)", None, "2号位不是胡牌"),
         ("indicator: required by jian (the flipped tile that makes its wildcards)", None, "吉安"),
         ("hand abc is not the hand in progress (h-1)", None, "局号 abc"),
         ("win: the winning tile 5m is not in seats[3].hand", None, "4号位的手牌"),

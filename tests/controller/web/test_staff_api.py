@@ -254,7 +254,8 @@ def test_a_win_is_corrected_through_the_api_after_its_settlement(
         json=body | {"seat": w["seat"], "hand": "123456789m1234p", "melds": w["melds"]},
         headers=staff,
     )
-    assert bad.status_code == 422 and "hand" in bad.json()["detail"]
+    assert bad.status_code == 422 and "hand" in bad.json()["en"]
+    assert "号位的手牌：连副露共" in bad.json()["detail"]
     r = client.post(
         "/api/v1/staff/hands/current/correction",
         json=body | {"seat": w["seat"], "hand": w["hand"], "melds": w["melds"]},
