@@ -453,6 +453,7 @@
       el("div", { class: "panel" }, el("div", { class: "replay-controls" },
         button("first", "«"), button("prev", "◀"), button("play", T("play")), button("next", "▶"), button("last", "»"),
         el("input", { type: "range", id: "slider", min: 0, max: n - 1, value: 0 }), el("span", { id: "step-no" })),
+      el("div", { class: "muted step-at", id: "step-at" }),
       el("div", { class: "step-text", id: "step-text" }), el("div", { id: "board" })),
       el("div", { class: "panel", id: "settlement" }, settlement(detail.settlement, dealer, names)),
       acts.length ? el("div", { class: "panel" }, el("h2", null, T("seat_acts")), el("ol", { id: "seat-acts" },
@@ -462,7 +463,8 @@
       const step = rp.steps[i];
       $("slider").value = i;
       $("step-no").textContent = T("step", { i: i + 1, n });
-      $("step-text").textContent = step.at ? `${when(step.at)} · ${MJ.inLang(step.text)}` : MJ.inLang(step.text);
+      $("step-at").textContent = step.at ? when(step.at) : "";
+      $("step-text").textContent = MJ.inLang(step.text);
       $("board").replaceChildren(...board(step, rp.concealed, dealer, names));
       document.body.dataset.step = String(i);
     };

@@ -111,6 +111,6 @@ def test_the_owners_pages_say_who_voided_why_which_hands_staff_entered_and_when(
         page.goto(f"{url}/owner#/h/{entered}")
         page.click("#last")
         # the last step (staff's finish) at its own time, and the tiles staff entered
-        expect(page.locator("#step-text")).to_contain_text("2026")
+        expect(page.locator("#step-at")).to_contain_text("2026")
         expect(page.locator("#board")).not_to_contain_text("0 张")
         page.close()
