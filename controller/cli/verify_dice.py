@@ -21,6 +21,8 @@ from controller.cli.owner import _store as open_store
 from controller.json_bounds import JsonBoundsError
 from controller.store import UnknownHand
 from controller.table.dice import DiceCheck, check_dice
+from controller.words import say
+from controller.words.refusals import phrase
 from engine.round import CorruptLog, event_from_dict
 from engine.round.events import Event
 from engine.round.replay import split_hands
@@ -28,8 +30,9 @@ from engine.round.replay import split_hands
 cli = typer.Typer(add_completion=False)
 
 
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
+def _fail(key: str, **params: Any) -> NoReturn:
+    said = say(key, **params)
+    typer.echo(say("dice.error", zh=said.zh, en=said.en).line(), err=True)
     raise typer.Exit(2)
 
 
@@ -37,11 +40,11 @@ def _events(dicts: list[Any], where: str) -> list[Event]:
     out = []
     for n, data in enumerate(dicts):
         if not isinstance(data, dict):
-            _fail(f"{where}: event {n} is not a JSON object")
+            _fail("dice.unreadable", n=n)
         try:
             out.append(event_from_dict(data))
         except CorruptLog as err:
-            _fail(f"{where}: event {n}: {err}")
+            _fail("dice.bad_event", n=n, why=f"{where}: {err}")
     return out
 
 
@@ -50,38 +53,44 @@ def _read(path: Path) -> list[tuple[list[Event], dict[str, Any] | None]]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
-        _fail(f"cannot read {path}: {err.strerror}")
+        _fail("dice.cannot_read", path=path, why=err.strerror)
     except UnicodeDecodeError:
-        _fail(f"{path}: not UTF-8 text")
+        _fail("dice.not_utf8", path=path)
     stripped = text.strip()
     if stripped.startswith("{") and '"events"' in stripped[:MAX_CHARS]:
         try:
             doc = loads(stripped)
         except JsonBoundsError as err:
-            _fail(f"{path}: {err}")
+            _fail("dice.bad_json", path=path, why=err)
         if isinstance(doc, dict) and isinstance(doc.get("events"), list):
             context = {k: doc.get(k) for k in ("table", "session_id", "hand_no")}
             return [(_events(doc["events"], str(path)), context)]
     dicts: list[Any] = []
     for n, line in enumerate(bounded_lines(io.StringIO(text)), start=1):
         if line is None:
-            _fail(f"{path}:{n}: longer than {MAX_CHARS} characters")
+            _fail("dice.too_long", path=path, n=n, max=MAX_CHARS)
         if not line.strip():
             continue
         try:
             dicts.append(loads(line))
         except JsonBoundsError as err:
-            _fail(f"{path}:{n}: {err}")
+            _fail("dice.bad_json", path=f"{path}:{n}", why=err)
     events = _events(dicts, str(path))
     if not events:
-        _fail(f"{path}: no events (an empty log)")
+        _fail("dice.empty", path=path)
     return [(hand, None) for hand in split_hands(events)]
 
 
 def _report(label: str, verdict: DiceCheck) -> None:
+    """The verdict, Chinese first with the English beside each line."""
     typer.echo(label)
-    for line in verdict.lines():
-        typer.echo(f"  {line}")
+    head = {True: "dice.ok", False: "dice.failed", None: "dice.unchecked"}[verdict.ok]
+    typer.echo(f"  {say(head, n=verdict.rolls).line()}")
+    for key, found in [("dice.problem", p) for p in verdict.problems] + [
+        ("dice.note", n) for n in verdict.notes
+    ]:
+        words = phrase(found)
+        typer.echo(f"    {say(key, zh=words.zh, en=words.en).line()}")
 
 
 @cli.command("verify-dice")
@@ -104,7 +113,7 @@ def verify_dice(
         try:
             stored = opened.load_hand(hand)
         except UnknownHand:
-            _fail(f"no hand {hand} in the store")
+            _fail("dice.no_hand", hand=hand)
         finally:
             opened.close()
         own = {"hand_no": stored.hand.hand_no, "session_id": stored.hand.session_id}
@@ -113,7 +122,7 @@ def verify_dice(
         for n, (events, said) in enumerate(_read(log), start=1):
             hands.append((f"{log} hand {n}", events, said))
     else:
-        _fail("give a log file or --hand ID")
+        _fail("dice.no_input")
     bad = 0
     for label, events, context in hands:
         verdict = check_dice(events, context)

@@ -96,17 +96,19 @@ WITNESSED = (
 
 
 def hand_result(state: RoundState) -> tuple[str, int | None, int | None]:
-    """(result, winner, discarder) for the store's filters."""
+    """(result, winner, discarder) for the store's filters: a voided hand is ``void``."""
+    if state.voided:
+        return "void", None, None
     act = state.staff_settle
     if isinstance(act, FinishedByStaff):
-        if state.voided or not act.winners:
+        if not act.winners:
             return "draw", None, None
         seat, frm = act.winners[0]["seat"], act.winners[0]["from"]
         if frm in ("self", "kong_replacement"):
             return "self_draw", seat, None
         robbed = str(frm).removeprefix("rob_kong:")
         return "win", seat, int(robbed) if str(robbed).isdigit() else None
-    if not state.wins or state.voided:
+    if not state.wins:
         return "draw", None, None
     first = state.wins[0]
     result = "self_draw" if first.source in ("self", "kong_replacement") else "win"

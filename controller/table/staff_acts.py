@@ -27,14 +27,14 @@ from controller.table.staff_requests import (
     StaffItem,
 )
 from controller.table.table_inputs import StaffInput, TableInputs
-from engine.round import Rejection
+from engine.round import Rejection, RoundState
 from engine.round.commands import Adjust, Penalise, StaffCommand, StaffInputError, Void, VoidEarlier
 from engine.round.events import STAFF_ACT_TYPES, Event, HandVoided, Settled, event_from_dict
 from engine.round.fold import fold
 from engine.round.narration import texts
 from engine.round.player_claims import claim_view
 from engine.round.projection import public_view
-from engine.round.staff import read_winners, seen_flip, seen_xia
+from engine.round.staff import penalty_in_force, read_winners, seen_flip, seen_xia
 from engine.settlement.ledger import plain
 from engine.settlement.needs import RESULT_KINDS
 
@@ -243,7 +243,18 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
         ],
         "totals": [plain(t) for t in keeper.session.totals],
         "claim": claim_view(state),  # a player's claim waiting for answers (docs/play.md)
+        "penalties": penalties_ready(state, OwnerAccounts(keeper.store).staff_policy()),
     }
+
+
+def penalties_ready(state: RoundState, policy: StaffPolicy) -> dict[str, Any]:
+    """Each penalty's amount on this hand and who set it (``ruleset`` or ``owner``), or
+    None where neither has: the console says the owner must set it before anyone tries."""
+    ready: dict[str, Any] = {}
+    for name in ("false_win", "xianggong"):
+        in_force = penalty_in_force(state, name, getattr(policy, f"{name}_amount"))
+        ready[name] = None if in_force is None else {"amount": in_force[0], "by": in_force[1]}
+    return ready
 
 
 def outcome(events: list[Event]) -> dict[str, Any]:

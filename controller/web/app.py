@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from controller.process.metrics import Metrics
 from controller.store import EventStore, StoreInputError
@@ -37,6 +38,8 @@ from controller.web.limits import BodyLimit, HashGate, LoginThrottle, StreamSlot
 from controller.web.live import LiveHub
 from controller.web.settings import WebAppSettings
 from controller.web.tokens import TokenSigner
+from controller.words import Words, refusal
+from controller.words.refusals import validation
 
 API_DESCRIPTION = """\
 The table's hand logs for owners (login required) and its public display data.
@@ -49,21 +52,24 @@ Everything else: log in with `POST /api/v1/auth/login`, then send the cookie it 
 
 
 def _validation_problem(_request: Request, exc: Exception) -> JSONResponse:
+    """pydantic's problems in words (controller.words), its own beside them for programs."""
     assert isinstance(exc, RequestValidationError)
-    problems, errors = [], []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("query", "path", "body"))
-        msg = str(err.get("msg", "invalid"))
-        if err.get("type") == "value_error":  # our own validator's words, without pydantic's
-            msg = msg.removeprefix("Value error, ")
-        problems.append(f"{where or 'request'}: {msg}")
-        # Not the input itself: it may be bytes, or a password.
-        errors.append({k: err[k] for k in ("type", "loc", "msg") if k in err})
-    return JSONResponse({"detail": "; ".join(problems), "errors": errors}, status_code=422)
+    # Not the input itself: it may be bytes, or a password.
+    errors = [{k: err[k] for k in ("type", "loc", "msg") if k in err} for err in exc.errors()]
+    words = validation(exc.errors(), exc.body)
+    return JSONResponse(words.body() | {"errors": errors}, status_code=422)
 
 
 def _store_input_problem(_request: Request, exc: Exception) -> JSONResponse:
-    return JSONResponse({"detail": str(exc)}, status_code=422)
+    return JSONResponse(refusal(str(exc)).body(), status_code=422)
+
+
+def _http_problem(_request: Request, exc: Exception) -> JSONResponse:
+    """Every refusal in words: a ``Words`` detail as it is, any other through the catalogue."""
+    assert isinstance(exc, StarletteHTTPException)
+    detail = exc.detail
+    words = detail if isinstance(detail, Words) else refusal(str(detail))
+    return JSONResponse(words.body(), status_code=exc.status_code, headers=exc.headers)
 
 
 def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
@@ -81,7 +87,8 @@ def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
                 "title": "HTTPValidationError",
                 "type": "object",
                 "properties": {
-                    "detail": {"type": "string", "description": "Each problem: 'field: why'"},
+                    "detail": {"type": "string", "description": "Each problem, in words"},
+                    "en": {"type": "string", "description": "The same in English: 'field: why'"},
                     "errors": {"type": "array", "items": {"type": "object"}},
                 },
                 "required": ["detail"],
@@ -132,6 +139,7 @@ def create_app(
     )
     app.add_exception_handler(RequestValidationError, _validation_problem)
     app.add_exception_handler(StoreInputError, _store_input_problem)
+    app.add_exception_handler(StarletteHTTPException, _http_problem)
     app.include_router(public.router)
     app.include_router(auth.router)
     app.include_router(owner_api.router)

@@ -19,6 +19,7 @@ from controller.web.limits import Busy, client_address
 from controller.web.passwords import DUMMY_HASH, verify_password
 from controller.web.schemas import LoginIn, LoginOut, OwnerOut, Problem
 from controller.web.tokens import fingerprint
+from controller.words import say
 
 COOKIE = "mjtable_owner"
 bearer = HTTPBearer(auto_error=False, description="The token from /api/v1/auth/login")
@@ -27,7 +28,7 @@ router = APIRouter(prefix="/api/v1/auth", tags=["auth"])
 
 UNAUTHORISED = HTTPException(
     status.HTTP_401_UNAUTHORIZED,
-    "log in first: POST /api/v1/auth/login, then send the cookie or 'Authorization: Bearer'",
+    say("auth.log_in"),
     headers={"WWW-Authenticate": "Bearer"},
 )
 
@@ -40,7 +41,7 @@ def current_owner(
     token = credentials.credentials if credentials is not None else request.cookies.get(COOKIE)
     account = _account(ctx, token)
     if account.role != "owner":
-        raise HTTPException(status.HTTP_403_FORBIDDEN, "an owner's route: staff may not")
+        raise HTTPException(status.HTTP_403_FORBIDDEN, say("auth.owners_only"))
     return account
 
 
@@ -106,8 +107,7 @@ async def login(
     if wait > 0:
         raise HTTPException(
             status.HTTP_429_TOO_MANY_REQUESTS,
-            f"too many failed logins for {body.name!r} or from here; "
-            f"try again in {int(wait) + 1} s",
+            say("auth.too_many_failures", name=body.name, wait=int(wait) + 1),
             headers={"Retry-After": str(int(wait) + 1)},
         )
     owner = await asyncio.to_thread(ctx.owners.get, body.name)
@@ -119,11 +119,11 @@ async def login(
     except Busy:
         raise HTTPException(
             status.HTTP_503_SERVICE_UNAVAILABLE,
-            "too many logins at once; try again in a few seconds",
+            say("auth.busy"),
             headers={"Retry-After": "2"},
         ) from None
     if owner is None or not ok:
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "wrong name or password")
+        raise HTTPException(status.HTTP_401_UNAUTHORIZED, say("auth.wrong_password"))
     ctx.throttle.succeeded(body.name)
     staff = owner.role == "staff"
     ttl = ctx.settings.staff_login_ttl if staff else ctx.settings.login_ttl

@@ -15,6 +15,7 @@ that shares its process.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections import OrderedDict, deque
@@ -25,6 +26,8 @@ from typing import TypeVar
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from controller.words import refusal
+
 T = TypeVar("T")
 
 DEFAULT_BODY = 1024  # no route but login reads a body
@@ -34,7 +37,8 @@ BODY_PREFIX_LIMITS = {"/api/v1/staff/": 16 * 1024, "/api/v1/play/": 4 * 1024}
 
 
 async def problem(send: Send, status: int, detail: str) -> None:
-    body = ('{"detail":"' + detail + '"}').encode()
+    """A refusal from outside a route, worded as the routes' are (controller.words)."""
+    body = json.dumps(refusal(detail).body(), ensure_ascii=False).encode()
     await send(
         {
             "type": "http.response.start",

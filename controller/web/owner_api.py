@@ -16,6 +16,7 @@ from controller.hub.aliases import sent_session
 from controller.store import HandRecord, StoredHand, UnknownHand, UnknownSession
 from controller.store.members import hand_seat_acts
 from controller.store.owners import CashoutTerms
+from controller.store.staff_marks import staff_marks
 from controller.store.tables import (
     TableRecord,
     has_table,
@@ -203,7 +204,19 @@ def get_table_sessions(
 def get_table_hands(
     ctx: Ctx, table_id: TableId, filters: Filters, limit: Limit = 100, offset: Offset = 0
 ) -> list[HandOut]:
-    return [HandOut.of(h) for h in _hands(ctx, table_id, filters, limit=limit, offset=offset)]
+    return _marked(ctx, _hands(ctx, table_id, filters, limit=limit, offset=offset))
+
+
+def _marked(ctx: WebContext, hands: list[HandRecord]) -> list[HandOut]:
+    """The hands as listed, each with what staff did to it (entered, voided)."""
+    marks = staff_marks(ctx.store.engine, hands)
+    out = []
+    for h in hands:
+        row, mark = HandOut.of(h), marks.get(h.id)
+        if mark is not None:
+            row = row.model_copy(update={"entered_by_staff": mark.entered, "voided": mark.voided})
+        out.append(row)
+    return out
 
 
 @router.get(
@@ -371,7 +384,7 @@ def get_session_hands(
 ) -> list[HandOut]:
     get_session(ctx, session_id)
     hands = ctx.store.list_hands(session_id=session_id, limit=limit, offset=offset)
-    return [HandOut.of(h) for h in hands]
+    return _marked(ctx, hands)
 
 
 @router.get("/hands/{hand_id}", summary="One hand with its settlement")

@@ -20,7 +20,8 @@ def number(x: float | int) -> Number:
 
 
 class Problem(BaseModel):
-    detail: str
+    detail: str = Field(description="What went wrong, in words (Chinese)")
+    en: str | None = Field(default=None, description="The same in English")
 
 
 # What a route that reads a body may answer besides its own (limits.py's 413 for a body
@@ -158,6 +159,10 @@ class HandOut(BaseModel):
         None, description="The hub's check of its dice: ok, failed, unverified (None: not run)"
     )
     dice_problem: str | None = None
+    entered_by_staff: bool = Field(False, description="Its result entered by staff (工作人员录入)")
+    voided: dict[str, str] | None = Field(
+        None, description="Voided by staff: by, role, at, reason (null: not voided)"
+    )
 
     @classmethod
     def of(cls, h: HandRecord) -> HandOut:
@@ -234,6 +239,9 @@ class ReplayStep(BaseModel):
     text: dict[str, str] = Field(description="The step in words: {'zh': …, 'en': …}")
     event: dict[str, Any]
     view: dict[str, Any] = Field(description="The table after this event")
+    at: str | None = Field(
+        None, description="When: a person's act as its audit says, any other as stored"
+    )
 
 
 class DiceCheckOut(BaseModel):

@@ -31,6 +31,7 @@ from controller.web.auth import Owner, current_account
 from controller.web.context import WebContext, context
 from controller.web.owner_api import ID as SESSION_ID
 from controller.web.schemas import WITH_BODY, Problem
+from controller.words import Places, refusal, say
 from engine.round.commands import (
     Adjust,
     Audit,
@@ -60,7 +61,7 @@ def refuse_on_hub(ctx: WebContext) -> None:
     """The hub has no live table to act on, and no cash-out terms: each table counts its
     sessions' money with its own (docs/players.md, "Cash-out")."""
     if ctx.settings.hub:
-        raise HTTPException(status.HTTP_403_FORBIDDEN, "the hub plays no hand: act at the table")
+        raise HTTPException(status.HTTP_403_FORBIDDEN, say("staff.hub"))
 
 
 def table_account(
@@ -70,7 +71,8 @@ def table_account(
     refuse_on_hub(ctx)
     if not account.acts_on(ctx.settings.table):
         raise HTTPException(
-            status.HTTP_403_FORBIDDEN, f"{account.name} is not staff of table {ctx.settings.table}"
+            status.HTTP_403_FORBIDDEN,
+            say("staff.not_of_table", name=account.name, table=ctx.settings.table),
         )
     return account
 
@@ -81,7 +83,7 @@ Member = Annotated[OwnerRecord, Depends(table_account)]
 def live_account(account: Member, ctx: Ctx) -> OwnerRecord:
     """As ``table_account``, where a table loop runs to take the act."""
     if ctx.staff_desk is None:
-        raise HTTPException(status.HTTP_403_FORBIDDEN, "no live table here: act at the table")
+        raise HTTPException(status.HTTP_403_FORBIDDEN, say("staff.no_live_table"))
     return account
 
 
@@ -260,8 +262,9 @@ async def _desk(
         return await asyncio.wait_for(ctx.staff_desk(sent), ANSWER_WAIT)
     except KeyReused as err:
         raise HTTPException(422, str(err)) from None
-    except StaffInputError as err:
-        raise HTTPException(422, str(err)) from None
+    except StaffInputError as err:  # worded by the seats the request named
+        named = None if body is None else body.model_dump(by_alias=True)
+        raise HTTPException(422, refusal(str(err), Places.of(named))) from None
     except StaleRequest as err:
         raise HTTPException(status.HTTP_409_CONFLICT, str(err)) from None
     except NotPermitted as err:
@@ -271,7 +274,7 @@ async def _desk(
     except (TimeoutError, OverflowError):  # (the loop busy or gone; a full queue)
         raise HTTPException(
             status.HTTP_503_SERVICE_UNAVAILABLE,
-            "the table did not take the act; nothing was done, try again",
+            say("staff.not_taken"),
             headers={"Retry-After": "2"},
         ) from None
 
@@ -430,7 +433,7 @@ async def close_session(
 def latest_cashout(account: Member, ctx: Ctx) -> dict[str, Any]:
     last = ctx.store.list_hands(status="finished", limit=1)
     if not last or last[0].session_id is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, "no hand finished at this table yet")
+        raise HTTPException(status.HTTP_404_NOT_FOUND, say("staff.no_hand_finished"))
     terms, _ = ctx.owners.cashout_terms()
     return stored_cashout(ctx.store, last[0].session_id, terms, datetime.now(UTC))
 
@@ -507,7 +510,7 @@ def get_store_loss(account: Member, ctx: Ctx) -> StoreLoss:
 def acknowledge_store_loss(body: ReasonIn, account: Member, ctx: Ctx) -> StoreLoss:
     loss = ctx.owners.store_loss()
     if not loss.open:
-        raise HTTPException(status.HTTP_409_CONFLICT, "no loss of the store to acknowledge")
+        raise HTTPException(status.HTTP_409_CONFLICT, say("staff.no_loss"))
     at = datetime.now(UTC)
     done = loss.model_copy(
         update={

@@ -331,6 +331,17 @@ def penalty_amount(state: RoundState, penalty: str) -> int | None:
     return state.ruleset.false_win_amount() or None
 
 
+def penalty_in_force(
+    state: RoundState, penalty: str, owner_amount: int | None
+) -> tuple[int, Literal["ruleset", "owner"]] | None:
+    """What ``penalty`` costs on this hand and who set it: the ruleset's amount, else the
+    owner's; None while neither has one (the console says so before anyone tries)."""
+    amount = penalty_amount(state, penalty)
+    if amount is not None:
+        return amount, "ruleset"
+    return None if owner_amount is None else (owner_amount, "owner")
+
+
 def _penalise(state: RoundState, c: Penalise) -> list[Event]:
     """诈胡 or 相公 on a seat: the ruleset's amount, else the one the owner set for a
     ruleset that has none."""
@@ -338,14 +349,12 @@ def _penalise(state: RoundState, c: Penalise) -> list[Event]:
     seat = seat_of(c.seat, "seat")
     if c.penalty not in ("false_win", "xianggong"):
         raise StaffInputError("penalty: false_win (诈胡) or xianggong (相公)")
-    amount = penalty_amount(state, c.penalty)
-    source: Literal["ruleset", "owner"] = "ruleset"
-    if amount is None:
-        if c.owner_amount is None:
-            raise StaffInputError(
-                f"penalty: {state.started.ruleset} has no {c.penalty} amount; the owner sets one"
-            )
-        amount, source = c.owner_amount, "owner"
+    in_force = penalty_in_force(state, c.penalty, c.owner_amount)
+    if in_force is None:
+        raise StaffInputError(
+            f"penalty: {state.started.ruleset} has no {c.penalty} amount; the owner sets one"
+        )
+    amount, source = in_force
     if not 1 <= amount <= MAX_POINTS:
         raise StaffInputError(f"amount: 1–{MAX_POINTS} points")
     return [

@@ -424,8 +424,8 @@ const MJ = (() => {
   const onLoggedOut = (fn) => { loggedOut = fn; };
 
   /** A call to the web app's API, JSON both ways, with the login's cookie (`credentials`:
-      "omit" for a personal link). A refusal throws an Error: `message` the API's detail as
-      text, `status` the HTTP status; a 401 first calls the page's onLoggedOut. */
+      "omit" for a personal link). A refusal throws an Error: `message` the API's detail (its
+      `en` on the English page) as text, `status` the HTTP status; a 401 first calls the page's onLoggedOut. */
   const LOGIN = "/api/v1/auth/login";
 
   async function api(path, { method, body, key, credentials = "same-origin" } = {}) {
@@ -436,7 +436,9 @@ const MJ = (() => {
     let data = null;
     try { data = await r.json(); } catch { /* empty, or not JSON */ }
     if (!r.ok) {
-      const err = new Error(str(data && typeof data.detail === "string" ? data.detail : `${r.status} ${r.statusText}`, 500));
+      // the API says each refusal in Chinese (detail) and in English (en): the page's language
+      const said = data && typeof data.detail === "string" ? (lang === "en" && typeof data.en === "string" ? data.en : data.detail) : null;
+      const err = new Error(str(said ?? `${r.status} ${r.statusText}`, 500));
       err.status = r.status;
       if (r.status === 401 && loggedOut && path !== LOGIN) loggedOut();
       throw err;

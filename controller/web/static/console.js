@@ -34,6 +34,8 @@
       session_closed: "结束本场", print_page: "打印结算单",
       store_loss: "牌桌的记录丢了最近的牌局", store_loss_hint: "上级服务器保存着它确认过的牌局。确认已知悉后，重启时不再重复提示（同一次丢失）。",
       ack_reason: "原因（必填，如：换了存储卡）", acknowledge: "确认已知悉",
+      pen_unset: "本玩法没有{p}的罚分：请老板先在“员工权限”里设定罚分，才能执行",
+      pen_amount: "其他三家每家得 {n} 分（{by}）", pen_by_ruleset: "玩法规定", pen_by_owner: "老板设定",
     },
     en: {
       staff: "Staff", login: "Staff log in", hand: "This hand", no_hand: "No hand in progress",
@@ -65,6 +67,8 @@
       store_loss: "The table's records lost their latest hands",
       store_loss_hint: "The hub holds the hands it acknowledged. Once acknowledged, this loss is not raised again at each restart.",
       ack_reason: "Reason (required, e.g. the SD card was replaced)", acknowledge: "Acknowledge",
+      pen_unset: "This ruleset has no {p} amount: the owner sets one under the staff policy first",
+      pen_amount: "each other seat gets {n} points ({by})", pen_by_ruleset: "the ruleset's", pen_by_owner: "set by the owner",
     },
   };
   const T = MJ.words(TXT);
@@ -549,6 +553,7 @@
     const pGo = el("button", { class: "btn", type: "button", id: "pen-go" }, T("apply"));
     pGo.addEventListener("click", () => act("pen", "/api/v1/staff/hands/current/penalties",
       { seat: Number(pSeat.value), penalty: pKind.value, reason: pReason.value }));
+    pKind.addEventListener("change", penaltyHint);
     const aFrom = el("select", { id: "adj-from" }, seatOptions(0));
     const aTo = el("select", { id: "adj-to" }, seatOptions(1));
     const aPoints = el("input", { id: "adj-points", type: "number", min: 1, max: 100000, step: 1, size: 6 });
@@ -565,6 +570,7 @@
     return el("div", { class: "staff-forms" },
       el("form", { class: "staff-form", id: "pen-form" }, el("h3", null, T("penalty")),
         el("div", { class: "row" }, field(T("seat"), pSeat), field("", pKind), field(T("reason"), pReason), pGo),
+        el("p", { class: "muted", id: "pen-hint" }),
         el("div", { class: "error", id: "pen-error", role: "alert" })),
       el("form", { class: "staff-form", id: "adj-form" }, el("h3", null, T("adjust")),
         el("div", { class: "row" }, field(T("from_seat"), aFrom), field(T("to_seat"), aTo), field(T("points"), aPoints),
@@ -573,6 +579,20 @@
       el("form", { class: "staff-form", id: "void-form" }, el("h3", null, T("void")),
         el("div", { class: "row" }, field(T("void_reason"), vReason), vGo),
         el("div", { class: "error", id: "void-error", role: "alert" })));
+  }
+
+  /** What the chosen penalty costs here, or that the owner must set it first (the button
+      waits for it): said before anyone tries, from the hand's view. */
+  function penaltyHint() {
+    const kind = $("pen-kind") && $("pen-kind").value;
+    const ready = S.view && S.view.penalties && typeof S.view.penalties === "object" ? S.view.penalties : null;
+    if (!kind || !ready || !(kind in ready)) return;
+    const p = ready[kind];
+    const amount = p && Number.isInteger(p.amount) ? p.amount : null;
+    $("pen-hint").textContent = amount === null ? T("pen_unset", { p: T(kind) })
+      : T("pen_amount", { n: amount, by: T(p.by === "owner" ? "pen_by_owner" : "pen_by_ruleset") });
+    $("pen-hint").classList.toggle("warn", amount === null);
+    $("pen-go").disabled = amount === null;
   }
 
   function finishWin() {
@@ -661,6 +681,7 @@
     document.body.classList.toggle("staff-anjing", S.anJing);
     S.xiaJing = v.xia_jing === true; // (the ruleset turns up a 下精 no reader saw)
     document.body.classList.toggle("staff-xia", S.xiaJing);
+    penaltyHint();
     const dealer = Number.isInteger(p.dealer) ? p.dealer : null;
     const totals = Array.isArray(v.totals) ? v.totals : [];
     const jing = p.jing && typeof p.jing === "object" ? Object.values(p.jing).map((t) => MJ.str(t, 2)).filter(Boolean) : [];

@@ -18,7 +18,7 @@
       payee: "收", amount: "分", step: "第 {i} / {n} 步", play: "播放", pause: "暂停",
       not_finished: "此局尚未结束：只显示公开信息（不显示手牌）。", check_ok: "结算已复核",
       check_bad: "结算不一致：", hand: "手牌", melds: "副露", discards: "弃牌", wall: "余牌",
-      win: "胡", self_draw: "自摸", draw: "流局", finished: "已结束", aborted: "已中止",
+      win: "胡", self_draw: "自摸", draw: "流局", void: "作废", by_staff: "工作人员", by_owner: "老板", staff_entered: "工作人员录入", finished: "已结束", aborted: "已中止",
       no_hands: "没有符合条件的牌局", status_f: "状态", error: "出错了",
       members: "会员战绩", member: "会员", wins: "胡牌", self_draws: "自摸", deguo: "德国",
       jingdiao: "精吊", chongguan: "冲关", big_hands: "大牌", link: "个人链接", new_link: "生成链接",
@@ -51,7 +51,7 @@
       not_finished: "This hand is not finished: public information only (no hands shown).",
       check_ok: "Settlement re-checked", check_bad: "Settlement differs: ", hand: "Hand",
       melds: "Melds", discards: "Discards", wall: "Wall", win: "wins", self_draw: "self-draw",
-      draw: "draw", finished: "finished", aborted: "aborted", no_hands: "No hands match",
+      draw: "draw", void: "void", by_staff: "staff", by_owner: "owner", staff_entered: "entered by staff", finished: "finished", aborted: "aborted", no_hands: "No hands match",
       status_f: "Status", error: "Error",
       members: "Members' records", member: "Member", wins: "Wins", self_draws: "Self-draws",
       deguo: "德国", jingdiao: "精吊", chongguan: "冲关", big_hands: "Big hands", link: "Personal link",
@@ -172,7 +172,7 @@
         label(T("to"), date("to", toValue)),
         label(T("ruleset"), el("input", { name: "ruleset", size: 10, value: q.get("ruleset") || "" })),
         label(T("seat"), sel("seat", [0, 1, 2, 3].map((s) => [s, seatLabel(s)]))),
-        label(T("result"), sel("result", [["win", T("win")], ["self_draw", T("self_draw")], ["draw", T("draw")]])),
+        label(T("result"), sel("result", [["win", T("win")], ["self_draw", T("self_draw")], ["draw", T("draw")], ["void", T("void")]])),
         label(T("status_f"), sel("status", [["finished", T("finished")], ["open", T("open")], ["aborted", T("aborted")]])),
         el("button", { class: "btn primary", type: "submit" }, T("filter")),
         el("a", { class: "btn", id: "export-csv", href: `${base}/export.csv?${q}` }, T("export_csv")),
@@ -225,7 +225,10 @@
     return el("tr", { "data-hand": h.id },
       el("td", null, when(h.started_at)), el("td", { class: "num" }, h.hand_no), el("td", null, h.ruleset),
       el("td", null, handSeat(h, h.dealer)),
-      el("td", null, h.status === "finished" ? T(h.result) || h.result : T(h.status), flag ? [" ", flag] : null),
+      el("td", null, h.voided ? T("void") : h.status === "finished" ? T(h.result) || h.result : T(h.status), flag ? [" ", flag] : null,
+        h.voided && typeof h.voided === "object" ? el("span", { class: "muted void-by" },
+          ` · ${byWords(`${h.voided.role}:${h.voided.by}`)}${h.voided.reason ? "：" + MJ.str(h.voided.reason, 500) : ""}`) : null,
+        h.entered_by_staff === true ? el("span", { class: "muted staff-entered" }, ` · ${T("staff_entered")}`) : null),
       el("td", null, handSeat(h, h.winner)),
       (h.net || [null, null, null, null]).map(numCell),
       el("td", null, el("a", { href: `#/h/${encodeURIComponent(h.id)}` }, T("replay"))));
@@ -422,6 +425,14 @@
     });
   }
 
+  /** Who did a seat act ("staff:ann") as people say it: 工作人员 ann / 老板 boss. */
+  function byWords(by) {
+    const [role, ...rest] = String(by ?? "").split(":");
+    const name = MJ.str(rest.join(":"), 64);
+    if (role === "staff" || role === "owner") return `${T(role === "staff" ? "by_staff" : "by_owner")} ${name}`;
+    return MJ.str(by ?? "", 64);
+  }
+
   async function showHand(handId) {
     const [detail, rp] = await Promise.all([
       api(`/api/v1/hands/${encodeURIComponent(handId)}`),
@@ -442,15 +453,17 @@
       el("div", { class: "panel" }, el("div", { class: "replay-controls" },
         button("first", "«"), button("prev", "◀"), button("play", T("play")), button("next", "▶"), button("last", "»"),
         el("input", { type: "range", id: "slider", min: 0, max: n - 1, value: 0 }), el("span", { id: "step-no" })),
+      el("div", { class: "muted step-at", id: "step-at" }),
       el("div", { class: "step-text", id: "step-text" }), el("div", { id: "board" })),
       el("div", { class: "panel", id: "settlement" }, settlement(detail.settlement, dealer, names)),
       acts.length ? el("div", { class: "panel" }, el("h2", null, T("seat_acts")), el("ol", { id: "seat-acts" },
-        acts.map((a) => el("li", null, `${when(a.at)} · ${seatLabel(a.seat)} · ${a.name || T("guest")} · ${a.by ?? ""}`)))) : null);
+        acts.map((a) => el("li", null, `${when(a.at)} · ${seatLabel(a.seat)} · ${a.name || T("guest")} · ${byWords(a.by)}`)))) : null);
     const show = (k) => {
       i = Math.max(0, Math.min(n - 1, k));
       const step = rp.steps[i];
       $("slider").value = i;
       $("step-no").textContent = T("step", { i: i + 1, n });
+      $("step-at").textContent = step.at ? when(step.at) : "";
       $("step-text").textContent = MJ.inLang(step.text);
       $("board").replaceChildren(...board(step, rp.concealed, dealer, names));
       document.body.dataset.step = String(i);

@@ -65,7 +65,7 @@ def test_the_hub_cashes_out_a_closed_session_as_the_table_did(pg_url: str) -> No
         table.close()
 
 
-HUB_REFUSAL = "the hub plays no hand: act at the table"
+HUB_REFUSAL = "总台不打牌：请到牌桌上操作"  # (en: the hub plays no hand: act at the table)
 
 
 def _handlogs(table: EventStore) -> list[Handlog]:

@@ -159,6 +159,21 @@ def test_verify_dice_command(tmp_path: Path) -> None:
     assert out.exit_code == 2
 
 
+def test_verify_dice_says_chinese_first_with_the_english_beside(tmp_path: Path) -> None:
+    runner = CliRunner()
+    events = _hand()
+    good = runner.invoke(app, ["verify-dice", str(_write_lines(tmp_path / "good.jsonl", events))])
+    assert "骰子：全部" in good.output and "出自承诺的种子 (dice: all" in good.output
+    bad = _write_lines(tmp_path / "roll.jsonl", _tamper(events, "roll"))
+    out = runner.invoke(app, ["verify-dice", str(bad)])
+    assert "骰子：核对失败 (dice: FAILED)" in out.output and "问题：第 " in out.output
+    (tmp_path / "junk.jsonl").write_text("{not json\n")
+    out = runner.invoke(app, ["verify-dice", str(tmp_path / "junk.jsonl")])
+    assert out.exit_code == 2 and out.output.startswith("错误：") and "(error: " in out.output
+    out = runner.invoke(app, ["verify-dice"])
+    assert out.output.startswith("错误：请给一个记录文件，或 --hand 局号")
+
+
 def _commit_of(stored: Any) -> DiceCommitted:
     return next(e for e in log_of(stored) if isinstance(e, DiceCommitted))
 

@@ -88,7 +88,8 @@ def test_login_by_cookie_and_by_bearer(
 def test_wrong_password_unknown_name_and_throttle(client: TestClient) -> None:
     bad = {"name": OWNER, "password": "wrong password"}
     r = client.post("/api/v1/auth/login", json=bad)
-    assert r.status_code == 401 and r.json()["detail"] == "wrong name or password"
+    assert r.status_code == 401
+    assert r.json() == {"detail": "名字或密码不对", "en": "wrong name or password"}
     assert (
         client.post("/api/v1/auth/login", json={"name": "nobody", "password": "x"}).status_code
         == 401

@@ -30,7 +30,8 @@ def test_tables_and_sessions(authed: TestClient, filled: Filled, hub: object) ->
     assert authed.get(f"/api/v1/sessions/{filled.session_id}").json()["ruleset"] == "xingguo"
     assert len(authed.get(f"/api/v1/sessions/{filled.session_id}/hands").json()) == 4
     r = authed.get("/api/v1/tables/nope")
-    assert r.status_code == 404 and "unknown table" in r.json()["detail"]
+    assert r.status_code == 404 and "unknown table" in r.json()["en"]
+    assert "没有这张桌" in r.json()["detail"]
     assert authed.get("/api/v1/sessions/nope").status_code == 404
 
 
@@ -85,7 +86,7 @@ def test_bad_requests_get_clear_4xx(authed: TestClient) -> None:
     ):
         r = authed.get(f"/api/v1/tables/t1/hands?{query}")
         assert r.status_code == 422, query
-        assert word in r.json()["detail"], r.json()
+        assert word in r.json()["en"], r.json()
     assert authed.get("/api/v1/hands/nope").status_code == 404
     assert authed.get("/api/v1/hands/nope/replay").status_code == 404
     assert authed.get("/api/v1/tables/t1/charts/pie.svg").status_code == 422
@@ -131,7 +132,7 @@ def test_a_damaged_settlement_is_refused_with_the_reason(
         )
     r = authed.get(f"/api/v1/hands/{hid}/replay")
     assert r.status_code == 409, r.text
-    assert "settled.settlement.lines.0.from" in r.json()["detail"]
+    assert "settled.settlement.lines.0.from" in r.json()["en"]
     assert authed.get(f"/api/v1/hands/{hid}/events").status_code == 200  # still listed
 
 

@@ -136,7 +136,8 @@ def test_the_owners_see_who_set_the_terms_last(
     assert changed["by"] == "boss" and datetime.fromisoformat(changed["at"]) >= before
     # refused: nothing stored, the last change stands
     r = client.put("/api/v1/owner/cashout-terms", json=terms | {"table_fee": -5}, headers=owner)
-    assert r.status_code == 422 and r.json()["detail"].startswith("table_fee:")
+    assert r.status_code == 422 and r.json()["en"].startswith("table_fee:")
+    assert r.json()["detail"].startswith("台费")
     assert client.get(last, headers=owner).json() == changed
     assert client.get("/api/v1/staff/cashout-terms", headers=staff).json()["table_fee"] == 5
 

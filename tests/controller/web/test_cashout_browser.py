@@ -82,7 +82,7 @@ def test_the_cash_out_on_the_console_the_display_and_paper(
     _log_in(console, url)
     console.wait_for_selector("#session-head:has-text('尚未结束')")  # the standing, still open
     console.click("#close-session")  # no reason: refused, nothing stored
-    console.wait_for_selector("#close-error:has-text('reason')")
+    console.wait_for_selector("#close-error:has-text('请写明原因')")
     assert keeper.session_id == session_id
     console.fill("#close-reason", "打烊")
     console.click("#close-session")

@@ -93,7 +93,8 @@ def test_the_same_key_again_gets_the_first_answer_and_stores_nothing(
     assert _acts(store, hand_id) == 1
     # the same key on another act: refused, nothing done
     other = client.post(ADJUST, json=_adjustment(client, auth, points=5), headers=keyed)
-    assert other.status_code == 422 and "Idempotency-Key" in other.json()["detail"]
+    assert other.status_code == 422 and "Idempotency-Key" in other.json()["en"]
+    assert "提交编号已用于别的操作" in other.json()["detail"]
     assert _acts(store, hand_id) == 1
     # the service starts again (the keeper resumed from the store): the key holds
     with _client(store, _keeper(store)) as after:

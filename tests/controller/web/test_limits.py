@@ -48,7 +48,8 @@ def _app(store: EventStore, hub: LiveHub, **settings: Any) -> FastAPI:
 def test_a_huge_login_body_is_refused_before_it_is_read(client: TestClient) -> None:
     big = b'{"name": "boss", "password": "' + b"x" * 2_000_000 + b'"}'
     r = client.post(LOGIN, content=big, headers={"content-type": "application/json"})
-    assert r.status_code == 413 and "at most 8192 bytes" in r.json()["detail"]
+    assert r.status_code == 413 and "at most 8192 bytes" in r.json()["en"]
+    assert "最多 8192 字节" in r.json()["detail"]
 
     def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it streams
         yield b'{"name": "boss", "password": "'
@@ -72,7 +73,8 @@ def test_routes_without_a_body_take_none(client: TestClient) -> None:
 def test_a_time_past_the_last_utc_datetime_is_a_422(authed: TestClient) -> None:
     for since in ("9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"):
         r = authed.get("/api/v1/tables/t1/hands", params={"since": since})
-        assert r.status_code == 422 and "since: not a usable time" in r.json()["detail"]
+        assert r.status_code == 422 and "since: not a usable time" in r.json()["en"]
+        assert r.json()["detail"] == "开始时间不是可用的时间"
 
 
 # --- 11: tokens -------------------------------------------------------------------------

@@ -107,7 +107,8 @@ def test_bad_input_is_a_422_naming_the_field_and_stores_nothing(
     for body, field in cases:
         r = client.post("/api/v1/members/registrations", json=body, headers=boss)
         assert r.status_code == 422, (body, r.text)
-        assert field in r.json()["detail"], (body, r.text)
+        assert field in r.json()["en"], (body, r.text)
+        assert field not in r.json()["detail"], (body, r.text)  # in words, not a field name
     assert [m.name for m in Members(store.engine).all()] == ["Li"]
 
 

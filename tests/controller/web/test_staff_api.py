@@ -253,7 +253,8 @@ def test_a_win_is_corrected_through_the_api_after_its_settlement(
         json=body | {"seat": w["seat"], "hand": "123456789m1234p", "melds": w["melds"]},
         headers=staff,
     )
-    assert bad.status_code == 422 and "hand" in bad.json()["detail"]
+    assert bad.status_code == 422 and "hand" in bad.json()["en"]
+    assert "号位的手牌：连副露共" in bad.json()["detail"]
     r = client.post(
         "/api/v1/staff/hands/current/correction",
         json=body | {"seat": w["seat"], "hand": w["hand"], "melds": w["melds"]},
@@ -272,7 +273,8 @@ def test_a_state_change_from_another_sites_page_is_refused_and_stores_nothing(
     login = {"name": "ann", "password": PASSWORD}
     evil = {"Origin": "http://evil.example:8081", "Sec-Fetch-Site": "cross-site"}
     refused = client.post("/api/v1/auth/login", json=login, headers=evil)
-    assert refused.status_code == 403 and "another site" in refused.json()["detail"]
+    assert refused.status_code == 403 and "another site" in refused.json()["en"]
+    assert "别的网站" in refused.json()["detail"]
     assert "mjtable_owner" not in client.cookies
     assert client.post("/api/v1/auth/login", json=login).status_code == 200  # the cookie
     seen = _look(client, {})

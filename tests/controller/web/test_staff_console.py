@@ -184,7 +184,7 @@ def test_staff_finish_a_hand_on_the_console(
     )
     page.fill("#adj-reason", "相公 at seat 1")
     page.click("#adj-go")
-    page.wait_for_selector("#adj-error:has-text('points')")
+    page.wait_for_selector("#adj-error:has-text('分数不能小于 1')")
     page.fill("#adj-points", "5")
     page.click("#adj-go")
     page.wait_for_selector('#staff-acts [data-act="adjusted"]')
@@ -195,7 +195,7 @@ def test_staff_finish_a_hand_on_the_console(
     # a second tap on 执行: the form was emptied once done, the act is not sent again
     assert page.input_value("#adj-reason") == page.input_value("#adj-points") == ""
     page.click("#adj-go")
-    page.wait_for_selector("#adj-error:has-text('points')")
+    page.wait_for_selector("#adj-error:has-text('分数不能小于 1')")
     assert [e.type for e in keeper.log].count("adjusted") == 1
     assert len(keys) == 3 and all(keys) and keys[0] != keys[1]  # one key a submission
 
@@ -217,7 +217,7 @@ def test_staff_finish_a_hand_on_the_console(
     page.select_option("#fin-from", "self")
     stored = _events(store, hand_id)
     page.click("#fin-settle")
-    page.wait_for_selector("#finish-error:has-text('winners[0]')")
+    page.wait_for_selector("#finish-error:has-text('号位不是胡牌')")
     assert _events(store, hand_id) == stored and keeper.in_progress
     _shot(page, tmp_path, "staff-refused", full_page=True)
 
@@ -252,7 +252,7 @@ def test_staff_finish_a_hand_on_the_console(
 
     # a void needs a reason (the API's word beside the form); then the hand is void
     page.click("#void-go")
-    page.wait_for_selector("#void-error:has-text('reason')")
+    page.wait_for_selector("#void-error:has-text('请写明原因')")
     page.fill("#void-reason", "tiles fell off the table")
     page.click("#void-go")
     page.wait_for_selector('#staff-acts [data-act="hand_voided"]')
@@ -327,9 +327,7 @@ def test_staff_acknowledge_a_loss_of_the_store_on_the_console(
     page.wait_for_selector("#store-loss li")
     assert page.text_content("#store-loss li") == lost
     page.click("#ack-loss")  # no reason
-    page.wait_for_function(
-        "() => document.getElementById('ack-error').textContent.includes('reason')"
-    )
+    page.wait_for_selector("#ack-error:has-text('请写明原因')")
     assert OwnerAccounts(store).store_loss().open
     page.fill("#ack-reason", "换了存储卡")
     page.click("#ack-loss")

@@ -239,7 +239,7 @@ def test_lianhuas_an_jing_is_entered_with_the_result_and_settles_as_mjtable_sett
     page.click("#fin-settle")
     page.wait_for_selector("#finish-error:not(:empty)")
     error = page.eval_on_selector("#finish-error", "n => n.textContent")
-    assert error.startswith("an_indicator: required by lianhua"), error
+    assert error.startswith("暗精：莲花冲关要填暗精"), error
     events = len(store.load_hand(hand_id).events)
     # a refused finish that carries it stores and publishes nothing of it
     page.click("#fin-an-indicator")
@@ -248,7 +248,7 @@ def test_lianhuas_an_jing_is_entered_with_the_result_and_settles_as_mjtable_sett
     page.fill("#fin-hand", "345m678m345s789s56p")  # no win
     page.click("#fin-settle")
     page.wait_for_selector("#finish-error:not(:empty)")
-    assert "winners[0]" in page.eval_on_selector("#finish-error", "n => n.textContent")
+    assert "号位不是胡牌" in page.eval_on_selector("#finish-error", "n => n.textContent")
     assert len(store.load_hand(hand_id).events) == events
     public = _public(store)
     assert "an_indicator" not in public and "暗精" not in public and "an_jing" not in public
@@ -284,7 +284,7 @@ def test_yongfengs_xia_jing_is_entered_with_the_result_and_settles_as_mjtable_se
     page.click("#fin-settle")
     page.wait_for_selector("#finish-error:not(:empty)")
     error = page.eval_on_selector("#finish-error", "n => n.textContent")
-    assert error.startswith("xia_indicator: required by yongfeng"), error
+    assert error.startswith("下精：永丰冲关要填下精"), error
     assert len(store.load_hand(hand_id).events) == events
     # the picker counts it as a tile out of the wall: 5m, one in seat 1's hand, two left
     page.click("#fin-xia-indicator")
