@@ -148,6 +148,16 @@ class SeatIn(_HeldIn):
         default=[], max_length=4, description="A partial seat's kongs of uncounted kinds"
     )
 
+    def entry(self) -> SeatEntry:
+        return SeatEntry(
+            self.seat,
+            self.hand,
+            _melds(self.melds),
+            self.discards,
+            self.partial,
+            tuple(self.kongs),
+        )
+
 
 class WinnerIn(_HeldIn):
     tile: Annotated[str, Field(max_length=4)]
