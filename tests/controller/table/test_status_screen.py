@@ -9,8 +9,9 @@ import random
 from controller.store import EventStore
 from controller.table.hand_keeper import HandKeeper
 from controller.web.live import LiveHub
+from engine.round.commands import Adjust, Void
 from tests.controller.service_helpers import play_at_keeper
-from tests.controller.table.test_screens import _act, _keeper
+from tests.controller.table.test_screens import AUDIT, _act, _keeper
 
 
 def _said(live: LiveHub) -> dict[str, object]:
@@ -40,9 +41,9 @@ def test_the_notice_is_said_from_the_store_after_a_restart_and_follows_the_acts(
     assert keeper.waiting is not None and keeper.hand_id == hand_id
     assert _said(live) == said  # before anything new happens
 
-    _act(keeper, "adjust", from_seat=0, to_seat=1, points=2)
+    _act(keeper, Adjust(AUDIT, 0, 1, 2))
     assert _said(live) == said  # an act on the hand: it still waits for staff
-    _act(keeper, "void", reason="walls rebuilt")
+    _act(keeper, Void(AUDIT))
     assert _said(live) == {"state": "online"}  # the hand is over
 
     keeper, live = _restarted(store)

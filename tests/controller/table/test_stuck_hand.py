@@ -132,7 +132,8 @@ def test_the_next_hand_on_walls_up_as_staff_end_one_is_not_held_for_the_old_wall
     t, service = alert_table(store, tiles.registry(), live=live)
     service.board = Shown()
     keeper: Any = service.keeper
-    keeper.state = SimpleNamespace(order=service.book.tiles_of(tiles.uids), dealer=0)  # resumed
+    resumed = service.book.tiles_of(tiles.uids)
+    keeper.state = SimpleNamespace(order=resumed, dealer=0, player_claim=None)  # resumed
     service._show = lambda: None  # type: ignore[method-assign]  # (its text: not asked here)
     reshuffled = tuple(reversed(tiles.uids))
     service.handle(LiftOrder(reshuffled, t.now), t.at())  # the table's walls now
@@ -140,7 +141,9 @@ def test_the_next_hand_on_walls_up_as_staff_end_one_is_not_held_for_the_old_wall
 
     # staff void it; the next hand starts on the walls up in the same step (_maybe_start)
     keeper.hand_id, keeper.in_progress = "h2", True
-    keeper.state = SimpleNamespace(order=service.book.tiles_of(reshuffled), dealer=0)
+    keeper.state = SimpleNamespace(
+        order=service.book.tiles_of(reshuffled), dealer=0, player_claim=None
+    )
     service.tick(t.at())
     assert keeper.waiting is None  # (its status: the screens of the new hand's commit)
     assert not t.tracker.held
