@@ -8,7 +8,7 @@ its events (as for a move), and the ``HandKeeper`` stores them before they are p
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
@@ -258,13 +258,18 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
         "an_jing": state.wall_rules.an_jing and seen_flip(state) is None,
         # yongfeng's 下精, turned up after the win: entered with the result if no reader saw it
         "xia_jing": state.wall_rules.xia_jing and seen_xia(state) is None,
-        "acts": [
-            e.public_dict() | {"text": texts(e, public=True)}
-            for e in keeper.log
-            if e.type in STAFF_ACT_TYPES
-        ],
+        "acts": act_views(keeper.log),
         "totals": [plain(t) for t in keeper.session.totals],
     }
+
+
+def act_views(events: Iterable[Event]) -> list[dict[str, Any]]:
+    """A hand's acts of staff in their public form, each with its words (zh, en)."""
+    return [
+        e.public_dict() | {"text": texts(e, public=True)}
+        for e in events
+        if e.type in STAFF_ACT_TYPES
+    ]
 
 
 def outcome(events: list[Event]) -> dict[str, Any]:
