@@ -64,6 +64,17 @@ def test_staff_list_their_sessions_hands_and_void_an_earlier_one(
     assert again[2]["voided"] and again[2]["voided_in"] == 4
     assert not again[3]["voided"]
 
+    # the hand in progress voided: listed at once, as voided
+    current = keeper.hand_id
+    r = client.post(
+        f"/api/v1/staff/hands/{current}/void",
+        json={"seen": len(keeper.log), "reason": "tiles fell"},
+        headers=staff,
+    )
+    assert r.status_code == 200, r.text
+    (latest, *_) = _recent(client, staff)["hands"]
+    assert (latest["hand_id"], latest["result"], latest["voided"]) == (current, "void", True)
+
 
 def test_the_recent_hands_are_bounded_and_only_this_tables_staffs(
     client: TestClient,  # noqa: F811
