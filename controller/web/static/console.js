@@ -38,7 +38,7 @@
       task_play: "对局中：无需操作", task_play_hint: "牌桌自己记录；有问题时这里会提示",
       task_enter: "对局中：打完后录入结果", task_enter_hint: "本桌没有读卡器：翻精后录入精牌，胡牌或流局后录入结果",
       task_staff: "等待工作人员：手动结束或作废本局", task_settled: "本局已结算", task_voided: "本局已作废",
-      roll: "掷骰子", next_hand: "下一局（掷骰子）", open_finish: "手动结束本局", close_finish: "收起",
+      roll: "掷骰子", next_hand: "下一局（掷骰子）", open_finish: "手动结束本局", open_correct: "更正胡牌", close_finish: "收起",
       void_now: "作废本局", void_confirm: "确认作废", flip_reason: "原因（可不填）",
       more: "更多操作：罚分、调整、入座、最近牌局、结束本场", need_reason: "请先填写原因",
       need_points: "请填写分数（1–100000）", recent: "最近牌局", no_recent: "本场还没有结束的牌局",
@@ -82,7 +82,7 @@
       task_enter: "In play: enter the result when it ends",
       task_enter_hint: "No readers: enter the 精 once turned up, the result once the hand ends",
       task_staff: "Waiting for staff: finish or void this hand", task_settled: "Hand settled", task_voided: "Hand voided",
-      roll: "Roll the dice", next_hand: "Next hand (roll)", open_finish: "Finish this hand", close_finish: "Close",
+      roll: "Roll the dice", next_hand: "Next hand (roll)", open_finish: "Finish this hand", open_correct: "Correct the win", close_finish: "Close",
       void_now: "Void this hand", void_confirm: "Void it", flip_reason: "Reason (optional)",
       more: "More: penalty, adjust, seats, recent hands, close the session", need_reason: "Give a reason first",
       need_points: "Give the points (1–100000)", recent: "Recent hands", no_recent: "No hand of this session has ended yet",
@@ -175,8 +175,9 @@
     if (!raw) { box.replaceChildren(el("p", { class: "muted" }, MJ.t("no_cashout"))); return; }
     const c = MJ.cleaned("cashout", raw);
     const v = S.view;
-    const mine = !v || !v.session_id || MJ.str(raw.session_id, 64) === v.session_id;
-    if (!c.closed || !mine) { // the session still open: its totals as the seat rows say them
+    // mid-hand, what the hand's acts moved is in the seat rows, not yet in the stored
+    // standing: the session's totals then as the seat rows say them
+    if (!c.closed && v && v.in_progress) {
       const totals = v && Array.isArray(v.totals) ? v.totals : [];
       box.replaceChildren(el("div", { class: "staff-hand-head", id: "session-head" }, T("session_totals")),
         el("div", { class: "row nets-row" }, [0, 1, 2, 3].map((s) =>
@@ -197,7 +198,7 @@
   function sessionForm() {
     const reason = el("input", { id: "close-reason", placeholder: T("close_reason"), maxlength: 500 });
     const close = el("button", { class: "btn primary", type: "button", id: "close-session" }, T("close_session"));
-    close.addEventListener("click", () => attempt("close", async () => {
+    close.addEventListener("click", () => needReason("close", reason.value) && attempt("close", async () => {
       const body = { reason: reason.value };
       renderCashout(await once("close", "/api/v1/staff/session/close", body, body));
     }));
@@ -308,8 +309,12 @@
     dice.hidden = !["dice", "settled", "none"].includes(task);
     dice.textContent = task === "settled" ? T("next_hand") : T("roll");
     dice.classList.toggle("primary", task !== "none");
-    $("open-finish").hidden = !["enter", "staff", "play"].includes(task);
-    $("open-finish").classList.toggle("primary", task !== "play");
+    // a won hand lies face up until the next starts: its tiles may be corrected
+    const correctable = task === "settled" && !voided && Array.isArray(v.winners_read) && v.winners_read.length > 0;
+    $("open-finish").hidden = !["dice", "enter", "staff", "play"].includes(task) && !correctable;
+    $("open-finish").classList.toggle("primary", ["enter", "staff"].includes(task));
+    S.finishWord = correctable ? "open_correct" : "open_finish";
+    if (!S.finishOpen) $("open-finish").textContent = T(S.finishWord);
     $("void-open").hidden = task === "none" || voided || !v || v.session_id === null;
     if ($("void-open").hidden) $("void-form").hidden = true;
     $("task-result").replaceChildren(...(task === "settled" ? [settlementView(p.settlement)].filter(Boolean) : []));
@@ -318,7 +323,7 @@
   function showFinish(open) {
     S.finishOpen = open;
     $("finish-entry").hidden = !open;
-    $("open-finish").textContent = open ? T("close_finish") : T("open_finish");
+    $("open-finish").textContent = open ? T("close_finish") : T(S.finishWord || "open_finish");
   }
 
   /** A reason the act needs, asked before anything is sent. */
@@ -806,15 +811,19 @@
     if (S.busy) return;
     S.busy = true;
     say(null, "", false);
+    let refused = null;
     try {
       await work();
-      say(form, T("done"), true);
     } catch (e) {
-      say(form, e.message, false);
+      refused = e.message;
     } finally {
       S.busy = false;
     }
     await look();
+    // "done" where it is seen: an act that closed its form (a finish) says it in the task card
+    const seen = $(`${form}-error`) && $(`${form}-error`).offsetParent !== null;
+    if (refused !== null) say(form, refused, false);
+    else say(seen ? form : "roll-dice", T("done"), true);
     if ($("staff-more") && $("staff-more").open) lookRecent();
   }
 
