@@ -170,7 +170,7 @@ def test_staff_finish_a_hand_on_the_console(
     page.fill("#undo-reason", "wrong seat")
     page.click("#undo")
     page.wait_for_selector('#staff-acts [data-act="staff_undone"]')
-    assert page.text_content("#undo-error") == "已完成"
+    page.wait_for_selector("#undo-error.ok:has-text('已完成')")  # (it fades in a few seconds)
     assert page.input_value("#undo-reason") == ""  # the next act asks its own reason
     _shot(page, tmp_path, "staff-undo", full_page=True)
     assert keeper.in_progress
