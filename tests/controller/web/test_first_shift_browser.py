@@ -194,6 +194,8 @@ def _shift(s: Shift) -> None:
     # the 精 as turned up, with its own reason; then the win the players agree on
     before = s.taps
     s.tap(s.button("手动结束本局"))
+    page.locator("#fin-hand").focus()
+    expect(page.locator("#picker")).to_be_in_viewport(timeout=WAIT)  # beside the field
     page.locator("#fin-indicator").fill(INDICATOR)
     s.tap(s.button("录入翻精"))
     expect(page.locator('#staff-acts [data-act="flip_entered"]')).to_have_count(1, timeout=WAIT)
@@ -211,6 +213,7 @@ def _shift(s: Shift) -> None:
     expect(settled).to_contain_text("工作人员录入", timeout=WAIT)
     s.agrees()
     s.shot("shift-settled")
+    _in_first_screen(s, page.locator("#task"), tall=False)  # the task fits one screen
     # the flip kept its own (empty) reason, not the finish's
     keeper = table.run.keeper
     flip = next(e for e in keeper.log if e.type == "flip_entered")
@@ -281,9 +284,11 @@ def _shift(s: Shift) -> None:
     print(f"{s.tag}: finish {finish_taps} taps (typed hands), void {void_taps}, all {s.taps}")
 
 
-def _in_first_screen(s: Shift, locator: Any) -> None:
-    """The element lies inside the first screen, at least 44 px tall (a finger's tap)."""
+def _in_first_screen(s: Shift, locator: Any, *, tall: bool = True) -> None:
+    """The element lies inside the first screen (the page at its top); a button at least
+    44 px tall (a finger's tap)."""
+    s.page.mouse.wheel(0, -100_000)
     box = locator.bounding_box()
     height = s.page.viewport_size["height"]
-    assert box is not None and box["y"] + box["height"] <= height, box
-    assert box["height"] >= 44, box
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, box
+    assert not tall or box["height"] >= 44, box
