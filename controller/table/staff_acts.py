@@ -9,7 +9,7 @@ nothing; the engine's command then goes through the keeper's one entry
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -236,11 +236,7 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
         "xia_jing": state.wall_rules.xia_jing and seen_xia(state) is None,
         # what a finish needs entered, per result kind (``Ruleset.needs``)
         "needs": {kind: state.ruleset.needs(kind).as_dict() for kind in RESULT_KINDS},
-        "acts": [
-            e.public_dict() | {"text": texts(e, public=True)}
-            for e in keeper.log
-            if e.type in STAFF_ACT_TYPES
-        ],
+        "acts": act_views(keeper.log),
         "totals": [plain(t) for t in keeper.session.totals],
         "claim": claim_view(state),  # a player's claim waiting for answers (docs/play.md)
         "penalties": penalties_ready(state, OwnerAccounts(keeper.store).staff_policy()),
@@ -255,6 +251,15 @@ def penalties_ready(state: RoundState, policy: StaffPolicy) -> dict[str, Any]:
         in_force = penalty_in_force(state, name, getattr(policy, f"{name}_amount"))
         ready[name] = None if in_force is None else {"amount": in_force[0], "by": in_force[1]}
     return ready
+
+
+def act_views(events: Iterable[Event]) -> list[dict[str, Any]]:
+    """A hand's acts of staff in their public form, each with its words (zh, en)."""
+    return [
+        e.public_dict() | {"text": texts(e, public=True)}
+        for e in events
+        if e.type in STAFF_ACT_TYPES
+    ]
 
 
 def outcome(events: list[Event]) -> dict[str, Any]:

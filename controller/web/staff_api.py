@@ -11,13 +11,14 @@ from collections.abc import Awaitable
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Path, status
+from fastapi import APIRouter, Depends, Header, HTTPException, Path, Query, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from controller.store import UnknownSession
 from controller.store.owners import CashoutTerms, OwnerRecord, StaffPolicy, StoreLoss
 from controller.store.request_keys import KeyReused, RequestKey, fingerprint
 from controller.table.cashout import stored_cashout
+from controller.table.recent_hands import RECENT_HANDS, session_hands
 from controller.table.staff_acts import NotPermitted, StaleRequest, UnknownHandId
 from controller.table.staff_requests import (
     CloseSession,
@@ -398,6 +399,33 @@ async def void(
 ) -> dict[str, Any]:
     command = Void(_audit(account, body.reason))
     return await _act(ctx, command, body, hand_id, account, key, f"void {hand_id}")
+
+
+@router.get(
+    "/hands/recent",
+    responses={503: {"model": Problem}},
+    summary="This session's latest finished hands (result, nets, acts), newest first: "
+    "each may be voided (POST hands/{hand_id}/void) as the owners' staff policy allows",
+)
+async def recent_hands(
+    account: Actor,
+    ctx: Ctx,
+    limit: Annotated[int, Query(ge=1, le=RECENT_HANDS)] = RECENT_HANDS,
+) -> dict[str, Any]:
+    view = await _desk(ctx, Look())  # (the live table's session: staff act on no other)
+    session_id = view.get("session_id")
+    hands = []
+    if isinstance(session_id, str):
+        hands = await asyncio.to_thread(session_hands, ctx.store, session_id, limit)
+    policy, owner = ctx.owners.staff_policy(), account.role == "owner"
+    return {
+        "session_id": session_id,
+        "current": view.get("hand_id"),
+        "seen": view.get("seen"),
+        "may_void": owner or policy.may_void,
+        "may_adjust": owner or policy.may_adjust,
+        "hands": hands,
+    }
 
 
 class DiceIn(_In):

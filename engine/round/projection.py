@@ -60,6 +60,7 @@ def public_view(state: RoundState) -> dict[str, Any]:
         )
     view: dict[str, Any] = {
         "ruleset": state.started.ruleset,
+        "ruleset_name": state.ruleset.preset.name,  # as the parlour calls it: 兴国冲关麻将
         "hand_no": state.started.hand_no,
         "dealer": state.dealer,
         "phase": state.phase.value,

@@ -318,7 +318,7 @@ const MJ = (() => {
       const p = obj(v), j = obj(p.jing), seats = list(p.seats, 4);
       return {
         hand_id: handId(p.hand_id), hand_no: int(p.hand_no, 0, 1e6), ruleset: str(p.ruleset, 32),
-        dealer: seatNo(p.dealer), turn: seatNo(p.turn), phase: oneOf(p.phase, PHASES),
+        ruleset_name: str(p.ruleset_name, 32), dealer: seatNo(p.dealer), turn: seatNo(p.turn), phase: oneOf(p.phase, PHASES),
         live: int(p.live, 0, 200), dice: list(p.dice, 16).map(roll).filter(Boolean),
         jing: { zheng: tileCode(j.zheng), fu: tileCode(j.fu), caishen: tileCode(j.caishen), flipped: tileCode(j.flipped) },
         seats: Array.isArray(p.seats) ? [0, 1, 2, 3].map((s) => seatView(seats[s])) : null,

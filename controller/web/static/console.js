@@ -36,6 +36,17 @@
       ack_reason: "原因（必填，如：换了存储卡）", acknowledge: "确认已知悉",
       pen_unset: "本玩法没有{p}的罚分：请老板先在“员工权限”里设定罚分，才能执行",
       pen_amount: "其他三家每家得 {n} 分（{by}）", pen_by_ruleset: "玩法规定", pen_by_owner: "老板设定",
+      task_none: "等待第一局开始", task_dice: "等待掷骰子", task_dice_hint: "庄家按骰子键，或在这里代掷",
+      task_play: "对局中：无需操作", task_play_hint: "牌桌自己记录；有问题时这里会提示",
+      task_enter: "对局中：打完后录入结果", task_enter_hint: "本桌没有读卡器：翻精后录入精牌，胡牌或流局后录入结果",
+      task_staff: "等待工作人员：手动结束或作废本局", task_settled: "本局已结算", task_voided: "本局已作废",
+      roll: "掷骰子", next_hand: "下一局（掷骰子）", open_finish: "手动结束本局", open_correct: "更正胡牌", close_finish: "收起",
+      void_now: "作废本局", void_confirm: "确认作废", flip_reason: "原因（可不填）",
+      more: "更多操作：罚分、调整、入座、最近牌局、结束本场", need_reason: "请先填写原因",
+      need_points: "请填写分数（1–100000）", recent: "最近牌局", no_recent: "本场还没有结束的牌局",
+      void_this: "作废", adjust_this: "调整", voided: "已作废", voided_in: "第{n}局作废",
+      result_win: "胡牌", result_self_draw: "自摸", result_draw: "流局", result_void: "作废",
+      now: "当前", session_totals: "本场累计（含本局）", no_policy: "店主未允许员工操作",
     },
     en: {
       staff: "Staff", login: "Staff log in", hand: "This hand", no_hand: "No hand in progress",
@@ -69,6 +80,19 @@
       ack_reason: "Reason (required, e.g. the SD card was replaced)", acknowledge: "Acknowledge",
       pen_unset: "This ruleset has no {p} amount: the owner sets one under the staff policy first",
       pen_amount: "each other seat gets {n} points ({by})", pen_by_ruleset: "the ruleset's", pen_by_owner: "set by the owner",
+      task_none: "Waiting for the first hand", task_dice: "Waiting for the dice",
+      task_dice_hint: "The dealer presses the dice button, or roll here", task_play: "In play: nothing to do",
+      task_play_hint: "The table keeps the record; a problem shows here",
+      task_enter: "In play: enter the result when it ends",
+      task_enter_hint: "No readers: enter the 精 once turned up, the result once the hand ends",
+      task_staff: "Waiting for staff: finish or void this hand", task_settled: "Hand settled", task_voided: "Hand voided",
+      roll: "Roll the dice", next_hand: "Next hand (roll)", open_finish: "Finish this hand", open_correct: "Correct the win", close_finish: "Close",
+      void_now: "Void this hand", void_confirm: "Void it", flip_reason: "Reason (optional)",
+      more: "More: penalty, adjust, seats, recent hands, close the session", need_reason: "Give a reason first",
+      need_points: "Give the points (1–100000)", recent: "Recent hands", no_recent: "No hand of this session has ended yet",
+      void_this: "Void", adjust_this: "Adjust", voided: "voided", voided_in: "voided in hand {n}",
+      result_win: "Win", result_self_draw: "Self-draw", result_draw: "Draw", result_void: "Void",
+      now: "current", session_totals: "Session totals (with this hand)", no_policy: "The owners do not allow it",
     },
   };
   const T = MJ.words(TXT);
@@ -92,6 +116,7 @@
     document.body.classList.remove("staff-on");
     const form = MJ.loginForm("staff", { title: T("login"), cls: "staff-login", message, done: () => {
       localStorage.setItem(LOGGED_IN, "1");
+      window.scrollTo(0, 0); // (the door was below the players' cards: the task is at the top)
       start();
     } });
     $("staff").replaceChildren(el("details", { class: "staff-door" }, el("summary", null, T("login")), form));
@@ -105,6 +130,7 @@
     if (!S.me) { localStorage.removeItem(LOGGED_IN); showLogin(); return; }
     document.body.classList.add("staff-on");
     buildConsole();
+    S.task = null; S.recentShown = null;
     await Promise.all([look(), lookLoss()]);
   }
 
@@ -152,6 +178,17 @@
     if (!box) return;
     if (!raw) { box.replaceChildren(el("p", { class: "muted" }, MJ.t("no_cashout"))); return; }
     const c = MJ.cleaned("cashout", raw);
+    const v = S.view;
+    // mid-hand, what the hand's acts moved is in the seat rows, not yet in the stored
+    // standing: the session's totals then as the seat rows say them
+    if (!c.closed && v && v.in_progress) {
+      const totals = v && Array.isArray(v.totals) ? v.totals : [];
+      box.replaceChildren(el("div", { class: "staff-hand-head", id: "session-head" }, T("session_totals")),
+        el("div", { class: "row nets-row" }, [0, 1, 2, 3].map((s) =>
+          el("span", { "data-seat": s }, `${MJ.seatName(s, null)} ${MJ.fmtNum(totals[s]) || "0"}`))));
+      $("close-session").disabled = !v || v.session_id === null;
+      return;
+    }
     const terms = raw.terms && typeof raw.terms === "object" ? raw.terms : {};
     const by = raw.closed_by && typeof raw.closed_by === "object" ? raw.closed_by : null;
     box.replaceChildren(
@@ -165,7 +202,7 @@
   function sessionForm() {
     const reason = el("input", { id: "close-reason", placeholder: T("close_reason"), maxlength: 500 });
     const close = el("button", { class: "btn primary", type: "button", id: "close-session" }, T("close_session"));
-    close.addEventListener("click", () => attempt("close", async () => {
+    close.addEventListener("click", () => needReason("close", reason.value) && attempt("close", async () => {
       const body = { reason: reason.value };
       renderCashout(await once("close", "/api/v1/staff/session/close", body, body));
     }));
@@ -196,26 +233,168 @@
       await MJ.logout();
       S.me = null; S.view = null; showLogin();
     });
+    // what the table needs now at the top; the finish entry below it when asked for; the
+    // hand; then the rare acts behind one menu
     $("staff").replaceChildren(
       el("div", { class: "staff-head" }, el("h2", null, `${T("staff")} · ${MJ.str(S.me.name, 64)}`), logout),
       el("div", { id: "store-loss" }),
+      taskCard(),
+      el("div", { id: "finish-entry", hidden: true },
+        el("div", { class: "staff-form finish-entry", id: "fe-box" }), finishForm(), picker()),
       el("div", { id: "staff-view" }),
-      el("div", { class: "row" }, el("button", { class: "btn", type: "button", id: "roll-dice" }, T("dice")),
-        el("div", { class: "error", id: "roll-dice-error", role: "alert" })),
-      seatsForm(),
-      el("div", { class: "staff-form finish-entry", id: "finish-entry" }),
-      finishForm(), picker(), actForms(), sessionForm(),
-      el("div", { class: "staff-acts" }, el("h3", null, T("acts")), el("ol", { id: "staff-acts" }),
+      el("div", { class: "staff-acts", id: "acts-form" }, el("h3", null, T("acts")), el("ol", { id: "staff-acts" }),
         el("div", { class: "row" }, el("input", { id: "undo-reason", placeholder: T("reason"), maxlength: 500 }),
           el("button", { class: "btn", type: "button", id: "undo" }, T("undo"))),
-        el("div", { class: "error", id: "undo-error" })));
+        el("div", { class: "error", id: "undo-error", role: "status" })),
+      el("details", { class: "staff-more", id: "staff-more" }, el("summary", null, T("more")),
+        recentHands(), actForms(), seatsForm(), sessionForm()));
     // the table's dice button: whoever is due rolls; without readers, the next hand starts
     $("roll-dice").addEventListener("click", () => attempt("roll-dice", () => call("/api/v1/staff/dice",
       { hand_id: S.view ? S.view.hand_id : null, seen: S.view && Number.isInteger(S.view.seen) ? S.view.seen : 0 })));
     $("undo").addEventListener("click", () => act("undo", "/api/v1/staff/hands/current/undo", { reason: $("undo-reason").value }));
     // the finish entry (finish_entry.js): the result as its settlement needs it
-    S.entry = FinishEntry.mount($("finish-entry"), { act: (body) => act("fe", "/api/v1/staff/hands/current/finish", body) });
-    loadSeats();
+    S.entry = FinishEntry.mount($("fe-box"), { act: (body) => act("fe", "/api/v1/staff/hands/current/finish", body) });
+    $("staff-more").addEventListener("toggle", () => { if ($("staff-more").open) { loadSeats(); lookRecent(); } });
+  }
+
+  // ---- the task: what the table needs now ----------------------------------------------------
+  const DICE_PHASES = ["break_dice", "second_dice", "xia_dice"];
+
+  /** What the table needs of staff now: none (no hand yet), dice, play (nothing to do),
+      enter (no readers: the result is staff's to enter), staff (it waits for them), settled. */
+  function taskOf(v) {
+    if (!v || !v.hand_id) return "none";
+    if (!v.in_progress) return "settled";
+    if (S.status && S.status.hand === "waiting_for_staff") return "staff";
+    const phase = v.public && typeof v.public === "object" ? v.public.phase : null;
+    if (DICE_PHASES.includes(phase) || phase === "shuffle") return "dice";
+    return S.unread ? "enter" : "play";
+  }
+
+  function taskCard() {
+    const finish = el("button", { class: "btn primary", type: "button", id: "open-finish" }, T("open_finish"));
+    finish.addEventListener("click", () => showFinish(!S.finishOpen));
+    const voidOpen = el("button", { class: "btn", type: "button", id: "void-open" }, T("void_now"));
+    voidOpen.addEventListener("click", () => {
+      $("void-form").hidden = !$("void-form").hidden;
+      if (!$("void-form").hidden) $("void-reason").focus();
+    });
+    const vReason = el("input", { id: "void-reason", maxlength: 500, placeholder: T("void_reason") });
+    const vGo = el("button", { class: "btn danger", type: "button", id: "void-go" }, T("void_confirm"));
+    vGo.addEventListener("click", () => {
+      const id = S.view && S.view.hand_id;
+      if (id && needReason("void", vReason.value)) {
+        act("void", `/api/v1/staff/hands/${encodeURIComponent(id)}/void`, { reason: vReason.value }, true);
+      }
+    });
+    return el("section", { class: "staff-task", id: "task", "aria-live": "polite" },
+      el("h3", { id: "task-title" }), el("div", { class: "muted", id: "task-hint" }),
+      el("div", { id: "task-result" }),
+      el("div", { class: "row task-buttons" },
+        el("button", { class: "btn primary", type: "button", id: "roll-dice" }, T("roll")), finish, voidOpen),
+      el("div", { class: "error", id: "roll-dice-error", role: "status" }),
+      el("div", { class: "row", id: "void-form", hidden: true }, vReason, vGo),
+      el("div", { class: "error", id: "void-error", role: "status" }));
+  }
+
+  /** The task card for the hand as it now stands. */
+  function renderTask() {
+    const v = S.view;
+    const task = taskOf(v);
+    if (task !== S.task) { // a new task: the finish entry as the task wants it
+      S.task = task;
+      showFinish(task === "staff");
+    }
+    document.body.dataset.task = task;
+    const p = v && v.public && typeof v.public === "object" ? v.public : {};
+    const voided = task === "settled" && !!p.settlement && MJ.cleaned("settlement", p.settlement).void;
+    $("task-title").textContent = voided ? T("task_voided") : T("task_" + task);
+    const phase = v && v.public && typeof v.public.phase === "string" ? v.public.phase : null;
+    const hint = ["dice", "play", "enter"].includes(task) ? T(`task_${task}_hint`) : "";
+    $("task-hint").textContent = task === "dice" && phase ? `${MJ.t("phase_" + phase)} · ${hint}` : hint;
+    const dice = $("roll-dice");
+    dice.hidden = !["dice", "settled", "none"].includes(task);
+    dice.textContent = task === "settled" ? T("next_hand") : T("roll");
+    dice.classList.toggle("primary", task !== "none");
+    // a won hand lies face up until the next starts: its tiles may be corrected
+    const correctable = task === "settled" && !voided && Array.isArray(v.winners_read) && v.winners_read.length > 0;
+    $("open-finish").hidden = !["dice", "enter", "staff", "play"].includes(task) && !correctable;
+    $("open-finish").classList.toggle("primary", ["enter", "staff"].includes(task));
+    S.finishWord = correctable ? "open_correct" : "open_finish";
+    if (!S.finishOpen) $("open-finish").textContent = T(S.finishWord);
+    $("void-open").hidden = task === "none" || voided || !v || v.session_id === null;
+    if ($("void-open").hidden) $("void-form").hidden = true;
+    $("task-result").replaceChildren(...(task === "settled" ? [settlementView(p.settlement)].filter(Boolean) : []));
+  }
+
+  function showFinish(open) {
+    S.finishOpen = open;
+    $("finish-entry").hidden = !open;
+    $("open-finish").textContent = open ? T("close_finish") : T(S.finishWord || "open_finish");
+  }
+
+  /** A reason the act needs, asked before anything is sent. */
+  function needReason(form, value) {
+    if (String(value).trim()) return true;
+    say(form, T("need_reason"), false);
+    return false;
+  }
+
+  // ---- recent hands: this session's, each voided or adjusted from here -------------------------
+  function recentHands() {
+    return el("div", { class: "staff-form", id: "recent-form" }, el("h3", null, T("recent")),
+      el("ol", { id: "recent-hands", class: "recent-hands" }),
+      el("div", { class: "error", id: "recent-error", role: "status" }));
+  }
+
+  async function lookRecent() {
+    let r;
+    try { r = await call("/api/v1/staff/hands/recent"); } catch (e) { if ($("recent-error")) say("recent", e.message, false); return; }
+    const box = $("recent-hands");
+    if (!box) return;
+    const hands = Array.isArray(r && r.hands) ? r.hands.slice(0, 20) : [];
+    const shown = JSON.stringify([MJ.lang(), S.view && S.view.hand_id, r]);
+    if (shown === S.recentShown) return; // (as shown: a reason being typed stays)
+    S.recentShown = shown;
+    if (!hands.length) { box.replaceChildren(el("li", { class: "muted" }, T("no_recent"))); return; }
+    const typed = new Map([...box.querySelectorAll("input")].map((n) => [n.id, n.value]));
+    box.replaceChildren(...hands.map((h) => recentRow(h, r)));
+    box.querySelectorAll("input").forEach((n) => { if (typed.has(n.id)) n.value = typed.get(n.id); });
+  }
+
+  const RESULTS = ["win", "self_draw", "draw", "void"];
+
+  function recentRow(h, r) {
+    const no = Number.isInteger(h.hand_no) ? h.hand_no : "?";
+    const id = MJ.str(h.hand_id, 64);
+    const result = RESULTS.includes(h.result) ? T("result_" + h.result) : MJ.str(h.result, 16);
+    const net = Array.isArray(h.net) ? h.net.slice(0, 4) : [];
+    const head = [MJ.t("hand_no", { n: no }), result];
+    if (S.view && id === S.view.hand_id) head.push(T("now"));
+    if (h.voided) head.push(Number.isInteger(h.voided_in) ? T("voided_in", { n: h.voided_in }) : T("voided"));
+    const acts = Array.isArray(h.acts) ? h.acts.slice(-10) : [];
+    const reason = el("input", { maxlength: 500, placeholder: T("void_reason"), id: `recent-${no}-reason` });
+    const go = el("button", { class: "btn danger", type: "button", id: `recent-${no}-void` }, T("void_this"));
+    go.disabled = !r.may_void || h.voided;
+    go.title = r.may_void ? "" : T("no_policy");
+    go.addEventListener("click", () => {
+      if (needReason("recent", reason.value)) {
+        act("recent", `/api/v1/staff/hands/${encodeURIComponent(id)}/void`, { reason: reason.value }, true);
+      }
+    });
+    const adjust = el("button", { class: "btn", type: "button", id: `recent-${no}-adjust` }, T("adjust_this"));
+    adjust.disabled = !r.may_adjust;
+    adjust.addEventListener("click", () => {
+      $("adj-reason").value = `${MJ.t("hand_no", { n: no })}：`;
+      $("adj-form").scrollIntoView({ block: "start" });
+      $("adj-points").focus();
+    });
+    return el("li", { class: "recent-hand", "data-hand-no": no },
+      el("div", { class: "recent-head" }, head.join(" · ")),
+      el("div", { class: "row nets-row" }, net.map((n, s) => el("span", { "data-seat": s }, `${MJ.seatName(s, null)} ${MJ.fmtNum(n) || "0"}`))),
+      acts.length ? el("ul", { class: "muted" }, acts.map((a) => el("li", null,
+        a.text && typeof a.text === "object" ? MJ.str(MJ.inLang(a.text), 700) : MJ.str(a.type, 32)))) : null,
+      el("div", { class: "row" }, reason, go, adjust));
   }
 
   // ---- seats: who sits where (members, or guests), changed between hands -------------------
@@ -289,8 +468,8 @@
       { result: "exhausted", reason: $("fin-reason").value, ...entries([]) }));
     // the 精 no reader saw, entered as soon as it is turned up: the displays show it
     const flip = el("button", { class: "btn", type: "button", id: "fin-flip" }, T("enter_flip"));
-    flip.addEventListener("click", () => act("finish", "/api/v1/staff/hands/current/flip",
-      { indicator: $("fin-indicator").value.trim(), reason: $("fin-reason").value }));
+    flip.addEventListener("click", () => act("flip", "/api/v1/staff/hands/current/flip",
+      { indicator: $("fin-indicator").value.trim(), reason: $("flip-reason").value }));
     const correct = el("button", { class: "btn", type: "button", id: "fin-correct", disabled: true }, T("correct"));
     correct.addEventListener("click", () => act("finish", "/api/v1/staff/hands/current/correction",
       { seat: Number(winner.value), hand: $("fin-hand").value.trim(), melds: melds($("fin-melds")), reason: $("fin-reason").value }));
@@ -304,7 +483,9 @@
       field(T("discards"), tileInput("fin-discards", "discards", { max: 128 }), "field wide unread-only"),
       el("div", { class: "row" }, el("span", null, T("flags")), flags),
       el("div", { id: "fin-more" }), more,
-      el("div", { class: "row noflip-only" }, field(T("indicator"), tileInput("fin-indicator", "indicator", { single: true })), flip),
+      el("div", { class: "row noflip-only", id: "flip-form" }, field(T("indicator"), tileInput("fin-indicator", "indicator", { single: true })),
+        field(T("flip_reason"), el("input", { id: "flip-reason", maxlength: 500 })), flip),
+      el("div", { class: "error noflip-only", id: "flip-error", role: "status" }),
       // lianhua's 暗精 is concealed until the hand ends: it only ever goes with the result
       el("div", { class: "row anjing-only" }, field(T("an_indicator"), tileInput("fin-an-indicator", "an_jing", { single: true }))),
       el("div", { class: "row xia-only" }, field(T("xia_indicator"), tileInput("fin-xia-indicator", "xia_jing", { single: true }))),
@@ -551,7 +732,7 @@
     const pKind = el("select", { id: "pen-kind" }, ["false_win", "xianggong"].map((p) => el("option", { value: p }, T(p))));
     const pReason = el("input", { id: "pen-reason", maxlength: 500, required: true });
     const pGo = el("button", { class: "btn", type: "button", id: "pen-go" }, T("apply"));
-    pGo.addEventListener("click", () => act("pen", "/api/v1/staff/hands/current/penalties",
+    pGo.addEventListener("click", () => needReason("pen", pReason.value) && act("pen", "/api/v1/staff/hands/current/penalties",
       { seat: Number(pSeat.value), penalty: pKind.value, reason: pReason.value }));
     pKind.addEventListener("change", penaltyHint);
     const aFrom = el("select", { id: "adj-from" }, seatOptions(0));
@@ -559,26 +740,23 @@
     const aPoints = el("input", { id: "adj-points", type: "number", min: 1, max: 100000, step: 1, size: 6 });
     const aReason = el("input", { id: "adj-reason", maxlength: 500 });
     const aGo = el("button", { class: "btn", type: "button", id: "adj-go" }, T("apply"));
-    aGo.addEventListener("click", () => act("adj", "/api/v1/staff/adjustments",
-      { from_seat: Number(aFrom.value), to_seat: Number(aTo.value), points: Number(aPoints.value), reason: aReason.value }));
-    const vReason = el("input", { id: "void-reason", maxlength: 500, required: true });
-    const vGo = el("button", { class: "btn danger", type: "button", id: "void-go" }, T("void"));
-    vGo.addEventListener("click", () => {
-      const id = S.view && S.view.hand_id;
-      if (id) act("void", `/api/v1/staff/hands/${encodeURIComponent(id)}/void`, { reason: vReason.value }, true);
+    aGo.addEventListener("click", () => {
+      const points = Number(aPoints.value);
+      if (!Number.isInteger(points) || points < 1 || points > 100000) { say("adj", T("need_points"), false); return; }
+      if (needReason("adj", aReason.value)) {
+        act("adj", "/api/v1/staff/adjustments",
+          { from_seat: Number(aFrom.value), to_seat: Number(aTo.value), points, reason: aReason.value });
+      }
     });
     return el("div", { class: "staff-forms" },
       el("form", { class: "staff-form", id: "pen-form" }, el("h3", null, T("penalty")),
         el("div", { class: "row" }, field(T("seat"), pSeat), field("", pKind), field(T("reason"), pReason), pGo),
         el("p", { class: "muted", id: "pen-hint" }),
-        el("div", { class: "error", id: "pen-error", role: "alert" })),
+        el("div", { class: "error", id: "pen-error", role: "status" })),
       el("form", { class: "staff-form", id: "adj-form" }, el("h3", null, T("adjust")),
         el("div", { class: "row" }, field(T("from_seat"), aFrom), field(T("to_seat"), aTo), field(T("points"), aPoints),
           field(T("reason"), aReason), aGo),
-        el("div", { class: "error", id: "adj-error", role: "alert" })),
-      el("form", { class: "staff-form", id: "void-form" }, el("h3", null, T("void")),
-        el("div", { class: "row" }, field(T("void_reason"), vReason), vGo),
-        el("div", { class: "error", id: "void-error", role: "alert" })));
+        el("div", { class: "error", id: "adj-error", role: "status" })));
   }
 
   /** What the chosen penalty costs here, or that the owner must set it first (the button
@@ -619,13 +797,20 @@
     await attempt(form, () => once(form, path, sent, body));
   }
 
+  /** Where an act's fields are, to empty once it is done. */
+  const FORMS = { finish: "finish-form", flip: "flip-form", pen: "pen-form", adj: "adj-form", void: "void-form",
+    undo: "acts-form", recent: "recent-form", close: "session-form", ack: "store-loss" };
+
   /** One submission: an Idempotency-Key for it, kept while it is tried again with the same
    * values (an answer lost, a refusal), so the table does it once; after it is done a new
-   * key, and the form's fields emptied, so a second tap sends nothing again. */
+   * key, and the act's fields emptied, so a second tap sends nothing again and the next act
+   * asks its own reason. */
   async function once(form, path, sent, values) {
     const answer = await call(path, sent, "POST", keyOf(form, `${path} ${JSON.stringify(values)}`));
     delete S.keys[form];
-    document.querySelectorAll(`input[id^="${form}-"]`).forEach((input) => { input.value = ""; });
+    const box = $(FORMS[form]);
+    if (box) box.querySelectorAll("input:not([type=checkbox])").forEach((input) => { input.value = ""; });
+    if (form === "void") $("void-form").hidden = true;
     return answer;
   }
 
@@ -640,22 +825,37 @@
     return k.key;
   }
 
+  /** A line beside the act's form: a refusal stays until the next try, a "done" goes after
+      a few seconds (and at the next act, or the next hand). */
+  function say(form, text, ok) {
+    const line = $(`${form}-error`);
+    clearTimeout(S.said);
+    document.querySelectorAll("#staff .error").forEach((n) => { n.textContent = ""; n.classList.remove("ok"); });
+    if (!line) return;
+    line.classList.toggle("ok", ok);
+    line.textContent = text;
+    if (ok) S.said = setTimeout(() => { if (line.textContent === text) { line.textContent = ""; line.classList.remove("ok"); } }, 4000);
+  }
+
   /** Do ``work`` (a request), its refusal or "done" beside its form, then look again. */
   async function attempt(form, work) {
-    const error = $(`${form}-error`);
     if (S.busy) return;
     S.busy = true;
-    document.querySelectorAll("#staff .error").forEach((n) => { n.textContent = ""; n.classList.remove("ok"); });
+    say(null, "", false);
+    let refused = null;
     try {
       await work();
-      error.classList.add("ok");
-      error.textContent = T("done");
     } catch (e) {
-      error.textContent = e.message;
+      refused = e.message;
     } finally {
       S.busy = false;
     }
     await look();
+    // "done" where it is seen: an act that closed its form (a finish) says it in the task card
+    const seen = $(`${form}-error`) && $(`${form}-error`).offsetParent !== null;
+    if (refused !== null) say(form, refused, false);
+    else say(seen ? form : "roll-dice", T("done"), true);
+    if ($("staff-more") && $("staff-more").open) lookRecent();
   }
 
   // ---- the view -------------------------------------------------------------------------------
@@ -663,6 +863,7 @@
     const v = S.view;
     if (S.entry) S.entry.update(v);
     if (!v || !v.hand_id) {
+      renderTask();
       $("staff-view").replaceChildren(el("p", { class: "muted" }, T("no_hand")));
       $("staff-acts").replaceChildren();
       return;
@@ -703,7 +904,13 @@
     $("staff-view").replaceChildren(
       el("div", { class: "staff-hand-head", id: "staff-hand-head" }, head.join(" · "),
         jing.length ? el("span", { class: "jing" }, ` · ${T("jing")} `, jing.map((t) => MJ.tile(t, "tile-s"))) : null),
-      el("div", { class: "staff-seats" }, seats), settlementView(p.settlement) || "");
+      el("div", { class: "staff-seats" }, seats));
+    renderTask();
+    if (S.handShown !== v.hand_id) { // a new hand: no reason or refusal of the last one stays
+      S.handShown = v.hand_id;
+      document.querySelectorAll("#staff input[id$='-reason']").forEach((n) => { n.value = ""; });
+      document.querySelectorAll("#staff .error:not(.ok)").forEach((n) => { n.textContent = ""; });
+    }
     const acts = Array.isArray(v.acts) ? v.acts.slice(-50) : [];
     $("staff-acts").replaceChildren(...(acts.length ? acts.map((a) => el("li", { "data-act": MJ.str(a.type, 32) },
       a.text && typeof a.text === "object" ? MJ.str(MJ.inLang(a.text), 700) : MJ.str(a.type, 32)))
@@ -748,7 +955,7 @@
 
   function onMessage(topic, payload) {
     if (payload === null) return;
-    if (topic === "status") S.status = payload; // (the notice card: dealer.js)
+    if (topic === "status") { S.status = payload; if (S.me && $("task")) renderTask(); } // (the notice card: dealer.js)
     if (["hand", "settlement", "events", "scores", "status", "cashout"].includes(topic)) lookSoon();
     if (topic === "seats" && S.me) loadSeats();
   }
@@ -757,7 +964,7 @@
   MJ.onLoggedOut(() => { S.me = null; localStorage.removeItem(LOGGED_IN); showLogin(); });
 
   document.addEventListener("DOMContentLoaded", () => {
-    document.addEventListener("mj:lang", () => { if (S.me) { buildConsole(); S.prefilled = null; renderView(); } else showLogin(); });
+    document.addEventListener("mj:lang", () => { if (S.me) { buildConsole(); S.prefilled = null; S.task = null; S.recentShown = null; renderView(); } else showLogin(); });
     document.addEventListener("mj:topic", (e) => onMessage(e.detail.topic, e.detail.payload));
     $("staff").addEventListener("input", renderPicker); // typed notation: the counts follow
     $("staff").addEventListener("focusin", (e) => { const n = e.target.closest("[data-target]"); if (n) target(n.id); });

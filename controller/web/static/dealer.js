@@ -87,7 +87,7 @@
       MJ.die(r.a), MJ.die(r.b), el("span", { class: "dice-sum" }, String(r.a + r.b)),
     ]).flat().filter(Boolean));
     const h = S.hand;
-    $("hand-title").textContent = h && h.hand_no !== null ? `${MJ.t("hand_no", { n: h.hand_no })} · ${h.ruleset}` : "";
+    $("hand-title").textContent = h && h.hand_no !== null ? `${MJ.t("hand_no", { n: h.hand_no })} · ${h.ruleset_name || h.ruleset}` : "";
     const bits = [];
     if (h) bits.push(`${MJ.t("dealer")}: ${MJ.seatName(h.dealer, h.dealer)}`, h.phase ? MJ.t("phase_" + h.phase) : "");
     if (h && h.live !== null) bits.push(`${MJ.t("wall")} ${h.live} ${MJ.t("tiles")}`);

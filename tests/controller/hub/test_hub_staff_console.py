@@ -108,6 +108,7 @@ def test_staff_finish_on_the_console_a_hand_whose_reader_was_unplugged_and_the_h
     page.click("#staff-submit")
     page.wait_for_selector("#staff-hand-head")
     assert "进行中" in (page.text_content("#staff-hand-head") or "")
+    page.wait_for_selector("#finish-entry:not([hidden])")  # the task: finish it by hand
     page.select_option("#fin-seat", str(seat))
     page.select_option("#fin-from", "self")
     page.click("#fin-hand")
@@ -119,7 +120,7 @@ def test_staff_finish_on_the_console_a_hand_whose_reader_was_unplugged_and_the_h
     page.fill("#fin-reason", "reader 1 unplugged")
     assert len(keeper.log) == held_at  # nothing applied while it waited
     page.click("#fin-settle")
-    page.wait_for_selector("#finish-error.ok")
+    page.wait_for_selector("#roll-dice-error.ok")  # 已完成, in the task card
     page.wait_for_selector('#staff-acts [data-act="finished_by_staff"]')
     net = page.text_content("#staff-settlement") or ""
     assert "工作人员录入 (entered by staff ann)" in net

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from controller.mqtt.topics import Topics
 from controller.store import EventStore
@@ -80,9 +81,10 @@ def test_the_cash_out_on_the_console_the_display_and_paper(
     console = context.new_page()
     console.on("pageerror", lambda e: errors.append(str(e)))
     _log_in(console, url)
+    console.click("#staff-more > summary")  # the session, behind the menu of rare acts
     console.wait_for_selector("#session-head:has-text('尚未结束')")  # the standing, still open
     console.click("#close-session")  # no reason: refused, nothing stored
-    console.wait_for_selector("#close-error:has-text('请写明原因')")
+    console.wait_for_selector("#close-error:has-text('请先填写原因')")
     assert keeper.session_id == session_id
     console.fill("#close-reason", "打烊")
     console.click("#close-session")
@@ -128,7 +130,8 @@ def test_the_cash_out_on_the_console_the_display_and_paper(
     assert len(buttons) == 2  # the two members; the guests have no link
     buttons[0].click()
     sheet.wait_for_selector("#links .qr img")
-    sheet.wait_for_load_state("networkidle")
+    # (loaded: the request for it may start after the page went idle once)
+    expect(sheet.locator("#links .qr img")).to_have_js_property("complete", True)
     assert sheet.eval_on_selector("#links .qr img", "i => i.complete && i.naturalWidth") > 0
     assert "/m/" in sheet.text_content("#links .qr .meta")
     sheet.emulate_media(media="print")
@@ -227,9 +230,11 @@ def test_guests_results_stay_theirs_after_members_sit_in_their_seats(
     console = context.new_page()
     console.on("pageerror", lambda e: errors.append(str(e)))
     _log_in(console, url)
+    console.click("#staff-more > summary")  # the session, behind the menu of rare acts
     console.wait_for_selector("#session-head:has-text('尚未结束')")
     # the seat acts in the parlour's time, seats as their stickers say, who in words
     acts = Members(store.engine, table_id="t1").acts()
+    console.wait_for_selector(f"#seat-acts li:nth-child({len(acts)})")  # (loaded on opening)
     local = [a.at.astimezone(SHANGHAI).strftime("%H:%M:%S") for a in acts]
     shown_acts = [li.text_content() for li in console.query_selector_all("#seat-acts li")]
     assert shown_acts == [

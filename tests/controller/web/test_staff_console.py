@@ -159,7 +159,11 @@ def test_staff_finish_a_hand_on_the_console(
     assert state is not None
     _shot(page, tmp_path, "staff-console", full_page=True)
 
-    # a penalty, then undone
+    # the table waits for staff: the finish entry is open at the top; a penalty (behind
+    # the menu of rare acts), then undone
+    page.wait_for_selector("#task-title:has-text('等待工作人员')")
+    page.wait_for_selector("#finish-entry:not([hidden])")
+    page.click("#staff-more > summary")
     page.select_option("#pen-seat", "2")
     page.fill("#pen-reason", "declared 胡 on 13 tiles")
     page.click("#pen-go")
@@ -170,13 +174,15 @@ def test_staff_finish_a_hand_on_the_console(
     page.fill("#undo-reason", "wrong seat")
     page.click("#undo")
     page.wait_for_selector('#staff-acts [data-act="staff_undone"]')
-    assert page.text_content("#undo-error") == "已完成"
+    page.wait_for_selector("#undo-error.ok:has-text('已完成')")  # (it fades in a few seconds)
+    assert page.input_value("#undo-reason") == ""  # the next act asks its own reason
     _shot(page, tmp_path, "staff-undo", full_page=True)
     assert keeper.in_progress
     log = [e.type for e in keeper.log]
     assert log[-2:] == ["penalty_applied", "staff_undone"]
 
-    # an adjustment: no points is refused naming the field; then 5 from seat 1 to seat 2
+    # an adjustment: no points is asked for before anything is sent; a seat paying itself
+    # is the API's refusal; then 5 from seat 1 to seat 2
     keys: list[str | None] = []
     page.on(
         "request",
@@ -184,8 +190,12 @@ def test_staff_finish_a_hand_on_the_console(
     )
     page.fill("#adj-reason", "相公 at seat 1")
     page.click("#adj-go")
-    page.wait_for_selector("#adj-error:has-text('分数不能小于 1')")
+    page.wait_for_selector("#adj-error:has-text('请填写分数')")
     page.fill("#adj-points", "5")
+    page.select_option("#adj-to", "0")
+    page.click("#adj-go")
+    page.wait_for_selector("#adj-error:not(.ok):not(:has-text('请填写分数')):not(:empty)")
+    page.select_option("#adj-to", "1")
     page.click("#adj-go")
     page.wait_for_selector('#staff-acts [data-act="adjusted"]')
     page.wait_for_selector('[data-seat="1"] .total:has-text("+5")')
@@ -195,9 +205,9 @@ def test_staff_finish_a_hand_on_the_console(
     # a second tap on 执行: the form was emptied once done, the act is not sent again
     assert page.input_value("#adj-reason") == page.input_value("#adj-points") == ""
     page.click("#adj-go")
-    page.wait_for_selector("#adj-error:has-text('分数不能小于 1')")
+    page.wait_for_selector("#adj-error:has-text('请填写分数')")
     assert [e.type for e in keeper.log].count("adjusted") == 1
-    assert len(keys) == 3 and all(keys) and keys[0] != keys[1]  # one key a submission
+    assert len(keys) == 2 and all(keys) and keys[0] != keys[1]  # one key a submission
 
     # typed notation counts as tapped tiles do
     west = int(page.text_content('#picker [data-left="W"]') or "0")
@@ -234,7 +244,7 @@ def test_staff_finish_a_hand_on_the_console(
     _tap(page, [tiles[-1]])
     page.fill("#fin-reason", "reader 3 silent")
     page.click("#fin-settle")
-    page.wait_for_selector("#finish-error.ok")
+    page.wait_for_selector("#roll-dice-error.ok")  # 已完成, in the task card
     page.wait_for_selector('#staff-acts [data-act="finished_by_staff"]')
     assert not keeper.in_progress
     assert "已结算" in page.text_content("#staff-hand-head")
@@ -250,9 +260,11 @@ def test_staff_finish_a_hand_on_the_console(
     winner_net = settled["settlement"]["net"][seat]
     assert f"{seat + 1}号位 +{winner_net}" in net and "工作人员录入 (entered by staff ann)" in net
 
-    # a void needs a reason (the API's word beside the form); then the hand is void
+    # a void needs a reason, asked before anything is sent; then the hand is void
+    page.wait_for_selector("#task-title:has-text('本局已结算')")
+    page.click("#void-open")
     page.click("#void-go")
-    page.wait_for_selector("#void-error:has-text('请写明原因')")
+    page.wait_for_selector("#void-error:has-text('请先填写原因')")
     page.fill("#void-reason", "tiles fell off the table")
     page.click("#void-go")
     page.wait_for_selector('#staff-acts [data-act="hand_voided"]')
@@ -260,6 +272,7 @@ def test_staff_finish_a_hand_on_the_console(
     page.click("#lang")  # Chinese first, English a tap away
     page.wait_for_selector("#staff h2:has-text('Staff · ann')")
     assert "Hand void" in (page.text_content("#staff-settlement") or "")
+    assert page.text_content("#task-title") == "Hand voided"
     assert errors == [], errors
 
 
@@ -295,6 +308,7 @@ def test_a_won_hand_fills_the_form_and_its_tiles_are_corrected(
     rows = page.query_selector_all("#fin-melds [data-meld-row]")
     assert len(rows) == len(read["melds"])
     assert page.is_enabled("#fin-correct")
+    page.click("#open-finish")  # the settled hand's entry, to correct it
     page.fill("#fin-reason", "checked at the table")
     page.click("#fin-correct")
     page.wait_for_selector('#staff-acts [data-act="win_corrected"]')

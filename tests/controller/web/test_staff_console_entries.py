@@ -128,6 +128,7 @@ def test_two_winners_of_one_discard_and_every_seat_entered_on_the_console(
     url, keeper = guangdong
     page = browser.new_page(viewport={"width": 820, "height": 1180})  # a tablet
     _log_in(page, url)
+    page.click("#open-finish")  # the finish entry, below the task
     # nothing was read: the other seats' block is open, the discards are asked for
     assert page.get_attribute("#fin-others", "open") is not None
     assert page.is_visible("#fin-discards")
@@ -179,6 +180,7 @@ def test_a_draw_without_readers_enters_every_seat_and_the_flipped_tile(
     url, keeper = xingguo
     page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone
     _log_in(page, url)
+    page.click("#open-finish")  # the finish entry, below the task
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert page.is_visible("#fin-indicator")  # no reader saw the 精: entered here
     assert not page.is_visible("#fin-an-indicator")  # xingguo has no 暗精
@@ -231,6 +233,7 @@ def test_lianhuas_an_jing_is_entered_with_the_result_and_settles_as_mjtable_sett
     hand_id = keeper.hand_id or ""
     page = browser.new_page(viewport={"width": 820, "height": 1180})
     _log_in(page, url)
+    page.click("#open-finish")  # the finish entry, below the task
     page.wait_for_selector("#fin-an-indicator", state="visible")  # no reader saw the 墩
     _flip_1m(page)  # the 精 is public as soon as it is turned up; the 暗精 is not
     assert page.is_visible("#fin-an-indicator")  # (it goes with the result)
@@ -275,6 +278,7 @@ def test_yongfengs_xia_jing_is_entered_with_the_result_and_settles_as_mjtable_se
     hand_id = keeper.hand_id or ""
     page = browser.new_page(viewport={"width": 820, "height": 1180})
     _log_in(page, url)
+    page.click("#open-finish")  # the finish entry, below the task
     page.wait_for_selector("#fin-xia-indicator", state="visible")  # no reader will see it
     assert not page.is_visible("#fin-an-indicator")  # yongfeng has no 暗精
     _flip_1m(page)

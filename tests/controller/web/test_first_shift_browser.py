@@ -1,0 +1,294 @@
+"""A first shift on the staff console, as a new member of staff works it, in Debian's
+Chromium at a phone's size and a tablet's: a table without readers (its service over a
+real Mosquitto, its web app on a local port), the console found by its buttons' words.
+Staff roll the dice, enter the 精 and a self-drawn win, start the next hand, apply a
+penalty and undo it, adjust points, void an earlier hand from the recent hands, restart
+the service mid-hand and void the hand it resumes. After each act the display's totals
+equal the console's; the page never shows a field path, ``seats[`` or a 0-based seat;
+the taps each task takes are counted.
+
+Set MJTABLE_SCREENSHOTS=docs/screenshots to refresh the screenshots docs/staff.md shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from controller.process.local_ports import free_local_port
+from controller.runtime import running
+from controller.store.owners import OwnerAccounts
+from controller.web.passwords import hash_password
+from tests.controller.mosquitto import Mosquitto
+from tests.controller.service_helpers import (
+    GUARD,
+    ServiceThread,
+    config_for,
+    data_dir,
+    options,
+    until,
+    with_web,
+)
+from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
+from tests.controller.web.test_staff_api import PASSWORD
+
+WAIT = GUARD * 1000  # ms: a hang guard for a locator's wait, never an expectation
+# the result the players agree on: seat 1 draws its own winning tile; 东 turned up
+INDICATOR = "E"
+WINNER = "123m 456m 789m 123p 55p"
+OTHERS = ["111m 222m 333m 4444p", "444m 555m 666m 6666p", "777m 888m 999m 7777p"]
+# what a person must never read on the Chinese page: a field path, a 0-based seat, the id
+FORBIDDEN = re.compile(r"seats\[|winners\[|\b(hand|reason|points|seat)\b:|0号位|xingguo")
+
+
+class Table:
+    """The service of a table without readers, in a thread; ``start`` again on the same
+    data and port is a restart (the session and its open hand resume from the store)."""
+
+    def __init__(self, mosquitto: Mosquitto, tmp_path: Path) -> None:
+        self.port = free_local_port()
+        plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
+        hardware = plain.hardware.model_validate({"virtual": True, "readers": "none"})
+        self.config = with_web(plain.model_copy(update={"hardware": hardware}), self.port)
+        self.run: Any = None
+        self.thread: ServiceThread | None = None
+        self.stop: Callable[[], object] = lambda: None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, *, fresh: bool) -> None:
+        ready = threading.Event()
+
+        async def main() -> None:
+            opts = replace(options(5, None, between_hands=GUARD), fresh_session=fresh)
+            async with running(self.config, opts) as run:
+                self.run = run
+                if fresh:
+                    OwnerAccounts(run.store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
+                stop, loop = asyncio.Event(), asyncio.get_running_loop()
+                self.stop = lambda: loop.call_soon_threadsafe(stop.set)
+                service = asyncio.create_task(run.service.run(stop))
+                await until(lambda: run.keeper.in_progress, "a hand to be in progress")
+                ready.set()
+                await asyncio.wait_for(service, GUARD * 4)
+
+        self.thread = ServiceThread(main, ready)
+        self.thread.start()
+        assert ready.wait(GUARD * 2) and self.thread.failed is None, self.thread.failed
+
+    def halt(self) -> None:
+        self.stop()
+        assert self.thread is not None and self.thread.finished.wait(GUARD * 2)
+        assert self.thread.failed is None, self.thread.failed
+
+    def totals(self) -> list[Any]:
+        return list(self.run.keeper.session.totals)
+
+
+class Shift:
+    """The console page and the display beside it; every tap counted."""
+
+    def __init__(self, browser: Any, table: Table, size: tuple[int, int], tmp: Path) -> None:  # noqa: F811
+        width, height = size
+        self.table, self.tmp, self.taps = table, tmp, 0
+        self.page = browser.new_page(viewport={"width": width, "height": height})
+        self.display = browser.new_page(viewport={"width": 1280, "height": 800})
+        self.errors: list[str] = []
+        for p in (self.page, self.display):
+            p.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.tag = f"{width}x{height}"
+
+    def tap(self, locator: Any) -> None:
+        locator.click(timeout=WAIT)
+        self.taps += 1
+
+    def button(self, name: str) -> Any:
+        return self.page.get_by_role("button", name=name, exact=True)
+
+    def task(self, title: str) -> None:
+        expect(self.page.locator("#task-title")).to_have_text(title, timeout=WAIT)
+
+    def shot(self, name: str, at: str = "#task-title") -> None:
+        """The screen as staff see it: the top of the page (the task), or ``at`` (a phone's
+        each time; a tablet's once, for docs/staff.md)."""
+        if self.tag != "390x844" and name != "shift-settled":
+            return
+        self.page.mouse.wheel(0, -100_000)
+        self.page.locator(at).scroll_into_view_if_needed(timeout=WAIT)
+        expect(self.page.locator(at)).to_be_in_viewport(timeout=WAIT)
+        _shot(self.page, self.tmp, f"{name}-tablet" if self.tag != "390x844" else name)
+
+    def agrees(self) -> None:
+        """The console's seat rows and the display show the table's session totals."""
+        want = [_fmt(t) for t in self.table.totals()]
+        for seat, text in enumerate(want):
+            row = self.page.locator(f'#staff-view [data-seat="{seat}"] .total')
+            expect(row).to_have_text(text, timeout=WAIT)
+            score = self.display.locator(f'[data-seat-score="{seat}"]')
+            expect(score).to_have_text(text, timeout=WAIT)
+        self.readable()
+
+    def readable(self) -> None:
+        text = self.page.locator("body").inner_text()
+        assert not FORBIDDEN.search(text), FORBIDDEN.search(text)
+        assert self.errors == [], self.errors
+
+
+def _fmt(n: Any) -> str:
+    value = float(n)
+    if value == 0:
+        return "0"
+    shown = str(int(value)) if value.is_integer() else f"{value:.1f}"
+    return f"+{shown}" if value > 0 else shown
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("size", [(390, 844), (1024, 1366)], ids=["phone", "tablet"])
+def test_a_first_shift_on_the_console(
+    browser: Any,  # noqa: F811
+    mosquitto: Mosquitto,
+    tmp_path: Path,
+    size: tuple[int, int],
+) -> None:
+    table = Table(mosquitto, tmp_path)
+    table.start(fresh=True)
+    try:
+        _shift(Shift(browser, table, size, tmp_path))
+    finally:
+        table.halt()
+
+
+def _shift(s: Shift) -> None:
+    page, table = s.page, s.table
+    s.display.goto(f"{table.url}/display")
+    page.goto(f"{table.url}/dealer")
+    # the header names the rules as the parlour does
+    expect(page.locator("#hand-title")).to_contain_text("兴国冲关麻将", timeout=WAIT)
+    s.tap(page.locator("summary", has_text="工作人员登录"))
+    page.get_by_label("用户名").fill("ann")
+    page.get_by_label("密码").fill(PASSWORD)
+    s.tap(page.get_by_role("button", name="工作人员登录"))
+
+    # hand 1 waits for the dice: one tap, at the top of the screen
+    s.task("等待掷骰子")
+    _in_first_screen(s, s.button("掷骰子"))
+    s.shot("shift-dice")
+    before = s.taps
+    s.tap(s.button("掷骰子"))  # the break
+    expect(page.locator("#task-hint")).to_contain_text("第二次掷骰", timeout=WAIT)
+    s.tap(s.button("掷骰子"))  # xingguo's second roll
+    s.task("对局中：打完后录入结果")
+    assert s.taps - before == 2
+    s.agrees()
+
+    # the 精 as turned up, with its own reason; then the win the players agree on
+    before = s.taps
+    s.tap(s.button("手动结束本局"))
+    page.locator("#fin-hand").focus()
+    expect(page.locator("#picker")).to_be_in_viewport(timeout=WAIT)  # beside the field
+    page.locator("#fin-indicator").fill(INDICATOR)
+    s.tap(s.button("录入翻精"))
+    expect(page.locator('#staff-acts [data-act="flip_entered"]')).to_have_count(1, timeout=WAIT)
+    page.locator("#fin-hand").fill(WINNER)
+    page.locator("#fin-tile").fill("5p")
+    page.locator("#fin-from").select_option("self")
+    for seat, hand in enumerate(OTHERS, start=1):
+        page.locator(f"#o{seat}-hand").fill(hand)
+    page.locator("#fin-reason").fill("玩家确认的结果")
+    s.tap(s.button("结算"))
+    s.task("本局已结算")
+    finish_taps = s.taps - before
+    assert page.locator("#fin-reason").input_value() == ""  # the form forgets
+    settled = page.locator("#task #staff-settlement")
+    expect(settled).to_contain_text("工作人员录入", timeout=WAIT)
+    s.agrees()
+    s.shot("shift-settled")
+    _in_first_screen(s, page.locator("#task"), tall=False)  # the task fits one screen
+    # the flip kept its own (empty) reason, not the finish's
+    keeper = table.run.keeper
+    flip = next(e for e in keeper.log if e.type == "flip_entered")
+    assert flip.reason == ""
+
+    # the next hand: its break roll, then its second
+    before = s.taps
+    s.tap(s.button("下一局（掷骰子）"))
+    expect(page.locator("#task-hint")).to_contain_text("第二次掷骰", timeout=WAIT)
+    s.tap(s.button("掷骰子"))
+    s.task("对局中：打完后录入结果")
+    assert s.taps - before == 2
+    expect(page.get_by_text("已完成")).to_have_count(0, timeout=WAIT)  # no stale "done"
+    s.agrees()
+
+    # rare acts behind one menu: a penalty, undone; an adjustment
+    more = page.locator("#staff-more > summary")
+    s.tap(more)
+    page.locator("#pen-seat").select_option(label="3号位")
+    page.locator("#pen-reason").fill("13张牌就喊胡")
+    s.tap(page.locator("#pen-go"))
+    expect(page.locator('#staff-acts [data-act="penalty_applied"]')).to_have_count(1, timeout=WAIT)
+    s.agrees()
+    s.shot("shift-penalty")
+    page.locator("#undo-reason").fill("罚错了座位")
+    s.tap(s.button("撤销最后一步"))
+    expect(page.locator('#staff-acts [data-act="staff_undone"]')).to_have_count(1, timeout=WAIT)
+    s.agrees()
+    assert page.locator("#pen-reason").input_value() == ""
+    page.locator("#adj-from").select_option(label="1号位")
+    page.locator("#adj-to").select_option(label="2号位")
+    page.locator("#adj-points").fill("5")
+    page.locator("#adj-reason").fill("上一局少算5分")
+    s.tap(page.locator("#adj-go"))
+    expect(page.locator('#staff-acts [data-act="adjusted"]')).to_have_count(1, timeout=WAIT)
+    s.agrees()
+    assert page.locator("#adj-reason").input_value() == ""
+
+    # hand 1 voided from the recent hands, by its row: no id to look up
+    first = page.locator('.recent-hand[data-hand-no="1"]')
+    expect(first).to_contain_text("第1局", timeout=WAIT)
+    before = s.taps
+    first.get_by_placeholder("原因（必填）").fill("骰子掉地上了，重打")
+    s.tap(first.get_by_role("button", name="作废"))
+    expect(first).to_contain_text("第2局作废", timeout=WAIT)
+    assert s.taps - before == 1
+    s.agrees()
+    s.shot("shift-recent-hands", at="#recent-form")
+
+    # a restart mid-hand: the console comes back to the same hand and the same totals
+    table.halt()
+    table.start(fresh=False)
+    s.task("对局中：打完后录入结果")
+    s.agrees()
+    before = s.taps
+    s.tap(s.button("作废本局"))
+    page.locator("#void-reason").fill("重启后牌已打乱")
+    s.tap(s.button("确认作废"))
+    s.task("本局已作废")
+    void_taps = s.taps - before
+    assert void_taps <= 3
+    s.agrees()
+    expect(s.button("作废本局")).to_be_hidden()
+    expect(page.locator('.recent-hand[data-hand-no="2"]')).to_contain_text("作废", timeout=WAIT)
+    s.shot("shift-void")
+    page.get_by_role("button", name="English").click()
+    expect(page.locator("#task-title")).to_have_text("Hand voided", timeout=WAIT)
+    print(f"{s.tag}: finish {finish_taps} taps (typed hands), void {void_taps}, all {s.taps}")
+
+
+def _in_first_screen(s: Shift, locator: Any, *, tall: bool = True) -> None:
+    """The element lies inside the first screen (the page at its top); a button at least
+    44 px tall (a finger's tap)."""
+    s.page.mouse.wheel(0, -100_000)
+    box = locator.bounding_box()
+    height = s.page.viewport_size["height"]
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, box
+    assert not tall or box["height"] >= 44, box
