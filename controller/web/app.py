@@ -21,7 +21,16 @@ from fastapi.staticfiles import StaticFiles
 from controller.process.metrics import Metrics
 from controller.store import EventStore, StoreInputError
 from controller.store.owners import OwnerAccounts
-from controller.web import auth, members_api, owner_api, pages, public, records_api, staff_api
+from controller.web import (
+    auth,
+    house_api,
+    members_api,
+    owner_api,
+    pages,
+    public,
+    records_api,
+    staff_api,
+)
 from controller.web.context import StaffDesk, WebContext
 from controller.web.cross_site import CrossSiteGuard
 from controller.web.limits import BodyLimit, HashGate, LoginThrottle, StreamSlots
@@ -126,6 +135,7 @@ def create_app(
     app.include_router(public.router)
     app.include_router(auth.router)
     app.include_router(owner_api.router)
+    app.include_router(house_api.router)
     app.include_router(staff_api.router)
     app.include_router(staff_api.owner_router)
     app.include_router(members_api.router)

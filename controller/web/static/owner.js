@@ -134,7 +134,8 @@
     page(el("h1", null, T("tables")),
       el("p", null, el("a", { class: "btn", id: "members-link", href: "#/members" }, T("members")),
         // (the hub holds no cash-out terms: each table its own)
-        hub ? null : [" ", el("a", { class: "btn", id: "terms-link", href: "#/terms" }, T("terms"))]),
+        hub ? null : [" ", el("a", { class: "btn", id: "terms-link", href: "#/terms" }, T("terms"))],
+        " ", el("a", { class: "btn", id: "house-link", href: "#/house" }, MJ.houseRules.title())),
       el("div", { class: "panel" }, el("table", { class: "grid-table", id: "tables" },
         head(...["table", "status", "hands", "open", "sessions", "last"].map((k) => th(T(k)))),
         el("tbody", null, tables.map((t) => el("tr", null,
@@ -485,6 +486,8 @@
       else if (parts[0] === "members") await showMembers();
       else if (parts[0] === "f" && parts[1]) await showFairness(parts[1], query);
       else if (parts[0] === "terms") await showTerms(me);
+      else if (parts[0] === "house" && parts[1] === "edit") await MJ.houseRules.edit(page, query);
+      else if (parts[0] === "house") await MJ.houseRules.list(page, onHub);
       else await showTables();
     } catch (err) {
       if (err.status !== 401) page(el("div", { class: "panel error" }, `${T("error")}: ${err.message}`)); // (else: the login form)
