@@ -117,6 +117,9 @@ SESSIONS = Table(
     _opt("players", JsonType),
     _col("started_at", UTCDateTime(), index=True),
     _opt("ended_at", UTCDateTime()),
+    # The house ruleset it plays ({"name", "version"}; None: table.toml's [ruleset]);
+    # ``ruleset`` and ``options`` are its values (controller.table.house_choice).
+    _opt("house", JsonType),
     Index("ix_sessions_table_started", "table_id", "started_at"),
 )
 
@@ -165,6 +168,9 @@ HANDS = Table(
     # "unverified" (no commitment in its log); None: not checked (a table's own store).
     _opt("dice_check", String(16)),
     _opt("dice_problem", Text),
+    # The house ruleset it was played under ({"name", "version"}; None: none); its values
+    # are in its hand_started event (ruleset, options), which replay and settle read.
+    _opt("house", JsonType),
     Index("ix_hands_status_started", "status", "started_at"),
     Index("ix_hands_table_seq", "table_id", "table_seq"),
     # The owners' per-table hand log by date (the hub holds every table's hands); on

@@ -1,4 +1,5 @@
-"""House rulesets, their assignment to tables and the audit of both.
+"""House rulesets, their assignment to tables and the audit of both; the house ruleset a
+session and a hand were played under.
 
 Revision ID: 0014
 Revises: 0013
@@ -57,9 +58,15 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_house_audit")),
     )
     op.create_index("ix_house_audit_at", "house_audit", ["at"])
+    op.add_column("sessions", sa.Column("house", JSON, nullable=True))
+    op.add_column("hands", sa.Column("house", JSON, nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("hands") as batch:
+        batch.drop_column("house")
+    with op.batch_alter_table("sessions") as batch:
+        batch.drop_column("house")
     op.drop_index("ix_house_audit_at", table_name="house_audit")
     op.drop_table("house_audit")
     op.drop_table("house_assignments")
