@@ -292,6 +292,7 @@ class HandKeeper:
             totals=list(self.session.totals if totals is None else totals),
             last_settlement=self._last_settlement,
             cashout=self._cashout if cashout is None else cashout,
+            house=None if self.house is None else str(self.house.get("name")),
         )
 
     def _commit_work(

@@ -250,6 +250,7 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
         "session_id": keeper.session_id,  # None: closed (cashed out) until the next hand
         "in_progress": keeper.in_progress,
         "hand_no": state.started.hand_no,
+        "house": None if keeper.house is None else keeper.house.get("name"),  # 店规's name
         "seen": len(keeper.log),
         "public": public_view(state),
         "winners_read": read_winners(state) if state.wins else None,

@@ -27,6 +27,8 @@ from controller.table.hand_keeper import HandKeeper
 from controller.table.handlog import handlog_of
 from controller.table.house_choice import HouseChoice, RulesInForce
 from controller.table.publication import Outlet
+from controller.table.screens import screen_messages
+from controller.table.staff_acts import current_view
 from engine.bots import Bot
 from engine.round import event_from_dict
 from engine.round.finish import finished_hand
@@ -62,6 +64,7 @@ def test_a_table_without_an_assignment_keeps_table_tomls_rules(store: EventStore
     session = store.open_session()
     assert session is not None and session.house is None and session.options == {}
     assert store.load_hand(hand).hand.house is None
+    assert "house" not in dict(screen_messages(keeper.view()))["scores"]
 
 
 def test_the_assigned_house_ruleset_starts_with_the_next_session(
@@ -98,6 +101,9 @@ def test_the_assigned_house_ruleset_starts_with_the_next_session(
             stored.hand, stored.event_dicts(), stored.settlement, parlour="demo", table="t1"
         )
         assert log["house"] == HOUSE
+    # the displays (the scores screen) and the console name it
+    assert dict(screen_messages(keeper.view()))["scores"]["house"] == "本店兴国"
+    assert current_view(keeper)["house"] == "本店兴国"
     # a restart resumes the session under its house ruleset
     again = _keeper(store)
     again.resume()
