@@ -160,6 +160,39 @@ class HouseRules:
             self._audit(c, by, "save", name, None, before, after)
         return HouseRuleset(name, base, changed, version, by, now)
 
+    def receive(
+        self, name: str, base: str, options: dict[str, Any], by: str, version: int
+    ) -> HouseRuleset:
+        """A house ruleset as the hub sent it, under the hub's version (a table keeps the
+        hub's numbering); checked as ``save`` checks it. The same version again: unchanged."""
+        check_house_name(name)
+        try:
+            changed = check_house(base, options)
+        except HouseRulesError as err:
+            raise StoreInputError(str(err)) from None
+        now = utcnow()
+        with self.engine.begin() as c:
+            row = c.execute(select(HOUSE_RULESETS).where(HOUSE_RULESETS.c.name == name)).first()
+            old = None if row is None else _ruleset(row)
+            if old is not None and (old.version, old.base, old.options) == (version, base, changed):
+                return old
+            values = {
+                "base": base,
+                "options": changed,
+                "version": version,
+                "updated_by": by,
+                "updated_at": now,
+            }
+            if old is None:
+                c.execute(insert(HOUSE_RULESETS).values(name=name, **values))
+            else:
+                same = HOUSE_RULESETS.c.name == name
+                c.execute(update(HOUSE_RULESETS).where(same).values(values))
+            before = None if old is None else _values(old)
+            after = {"base": base, "options": changed, "version": version}
+            self._audit(c, by, "receive", name, None, before, after)
+        return HouseRuleset(name, base, changed, version, by, now)
+
     def get(self, name: str) -> HouseRuleset | None:
         with self.engine.connect() as c:
             row = c.execute(select(HOUSE_RULESETS).where(HOUSE_RULESETS.c.name == name)).first()

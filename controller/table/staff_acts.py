@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
 
+from controller.store import EventStore
+from controller.store.house_rules import HouseRules
 from controller.store.owners import OwnerAccounts, StaffPolicy
 from controller.store.request_keys import RequestKey, first_answer, keep_answer
 from controller.table.hand_keeper import HandKeeper
@@ -238,19 +240,28 @@ def handle(
     return outcome(events) | {"hand_id": keeper.hand_id, "seen": len(keeper.log)}
 
 
+def house_problem(store: EventStore, table: str) -> str | None:
+    """Why the house ruleset assigned to this table is not played (None: it is, or none)."""
+    found = HouseRules(store).assignment(table)
+    return None if found is None else found.problem
+
+
 def current_view(keeper: HandKeeper) -> dict[str, Any]:
     """The hand in progress as the players see it (``public_view``), its acts of staff,
     and the readers' picture of each winner's hand once a 胡 is declared (a won hand lies
     face up): never a concealed tile of a hand still played."""
     state = keeper.state
+    rules = {
+        "house": None if keeper.house is None else keeper.house.get("name"),  # 店规's name
+        "house_problem": house_problem(keeper.store, keeper.table),  # why one is not played
+    }
     if state is None or keeper.hand_id is None:
-        return {"hand_id": None, "in_progress": False, "session_id": keeper.session_id}
+        return {"hand_id": None, "in_progress": False, "session_id": keeper.session_id} | rules
     return {
         "hand_id": keeper.hand_id,
         "session_id": keeper.session_id,  # None: closed (cashed out) until the next hand
         "in_progress": keeper.in_progress,
         "hand_no": state.started.hand_no,
-        "house": None if keeper.house is None else keeper.house.get("name"),  # 店规's name
         "seen": len(keeper.log),
         "public": public_view(state),
         "winners_read": read_winners(state) if state.wins else None,
@@ -265,7 +276,7 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
             if e.type in STAFF_ACT_TYPES
         ],
         "totals": [plain(t) for t in keeper.session.totals],
-    }
+    } | rules
 
 
 def outcome(events: list[Event]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from controller.store.owners import OwnerRecord
 from controller.store.tables import list_tables
 from controller.web.auth import current_owner
 from controller.web.context import WebContext, context, own_table
-from controller.web.schemas import Problem
+from controller.web.schemas import WITH_BODY, Problem
 from engine.rulesets import builtin_ids, load_ruleset
 
 router = APIRouter(
@@ -111,7 +111,7 @@ def one(name: Name, _owner: Owner, ctx: Ctx) -> dict[str, Any]:
     return found.as_dict()
 
 
-@router.put("/saves/{name}", summary="Save a house ruleset (its next version)")
+@router.put("/saves/{name}", responses=WITH_BODY, summary="Save a house ruleset (its next version)")
 def save(name: Name, body: RulesIn, owner: Owner, ctx: Ctx) -> dict[str, Any]:
     check_house_name(name)
     saved = _rules(ctx).save(
@@ -133,7 +133,11 @@ def preset_file(name: Name, _owner: Owner, ctx: Ctx) -> Response:
     )
 
 
-@router.post("/preview", summary="Three sample hands settled under the old and the new values")
+@router.post(
+    "/preview",
+    responses=WITH_BODY,
+    summary="Three sample hands settled under the old and the new values",
+)
 def preview_hands(body: PreviewIn, _owner: Owner) -> list[dict[str, Any]]:
     old, new = _checked(body.base, body.old), _checked(body.base, body.new)
     return preview(body.base, old, new)
@@ -146,7 +150,7 @@ def assignments(_owner: Owner, ctx: Ctx) -> list[dict[str, Any]]:
     return [a.as_dict() for a in found if mine is None or a.table_id == mine]
 
 
-@router.post("/assign", summary="Assign a house ruleset to tables")
+@router.post("/assign", responses=WITH_BODY, summary="Assign a house ruleset to tables")
 def assign(body: AssignIn, owner: Owner, ctx: Ctx) -> list[dict[str, Any]]:
     mine = own_table(ctx)
     known = [t.table_id for t in list_tables(ctx.store, default_table=None) if t.table_id]

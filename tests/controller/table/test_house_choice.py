@@ -154,3 +154,4 @@ def test_a_house_ruleset_the_table_cannot_validate_is_never_played(store: EventS
     assert assignment is not None and assignment.applied_version is None
     assert assignment.problem is not None and "「德国奖分」" in assignment.problem
     assert keeper.rules_choice is not None and keeper.rules_choice.problem == assignment.problem
+    assert current_view(keeper)["house_problem"] == assignment.problem  # the console says why
