@@ -6,6 +6,7 @@ before and after. The same code keeps a table's own (on its Pi) and the hub's (P
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
@@ -121,6 +122,31 @@ class HouseRules:
         values are checked as ``mjtable rules check`` does. ``expected_version``: the
         version the owner edited (another owner's save since is refused, not overwritten).
         The tables assigned ``name`` are assigned the new version."""
+
+        def next_version(old: HouseRuleset | None) -> int:
+            if expected_version is not None and expected_version != (old.version if old else 0):
+                who, seen = (old.updated_by, old.version) if old else ("别人", 0)
+                raise StoreInputError(f"「{name}」已被 {who} 改过（第 {seen} 版），请重新打开再改")
+            return 1 if old is None else old.version + 1
+
+        return self._put(name, base, options, by, "save", next_version)
+
+    def receive(
+        self, name: str, base: str, options: dict[str, Any], by: str, version: int
+    ) -> HouseRuleset:
+        """A house ruleset as the hub sent it, under the hub's version (a table keeps the
+        hub's numbering); checked as ``save`` checks it. The same version again: unchanged."""
+        return self._put(name, base, options, by, "receive", lambda _old: version)
+
+    def _put(
+        self,
+        name: str,
+        base: str,
+        options: dict[str, Any],
+        by: str,
+        action: str,
+        version_of: Callable[[HouseRuleset | None], int],
+    ) -> HouseRuleset:
         check_house_name(name)
         try:
             changed = check_house(base, options)
@@ -132,48 +158,7 @@ class HouseRules:
                 select(HOUSE_RULESETS).where(HOUSE_RULESETS.c.name == name).with_for_update()
             ).first()
             old = None if row is None else _ruleset(row)
-            version = 1 if old is None else old.version + 1
-            if expected_version is not None and expected_version != (old.version if old else 0):
-                who = old.updated_by if old else "别人"
-                raise StoreInputError(
-                    f"「{name}」已被 {who} 改过（第 {version - 1} 版），请重新打开再改"
-                )
-            values = {
-                "base": base,
-                "options": changed,
-                "version": version,
-                "updated_by": by,
-                "updated_at": now,
-            }
-            if old is None:
-                c.execute(insert(HOUSE_RULESETS).values(name=name, **values))
-            else:
-                same = HOUSE_RULESETS.c.name == name
-                c.execute(update(HOUSE_RULESETS).where(same).values(values))
-                c.execute(
-                    update(HOUSE_ASSIGNMENTS)
-                    .where(HOUSE_ASSIGNMENTS.c.name == name)
-                    .values(version=version)
-                )
-            before = None if old is None else _values(old)
-            after = {"base": base, "options": changed, "version": version}
-            self._audit(c, by, "save", name, None, before, after)
-        return HouseRuleset(name, base, changed, version, by, now)
-
-    def receive(
-        self, name: str, base: str, options: dict[str, Any], by: str, version: int
-    ) -> HouseRuleset:
-        """A house ruleset as the hub sent it, under the hub's version (a table keeps the
-        hub's numbering); checked as ``save`` checks it. The same version again: unchanged."""
-        check_house_name(name)
-        try:
-            changed = check_house(base, options)
-        except HouseRulesError as err:
-            raise StoreInputError(str(err)) from None
-        now = utcnow()
-        with self.engine.begin() as c:
-            row = c.execute(select(HOUSE_RULESETS).where(HOUSE_RULESETS.c.name == name)).first()
-            old = None if row is None else _ruleset(row)
+            version = version_of(old)
             if old is not None and (old.version, old.base, old.options) == (version, base, changed):
                 return old
             values = {
@@ -188,9 +173,11 @@ class HouseRules:
             else:
                 same = HOUSE_RULESETS.c.name == name
                 c.execute(update(HOUSE_RULESETS).where(same).values(values))
+                assigned = HOUSE_ASSIGNMENTS.c.name == name
+                c.execute(update(HOUSE_ASSIGNMENTS).where(assigned).values(version=version))
             before = None if old is None else _values(old)
             after = {"base": base, "options": changed, "version": version}
-            self._audit(c, by, "receive", name, None, before, after)
+            self._audit(c, by, action, name, None, before, after)
         return HouseRuleset(name, base, changed, version, by, now)
 
     def get(self, name: str) -> HouseRuleset | None:
