@@ -161,7 +161,7 @@ class HandlogSync:
     async def _answer_house(self, client: aiomqtt.Client) -> None:
         """This table's answer to the hub, retained, whenever it changed."""
         answer = await asyncio.to_thread(ack_state, self.store, self.table, self._house_refused)
-        if answer == self._house_answered or (answer["name"] is None and not answer["problem"]):
+        if answer == self._house_answered:
             return
         await client.publish(house_ack_topic(self.topics), encode(answer), qos=1, retain=True)
         self._house_answered = answer

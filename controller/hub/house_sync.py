@@ -20,8 +20,11 @@ refused one (it then keeps its rules)::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as dist_version
 from typing import Any
 
 from controller.json_bounds import JsonBoundsError, loads_bounded
@@ -35,6 +38,27 @@ VERSION = 1
 MAX_BYTES = 64 * 1024
 MAX_DEPTH = 4
 MAX_PROBLEM = 500
+SOFTWARE = re.compile(r"^[0-9A-Za-z.+_-]{1,32}$")  # a version string (PEP 440 and local)
+
+
+def software_version() -> str:
+    """The version of mjtable this process runs (``mjtable version``)."""
+    try:
+        return dist_version("mjtable")
+    except PackageNotFoundError:
+        return "0"
+
+
+def behind(version: str | None, reference: str) -> bool:
+    """Whether ``version`` (a table's) is older than ``reference`` (the hub's), by its
+    numeric release parts; an unknown version is not said to be behind."""
+
+    def release(text: str) -> tuple[int, ...]:
+        parts = re.match(r"^(\d+(?:\.\d+)*)", text)
+        return tuple(int(p) for p in parts.group(1).split(".")) if parts else ()
+
+    mine, theirs = release(reference), release(version or "")
+    return bool(mine and theirs) and theirs < mine
 
 
 class HouseSyncError(ValueError):
@@ -162,15 +186,19 @@ def ack_state(store: EventStore, table: str, refused: str | None) -> dict[str, A
         "assigned": None if found is None else found.version,
         "applied": None if found is None else found.applied_version,
         "problem": None if problem is None else problem[:MAX_PROBLEM],
+        "software": software_version(),
     }
 
 
-def parse_ack(raw: bytes | str) -> tuple[int | None, str | None]:
-    """(the version applied, why one was refused) of a table's answer."""
+def parse_ack(raw: bytes | str) -> tuple[int | None, str | None, str | None]:
+    """(the version applied, why one was refused, the software it runs) of an answer."""
     data = _load(raw, "house_rules_ack")
     if data.get("format") != ACK_FORMAT or data.get("version") != VERSION:
         raise HouseSyncError(f"house_rules_ack: expected {ACK_FORMAT!r} version {VERSION}")
     problem = data.get("problem")
     if problem is not None and (not isinstance(problem, str) or len(problem) > MAX_PROBLEM):
         raise HouseSyncError(f"house_rules_ack.problem: at most {MAX_PROBLEM} characters")
-    return _count(data, "applied", optional=True), problem
+    software = data.get("software")
+    if not isinstance(software, str) or not SOFTWARE.fullmatch(software):
+        software = None
+    return _count(data, "applied", optional=True), problem, software

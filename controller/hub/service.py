@@ -128,6 +128,7 @@ class HubIngest:
         # Each table's house ruleset out (retained), its answer in (controller.hub.house_sync).
         self.house_ack_filter = hub_ack_filter(parlour, settings.topic_root)
         self._house_sent: dict[str, str] = {}  # table -> the payload published this connection
+        self.software: dict[str, str] = {}  # table -> the mjtable version it said it runs
         self.house_wake = asyncio.Event()
         self.connected = asyncio.Event()
         self._stop = asyncio.Event()
@@ -239,7 +240,9 @@ class HubIngest:
     async def _house_ack(self, topic: str, raw: bytes) -> None:
         table = topic.split("/")[-2]
         try:
-            applied, problem = parse_ack(raw)
+            applied, problem, software = parse_ack(raw)
+            if software is not None and re.fullmatch(ID_PATTERN, table):
+                self.software[table] = software
             rules = HouseRules(self.store)
             await asyncio.to_thread(rules.report_applied, table, applied, problem)
         except HouseSyncError as err:

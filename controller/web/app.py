@@ -100,6 +100,7 @@ def create_app(
     metrics: Metrics | None = None,
     keepalive: float = 15.0,
     table_status: Callable[[str], str | None] | None = None,
+    table_software: Callable[[str], str | None] | None = None,
     staff_desk: StaffDesk | None = None,
 ) -> FastAPI:
     settings = settings or WebAppSettings()
@@ -128,6 +129,7 @@ def create_app(
         streams=StreamSlots(settings.live_streams, settings.live_streams_per_client),
         keepalive=keepalive,
         table_status=table_status,
+        table_software=table_software,
         staff_desk=staff_desk,
     )
     app.add_exception_handler(RequestValidationError, _validation_problem)

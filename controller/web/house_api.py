@@ -14,9 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from controller.house.labels import GROUPS
 from controller.house.options import HouseRulesError, catalog, check_house, preset_toml
 from controller.house.preview import preview
+from controller.hub.house_sync import behind, software_version
 from controller.store.house_rules import HouseRules, UnknownHouseRuleset, check_house_name
 from controller.store.owners import OwnerRecord
-from controller.store.tables import list_tables
+from controller.store.tables import TableRecord, list_tables
 from controller.web.auth import current_owner
 from controller.web.context import WebContext, context, own_table
 from controller.web.schemas import WITH_BODY, Problem
@@ -64,6 +65,10 @@ class AssignIn(BaseModel):
     from_next_hand: bool = Field(
         default=False, description="From the table's next hand, not its next session"
     )
+
+
+def _known(ctx: WebContext) -> list[TableRecord]:
+    return [t for t in list_tables(ctx.store, default_table=None) if t.table_id]
 
 
 def _rules(ctx: WebContext) -> HouseRules:
@@ -153,7 +158,7 @@ def assignments(_owner: Owner, ctx: Ctx) -> list[dict[str, Any]]:
 @router.post("/assign", responses=WITH_BODY, summary="Assign a house ruleset to tables")
 def assign(body: AssignIn, owner: Owner, ctx: Ctx) -> list[dict[str, Any]]:
     mine = own_table(ctx)
-    known = [t.table_id for t in list_tables(ctx.store, default_table=None) if t.table_id]
+    known = [t.table_id for t in _known(ctx)]
     if mine is not None:
         known = [mine]  # a table's own page assigns to itself only
     tables = known if body.tables == "all" else body.tables
@@ -170,6 +175,33 @@ def assign(body: AssignIn, owner: Owner, ctx: Ctx) -> list[dict[str, Any]]:
         ]
     except UnknownHouseRuleset:
         raise HTTPException(404, f"没有这个店规：{body.name}") from None
+
+
+@router.get("/tables", summary="Each table's house ruleset and the software it runs")
+def tables(_owner: Owner, ctx: Ctx) -> dict[str, Any]:
+    """``behind``: a table runs an older mjtable than the one serving this page (the hub's)."""
+    mine = own_table(ctx)
+    here = software_version()
+    names = [mine] if mine is not None else [t.table_id for t in _known(ctx)]
+    found = {a.table_id: a for a in _rules(ctx).assignments()}
+    out = []
+    for table in names:
+        software = here if table == mine else None
+        if ctx.table_software is not None:
+            software = ctx.table_software(table)
+        assigned = found.get(table)
+        out.append(
+            {
+                "table_id": table,
+                "house": None if assigned is None else assigned.name,
+                "version": None if assigned is None else assigned.version,
+                "applied_version": None if assigned is None else assigned.applied_version,
+                "problem": None if assigned is None else assigned.problem,
+                "software": software,
+                "behind": behind(software, here),
+            }
+        )
+    return {"software": here, "tables": out}
 
 
 @router.get("/audit", summary="Every save and assignment: who, when, the values before and after")

@@ -15,6 +15,7 @@ from sqlalchemy import update
 
 from controller.config import MqttSettings
 from controller.hub.handlog_sync import HandlogSync
+from controller.hub.house_sync import software_version
 from controller.hub.service import HubIngest
 from controller.mqtt import Topics, encode
 from controller.mqtt.broker_acl import table_user
@@ -86,6 +87,9 @@ def test_the_hub_sends_a_house_ruleset_to_its_table_only(
             lambda: (a := rules.assignment("t2")) is not None and a.applied_version == 1,
             "the hub to hear that t2 applied version 1",
         )
+        # every table answers with the software it runs
+        await until(lambda: hub.software.get("t1") == software_version(), "t1's version")
+        assert hub.software.get("t2") == software_version()
         # t1 was assigned nothing: its table.toml's rules
         assert HouseRules(stores["t1"]).all() == [] and _assignment(stores["t1"], "t1") is None
 

@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 
 from controller.house.options import check_house
 from controller.house.preview import preview
+from controller.hub.house_sync import software_version
 from controller.store import EventStore
 from controller.store.house_rules import HouseRules
 from controller.web import LiveHub
@@ -90,4 +91,8 @@ def test_the_owner_makes_saves_and_assigns_a_house_ruleset(
     _shot(page, tmp_path, "house-assign", full_page=True)
     assignment = HouseRules(store).assignment("t1")
     assert assignment is not None and assignment.name == "本店兴国"
+    # the list of tables names it, and the software the table runs
+    page.get_by_role("link", name="牌局记录").click()
+    expect(page.locator("[data-house='t1']")).to_contain_text("本店兴国")
+    expect(page.locator("[data-software='t1']")).to_have_text(software_version())
     assert errors == []
