@@ -55,6 +55,7 @@ log = structlog.get_logger(__name__)
 
 RESEND_LIMIT = 10_000  # unacked hands looked at per pass (a week offline is ~2,000)
 RESEND_MAX = 3600.0  # s: the longest wait between two copies of a hand
+HOUSE_LOOK = 1.0  # s: how often the answer about house rules is looked at
 
 
 class HandlogSync:
@@ -86,6 +87,7 @@ class HandlogSync:
         self._members_sent: tuple[int, str] | None = None  # the registry version sent
         self._house_refused: str | None = None  # why the hub's house ruleset was refused
         self._house_answered: dict[str, Any] | None = None  # the answer sent
+        self._house_looked = 0.0  # time.monotonic() the answer was last looked at
 
     def stop(self) -> None:
         self._stop.set()
@@ -156,10 +158,17 @@ class HandlogSync:
             refused = await asyncio.to_thread(take_house, self.store, self.table, message)
             self._house_refused = refused
             log.info("house ruleset received", name=message.name, refused=refused)
+        self._house_looked = 0.0  # answer at once
         self._wake.set()
 
     async def _answer_house(self, client: aiomqtt.Client) -> None:
-        """This table's answer to the hub, retained, whenever it changed."""
+        """This table's answer to the hub, retained, whenever it changed: looked at on
+        connecting, on a message from the hub, else every ``HOUSE_LOOK`` seconds (a session's
+        start applies an assignment)."""
+        now = time.monotonic()
+        if self._house_answered is not None and now - self._house_looked < HOUSE_LOOK:
+            return
+        self._house_looked = now
         answer = await asyncio.to_thread(ack_state, self.store, self.table, self._house_refused)
         if answer == self._house_answered:
             return
