@@ -30,6 +30,7 @@ from controller.store import EventStore
 from controller.table.alert_sink import AlertSink
 from controller.table.dice import DiceRoller
 from controller.table.hand_keeper import HandKeeper
+from controller.table.house_choice import HouseChoice, RulesInForce
 from controller.table.publication import LiveSink, Outlet
 from controller.table.service import ServiceSettings, TableService
 from controller.table.staff_acts import desk as staff_desk
@@ -496,6 +497,9 @@ def _open_hands(
         options=config.ruleset.options,
         roller=roller,
     )
+    # an owner's house ruleset, assigned on the owners' page or by the hub, from a session
+    configured = RulesInForce(config.ruleset.id, dict(config.ruleset.options))
+    keeper.rules_choice = HouseChoice(store, config.table, configured)
     if fresh:
         keeper.new_session()
     else:

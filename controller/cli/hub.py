@@ -51,7 +51,9 @@ def _web_server(
         hub=True,
         secret_key=load_or_create_secret(data_dir / SECRET_FILE),
     )
-    app = create_app(store, LiveHub(), settings, table_status=hub.statuses.get)
+    app = create_app(
+        store, LiveHub(), settings, table_status=hub.statuses.get, table_software=hub.software.get
+    )
     # options: host, port, TLS files, the proxies trusted for X-Forwarded-Proto (docs/parlour.md)
     server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, **options))
     # Our SIGTERM handler stops the hub, then the server (uvicorn's would only stop itself).

@@ -28,6 +28,14 @@ import aiomqtt
 import structlog
 
 from controller.config import MqttSettings
+from controller.hub.house_sync import (
+    HouseSyncError,
+    ack_state,
+    house_ack_topic,
+    house_topic,
+    parse_house,
+    take_house,
+)
 from controller.hub.member_sync import build_members, members_topic, registry_version
 from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
@@ -47,6 +55,7 @@ log = structlog.get_logger(__name__)
 
 RESEND_LIMIT = 10_000  # unacked hands looked at per pass (a week offline is ~2,000)
 RESEND_MAX = 3600.0  # s: the longest wait between two copies of a hand
+HOUSE_LOOK = 1.0  # s: how often the answer about house rules is looked at
 
 
 class HandlogSync:
@@ -76,6 +85,9 @@ class HandlogSync:
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()
         self._members_sent: tuple[int, str] | None = None  # the registry version sent
+        self._house_refused: str | None = None  # why the hub's house ruleset was refused
+        self._house_answered: dict[str, Any] | None = None  # the answer sent
+        self._house_looked = 0.0  # time.monotonic() the answer was last looked at
 
     def stop(self) -> None:
         self._stop.set()
@@ -106,6 +118,8 @@ class HandlogSync:
 
     async def _subscribe(self, client: aiomqtt.Client) -> None:
         await client.subscribe(ack_topic(self.topics), qos=1)
+        await client.subscribe(house_topic(self.topics), qos=1)
+        self._house_answered = None
         self._last_sent.clear()  # after an outage, everything unacked goes again
 
     def _session(self, client: aiomqtt.Client) -> tuple[Coroutine[Any, Any, None], ...]:
@@ -113,6 +127,9 @@ class HandlogSync:
 
     async def _receive_acks(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:
+            if message.topic.value == house_topic(self.topics):
+                await self._take_house(message.payload)
+                continue
             try:
                 hand_id = parse_ack(message.payload if isinstance(message.payload, bytes) else b"")
             except HandlogError as err:
@@ -128,10 +145,41 @@ class HandlogSync:
             if first:
                 self.acked += 1
 
+    async def _take_house(self, payload: Any) -> None:
+        """The hub's house ruleset for this table: kept for the next session, or refused
+        (the table keeps its rules) and the reason answered."""
+        raw = payload if isinstance(payload, bytes) else b""
+        try:
+            message = parse_house(raw)
+        except HouseSyncError as err:
+            self._house_refused = f"{err}；本桌继续用原来的规则"
+            log.warning("house ruleset refused", error=str(err))
+        else:
+            refused = await asyncio.to_thread(take_house, self.store, self.table, message)
+            self._house_refused = refused
+            log.info("house ruleset received", name=message.name, refused=refused)
+        self._house_looked = 0.0  # answer at once
+        self._wake.set()
+
+    async def _answer_house(self, client: aiomqtt.Client) -> None:
+        """This table's answer to the hub, retained, whenever it changed: looked at on
+        connecting, on a message from the hub, else every ``HOUSE_LOOK`` seconds (a session's
+        start applies an assignment)."""
+        now = time.monotonic()
+        if self._house_answered is not None and now - self._house_looked < HOUSE_LOOK:
+            return
+        self._house_looked = now
+        answer = await asyncio.to_thread(ack_state, self.store, self.table, self._house_refused)
+        if answer == self._house_answered:
+            return
+        await client.publish(house_ack_topic(self.topics), encode(answer), qos=1, retain=True)
+        self._house_answered = answer
+
     async def _resend_loop(self, client: aiomqtt.Client) -> None:
         first = True
         self._members_sent = None  # (retained: once more on each connection is cheap)
         while True:
+            await self._answer_house(client)
             await self._sync_members(client)
             await self._resend(client, everything=first)
             first = False

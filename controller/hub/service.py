@@ -40,6 +40,13 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from controller.config import ID_PATTERN, MqttSettings
 from controller.hub.dice_backfill import BATCH as DICE_BATCH
 from controller.hub.dice_backfill import check_unchecked
+from controller.hub.house_sync import (
+    HouseSyncError,
+    build_house,
+    hub_ack_filter,
+    hub_house_topic,
+    parse_ack,
+)
 from controller.hub.ingest import Refused, StoreResult, quarantine, store_handlogs
 from controller.hub.member_sync import (
     MembersError,
@@ -50,8 +57,9 @@ from controller.hub.member_sync import (
 from controller.hub.restore import RestoreAnswers
 from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
-from controller.mqtt.topics import MEMBERS_NAME, REQUEST_NAME, encode
+from controller.mqtt.topics import HOUSE_ACK_NAME, MEMBERS_NAME, REQUEST_NAME, encode
 from controller.store import EventStore
+from controller.store.house_rules import HouseRules
 from controller.table.handlog import (
     Handlog,
     HandlogError,
@@ -117,6 +125,11 @@ class HubIngest:
         self.restores = RestoreAnswers(store)
         # Each table's member registry (retained; controller.hub.member_sync).
         self.members_filter = hub_members_filter(parlour, settings.topic_root)
+        # Each table's house ruleset out (retained), its answer in (controller.hub.house_sync).
+        self.house_ack_filter = hub_ack_filter(parlour, settings.topic_root)
+        self._house_sent: dict[str, str] = {}  # table -> the payload published this connection
+        self.software: dict[str, str] = {}  # table -> the mjtable version it said it runs
+        self.house_wake = asyncio.Event()
         self.connected = asyncio.Event()
         self._stop = asyncio.Event()
 
@@ -163,12 +176,14 @@ class HubIngest:
         await client.subscribe(self.status_filter, qos=1)
         await client.subscribe(self.request_filter, qos=1)
         await client.subscribe(self.members_filter, qos=1)
+        await client.subscribe(self.house_ack_filter, qos=1)
+        self._house_sent.clear()  # (retained: once more on each connection is cheap)
         log.info("hub subscribed", filter=self.filter)
 
     def _session(self, client: aiomqtt.Client) -> tuple[Coroutine[Any, Any, None], ...]:
         # Bounded: while the database is slow, the broker holds the rest (QoS 1 flow control).
         queue: asyncio.Queue[Item] = asyncio.Queue(maxsize=2 * self.batch_max)
-        return self._receive(client, queue), self._write(client, queue)
+        return self._receive(client, queue), self._write(client, queue), self._house(client)
 
     async def _receive(self, client: aiomqtt.Client, queue: asyncio.Queue[Item]) -> None:
         async for message in client.messages:
@@ -183,6 +198,9 @@ class HubIngest:
             if topic.endswith("/" + MEMBERS_NAME):
                 await self._members(topic, raw)
                 continue
+            if topic.endswith("/" + HOUSE_ACK_NAME):
+                await self._house_ack(topic, raw)
+                continue
             self.counters.received += 1
             await queue.put(self._parse(topic, raw))
 
@@ -195,6 +213,42 @@ class HubIngest:
             log.warning("member registry refused", table=table, error=str(err))
         except Exception as err:  # never the end of the hub
             log.error("member registry not stored", table=table, error=str(err))
+
+    async def _house(self, client: aiomqtt.Client) -> None:
+        """Each table's assigned house ruleset, retained, whenever it changed (a save or an
+        assignment on the owners' page; ``house_wake`` looks at once)."""
+        rules = HouseRules(self.store)
+        root = self.settings.topic_root
+        while True:
+            try:
+                found = await asyncio.to_thread(_assigned_rules, rules)
+            except Exception as err:  # the database away: the next look
+                log.warning("hub: house rulesets not read", error=str(err))
+                found = []
+            for table, payload in found:
+                text = encode(payload)
+                if self._house_sent.get(table) == text:
+                    continue
+                topic = hub_house_topic(self.parlour, table, root)
+                await client.publish(topic, text, qos=1, retain=True)
+                self._house_sent[table] = text
+                log.info("house ruleset sent", table=table, name=payload["name"])
+            self.house_wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.house_wake.wait(), 1.0)
+
+    async def _house_ack(self, topic: str, raw: bytes) -> None:
+        table = topic.split("/")[-2]
+        try:
+            applied, problem, software = parse_ack(raw)
+            if software is not None and re.fullmatch(ID_PATTERN, table):
+                self.software[table] = software
+            rules = HouseRules(self.store)
+            await asyncio.to_thread(rules.report_applied, table, applied, problem)
+        except HouseSyncError as err:
+            log.warning("house ruleset answer refused", table=table, error=str(err))
+        except Exception as err:  # never the end of the hub
+            log.error("house ruleset answer not stored", table=table, error=str(err))
 
     def _status(self, topic: str, raw: bytes) -> None:
         table = topic.split("/")[-2]
@@ -312,3 +366,11 @@ class HubIngest:
                 log.warning("hub: storing failed, will retry", error=str(err), retry_in=delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, DB_RETRY_MAX)
+
+
+def _assigned_rules(rules: HouseRules) -> list[tuple[str, dict[str, Any]]]:
+    """(table, the house_rules message) for every assigned table."""
+    saved = {r.name: r for r in rules.all()}
+    return [
+        (a.table_id, build_house(saved[a.name], a)) for a in rules.assignments() if a.name in saved
+    ]

@@ -11,7 +11,10 @@ Three kinds of account, one password each (``mosquitto_passwd``):
   every table.
 - the hub (``hub``): reads every table's ``handlog``, ``status``, ``handlog_request`` and
   ``members`` (its member registry, controller.hub.member_sync),
-  writes ``handlog_ack`` and ``handlog_restore`` (a table's own hands sent back to it).
+  writes ``handlog_ack`` and ``handlog_restore`` (a table's own hands sent back to it);
+  writes each table's ``house_rules`` and reads its ``house_rules_ack``
+  (controller.hub.house_sync). A table's ``house_rules`` lies in its own subtree: no other
+  table's account may write it, no display may read it.
 
 Anything not granted is refused (Mosquitto denies by default once an acl_file is set).
 """
@@ -26,6 +29,8 @@ from controller.mqtt.flat import PREFIX as FLAT_PREFIX
 from controller.mqtt.topics import (
     ACK_NAME,
     HANDLOG_NAME,
+    HOUSE_ACK_NAME,
+    HOUSE_RULES_NAME,
     MEMBERS_NAME,
     REQUEST_NAME,
     RESTORE_NAME,
@@ -81,6 +86,9 @@ def render_acl(
         f"topic read {base}/+/{REQUEST_NAME}",
         f"topic write {base}/+/{RESTORE_NAME}",
         f"topic read {base}/+/{MEMBERS_NAME}",
+        "# Each table's house ruleset out (retained, in its subtree), its answer in.",
+        f"topic write {base}/+/{HOUSE_RULES_NAME}",
+        f"topic read {base}/+/{HOUSE_ACK_NAME}",
         "",
         "# The floor view: every table's public topics, read only.",
         f"user {floor_user}",

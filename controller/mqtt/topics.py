@@ -26,6 +26,10 @@ ACK_NAME = "handlog_ack"
 REQUEST_NAME = "handlog_request"
 RESTORE_NAME = "handlog_restore"
 MEMBERS_NAME = "members"
+# An owner's house ruleset from the hub to one table (retained), and the table's answer
+# (controller.hub.house_sync): the table's own subtree, never a display's (broker_acl).
+HOUSE_RULES_NAME = "house_rules"
+HOUSE_ACK_NAME = "house_rules_ack"
 ONLINE = {"state": "online"}
 OFFLINE = {"state": "offline"}
 

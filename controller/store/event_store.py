@@ -172,6 +172,7 @@ def session_record(row: Row[Any]) -> SessionRecord:
         players=row.players,
         started_at=row.started_at,
         ended_at=row.ended_at,
+        house=row._mapping.get("house"),
     )
 
 
@@ -209,6 +210,7 @@ def hand_record(row: Row[Any]) -> HandRecord:
         dice_problem=row.dice_problem,
         parlour=row.parlour,
         table_id=row.table_id,
+        house=row._mapping.get("house"),
     )
 
 
@@ -299,9 +301,10 @@ class EventStore:
         table_id: str = "",
         options: Mapping[str, Any] | None = None,
         session_id: str | None = None,
+        house: Mapping[str, Any] | None = None,
     ) -> str:
         """A new session; its ``players`` fill as its hands start
-        (``controller.store.session_players``)."""
+        (``controller.store.session_players``). ``house``: the house ruleset it plays."""
         session_id = session_id or uuid.uuid4().hex
         now = utcnow()
         row = {
@@ -312,6 +315,7 @@ class EventStore:
             "options": _json_copy(dict(options or {}), "options"),
             "players": [],
             "started_at": now,
+            "house": None if house is None else _json_copy(dict(house), "house"),
         }
         try:
             with self.engine.begin() as c:
@@ -332,6 +336,26 @@ class EventStore:
                 c.execute(
                     update(SESSIONS).where(SESSIONS.c.id == session_id).values(ended_at=utcnow())
                 )
+
+    def set_session_rules(
+        self,
+        session_id: str,
+        *,
+        ruleset: str,
+        options: Mapping[str, Any],
+        house: Mapping[str, Any] | None,
+    ) -> None:
+        """The rules the open session plays from its next hand on (an owner's assignment
+        "from the next hand"): a restart resumes it with these."""
+        values = {
+            "ruleset": ruleset,
+            "options": _json_copy(dict(options), "options"),
+            "house": None if house is None else _json_copy(dict(house), "house"),
+        }
+        with self.engine.begin() as c:
+            changed = update(SESSIONS).where(SESSIONS.c.id == session_id).values(values)
+            if c.execute(changed).rowcount == 0:
+                raise UnknownSession(session_id)
 
     def get_session(self, session_id: str) -> SessionRecord:
         with self.engine.connect() as c:
@@ -388,6 +412,7 @@ class EventStore:
         parlour: str | None = None,
         table_id: str | None = None,
         clock_synced: bool | None = None,
+        house: Mapping[str, Any] | None = None,
     ) -> str:
         """A new open hand (with its first events, if given, in the same transaction).
         It gets the next ``table_seq`` (the store is one table's; one writer at a time).
@@ -429,6 +454,7 @@ class EventStore:
                 "table_id": table_id or None,
                 # who sits where as it starts (members: controller.store.members)
                 "players": seating_in(c, table_id or ""),
+                "house": None if house is None else _json_copy(dict(house), "house"),
             }
             c.execute(insert(HANDS), row)
             if session_id is not None:

@@ -117,6 +117,9 @@ SESSIONS = Table(
     _opt("players", JsonType),
     _col("started_at", UTCDateTime(), index=True),
     _opt("ended_at", UTCDateTime()),
+    # The house ruleset it plays ({"name", "version"}; None: table.toml's [ruleset]);
+    # ``ruleset`` and ``options`` are its values (controller.table.house_choice).
+    _opt("house", JsonType),
     Index("ix_sessions_table_started", "table_id", "started_at"),
 )
 
@@ -165,6 +168,9 @@ HANDS = Table(
     # "unverified" (no commitment in its log); None: not checked (a table's own store).
     _opt("dice_check", String(16)),
     _opt("dice_problem", Text),
+    # The house ruleset it was played under ({"name", "version"}; None: none); its values
+    # are in its hand_started event (ruleset, options), which replay and settle read.
+    _opt("house", JsonType),
     Index("ix_hands_status_started", "status", "started_at"),
     Index("ix_hands_table_seq", "table_id", "table_seq"),
     # The owners' per-table hand log by date (the hub holds every table's hands); on
@@ -339,4 +345,49 @@ REQUEST_KEYS = Table(
     _col("fingerprint", String(64)),
     _col("answer", JsonType),
     _col("created_at", UTCDateTime(), index=True),
+)
+
+# House rulesets (docs/house-rules.md): a built-in preset and the owners' option values on
+# top of it, under a name; ``version`` counts its saves from 1.
+HOUSE_RULESETS = Table(
+    "house_rulesets",
+    METADATA,
+    _col("name", String(64), primary_key=True),
+    _col("base", String(64)),  # a built-in preset id (xingguo …)
+    _col("options", JsonType),  # {"win.deguo_bonus": 10}: the values that differ from base's
+    _col("version", Integer),
+    _col("updated_by", String(80)),
+    _col("updated_at", UTCDateTime()),
+)
+
+# Which house ruleset a table plays: taken at its next session (``from_next_hand``: at its
+# next hand); ``version``: the ruleset's version assigned. ``applied_*``: what the table
+# reported it plays (the hub's view), ``problem``: why it refused the assignment.
+HOUSE_ASSIGNMENTS = Table(
+    "house_assignments",
+    METADATA,
+    _col("table_id", String(64), primary_key=True),
+    _col("name", String(64)),
+    _col("version", Integer),
+    _col("from_next_hand", Boolean),
+    _col("assigned_by", String(80)),
+    _col("assigned_at", UTCDateTime()),
+    _opt("applied_version", Integer),
+    _opt("applied_at", UTCDateTime()),
+    _opt("problem", Text),
+)
+
+# Every save and assignment of a house ruleset: who, when, the values before and after
+# (append-only).
+HOUSE_AUDIT = Table(
+    "house_audit",
+    METADATA,
+    _col("id", BigId, primary_key=True, autoincrement=True),
+    _col("at", UTCDateTime(), index=True),
+    _col("by", String(80)),
+    _col("action", String(16)),  # "save" | "assign"
+    _col("name", String(64)),
+    _opt("table_id", String(64)),
+    _opt("old", JsonType),
+    _col("new", JsonType),
 )

@@ -58,6 +58,7 @@ class SessionRecord:
     players: list[dict[str, Any]] | None
     started_at: datetime
     ended_at: datetime | None
+    house: dict[str, Any] | None = None  # the house ruleset played ({"name", "version"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +87,7 @@ class HandRecord:
     dice_problem: str | None = None  # why it failed
     parlour: str | None = None  # the parlour and table that sent it (the hub's, and a
     table_id: str | None = None  # table's own once it has one configured)
+    house: dict[str, Any] | None = None  # the house ruleset played ({"name", "version"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ import sys
 
 from sqlalchemy import Engine, inspect, text
 
-HEAD = "0013"
+HEAD = "0014"
 
 
 class MigrationFailed(RuntimeError):

@@ -33,6 +33,7 @@ from controller.store.request_keys import KeptAnswer, RequestKey
 from controller.table.cashout import MAX_HANDS, cashout, public_cashout, stored_cashout
 from controller.table.dice import DiceRoller
 from controller.table.handlog import handlog_of
+from controller.table.house_choice import HouseChoice, RulesInForce
 from controller.table.publication import Message, Outlet, event_messages, number
 from controller.table.screens import TableView, settlement_payload
 from controller.table.staff_notice import WAITING, StaffNotice, stored_notice
@@ -162,6 +163,10 @@ class HandKeeper:
         self.table = table
         self.ruleset = ruleset
         self.options = dict(options or {})
+        self.house: dict[str, Any] | None = None
+        """The house ruleset played ({"name", "version"}; None: table.toml's)."""
+        self.rules_choice: HouseChoice | None = None
+        """Where an owner's house ruleset comes from (None: table.toml's [ruleset] alone)."""
         self.session = Session(ruleset, dict(self.options))
         self.session_id: str | None = None
         self.hand_id: str | None = None
@@ -193,10 +198,22 @@ class HandKeeper:
             self._abort(hand.hand.id, why)
         self._start_session()
 
+    def rules_in_force(self) -> RulesInForce:
+        return RulesInForce(self.ruleset, dict(self.options), self.house)
+
+    def _take_rules(self, rules: RulesInForce) -> None:
+        self.ruleset, self.options, self.house = rules.ruleset, dict(rules.options), rules.house
+
     def _start_session(self) -> None:
+        if self.rules_choice is not None:  # a session starts: an assigned house ruleset
+            self._take_rules(self.rules_choice.for_session(self.rules_in_force()))
         self.session = Session(self.ruleset, dict(self.options))
         self.session_id = self.store.start_session(
-            ruleset=self.ruleset, parlour=self.parlour, table_id=self.table, options=self.options
+            ruleset=self.ruleset,
+            parlour=self.parlour,
+            table_id=self.table,
+            options=self.options,
+            house=self.house,
         )
         self.hand_id, self.state, self.log = None, None, []
         self.last_order, self.last_finished = None, False
@@ -206,6 +223,9 @@ class HandKeeper:
         """Carry on from the store: the open session, and the open hand if there is one."""
         found = self.store.open_session()
         last: tuple[str, list[Event]] | None = None  # the session's last finished hand
+        if found is not None and found.house is not None and self.rules_choice is not None:
+            # a session plays its house ruleset to its end, a restart or not
+            self._take_rules(RulesInForce(found.ruleset, dict(found.options), found.house))
         if found is None or found.ruleset != self.ruleset or found.options != self.options:
             if found is not None:
                 self.store.end_session(found.id)
@@ -255,6 +275,19 @@ class HandKeeper:
         if settled is not None:
             self._close(settled)  # the settlement was logged, the hand not yet closed
 
+    def _next_hand_rules(self, session_id: str) -> None:
+        """An owner's house ruleset assigned "from the next hand": taken between hands."""
+        assert self.rules_choice is not None
+        chosen = self.rules_choice.for_next_hand(self.rules_in_force())
+        if chosen is None:
+            return
+        self._take_rules(chosen)
+        self.session.ruleset, self.session.options = self.ruleset, dict(self.options)
+        self.store.set_session_rules(
+            session_id, ruleset=self.ruleset, options=self.options, house=self.house
+        )
+        log.info("house ruleset from this hand", house=self.house)
+
     def _screens_from_store(self) -> None:
         """What the screens showed before the restart, beside the hand: the latest
         settlement, and the cash-out of the session closed last while no hand of the next
@@ -290,6 +323,7 @@ class HandKeeper:
             totals=list(self.session.totals if totals is None else totals),
             last_settlement=self._last_settlement,
             cashout=self._cashout if cashout is None else cashout,
+            house=None if self.house is None else str(self.house.get("name")),
             notice=self.notice,
         )
 
@@ -402,6 +436,8 @@ class HandKeeper:
         if self.session_id is None:
             self._start_session()
         assert self.session_id is not None
+        if self.rules_choice is not None:
+            self._next_hand_rules(self.session_id)
         started = self.session.next_hand()
         state = RoundState(started)
         committed = self.roller.commit(
@@ -427,6 +463,7 @@ class HandKeeper:
                 parlour=self.parlour,
                 table_id=self.table,
                 clock_synced=clock_synced(),
+                house=self.house,
             ),
             messages,
             self.view(hand_id, after),

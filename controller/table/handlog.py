@@ -234,7 +234,7 @@ def handlog_of(
         "seat_acts": [dict(a) for a in seat_acts][:MAX_SEAT_ACTS],
         "events": list(events),
         "settlement": settlement,
-    }
+    } | ({} if hand.house is None else {"house": hand.house})
 
 
 def build_ack(hand_id: str) -> dict[str, Any]:

@@ -43,6 +43,7 @@ class TableView:
     totals: Sequence[Amount]  # the session's, this hand's standing share included
     last_settlement: Mapping[str, Any] | None  # the latest settled hand's (with its id)
     cashout: Mapping[str, Any] | None  # the public cash-out shown ({}: none; None: unknown)
+    house: str | None = None  # the name of the house ruleset played (None: table.toml's)
     notice: StaffNotice | None = None  # the current hand's stored hold for staff, if any
 
 
@@ -71,7 +72,8 @@ def screen_messages(view: TableView, carried: Collection[str] = ()) -> list[Mess
             out.append(("hand", public_view(state) | {"hand_id": hand_id}))
         if "jing" not in carried:
             out.append(("jing", jing_payload(hand_id, state)))
-    out.append(("scores", scores_payload(view.session_id, hand_no, view.totals)))
+    scores = scores_payload(view.session_id, hand_no, view.totals)
+    out.append(("scores", scores | ({} if view.house is None else {"house": view.house})))
     settlement: Mapping[str, Any] | None = None
     if state is not None and hand_id is not None:
         settlement = settlement_payload(hand_id, state)

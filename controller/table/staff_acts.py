@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+from controller.store import EventStore
+from controller.store.house_rules import HouseRules
 from controller.store.owners import OwnerAccounts, StaffPolicy
 from controller.store.request_keys import RequestKey, first_answer, keep_answer
 from controller.table.hand_keeper import HandKeeper, Reply
@@ -214,13 +216,23 @@ def _handle(
             return perform(keeper, item, OwnerAccounts(keeper.store).staff_policy(), key)
 
 
+def house_problem(store: EventStore, table: str) -> str | None:
+    """Why the house ruleset assigned to this table is not played (None: it is, or none)."""
+    found = HouseRules(store).assignment(table)
+    return None if found is None else found.problem
+
+
 def current_view(keeper: HandKeeper) -> dict[str, Any]:
     """The hand in progress as the players see it (``public_view``), its acts of staff,
     and the readers' picture of each winner's hand once a 胡 is declared (a won hand lies
     face up): never a concealed tile of a hand still played."""
     state = keeper.state
+    rules = {
+        "house": None if keeper.house is None else keeper.house.get("name"),  # 店规's name
+        "house_problem": house_problem(keeper.store, keeper.table),  # why one is not played
+    }
     if state is None or keeper.hand_id is None:
-        return {"hand_id": None, "in_progress": False, "session_id": keeper.session_id}
+        return {"hand_id": None, "in_progress": False, "session_id": keeper.session_id} | rules
     return {
         "hand_id": keeper.hand_id,
         "session_id": keeper.session_id,  # None: closed (cashed out) until the next hand
@@ -240,7 +252,7 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
         "totals": [plain(t) for t in keeper.session.totals],
         "claim": claim_view(state),  # a player's claim waiting for answers (docs/play.md)
         "penalties": penalties_ready(state, OwnerAccounts(keeper.store).staff_policy()),
-    }
+    } | rules
 
 
 def penalties_ready(state: RoundState, policy: StaffPolicy) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from controller.store import EventStore, StoreInputError
 from controller.store.owners import OwnerAccounts
 from controller.web import (
     auth,
+    house_api,
     members_api,
     owner_api,
     pages,
@@ -107,6 +108,7 @@ def create_app(
     metrics: Metrics | None = None,
     keepalive: float = 15.0,
     table_status: Callable[[str], str | None] | None = None,
+    table_software: Callable[[str], str | None] | None = None,
     staff_desk: StaffDesk | None = None,
 ) -> FastAPI:
     settings = settings or WebAppSettings()
@@ -135,6 +137,7 @@ def create_app(
         streams=StreamSlots(settings.live_streams, settings.live_streams_per_client),
         keepalive=keepalive,
         table_status=table_status,
+        table_software=table_software,
         staff_desk=staff_desk,
     )
     app.add_exception_handler(RequestValidationError, _validation_problem)
@@ -143,6 +146,7 @@ def create_app(
     app.include_router(public.router)
     app.include_router(auth.router)
     app.include_router(owner_api.router)
+    app.include_router(house_api.router)
     app.include_router(staff_api.router)
     app.include_router(staff_api.owner_router)
     app.include_router(members_api.router)

@@ -29,6 +29,8 @@ class WebContext:
     streams: StreamSlots
     # The hub's: a table's status ("online" / "offline") from its broker, None if unheard.
     table_status: Callable[[str], str | None] | None = None
+    # The hub's: the mjtable version a table said it runs (controller.hub.house_sync).
+    table_software: Callable[[str], str | None] | None = None
     keepalive: float = 15.0  # seconds between SSE comments that keep proxies from closing
     # The table's: hands an act of staff (``controller.table.staff_acts``) to the table loop and
     # answers what it did; None at the hub, or with no table loop.

@@ -33,7 +33,12 @@ T = TypeVar("T")
 DEFAULT_BODY = 1024  # no route but login reads a body
 BODY_LIMITS = {"/api/v1/auth/login": 8 * 1024}  # a 1024-character password, JSON-escaped
 # by path prefix: an act of staff (a reason of 500 characters, JSON-escaped, and a hand)
-BODY_PREFIX_LIMITS = {"/api/v1/staff/": 16 * 1024, "/api/v1/play/": 4 * 1024}
+# the owners' house rules: every option of a preset (the largest, 66), twice for a preview
+BODY_PREFIX_LIMITS = {
+    "/api/v1/staff/": 16 * 1024,
+    "/api/v1/house/": 32 * 1024,
+    "/api/v1/play/": 4 * 1024,
+}
 
 
 async def problem(send: Send, status: int, detail: str) -> None:

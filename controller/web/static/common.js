@@ -339,7 +339,8 @@ const MJ = (() => {
     dice: roll,
     scores(v) {
       const p = obj(v), totals = Array.isArray(p.totals) ? p.totals : null;
-      return { hand_no: int(p.hand_no, 0, 1e6), totals: totals && [0, 1, 2, 3].map((s) => points(totals[s])) };
+      return { hand_no: int(p.hand_no, 0, 1e6), totals: totals && [0, 1, 2, 3].map((s) => points(totals[s])),
+        house: str(p.house, 64) }; // the house ruleset's name (店规), if the table plays one
     },
     settlement(v) {
       const p = obj(v);

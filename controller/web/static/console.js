@@ -899,6 +899,8 @@
     });
     const head = [`${MJ.t("hand_no", { n: Number.isInteger(v.hand_no) ? v.hand_no : "?" })}`,
       v.in_progress ? T("in_play") : T("over")];
+    if (typeof v.house === "string" && v.house) head.push(MJ.str(v.house, 64)); // the 店规 played
+    if (typeof v.house_problem === "string" && v.house_problem) head.push(MJ.str(v.house_problem, 300)); // (and why not)
     if (typeof p.phase === "string") head.push(MJ.t("phase_" + p.phase));
     if (Number.isInteger(p.live)) head.push(`${MJ.t("wall")} ${p.live} ${MJ.t("tiles")}`);
     $("staff-view").replaceChildren(

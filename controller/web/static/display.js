@@ -95,7 +95,8 @@
       box.classList.toggle("is-turn", !!h && h.turn === s && ["turn", "draw", "replacement"].includes(h.phase));
       box.classList.toggle("is-dealer", !!h && h.dealer === s);
     }
-    $("hand-title").textContent = h && h.hand_no !== null ? `${MJ.t("hand_no", { n: h.hand_no })} · ${h.ruleset_name || h.ruleset}` : "";
+    const rules = (S.scores && S.scores.house) || (h ? h.ruleset_name || h.ruleset : ""); // an owner's 店规 by its name
+    $("hand-title").textContent = h && h.hand_no !== null ? `${MJ.t("hand_no", { n: h.hand_no })} · ${rules}` : "";
     $("dealer").textContent = h ? MJ.seatName(h.dealer, h.dealer) : "—";
     $("turn").textContent = h && h.turn !== null && h.turn !== undefined ? MJ.seatName(h.turn, h.dealer) : "—";
     const live = h && h.live !== null && h.live !== undefined ? `${h.live} ${MJ.t("tiles")}` : "—";

@@ -39,6 +39,10 @@
       if (text === "") delete t.flat[key];
       else if (key in t.flat || Object.keys(t.flat).length < MAX_KEYS) t.flat[key] = text.slice(0, MAX_TEXT);
       if (key === "alert" && text === "") t.alerts = []; // a new hand: its alerts start afresh
+    } else if (name === "scores") { // (only its house ruleset's name: the flat topics carry the rest)
+      let p;
+      try { p = JSON.parse(text); } catch { return; }
+      t.house = p && typeof p === "object" ? MJ.str(p.house, 64) : "";
     } else if (name === "status" || name === "alerts") {
       let p;
       try { p = JSON.parse(text); } catch { return; }
@@ -102,7 +106,7 @@
     return el("article", { class: "floor-card", "data-table": id, "data-state": state,
       "data-alerts": alerts.length ? "yes" : "no", "data-href": display },
       el("header", null, el("b", null, id), el("span", { class: "state" }, tr(state)),
-        el("span", { class: "hand-no" }, handNo)),
+        el("span", { class: "hand-no" }, handNo), el("span", { class: "house" }, t.house || "")),
       el("div", { class: "floor-jing" }, jing),
       el("div", { class: "floor-scores" }, seats),
       el("ul", { class: "floor-alerts" }, alerts),
@@ -145,7 +149,7 @@
       const table = broker.table || (t.table && t.hub !== true ? t.table : "+");
       $("parlour-name").textContent = broker.parlour;
       prefix = `${MJBroker.ROOT}/${broker.parlour}/`;
-      const filters = ["status", "alerts", "flat/#"].map((n) => `${prefix}${table}/${n}`);
+      const filters = ["status", "alerts", "scores", "flat/#"].map((n) => `${prefix}${table}/${n}`);
       MJBroker.connect(broker, filters, onMessage, banner);
       render();
     });

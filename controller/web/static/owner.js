@@ -130,19 +130,21 @@
   }
 
   async function showTables() {
-    const [tables, hub] = await Promise.all([api("/api/v1/tables"), onHub()]);
+    const [tables, hub, house] = await Promise.all([api("/api/v1/tables"), onHub(), MJ.houseRules.tableInfo()]);
     page(el("h1", null, T("tables")),
       el("p", null, el("a", { class: "btn", id: "members-link", href: "#/members" }, T("members")),
         // (the hub holds no cash-out terms: each table its own)
-        hub ? null : [" ", el("a", { class: "btn", id: "terms-link", href: "#/terms" }, T("terms"))]),
+        hub ? null : [" ", el("a", { class: "btn", id: "terms-link", href: "#/terms" }, T("terms"))],
+        " ", el("a", { class: "btn", id: "house-link", href: "#/house" }, MJ.houseRules.title())),
       el("div", { class: "panel" }, el("table", { class: "grid-table", id: "tables" },
-        head(...["table", "status", "hands", "open", "sessions", "last"].map((k) => th(T(k)))),
+        head(...["table", "status", "hands", "open", "sessions", "last"].map((k) => th(T(k))), MJ.houseRules.tableHeads()),
         el("tbody", null, tables.map((t) => el("tr", null,
           el("td", null, el("a", { href: `#/t/${encodeURIComponent(t.table_id)}` }, `${t.parlour ? t.parlour + " · " : ""}${t.table_id}`)),
           el("td", null, el("span", { class: `status-dot ${t.status}` }), T(t.status),
             t.current ? ` · ${MJ.t("hand_no", { n: t.current.hand_no })} ${MJ.t("phase_" + t.current.phase)}` : ""),
           el("td", { class: "num" }, t.hands), el("td", { class: "num" }, t.open_hands),
-          el("td", { class: "num" }, t.sessions), el("td", null, when(t.last_seen))))))));
+          el("td", { class: "num" }, t.sessions), el("td", null, when(t.last_seen)),
+          MJ.houseRules.tableCells(house, t.table_id)))))));
   }
 
   function filterQuery(form) {
@@ -498,6 +500,8 @@
       else if (parts[0] === "members") await showMembers();
       else if (parts[0] === "f" && parts[1]) await showFairness(parts[1], query);
       else if (parts[0] === "terms") await showTerms(me);
+      else if (parts[0] === "house" && parts[1] === "edit") await MJ.houseRules.edit(page, query);
+      else if (parts[0] === "house") await MJ.houseRules.list(page, onHub);
       else await showTables();
     } catch (err) {
       if (err.status !== 401) page(el("div", { class: "panel error" }, `${T("error")}: ${err.message}`)); // (else: the login form)

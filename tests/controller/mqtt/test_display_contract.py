@@ -12,7 +12,15 @@ from typing import Any
 import pytest
 
 from controller.mqtt.flat import FLAT_NAMES, from_hand, from_scores
-from controller.mqtt.topics import ACK_NAME, MEMBERS_NAME, RETAINED, STREAMS, Topics
+from controller.mqtt.topics import (
+    ACK_NAME,
+    HOUSE_ACK_NAME,
+    HOUSE_RULES_NAME,
+    MEMBERS_NAME,
+    RETAINED,
+    STREAMS,
+    Topics,
+)
 from controller.runtime import running
 from controller.table.alerts import Alert, AlertKind, PublicAlert
 from tests.controller.mosquitto import Mosquitto
@@ -28,6 +36,8 @@ from tests.controller.service_helpers import (
 
 DOC = Path(__file__).parents[3] / "docs" / "displays.md"
 ROW = re.compile(r"^\| `([^`]+)` \| (yes|no) \|")
+
+HOUSE = {HOUSE_RULES_NAME, HOUSE_ACK_NAME}  # hub -> table, and its answer
 
 
 def documented() -> dict[str, bool]:
@@ -47,9 +57,9 @@ def documented() -> dict[str, bool]:
 
 def test_the_doc_lists_every_topic_the_code_knows_once() -> None:
     doc = documented()
-    code = {*RETAINED, *STREAMS, *FLAT_NAMES, ACK_NAME, MEMBERS_NAME}
+    code = {*RETAINED, *STREAMS, *FLAT_NAMES, ACK_NAME, MEMBERS_NAME, *HOUSE}
     assert set(doc) == code
-    for name in code - {ACK_NAME, MEMBERS_NAME}:
+    for name in code - {ACK_NAME, MEMBERS_NAME, *HOUSE}:
         assert doc[name] == Topics.retained(name), name
     assert doc[ACK_NAME] is False
     assert doc[MEMBERS_NAME] is True  # retained: a hub that was down reads the newest
@@ -78,8 +88,8 @@ def test_the_service_publishes_exactly_the_documented_topics(
     messages, retained = asyncio.run(main())
     doc = documented()
     published = {name for name, _, _ in messages}
-    # handlog_ack is the hub's to write; no hub runs here
-    assert published == set(doc) - {ACK_NAME}
+    # handlog_ack and house_rules are the hub's to write; no hub runs here
+    assert published == set(doc) - {ACK_NAME, HOUSE_RULES_NAME}
     for name, _payload, is_retained in messages:
         # a subscriber sees the retain flag only on what was stored before it subscribed;
         # a stream must never carry it

@@ -31,6 +31,9 @@ TABLES = {
     "members",
     "seat_acts",
     "request_keys",
+    "house_rulesets",
+    "house_assignments",
+    "house_audit",
     "alembic_version",
 }
 

@@ -300,6 +300,7 @@ def test_the_floor_shows_a_tables_garbage_as_text_and_goes_on(
             ("flat/dealer", "seven"),
             ("flat/jing/zheng_code", "<b>5m"),
             ("status", "{not json"),
+            ("scores", '{"house": "本店兴国<b>", "totals": [0, 0, 0, 0]}'),
             *((f"flat/junk/{n}", "x") for n in range(300)),
         ],
         retain=True,
@@ -324,4 +325,7 @@ def test_the_floor_shows_a_tables_garbage_as_text_and_goes_on(
     assert page.get_attribute("body", "data-owned") is None  # shown as text, never run
     assert script in (page.text_content(f"{card} .state") or "")
     assert len(page.text_content(f"{card} .hand-no") or "") < 300
+    # the house ruleset the table plays (its scores' name), as text
+    page.wait_for_selector(f'{card} .house:has-text("本店兴国")', timeout=GUARD_MS)
+    assert page.text_content(f"{card} .house") == "本店兴国<b>"
     page.close()

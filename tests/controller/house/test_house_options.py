@@ -1,0 +1,87 @@
+"""The house-rules form's options: every field of every built-in preset in the owners'
+words, its allowed values and the preset's own note; and the preview, whose sample hands
+settle exactly as ``mjtable settle --preset`` does with the same values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from controller.cli import (
+    app,
+    commands,  # noqa: F401  (registers the commands)
+)
+from controller.house.labels import GROUPS
+from controller.house.options import HouseRulesError, catalog, check_house, preset_toml
+from controller.house.preview import preview, sample_hands
+from engine.rulesets import builtin_ids
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize("base", builtin_ids())
+def test_every_option_of_every_builtin_has_a_chinese_label_and_a_group(base: str) -> None:
+    options = catalog(base)
+    assert options
+    for option in options:
+        assert option.label != option.key, f"{base}: {option.key} has no label"
+        assert option.group in GROUPS
+        assert option.check(option.default) == option.default  # the preset's value is allowed
+    assert len(sample_hands(base)) == 3
+
+
+def test_the_form_carries_the_presets_seed_notes_and_decisions() -> None:
+    by_key = {o.key: o for o in catalog("xingguo")}
+    assert by_key["shapes.fifth_copy"].note == "[decision]"
+    assert "胡前不胡后" in by_key["table.multiple_winners"].note
+    orders = ("nearest", "all", "largest", "protected_first")
+    assert by_key["table.multiple_winners"].choices == orders
+    assert by_key["win.deguo_bonus"].allowed() == "0 到 1000000 的整数"
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"win.deguo_bonus": -1}, "「德国奖分」"),
+        ({"win.deguo_bonus": "5"}, "「德国奖分」"),
+        ({"jing.bao": 1}, "「放精冲关或霸精由放者包」"),
+        ({"extras.exhausted": "all"}, "「流局时计分」"),
+        ({"shapes.jiulian": True}, "「九莲宝灯可胡」"),
+        ({"win.nothing": 1}, "没有这个选项"),
+    ],
+)
+def test_a_bad_value_is_refused_naming_the_option_in_words(
+    options: dict[str, object], named: str
+) -> None:
+    with pytest.raises(HouseRulesError, match=named):
+        check_house("xingguo", options)
+
+
+def _settle_cli(hand: dict[str, object], preset: Path) -> dict[str, object]:
+    request = preset.with_suffix(".json")
+    request.write_text(json.dumps(hand), encoding="utf-8")
+    done = runner.invoke(app, ["settle", str(request), "--preset", str(preset)])
+    assert done.exit_code == 0, done.output
+    result: dict[str, object] = json.loads(done.output)
+    return result
+
+
+def test_the_previews_hands_equal_mjtable_settle_under_each_set_of_values(
+    tmp_path: Path,
+) -> None:
+    old: dict[str, object] = {}
+    new = check_house("xingguo", {"win.deguo_bonus": 10})
+    shown = preview("xingguo", old, new)
+    assert len(shown) == 3
+    for label, values in (("old", old), ("new", new)):
+        preset = tmp_path / f"{label}.toml"
+        preset.write_text(preset_toml("xingguo", values, "本店兴国"), encoding="utf-8")
+        check = runner.invoke(app, ["rules", "check", str(preset)])
+        assert check.exit_code == 0, check.output
+        for i, sample in enumerate(shown):
+            assert sample[label] == _settle_cli(sample["hand"], tmp_path / f"{label}.toml"), i
+    # the 德国 hands pay the new bonus: the preview shows a difference
+    assert any(s["old"]["net"] != s["new"]["net"] for s in shown)
