@@ -32,7 +32,7 @@ async def _retained_settlement(broker: Mosquitto) -> dict[str, Any]:
     async with aiomqtt.Client("127.0.0.1", broker.port) as client:
         await client.subscribe(TOPICS.topic("settlement"), qos=1)
         async for message in client.messages:
-            return dict(json.loads(bytes(message.payload)))  # type: ignore[arg-type]
+            return dict(json.loads(bytes(message.payload)))
     raise AssertionError("no retained settlement")
 
 
