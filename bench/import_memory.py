@@ -40,6 +40,9 @@ PARTS = (
     ("web app (FastAPI, uvicorn)", "controller.web.app"),
     ("mjtable run", "controller.cli.run"),
     ("runtime (serve)", "controller.runtime"),
+    # what serving the web app imports when it starts (click and multiprocessing with it)
+    ("uvicorn", "uvicorn"),
+    ("uvicorn's HTTP/1.1 (h11)", "uvicorn.protocols.http.h11_impl"),
 )
 
 

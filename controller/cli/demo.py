@@ -121,6 +121,14 @@ def demo(
             "or phones (the players' API: join, claim, confirm; docs/play.md)."
         ),
     ] = "staff",
+    table: Annotated[
+        str | None,
+        typer.Option(
+            help="The table's id on the broker (default: t1 on the embedded broker; with "
+            "--mqtt, an id of this data directory's own, kept in it, so that another table's "
+            "retained messages on that broker are never taken for this one's)."
+        ),
+    ] = None,
     cards: Annotated[
         str | None,
         typer.Option(
@@ -166,6 +174,7 @@ def demo(
         mqtt_settings = {"embedded": False, "url": mqtt}
     try:
         config = TableSettings(
+            table=table or ("t1" if mqtt is None else own_table_id(data_dir)),
             data_dir=data_dir,
             ruleset={"id": ruleset},
             hardware={"virtual": True, "readers": "none" if readers is ReaderModel.none else []},
@@ -195,6 +204,25 @@ def demo(
         else serve(config, opts)
     )
     raise typer.Exit(serve_until_done(service))
+
+
+OWN_TABLE_FILE = "demo-table-id"
+
+
+def own_table_id(data_dir: Path) -> str:
+    """The demo's table id on a broker it shares (``--mqtt``): ``demo-`` and 8 hex digits,
+    made at its first run and kept in its data directory, so that the same demo is the same
+    table again (its store checked against what it published) and another table on that
+    broker, a real t1 or another demo, is never taken for this one."""
+    path = data_dir / OWN_TABLE_FILE
+    with contextlib.suppress(OSError):
+        kept = path.read_text().strip()
+        if kept.startswith("demo-") and kept[5:].isalnum() and len(kept) <= 32:
+            return kept
+    made = f"demo-{secrets.token_hex(4)}"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text(made + "\n")
+    return made
 
 
 def _cards(text: str | None) -> tuple[bytes, ...]:

@@ -12,7 +12,6 @@ import csv
 import io
 from typing import Annotated, Any, Literal
 
-import segno
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response, status
 from pydantic import BaseModel, ConfigDict
 
@@ -217,6 +216,8 @@ def my_qr(token: Token, ctx: Ctx, request: Request) -> Response:
 
 def qr_svg(text: str) -> bytes:
     """``text`` as a QR code, a standalone SVG (an image of its own: with its namespace)."""
+    import segno  # here: with its SVG writer (xml.sax) ~0.8 MB resident, for a page seldom shown
+
     out = io.BytesIO()
     segno.make(text, error="m").save(out, kind="svg", scale=6, border=2, xmldecl=False)
     return out.getvalue()

@@ -41,6 +41,7 @@ NOT_IMPORTED = {
     "engine.bots": "the same",
     "firmware_bridge.sim": "the virtual table",
     "controller.voice": "[voice] is off (the default): the announcer, its phrases, espeak",
+    "segno": "a member's link as a QR code, made when a page asks for one (~0.8 MB)",
     "typer": "the command line's framework: `mjtable run` parses its own options (1.4 MB)",
     "shellingham": "typer's shell detection",
 }

@@ -30,7 +30,7 @@ from controller.web.records_api import PHONE_FONT
 from engine.round.events import Settled, event_from_dict, settlement_from_dict
 from engine.round.fold import fold
 from tests.controller.hub.hands import played_hands, record_hand
-from tests.controller.web.helpers import bearer
+from tests.controller.web.helpers import bearer, wait_image_loaded
 
 PASSWORD = "long enough password"
 COUNTED = ("hands", "wins", "self_draws", "deguo", "jingdiao", "chongguan", "big_hands")
@@ -252,7 +252,7 @@ def test_a_members_page_in_chromium(tmp_path: Path, hub_store: EventStore) -> No
             assert page.inner_text("[data-count='hands']") == str(want.hands)
             assert page.inner_text("[data-count='wins']") == str(want.wins)
             assert page.locator("#months tr").count() == 1 + len(want.months)
-            page.wait_for_function("document.getElementById('chart').naturalWidth > 0")
+            wait_image_loaded(page.locator("#chart"))
             _shot(page, tmp_path, "member-record", full_page=True)
             # on a phone: their hands newest first, their streaks, a chart whose text reads
             phone = browser.new_page(viewport={"width": 360, "height": 740}, device_scale_factor=2)
@@ -263,7 +263,7 @@ def test_a_members_page_in_chromium(tmp_path: Path, hub_store: EventStore) -> No
             newest = want.as_dict()["recent"][0]
             assert rows.first.locator("td").nth(1).inner_text() == newest["table"]
             assert "最长连赢" in phone.inner_text("#streaks")
-            phone.wait_for_function("document.getElementById('chart').naturalWidth > 0")
+            wait_image_loaded(phone.locator("#chart"))
             px = phone.evaluate(
                 "(() => { const i = document.getElementById('chart');"
                 " return i.getBoundingClientRect().width / i.naturalWidth; })()"

@@ -43,6 +43,7 @@ async def _play_and_listen(
         listener = asyncio.create_task(listen())
         cmd = [sys.executable, "-m", "controller.cli", "demo", "--readers", "none"]
         cmd += ["--hands", str(HANDS), "--mqtt", broker.url, "--data-dir", str(data)]
+        cmd += ["--table", "t1"]  # (TOPICS: a demo on a shared broker takes an id of its own)
         cmd += ["--port", str(free_local_port()), "--seed", "11", "--json", *extra]
         proc = await asyncio.create_subprocess_exec(
             *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
@@ -98,6 +99,7 @@ async def _pace_then_stop(broker: Mosquitto, data: Path) -> tuple[list[float], i
         await client.subscribe(TOPICS.topic("settlement"))
         cmd = [sys.executable, "-m", "controller.cli", "demo", "--readers", "none"]
         cmd += ["--between-hands", str(BETWEEN), "--mqtt", broker.url, "--data-dir", str(data)]
+        cmd += ["--table", "t1"]  # (TOPICS: a demo on a shared broker takes an id of its own)
         cmd += ["--port", str(free_local_port()), "--seed", "11", "--json"]
         proc = await asyncio.create_subprocess_exec(
             *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
@@ -136,6 +138,7 @@ async def _one_hand_by_hand(broker: Mosquitto, data: Path) -> tuple[dict[str, An
 
     cmd = [sys.executable, "-m", "controller.cli", "demo", "--readers", "none", "--manual"]
     cmd += ["--hands", "1", "--mqtt", broker.url, "--data-dir", str(data)]
+    cmd += ["--table", "t1"]  # (TOPICS: a demo on a shared broker takes an id of its own)
     cmd += ["--port", str(free_local_port()), "--seed", "11", "--json"]
     proc = await asyncio.create_subprocess_exec(
         *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE

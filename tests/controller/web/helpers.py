@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi.testclient import TestClient
+from playwright.sync_api import Locator, expect
 
 from controller.store import EventStore
 from engine.round.state import RoundState
@@ -85,3 +87,12 @@ def bearer(client: TestClient, name: str, password: str) -> dict[str, str]:
     assert r.status_code == 200, r.text
     client.cookies.clear()
     return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+def wait_image_loaded(image: Locator) -> None:
+    """Until ``image`` (one <img>) has its source and has decoded it, without a JavaScript
+    predicate: Playwright polls a string one by evaluating it, which our pages' CSP
+    refuses. A broken image loads too, and fails the width check."""
+    expect(image).to_have_attribute("src", re.compile("."))
+    expect(image).to_have_js_property("complete", True)
+    assert image.evaluate("i => i.naturalWidth") > 0

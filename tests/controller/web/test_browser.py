@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +27,7 @@ from tests.controller.dice_hands import committed_hands
 from tests.controller.hub.hands import record_hand
 from tests.controller.web.conftest import OWNER, PASSWORD, SECRET
 from tests.controller.web.feed import hand_messages
-from tests.controller.web.helpers import Filled
+from tests.controller.web.helpers import Filled, wait_image_loaded
 from tests.controller.web.server import serve
 
 CHROMIUM = "/usr/bin/chromium"
@@ -125,14 +126,12 @@ def test_display_follows_a_hand_live(
     middle = (flip + settle) // 2
     _push(hub, steps[flip + 1 : middle])
     hand = dict(steps[middle - 1])["hand"]
-    page.wait_for_function(f"document.getElementById('wall-big').textContent === '{hand['live']}'")
+    sync_api.expect(page.locator("#wall-big")).to_have_text(str(hand["live"]))
     assert page.is_hidden("#settlement")
     # the last thing done, in the service's words (a pass does not hide the discard)
     said = [p for step in steps[:middle] for t, p in step if t == "events"]
     last = [p for p in said if p["type"] not in ("passed", "claims_resolved")][-1]
-    page.wait_for_function(
-        "t => document.getElementById('last-action').textContent === t", arg=last["text"]["zh"]
-    )
+    sync_api.expect(page.locator("#last-action")).to_have_text(last["text"]["zh"])
     turn = page.query_selector(".seat.is-turn")
     if hand["phase"] in ("turn", "draw", "replacement"):
         assert turn is not None and turn.get_attribute("id") == f"seat-{hand['turn']}"
@@ -156,23 +155,20 @@ def test_display_follows_a_hand_live(
     # Its jing message names no tile until the flip: "未翻精", never 正精 東.
     hub.publish("jing", {"hand_id": "live-2"})
     hub.publish("scores", {"session_id": "s1", "hand_no": 1, "totals": [6, -4, 0, -2]})
-    page.wait_for_function("document.querySelector('[data-seat-score=\"0\"]').textContent === '+6'")
+    sync_api.expect(page.locator('[data-seat-score="0"]')).to_have_text("+6")
     assert page.query_selector('#jing [data-role="zheng"]') is None
     assert "未翻精" in (page.text_content("#jing") or "")
     # Its dice commitment, shown while the walls rise (as text), then the seed once settled.
     commitment = {"commitment": "ab" * 32, "table": "<b>t1</b>", "session": "s1", "hand_no": 2}
     opened = dict(steps[0])["hand"] | {"hand_id": "live-2", "dice_commitment": commitment}
     hub.publish("hand", opened)
-    page.wait_for_function(
-        "document.getElementById('dice-commitment').dataset.commitment === '" + "ab" * 32 + "'"
-    )
+    commitment_shown = page.locator("#dice-commitment")
+    sync_api.expect(commitment_shown).to_have_attribute("data-commitment", "ab" * 32)
     assert page.text_content("#dice-commitment") == "骰子承诺 " + "ab" * 8 + "…"
     assert "<b>t1</b>" in (page.get_attribute("#dice-commitment", "title") or "")
     assert page.query_selector("#dice-commitment b") is None
     hub.publish("hand", opened | {"dice_seed": "cd" * 32})
-    page.wait_for_function(
-        "document.getElementById('dice-commitment').dataset.seed === '" + "cd" * 32 + "'"
-    )
+    sync_api.expect(page.locator("#dice-commitment")).to_have_attribute("data-seed", "cd" * 32)
 
     # English, and a phone-sized screen without sideways scrolling (back in mid-hand).
     hub.publish("settlement", None)
@@ -210,11 +206,11 @@ def test_dealer_view_shows_break_flip_and_alerts(
     page.wait_for_selector('#live-banner[data-state="connected"]')
     first_dealer = _index(steps, "dealer")
     _push(hub, steps[: first_dealer + 1])
-    page.wait_for_function("document.getElementById('instruction').textContent.includes('抓牌')")
+    sync_api.expect(page.locator("#instruction")).to_contain_text("抓牌")
     assert page.query_selector('#wall-map rect[data-mark="1"]') is not None
     flip = _index(steps, "jing")
     _push(hub, steps[first_dealer + 1 : flip + 1])
-    page.wait_for_function("document.getElementById('instruction').textContent.includes('翻精')")
+    sync_api.expect(page.locator("#instruction")).to_contain_text("翻精")
     text = page.text_content("#instruction") or ""
     assert text.startswith("从牌尾数第") and text.endswith("墩翻精")
     # The flip is told twice: counted from the tail, then with its place once the wall is
@@ -223,7 +219,7 @@ def test_dealer_view_shows_break_flip_and_alerts(
     # In play: not "等待掷骰" (no roll is due), and the wall map stays.
     # what controller.table.dealer_guide says once the hand is played (no roll due)
     hub.publish("dealer", {"hand_id": "live-1", "dealer": 0, "step": "wait", "dice": None})
-    page.wait_for_function("document.getElementById('instruction').textContent.includes('对局中')")
+    sync_api.expect(page.locator("#instruction")).to_contain_text("对局中")
     assert page.query_selector("#wall-map svg") is not None
     hub.publish("alerts", {"kind": "false_win", "seat": 2, "message": "3号位 胡牌不成立"})
     page.wait_for_selector('.alert[data-kind="false_win"]')
@@ -245,7 +241,7 @@ def test_owner_logs_in_and_replays_a_hand(
     page.fill("#login-name", OWNER)
     page.fill("#login-password", "not the password")
     page.click("#login-submit")
-    page.wait_for_function("document.getElementById('login-error').textContent.length > 0")
+    sync_api.expect(page.locator("#login-error")).not_to_be_empty()
     page.fill("#login-password", PASSWORD)
     page.click("#login-submit")
     page.wait_for_selector("#tables a")
@@ -254,7 +250,7 @@ def test_owner_logs_in_and_replays_a_hand(
     assert len(page.query_selector_all("#hands tr[data-hand]")) == 4
     page.select_option("#filters select[name=status]", "finished")
     page.click("#filters button[type=submit]")
-    page.wait_for_function("document.querySelectorAll('#hands tr[data-hand]').length === 3")
+    sync_api.expect(page.locator("#hands tr[data-hand]")).to_have_count(3)
     assert "status=finished" in (page.get_attribute("#export-csv", "href") or "")
     # Dates read year-month-day in the Chinese page, not the browser's mm/dd/yyyy.
     date_from = page.query_selector("#filters input[name=from]")
@@ -262,8 +258,8 @@ def test_owner_logs_in_and_replays_a_hand(
     assert date_from.evaluate("e => e.type") == "text"
     page.fill("#filters input[name=from]", "2000-01-01")
     page.click("#filters button[type=submit]")
-    page.wait_for_function(
-        "document.getElementById('export-csv').href.includes('since=2000-01-01')"
+    sync_api.expect(page.locator("#export-csv")).to_have_attribute(
+        "href", re.compile("since=2000-01-01")
     )
     assert page.input_value("#filters input[name=from]") == "2000-01-01"
 
@@ -360,10 +356,8 @@ def test_owner_sees_the_dice_check_and_the_fairness_report(
             "dealer_streak",
         ]
         assert len(page.query_selector_all(".charts img")) == 4
-        page.wait_for_function(
-            "[...document.querySelectorAll('.charts img')]"
-            ".every(i => i.complete && i.naturalWidth > 0)"
-        )
+        for chart in page.locator(".charts img").all():
+            wait_image_loaded(chart)
         assert "fairness.csv" in (page.get_attribute("#fairness-csv", "href") or "")
         assert "30" in (page.text_content("#fairness-summary") or "")
         # a Chinese page in Chinese: a test with too few hands says so first in Chinese

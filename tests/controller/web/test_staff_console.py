@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from controller.cli.settle import settle_data
 from controller.store import EventStore
@@ -212,9 +213,7 @@ def test_staff_finish_a_hand_on_the_console(
     # typed notation counts as tapped tiles do
     west = int(page.text_content('#picker [data-left="W"]') or "0")
     page.fill("#fin-hand", "W 3z")
-    page.wait_for_function(
-        f"document.querySelector('#picker [data-left=\"W\"]').textContent === '{west - 2}'"
-    )
+    expect(page.locator('#picker [data-left="W"]')).to_have_text(str(west - 2))
     page.fill("#fin-hand", "")
 
     # a non-win: refused beside the form, nothing stored, the hand stays open
@@ -341,11 +340,11 @@ def test_staff_acknowledge_a_loss_of_the_store_on_the_console(
     page.wait_for_selector("#store-loss li")
     assert page.text_content("#store-loss li") == lost
     page.click("#ack-loss")  # no reason
-    page.wait_for_selector("#ack-error:has-text('请写明原因')")
+    expect(page.locator("#ack-error")).to_contain_text("请写明原因")
     assert OwnerAccounts(store).store_loss().open
     page.fill("#ack-reason", "换了存储卡")
     page.click("#ack-loss")
-    page.wait_for_function("() => !document.querySelector('#store-loss h3')")
+    expect(page.locator("#store-loss h3")).to_have_count(0)
     done = OwnerAccounts(store).store_loss()
     assert (done.acknowledged_by, done.why, done.open) == ("ann", "换了存储卡", False)
     page.close()
