@@ -11,7 +11,7 @@ import pytest
 
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import GUARD
-from tests.controller.web.test_console_dice_browser import ReaderlessTable
+from tests.controller.web.readerless_table import ReaderlessTable
 
 
 @pytest.fixture

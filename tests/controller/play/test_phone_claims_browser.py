@@ -17,11 +17,11 @@ from engine.round.events import FinishedByStaff, Settled
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.play.phones import PHONE, call, join_all, staff_token
 from tests.controller.service_helpers import GUARD
+from tests.controller.web.readerless_table import ReaderlessTable
 from tests.controller.web.test_browser import (
     _shot,
     browser,  # noqa: F401 (a fixture)
 )
-from tests.controller.web.test_console_dice_browser import ReaderlessTable
 from tests.controller.web.test_staff_console import _log_in
 
 WAIT = GUARD * 1000  # ms: a hang guard for each wait on the page

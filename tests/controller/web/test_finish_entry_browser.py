@@ -16,8 +16,8 @@ import pytest
 
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import GUARD
+from tests.controller.web.readerless_table import ReaderlessTable
 from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
-from tests.controller.web.test_console_dice_browser import ReaderlessTable
 from tests.controller.web.test_staff_console import _log_in
 
 FINISH = "/api/v1/staff/hands/current/finish"
@@ -73,8 +73,13 @@ def _finish(page: Any, taps: Taps) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def _next_hand(page: Any) -> None:
     """The settled hand's entry is gone (it forgets); the dice start the next hand."""
-    page.wait_for_selector("#finish-entry:not(:has(#fe-won-0))")
+    page.wait_for_selector("#finish-entry:not(:has(#fe-won-0))", state="attached")
     page.click("#roll-dice", timeout=GUARD * 1000)  # (not the entry's taps)
+
+
+def _open(page: Any, taps: Taps) -> None:
+    """The task card's 手动结束本局 opens the entry (a tap, counted)."""
+    taps("#open-finish")
     page.wait_for_selector("#fe-won-0")
 
 
@@ -92,7 +97,7 @@ def test_results_entered_by_taps_settle_as_mjtable_settle(
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         _log_in(page, f"http://127.0.0.1:{site.port}")
-        page.wait_for_selector("#fe-won-0")
+        page.wait_for_selector("#open-finish")
 
         def stored_request(answer: dict[str, Any]) -> dict[str, Any]:
             log = site.run.store.load_hand(answer["hand_id"]).events
@@ -102,6 +107,7 @@ def test_results_entered_by_taps_settle_as_mjtable_settle(
         # a self-drawn win: 1号位, 9p flipped (正精 9p, 副精 1p); 2号位 holds a 正精,
         # 3号位 a 副精, 4号位 none
         taps = Taps(page)
+        _open(page, taps)
         taps("#fe-won-0")
         taps.tiles(["9p"])  # the 精 first (no reader saw it)
         taps.tiles(["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m"])
@@ -122,6 +128,7 @@ def test_results_entered_by_taps_settle_as_mjtable_settle(
         # a win on a discard: 2号位, who punged 7s off 1号位 (its 上家), wins on 3号位's N
         _next_hand(page)
         taps = Taps(page)
+        _open(page, taps)
         taps("#fe-won-1")
         taps("#fe-how-2")
         taps.tiles(["E"])  # 正精 E, 副精 S
@@ -142,12 +149,13 @@ def test_results_entered_by_taps_settle_as_mjtable_settle(
         # a 流局: xingguo settles nothing on it, so it is a confirmation
         _next_hand(page)
         taps = Taps(page)
+        _open(page, taps)
         taps("#fe-exhausted")
         page.wait_for_selector("#fe-confirm-only")
         body, answer = _finish(page, taps)
         assert taps.n <= 3, taps.n
         assert body["result"] == "exhausted" and answer["settlement"]["void"] is True
-        page.wait_for_selector("#finish-entry:not(:has(#fe-won-0))")  # the entry forgets
+        page.wait_for_selector("#finish-entry:not(:has(#fe-won-0))", state="attached")  # forgets
         assert errors == []
     finally:
         site.stop()
