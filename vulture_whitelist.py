@@ -34,6 +34,7 @@ _.self_draws
 _.acknowledged_role  # a store loss's acknowledgement, read back by the API
 _.big_hands
 _.currency
+_.entered_by_staff  # controller.web.schemas.HandOut: the owners' list marks it
 _.expires_at
 _.frames_tx
 _.frames_rx
