@@ -14,10 +14,11 @@ from controller.store import EventStore
 from controller.store.owners import OwnerAccounts
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
-from controller.table.staff_acts import Look, StaffRequest, handle
+from controller.table.staff_acts import handle
+from controller.table.staff_requests import HandAct, Look
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
-from engine.round.commands import Audit
+from engine.round.commands import Audit, Finish, StaffCommand, Void
 from tests.controller.web.conftest import OWNER, PASSWORD, SECRET
 from tests.controller.web.helpers import bearer
 from tests.controller.web.server import serve
@@ -32,9 +33,9 @@ FOUR_SEATS = [
 ]
 
 
-def _act(keeper: HandKeeper, kind: str, audit: Audit, body: dict[str, Any]) -> None:
+def _act(keeper: HandKeeper, command: StaffCommand) -> None:
     seen = handle(keeper, Look())["seen"]
-    handle(keeper, StaffRequest(kind, keeper.hand_id or "", seen, audit, body))  # type: ignore[arg-type]
+    handle(keeper, HandAct(command, keeper.hand_id or "", seen))
 
 
 def _two_hands(store: EventStore) -> tuple[str, str]:
@@ -46,10 +47,10 @@ def _two_hands(store: EventStore) -> tuple[str, str]:
     )
     store_keeper.resume()
     entered = store_keeper.start_hand(None)  # no readers: the whole result from staff
-    _act(store_keeper, "finish", AUDIT, {"seats": FOUR_SEATS, "indicator": "1m"})
+    _act(store_keeper, Finish.of(AUDIT, [], FOUR_SEATS, indicator="1m"))
     voided = store_keeper.start_hand(None)
     why = Audit("ann", "staff", "2026-12-03T21:10:00+00:00", "牌墙倒了")
-    _act(store_keeper, "void", why, {})
+    _act(store_keeper, Void(why))
     return entered, voided
 
 
