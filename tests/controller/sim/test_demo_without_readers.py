@@ -10,6 +10,7 @@ import itertools
 import json
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,17 @@ from tests.controller.mosquitto import Mosquitto
 from tests.controller.mqtt_helpers import TOPICS, guarded
 
 HANDS = 3
+DEMO_GUARD = 240.0  # seconds: a hang guard, never a measured expectation
+
+
+def _settlements(seen: list[Any]) -> int:
+    """The hands whose settlement the broker carried."""
+    return len({p["hand_id"] for t, p in seen if t == TOPICS.topic("settlement") and p})
+
+
+async def _until(done: Callable[[], bool]) -> None:
+    while not done():
+        await asyncio.sleep(0.05)  # (polling a condition, guarded by the caller)
 
 
 async def _play_and_listen(
@@ -48,8 +60,13 @@ async def _play_and_listen(
         proc = await asyncio.create_subprocess_exec(
             *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
         )
-        out, err = await guarded(proc.communicate(), "the demo to play its hands")
-        await asyncio.sleep(0.5)  # the last messages still on their way to us
+        try:  # a hang guard for the whole demo, long enough for a loaded machine
+            out, err = await asyncio.wait_for(proc.communicate(), DEMO_GUARD)
+        except TimeoutError:
+            proc.kill()
+            raise AssertionError("gave up waiting for the demo to play its hands") from None
+        if proc.returncode == 0:  # its last settlement may still be on its way to us
+            await guarded(_until(lambda: _settlements(seen) >= HANDS), "the last settlement")
         listener.cancel()
     assert proc.returncode is not None
     return proc.returncode, (out + err).decode(errors="replace"), seen
