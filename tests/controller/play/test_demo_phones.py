@@ -8,22 +8,16 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
-
 from controller.cli.settle import settle_data
 from controller.store import EventStore
-from tests.controller import mqtt_helpers
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.mqtt_helpers import TOPICS
 from tests.controller.sim.test_demo_without_readers import HANDS, _play_and_listen
 
 
 def test_the_demo_with_phones_settles_its_hands_through_the_players_api(
-    mosquitto: Mosquitto, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
-    # a hang guard for a whole demo (a process start, the web app, three hands) on a
-    # machine shared with other work: the default one is for a single wait
-    monkeypatch.setattr(mqtt_helpers, "GUARD", 180.0)
     data = tmp_path / "data"
     code, output, seen = asyncio.run(
         _play_and_listen(mosquitto, data, "--players", "phones", "--between-hands", "0.2")
