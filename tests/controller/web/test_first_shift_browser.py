@@ -1,11 +1,11 @@
 """A first shift on the staff console, as a new member of staff works it, in Debian's
 Chromium at a phone's size and a tablet's: a table without readers (its service over a
 real Mosquitto, its web app on a local port), the console found by its buttons' words.
-Staff roll the dice, enter the 精 and a self-drawn win, start the next hand, apply a
-penalty and undo it, adjust points, void an earlier hand from the recent hands, restart
-the service mid-hand and void the hand it resumes. After each act the display's totals
-equal the console's; the page never shows a field path, ``seats[`` or a 0-based seat;
-the taps each task takes are counted.
+Staff roll the dice, enter the 精 and a self-drawn win (by taps on the finish entry),
+start the next hand, apply a penalty and undo it, adjust points, void an earlier hand
+from the recent hands, restart the service mid-hand and void the hand it resumes. After
+each act the display's totals equal the console's; the page never shows a field path,
+``seats[`` or a 0-based seat; the taps each task takes are counted.
 
 Set MJTABLE_SCREENSHOTS=docs/screenshots to refresh the screenshots docs/staff.md shows.
 """
@@ -43,8 +43,7 @@ from tests.controller.web.test_staff_api import PASSWORD
 WAIT = GUARD * 1000  # ms: a hang guard for a locator's wait, never an expectation
 # the result the players agree on: seat 1 draws its own winning tile; 东 turned up
 INDICATOR = "E"
-WINNER = "123m 456m 789m 123p 55p"
-OTHERS = ["111m 222m 333m 4444p", "444m 555m 666m 6666p", "777m 888m 999m 7777p"]
+WINNER_TAPS = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p", "3p", "5p", "5p"]
 # what a person must never read on the Chinese page: a field path, a 0-based seat, the id
 FORBIDDEN = re.compile(r"seats\[|winners\[|\b(hand|reason|points|seat)\b:|0号位|xingguo")
 
@@ -191,24 +190,24 @@ def _shift(s: Shift) -> None:
     assert s.taps - before == 2
     s.agrees()
 
-    # the 精 as turned up, with its own reason; then the win the players agree on
-    before = s.taps
+    # the 精 as turned up, as its own act; then the win the players agree on, by taps on
+    # the finish entry: the winner, its 14 tiles (the last the winning one), 结算 — the
+    # other seats hold no 精 (东 turned up: 正精 东, 副精 南), so nothing else is asked
     s.tap(s.button("手动结束本局"))
     page.locator("#fin-hand").focus()
     expect(page.locator("#picker")).to_be_in_viewport(timeout=WAIT)  # beside the field
     page.locator("#fin-indicator").fill(INDICATOR)
     s.tap(s.button("录入翻精"))
     expect(page.locator('#staff-acts [data-act="flip_entered"]')).to_have_count(1, timeout=WAIT)
-    page.locator("#fin-hand").fill(WINNER)
-    page.locator("#fin-tile").fill("5p")
-    page.locator("#fin-from").select_option("self")
-    for seat, hand in enumerate(OTHERS, start=1):
-        page.locator(f"#o{seat}-hand").fill(hand)
-    page.locator("#fin-reason").fill("玩家确认的结果")
-    s.tap(s.button("结算"))
+    before = s.taps
+    s.tap(page.locator("#fe-won-0"))
+    for kind in WINNER_TAPS:
+        s.tap(page.locator(f'#fe-picker [data-kind="{kind}"]'))
+    s.tap(page.locator("#fe-go"))
     s.task("本局已结算")
-    finish_taps = s.taps - before
-    assert page.locator("#fin-reason").input_value() == ""  # the form forgets
+    finish_taps = s.taps - before + 1  # and the 手动结束本局 that opened the entry
+    assert finish_taps <= 22, finish_taps  # a 14-tile self-drawn win
+    page.wait_for_selector("#finish-entry:not(:has(#fe-won-0))", state="attached")  # forgets
     settled = page.locator("#task #staff-settlement")
     expect(settled).to_contain_text("工作人员录入", timeout=WAIT)
     s.agrees()
@@ -281,7 +280,7 @@ def _shift(s: Shift) -> None:
     s.shot("shift-void")
     page.get_by_role("button", name="English").click()
     expect(page.locator("#task-title")).to_have_text("Hand voided", timeout=WAIT)
-    print(f"{s.tag}: finish {finish_taps} taps (typed hands), void {void_taps}, all {s.taps}")
+    print(f"{s.tag}: finish {finish_taps} taps, void {void_taps}, all {s.taps}")
 
 
 def _in_first_screen(s: Shift, locator: Any, *, tall: bool = True) -> None:
