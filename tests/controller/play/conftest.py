@@ -10,18 +10,14 @@ from typing import Any
 import pytest
 
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.service_helpers import GUARD
 from tests.controller.web.readerless_table import ReaderlessTable
 
 
 @pytest.fixture
 def table(mosquitto: Mosquitto, tmp_path: Path) -> Iterator[Any]:
     site = ReaderlessTable(mosquitto, tmp_path)
-    site.thread.start()
+    site.start()
     try:
-        assert site.ready.wait(GUARD * 2) and site.thread.failed is None, site.thread.failed
         yield site
     finally:
-        site.stop()
-        assert site.thread.finished.wait(GUARD * 2)
-    assert site.thread.failed is None, site.thread.failed
+        site.halt()

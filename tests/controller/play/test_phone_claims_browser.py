@@ -79,9 +79,8 @@ def test_four_phones_claim_confirm_dispute_and_time_out(
     site = ReaderlessTable(mosquitto, tmp_path)
     tracker = site.config.tracker.model_copy(update={"claim_answer_time": 3.0})
     site.config = site.config.model_copy(update={"tracker": tracker})
-    site.thread.start()
+    site.start()
     try:
-        assert site.ready.wait(GUARD * 2) and site.thread.failed is None, site.thread.failed
         base = f"http://127.0.0.1:{site.port}"
         keeper = site.run.keeper
         tokens = join_all(base)
@@ -154,6 +153,4 @@ def test_four_phones_claim_confirm_dispute_and_time_out(
         for c in contexts:
             c.close()
     finally:
-        site.stop()
-        assert site.thread.finished.wait(GUARD * 2)
-    assert site.thread.failed is None, site.thread.failed
+        site.halt()

@@ -1,12 +1,14 @@
 """The service of a table without readers (xingguo, the virtual table, a real Mosquitto,
-its web app on a local port, the staff account ``ann``), run in a thread: for the browser
-tests of the finish entry and the players' phones."""
+its web app on a local port, the staff account ``ann``), run in a thread: the browser
+tests' table. ``start`` again on the same data and port is a restart (the session and
+its open hand resume from the store)."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,8 @@ from tests.controller.web.test_staff_api import PASSWORD
 
 
 class ReaderlessTable:
-    """The service of a table without readers, run in a thread until ``stop``."""
+    """A table without readers on ``tmp_path``'s data; ``config`` may be changed before
+    ``start``."""
 
     def __init__(self, mosquitto: Mosquitto, tmp_path: Path) -> None:
         self.port = free_local_port()
@@ -36,17 +39,47 @@ class ReaderlessTable:
         hardware = plain.hardware.model_validate({"virtual": True, "readers": "none"})
         self.config = with_web(plain.model_copy(update={"hardware": hardware}), self.port)
         self.run: Any = None
-        self.ready = threading.Event()  # a hand waits for the break roll; staff can log in
+        self.thread: ServiceThread | None = None
+        self.ready = threading.Event()  # a hand is in progress; staff can log in
         self.stop: Callable[[], object] = lambda: None  # the table stops (once it runs)
-        self.thread = ServiceThread(self._main, self.ready)
 
-    async def _main(self) -> None:
-        async with running(self.config, options(5, None, between_hands=GUARD)) as run:
-            self.run = run
-            OwnerAccounts(run.store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
-            stop, loop = asyncio.Event(), asyncio.get_running_loop()
-            self.stop = lambda: loop.call_soon_threadsafe(stop.set)
-            service = asyncio.create_task(run.service.run(stop))
-            await until(lambda: run.keeper.in_progress, "the first hand to start")
-            self.ready.set()
-            await asyncio.wait_for(service, GUARD * 2)
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def launch(self, *, fresh: bool = True) -> None:
+        """Start the service's thread (``fresh``: a new session, the staff account made;
+        else the open session and its hand resume); ``wait_ready`` waits for it."""
+        self.ready = ready = threading.Event()
+
+        async def main() -> None:
+            opts = replace(options(5, None, between_hands=GUARD), fresh_session=fresh)
+            async with running(self.config, opts) as run:
+                self.run = run
+                if fresh:
+                    OwnerAccounts(run.store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
+                stop, loop = asyncio.Event(), asyncio.get_running_loop()
+                self.stop = lambda: loop.call_soon_threadsafe(stop.set)
+                service = asyncio.create_task(run.service.run(stop))
+                await until(lambda: run.keeper.in_progress, "a hand to be in progress")
+                ready.set()
+                await asyncio.wait_for(service, GUARD * 4)
+
+        self.thread = ServiceThread(main, ready)
+        self.thread.start()
+
+    def wait_ready(self) -> None:
+        assert self.thread is not None
+        assert self.ready.wait(GUARD * 2) and self.thread.failed is None, self.thread.failed
+
+    def start(self, *, fresh: bool = True) -> None:
+        self.launch(fresh=fresh)
+        self.wait_ready()
+
+    def halt(self) -> None:
+        self.stop()
+        assert self.thread is not None and self.thread.finished.wait(GUARD * 2)
+        assert self.thread.failed is None, self.thread.failed
+
+    def totals(self) -> list[Any]:
+        return list(self.run.keeper.session.totals)

@@ -12,8 +12,8 @@ import pytest
 
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import GUARD
+from tests.controller.web.readerless_table import ReaderlessTable
 from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
-from tests.controller.web.test_first_shift_browser import Table
 from tests.controller.web.test_staff_console import _log_in
 
 
@@ -23,7 +23,7 @@ def test_the_consoles_dice_button_rolls_the_dice(
     mosquitto: Mosquitto,
     tmp_path: Path,
 ) -> None:
-    site = Table(mosquitto, tmp_path)
+    site = ReaderlessTable(mosquitto, tmp_path)
     site.start(fresh=True)
     try:
         keeper = site.run.keeper

@@ -90,9 +90,8 @@ def test_results_entered_by_taps_settle_as_mjtable_settle(
     tmp_path: Path,
 ) -> None:
     site = ReaderlessTable(mosquitto, tmp_path)
-    site.thread.start()
+    site.start()
     try:
-        assert site.ready.wait(GUARD * 2) and site.thread.failed is None, site.thread.failed
         page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -158,6 +157,4 @@ def test_results_entered_by_taps_settle_as_mjtable_settle(
         page.wait_for_selector("#finish-entry:not(:has(#fe-won-0))", state="attached")  # forgets
         assert errors == []
     finally:
-        site.stop()
-        assert site.thread.finished.wait(GUARD * 2)
-    assert site.thread.failed is None, site.thread.failed
+        site.halt()

@@ -12,31 +12,18 @@ Set MJTABLE_SCREENSHOTS=docs/screenshots to refresh the screenshots docs/staff.m
 
 from __future__ import annotations
 
-import asyncio
 import re
-import threading
-from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-from controller.process.local_ports import free_local_port
-from controller.runtime import running
-from controller.store.owners import OwnerAccounts
-from controller.web.passwords import hash_password
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import (
     GUARD,
-    ServiceThread,
-    config_for,
-    data_dir,
-    options,
-    until,
-    with_web,
 )
+from tests.controller.web.readerless_table import ReaderlessTable
 from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_staff_api import PASSWORD
 
@@ -48,60 +35,16 @@ WINNER_TAPS = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p",
 FORBIDDEN = re.compile(r"seats\[|winners\[|\b(hand|reason|points|seat)\b:|0号位|xingguo")
 
 
-class Table:
-    """The service of a table without readers, in a thread; ``start`` again on the same
-    data and port is a restart (the session and its open hand resume from the store)."""
-
-    def __init__(self, mosquitto: Mosquitto, tmp_path: Path) -> None:
-        self.port = free_local_port()
-        plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
-        hardware = plain.hardware.model_validate({"virtual": True, "readers": "none"})
-        self.config = with_web(plain.model_copy(update={"hardware": hardware}), self.port)
-        self.run: Any = None
-        self.thread: ServiceThread | None = None
-        self.stop: Callable[[], object] = lambda: None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self, *, fresh: bool) -> None:
-        ready = threading.Event()
-
-        async def main() -> None:
-            opts = replace(options(5, None, between_hands=GUARD), fresh_session=fresh)
-            async with running(self.config, opts) as run:
-                self.run = run
-                if fresh:
-                    OwnerAccounts(run.store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
-                stop, loop = asyncio.Event(), asyncio.get_running_loop()
-                self.stop = lambda: loop.call_soon_threadsafe(stop.set)
-                service = asyncio.create_task(run.service.run(stop))
-                await until(lambda: run.keeper.in_progress, "a hand to be in progress")
-                ready.set()
-                await asyncio.wait_for(service, GUARD * 4)
-
-        self.thread = ServiceThread(main, ready)
-        self.thread.start()
-        assert ready.wait(GUARD * 2) and self.thread.failed is None, self.thread.failed
-
-    def halt(self) -> None:
-        self.stop()
-        assert self.thread is not None and self.thread.finished.wait(GUARD * 2)
-        assert self.thread.failed is None, self.thread.failed
-
-    def totals(self) -> list[Any]:
-        return list(self.run.keeper.session.totals)
-
-
 class Shift:
     """The console page and the display beside it; every tap counted."""
 
-    def __init__(self, browser: Any, table: Table, size: tuple[int, int], tmp: Path) -> None:  # noqa: F811
+    def __init__(
+        self, chromium: Any, table: ReaderlessTable, size: tuple[int, int], tmp: Path
+    ) -> None:
         width, height = size
         self.table, self.tmp, self.taps = table, tmp, 0
-        self.page = browser.new_page(viewport={"width": width, "height": height})
-        self.display = browser.new_page(viewport={"width": 1280, "height": 800})
+        self.page = chromium.new_page(viewport={"width": width, "height": height})
+        self.display = chromium.new_page(viewport={"width": 1280, "height": 800})
         self.errors: list[str] = []
         for p in (self.page, self.display):
             p.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -159,7 +102,7 @@ def test_a_first_shift_on_the_console(
     tmp_path: Path,
     size: tuple[int, int],
 ) -> None:
-    table = Table(mosquitto, tmp_path)
+    table = ReaderlessTable(mosquitto, tmp_path)
     table.start(fresh=True)
     try:
         _shift(Shift(browser, table, size, tmp_path))

@@ -7,73 +7,23 @@ no reader looks)."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
 import time
-from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from controller.process.local_ports import free_local_port
-from controller.runtime import running
-from controller.store.owners import OwnerAccounts
-from controller.web.passwords import hash_password
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import (
     GUARD,
-    ServiceThread,
-    config_for,
-    data_dir,
-    options,
-    until,
-    with_web,
 )
+from tests.controller.web.readerless_table import ReaderlessTable
 from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_staff_api import PASSWORD
 from tests.controller.web.test_staff_console import _log_in
 
 SHOWN_WITHIN = 5.0  # seconds from the restarted web app's first answer to the screens
-
-
-class Table:
-    """A table without readers on ``data``, its web app on ``port``, run in a thread until
-    ``stop``; ``fresh``: a new session (else the open one and its hand resume)."""
-
-    def __init__(self, mosquitto: Mosquitto, data: Path, port: int, *, fresh: bool) -> None:
-        plain = config_for(data, "xingguo", mosquitto.url)
-        hardware = plain.hardware.model_validate({"virtual": True, "readers": "none"})
-        self.config = with_web(plain.model_copy(update={"hardware": hardware}), port)
-        self.options = replace(options(5, None, between_hands=GUARD), fresh_session=fresh)
-        self.fresh = fresh
-        self.run: Any = None
-        self.ready = threading.Event()  # a hand is in progress; staff can log in
-        self.stop: Callable[[], object] = lambda: None
-        self.thread = ServiceThread(self._main, self.ready)
-
-    async def _main(self) -> None:
-        async with running(self.config, self.options) as run:
-            self.run = run
-            if self.fresh:
-                OwnerAccounts(run.store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
-            stop, loop = asyncio.Event(), asyncio.get_running_loop()
-            self.stop = lambda: loop.call_soon_threadsafe(stop.set)
-            service = asyncio.create_task(run.service.run(stop))
-            await until(lambda: run.keeper.in_progress, "a hand in progress")
-            self.ready.set()
-            await asyncio.wait_for(service, GUARD * 2)
-
-    def start(self) -> None:
-        self.thread.start()
-        assert self.ready.wait(GUARD * 2) and self.thread.failed is None, self.thread.failed
-
-    def end(self) -> None:
-        self.stop()
-        assert self.thread.finished.wait(GUARD * 2)
-        assert self.thread.failed is None, self.thread.failed
 
 
 def _enter_flip(url: str, indicator: str) -> str:
@@ -107,10 +57,9 @@ def test_without_readers_no_jing_until_one_is_entered_then_the_entered_one_every
     mosquitto: Mosquitto,
     tmp_path: Path,
 ) -> None:
-    data, port = data_dir(tmp_path), free_local_port()
-    url = f"http://127.0.0.1:{port}"
-    first = Table(mosquitto, data, port, fresh=True)
-    first.start()
+    table = ReaderlessTable(mosquitto, tmp_path)
+    url = table.url
+    table.start(fresh=True)
     errors: list[str] = []
     try:
         dealer = browser.new_page(viewport={"width": 390, "height": 844})
@@ -124,23 +73,26 @@ def test_without_readers_no_jing_until_one_is_entered_then_the_entered_one_every
         display.wait_for_selector("#jing .jing-empty")  # 未翻精
         assert "精" not in (dealer.text_content("#sub") or "")  # none before it is entered
         _log_in(console, url)
-        console.wait_for_selector("#picker [data-kind='5s'] [data-left]:text-is('4')")
+        console.wait_for_selector(  # (the picker: in the finish entry, closed)
+            "#picker [data-kind='5s'] [data-left]:text-is('4')", state="attached"
+        )
 
         hand_id = _enter_flip(url, "5s")
         dealer.wait_for_selector("#sub:has-text('正精 五条 · 副精 六条')")
         display.wait_for_selector("#jing [data-tile='5s']")
         display.wait_for_selector("#jing [data-tile='6s']")
         # the entered tile lies face up: three more of its kind, four of the others
-        console.wait_for_selector("#picker [data-kind='5s'] [data-left]:text-is('3')")
+        console.wait_for_selector(
+            "#picker [data-kind='5s'] [data-left]:text-is('3')", state="attached"
+        )
         assert console.text_content("#picker [data-kind='6s'] [data-left]") == "4"
     finally:
-        first.end()
+        table.halt()
 
-    second = Table(mosquitto, data, port, fresh=False)
-    second.thread.start()
+    table.launch(fresh=False)  # a restart on the same data and port
     try:
         answered = _first_answer(url)
-        assert second.ready.wait(GUARD * 2) and second.thread.failed is None
+        table.wait_ready()
         state = httpx.get(f"{url}/api/v1/public/state", timeout=GUARD).json()
         assert state["hand"]["hand_id"] == hand_id and state["hand"]["jing"]["zheng"] == "5s"
         assert state["jing"]["zheng_jing"] == "5s"
@@ -153,4 +105,4 @@ def test_without_readers_no_jing_until_one_is_entered_then_the_entered_one_every
         display.wait_for_selector("#jing [data-tile='5s']")
         assert errors == []
     finally:
-        second.end()
+        table.halt()
