@@ -117,7 +117,7 @@ def _finish(keeper: HandKeeper, rng: random.Random) -> None:
         state = keeper.state
         assert state is not None
         action = table_action(state, rng) or bots[waiting_seats(state)[0]].act(state)
-        assert isinstance(keeper.submit(action), list)
+        assert isinstance(keeper.execute(action), list)
 
 
 def test_from_the_next_hand_when_the_owner_asks_so(store: EventStore) -> None:

@@ -11,10 +11,9 @@ from fastapi.testclient import TestClient
 
 from controller.store import EventStore
 from controller.table.hand_keeper import HandKeeper
-from engine.round.commands import Audit
+from engine.round.commands import Audit, Void
 from tests.controller.service_helpers import play_at_keeper
 from tests.controller.web.test_staff_api import _auth, client, keeper  # noqa: F401 (fixtures)
-from tests.engine.staff_helpers import void
 
 RECENT = "/api/v1/staff/hands/recent"
 
@@ -32,7 +31,7 @@ def test_staff_list_their_sessions_hands_and_void_an_earlier_one(
     store: EventStore,
 ) -> None:
     first = keeper.hand_id
-    keeper.staff_act(lambda s: void(s, Audit("ann", "staff", "t", "tiles fell")))
+    assert isinstance(keeper.execute(Void(Audit("ann", "staff", "t", "tiles fell"))), list)
     rng = random.Random(7)
     second = play_at_keeper(keeper, rng)
     third = play_at_keeper(keeper, rng)
