@@ -16,7 +16,8 @@ from tests.controller.web.conftest import OWNER, PASSWORD
 from tests.controller.web.helpers import Filled
 
 # The public pages, the login, and a member's own record, whose random token is its key.
-NO_LOGIN = ("/api/v1/public", "/api/v1/auth/login", "/api/v1/my-record")
+# (the players' phones act by their seat's token, not a login: tests/controller/play)
+NO_LOGIN = ("/api/v1/public", "/api/v1/auth/login", "/api/v1/my-record", "/api/v1/play")
 PUBLIC = ("/api/v1/public/table", "/api/v1/public/state", "/", "/display", "/dealer", "/owner")
 
 
@@ -32,6 +33,8 @@ def _owner_paths(app: FastAPI, filled: Filled, member_id: str) -> list[str]:
         "session_id": filled.session_id,
         "chart": "seats",
         "member_id": member_id,
+        "base": "xingguo",  # a built-in ruleset an owner's house rules start from
+        "name": "本店兴国",  # a house ruleset
     }
     paths = []
     for path, item in app.openapi()["paths"].items():
@@ -70,6 +73,9 @@ def test_login_by_cookie_and_by_bearer(
     live = "/api/v1/staff/hands/"
     on = client.put("/api/v1/owner/leaderboards", json={"enabled": True})
     assert on.status_code < 300, on.text  # (off, the leaderboards answer 403 to owners too)
+    house = {"base": "xingguo", "options": {}, "expected_version": 0}
+    saved = client.put("/api/v1/house/saves/本店兴国", json=house)  # (its route reads one)
+    assert saved.status_code == 200, saved.text
     for path in [
         p for p in _owner_paths(app, filled, member_id) if not p.startswith(live)
     ]:  # the cookie
