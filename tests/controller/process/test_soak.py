@@ -26,8 +26,10 @@ def test_nothing_grows_across_hands(pi: str | None) -> None:
     result = asyncio.run(latency.run(plan, seed=3, label="soak"))
     samples = result.samples
     assert samples[-1].hands >= HANDS and len(samples) >= HANDS // EVERY
+    # the outbox among them: with the broker up it drains, so it does not grow across
+    # hands (a sample's depth is the messages still in flight at that moment, which a
+    # loaded machine makes larger: not a bound to assert)
     assert growth_problems(samples) == [], table(samples)
-    assert samples[-1].outbox < 50, table(samples)  # the broker is up: the outbox drains
 
 
 def _samples(**grow: float) -> list[Sample]:
