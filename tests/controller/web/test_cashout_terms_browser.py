@@ -76,11 +76,11 @@ def test_the_owner_sets_the_cash_out_terms_on_the_form(
     # refused by the API: its message shows as text, nothing stored
     before = accounts.cashout_terms()
     _fill(page, "0.5", "-5", "hour", "")
-    assert "greater than 0" in _refused(page, "table_fee")
+    assert "要大于 0" in _refused(page, "台费")  # (the API's words: the field by its name)
     _fill(page, "0.5", "15", "hour", "25:00")
-    _refused(page, "cutoff")
+    _refused(page, "每日结算时间")
     _fill(page, "0.5", "15", "hour", "<b>06:00</b>")  # markup is a value like any other
-    _refused(page, "cutoff")
+    _refused(page, "每日结算时间")
     assert page.query_selector("#terms-state b") is None
     assert accounts.cashout_terms() == before
 

@@ -41,6 +41,7 @@ def test_a_penalty_says_its_amount_or_that_the_owner_sets_it_before_anyone_tries
     page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto(f"{url}/dealer")
     _log_in_here(page)
+    page.click("#staff-more > summary")  # the rare acts' menu
     hint = page.locator("#pen-hint")
     expect(hint).to_have_text("其他三家每家得 20 分（玩法规定）")
     expect(page.locator("#pen-go")).to_be_enabled()
@@ -52,6 +53,7 @@ def test_a_penalty_says_its_amount_or_that_the_owner_sets_it_before_anyone_tries
     OwnerAccounts(store).set_staff_policy(StaffPolicy(xianggong_amount=8), "boss")
     page.reload()
     page.wait_for_selector("#staff-hand-head")
+    page.click("#staff-more > summary")
     page.select_option("#pen-kind", "xianggong")
     expect(hint).to_have_text("其他三家每家得 8 分（老板设定）")
     expect(page.locator("#pen-go")).to_be_enabled()
@@ -69,6 +71,7 @@ def test_a_refusal_reads_in_chinese_and_in_english_on_the_english_page(
         page = browser.new_page(viewport={"width": 1024, "height": 1366})
         page.goto(f"{url}/dealer?lang={lang}")
         _log_in_here(page)
+        page.click("#staff-more > summary")  # the rare acts' menu
         page.select_option("#adj-from", "2")
         page.select_option("#adj-to", "2")
         page.fill("#adj-points", "5")
