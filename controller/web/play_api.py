@@ -137,6 +137,8 @@ def _join_url(ctx: WebContext, code: str) -> str:
 
 @router.get("/join", summary="This session's join code and the phones' link (the display's)")
 async def join_code(ctx: Ctx) -> dict[str, Any]:
+    if ctx.staff_desk is None:  # no live table here (the hub's pages): nothing to join
+        return {"table": ctx.settings.table, "code": None, "url": None}
     view = await desk(ctx, Look())
     code = ctx.phones.code(session_key(view))
     return {"table": ctx.settings.table, "code": code.code, "url": _join_url(ctx, code.code)}

@@ -169,9 +169,10 @@
     if (now - joinShown < 60000) return;
     joinShown = now;
     MJ.api("/api/v1/play/join").then((j) => {
+      if (!j || !j.code) { box.hidden = true; return; } // no live table here: nothing to join
       $("join-qr").src = `/api/v1/play/join/qr.svg?c=${encodeURIComponent(MJ.str(j.code, 16))}`;
       $("join-code").textContent = `${MJ.t("join_code")} ${MJ.str(j.code, 16)}`;
-    }).catch(() => { box.hidden = true; joinShown = 0; });
+    }).catch(() => { box.hidden = true; }); // (asked again a minute later)
   }
 
   function render() {

@@ -96,10 +96,11 @@ HOSTILE: dict[str, Any] = {
     "status": {"state": OVERLAY},
 }
 
-# What a page may hold, whatever the topics say: its own elements and text only.
+# What a page may hold, whatever the topics say: its own elements and text only (the
+# display's own image: the join code's QR, from the players' API, not from a topic).
 NOTHING_INJECTED = """() => {
   const bad = document.querySelectorAll(
-    '[id^="owned"], img, [style], [onerror], [onload], iframe, object, embed, script:not([src])');
+    '[id^="owned"], img:not(#join-qr), [style], [onerror], [onload], iframe, object, embed, script:not([src])');
   const centre = document.elementFromPoint(innerWidth / 2, innerHeight / 2);
   return { bad: [...bad].map((e) => e.outerHTML.slice(0, 120)),
            owned: document.body.dataset.owned || null,

@@ -134,7 +134,7 @@ def test_a_seat_sent_again_with_its_key_gets_the_first_answer(
     again = client.put("/api/v1/members/seats/2", json=body, headers=keyed)
     assert again.status_code == 200 and again.json() == first.json()
     other = client.put("/api/v1/members/seats/1", json=body, headers=keyed)
-    assert other.status_code == 422 and "Idempotency-Key" in other.json()["detail"]
+    assert other.status_code == 422 and "Idempotency-Key" in other.json()["en"]
     assert len(Members(store.engine, table_id="t1").acts()) == 1
 
 
