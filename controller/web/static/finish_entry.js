@@ -1,4 +1,4 @@
-/* The finish entry (docs/staff.md, "Finish entry"): a hand's result as its settlement
+/* The finish entry (docs/staff.md, "The console"): a hand's result as its settlement
    needs it, by taps. Who won and how (自摸, or who dealt in), the winner's tiles from the
    picker beside them (the last tile tapped is the winning tile), the flipped tiles no
    reader saw, and of every other seat only what the hand's ruleset reads (the view's
