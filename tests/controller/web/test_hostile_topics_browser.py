@@ -100,7 +100,8 @@ HOSTILE: dict[str, Any] = {
 # display's own image: the join code's QR, from the players' API, not from a topic).
 NOTHING_INJECTED = """() => {
   const bad = document.querySelectorAll(
-    '[id^="owned"], img:not(#join-qr), [style], [onerror], [onload], iframe, object, embed, script:not([src])');
+    '[id^="owned"], img:not(#join-qr), [style], [onerror], [onload], iframe, object, embed, ' +
+    'script:not([src])');
   const centre = document.elementFromPoint(innerWidth / 2, innerHeight / 2);
   return { bad: [...bad].map((e) => e.outerHTML.slice(0, 120)),
            owned: document.body.dataset.owned || null,
