@@ -18,7 +18,7 @@ from typing import Any
 
 import structlog
 
-from controller.sim.demo_results import POLL, DemoDeskError, _call
+from controller.sim.demo_results import POLL, DemoDeskError, _call, hand_after_hand
 from engine.round.events import settlement_from_dict
 from engine.round.staff import result_of
 from engine.session import Session
@@ -91,10 +91,7 @@ class PhoneDesk:
             body = {"table": table, "code": code, "name": name}
             joined = await asyncio.to_thread(_call, f"{self.api}/play/seats/{seat}/join", body)
             self.tokens.append(joined["token"])
-        while self.hands is None or len(self.entered) < self.hands:
-            await self._one_hand()
-            if self.hands is None or len(self.entered) < self.hands:
-                await asyncio.sleep(self.between_hands)
+        await hand_after_hand(self.hands, self.entered, self._one_hand, self.between_hands)
 
     async def _current(self, hand_no: int) -> dict[str, Any]:
         """Hand ``hand_no`` once it is in progress and rolled: the dealer's phone rolls."""

@@ -17,6 +17,7 @@ import random
 import secrets
 import urllib.error
 import urllib.request
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import structlog
@@ -71,6 +72,20 @@ def _call(
         raise DemoDeskError(f"{url}: {err.code} {detail}") from None
 
 
+async def hand_after_hand(
+    hands: int | None,
+    entered: list[dict[str, Any]],
+    one_hand: Callable[[], Awaitable[None]],
+    between_hands: float,
+) -> None:
+    """``one_hand`` until ``hands`` results are ``entered`` (None: until stopped), each
+    settlement left on the displays ``between_hands`` seconds before the next dice."""
+    while hands is None or len(entered) < hands:
+        await one_hand()
+        if hands is None or len(entered) < hands:
+            await asyncio.sleep(between_hands)
+
+
 class ResultDesk:
     """Plays ``hands`` hands with bots and enters each result through the staff API of the
     web app at ``run``'s ``web`` (its base URL)."""
@@ -98,10 +113,9 @@ class ResultDesk:
         self.api = web.rstrip("/") + "/api/v1"
         login = {"name": ACCOUNT, "password": self.password}
         token = (await asyncio.to_thread(_call, f"{self.api}/auth/login", login))["token"]
-        while self.hands is None or len(self.entered) < self.hands:
-            await self._one_hand(token)
-            if self.hands is None or len(self.entered) < self.hands:
-                await asyncio.sleep(self.between_hands)  # the settlement on the displays
+        await hand_after_hand(
+            self.hands, self.entered, lambda: self._one_hand(token), self.between_hands
+        )
 
     async def _current(self, token: str, hand_no: int) -> dict[str, Any]:
         """The service's hand ``hand_no`` once it is in progress; after a settled hand the
