@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from controller.house.labels import GROUPS
 from controller.house.options import HouseRulesError, catalog, check_house, preset_toml
 from controller.house.preview import preview
-from controller.hub.house_sync import behind, software_version
+from controller.process.software import behind, software_version
 from controller.store.house_rules import HouseRules, UnknownHouseRuleset, check_house_name
 from controller.store.owners import OwnerRecord
 from controller.store.tables import TableRecord, last_rulesets, list_tables

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from controller.hub.house_sync import software_version
+from controller.process.software import software_version
 from controller.store import EventStore
 from controller.store.house_rules import HouseRules
 from controller.store.owners import OwnerAccounts

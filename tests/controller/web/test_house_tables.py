@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from controller.hub.house_sync import behind, software_version
+from controller.process.software import behind, software_version
 from controller.store import EventStore
 from controller.store.house_rules import HouseRules
 from controller.store.owners import OwnerAccounts
