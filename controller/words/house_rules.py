@@ -24,5 +24,4 @@ HOUSE_MESSAGES: list[tuple[str, str]] = [
         r"'(?P<choice>\w+)'; one of (?P<choices>[\w, ]+)",
         "这一类规则不能「{choice}」：可选 {choices}",
     ),
-    (r"(?:options: )?(?P<key>[\w.]+): unknown field", "这个规则没有这一项"),
 ]
