@@ -8,7 +8,7 @@ when it reconnects, and its next session plays it: each hand settles as ``mjtabl
 --preset`` with the same values, and the hub's page says t2 applied it. t1 keeps its own
 rules. A rules message forged with t1's account on t2's topic is refused by the broker.
 
-Costs about a minute (65 s measured on a loaded 2-core machine): five short sessions of one
+Costs one to two minutes (65-95 s measured on a loaded 2-core machine): five sessions of one
 or two hands, each a service start, and one page; besides PostgreSQL's and Chromium's start.
 Set MJTABLE_SCREENSHOTS=docs/screenshots to refresh the screenshot docs/house-rules.md shows.
 """
