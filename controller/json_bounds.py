@@ -1,7 +1,7 @@
 """JSON from strangers, bounded: size and nesting checked before ``json.loads`` recurses,
 no NaN/Infinity, and every string and number walked once for what a database refuses. The
-one parser for JSON from outside: the hub's handlogs, the command line's inputs
-(``controller.cli.json_input``).
+one parser for JSON from outside: the hub's handlogs and house rulesets (``loads_object``),
+the command line's inputs (``controller.cli.json_input``).
 
 ``json.loads`` recurses once per nesting level: 200,000 ``[`` raise ``RecursionError``
 (not a ``ValueError``), which ends whatever task was parsing. ``loads_bounded`` measures
@@ -57,6 +57,15 @@ def loads_bounded(raw: bytes | str, *, max_bytes: int, max_depth: int) -> Any:
         ) from None
     except ValueError as err:  # not UTF-8; an integer of more digits than Python converts
         raise JsonBoundsError(f"not JSON ({err})") from None
+
+
+def loads_object(raw: bytes | str, *, max_bytes: int, max_depth: int) -> dict[str, Any]:
+    """A JSON object from ``raw`` (``loads_bounded``'s bounds); an array or a scalar is a
+    JsonBoundsError too. The messages from the hub and the tables are objects."""
+    data = loads_bounded(raw, max_bytes=max_bytes, max_depth=max_depth)
+    if not isinstance(data, dict):
+        raise JsonBoundsError(f"expected a JSON object, got {type(data).__name__}")
+    return data
 
 
 def check_values(value: Any, where: str, *, max_text: int, max_abs: float) -> None:

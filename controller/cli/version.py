@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from importlib.metadata import version as _dist_version
-
 import typer
+
+from controller.process.software import software_version
 
 cli = typer.Typer(add_completion=False)
 
@@ -10,4 +10,4 @@ cli = typer.Typer(add_completion=False)
 @cli.command()
 def version() -> None:
     """Print the installed version."""
-    typer.echo(_dist_version("mjtable"))
+    typer.echo(software_version())

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from controller.house.labels import GROUPS, LABELS
+from controller.words import worded
 from engine.rulesets import (
     PresetError,
     Ruleset,
@@ -38,7 +39,12 @@ Kind = Literal["bool", "int", "choice"]
 
 
 class HouseRulesError(ValueError):
-    """House option values a table cannot play; the message names the option in words."""
+    """House option values a table cannot play; the message names the option in words,
+    ``en`` is the engine's own reason (the API's ``en``)."""
+
+    def __init__(self, zh: str, en: str | None = None) -> None:
+        super().__init__(zh)
+        self.en = en or zh
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +101,8 @@ class OptionInfo:
         if not ok:
             shown = json.dumps(value, ensure_ascii=False)[:40]
             raise HouseRulesError(
-                f"「{self.label}」（{self.key}）不能是 {shown}：可选 {self.allowed()}"
+                f"「{self.label}」（{self.key}）不能是 {shown}：可选 {self.allowed()}",
+                f"{self.key}: {shown} is not an allowed value",
             )
         return value
 
@@ -191,8 +198,10 @@ def check_house(base: Any, options: Any) -> dict[str, Any]:
     except PresetError as err:
         text = str(err)
         named = next((o for o in by_key.values() if o.key in text), None)
-        where = f"「{named.label}」（{named.key}）" if named else ""
-        raise HouseRulesError(f"{where}这样设置不能用：{text}") from None
+        where = f"「{named.label}」（{named.key}）" if named else "这些设置"
+        said = worded(text)
+        why = f"：{said}" if said else ""
+        raise HouseRulesError(f"{where}不能这样设置{why}", text) from None
     return changed
 
 

@@ -20,15 +20,13 @@ refused one (it then keeps its rules)::
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as dist_version
 from typing import Any
 
-from controller.json_bounds import JsonBoundsError, loads_bounded
+from controller.json_bounds import JsonBoundsError, loads_object
 from controller.mqtt.topics import HOUSE_ACK_NAME, HOUSE_RULES_NAME, Topics
+from controller.process.software import SOFTWARE, software_version
 from controller.store import EventStore, StoreInputError
 from controller.store.house_rules import HouseAssignment, HouseRules, HouseRuleset
 
@@ -38,27 +36,6 @@ VERSION = 1
 MAX_BYTES = 64 * 1024
 MAX_DEPTH = 4
 MAX_PROBLEM = 500
-SOFTWARE = re.compile(r"^[0-9A-Za-z.+_-]{1,32}$")  # a version string (PEP 440 and local)
-
-
-def software_version() -> str:
-    """The version of mjtable this process runs (``mjtable version``)."""
-    try:
-        return dist_version("mjtable")
-    except PackageNotFoundError:
-        return "0"
-
-
-def behind(version: str | None, reference: str) -> bool:
-    """Whether ``version`` (a table's) is older than ``reference`` (the hub's), by its
-    numeric release parts; an unknown version is not said to be behind."""
-
-    def release(text: str) -> tuple[int, ...]:
-        parts = re.match(r"^(\d+(?:\.\d+)*)", text)
-        return tuple(int(p) for p in parts.group(1).split(".")) if parts else ()
-
-    mine, theirs = release(reference), release(version or "")
-    return bool(mine and theirs) and theirs < mine
 
 
 class HouseSyncError(ValueError):
@@ -107,12 +84,9 @@ def build_house(ruleset: HouseRuleset, assignment: HouseAssignment) -> dict[str,
 
 def _load(raw: bytes | str, what: str) -> Mapping[str, Any]:
     try:
-        data = loads_bounded(raw, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH)
+        return loads_object(raw, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH)
     except JsonBoundsError as err:
         raise HouseSyncError(f"{what}: {err}") from None
-    if not isinstance(data, Mapping):
-        raise HouseSyncError(f"{what}: expected an object")
-    return data
 
 
 def _text(data: Mapping[str, Any], key: str, limit: int = 64) -> str:

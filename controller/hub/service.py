@@ -58,6 +58,7 @@ from controller.hub.restore import RestoreAnswers
 from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import HOUSE_ACK_NAME, MEMBERS_NAME, REQUEST_NAME, encode
+from controller.process.software import SOFTWARE
 from controller.store import EventStore
 from controller.store.house_rules import HouseRules
 from controller.table.handlog import (
@@ -252,13 +253,16 @@ class HubIngest:
 
     def _status(self, topic: str, raw: bytes) -> None:
         table = topic.split("/")[-2]
-        state = None
+        state = version = None
         if len(raw) <= 256:
             with contextlib.suppress(ValueError):
                 data = json.loads(raw)
                 state = data.get("state") if isinstance(data, dict) else None
+                version = data.get("version") if isinstance(data, dict) else None
         if state in ("online", "offline") and re.fullmatch(ID_PATTERN, table):
             self.statuses[table] = state
+            if isinstance(version, str) and SOFTWARE.fullmatch(version):
+                self.software[table] = version  # (also in its house_rules_ack)
 
     @staticmethod
     def _parse(topic: str, raw: bytes) -> Item:

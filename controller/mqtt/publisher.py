@@ -23,7 +23,8 @@ again: its id is held in memory (``_AckHolder``) and the drain reads past it; th
 is tried again with a backoff, and the session stays up. Two log lines say it: when acks
 start failing and when they are stored again.
 
-On every connect the publisher sets ``status`` to online (retained; the will says offline),
+On every connect the publisher sets ``status`` to online (retained; the will says offline;
+both with the ``version`` of mjtable the table runs, which /floor compares with the hub's),
 republishes the last retained values it sent (a broker restarted without persistence gets
 current state back), then drains. ``stop()`` drains what it can, says offline, disconnects.
 """
@@ -44,6 +45,7 @@ from controller.mqtt.client import make_client
 from controller.mqtt.reconnect import Backoff, keep_connected
 from controller.mqtt.topics import OFFLINE, ONLINE, Topics, encode
 from controller.process.metrics import Metrics
+from controller.process.software import software_version
 from controller.store import EventStore, OutboxEntry, OutboxMessage
 
 log = structlog.get_logger(__name__)
@@ -122,7 +124,8 @@ class Publisher:
         self._stop = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._retained: dict[str, str] = {}  # topic -> last payload the broker acknowledged
-        self._status: dict[str, Any] = dict(ONLINE)  # online, and what the table says now
+        self._version = {"version": software_version()}
+        self._status: dict[str, Any] = ONLINE | self._version  # and what the table says now
         self._unstored: list[OutboxMessage] = []  # what the store refused (a full disk)
         self._drain_timeout = 5.0
         self._held = _AckHolder()  # acknowledged rows the store would not delete yet
@@ -143,7 +146,7 @@ class Publisher:
     def set_status(self, extra: Mapping[str, Any] | None) -> None:
         """``status`` is online plus ``extra`` (a hand waiting for staff, say) until the next
         call; said now through the outbox, and again on every connect."""
-        self._status = dict(ONLINE) | dict(extra or {})
+        self._status = ONLINE | self._version | dict(extra or {})
         status = OutboxMessage(self.topics.status, encode(self._status), qos=1, retain=True)
         self.publish_messages([status])
 
@@ -207,7 +210,7 @@ class Publisher:
         self._stop.set()
 
     def _will(self) -> aiomqtt.Will:
-        return aiomqtt.Will(self.topics.status, encode(OFFLINE), qos=1, retain=True)
+        return aiomqtt.Will(self.topics.status, encode(OFFLINE | self._version), qos=1, retain=True)
 
     async def _connected(self, client: aiomqtt.Client) -> None:
         again = [OutboxMessage(self.topics.status, encode(self._status), retain=True)]
@@ -226,7 +229,8 @@ class Publisher:
 
     async def _say_offline(self, client: aiomqtt.Client) -> None:
         # A clean DISCONNECT fires no will: without this, displays would think we are up.
-        await client.publish(self.topics.status, encode(OFFLINE), qos=1, retain=True)
+        offline = encode(OFFLINE | self._version)
+        await client.publish(self.topics.status, offline, qos=1, retain=True)
 
     @staticmethod
     async def _watch(client: aiomqtt.Client) -> None:

@@ -231,3 +231,21 @@ def quarantined(store: EventStore, *, limit: int = 100, offset: int = 0) -> list
     )
     with store.engine.connect() as conn:
         return [dict(r._mapping) for r in conn.execute(query)]
+
+
+def last_rulesets(store: EventStore, table_ids: Sequence[str]) -> dict[str, str]:
+    """Each table's ruleset at its latest session (one probe of ``ix_sessions_table_started``
+    per table): what a table no owner assigned a house ruleset to plays (table.toml's)."""
+    out: dict[str, str] = {}
+    with store.engine.connect() as c:
+        for table in table_ids:
+            query = (
+                select(SESSIONS.c.ruleset)
+                .where(SESSIONS.c.table_id == table)
+                .order_by(SESSIONS.c.started_at.desc())
+                .limit(1)
+            )
+            found = c.scalar(query)
+            if found is not None:
+                out[table] = found
+    return out

@@ -43,7 +43,7 @@ from numbers import Real
 from typing import Any
 
 from controller.config import ID_PATTERN
-from controller.json_bounds import JsonBoundsError, check_values, loads_bounded
+from controller.json_bounds import JsonBoundsError, check_values, loads_bounded, loads_object
 from controller.mqtt.topics import ACK_NAME, HANDLOG_NAME, REQUEST_NAME, Topics
 from controller.store import HandRecord, StoredHand
 from controller.store.members import BY_MAX, MEMBER_ID_PATTERN, MemberInputError, check_name
@@ -248,12 +248,9 @@ def _load(payload: bytes | str | Mapping[str, Any], what: str) -> Mapping[str, A
     if isinstance(payload, Mapping):
         return payload
     try:
-        data = loads_bounded(payload, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH)
+        return loads_object(payload, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH)
     except JsonBoundsError as err:
         raise HandlogError(f"{what}: {err}") from None
-    if not isinstance(data, dict):
-        raise HandlogError(f"{what}: expected a JSON object, got {type(data).__name__}")
-    return data
 
 
 def _text(data: Mapping[str, Any], key: str, limit: int = MAX_ID_LENGTH) -> str:

@@ -14,13 +14,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from controller.house.labels import GROUPS
 from controller.house.options import HouseRulesError, catalog, check_house, preset_toml
 from controller.house.preview import preview
-from controller.hub.house_sync import behind, software_version
+from controller.process.software import behind, software_version
 from controller.store.house_rules import HouseRules, UnknownHouseRuleset, check_house_name
 from controller.store.owners import OwnerRecord
-from controller.store.tables import TableRecord, list_tables
+from controller.store.tables import TableRecord, last_rulesets, list_tables
 from controller.web.auth import current_owner
 from controller.web.context import WebContext, context, own_table
 from controller.web.schemas import WITH_BODY, Problem
+from controller.words import Words
+from controller.words.refusals import ruleset_name
 from engine.rulesets import builtin_ids, load_ruleset
 
 router = APIRouter(
@@ -79,7 +81,7 @@ def _checked(base: str, options: dict[str, Any]) -> dict[str, Any]:
     try:
         return check_house(base, options)
     except HouseRulesError as err:
-        raise HTTPException(422, str(err)) from None
+        raise HTTPException(422, Words(str(err), err.en)) from None
 
 
 @router.get("/builtins", summary="The built-in rulesets a house ruleset starts from")
@@ -119,6 +121,7 @@ def one(name: Name, _owner: Owner, ctx: Ctx) -> dict[str, Any]:
 @router.put("/saves/{name}", responses=WITH_BODY, summary="Save a house ruleset (its next version)")
 def save(name: Name, body: RulesIn, owner: Owner, ctx: Ctx) -> dict[str, Any]:
     check_house_name(name)
+    _checked(body.base, body.options)  # (the refusal in words, the engine's beside it)
     saved = _rules(ctx).save(
         name, body.base, body.options, owner.name, expected_version=body.expected_version
     )
@@ -184,6 +187,7 @@ def tables(_owner: Owner, ctx: Ctx) -> dict[str, Any]:
     here = software_version()
     names = [mine] if mine is not None else [t.table_id for t in _known(ctx)]
     found = {a.table_id: a for a in _rules(ctx).assignments()}
+    own = last_rulesets(ctx.store, [t for t in names if t not in found])
     out = []
     for table in names:
         software = here if table == mine else None
@@ -197,6 +201,8 @@ def tables(_owner: Owner, ctx: Ctx) -> dict[str, Any]:
                 "version": None if assigned is None else assigned.version,
                 "applied_version": None if assigned is None else assigned.applied_version,
                 "problem": None if assigned is None else assigned.problem,
+                # a table with no house ruleset: table.toml's, said by its name
+                "own_ruleset": ruleset_name(own[table]) if table in own else None,
                 "software": software,
                 "behind": behind(software, here),
             }

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from controller.process.software import software_version
 from controller.web.context import WebContext, context
 from controller.web.limits import TooManyStreams, client_address
 from controller.web.live import RESYNC, TIMEOUT, TOPICS, LiveMessage
@@ -30,6 +31,7 @@ def table(ctx: Ctx) -> PublicTable:
         brokers=list(settings.brokers),
         broker_port=settings.broker_port,
         hub=settings.hub,
+        software=software_version(),
     )
 
 

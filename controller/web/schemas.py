@@ -65,6 +65,8 @@ class PublicTable(BaseModel):
     that host gets a page's account."""
     hub: bool = False
     """The parlour's hub (every table's hands; it plays none and holds no cash-out terms)."""
+    software: str = ""
+    """The mjtable version this server runs (/floor marks a table older than the hub's)."""
 
 
 class TableOut(BaseModel):

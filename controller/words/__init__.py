@@ -9,6 +9,6 @@ raised in its own (English, field-path) terms, so the engine stays free of wordi
 """
 
 from controller.words.catalogue import CATALOGUE, FIELDS
-from controller.words.refusals import Places, Words, refusal, say, seat_name
+from controller.words.refusals import Places, Words, refusal, say, seat_name, worded
 
-__all__ = ["CATALOGUE", "FIELDS", "Places", "Words", "refusal", "say", "seat_name"]
+__all__ = ["CATALOGUE", "FIELDS", "Places", "Words", "refusal", "say", "seat_name", "worded"]

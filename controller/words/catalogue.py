@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from controller.words.house_rules import HOUSE_MESSAGES
+
 CATALOGUE: dict[str, tuple[str, str]] = {
     "auth.log_in": (
         "请先登录",
@@ -344,4 +346,6 @@ MESSAGES: list[tuple[str, str]] = [
     (r"give \"winners\", or \"result\": \"exhausted\".*", "请填胡牌的一家，或选流局，二者选一"),
 ]
 
-PATTERNS: list[tuple[re.Pattern[str], str]] = [(re.compile(p), zh) for p, zh in MESSAGES]
+PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(p), zh) for p, zh in [*MESSAGES, *HOUSE_MESSAGES]
+]

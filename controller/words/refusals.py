@@ -9,6 +9,7 @@ from functools import cache
 from typing import Any
 
 from controller.words.catalogue import CATALOGUE, FIELDS, PATTERNS, VALUES
+from controller.words.house_rules import CLAIM_ORDERS
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +97,10 @@ def _fill(template: str, groups: Mapping[str, str | None]) -> str:
             text = ruleset_name(text)
         elif name in ("field", "penalty", "meld"):
             text = FIELDS.get(text) or VALUES.get(text) or text
+        elif name == "choice":
+            text = CLAIM_ORDERS.get(text, text)
+        elif name == "choices":
+            text = "、".join(CLAIM_ORDERS.get(c, c) for c in text.split(", "))
         values[name] = text
     return template.format(**values)
 
@@ -107,6 +112,11 @@ def _why(why: str) -> str | None:
         if m is not None:
             return _fill(zh, m.groupdict())
     return None
+
+
+def worded(message: str) -> str | None:
+    """A message the catalogue words as a whole, or None."""
+    return _why(message)
 
 
 def _said_in_chinese(why: str) -> str | None:

@@ -14,11 +14,14 @@ from controller.config import MqttSettings
 from controller.mqtt import Publisher, Topics
 from controller.mqtt.flat import PREFIX as FLAT_PREFIX
 from controller.process.metrics import Metrics
+from controller.process.software import software_version
 from controller.store import EventStore
 
 T = TypeVar("T")
 GUARD = 30.0  # seconds before a wait gives up: a hang guard, never a measured expectation
 TOPICS = Topics("demo", "t1")
+ONLINE = {"state": "online", "version": software_version()}  # a publisher's status
+OFFLINE = {"state": "offline", "version": software_version()}  # … and its will
 
 
 async def until(condition: Callable[[], bool], what: str) -> None:

@@ -8,13 +8,15 @@
   const $ = (id) => document.getElementById(id);
   const tr = MJ.words({ // this page's own words (the shared ones are common.js's)
     zh: { idle: "空闲", dealing: "发牌", in_hand: "对局中", settling: "结算", offline: "离线",
-      tables: "张牌桌", display: "显示", handlog: "牌局记录", hand: "第{n}局", alert_for: "已持续" },
+      tables: "张牌桌", display: "显示", handlog: "牌局记录", hand: "第{n}局", alert_for: "已持续",
+      software: "软件 {v}", behind: "比总台旧（{v}）" },
     en: { idle: "Idle", dealing: "Dealing", in_hand: "In hand", settling: "Settling",
       offline: "Offline", tables: "tables", display: "Display", handlog: "Hand log",
-      hand: "Hand {n}", alert_for: "open for" },
+      hand: "Hand {n}", alert_for: "open for", software: "software {v}", behind: "older than the hub's ({v})" },
   });
   const tables = new Map(); // id -> {flat: {name: text}, status, alerts: [{kind, seat, since}]}
   let broker = null, prefix = "", titles = {}, pending = false;
+  let hubVersion = ""; // the hub's mjtable version (its /api/v1/public/table); "" on a Pi
 
   // Bounds: whatever a table's account publishes, the page's memory stays small.
   const MAX_TABLES = 500, MAX_KEYS = 100, MAX_TEXT = 200, MAX_ALERTS = 50;
@@ -47,7 +49,10 @@
       let p;
       try { p = JSON.parse(text); } catch { return; }
       if (!p || typeof p !== "object") return;
-      if (name === "status") t.status = p.state === "offline" || p.state === "online" ? p.state : null;
+      if (name === "status") {
+        t.status = p.state === "offline" || p.state === "online" ? p.state : null;
+        t.version = typeof p.version === "string" && VERSION.test(p.version) ? p.version : ""; // the software it runs
+      }
       else if (t.alerts.length < MAX_ALERTS) {
         const seat = Number.isInteger(p.seat) && p.seat >= 0 && p.seat < 4 ? p.seat : null;
         t.alerts.push({ kind: MJ.str(p.kind, MAX_TEXT) || "?", seat, since: Date.now() / 1000 });
@@ -74,6 +79,28 @@
   }
 
   const { el } = MJ;
+  const VERSION = /^[0-9A-Za-z.+_-]{1,32}$/;
+  /** Whether a table's version is older than the hub's by its release numbers (as
+      controller.process.software.behind); an unknown one is not said to be behind. */
+  function behind(version, reference) {
+    const release = (v) => (/^\d+(?:\.\d+)*/.exec(v || "") || [""])[0].split(".").filter(Boolean).map(Number);
+    const mine = release(reference), theirs = release(version);
+    if (!mine.length || !theirs.length) return false;
+    for (let i = 0; i < Math.max(mine.length, theirs.length); i += 1) {
+      if (i >= theirs.length) return true; // (1.2 is older than 1.2.1)
+      if (i >= mine.length) return false;
+      if (theirs[i] !== mine[i]) return theirs[i] < mine[i];
+    }
+    return false;
+  }
+
+  function software(id, t) {
+    if (!t.version) return el("div", { class: "floor-software", "data-software": id });
+    const old = behind(t.version, hubVersion);
+    return el("div", { class: "floor-software", "data-software": id, "data-behind": old ? "yes" : "no" },
+      tr("software", { v: t.version }), old ? ` · ${tr("behind", { v: hubVersion })}` : "");
+  }
+
   const WINDS = ["东", "南", "西", "北"];
 
   function tileOf(code, label) {
@@ -110,6 +137,7 @@
       el("div", { class: "floor-jing" }, jing),
       el("div", { class: "floor-scores" }, seats),
       el("ul", { class: "floor-alerts" }, alerts),
+      software(id, t),
       el("nav", null, el("a", { class: "to-display", href: display }, tr("display")),
         el("a", { class: "to-handlog", href: `/owner#/t/${encodeURIComponent(id)}` }, tr("handlog"))));
   }
@@ -145,6 +173,7 @@
       titles = names;
       broker.parlour = broker.parlour || t.parlour;
       MJBroker.allow(broker, t);
+      hubVersion = t.hub === true && typeof t.software === "string" && VERSION.test(t.software) ? t.software : "";
       // the hub's web app: every table; a Pi's: its own table
       const table = broker.table || (t.table && t.hub !== true ? t.table : "+");
       $("parlour-name").textContent = broker.parlour;

@@ -18,7 +18,7 @@ MJ.houseRules = (() => {
       problem: "未生效原因", audit: "修改记录", action: "操作", action_save: "保存", action_assign: "指派",
       old_values: "原来的值", new_values: "新的值", download: "下载规则文件（TOML）", seed: "出处",
       unchanged: "与内置规则相同", changed: "已改", pick_table: "请至少选择一张牌桌",
-      software: "软件版本", behind: "比总台旧（{v}）", table_rules: "toml 规则", not_applied: "未生效：{p}",
+      software: "软件版本", behind: "比总台旧（{v}）", table_rules: "本机设置", not_applied: "未生效：{p}",
     },
     en: {
       house: "House rules", new_house: "New house ruleset", base: "Start from", name: "Name", edit: "Edit",
@@ -31,7 +31,7 @@ MJ.houseRules = (() => {
       problem: "Not applied because", audit: "Changes", action: "Action", action_save: "save", action_assign: "assign",
       old_values: "Before", new_values: "After", download: "Download the preset (TOML)", seed: "From",
       unchanged: "as the built-in", changed: "changed", pick_table: "Choose at least one table",
-      software: "Software", behind: "older than the hub's ({v})", table_rules: "table.toml's", not_applied: "not applied: {p}",
+      software: "Software", behind: "older than the hub's ({v})", table_rules: "the table's own settings", not_applied: "not applied: {p}",
     },
   });
   const api = (path, options) => MJ.api(path, options);
@@ -199,7 +199,7 @@ MJ.houseRules = (() => {
   function tableCells(info, tableId) {
     const t = info.by.get(tableId);
     if (!t) return [el("td"), el("td")];
-    const rules = t.house ? `${t.house} · ${T("version")} ${t.version}${t.applied_version !== null && t.applied_version !== t.version ? ` (${T("applied")} ${t.applied_version})` : ""}` : T("table_rules");
+    const rules = t.house ? `${t.house} · ${T("version")} ${t.version}${t.applied_version !== null && t.applied_version !== t.version ? ` (${T("applied")} ${t.applied_version})` : ""}` : [T("table_rules"), t.own_ruleset].filter(Boolean).join(" · ");
     return [
       el("td", { "data-house": tableId }, rules, t.problem ? el("div", { class: "error" }, T("not_applied", { p: t.problem })) : null),
       el("td", { "data-software": tableId, class: t.behind ? "error" : null }, t.software || "", t.behind ? ` · ${T("behind", { v: info.hub })}` : ""),

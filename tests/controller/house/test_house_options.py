@@ -5,6 +5,7 @@ settle exactly as ``mjtable settle --preset`` does with the same values."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,29 @@ def test_a_bad_value_is_refused_naming_the_option_in_words(
 ) -> None:
     with pytest.raises(HouseRulesError, match=named):
         check_house("xingguo", options)
+
+
+_LATIN = re.compile(r"[A-Za-z]{3,}")
+
+
+@pytest.mark.parametrize(
+    ("base", "options", "engine_says"),
+    [
+        ("chongji", {"shapes.shisanyao": True}, "has no price for this shape"),
+        ("jian", {"table.multiple_winners": "largest"}, "cannot apply 'largest'"),
+    ],
+)
+def test_a_ruleset_the_engine_refuses_as_a_whole_is_refused_in_chinese_words(
+    base: str, options: dict[str, object], engine_says: str
+) -> None:
+    """The engine's reason is worded (controller/words/house_rules.py); its English is
+    ``en``, never in the Chinese after the option's name."""
+    with pytest.raises(HouseRulesError) as refused:
+        check_house(base, options)
+    (key,) = options
+    zh = str(refused.value).replace(f"（{key}）", "")  # (the option's key beside its label)
+    assert zh.startswith("「") and not _LATIN.search(zh), zh
+    assert engine_says in refused.value.en
 
 
 def _settle_cli(hand: dict[str, object], preset: Path) -> dict[str, object]:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from controller.hub.house_sync import software_version
+from controller.process.software import software_version
 from controller.store import EventStore
 from controller.store.house_rules import HouseRules
 from controller.store.owners import OwnerAccounts
@@ -71,7 +71,7 @@ def test_the_owner_assigns_a_house_ruleset_to_one_table_at_the_hub(
 
     page.get_by_role("link", name="牌局记录").click()
     expect(page.locator("[data-house='t2']")).to_contain_text("本店兴国")
-    expect(page.locator("[data-house='t1']")).to_have_text("toml 规则")
+    expect(page.locator("[data-house='t1']")).to_have_text("本机设置 · 兴国冲关麻将")
     expect(page.locator("[data-software='t1']")).to_contain_text("比总台旧")
     expect(page.locator("[data-software='t2']")).to_have_text(software_version())
     assert errors == []

@@ -15,10 +15,10 @@ from sqlalchemy import update
 
 from controller.config import MqttSettings
 from controller.hub.handlog_sync import HandlogSync
-from controller.hub.house_sync import software_version
 from controller.hub.service import HubIngest
 from controller.mqtt import Topics, encode
 from controller.mqtt.broker_acl import table_user
+from controller.process.software import software_version
 from controller.store import EventStore
 from controller.store.house_rules import HouseAssignment, HouseRules
 from controller.store.models import HOUSE_ASSIGNMENTS, HOUSE_RULESETS

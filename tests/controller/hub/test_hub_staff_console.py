@@ -5,84 +5,62 @@ choose the winner and tap the tiles; the settlement is ``mjtable settle``'s on t
 input; the table's handlog reaches the hub, which keeps the hand in PostgreSQL with the
 act (who, when, why) and acknowledges it.
 
-The service runs in a thread of its own (its own event loop); Playwright's sync API drives
-the page from the test's thread."""
+The service runs in a thread of its own (its own event loop: ``ReaderlessTable``'s, with the
+virtual table's readers); Playwright's sync API drives the page from the test's thread."""
 
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from controller.cli.settle import settle_data
-from controller.process.local_ports import free_local_port
-from controller.runtime import running
 from controller.store import EventStore
-from controller.store.owners import OwnerAccounts
-from controller.web.passwords import hash_password
 from engine.round.events import event_from_dict
 from tests.controller.hub.tables import PARLOUR, start_hub, stop_hub
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.service_helpers import (
-    GUARD,
-    ServiceThread,
-    config_for,
-    data_dir,
-    options,
-    until,
-    with_web,
-)
+from tests.controller.service_helpers import GUARD, until
+from tests.controller.web.readerless_table import ReaderlessTable
 from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
+from tests.controller.web.test_staff_api import PASSWORD
 from tests.controller.web.test_staff_console import _notation, _tap, _winning_hand
 
-PASSWORD = "long enough password"
 STUCK = "1号读卡器无响应"  # (the notice card: why, then what to do)
 
 
-class Site:
-    """The service and the hub, run in a thread; what the test needs to see of them."""
+def _site(mosquitto: Mosquitto, hub_store: EventStore, tmp_path: Path) -> ReaderlessTable:
+    """The service on its virtual table (its readers) and the hub beside it, on the
+    service's loop: ready once the hand waits for staff; it ends once the hub acknowledged."""
+    # the players look at the settlement before the table collects the tiles (the hand
+    # just settled stays current for the console until the next one starts)
+    site = ReaderlessTable(
+        mosquitto,
+        tmp_path,
+        readers=None,
+        seed=22,
+        parlour=PARLOUR,
+        reader_silent_after=0.5,
+        stuck_after=1.0,
+    )
+    hub: list[Any] = []
 
-    def __init__(self, mosquitto: Mosquitto, hub_store: EventStore, tmp_path: Path) -> None:
-        self.port = free_local_port()
-        plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url, parlour=PARLOUR)
-        self.config = with_web(plain, self.port, reader_silent_after=0.5, stuck_after=1.0)
-        self.mqtt_url = mosquitto.url
-        self.hub_store = hub_store
-        self.run: Any = None
-        self.held = threading.Event()  # the hand waits for staff
-        self.done = threading.Event()  # the hand is at the hub, acknowledged
-        self.stop: Callable[[], object] = lambda: None  # the table stops (once it runs)
-        self.thread = ServiceThread(self._main, self.held, self.done)
+    async def held(run: Any) -> None:
+        hub.extend(start_hub(hub_store, mosquitto.url))
+        await asyncio.wait_for(hub[0].connected.wait(), GUARD)
+        await until(lambda: len(run.keeper.log) >= 30, "a hand well under way")
+        await run.table.unplug_reader(0)
+        await until(lambda: run.service.tracker.held, "the hand to wait for staff")
 
-    @property
-    def failed(self) -> BaseException | None:
-        return self.thread.failed
-
-    async def _main(self) -> None:
-        hub, hub_task = start_hub(self.hub_store, self.mqtt_url)
+    async def acked(run: Any) -> None:
         try:
-            await asyncio.wait_for(hub.connected.wait(), GUARD)
-            # the players look at the settlement before the table collects the tiles (the
-            # hand just settled stays current for the console until the next one starts)
-            async with running(self.config, options(22, None, between_hands=GUARD)) as run:
-                self.run = run
-                OwnerAccounts(run.store).add("ann", hash_password(PASSWORD), "staff", ("t1",))
-                stop = asyncio.Event()
-                loop = asyncio.get_running_loop()
-                self.stop = lambda: loop.call_soon_threadsafe(stop.set)
-                service = asyncio.create_task(run.service.run(stop))
-                await until(lambda: len(run.keeper.log) >= 30, "a hand well under way")
-                await run.table.unplug_reader(0)
-                await until(lambda: run.service.tracker.held, "the hand to wait for staff")
-                self.held.set()
-                await asyncio.wait_for(service, GUARD * 2)  # (staff finish it; the test stops)
-                await until(lambda: not run.store.unacked_handlogs(), "the hub's ack", GUARD)
+            await until(lambda: not run.store.unacked_handlogs(), "the hub's ack", GUARD)
         finally:
-            await stop_hub(hub, hub_task)
+            await stop_hub(*hub)
+
+    site.ready_when, site.after = held, acked
+    return site
 
 
 @pytest.mark.timeout(300)
@@ -92,9 +70,8 @@ def test_staff_finish_on_the_console_a_hand_whose_reader_was_unplugged_and_the_h
     hub_store: EventStore,
     tmp_path: Path,
 ) -> None:
-    site = Site(mosquitto, hub_store, tmp_path)
-    site.thread.start()
-    assert site.held.wait(GUARD * 2) and site.failed is None, site.failed
+    site = _site(mosquitto, hub_store, tmp_path)
+    site.start()
     keeper = site.run.keeper
     hand_id, held_at = keeper.hand_id, len(keeper.log)
     seat, tiles = _winning_hand(keeper)  # (the hand is held: its picture stays as it is)
@@ -124,9 +101,8 @@ def test_staff_finish_on_the_console_a_hand_whose_reader_was_unplugged_and_the_h
     page.wait_for_selector('#staff-acts [data-act="finished_by_staff"]')
     net = page.text_content("#staff-settlement") or ""
     assert "工作人员录入 (entered by staff ann)" in net
-    site.stop()
+    site.halt()  # (once the hub acknowledged the hand)
 
-    assert site.done.wait(GUARD * 2) and site.failed is None, site.failed
     table = site.run.store.load_hand(hand_id)
     events = [event_from_dict(d) for d in table.event_dicts()]
     finished = next(e.to_dict() for e in events if e.type == "finished_by_staff")
@@ -148,4 +124,3 @@ def test_staff_finish_on_the_console_a_hand_whose_reader_was_unplugged_and_the_h
     assert [(a["by"], a["role"], a["at"], a["reason"]) for a in acts] == [
         (finished["by"], finished["role"], finished["at"], finished["reason"])
     ]
-    site.thread.join(GUARD)

@@ -13,6 +13,7 @@ from controller.config import MqttSettings, NotLoopback
 from controller.mqtt import EmbeddedBroker
 from controller.store import EventStore
 from tests.controller.mqtt_helpers import (
+    ONLINE,
     TOPICS,
     collect,
     guarded,
@@ -39,7 +40,7 @@ def test_embedded_broker_round_trip(store: EventStore) -> None:
             assert payload(alert) == {"kind": "zhahu", "seat": 2, "text": "诈胡"}
             await guarded(publisher.wait_drained(), "the outbox to drain")
             state = await guarded(retained_state(broker.port), "retained state")
-            assert state == {"status": {"state": "online"}, "scores": {"scores": [1, -1, 0, 0]}}
+            assert state == {"status": ONLINE, "scores": {"scores": [1, -1, 0, 0]}}
             publisher.stop()
             await guarded(runner, "the publisher to stop")
             port = broker.port

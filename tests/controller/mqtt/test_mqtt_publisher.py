@@ -20,6 +20,8 @@ from controller.process.metrics import Metrics
 from controller.store import EventStore
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.mqtt_helpers import (
+    OFFLINE,
+    ONLINE,
     TOPICS,
     collect,
     guarded,
@@ -65,7 +67,7 @@ def test_retained_state_and_events_through_the_outbox(
 
         state = await guarded(retained_state(mosquitto.port), "retained state")
         assert state == {
-            "status": {"state": "online"},
+            "status": ONLINE,
             "jing": {"zheng_jing": "5m", "fu_jing": "6m", "name": "五万"},
             "scores": {"scores": [12, -4, -4, -4]},
         }  # no events: a late display gets state, not history
@@ -75,7 +77,7 @@ def test_retained_state_and_events_through_the_outbox(
         publisher.stop()
         await guarded(runner, "the publisher to stop")
         state = await guarded(retained_state(mosquitto.port), "retained state")
-        assert state["status"] == {"state": "offline"}  # a clean stop says so itself
+        assert state["status"] == OFFLINE  # a clean stop says so itself
 
     asyncio.run(main())
 
@@ -267,7 +269,7 @@ def test_last_will_says_offline_when_the_publisher_dies(
         assert states(messages)[-2:] == ["online", "offline"]
         assert messages[-1].retain is False  # live delivery of the retained will
         state = await guarded(retained_state(mosquitto.port), "retained state")
-        assert state["status"] == {"state": "offline"}
+        assert state["status"] == OFFLINE
 
     asyncio.run(main())
 
@@ -292,7 +294,7 @@ def test_broker_restarted_without_persistence_gets_state_back(
             "the reconnect",
         )
         state = await guarded(retained_state(mosquitto.port), "retained state")
-        assert state == {"status": {"state": "online"}, "dice": {"values": [3, 5]}}
+        assert state == {"status": ONLINE, "dice": {"values": [3, 5]}}
         publisher.stop()
         await guarded(runner, "the publisher to stop")
 
@@ -307,7 +309,7 @@ def test_cancelled_publisher_still_says_offline(mosquitto: Mosquitto, store: Eve
         runner.cancel()
         await asyncio.gather(runner, return_exceptions=True)
         state = await guarded(retained_state(mosquitto.port), "retained state")
-        assert state["status"] == {"state": "offline"}
+        assert state["status"] == OFFLINE
 
     asyncio.run(main())
 

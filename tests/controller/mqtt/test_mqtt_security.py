@@ -14,7 +14,7 @@ import pytest
 from controller.process.metrics import Metrics
 from controller.store import EventStore
 from tests.controller.mosquitto import Mosquitto, mosquitto_passwd_binary
-from tests.controller.mqtt_helpers import guarded, make_publisher, retained_state, until
+from tests.controller.mqtt_helpers import ONLINE, guarded, make_publisher, retained_state, until
 
 
 def failures(metrics: Metrics) -> float:
@@ -55,7 +55,7 @@ def test_username_and_password(
         state = await guarded(
             retained_state(broker.port, username="t1", password="s3cret 密码"), "retained state"
         )
-        assert state == {"status": {"state": "online"}, "dice": {"values": [3, 4]}}
+        assert state == {"status": ONLINE, "dice": {"values": [3, 4]}}
         publisher.stop()
         await guarded(runner, "the publisher to stop")
 
@@ -119,7 +119,7 @@ def test_tls_with_a_private_ca(
         await guarded(publisher.wait_drained(), "the outbox to drain")
         context = ssl.create_default_context(cafile=str(ca))
         state = await guarded(retained_state(broker.port, tls_context=context), "state")
-        assert state == {"status": {"state": "online"}, "jing": {"zheng_jing": "9s"}}
+        assert state == {"status": ONLINE, "jing": {"zheng_jing": "9s"}}
         publisher.stop()
         await guarded(runner, "the publisher to stop")
 

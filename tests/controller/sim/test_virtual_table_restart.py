@@ -29,6 +29,7 @@ import pytest
 from controller.process.local_ports import free_local_port
 from controller.store import EventStore
 from tests.controller.mosquitto import Mosquitto
+from tests.controller.mqtt_helpers import ONLINE
 from tests.controller.service_helpers import recording, until
 
 GUARD = 120.0  # a hang guard, never a measured expectation
@@ -183,7 +184,7 @@ def test_killed_and_started_again_the_session_goes_on_through_staff(
             statuses = [s for name, s, _ in rec.messages[heard:] if name == "status"]
             if stale:
                 waited = [i for i, s in enumerate(statuses) if s.get("hand")]
-                assert {"state": "online"} in statuses[waited[-1] :]  # the notice taken back
+                assert ONLINE in statuses[waited[-1] :]
         return before, _query(db, HANDS), stale
 
     before, after, stale = asyncio.run(main())

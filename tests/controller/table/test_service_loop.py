@@ -18,7 +18,7 @@ from controller.runtime import running
 from controller.table import service as service_module
 from engine.settlement.ledger import plain
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.mqtt_helpers import retained_state
+from tests.controller.mqtt_helpers import OFFLINE, retained_state
 from tests.controller.service_helpers import (
     GUARD,
     config_for,
@@ -74,7 +74,7 @@ def test_hands_end_to_end(mosquitto: Mosquitto, tmp_path: Path, ruleset: str, se
 
         assert [s["totals"] for s in rec.of("scores")][-1] == totals
         last = hands[-1].hand.id
-        assert retained["status"] == {"state": "offline"}  # the service has stopped
+        assert retained["status"] == OFFLINE  # the service has stopped
         assert retained["scores"]["totals"] == totals
         assert retained["settlement"]["hand_id"] == last
         assert retained["hand"]["hand_id"] == last and retained["hand"]["phase"] == "done"

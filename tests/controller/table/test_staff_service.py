@@ -20,6 +20,7 @@ from controller.runtime import running
 from controller.store.owners import OwnerAccounts
 from controller.web.passwords import hash_password
 from tests.controller.mosquitto import Mosquitto
+from tests.controller.mqtt_helpers import ONLINE
 from tests.controller.service_helpers import (
     GUARD,
     config_for,
@@ -44,7 +45,7 @@ def _stuck(statuses: list[Any]) -> bool:
 def _taken_back(statuses: list[Any]) -> bool:
     """Online alone again after the notice (then offline as the service stops)."""
     stuck = [i for i, s in enumerate(statuses) if s.get("hand") == "waiting_for_staff"]
-    return bool(stuck) and {"state": "online"} in statuses[stuck[-1] :]
+    return bool(stuck) and ONLINE in statuses[stuck[-1] :]
 
 
 async def _finish_by_hand(web: str, token: str) -> dict[str, Any]:

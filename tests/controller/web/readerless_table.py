@@ -1,13 +1,15 @@
 """The service of a table without readers (xingguo, the virtual table, a real Mosquitto,
 its web app on a local port, the staff account ``ann``), run in a thread: the browser
 tests' table. ``start`` again on the same data and port is a restart (the session and
-its open hand resume from the store)."""
+its open hand resume from the store). ``readers=None``: the virtual table's readers (a
+test may unplug one); ``ready_when`` and ``after``: what the service's thread waits for
+before the test goes on, and after the service stopped."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -33,11 +35,28 @@ class ReaderlessTable:
     """A table without readers on ``tmp_path``'s data; ``config`` may be changed before
     ``start``."""
 
-    def __init__(self, mosquitto: Mosquitto, tmp_path: Path) -> None:
+    def __init__(
+        self,
+        mosquitto: Mosquitto,
+        tmp_path: Path,
+        *,
+        readers: str | None = "none",
+        seed: int = 5,
+        parlour: str | None = None,
+        **tracker: Any,
+    ) -> None:
         self.port = free_local_port()
-        plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
-        hardware = plain.hardware.model_validate({"virtual": True, "readers": "none"})
-        self.config = with_web(plain.model_copy(update={"hardware": hardware}), self.port)
+        where = {} if parlour is None else {"parlour": parlour}
+        plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url, **where)
+        if readers is not None:
+            hardware = plain.hardware.model_validate({"virtual": True, "readers": readers})
+            plain = plain.model_copy(update={"hardware": hardware})
+        self.config = with_web(plain, self.port, **tracker)
+        self.seed = seed
+        self.ready_when: Callable[[Any], Awaitable[object]] = lambda run: until(
+            lambda: run.keeper.in_progress, "a hand to be in progress"
+        )
+        self.after: Callable[[Any], Awaitable[object]] | None = None
         self.run: Any = None
         self.thread: ServiceThread | None = None
         self.ready = threading.Event()  # a hand is in progress; staff can log in
@@ -53,7 +72,7 @@ class ReaderlessTable:
         self.ready = ready = threading.Event()
 
         async def main() -> None:
-            opts = replace(options(5, None, between_hands=GUARD), fresh_session=fresh)
+            opts = replace(options(self.seed, None, between_hands=GUARD), fresh_session=fresh)
             async with running(self.config, opts) as run:
                 self.run = run
                 if fresh:
@@ -61,9 +80,11 @@ class ReaderlessTable:
                 stop, loop = asyncio.Event(), asyncio.get_running_loop()
                 self.stop = lambda: loop.call_soon_threadsafe(stop.set)
                 service = asyncio.create_task(run.service.run(stop))
-                await until(lambda: run.keeper.in_progress, "a hand to be in progress")
+                await self.ready_when(run)
                 ready.set()
                 await asyncio.wait_for(service, GUARD * 4)
+                if self.after is not None:
+                    await self.after(run)
 
         self.thread = ServiceThread(main, ready)
         self.thread.start()

@@ -25,6 +25,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.mqtt.broker_acl import display_user, table_user
 from controller.mqtt.topics import Topics, encode
+from controller.process.software import software_version
 from controller.store import EventStore
 from controller.table.alerts import AlertKind, PublicAlert
 from controller.table.publication import Message, Outlet, alert_message
@@ -328,4 +329,38 @@ def test_the_floor_shows_a_tables_garbage_as_text_and_goes_on(
     # the house ruleset the table plays (its scores' name), as text
     page.wait_for_selector(f'{card} .house:has-text("本店兴国")', timeout=GUARD_MS)
     assert page.text_content(f"{card} .house") == "本店兴国<b>"
+    page.close()
+
+
+def test_the_floor_shows_each_tables_software_and_marks_one_behind_the_hubs(
+    browser: Any,  # noqa: F811
+    parlour: tuple[str, int, list[Table]],
+    tmp_path: Path,
+) -> None:
+    """Each table says its version on its retained ``status`` (the publisher's); the hub's
+    comes with /api/v1/public/table. A version that is no version is not shown."""
+    url, ws_port, tables = parlour
+    said = {
+        tables[0]: {"state": "online", "version": software_version()},
+        tables[1]: {"state": "offline", "version": "0.0.1"},  # (its will: still its version)
+        tables[2]: {"state": "online", "version": "<b>9.9</b>"},
+        tables[3]: {"state": "online"},  # (a table older than the version on its status)
+    }
+    for t, status in said.items():
+        t.play(len(t.batches) // 2)
+        info = t.client.publish(Topics(PARLOUR, t.id).status, encode(status), qos=1, retain=True)
+        info.wait_for_publish(GUARD_MS / 1000)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    query = urlencode({"broker": f"ws://127.0.0.1:{ws_port}"})
+    secret = urlencode({"username": "floor", "password": password("floor")})
+    page.goto(f"{url}/floor?{query}#{secret}")
+    page.wait_for_selector('#live-banner[data-state="connected"]', timeout=GUARD_MS)
+    current, old, garbage, silent = (f"[data-software='{t.id}']" for t in said)
+    page.wait_for_selector(f'{current}[data-behind="no"]', timeout=GUARD_MS)
+    assert page.text_content(current) == f"软件 {software_version()}"
+    page.wait_for_selector(f'{old}[data-behind="yes"]', timeout=GUARD_MS)
+    assert page.text_content(old) == f"软件 0.0.1 · 比总台旧（{software_version()}）"
+    check_card(page, tables[2])
+    assert page.text_content(garbage) == "" and page.text_content(silent) == ""
+    _shot(page, tmp_path, "floor-software")
     page.close()

@@ -28,6 +28,15 @@ def test_save_preview_assign_and_audit_at_a_table(authed: TestClient) -> None:
         json={"base": "xingguo", "options": {"win.deguo_bonus": -3}},
     )
     assert bad.status_code == 422 and "「德国奖分」" in bad.json()["detail"]
+    whole = authed.put(
+        "/api/v1/house/saves/本店兴国",
+        json={"base": "xingguo", "options": {"table.multiple_winners": "largest"}},
+    )  # refused by the engine as a whole: in words, the engine's English beside them
+    assert whole.status_code == 422, whole.text
+    said = whole.json()["detail"]
+    assert said.startswith("「一炮多人胡时」（table.multiple_winners）不能这样设置")
+    assert "胡得最大的一家胡" in said and "family" not in said
+    assert "cannot apply 'largest'" in whole.json()["en"]
     saved = authed.put(
         "/api/v1/house/saves/本店兴国",
         json={"base": "xingguo", "options": {"win.deguo_bonus": 10}, "expected_version": 0},

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from controller.house.options import check_house
 from controller.house.preview import preview
-from controller.hub.house_sync import software_version
+from controller.process.software import software_version
 from controller.store import EventStore
 from controller.store.house_rules import HouseRules
 from controller.web import LiveHub

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from controller.hub.house_sync import behind, software_version
+from controller.process.software import behind, software_version
 from controller.store import EventStore
 from controller.store.house_rules import HouseRules
 from controller.store.owners import OwnerAccounts
@@ -49,6 +49,7 @@ def test_the_hub_lists_each_tables_house_ruleset_and_software(
     by = {t["table_id"]: t for t in got["tables"]}
     assert sorted(by) == ["t1", "t2", "t3"]
     assert by["t1"]["behind"] and by["t1"]["house"] is None
+    assert by["t1"]["own_ruleset"] == "兴国冲关麻将"  # (its own settings' ruleset, by name)
     assert not by["t2"]["behind"] and by["t2"]["house"] == "本店兴国"
     assert by["t2"]["version"] == 1 and "德国奖分" in by["t2"]["problem"]
     assert by["t3"]["software"] is None and not by["t3"]["behind"]
