@@ -7,7 +7,6 @@ first, that stores nothing.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -19,8 +18,7 @@ from controller.store.member_records import member_of_link
 from controller.store.members import NAME_MAX, MemberInputError, Members, UnknownMember, check_name
 from controller.store.owners import OwnerRecord
 from controller.table.seating import SeatsLocked
-from controller.table.staff_acts import StaleRequest
-from controller.table.staff_requests import DiceButton, HandAct, Look, SeatRequest, StaffItem
+from controller.table.staff_requests import DiceButton, HandAct, Look, SeatRequest
 from controller.web.context import WebContext, context
 from controller.web.limits import Rate, client_address
 from controller.web.phone_seats import (
@@ -32,7 +30,8 @@ from controller.web.phone_seats import (
 )
 from controller.web.records_api import qr_svg
 from controller.web.schemas import Problem
-from controller.web.staff_api import ANSWER_WAIT, HAND_ID, table_account
+from controller.web.staff_api import HAND_ID, table_account
+from controller.web.table_desk import ask_table
 from engine.round.commands import AnswerClaim, Audit, Claim, EnterFlip, StaffInputError, WinnerEntry
 
 router = APIRouter(
@@ -81,30 +80,6 @@ def refused(err: PlayRefused) -> HTTPException:
     return HTTPException(err.status, err.detail)
 
 
-async def desk(ctx: WebContext, item: StaffItem) -> dict[str, Any]:
-    """Hand ``item`` to the table loop (as the staff API does) and wait for its answer;
-    a refusal in words, Chinese first, nothing done."""
-    if ctx.staff_desk is None:
-        raise HTTPException(status.HTTP_403_FORBIDDEN, "这里没有牌桌 (no live table here)")
-    try:
-        return await asyncio.wait_for(ctx.staff_desk(item), ANSWER_WAIT)
-    except PlayRefused as err:
-        raise refused(err) from None
-    except StaffInputError as err:  # (a claim's refusals are in words already)
-        said = str(err)
-        raise HTTPException(422, said if not said.isascii() else f"不成立：{said}") from None
-    except StaleRequest as err:
-        raise HTTPException(
-            status.HTTP_409_CONFLICT, f"牌局已变，请刷新后再试 (the hand moved on: {err})"
-        ) from None
-    except (TimeoutError, OverflowError):
-        raise HTTPException(
-            status.HTTP_503_SERVICE_UNAVAILABLE,
-            "牌桌忙，请重试 (the table did not answer; nothing was done, try again)",
-            headers={"Retry-After": "2"},
-        ) from None
-
-
 def session_key(view: dict[str, Any]) -> str:
     """The session a code and a seat belong to (a closed one: until the next hand)."""
     return str(view.get("session_id") or "closed")
@@ -121,7 +96,7 @@ async def phone(
     ctx: Ctx, request: Request, token: SeatToken = None
 ) -> tuple[SeatSession, dict[str, Any]]:
     """The phone sending this request, and the hand as the table sees it now."""
-    view = await desk(ctx, Look())
+    view = await ask_table(ctx, Look())
     try:
         return ctx.phones.of(_token(request, token), session_key(view)), view
     except PlayRefused as err:
@@ -139,7 +114,7 @@ def _join_url(ctx: WebContext, code: str) -> str:
 async def join_code(ctx: Ctx) -> dict[str, Any]:
     if ctx.staff_desk is None:  # no live table here (the hub's pages): nothing to join
         return {"table": ctx.settings.table, "code": None, "url": None}
-    view = await desk(ctx, Look())
+    view = await ask_table(ctx, Look())
     code = ctx.phones.code(session_key(view))
     return {"table": ctx.settings.table, "code": code.code, "url": _join_url(ctx, code.code)}
 
@@ -150,7 +125,7 @@ async def join_code(ctx: Ctx) -> dict[str, Any]:
     summary="The join link as a QR code (the display's idle and between-hands screens)",
 )
 async def join_qr(ctx: Ctx, request: Request) -> Response:
-    view = await desk(ctx, Look())
+    view = await ask_table(ctx, Look())
     code = ctx.phones.code(session_key(view))
     url = str(request.base_url).rstrip("/") + _join_url(ctx, code.code)
     return Response(qr_svg(url), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
@@ -158,7 +133,7 @@ async def join_qr(ctx: Ctx, request: Request) -> Response:
 
 @router.get("/seats", summary="Who holds each seat (names only)")
 async def seats(ctx: Ctx) -> dict[str, Any]:
-    view = await desk(ctx, Look())
+    view = await ask_table(ctx, Look())
     return {"table": ctx.settings.table, "seats": ctx.phones.taken(session_key(view))}
 
 
@@ -190,7 +165,7 @@ async def join(
             status.HTTP_404_NOT_FOUND,
             f"这里是 {ctx.settings.table} 号桌，不是 {body.table} (not this table)",
         )
-    view = await desk(ctx, Look())
+    view = await ask_table(ctx, Look())
     key = session_key(view)
     member_id = None
     try:
@@ -205,7 +180,7 @@ async def join(
     seated = False
     if member_id is not None and not view.get("in_progress"):
         try:  # a member's seat act, between hands (docs/players.md, "Sitting down")
-            await desk(ctx, SeatRequest(seat, member_id, f"phone:{held.sid}"))
+            await ask_table(ctx, SeatRequest(seat, member_id, f"phone:{held.sid}"))
             seated = True
         except SeatsLocked:
             pass
@@ -315,7 +290,7 @@ async def flip(body: FlipIn, held: Phone, ctx: Ctx) -> dict[str, Any]:
     session, view = held
     dealer_only(session, view, "录入翻精")
     command = EnterFlip(audit(session), body.indicator)
-    return await desk(ctx, HandAct(command, body.hand_id, body.seen))
+    return await ask_table(ctx, HandAct(command, body.hand_id, body.seen))
 
 
 class DiceIn(_In):
@@ -327,7 +302,7 @@ class DiceIn(_In):
 async def dice(body: DiceIn, held: Phone, ctx: Ctx) -> dict[str, Any]:
     session, view = held
     dealer_only(session, view, "掷骰子")
-    return await desk(ctx, DiceButton(body.hand_id, body.seen))
+    return await ask_table(ctx, DiceButton(body.hand_id, body.seen))
 
 
 class MeldIn(_In):
@@ -384,7 +359,7 @@ async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[
     except StaffInputError as err:
         raise HTTPException(422, str(err)) from None
     command = Claim(audit(session), body.seat, entry)
-    return await desk(ctx, HandAct(command, body.hand_id, body.seen))
+    return await ask_table(ctx, HandAct(command, body.hand_id, body.seen))
 
 
 class AnswerIn(_Act):
@@ -405,7 +380,7 @@ async def answer(body: AnswerIn, held: Phone, ctx: Ctx, request: Request) -> dic
     seen = int(view.get("seen") or 0)
     jing = None if body.jing is None else (body.jing[0], body.jing[1])
     command = AnswerClaim(audit(session), body.seat, body.agree, jing)
-    return await desk(ctx, HandAct(command, body.hand_id, seen))
+    return await ask_table(ctx, HandAct(command, body.hand_id, seen))
 
 
 @router.post("/leave", status_code=204, summary="This phone leaves its seat")
