@@ -248,6 +248,8 @@ async def me(held: Phone, ctx: Ctx) -> dict[str, Any]:
         "totals": view.get("totals"),
         "seats": ctx.phones.taken(session_key(view)),
         "claim": view.get("claim"),
+        # the hand waits for staff (a dispute, no answer in time): why, in words
+        "staff_called": view.get("staff_called") if view.get("in_progress") else None,
         "settlement": None if view.get("in_progress") else public.get("settlement"),
     }
 

@@ -12,7 +12,7 @@ import pytest
 
 from controller.cli.settle import settle_data
 from engine.round.events import ClaimAnswered, ClaimMade, FinishedByStaff, Settled
-from tests.controller.play.phones import call, join_all
+from tests.controller.play.phones import call, join_all, staff_token, wait_for
 
 WIN = "123m456m789m234p99p"  # no 精 (the flip below is 5s: 正精 5s, 副精 6s)
 
@@ -124,3 +124,51 @@ def test_players_claim_and_confirm_hands_and_strangers_acts_are_refused(table: A
         body = _act(view) | {"seat": seat, "agree": True, "jing": [0, 0]}
         assert call(f"{api}/answer", body, token=tokens[seat]).status == 200
     _settled_as_mjtable_settle(keeper)
+
+
+@pytest.mark.timeout(300)
+def test_a_disputed_claim_is_finished_by_staff_as_mjtable_settles_it(table: Any) -> None:
+    """A payer disputes: every phone says staff are called, the console's look holds the
+    claim and the answer (who, when), and staff finish the hand with the result; its
+    settlement is ``mjtable settle``'s on the finish's request."""
+    base = f"http://127.0.0.1:{table.port}"
+    api = f"{base}/api/v1/play"
+    keeper = table.run.keeper
+    tokens = join_all(base)
+    me = _ready(base, tokens)
+    win = {"hand": WIN, "tile": "9p", "from": "self"}
+    claimed = call(
+        f"{api}/claim", _act(me) | {"seat": 1, "result": "win", "win": win}, token=tokens[1]
+    )
+    assert claimed.status == 200, claimed.body
+    view = _me(base, tokens[2])
+    disputed = call(f"{api}/answer", _act(view) | {"seat": 2, "agree": False}, token=tokens[2])
+    assert disputed.status == 200, disputed.body
+    for token in tokens:  # (the table loop holds the hand on its next tick)
+        called = wait_for(lambda t=token: _me(base, t)["staff_called"], what="staff called")
+        assert called["zh"] == "3号位有异议"
+
+    staff = {"Authorization": f"Bearer {staff_token(base)}"}
+    look = call(f"{base}/api/v1/staff/hands/current", headers=staff).body
+    acts = look["acts"][-2:]
+    assert [a["type"] for a in acts] == ["claim_made", "claim_answered"]
+    assert "2号位" in acts[0]["text"]["zh"] and "申报胡牌" in acts[0]["text"]["zh"]
+    assert "3号位" in acts[1]["text"]["zh"] and "有异议" in acts[1]["text"]["zh"]
+    assert all(a["by"].startswith("seat") and a["at"] for a in acts)
+    finish = {
+        "hand_id": look["hand_id"],
+        "seen": look["seen"],
+        "reason": "3号位有异议：核对后按申报结束",
+        "winners": [{"seat": 1, "hand": WIN, "tile": "9p", "from": "self"}],
+        "seats": [
+            {"seat": s, "partial": True, "hand": h} for s, h in ((0, ""), (2, "5s"), (3, ""))
+        ],
+    }
+    done = call(f"{base}/api/v1/staff/hands/current/finish", finish, headers=staff)
+    assert done.status == 200, done.body
+    finished = next(e for e in reversed(keeper.log) if isinstance(e, FinishedByStaff))
+    settled = next(e for e in reversed(keeper.log) if isinstance(e, Settled))
+    assert finished.role == "staff" and finished.by == "ann"
+    assert settle_data(finished.request)["lines"] == settled.settlement["lines"]
+    assert settled.settlement["net"][1] > 0
+    assert _me(base, tokens[0])["staff_called"] is None
