@@ -325,16 +325,39 @@ class WinIn(_In):
     from_: Literal["self", 0, 1, 2, 3] = Field(alias="from")
 
 
+class SeatWinIn(WinIn):
+    """One winner of several on one discard: its seat and its hand."""
+
+    seat: Annotated[int, Field(ge=0, le=3, description="The winner's seat (0-based)")]
+
+
 class ClaimIn(_Act):
     seat: Annotated[int, Field(ge=0, le=3, description="Your own seat (0-based)")]
     result: Literal["win", "exhausted"]
-    win: WinIn | None = None
+    win: WinIn | None = Field(default=None, description="Your win (one winner)")
+    winners: list[SeatWinIn] | None = Field(
+        default=None,
+        min_length=2,
+        max_length=3,
+        description="Several winners of one discard (一炮多响, where the ruleset pays them "
+        "all), your seat among them: each other winner confirms its own hand",
+    )
 
     @model_validator(mode="after")
     def _win(self) -> ClaimIn:
-        if (self.result == "win") != (self.win is not None):
-            raise ValueError('a "win" with result "win" (胡), none for "exhausted" (流局)')
+        given = (self.win is not None) + (self.winners is not None)
+        if given != (self.result == "win"):
+            raise ValueError(
+                'a "win" (or "winners") with result "win" (胡), none for "exhausted" (流局)'
+            )
         return self
+
+    def entries(self) -> list[dict[str, Any]]:
+        """The winners as the engine reads them, the claimer's own first."""
+        if self.win is not None:
+            return [self.win.model_dump(by_alias=True, exclude_none=True) | {"seat": self.seat}]
+        listed = [w.model_dump(by_alias=True, exclude_none=True) for w in self.winners or []]
+        return sorted(listed, key=lambda w: w["seat"] != self.seat)
 
 
 def own_seat(session: SeatSession, seat: int) -> None:
@@ -351,16 +374,18 @@ async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[
     session, _ = held
     own_seat(session, body.seat)
     _rate(ctx, request, ctx.claim_rate, "申报")
-    winner = None
-    if body.win is not None:
-        winner = body.win.model_dump(by_alias=True, exclude_none=True) | {"seat": body.seat}
-        if winner["from"] == body.seat:
+    winners = body.entries()
+    if winners and winners[0]["seat"] != body.seat:
+        raise HTTPException(422, f"胡牌的几家里没有您（{seat_words(body.seat)}）(winners: yours)")
+    for w in winners:
+        if w["from"] == w["seat"]:
             raise HTTPException(422, "放炮的不能是自己：自摸请选自摸 (from: not your own seat)")
     try:
-        entry = None if winner is None else WinnerEntry.of(winner, "winner")
+        entries = [WinnerEntry.of(w, "winner") for w in winners]
     except StaffInputError as err:
         raise HTTPException(422, str(err)) from None
-    command = Claim(audit(session), body.seat, entry)
+    own = entries[0] if entries else None
+    command = Claim(audit(session), body.seat, own, tuple(entries[1:]))
     return await ask_table(ctx, HandAct(command, body.hand_id, body.seen))
 
 

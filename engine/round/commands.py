@@ -320,12 +320,14 @@ class CloseSession:
 @dataclass(frozen=True, slots=True)
 class Claim:
     """A player claims the hand's result from their phone (docs/play.md): ``winner``, their
-    own win (its ``seat`` theirs), or None for a 流局. Checked at once; settled once the
-    seats that pay confirm it (``AnswerClaim``)."""
+    own win (its ``seat`` theirs), or None for a 流局; ``others``, the other winners of the
+    same discard where the ruleset pays them all (一炮多响), each confirming its own hand.
+    Checked at once; settled once the seats that pay confirm it (``AnswerClaim``)."""
 
     audit: Audit
     seat: int
     winner: WinnerEntry | None = None
+    others: tuple[WinnerEntry, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

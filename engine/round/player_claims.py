@@ -14,6 +14,7 @@ those 精 and tiles of no consequence (``stand_in``). What a hand would need bey
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -110,13 +111,12 @@ def stand_in(
 
 def _finish(
     state: RoundState,
-    winner: object,
+    winners: Sequence[object],
     jing: dict[int, tuple[int, int]],
     audit: Audit,
 ) -> list[Event]:
     """The finish a claim makes with these 精 counts (every other seat's: 0 unless given),
     through the staff path: its events, or StaffInputError in the settlement's words."""
-    winners = () if winner is None else (winner,)
     finish = Finish.of(audit, winners)
     taken = {w.seat for w in finish.winners}
     kinds: list[int] = []
@@ -154,11 +154,12 @@ def make_claim(state: RoundState, c: Claim) -> list[Event]:
         )
     if c.winner is not None and c.winner.seat != seat:
         raise StaffInputError(f"只能为自己申报 ({seat_words(seat)}: claim for your own seat)")
+    _check_others(state, c)
     if jing_family(state) and _indicator(state) is None:
         raise StaffInputError("请庄家先录入翻出的精 (enter the turned-up 精 first)")
-    winner = None if c.winner is None else c.winner.as_dict()
+    winners = [] if c.winner is None else [w.as_dict() for w in (c.winner, *c.others)]
     try:
-        events = _finish(state, winner, {}, c.audit)
+        events = _finish(state, winners, {}, c.audit)
     except StaffInputError as err:
         raise StaffInputError(f"胡牌不成立：{in_seats(str(err))}") from None
     finished = events[0]
@@ -166,11 +167,12 @@ def make_claim(state: RoundState, c: Claim) -> list[Event]:
     others = tuple(s for s in range(SEATS) if s != seat)
     if jing_family(state) or c.winner is None:
         payers = others
-    else:
+    else:  # the seats that pay, and each other winner (its hand entered by the claimer)
         settled = events[1]
         assert isinstance(settled, Settled)
         net = settled.settlement["net"]
-        payers = tuple(s for s in others if amount_in(net[s]) < 0) or others
+        co_winners = {w.seat for w in c.others}
+        payers = tuple(s for s in others if amount_in(net[s]) < 0 or s in co_winners) or others
     return [
         ClaimMade(
             by=c.audit.by,
@@ -186,6 +188,22 @@ def make_claim(state: RoundState, c: Claim) -> list[Event]:
     ]
 
 
+def _check_others(state: RoundState, c: Claim) -> None:
+    """Several winners of one discard: only where the ruleset pays them all (一炮多响),
+    each a seat of its own; the settlement checks they won on the same discard."""
+    if not c.others:
+        return
+    if c.winner is None:
+        raise StaffInputError("流局没有胡家 (a 流局 names no winner)")
+    if state.ruleset.claim_rules().multiple_winners != "all":
+        raise StaffInputError(
+            "本规则一炮只算一家胡：由胡牌的那一家申报 (this ruleset pays one winner of a discard)"
+        )
+    seats = [w.seat for w in (c.winner, *c.others)]
+    if len(set(seats)) != len(seats):
+        raise StaffInputError("同一家不能胡两次 (a seat is listed twice)")
+
+
 def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
     """A paying seat's 确认 (with its 精 where needed) or 有异议; the last confirmation
     settles the hand, marked as entered by players."""
@@ -199,7 +217,8 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
     if any(a.seat == seat for a in answers):
         raise StaffInputError(f"{seat_words(seat)}已经回答过 (this seat answered already)")
     jing = c.jing
-    if c.agree and made.jing_counts:
+    winners = {int(w["seat"]) for w in made.winners}
+    if c.agree and made.jing_counts and seat not in winners:  # (a winner's hand is entered)
         if jing is None:
             raise StaffInputError("jing: 请填写您的正精、副精张数 (your 正精 and 副精 counts)")
         if len(jing) != 2 or any(type(n) is not int or not 0 <= n <= 4 for n in jing):
@@ -216,14 +235,17 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
     agreed = [a for a in (*answers, answered) if a.agree]
     if not c.agree or {a.seat for a in agreed} != set(made.payers):
         return [answered]
-    counts = {a.seat: (a.jing[0], a.jing[1]) for a in agreed if a.jing is not None}
+    counts = {
+        a.seat: (a.jing[0], a.jing[1])
+        for a in agreed
+        if a.jing is not None and a.seat not in winners
+    }
     names = "、".join(str(s + 1) for s in sorted(made.payers))
     why = f"{seat_words(made.seat)}申报，{names}号位确认 (claimed by a player, confirmed)"
     audit = Audit(made.by, "player", c.audit.at, why)
-    winner = made.winners[0] if made.winners else None
     after = advance(state, [answered])
     try:
-        return [answered, *_finish(after, winner, counts, audit)]
+        return [answered, *_finish(after, made.winners, counts, audit)]
     except StaffInputError as err:
         raise StaffInputError(f"精的张数不成立：{in_seats(str(err))}") from None
 

@@ -6,13 +6,16 @@ in words, nothing stored. Each settlement equals ``mjtable settle`` on the kept 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from controller.cli.settle import settle_data
 from engine.round.events import ClaimAnswered, ClaimMade, FinishedByStaff, Settled
+from tests.controller.mosquitto import Mosquitto
 from tests.controller.play.phones import call, join_all, staff_token, wait_for
+from tests.controller.web.readerless_table import ReaderlessTable
 
 WIN = "123m456m789m234p99p"  # no 精 (the flip below is 5s: 正精 5s, 副精 6s)
 
@@ -172,3 +175,64 @@ def test_a_disputed_claim_is_finished_by_staff_as_mjtable_settles_it(table: Any)
     assert settle_data(finished.request)["lines"] == settled.settlement["lines"]
     assert settled.settlement["net"][1] > 0
     assert _me(base, tokens[0])["staff_called"] is None
+
+
+@pytest.mark.timeout(300)
+def test_several_winners_of_one_discard_are_claimed_and_confirmed_from_the_phones(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """一炮多响 on guangdong (which pays every winner): 1号位 claims for itself and 2号位,
+    both on 3号位's discard; 3号位 pays and 2号位 confirms its own hand; the settlement
+    pays both, as ``mjtable settle`` does. On xingguo (胡前不胡后) such a claim is refused
+    in words, nothing stored."""
+    site = ReaderlessTable(mosquitto, tmp_path, "guangdong")
+    site.start()
+    try:
+        base, keeper = site.url, site.run.keeper
+        api = f"{base}/api/v1/play"
+        tokens = join_all(base)
+        me = _me(base, tokens[0])
+        if me["dice_due"]:
+            dealer = tokens[me["dealer"]]
+            assert call(f"{api}/dice", _act(me), token=dealer).status == 200
+            me = _me(base, tokens[0])
+        winners = [
+            {"seat": 0, "hand": WIN, "tile": "9p", "from": 2},
+            {"seat": 1, "hand": "123s456s789s111z99p", "tile": "9p", "from": 2},
+        ]
+        body = _act(me) | {"seat": 0, "result": "win", "winners": winners}
+        claimed = call(f"{api}/claim", body, token=tokens[0])
+        assert claimed.status == 200, claimed.body
+        claim = _me(base, tokens[3])["claim"]
+        assert [w["seat"] for w in claim["winners"]] == [0, 1]
+        assert 1 in claim["payers"] and 2 in claim["payers"] and 0 not in claim["payers"]
+        for seat in claim["payers"]:
+            view = _me(base, tokens[seat])
+            got = call(
+                f"{api}/answer", _act(view) | {"seat": seat, "agree": True}, token=tokens[seat]
+            )
+            assert got.status == 200, got.body
+        settlement = _settled_as_mjtable_settle(keeper)
+        paid = {ln["to"] for ln in settlement["lines"] if ln["code"].startswith("win")}
+        assert paid == {0, 1}
+    finally:
+        site.halt()
+
+
+def test_several_winners_are_refused_where_the_ruleset_pays_one(table: Any) -> None:
+    base = f"http://127.0.0.1:{table.port}"
+    keeper = table.run.keeper
+    tokens = join_all(base)
+    me = _ready(base, tokens)
+    seen = len(keeper.log)
+    winners = [
+        {"seat": 0, "hand": WIN, "tile": "9p", "from": 2},
+        {"seat": 1, "hand": "123s456s789s111z99p", "tile": "9p", "from": 2},
+    ]
+    body = _act(me) | {"seat": 0, "result": "win", "winners": winners}
+    got = call(f"{base}/api/v1/play/claim", body, token=tokens[0])
+    assert got.status == 422 and "一炮只算一家胡" in got.detail, got.body
+    mine = _act(me) | {"seat": 0, "result": "win", "winners": winners[1:] * 2}
+    got = call(f"{base}/api/v1/play/claim", mine, token=tokens[0])
+    assert got.status == 422 and "没有您" in got.detail, got.body
+    assert len(keeper.log) == seen

@@ -33,9 +33,9 @@ class ReaderlessTable:
     """A table without readers on ``tmp_path``'s data; ``config`` may be changed before
     ``start``."""
 
-    def __init__(self, mosquitto: Mosquitto, tmp_path: Path) -> None:
+    def __init__(self, mosquitto: Mosquitto, tmp_path: Path, ruleset: str = "xingguo") -> None:
         self.port = free_local_port()
-        plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url)
+        plain = config_for(data_dir(tmp_path), ruleset, mosquitto.url)
         hardware = plain.hardware.model_validate({"virtual": True, "readers": "none"})
         self.config = with_web(plain.model_copy(update={"hardware": hardware}), self.port)
         self.run: Any = None

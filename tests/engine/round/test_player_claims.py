@@ -6,6 +6,8 @@ answer from a seat that does not pay: refused, nothing kept."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from controller.cli.settle import settle_data
@@ -15,6 +17,7 @@ from engine.round.events import ClaimMade, FinishedByStaff, Settled, settlement_
 from engine.round.replay import check
 from engine.round.staff import result_of
 from engine.round.state import Phase
+from engine.simulation import play_session
 from engine.tiles import parse_kinds, successor
 from tests.engine.round.test_result_only_hands import _played, _unseen
 from tests.engine.staff_helpers import done, enter_flip
@@ -96,3 +99,46 @@ def test_a_non_win_another_seats_claim_a_second_claim_and_a_non_payers_answer_ar
     assert state.player_claim is not None and state.phase is not Phase.DONE
     with pytest.raises(StaffInputError, match="已经回答过"):
         done(state, AnswerClaim(who(payer), payer, True))
+
+
+@pytest.mark.parametrize("ruleset", ["guangdong", "yichun"])
+def test_several_winners_of_one_discard_claimed_together_settle_as_mjtable_settle(
+    ruleset: str,
+) -> None:
+    """一炮多响 where the ruleset pays every winner: the first winner claims with the
+    others' hands; the payers and each other winner confirm; the settlement pays all."""
+    result = next(r for r in play_session(ruleset, 200, random.Random(3)) if len(r.state.wins) > 1)
+    body = result_of(result.state)
+    state, log = _unseen(result)
+    first, *rest = (WinnerEntry.of(w, "winner") for w in body["winners"])
+    seat = first.seat
+    made = done(state, Claim(who(seat), seat, first, tuple(rest)))
+    claim = made[0]
+    assert isinstance(claim, ClaimMade)
+    assert [w["seat"] for w in claim.winners] == [w["seat"] for w in body["winners"]]
+    assert {w.seat for w in rest} <= set(claim.payers)
+    log += made
+    for payer in claim.payers:
+        log += done(fold(log), AnswerClaim(who(payer), payer, True))
+    state = fold(log)
+    assert state.phase is Phase.DONE and check(state) is None
+    finished = next(e for e in log if isinstance(e, FinishedByStaff))
+    settled = settlement_from_dict(next(e for e in log if isinstance(e, Settled)).settlement)
+    assert settle_data(finished.request)["lines"] == [ln.as_dict() for ln in settled.lines]
+    paid = {ln.payee for ln in settled.lines if ln.code.startswith("win")}
+    assert {w["seat"] for w in body["winners"]} <= paid
+
+
+def test_several_winners_are_refused_where_the_ruleset_pays_one() -> None:
+    result = next(r for r in _played("guangdong") if len(r.state.wins) == 1)
+    state, _ = _unseen(result)
+    winner = result_of(result.state)["winners"][0]
+    seat = winner["seat"]
+    other = dict(winner, seat=(seat + 1) % 4)
+    entries = WinnerEntry.of(winner, "winner"), WinnerEntry.of(other, "winner")
+    with pytest.raises(StaffInputError, match="同一家不能胡两次"):
+        done(state, Claim(who(seat), seat, entries[0], (entries[0],)))
+    result = next(r for r in _played("nanchang") if len(r.state.wins) == 1)
+    state, _ = _unseen(result)
+    with pytest.raises(StaffInputError, match="一炮只算一家胡"):
+        done(state, Claim(who(seat), seat, entries[0], (entries[1],)))
