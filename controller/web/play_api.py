@@ -10,7 +10,17 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Path, Request, Response, status
+from fastapi import (
+    APIRouter,
+    Depends,
+    Header,
+    HTTPException,
+    Path,
+    Query,
+    Request,
+    Response,
+    status,
+)
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -413,7 +423,7 @@ async def answer(body: AnswerIn, held: Phone, ctx: Ctx, request: Request) -> dic
 @router.post("/leave", status_code=204, summary="This phone leaves its seat")
 async def leave(held: Phone, ctx: Ctx) -> Response:
     session, _ = held
-    ctx.phones.release(session.seat)
+    ctx.phones.release(session.seat, "leave")
     out = Response(status_code=204)
     out.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
     return out
@@ -427,9 +437,23 @@ async def leave(held: Phone, ctx: Ctx) -> Response:
 def release(
     seat: SeatNo, account: Annotated[OwnerRecord, Depends(table_account)], ctx: Ctx
 ) -> JSONResponse:
-    held = ctx.phones.release(seat)
+    held = ctx.phones.release(seat, "release", f"{account.role}:{account.name}")
     if held is None:
         raise HTTPException(
             status.HTTP_404_NOT_FOUND, f"{seat_words(seat)}没有手机入座 (no phone on that seat)"
         )
     return JSONResponse({"seat": seat, "released": held.name, "by": account.name})
+
+
+@staff_router.get(
+    "/joins",
+    responses={401: {"model": Problem}, 403: {"model": Problem}},
+    summary="The phones' latest joins, leaves and releases at this table (who, when)",
+)
+def joins(
+    account: Annotated[OwnerRecord, Depends(table_account)],
+    ctx: Ctx,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> dict[str, Any]:
+    records = ctx.phones.records
+    return {"table": ctx.settings.table, "joins": [] if records is None else records.joins(limit)}
