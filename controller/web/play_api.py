@@ -252,6 +252,10 @@ async def me(held: Phone, ctx: Ctx) -> dict[str, Any]:
         "dealer": dealer_of(view),
         "jing": public.get("jing") or {},
         "flips": view.get("flips", False),
+        # a 暗精 / 下精 no reader saw: the claim enters it with the result (which tile: never
+        # here, it is concealed until the hand ends)
+        "an_jing": view.get("an_jing", False),
+        "xia_jing": view.get("xia_jing", False),
         # the dealer's phone rolls where the table has no button: the break roll, or the
         # next hand's after a settled one
         "dice_due": not view.get("in_progress") or not public.get("dice"),
@@ -352,6 +356,14 @@ class ClaimIn(_Act):
         description="Several winners of one discard (一炮多响, where the ruleset pays them "
         "all), your seat among them: each other winner confirms its own hand",
     )
+    an_indicator: Annotated[str, Field(min_length=1, max_length=4)] | None = Field(
+        default=None,
+        description="lianhua's 暗精 no reader saw (/me's an_jing), turned up as the hand ends",
+    )
+    xia_indicator: Annotated[str, Field(min_length=1, max_length=4)] | None = Field(
+        default=None,
+        description="yongfeng's 下精 no reader saw (/me's xia_jing), turned up after the win",
+    )
 
     @model_validator(mode="after")
     def _win(self) -> ClaimIn:
@@ -395,7 +407,14 @@ async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[
     except StaffInputError as err:
         raise HTTPException(422, str(err)) from None
     own = entries[0] if entries else None
-    command = Claim(audit(session), body.seat, own, tuple(entries[1:]))
+    command = Claim(
+        audit(session),
+        body.seat,
+        own,
+        tuple(entries[1:]),
+        an_indicator=body.an_indicator,
+        xia_indicator=body.xia_indicator,
+    )
     return await ask_table(ctx, HandAct(command, body.hand_id, body.seen))
 
 

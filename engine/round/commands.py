@@ -321,13 +321,17 @@ class CloseSession:
 class Claim:
     """A player claims the hand's result from their phone (docs/play.md): ``winner``, their
     own win (its ``seat`` theirs), or None for a 流局; ``others``, the other winners of the
-    same discard where the ruleset pays them all (一炮多响), each confirming its own hand.
+    same discard where the ruleset pays them all (一炮多响), each confirming its own hand;
+    the flipped tiles no reader saw that come with the result (lianhua's 暗精, concealed
+    until the hand ends; yongfeng's 下精, turned up after the win), as a finish takes them.
     Checked at once; settled once the seats that pay confirm it (``AnswerClaim``)."""
 
     audit: Audit
     seat: int
     winner: WinnerEntry | None = None
     others: tuple[WinnerEntry, ...] = ()
+    an_indicator: str | None = None
+    xia_indicator: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

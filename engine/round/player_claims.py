@@ -14,7 +14,7 @@ those 精 and tiles of no consequence (``stand_in``). What a hand would need bey
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -77,18 +77,21 @@ def _indicator(state: RoundState) -> int | None:
 
 
 def stand_in(
-    jing: dict[int, tuple[int, int]], winner_kinds: list[int], indicator: int | None
+    jing: dict[int, tuple[int, int]],
+    winner_kinds: list[int],
+    indicator: int | None,
+    avoid: set[int] | None = None,
 ) -> list[SeatEntry]:
     """Each seat of ``jing`` (seat -> 正精, 副精) as 13 tiles holding those 精, filled with
-    kinds that are no 精 (no fifth copy with the winners' tiles, their discards and the
-    indicator)."""
-    special: set[int] = set()
+    kinds that are no 精 (nor in ``avoid``: a 下精) and no fifth copy with the winners'
+    tiles, their discards and the indicator."""
+    special: set[int] = set(avoid or ())
     used = [0] * KINDS
     for k in winner_kinds:
         used[k] += 1
     if indicator is not None:
         zheng, fu = indicator, successor(indicator)
-        special = {zheng, fu}
+        special |= {zheng, fu}
         used[indicator] += 1
     out = []
     for seat in sorted(jing):
@@ -114,9 +117,11 @@ def _finish(
     winners: Sequence[object],
     jing: dict[int, tuple[int, int]],
     audit: Audit,
+    flips: Mapping[str, Any],
 ) -> list[Event]:
-    """The finish a claim makes with these 精 counts (every other seat's: 0 unless given),
-    through the staff path: its events, or StaffInputError in the settlement's words."""
+    """The finish a claim makes with these 精 counts (every other seat's: 0 unless given)
+    and ``flips`` (``an_indicator``, ``xia_indicator``: entered with the result), through
+    the staff path: its events, or StaffInputError in the settlement's words."""
     finish = Finish.of(audit, winners)
     taken = {w.seat for w in finish.winners}
     kinds: list[int] = []
@@ -129,8 +134,16 @@ def _finish(
             raise StaffInputError(f"hand: {err}") from None
     counts = {s: jing.get(s, (0, 0)) for s in range(SEATS) if s not in taken}
     indicator = _indicator(state) if jing_family(state) else None
-    seats = tuple(stand_in(counts, kinds, indicator))
-    return staff_act(state, Finish(audit, finish.winners, seats))
+    xia = flips.get("xia_indicator")
+    try:  # the 下精 and its successor count too: the stand-ins hold neither
+        extra = set() if not xia else {parse_kinds(xia)[0], successor(parse_kinds(xia)[0])}
+    except (ValueError, IndexError):
+        raise StaffInputError(f"xia_indicator: not a tile ({xia})") from None
+    seats = tuple(stand_in(counts, kinds, indicator, extra))
+    an = flips.get("an_indicator")
+    return staff_act(
+        state, Finish(audit, finish.winners, seats, xia_indicator=xia, an_indicator=an)
+    )
 
 
 def act(state: RoundState, command: Claim | AnswerClaim) -> list[Event]:
@@ -158,8 +171,9 @@ def make_claim(state: RoundState, c: Claim) -> list[Event]:
     if jing_family(state) and _indicator(state) is None:
         raise StaffInputError("请庄家先录入翻出的精 (enter the turned-up 精 first)")
     winners = [] if c.winner is None else [w.as_dict() for w in (c.winner, *c.others)]
+    flips = {"an_indicator": c.an_indicator, "xia_indicator": c.xia_indicator}
     try:
-        events = _finish(state, winners, {}, c.audit)
+        events = _finish(state, winners, {}, c.audit, flips)
     except StaffInputError as err:
         raise StaffInputError(f"胡牌不成立：{in_seats(str(err))}") from None
     finished = events[0]
@@ -245,7 +259,8 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
     audit = Audit(made.by, "player", c.audit.at, why)
     after = advance(state, [answered])
     try:
-        return [answered, *_finish(after, made.winners, counts, audit)]
+        flips = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
+        return [answered, *_finish(after, made.winners, counts, audit, flips)]
     except StaffInputError as err:
         raise StaffInputError(f"精的张数不成立：{in_seats(str(err))}") from None
 
