@@ -42,7 +42,16 @@ from controller.web.records_api import qr_svg
 from controller.web.schemas import Problem
 from controller.web.staff_api import HAND_ID, table_account
 from controller.web.table_desk import ask_table
-from engine.round.commands import AnswerClaim, Audit, Claim, EnterFlip, StaffInputError, WinnerEntry
+from engine.round.commands import (
+    AnswerClaim,
+    Audit,
+    Claim,
+    EnterFlip,
+    MeldEntry,
+    SeatEntry,
+    StaffInputError,
+    WinnerEntry,
+)
 
 router = APIRouter(
     prefix="/api/v1/play",
@@ -418,12 +427,31 @@ async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[
     return await ask_table(ctx, HandAct(command, body.hand_id, body.seen))
 
 
+class HeldIn(_In):
+    """A paying seat as a staff finish's partial seat (docs/staff.md, "partial")."""
+
+    hand: Annotated[str, Field(max_length=64, description="Your counted 精, e.g. 5s5s6s")] = ""
+    melds: list[MeldIn] = Field(default=[], max_length=4)
+    kongs: list[Literal["kong_exposed", "kong_concealed", "kong_added"]] = Field(
+        default=[], max_length=4, description="Your kongs of kinds not counted"
+    )
+
+    def entry(self, seat: int) -> SeatEntry:
+        melds = tuple(MeldEntry(m.type, m.tiles, m.from_, m.claimed) for m in self.melds)
+        return SeatEntry(seat, self.hand, melds, None, True, tuple(self.kongs))
+
+
 class AnswerIn(_Act):
     seat: Annotated[int, Field(ge=0, le=3, description="Your own seat (0-based)")]
     agree: bool
     jing: (
         Annotated[list[Annotated[int, Field(ge=0, le=4)]], Field(min_length=2, max_length=2)] | None
     ) = Field(default=None, description="[正精, 副精] your seat holds (the jing family)")
+    held: HeldIn | None = Field(
+        default=None,
+        description="Instead of jing: all the settlement reads of your seat (the hand's "
+        "needs.others): your counted 精 as tiles, your kongs, your melds that claimed one",
+    )
 
 
 @router.post("/answer", summary="Answer the pending claim: 确认 (with your 精) or 有异议")
@@ -435,7 +463,8 @@ async def answer(body: AnswerIn, held: Phone, ctx: Ctx, request: Request) -> dic
     # a second), so the answer needs the hand, not the moment it was seen
     seen = int(view.get("seen") or 0)
     jing = None if body.jing is None else (body.jing[0], body.jing[1])
-    command = AnswerClaim(audit(session), body.seat, body.agree, jing)
+    entry = None if body.held is None else body.held.entry(body.seat)
+    command = AnswerClaim(audit(session), body.seat, body.agree, jing, entry)
     return await ask_table(ctx, HandAct(command, body.hand_id, seen))
 
 

@@ -337,12 +337,15 @@ class Claim:
 @dataclass(frozen=True, slots=True)
 class AnswerClaim:
     """A seat's answer to the pending claim: 确认 (``agree``) or 有异议; ``jing``, the
-    (正精, 副精) it holds, where the settlement needs them (the jing family)."""
+    (正精, 副精) it holds, where the settlement needs them (the jing family), or ``held``,
+    the seat as a staff finish's partial seat (``Ruleset.needs``: its counted 精 as tiles,
+    its kongs, its melds that claimed a counted kind), where it needs more."""
 
     audit: Audit
     seat: int
     agree: bool
     jing: tuple[int, int] | None = None
+    held: SeatEntry | None = None  # instead of ``jing``: all the settlement reads of it
 
 
 StaffCommand = (

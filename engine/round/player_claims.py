@@ -118,6 +118,7 @@ def _finish(
     jing: dict[int, tuple[int, int]],
     audit: Audit,
     flips: Mapping[str, Any],
+    held: Mapping[int, SeatEntry] | None = None,
 ) -> list[Event]:
     """The finish a claim makes with these 精 counts (every other seat's: 0 unless given)
     and ``flips`` (``an_indicator``, ``xia_indicator``: entered with the result), through
@@ -132,14 +133,17 @@ def _finish(
                 kinds += parse_kinds(m.tiles)
         except ValueError as err:
             raise StaffInputError(f"hand: {err}") from None
-    counts = {s: jing.get(s, (0, 0)) for s in range(SEATS) if s not in taken}
+    given = dict(held or {})
+    counts = {s: jing.get(s, (0, 0)) for s in range(SEATS) if s not in taken and s not in given}
     indicator = _indicator(state) if jing_family(state) else None
     xia = flips.get("xia_indicator")
     try:  # the 下精 and its successor count too: the stand-ins hold neither
         extra = set() if not xia else {parse_kinds(xia)[0], successor(parse_kinds(xia)[0])}
     except (ValueError, IndexError):
         raise StaffInputError(f"xia_indicator: not a tile ({xia})") from None
-    seats = tuple(stand_in(counts, kinds, indicator, extra))
+    seats = tuple(stand_in(counts, kinds, indicator, extra)) + tuple(
+        given[s] for s in sorted(given) if s not in taken
+    )
     an = flips.get("an_indicator")
     return staff_act(
         state, Finish(audit, finish.winners, seats, xia_indicator=xia, an_indicator=an)
@@ -232,7 +236,8 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
         raise StaffInputError(f"{seat_words(seat)}已经回答过 (this seat answered already)")
     jing = c.jing
     winners = {int(w["seat"]) for w in made.winners}
-    if c.agree and made.jing_counts and seat not in winners:  # (a winner's hand is entered)
+    held = _held(c, seat, winners)
+    if c.agree and made.jing_counts and seat not in winners and held is None:
         if jing is None:
             raise StaffInputError("jing: 请填写您的正精、副精张数 (your 正精 and 副精 counts)")
         if len(jing) != 2 or any(type(n) is not int or not 0 <= n <= 4 for n in jing):
@@ -244,25 +249,46 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
         reason=c.audit.reason,
         seat=seat,
         agree=c.agree,
-        jing=None if jing is None else tuple(jing),
+        jing=None if jing is None or held is not None else tuple(jing),
+        held=None if held is None else held.held(),
     )
     agreed = [a for a in (*answers, answered) if a.agree]
-    if not c.agree or {a.seat for a in agreed} != set(made.payers):
-        return [answered]
+    entered = {
+        a.seat: SeatEntry.of(a.held | {"seat": a.seat}, "held")
+        for a in agreed
+        if a.held is not None and a.seat not in winners
+    }
     counts = {
         a.seat: (a.jing[0], a.jing[1])
         for a in agreed
-        if a.jing is not None and a.seat not in winners
+        if a.jing is not None and a.seat not in winners and a.seat not in entered
     }
+    flips = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
+    if held is not None:  # checked at once: refused in words, nothing kept
+        try:
+            _finish(state, made.winners, counts, c.audit, flips, entered)
+        except StaffInputError as err:
+            raise StaffInputError(f"您填的牌不成立：{in_seats(str(err))}") from None
+    if not c.agree or {a.seat for a in agreed} != set(made.payers):
+        return [answered]
     names = "、".join(str(s + 1) for s in sorted(made.payers))
     why = f"{seat_words(made.seat)}申报，{names}号位确认 (claimed by a player, confirmed)"
     audit = Audit(made.by, "player", c.audit.at, why)
     after = advance(state, [answered])
     try:
-        flips = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
-        return [answered, *_finish(after, made.winners, counts, audit, flips)]
+        return [answered, *_finish(after, made.winners, counts, audit, flips, entered)]
     except StaffInputError as err:
         raise StaffInputError(f"精的张数不成立：{in_seats(str(err))}") from None
+
+
+def _held(c: AnswerClaim, seat: int, winners: set[int]) -> SeatEntry | None:
+    """A confirming seat's own entry, as a partial seat of its own (or None)."""
+    if c.held is None:
+        return None
+    if not c.agree or seat in winners:
+        raise StaffInputError("held: 只有确认的付款方填自己的牌 (a confirming payer's own)")
+    h = c.held
+    return SeatEntry(seat, h.hand, h.melds, h.discards, True, h.kongs)
 
 
 def claim_view(state: RoundState) -> dict[str, Any] | None:

@@ -129,21 +129,25 @@ def test_players_claim_and_confirm_hands_and_strangers_acts_are_refused(table: A
     _settled_as_mjtable_settle(keeper)
 
 
+def _self_drawn_claim(table: Any, seat: int) -> tuple[str, str, Any, list[str]]:
+    """Four phones joined, the 精 entered, and ``seat``'s self-drawn win (WIN) claimed."""
+    base = f"http://127.0.0.1:{table.port}"
+    api = f"{base}/api/v1/play"
+    tokens = join_all(base)
+    me = _ready(base, tokens)
+    win = {"hand": WIN, "tile": "9p", "from": "self"}
+    body = _act(me) | {"seat": seat, "result": "win", "win": win}
+    claimed = call(f"{api}/claim", body, token=tokens[seat])
+    assert claimed.status == 200, claimed.body
+    return base, api, table.run.keeper, tokens
+
+
 @pytest.mark.timeout(300)
 def test_a_disputed_claim_is_finished_by_staff_as_mjtable_settles_it(table: Any) -> None:
     """A payer disputes: every phone says staff are called, the console's look holds the
     claim and the answer (who, when), and staff finish the hand with the result; its
     settlement is ``mjtable settle``'s on the finish's request."""
-    base = f"http://127.0.0.1:{table.port}"
-    api = f"{base}/api/v1/play"
-    keeper = table.run.keeper
-    tokens = join_all(base)
-    me = _ready(base, tokens)
-    win = {"hand": WIN, "tile": "9p", "from": "self"}
-    claimed = call(
-        f"{api}/claim", _act(me) | {"seat": 1, "result": "win", "win": win}, token=tokens[1]
-    )
-    assert claimed.status == 200, claimed.body
+    base, api, keeper, tokens = _self_drawn_claim(table, 1)
     view = _me(base, tokens[2])
     disputed = call(f"{api}/answer", _act(view) | {"seat": 2, "agree": False}, token=tokens[2])
     assert disputed.status == 200, disputed.body
@@ -236,3 +240,27 @@ def test_several_winners_are_refused_where_the_ruleset_pays_one(table: Any) -> N
     got = call(f"{base}/api/v1/play/claim", mine, token=tokens[0])
     assert got.status == 422 and "没有您" in got.detail, got.body
     assert len(keeper.log) == seen
+
+
+@pytest.mark.timeout(300)
+def test_paying_phones_enter_what_the_settlement_reads_of_their_seats(table: Any) -> None:
+    """A payer answers with its partial seat (its 精 as tiles, its kongs) instead of the
+    counts; a tile the settlement does not read is refused in words, nothing stored."""
+    base, api, keeper, tokens = _self_drawn_claim(table, 0)
+    view = _me(base, tokens[1])
+    seen = len(keeper.log)
+    bad = _act(view) | {"seat": 1, "agree": True, "held": {"hand": "5s1m"}}
+    refused = call(f"{api}/answer", bad, token=tokens[1])
+    assert refused.status == 422 and "不成立" in refused.detail, refused.body
+    assert "2号位" in refused.detail and len(keeper.log) == seen
+    helds = {1: {"hand": "5s"}, 2: {"hand": "6s6s", "kongs": ["kong_concealed"]}, 3: {}}
+    for seat, held in helds.items():
+        view = _me(base, tokens[seat])
+        body = _act(view) | {"seat": seat, "agree": True, "held": held}
+        got = call(f"{api}/answer", body, token=tokens[seat])
+        assert got.status == 200, got.body
+    _settled_as_mjtable_settle(keeper)
+    finished = next(e for e in reversed(keeper.log) if isinstance(e, FinishedByStaff))
+    seats = finished.request["seats"]
+    assert seats[2]["partial"] and seats[2]["hand"] == "6s6s"
+    assert seats[2]["kongs"] == ["kong_concealed"]

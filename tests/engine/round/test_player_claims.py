@@ -12,15 +12,28 @@ import pytest
 
 from controller.cli.settle import settle_data
 from engine.round import fold
-from engine.round.commands import AnswerClaim, Audit, Claim, StaffInputError, WinnerEntry
-from engine.round.events import ClaimMade, FinishedByStaff, Settled, settlement_from_dict
+from engine.round.commands import (
+    AnswerClaim,
+    Audit,
+    Claim,
+    SeatEntry,
+    StaffInputError,
+    WinnerEntry,
+)
+from engine.round.events import (
+    ClaimAnswered,
+    ClaimMade,
+    FinishedByStaff,
+    Settled,
+    settlement_from_dict,
+)
 from engine.round.replay import check
 from engine.round.staff import result_of
 from engine.round.state import Phase
 from engine.simulation import play_session
 from engine.tiles import parse_kinds, successor
-from tests.engine.round.test_result_only_hands import _played, _unseen
-from tests.engine.staff_helpers import done, enter_flip
+from tests.engine.round.test_result_only_hands import _entered_with_needs, _played, _unseen
+from tests.engine.staff_helpers import done, enter_flip, finish
 
 STAMP = "2026-12-07T02:00:00+00:00"
 
@@ -142,3 +155,45 @@ def test_several_winners_are_refused_where_the_ruleset_pays_one() -> None:
     state, _ = _unseen(result)
     with pytest.raises(StaffInputError, match="一炮只算一家胡"):
         done(state, Claim(who(seat), seat, entries[0], (entries[1],)))
+
+
+@pytest.mark.parametrize("ruleset", ["xingguo", "nanchang", "lianhua", "yongfeng"])
+def test_payers_entering_what_the_settlement_reads_of_them_settle_as_the_whole_result(
+    ruleset: str,
+) -> None:
+    """Each paying seat answers with its partial seat (``Ruleset.needs``: its counted 精
+    as tiles, its kongs, its melds that claimed one), not only its 精 counts: the claim
+    settles as staff entering all four hands whole would."""
+    tried = 0
+    for result in _played(ruleset):
+        body = result_of(result.state)
+        if len(body.get("winners", [])) != 1:
+            continue
+        entered = _entered_with_needs(result, body)
+        state, log = _unseen(result)
+        whole_state, _ = _unseen(result)
+        flips = {k: body.get(k) for k in ("xia_indicator", "indicator", "an_indicator")}
+        _, whole = finish(
+            whole_state, Audit("ann", "staff", STAMP), body["winners"], body["seats"], **flips
+        )
+        assert isinstance(whole, Settled)
+        if body.get("indicator") and state.needs_flip:
+            log += enter_flip(state, Audit("ann", "staff", STAMP), body["indicator"])
+            state = fold(log)
+        winner = WinnerEntry.of(entered["winners"][0], "winner")
+        seat = winner.seat
+        claim_flips = {k: body.get(k) for k in ("an_indicator", "xia_indicator")}
+        log += done(state, Claim(who(seat), seat, winner, **claim_flips))
+        claim = log[-1]
+        assert isinstance(claim, ClaimMade)
+        partial = {s["seat"]: SeatEntry.of(s, "seat") for s in entered["seats"]}
+        for payer in claim.payers:
+            log += done(fold(log), AnswerClaim(who(payer), payer, True, held=partial[payer]))
+        answers = [e for e in log if isinstance(e, ClaimAnswered)]
+        assert all(a.held is not None and "held" not in a.public_dict() for a in answers)
+        state = fold(log)
+        assert state.phase is Phase.DONE and check(state) is None
+        settled = next(e for e in log if isinstance(e, Settled))
+        assert settled.settlement["lines"] == whole.settlement["lines"]
+        tried += 1
+    assert tried
