@@ -43,17 +43,28 @@ def jing_held(seat: dict[str, Any], indicator: str | None) -> tuple[int, int]:
 
 def claim_body(body: dict[str, Any]) -> dict[str, Any]:
     """The claim a phone sends for a played hand's result (``result_of``)."""
+    # the 暗精 and the 下精 come with the result (turned up as the hand ends)
+    flips = {k: body[k] for k in ("an_indicator", "xia_indicator") if body.get(k)}
     winners = body.get("winners") or []
     if not winners:
-        return {"result": "exhausted"}
-    w = winners[0]
+        return {"result": "exhausted"} | flips
+    wins = [_win(w) for w in winners]
+    seat = winners[0]["seat"]
+    if len(wins) == 1:
+        return {"seat": seat, "result": "win", "win": wins[0]} | flips
+    listed = [win | {"seat": w["seat"]} for win, w in zip(wins, winners, strict=True)]
+    return {"seat": seat, "result": "win", "winners": listed} | flips
+
+
+def _win(w: dict[str, Any]) -> dict[str, Any]:
+    """A winner as the picker enters it: a robbed kong's seat dealt in, a kong's
+    replacement tile self-drawn."""
     source = w["from"]
     if isinstance(source, str) and source.startswith("rob_kong:"):
         source = int(source.split(":")[1])
     elif source == "kong_replacement":
         source = "self"
-    win = {"hand": w["hand"], "melds": w["melds"], "tile": w["tile"], "from": source}
-    return {"seat": w["seat"], "result": "win", "win": win}
+    return {"hand": w["hand"], "melds": w["melds"], "tile": w["tile"], "from": source}
 
 
 class PhoneDesk:
@@ -118,8 +129,6 @@ class PhoneDesk:
         rng = random.Random(self.seed * 100_003 + started.hand_no)
         state, _ = play_hand(started, rng)
         body = result_of(state)
-        if body.get("an_indicator") or body.get("xia_indicator"):
-            raise DemoDeskError("a 暗精 or 下精 is entered by staff: use --players staff")
         indicator = body.get("indicator")
         if indicator and me["flips"] and not me["jing"]:
             act = {"hand_id": me["hand_id"], "seen": me["seen"], "indicator": indicator}

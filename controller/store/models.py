@@ -391,3 +391,44 @@ HOUSE_AUDIT = Table(
     _opt("old", JsonType),
     _col("new", JsonType),
 )
+
+# The players' phones (docs/play.md): the session's join code and the phone holding each
+# seat (its token's hash only), kept so a restart does not ask the phones to join again;
+# ``expires``: the wall clock (Unix seconds) past which they join nothing.
+PHONE_CODES = Table(
+    "phone_codes",
+    METADATA,
+    _col("table_id", String(64), primary_key=True),
+    _col("code", String(16)),
+    _col("session_key", String(64)),
+    _col("expires", Float),
+)
+PHONE_SEATS = Table(
+    "phone_seats",
+    METADATA,
+    _col("table_id", String(64), primary_key=True),
+    _col("seat", SmallInteger, primary_key=True),
+    _col("token_hash", String(64)),
+    _col("name", String(32)),
+    _opt("member_id", String(32)),
+    _col("session_key", String(64)),
+    _col("sid", String(16)),
+    _col("expires", Float),
+)
+# Each phone's join and leave, and staff freeing a seat (append-only): who and when, for
+# the owners (a guest's join is in no hand's events until it acts).
+PHONE_JOINS = Table(
+    "phone_joins",
+    METADATA,
+    _col("id", BigId, primary_key=True, autoincrement=True),
+    _col("table_id", String(64)),
+    _col("act", String(16)),  # "join" | "leave" | "release"
+    _col("seat", SmallInteger),
+    _col("name", String(32)),
+    _opt("member_id", String(32)),
+    _col("sid", String(16)),
+    _col("session_key", String(64)),
+    _col("by", String(80)),  # the phone (``phone:<sid>``), or staff's account
+    _col("at", UTCDateTime()),
+    Index("ix_phone_joins_table", "table_id", "id"),
+)

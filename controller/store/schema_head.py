@@ -11,7 +11,7 @@ import sys
 
 from sqlalchemy import Engine, inspect, text
 
-HEAD = "0014"
+HEAD = "0015"
 
 
 class MigrationFailed(RuntimeError):

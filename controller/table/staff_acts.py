@@ -251,8 +251,16 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
         "acts": act_views(keeper.log),
         "totals": [plain(t) for t in keeper.session.totals],
         "claim": claim_view(state),  # a player's claim waiting for answers (docs/play.md)
+        "staff_called": staff_called(keeper),
         "penalties": penalties_ready(state, OwnerAccounts(keeper.store).staff_policy()),
     } | rules
+
+
+def staff_called(keeper: HandKeeper) -> dict[str, str] | None:
+    """Why the hand in progress waits for staff (a claim disputed or not answered in time,
+    a hand the readers cannot explain), as the status topic says it: or None."""
+    notice = keeper.waiting
+    return None if notice is None else {"zh": notice.why_zh, "en": notice.why_en}
 
 
 def penalties_ready(state: RoundState, policy: StaffPolicy) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from controller.process.metrics import Metrics
 from controller.store import EventStore, StoreInputError
 from controller.store.owners import OwnerAccounts
+from controller.store.phone_records import PhoneRecords
 from controller.web import (
     auth,
     house_api,
@@ -37,6 +38,7 @@ from controller.web.context import StaffDesk, WebContext
 from controller.web.cross_site import CrossSiteGuard
 from controller.web.limits import BodyLimit, HashGate, LoginThrottle, StreamSlots
 from controller.web.live import LiveHub
+from controller.web.phone_seats import PhoneSeats
 from controller.web.settings import WebAppSettings
 from controller.web.tokens import TokenSigner
 from controller.words import Words, refusal
@@ -150,6 +152,8 @@ def create_app(
         table_software=table_software,
         staff_desk=staff_desk,
     )
+    if not settings.hub:  # a table's phones, kept in its store (docs/play.md)
+        app.state.ctx.phones = PhoneSeats(records=PhoneRecords(store.engine, settings.table))
     app.add_exception_handler(RequestValidationError, _validation_problem)
     app.add_exception_handler(StoreInputError, _store_input_problem)
     app.add_exception_handler(StarletteHTTPException, _http_problem)

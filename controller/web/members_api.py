@@ -25,7 +25,8 @@ from controller.table.seating import SeatsLocked
 from controller.table.staff_requests import SeatRequest
 from controller.web.context import WebContext, context
 from controller.web.schemas import WITH_BODY, Problem
-from controller.web.staff_api import ANSWER_WAIT, IdempotencyKey, table_account, with_key
+from controller.web.staff_api import IdempotencyKey, table_account, with_key
+from controller.web.table_desk import ANSWER_WAIT
 
 router = APIRouter(
     prefix="/api/v1/members",

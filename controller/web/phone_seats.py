@@ -1,11 +1,11 @@
 """The players' phones at this table (docs/play.md): the session's join code, shown as a QR
 code on the display, and one phone a seat, each with a seat token of its own.
 
-Both live in the web app's memory, bounded: a code belongs to one session and expires
-(a photo of last week's code joins nothing); a seat token belongs to one seat of one
-session and expires too, and a restart ends them all (the phones join again with the
-new code). Only a token's hash is kept. Thread-safe: routes run on the event loop and
-in worker threads.
+Both are bounded: a code belongs to one session and expires (a photo of last week's
+code joins nothing); a seat token belongs to one seat of one session and expires too.
+Only a token's hash is kept. With the table's store (``PhoneRecords``) both are kept
+there too, so a restart keeps the phones seated, and each join, leave and release is
+recorded (who, when). Thread-safe: routes run on the event loop and in worker threads.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from controller.store.phone_records import HeldSeat, PhoneRecords
 
 SEATS = 4
 CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0/O, 1/I: read off a screen
@@ -75,14 +77,22 @@ class PhoneSeats:
         self,
         code_ttl: float = 4 * 3600.0,
         seat_ttl: float = 8 * 3600.0,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = time.time,  # (the wall clock: expiries outlive a restart)
+        records: PhoneRecords | None = None,
     ) -> None:
         self.code_ttl = code_ttl
         self.seat_ttl = seat_ttl
         self.clock = clock
+        self.records = records
         self._code: JoinCode | None = None
         self._seats: dict[int, tuple[str, SeatSession]] = {}  # seat -> (token hash, session)
         self._lock = threading.Lock()
+        if records is not None:  # what the store kept before a restart
+            kept = records.code()
+            self._code = None if kept is None else JoinCode(*kept)
+            for h in records.seats():
+                session = SeatSession(h.seat, h.name, h.member_id, h.session_key, h.sid, h.expires)
+                self._seats[h.seat] = (h.token_hash, session)
 
     def code(self, session_key: str) -> JoinCode:
         """The join code of ``session_key``: a new one for a new session or once expired."""
@@ -92,6 +102,8 @@ class PhoneSeats:
             if held is None or held.session_key != session_key or held.expires <= now:
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LEN))
                 held = self._code = JoinCode(code, session_key, now + self.code_ttl)
+                if self.records is not None:
+                    self.records.keep_code(held.code, session_key, held.expires)
             return held
 
     def check_code(self, session_key: str, code: str) -> None:
@@ -133,6 +145,8 @@ class PhoneSeats:
                 seat, name, member_id, session_key, secrets.token_hex(4), now + self.seat_ttl
             )
             self._seats[seat] = (_hash(token), session)
+            if self.records is not None:
+                self.records.sit(_held(_hash(token), session))
         return token, session
 
     def of(self, token: str | None, session_key: str) -> SeatSession:
@@ -147,10 +161,13 @@ class PhoneSeats:
                         return session
         raise PlayRefused(401, "请先扫码入座 (join a seat first: scan the table's QR code)")
 
-    def release(self, seat: int) -> SeatSession | None:
-        """Free ``seat`` (staff, or the phone leaving): the phone that held it, if any."""
+    def release(self, seat: int, act: str = "release", by: str = "") -> SeatSession | None:
+        """Free ``seat`` (staff's ``release``, or the phone's ``leave``), recorded as ``by``
+        did it: the phone that held it, if any."""
         with self._lock:
             held = self._seats.pop(seat, None)
+            if held is not None and self.records is not None:
+                self.records.free(_held(*held), act, by or f"phone:{held[1].sid}")
         return None if held is None else held[1]
 
     def taken(self, session_key: str) -> list[str | None]:
@@ -161,6 +178,12 @@ class PhoneSeats:
             return [self._seats[s][1].name if s in self._seats else None for s in range(SEATS)]
 
     def _drop_stale(self, now: float, session_key: str) -> None:
-        for seat, (_, held) in list(self._seats.items()):
+        for seat, (token_hash, held) in list(self._seats.items()):
             if held.expires <= now or held.session_key != session_key:
                 del self._seats[seat]
+                if self.records is not None:
+                    self.records.free(_held(token_hash, held))
+
+
+def _held(token_hash: str, s: SeatSession) -> HeldSeat:
+    return HeldSeat(s.seat, token_hash, s.name, s.member_id, s.session_key, s.sid, s.expires)

@@ -7,11 +7,20 @@ first, that stores nothing.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Path, Request, Response, status
+from fastapi import (
+    APIRouter,
+    Depends,
+    Header,
+    HTTPException,
+    Path,
+    Query,
+    Request,
+    Response,
+    status,
+)
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -19,8 +28,7 @@ from controller.store.member_records import member_of_link
 from controller.store.members import NAME_MAX, MemberInputError, Members, UnknownMember, check_name
 from controller.store.owners import OwnerRecord
 from controller.table.seating import SeatsLocked
-from controller.table.staff_acts import StaleRequest
-from controller.table.staff_requests import DiceButton, HandAct, Look, SeatRequest, StaffItem
+from controller.table.staff_requests import DiceButton, HandAct, Look, SeatRequest
 from controller.web.context import WebContext, context
 from controller.web.limits import Rate, client_address
 from controller.web.phone_seats import (
@@ -32,8 +40,18 @@ from controller.web.phone_seats import (
 )
 from controller.web.records_api import qr_svg
 from controller.web.schemas import Problem
-from controller.web.staff_api import ANSWER_WAIT, HAND_ID, table_account
-from engine.round.commands import AnswerClaim, Audit, Claim, EnterFlip, StaffInputError, WinnerEntry
+from controller.web.staff_api import HAND_ID, table_account
+from controller.web.table_desk import ask_table
+from engine.round.commands import (
+    AnswerClaim,
+    Audit,
+    Claim,
+    EnterFlip,
+    MeldEntry,
+    SeatEntry,
+    StaffInputError,
+    WinnerEntry,
+)
 
 router = APIRouter(
     prefix="/api/v1/play",
@@ -81,30 +99,6 @@ def refused(err: PlayRefused) -> HTTPException:
     return HTTPException(err.status, err.detail)
 
 
-async def desk(ctx: WebContext, item: StaffItem) -> dict[str, Any]:
-    """Hand ``item`` to the table loop (as the staff API does) and wait for its answer;
-    a refusal in words, Chinese first, nothing done."""
-    if ctx.staff_desk is None:
-        raise HTTPException(status.HTTP_403_FORBIDDEN, "这里没有牌桌 (no live table here)")
-    try:
-        return await asyncio.wait_for(ctx.staff_desk(item), ANSWER_WAIT)
-    except PlayRefused as err:
-        raise refused(err) from None
-    except StaffInputError as err:  # (a claim's refusals are in words already)
-        said = str(err)
-        raise HTTPException(422, said if not said.isascii() else f"不成立：{said}") from None
-    except StaleRequest as err:
-        raise HTTPException(
-            status.HTTP_409_CONFLICT, f"牌局已变，请刷新后再试 (the hand moved on: {err})"
-        ) from None
-    except (TimeoutError, OverflowError):
-        raise HTTPException(
-            status.HTTP_503_SERVICE_UNAVAILABLE,
-            "牌桌忙，请重试 (the table did not answer; nothing was done, try again)",
-            headers={"Retry-After": "2"},
-        ) from None
-
-
 def session_key(view: dict[str, Any]) -> str:
     """The session a code and a seat belong to (a closed one: until the next hand)."""
     return str(view.get("session_id") or "closed")
@@ -121,7 +115,7 @@ async def phone(
     ctx: Ctx, request: Request, token: SeatToken = None
 ) -> tuple[SeatSession, dict[str, Any]]:
     """The phone sending this request, and the hand as the table sees it now."""
-    view = await desk(ctx, Look())
+    view = await ask_table(ctx, Look())
     try:
         return ctx.phones.of(_token(request, token), session_key(view)), view
     except PlayRefused as err:
@@ -139,7 +133,7 @@ def _join_url(ctx: WebContext, code: str) -> str:
 async def join_code(ctx: Ctx) -> dict[str, Any]:
     if ctx.staff_desk is None:  # no live table here (the hub's pages): nothing to join
         return {"table": ctx.settings.table, "code": None, "url": None}
-    view = await desk(ctx, Look())
+    view = await ask_table(ctx, Look())
     code = ctx.phones.code(session_key(view))
     return {"table": ctx.settings.table, "code": code.code, "url": _join_url(ctx, code.code)}
 
@@ -150,7 +144,7 @@ async def join_code(ctx: Ctx) -> dict[str, Any]:
     summary="The join link as a QR code (the display's idle and between-hands screens)",
 )
 async def join_qr(ctx: Ctx, request: Request) -> Response:
-    view = await desk(ctx, Look())
+    view = await ask_table(ctx, Look())
     code = ctx.phones.code(session_key(view))
     url = str(request.base_url).rstrip("/") + _join_url(ctx, code.code)
     return Response(qr_svg(url), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
@@ -158,7 +152,7 @@ async def join_qr(ctx: Ctx, request: Request) -> Response:
 
 @router.get("/seats", summary="Who holds each seat (names only)")
 async def seats(ctx: Ctx) -> dict[str, Any]:
-    view = await desk(ctx, Look())
+    view = await ask_table(ctx, Look())
     return {"table": ctx.settings.table, "seats": ctx.phones.taken(session_key(view))}
 
 
@@ -190,7 +184,7 @@ async def join(
             status.HTTP_404_NOT_FOUND,
             f"这里是 {ctx.settings.table} 号桌，不是 {body.table} (not this table)",
         )
-    view = await desk(ctx, Look())
+    view = await ask_table(ctx, Look())
     key = session_key(view)
     member_id = None
     try:
@@ -205,7 +199,7 @@ async def join(
     seated = False
     if member_id is not None and not view.get("in_progress"):
         try:  # a member's seat act, between hands (docs/players.md, "Sitting down")
-            await desk(ctx, SeatRequest(seat, member_id, f"phone:{held.sid}"))
+            await ask_table(ctx, SeatRequest(seat, member_id, f"phone:{held.sid}"))
             seated = True
         except SeatsLocked:
             pass
@@ -267,12 +261,18 @@ async def me(held: Phone, ctx: Ctx) -> dict[str, Any]:
         "dealer": dealer_of(view),
         "jing": public.get("jing") or {},
         "flips": view.get("flips", False),
+        # a 暗精 / 下精 no reader saw: the claim enters it with the result (which tile: never
+        # here, it is concealed until the hand ends)
+        "an_jing": view.get("an_jing", False),
+        "xia_jing": view.get("xia_jing", False),
         # the dealer's phone rolls where the table has no button: the break roll, or the
         # next hand's after a settled one
         "dice_due": not view.get("in_progress") or not public.get("dice"),
         "totals": view.get("totals"),
         "seats": ctx.phones.taken(session_key(view)),
         "claim": view.get("claim"),
+        # the hand waits for staff (a dispute, no answer in time): why, in words
+        "staff_called": view.get("staff_called") if view.get("in_progress") else None,
         "settlement": None if view.get("in_progress") else public.get("settlement"),
     }
 
@@ -315,7 +315,7 @@ async def flip(body: FlipIn, held: Phone, ctx: Ctx) -> dict[str, Any]:
     session, view = held
     dealer_only(session, view, "录入翻精")
     command = EnterFlip(audit(session), body.indicator)
-    return await desk(ctx, HandAct(command, body.hand_id, body.seen))
+    return await ask_table(ctx, HandAct(command, body.hand_id, body.seen))
 
 
 class DiceIn(_In):
@@ -327,7 +327,7 @@ class DiceIn(_In):
 async def dice(body: DiceIn, held: Phone, ctx: Ctx) -> dict[str, Any]:
     session, view = held
     dealer_only(session, view, "掷骰子")
-    return await desk(ctx, DiceButton(body.hand_id, body.seen))
+    return await ask_table(ctx, DiceButton(body.hand_id, body.seen))
 
 
 class MeldIn(_In):
@@ -348,16 +348,47 @@ class WinIn(_In):
     from_: Literal["self", 0, 1, 2, 3] = Field(alias="from")
 
 
+class SeatWinIn(WinIn):
+    """One winner of several on one discard: its seat and its hand."""
+
+    seat: Annotated[int, Field(ge=0, le=3, description="The winner's seat (0-based)")]
+
+
 class ClaimIn(_Act):
     seat: Annotated[int, Field(ge=0, le=3, description="Your own seat (0-based)")]
     result: Literal["win", "exhausted"]
-    win: WinIn | None = None
+    win: WinIn | None = Field(default=None, description="Your win (one winner)")
+    winners: list[SeatWinIn] | None = Field(
+        default=None,
+        min_length=2,
+        max_length=3,
+        description="Several winners of one discard (一炮多响, where the ruleset pays them "
+        "all), your seat among them: each other winner confirms its own hand",
+    )
+    an_indicator: Annotated[str, Field(min_length=1, max_length=4)] | None = Field(
+        default=None,
+        description="lianhua's 暗精 no reader saw (/me's an_jing), turned up as the hand ends",
+    )
+    xia_indicator: Annotated[str, Field(min_length=1, max_length=4)] | None = Field(
+        default=None,
+        description="yongfeng's 下精 no reader saw (/me's xia_jing), turned up after the win",
+    )
 
     @model_validator(mode="after")
     def _win(self) -> ClaimIn:
-        if (self.result == "win") != (self.win is not None):
-            raise ValueError('a "win" with result "win" (胡), none for "exhausted" (流局)')
+        given = (self.win is not None) + (self.winners is not None)
+        if given != (self.result == "win"):
+            raise ValueError(
+                'a "win" (or "winners") with result "win" (胡), none for "exhausted" (流局)'
+            )
         return self
+
+    def entries(self) -> list[dict[str, Any]]:
+        """The winners as the engine reads them, the claimer's own first."""
+        if self.win is not None:
+            return [self.win.model_dump(by_alias=True, exclude_none=True) | {"seat": self.seat}]
+        listed = [w.model_dump(by_alias=True, exclude_none=True) for w in self.winners or []]
+        return sorted(listed, key=lambda w: w["seat"] != self.seat)
 
 
 def own_seat(session: SeatSession, seat: int) -> None:
@@ -374,17 +405,40 @@ async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[
     session, _ = held
     own_seat(session, body.seat)
     _rate(ctx, request, ctx.claim_rate, "申报")
-    winner = None
-    if body.win is not None:
-        winner = body.win.model_dump(by_alias=True, exclude_none=True) | {"seat": body.seat}
-        if winner["from"] == body.seat:
+    winners = body.entries()
+    if winners and winners[0]["seat"] != body.seat:
+        raise HTTPException(422, f"胡牌的几家里没有您（{seat_words(body.seat)}）(winners: yours)")
+    for w in winners:
+        if w["from"] == w["seat"]:
             raise HTTPException(422, "放炮的不能是自己：自摸请选自摸 (from: not your own seat)")
     try:
-        entry = None if winner is None else WinnerEntry.of(winner, "winner")
+        entries = [WinnerEntry.of(w, "winner") for w in winners]
     except StaffInputError as err:
         raise HTTPException(422, str(err)) from None
-    command = Claim(audit(session), body.seat, entry)
-    return await desk(ctx, HandAct(command, body.hand_id, body.seen))
+    own = entries[0] if entries else None
+    command = Claim(
+        audit(session),
+        body.seat,
+        own,
+        tuple(entries[1:]),
+        an_indicator=body.an_indicator,
+        xia_indicator=body.xia_indicator,
+    )
+    return await ask_table(ctx, HandAct(command, body.hand_id, body.seen))
+
+
+class HeldIn(_In):
+    """A paying seat as a staff finish's partial seat (docs/staff.md, "partial")."""
+
+    hand: Annotated[str, Field(max_length=64, description="Your counted 精, e.g. 5s5s6s")] = ""
+    melds: list[MeldIn] = Field(default=[], max_length=4)
+    kongs: list[Literal["kong_exposed", "kong_concealed", "kong_added"]] = Field(
+        default=[], max_length=4, description="Your kongs of kinds not counted"
+    )
+
+    def entry(self, seat: int) -> SeatEntry:
+        melds = tuple(MeldEntry(m.type, m.tiles, m.from_, m.claimed) for m in self.melds)
+        return SeatEntry(seat, self.hand, melds, None, True, tuple(self.kongs))
 
 
 class AnswerIn(_Act):
@@ -393,6 +447,11 @@ class AnswerIn(_Act):
     jing: (
         Annotated[list[Annotated[int, Field(ge=0, le=4)]], Field(min_length=2, max_length=2)] | None
     ) = Field(default=None, description="[正精, 副精] your seat holds (the jing family)")
+    held: HeldIn | None = Field(
+        default=None,
+        description="Instead of jing: all the settlement reads of your seat (the hand's "
+        "needs.others): your counted 精 as tiles, your kongs, your melds that claimed one",
+    )
 
 
 @router.post("/answer", summary="Answer the pending claim: 确认 (with your 精) or 有异议")
@@ -404,14 +463,15 @@ async def answer(body: AnswerIn, held: Phone, ctx: Ctx, request: Request) -> dic
     # a second), so the answer needs the hand, not the moment it was seen
     seen = int(view.get("seen") or 0)
     jing = None if body.jing is None else (body.jing[0], body.jing[1])
-    command = AnswerClaim(audit(session), body.seat, body.agree, jing)
-    return await desk(ctx, HandAct(command, body.hand_id, seen))
+    entry = None if body.held is None else body.held.entry(body.seat)
+    command = AnswerClaim(audit(session), body.seat, body.agree, jing, entry)
+    return await ask_table(ctx, HandAct(command, body.hand_id, seen))
 
 
 @router.post("/leave", status_code=204, summary="This phone leaves its seat")
 async def leave(held: Phone, ctx: Ctx) -> Response:
     session, _ = held
-    ctx.phones.release(session.seat)
+    ctx.phones.release(session.seat, "leave")
     out = Response(status_code=204)
     out.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
     return out
@@ -425,9 +485,23 @@ async def leave(held: Phone, ctx: Ctx) -> Response:
 def release(
     seat: SeatNo, account: Annotated[OwnerRecord, Depends(table_account)], ctx: Ctx
 ) -> JSONResponse:
-    held = ctx.phones.release(seat)
+    held = ctx.phones.release(seat, "release", f"{account.role}:{account.name}")
     if held is None:
         raise HTTPException(
             status.HTTP_404_NOT_FOUND, f"{seat_words(seat)}没有手机入座 (no phone on that seat)"
         )
     return JSONResponse({"seat": seat, "released": held.name, "by": account.name})
+
+
+@staff_router.get(
+    "/joins",
+    responses={401: {"model": Problem}, 403: {"model": Problem}},
+    summary="The phones' latest joins, leaves and releases at this table (who, when)",
+)
+def joins(
+    account: Annotated[OwnerRecord, Depends(table_account)],
+    ctx: Ctx,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> dict[str, Any]:
+    records = ctx.phones.records
+    return {"table": ctx.settings.table, "joins": [] if records is None else records.joins(limit)}

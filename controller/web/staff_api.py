@@ -16,10 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from controller.store import UnknownSession
 from controller.store.owners import CashoutTerms, OwnerRecord, StaffPolicy, StoreLoss
-from controller.store.request_keys import KeyReused, RequestKey, fingerprint
+from controller.store.request_keys import RequestKey, fingerprint
 from controller.table.cashout import stored_cashout
 from controller.table.recent_hands import RECENT_HANDS, session_hands
-from controller.table.staff_acts import NotPermitted, StaleRequest, UnknownHandId
 from controller.table.staff_requests import (
     CloseSession,
     DiceButton,
@@ -32,7 +31,8 @@ from controller.web.auth import Owner, current_account
 from controller.web.context import WebContext, context
 from controller.web.owner_api import ID as SESSION_ID
 from controller.web.schemas import WITH_BODY, Problem
-from controller.words import Places, refusal, say
+from controller.web.table_desk import ask_table
+from controller.words import Places, say
 from engine.round.commands import (
     Adjust,
     Audit,
@@ -43,7 +43,6 @@ from engine.round.commands import (
     Penalise,
     SeatEntry,
     StaffCommand,
-    StaffInputError,
     Undo,
     Void,
     WinnerEntry,
@@ -93,7 +92,6 @@ Actor = Annotated[OwnerRecord, Depends(live_account)]
 
 # --- the acts -------------------------------------------------------------------------
 
-ANSWER_WAIT = 10.0  # seconds for the table loop to take an act (it takes each at once)
 HAND_ID = r"^[^\x00-\x1f\x7f]{1,64}$"
 IdempotencyKey = Annotated[
     str | None,
@@ -266,28 +264,11 @@ async def _desk(
     body: BaseModel | None = None,
 ) -> dict[str, Any]:
     """Hand ``item`` to the table loop and wait for what it did; with an account and a
-    key, done once for that key (``what`` and ``body``: the request the key answers)."""
-    assert ctx.staff_desk is not None  # (live_account)
+    key, done once for that key (``what`` and ``body``: the request the key answers).
+    A refusal is worded by the seats the request named."""
     sent = item if account is None else with_key(item, account, key, what, body)
-    try:
-        return await asyncio.wait_for(ctx.staff_desk(sent), ANSWER_WAIT)
-    except KeyReused as err:
-        raise HTTPException(422, str(err)) from None
-    except StaffInputError as err:  # worded by the seats the request named
-        named = None if body is None else body.model_dump(by_alias=True)
-        raise HTTPException(422, refusal(str(err), Places.of(named))) from None
-    except StaleRequest as err:
-        raise HTTPException(status.HTTP_409_CONFLICT, str(err)) from None
-    except NotPermitted as err:
-        raise HTTPException(status.HTTP_403_FORBIDDEN, str(err)) from None
-    except UnknownHandId as err:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, str(err)) from None
-    except (TimeoutError, OverflowError):  # (the loop busy or gone; a full queue)
-        raise HTTPException(
-            status.HTTP_503_SERVICE_UNAVAILABLE,
-            say("staff.not_taken"),
-            headers={"Retry-After": "2"},
-        ) from None
+    named = None if body is None else body.model_dump(by_alias=True)
+    return await ask_table(ctx, sent, Places.of(named))
 
 
 def _audit(account: OwnerRecord, reason: str) -> Audit:

@@ -320,23 +320,32 @@ class CloseSession:
 @dataclass(frozen=True, slots=True)
 class Claim:
     """A player claims the hand's result from their phone (docs/play.md): ``winner``, their
-    own win (its ``seat`` theirs), or None for a 流局. Checked at once; settled once the
-    seats that pay confirm it (``AnswerClaim``)."""
+    own win (its ``seat`` theirs), or None for a 流局; ``others``, the other winners of the
+    same discard where the ruleset pays them all (一炮多响), each confirming its own hand;
+    the flipped tiles no reader saw that come with the result (lianhua's 暗精, concealed
+    until the hand ends; yongfeng's 下精, turned up after the win), as a finish takes them.
+    Checked at once; settled once the seats that pay confirm it (``AnswerClaim``)."""
 
     audit: Audit
     seat: int
     winner: WinnerEntry | None = None
+    others: tuple[WinnerEntry, ...] = ()
+    an_indicator: str | None = None
+    xia_indicator: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class AnswerClaim:
     """A seat's answer to the pending claim: 确认 (``agree``) or 有异议; ``jing``, the
-    (正精, 副精) it holds, where the settlement needs them (the jing family)."""
+    (正精, 副精) it holds, where the settlement needs them (the jing family), or ``held``,
+    the seat as a staff finish's partial seat (``Ruleset.needs``: its counted 精 as tiles,
+    its kongs, its melds that claimed a counted kind), where it needs more."""
 
     audit: Audit
     seat: int
     agree: bool
     jing: tuple[int, int] | None = None
+    held: SeatEntry | None = None  # instead of ``jing``: all the settlement reads of it
 
 
 StaffCommand = (

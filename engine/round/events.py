@@ -523,13 +523,16 @@ class ClaimMade(StaffAct):
 @dataclass(frozen=True, slots=True)
 class ClaimAnswered(StaffAct):
     """A seat's answer to the pending claim: ``agree`` (确认) or not (有异议: staff are
-    called); ``jing`` the (正精, 副精) it holds, kept, never public."""
+    called); ``jing`` the (正精, 副精) it holds, or ``held``, what the settlement reads of
+    the seat as a staff finish's partial seat (its counted 精 as tiles, its kongs, its
+    melds that claimed one): kept, never public."""
 
     type: ClassVar[str] = "claim_answered"
-    secret: ClassVar[tuple[str, ...]] = ("jing",)
+    secret: ClassVar[tuple[str, ...]] = ("jing", "held")
     seat: Seat
     agree: bool
     jing: Annotated[tuple[int, ...], Field(max_length=2)] | None = None
+    held: dict[str, Any] | None = None
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

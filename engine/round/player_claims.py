@@ -14,6 +14,7 @@ those 精 and tiles of no consequence (``stand_in``). What a hand would need bey
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -76,18 +77,21 @@ def _indicator(state: RoundState) -> int | None:
 
 
 def stand_in(
-    jing: dict[int, tuple[int, int]], winner_kinds: list[int], indicator: int | None
+    jing: dict[int, tuple[int, int]],
+    winner_kinds: list[int],
+    indicator: int | None,
+    avoid: set[int] | None = None,
 ) -> list[SeatEntry]:
     """Each seat of ``jing`` (seat -> 正精, 副精) as 13 tiles holding those 精, filled with
-    kinds that are no 精 (no fifth copy with the winners' tiles, their discards and the
-    indicator)."""
-    special: set[int] = set()
+    kinds that are no 精 (nor in ``avoid``: a 下精) and no fifth copy with the winners'
+    tiles, their discards and the indicator."""
+    special: set[int] = set(avoid or ())
     used = [0] * KINDS
     for k in winner_kinds:
         used[k] += 1
     if indicator is not None:
         zheng, fu = indicator, successor(indicator)
-        special = {zheng, fu}
+        special |= {zheng, fu}
         used[indicator] += 1
     out = []
     for seat in sorted(jing):
@@ -110,13 +114,15 @@ def stand_in(
 
 def _finish(
     state: RoundState,
-    winner: object,
+    winners: Sequence[object],
     jing: dict[int, tuple[int, int]],
     audit: Audit,
+    flips: Mapping[str, Any],
+    held: Mapping[int, SeatEntry] | None = None,
 ) -> list[Event]:
-    """The finish a claim makes with these 精 counts (every other seat's: 0 unless given),
-    through the staff path: its events, or StaffInputError in the settlement's words."""
-    winners = () if winner is None else (winner,)
+    """The finish a claim makes with these 精 counts (every other seat's: 0 unless given)
+    and ``flips`` (``an_indicator``, ``xia_indicator``: entered with the result), through
+    the staff path: its events, or StaffInputError in the settlement's words."""
     finish = Finish.of(audit, winners)
     taken = {w.seat for w in finish.winners}
     kinds: list[int] = []
@@ -127,10 +133,21 @@ def _finish(
                 kinds += parse_kinds(m.tiles)
         except ValueError as err:
             raise StaffInputError(f"hand: {err}") from None
-    counts = {s: jing.get(s, (0, 0)) for s in range(SEATS) if s not in taken}
+    given = dict(held or {})
+    counts = {s: jing.get(s, (0, 0)) for s in range(SEATS) if s not in taken and s not in given}
     indicator = _indicator(state) if jing_family(state) else None
-    seats = tuple(stand_in(counts, kinds, indicator))
-    return staff_act(state, Finish(audit, finish.winners, seats))
+    xia = flips.get("xia_indicator")
+    try:  # the 下精 and its successor count too: the stand-ins hold neither
+        extra = set() if not xia else {parse_kinds(xia)[0], successor(parse_kinds(xia)[0])}
+    except (ValueError, IndexError):
+        raise StaffInputError(f"xia_indicator: not a tile ({xia})") from None
+    seats = tuple(stand_in(counts, kinds, indicator, extra)) + tuple(
+        given[s] for s in sorted(given) if s not in taken
+    )
+    an = flips.get("an_indicator")
+    return staff_act(
+        state, Finish(audit, finish.winners, seats, xia_indicator=xia, an_indicator=an)
+    )
 
 
 def act(state: RoundState, command: Claim | AnswerClaim) -> list[Event]:
@@ -154,11 +171,13 @@ def make_claim(state: RoundState, c: Claim) -> list[Event]:
         )
     if c.winner is not None and c.winner.seat != seat:
         raise StaffInputError(f"只能为自己申报 ({seat_words(seat)}: claim for your own seat)")
+    _check_others(state, c)
     if jing_family(state) and _indicator(state) is None:
         raise StaffInputError("请庄家先录入翻出的精 (enter the turned-up 精 first)")
-    winner = None if c.winner is None else c.winner.as_dict()
+    winners = [] if c.winner is None else [w.as_dict() for w in (c.winner, *c.others)]
+    flips = {"an_indicator": c.an_indicator, "xia_indicator": c.xia_indicator}
     try:
-        events = _finish(state, winner, {}, c.audit)
+        events = _finish(state, winners, {}, c.audit, flips)
     except StaffInputError as err:
         raise StaffInputError(f"胡牌不成立：{in_seats(str(err))}") from None
     finished = events[0]
@@ -166,11 +185,12 @@ def make_claim(state: RoundState, c: Claim) -> list[Event]:
     others = tuple(s for s in range(SEATS) if s != seat)
     if jing_family(state) or c.winner is None:
         payers = others
-    else:
+    else:  # the seats that pay, and each other winner (its hand entered by the claimer)
         settled = events[1]
         assert isinstance(settled, Settled)
         net = settled.settlement["net"]
-        payers = tuple(s for s in others if amount_in(net[s]) < 0) or others
+        co_winners = {w.seat for w in c.others}
+        payers = tuple(s for s in others if amount_in(net[s]) < 0 or s in co_winners) or others
     return [
         ClaimMade(
             by=c.audit.by,
@@ -186,6 +206,22 @@ def make_claim(state: RoundState, c: Claim) -> list[Event]:
     ]
 
 
+def _check_others(state: RoundState, c: Claim) -> None:
+    """Several winners of one discard: only where the ruleset pays them all (一炮多响),
+    each a seat of its own; the settlement checks they won on the same discard."""
+    if not c.others:
+        return
+    if c.winner is None:
+        raise StaffInputError("流局没有胡家 (a 流局 names no winner)")
+    if state.ruleset.claim_rules().multiple_winners != "all":
+        raise StaffInputError(
+            "本规则一炮只算一家胡：由胡牌的那一家申报 (this ruleset pays one winner of a discard)"
+        )
+    seats = [w.seat for w in (c.winner, *c.others)]
+    if len(set(seats)) != len(seats):
+        raise StaffInputError("同一家不能胡两次 (a seat is listed twice)")
+
+
 def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
     """A paying seat's 确认 (with its 精 where needed) or 有异议; the last confirmation
     settles the hand, marked as entered by players."""
@@ -199,7 +235,9 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
     if any(a.seat == seat for a in answers):
         raise StaffInputError(f"{seat_words(seat)}已经回答过 (this seat answered already)")
     jing = c.jing
-    if c.agree and made.jing_counts:
+    winners = {int(w["seat"]) for w in made.winners}
+    held = _held(c, seat, winners)
+    if c.agree and made.jing_counts and seat not in winners and held is None:
         if jing is None:
             raise StaffInputError("jing: 请填写您的正精、副精张数 (your 正精 and 副精 counts)")
         if len(jing) != 2 or any(type(n) is not int or not 0 <= n <= 4 for n in jing):
@@ -211,21 +249,46 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
         reason=c.audit.reason,
         seat=seat,
         agree=c.agree,
-        jing=None if jing is None else tuple(jing),
+        jing=None if jing is None or held is not None else tuple(jing),
+        held=None if held is None else held.held(),
     )
     agreed = [a for a in (*answers, answered) if a.agree]
+    entered = {
+        a.seat: SeatEntry.of(a.held | {"seat": a.seat}, "held")
+        for a in agreed
+        if a.held is not None and a.seat not in winners
+    }
+    counts = {
+        a.seat: (a.jing[0], a.jing[1])
+        for a in agreed
+        if a.jing is not None and a.seat not in winners and a.seat not in entered
+    }
+    flips = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
+    if held is not None:  # checked at once: refused in words, nothing kept
+        try:
+            _finish(state, made.winners, counts, c.audit, flips, entered)
+        except StaffInputError as err:
+            raise StaffInputError(f"您填的牌不成立：{in_seats(str(err))}") from None
     if not c.agree or {a.seat for a in agreed} != set(made.payers):
         return [answered]
-    counts = {a.seat: (a.jing[0], a.jing[1]) for a in agreed if a.jing is not None}
     names = "、".join(str(s + 1) for s in sorted(made.payers))
     why = f"{seat_words(made.seat)}申报，{names}号位确认 (claimed by a player, confirmed)"
     audit = Audit(made.by, "player", c.audit.at, why)
-    winner = made.winners[0] if made.winners else None
     after = advance(state, [answered])
     try:
-        return [answered, *_finish(after, winner, counts, audit)]
+        return [answered, *_finish(after, made.winners, counts, audit, flips, entered)]
     except StaffInputError as err:
         raise StaffInputError(f"精的张数不成立：{in_seats(str(err))}") from None
+
+
+def _held(c: AnswerClaim, seat: int, winners: set[int]) -> SeatEntry | None:
+    """A confirming seat's own entry, as a partial seat of its own (or None)."""
+    if c.held is None:
+        return None
+    if not c.agree or seat in winners:
+        raise StaffInputError("held: 只有确认的付款方填自己的牌 (a confirming payer's own)")
+    h = c.held
+    return SeatEntry(seat, h.hand, h.melds, h.discards, True, h.kongs)
 
 
 def claim_view(state: RoundState) -> dict[str, Any] | None:

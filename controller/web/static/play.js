@@ -11,11 +11,12 @@
     zh: { brand: "入座", pick_seat: "选择座位", free: "空位", guest_name: "您的名字", join: "入座",
       member_join: "会员入座", your_seat: "您的座位", dealer_is: "庄家", totals: "本场累计", leave: "离座",
       no_code: "请扫描桌上屏幕的二维码入座", hand_n: "第{n}局", seat_n: "{n}号位", you: "（您）",
-      no_hand: "等待开局", left: "已离座" },
+      no_hand: "等待开局", left: "已离座", staff_called: "{why}：已请工作人员处理，请稍候" },
     en: { brand: "Join", pick_seat: "Pick a seat", free: "free", guest_name: "Your name", join: "Sit down",
       member_join: "Sit down as a member", your_seat: "Your seat", dealer_is: "Dealer", totals: "Session totals",
       leave: "Leave the seat", no_code: "Scan the QR code on the table's screen to join", hand_n: "Hand {n}",
-      seat_n: "Seat {n}", you: " (you)", no_hand: "Waiting for the hand", left: "You left the seat" },
+      seat_n: "Seat {n}", you: " (you)", no_hand: "Waiting for the hand", left: "You left the seat",
+      staff_called: "{why}: staff are called, please wait" },
   };
   const T = MJ.words(TXT);
   const table = decodeURIComponent(location.pathname.split("/")[2] || "");
@@ -83,7 +84,10 @@
       return;
     }
     last = me;
-    const parts = [seatPanel(me), ...extra.map((f) => f(me)).filter(Boolean)];
+    // the hand waits for staff (a dispute, no answer in time): every phone says so
+    const called = me.staff_called ? el("div", { class: "panel error", id: "staff-called", role: "status" },
+      T("staff_called", { why: MJ.str(MJ.inLang(me.staff_called), 80) })) : null;
+    const parts = [seatPanel(me), called, ...extra.map((f) => f(me))].filter(Boolean);
     const focused = document.activeElement && document.activeElement.id;
     if (focused && $(focused) && ["INPUT", "SELECT"].includes($(focused).tagName)) return; // in use: leave it be
     $("main").replaceChildren(...parts);

@@ -6,7 +6,10 @@ seats' confirmations), over a real Mosquitto; each published settlement is the o
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
+
+import pytest
 
 from controller.cli.settle import settle_data
 from controller.store import EventStore
@@ -52,3 +55,52 @@ def test_phones_are_refused_without_readers_none() -> None:
 
     got = CliRunner().invoke(cli, ["--players", "phones"])
     assert got.exit_code == 2 and "--players" in got.output
+
+
+@pytest.mark.parametrize("ruleset", ["lianhua", "yongfeng"])
+def test_the_demo_with_phones_plays_a_hidden_or_later_jing_and_never_publishes_the_hidden(
+    ruleset: str, mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """lianhua's 暗精 and yongfeng's 下精 come with the claim (the result): the hands
+    settle, and the 暗精 is on no public topic (only the hub's hand log)."""
+    data = tmp_path / "data"
+    code, output, seen = asyncio.run(
+        _play_and_listen(mosquitto, data, "--players", "phones", "--ruleset", ruleset)
+    )
+    assert code == 0, output
+    settled = {p["hand_id"]: p for t, p in seen if t == TOPICS.topic("settlement") and p}
+    assert len(settled) == HANDS, output
+    store = EventStore.open(f"sqlite:///{data / 'mjtable.db'}")
+    try:
+        entered = []
+        for record in store.list_hands(status="finished", limit=100):
+            events = store.load_hand(record.id).event_dicts()
+            act = next(e for e in events if e["type"] == "finished_by_staff")
+            assert act["role"] == "player"
+            assert settled[record.id]["lines"] == settle_data(act["request"])["lines"]
+            key = "an_indicator" if ruleset == "lianhua" else "xia_indicator"
+            entered.append(act["request"].get(key))
+    finally:
+        store.close()
+    assert any(entered), entered  # (a hand that needed it had it entered with the claim)
+    if ruleset == "lianhua":
+        # (the handlog is the hub's, concealed hands and all: no display may read it)
+        carrying = {t for t, p in seen if '"an_indicator"' in json.dumps(p)}
+        assert carrying <= {TOPICS.topic("handlog")}, carrying
+
+
+def test_the_demos_phone_claims_several_winners_of_one_discard_together() -> None:
+    import random
+
+    from controller.sim.demo_phones import claim_body
+    from engine.round.staff import result_of
+    from engine.simulation import play_session
+
+    played = play_session("guangdong", 200, random.Random(3))
+    result = next(r for r in played if len(r.state.wins) > 1)
+    body = result_of(result.state)
+    claim = claim_body(body)
+    seats = [w["seat"] for w in body["winners"]]
+    assert claim["seat"] == seats[0] and "win" not in claim
+    assert [w["seat"] for w in claim["winners"]] == seats
+    assert all(isinstance(w["from"], int) for w in claim["winners"])

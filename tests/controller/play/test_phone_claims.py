@@ -6,13 +6,16 @@ in words, nothing stored. Each settlement equals ``mjtable settle`` on the kept 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from controller.cli.settle import settle_data
 from engine.round.events import ClaimAnswered, ClaimMade, FinishedByStaff, Settled
-from tests.controller.play.phones import call, join_all
+from tests.controller.mosquitto import Mosquitto
+from tests.controller.play.phones import call, join_all, staff_token, wait_for
+from tests.controller.web.readerless_table import ReaderlessTable
 
 WIN = "123m456m789m234p99p"  # no 精 (the flip below is 5s: 正精 5s, 副精 6s)
 
@@ -71,7 +74,7 @@ def test_players_claim_and_confirm_hands_and_strangers_acts_are_refused(table: A
         (0, {"seat": 0, "result": "win", "win": win | {"hand": "1111m1m" + WIN[7:]}}, 422, ""),
         (0, {"seat": 0, "result": "win", "win": win | {"from": 0}}, 422, "放炮"),
         (0, {"seat": 0, "result": "win"}, 422, ""),
-        (0, {"seat": 0, "result": "win", "win": win, "hand_id": "x"}, 409, "牌局已变"),
+        (0, {"seat": 0, "result": "win", "win": win, "hand_id": "x"}, 409, "请刷新"),
     ]
     for phone, body, status, words in hostile:
         got = call(f"{api}/claim", _act(me) | body, token=tokens[phone])
@@ -124,3 +127,140 @@ def test_players_claim_and_confirm_hands_and_strangers_acts_are_refused(table: A
         body = _act(view) | {"seat": seat, "agree": True, "jing": [0, 0]}
         assert call(f"{api}/answer", body, token=tokens[seat]).status == 200
     _settled_as_mjtable_settle(keeper)
+
+
+def _self_drawn_claim(table: Any, seat: int) -> tuple[str, str, Any, list[str]]:
+    """Four phones joined, the 精 entered, and ``seat``'s self-drawn win (WIN) claimed."""
+    base = f"http://127.0.0.1:{table.port}"
+    api = f"{base}/api/v1/play"
+    tokens = join_all(base)
+    me = _ready(base, tokens)
+    win = {"hand": WIN, "tile": "9p", "from": "self"}
+    body = _act(me) | {"seat": seat, "result": "win", "win": win}
+    claimed = call(f"{api}/claim", body, token=tokens[seat])
+    assert claimed.status == 200, claimed.body
+    return base, api, table.run.keeper, tokens
+
+
+@pytest.mark.timeout(300)
+def test_a_disputed_claim_is_finished_by_staff_as_mjtable_settles_it(table: Any) -> None:
+    """A payer disputes: every phone says staff are called, the console's look holds the
+    claim and the answer (who, when), and staff finish the hand with the result; its
+    settlement is ``mjtable settle``'s on the finish's request."""
+    base, api, keeper, tokens = _self_drawn_claim(table, 1)
+    view = _me(base, tokens[2])
+    disputed = call(f"{api}/answer", _act(view) | {"seat": 2, "agree": False}, token=tokens[2])
+    assert disputed.status == 200, disputed.body
+    for token in tokens:  # (the table loop holds the hand on its next tick)
+        called = wait_for(lambda t=token: _me(base, t)["staff_called"], what="staff called")
+        assert called["zh"] == "3号位有异议"
+
+    staff = {"Authorization": f"Bearer {staff_token(base)}"}
+    look = call(f"{base}/api/v1/staff/hands/current", headers=staff).body
+    acts = look["acts"][-2:]
+    assert [a["type"] for a in acts] == ["claim_made", "claim_answered"]
+    assert "2号位" in acts[0]["text"]["zh"] and "申报胡牌" in acts[0]["text"]["zh"]
+    assert "3号位" in acts[1]["text"]["zh"] and "有异议" in acts[1]["text"]["zh"]
+    assert all(a["by"].startswith("seat") and a["at"] for a in acts)
+    finish = {
+        "hand_id": look["hand_id"],
+        "seen": look["seen"],
+        "reason": "3号位有异议：核对后按申报结束",
+        "winners": [{"seat": 1, "hand": WIN, "tile": "9p", "from": "self"}],
+        "seats": [
+            {"seat": s, "partial": True, "hand": h} for s, h in ((0, ""), (2, "5s"), (3, ""))
+        ],
+    }
+    done = call(f"{base}/api/v1/staff/hands/current/finish", finish, headers=staff)
+    assert done.status == 200, done.body
+    finished = next(e for e in reversed(keeper.log) if isinstance(e, FinishedByStaff))
+    settled = next(e for e in reversed(keeper.log) if isinstance(e, Settled))
+    assert finished.role == "staff" and finished.by == "ann"
+    assert settle_data(finished.request)["lines"] == settled.settlement["lines"]
+    assert settled.settlement["net"][1] > 0
+    assert _me(base, tokens[0])["staff_called"] is None
+
+
+@pytest.mark.timeout(300)
+def test_several_winners_of_one_discard_are_claimed_and_confirmed_from_the_phones(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """一炮多响 on guangdong (which pays every winner): 1号位 claims for itself and 2号位,
+    both on 3号位's discard; 3号位 pays and 2号位 confirms its own hand; the settlement
+    pays both, as ``mjtable settle`` does. On xingguo (胡前不胡后) such a claim is refused
+    in words, nothing stored."""
+    site = ReaderlessTable(mosquitto, tmp_path, "guangdong")
+    site.start()
+    try:
+        base, keeper = site.url, site.run.keeper
+        api = f"{base}/api/v1/play"
+        tokens = join_all(base)
+        me = _me(base, tokens[0])
+        if me["dice_due"]:
+            dealer = tokens[me["dealer"]]
+            assert call(f"{api}/dice", _act(me), token=dealer).status == 200
+            me = _me(base, tokens[0])
+        winners = [
+            {"seat": 0, "hand": WIN, "tile": "9p", "from": 2},
+            {"seat": 1, "hand": "123s456s789s111z99p", "tile": "9p", "from": 2},
+        ]
+        body = _act(me) | {"seat": 0, "result": "win", "winners": winners}
+        claimed = call(f"{api}/claim", body, token=tokens[0])
+        assert claimed.status == 200, claimed.body
+        claim = _me(base, tokens[3])["claim"]
+        assert [w["seat"] for w in claim["winners"]] == [0, 1]
+        assert 1 in claim["payers"] and 2 in claim["payers"] and 0 not in claim["payers"]
+        for seat in claim["payers"]:
+            view = _me(base, tokens[seat])
+            got = call(
+                f"{api}/answer", _act(view) | {"seat": seat, "agree": True}, token=tokens[seat]
+            )
+            assert got.status == 200, got.body
+        settlement = _settled_as_mjtable_settle(keeper)
+        paid = {ln["to"] for ln in settlement["lines"] if ln["code"].startswith("win")}
+        assert paid == {0, 1}
+    finally:
+        site.halt()
+
+
+def test_several_winners_are_refused_where_the_ruleset_pays_one(table: Any) -> None:
+    base = f"http://127.0.0.1:{table.port}"
+    keeper = table.run.keeper
+    tokens = join_all(base)
+    me = _ready(base, tokens)
+    seen = len(keeper.log)
+    winners = [
+        {"seat": 0, "hand": WIN, "tile": "9p", "from": 2},
+        {"seat": 1, "hand": "123s456s789s111z99p", "tile": "9p", "from": 2},
+    ]
+    body = _act(me) | {"seat": 0, "result": "win", "winners": winners}
+    got = call(f"{base}/api/v1/play/claim", body, token=tokens[0])
+    assert got.status == 422 and "一炮只算一家胡" in got.detail, got.body
+    mine = _act(me) | {"seat": 0, "result": "win", "winners": winners[1:] * 2}
+    got = call(f"{base}/api/v1/play/claim", mine, token=tokens[0])
+    assert got.status == 422 and "没有您" in got.detail, got.body
+    assert len(keeper.log) == seen
+
+
+@pytest.mark.timeout(300)
+def test_paying_phones_enter_what_the_settlement_reads_of_their_seats(table: Any) -> None:
+    """A payer answers with its partial seat (its 精 as tiles, its kongs) instead of the
+    counts; a tile the settlement does not read is refused in words, nothing stored."""
+    base, api, keeper, tokens = _self_drawn_claim(table, 0)
+    view = _me(base, tokens[1])
+    seen = len(keeper.log)
+    bad = _act(view) | {"seat": 1, "agree": True, "held": {"hand": "5s1m"}}
+    refused = call(f"{api}/answer", bad, token=tokens[1])
+    assert refused.status == 422 and "不成立" in refused.detail, refused.body
+    assert "2号位" in refused.detail and len(keeper.log) == seen
+    helds = {1: {"hand": "5s"}, 2: {"hand": "6s6s", "kongs": ["kong_concealed"]}, 3: {}}
+    for seat, held in helds.items():
+        view = _me(base, tokens[seat])
+        body = _act(view) | {"seat": seat, "agree": True, "held": held}
+        got = call(f"{api}/answer", body, token=tokens[seat])
+        assert got.status == 200, got.body
+    _settled_as_mjtable_settle(keeper)
+    finished = next(e for e in reversed(keeper.log) if isinstance(e, FinishedByStaff))
+    seats = finished.request["seats"]
+    assert seats[2]["partial"] and seats[2]["hand"] == "6s6s"
+    assert seats[2]["kongs"] == ["kong_concealed"]

@@ -2,7 +2,8 @@
 a real Mosquitto: the dealer's phone rolls and enters the 精, the winner claims a
 self-drawn win with the picker and the three others confirm it with their 精; a win on a
 discard; a refused non-win shown in words; a dispute and a claim nobody answers in time
-call staff (the console's banner), who finish the hand as today. Each settlement equals
+call staff (the console's banner, and every phone says so), who finish the hand as
+today. Each settlement equals
 ``mjtable settle`` on the request the finish keeps."""
 
 from __future__ import annotations
@@ -121,34 +122,44 @@ def test_four_phones_claim_confirm_dispute_and_time_out(
         # hand 3: 2号位 disputes a claim: staff are called, and finish it as today
         console = browser.new_page(viewport={"width": 1024, "height": 900})
         _log_in(console, base)
-        me = _rolled_and_flipped(pages, base, tokens)
+        _rolled_and_flipped(pages, base, tokens)
         _claim_win(pages[2], "self", WIN)
         pages[1].click("#dispute", timeout=WAIT)
         console.wait_for_selector("#stuck-banner:has-text('2号位有异议')", timeout=WAIT)
         _shot(console, tmp_path, "play-dispute-console")
         for p in pages:
             p.wait_for_selector("#claim-disputed", timeout=WAIT)
+            p.wait_for_selector("#staff-called:has-text('2号位有异议')", timeout=WAIT)
+        console.wait_for_selector("#staff-acts:has-text('申报胡牌')", timeout=WAIT)
+        console.wait_for_selector("#staff-acts:has-text('有异议')", timeout=WAIT)
         staff = {"Authorization": f"Bearer {staff_token(base)}"}
         look = call(f"{base}/api/v1/staff/hands/current", headers=staff).body
         assert [a["type"] for a in look["acts"]][-2:] == ["claim_made", "claim_answered"]
         done = call(
             f"{base}/api/v1/staff/hands/current/finish",
-            {"hand_id": look["hand_id"], "seen": look["seen"], "reason": "disputed: void it"},
+            {
+                "hand_id": look["hand_id"],
+                "seen": look["seen"],
+                "reason": "2号位有异议：核对后结束",
+                "winners": [{"seat": 2, "hand": "".join(WIN), "tile": "9p", "from": "self"}],
+                "seats": [{"seat": s, "partial": True, "hand": ""} for s in (0, 1, 3)],
+            },
             headers=staff,
         )
-        assert done.status == 422  # (a finish needs the result: staff void it instead)
-        void = call(
-            f"{base}/api/v1/staff/hands/{look['hand_id']}/void",
-            {"seen": look["seen"], "reason": "disputed claim"},
-            headers=staff,
-        )
-        assert void.status == 200, void.body
+        assert done.status == 200, done.body
         console.wait_for_selector("#stuck-banner", state="hidden", timeout=WAIT)
+        for p in pages:
+            p.wait_for_selector("#settled", timeout=WAIT)
+            assert p.locator("#staff-called").count() == 0
+        _settled(keeper, 3)
 
         # hand 4: nobody answers within the owner's time: staff are called
-        _rolled_and_flipped(pages, base, tokens)
+        me = _rolled_and_flipped(pages, base, tokens)
         _claim_win(pages[me["dealer"]], "self", WIN)
         console.wait_for_selector("#stuck-banner:has-text('申报无人确认')", timeout=WAIT)
+        for p in pages:  # every phone says staff are called, in words
+            p.wait_for_selector("#staff-called:has-text('申报无人确认')", timeout=WAIT)
+        _shot(pages[1], tmp_path, "play-timeout")
         assert errors == []
         for c in contexts:
             c.close()

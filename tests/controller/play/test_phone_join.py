@@ -13,7 +13,9 @@ import pytest
 from controller.store.member_records import new_link
 from controller.store.members import Members
 from controller.web.records_api import qr_svg
+from tests.controller.mosquitto import Mosquitto
 from tests.controller.play.phones import PHONE, call, staff_token
+from tests.controller.web.readerless_table import ReaderlessTable
 from tests.controller.web.test_browser import (
     _shot,
     browser,  # noqa: F401 (a fixture)
@@ -90,6 +92,44 @@ def test_a_phone_joins_a_free_seat_with_the_sessions_code_and_sees_only_public_t
     assert call(f"{base}/api/v1/staff/phones/1/release", {}).status == 401
     again = call(f"{api}/seats/1/join", {"table": "t1", "code": code, "name": "赵六"})
     assert again.status == 200, again.body
+
+    # every join (a guest's too) and the release are recorded, who and when, for the owners
+    joins = call(f"{base}/api/v1/staff/phones/joins", headers=auth)
+    assert joins.status == 200, joins.body
+    seen = [(j["act"], j["seat"], j["name"], j["by"]) for j in reversed(joins.body["joins"])]
+    assert seen == [
+        ("join", 1, "王五", f"phone:{me.body['sid']}"),
+        ("join", 2, "李四", f"phone:{member.body['sid']}"),
+        ("release", 1, "王五", "staff:ann"),
+        ("join", 1, "赵六", f"phone:{again.body['sid']}"),
+    ]
+    assert joins.body["joins"][2]["member_id"] == li.member_id
+    assert all(j["at"] for j in joins.body["joins"])
+    assert call(f"{base}/api/v1/staff/phones/joins").status == 401
+
+
+@pytest.mark.timeout(300)
+def test_a_restart_keeps_the_phones_seated_with_the_same_code(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    site = ReaderlessTable(mosquitto, tmp_path)
+    site.start()
+    try:
+        api = f"{site.url}/api/v1/play"
+        code = call(f"{api}/join").body["code"]
+        joined = call(f"{api}/seats/2/join", {"table": "t1", "code": code, "name": "王五"})
+        assert joined.status == 200, joined.body
+    finally:
+        site.halt()
+    site.start(fresh=False)  # a restart on the same data and port: the session goes on
+    try:
+        assert call(f"{api}/join").body["code"] == code
+        me = call(f"{api}/me", token=joined.body["token"])
+        assert me.status == 200, me.body
+        assert me.body["seat"] == 2 and me.body["sid"] == joined.body["sid"]
+        assert call(f"{api}/seats").body["seats"] == [None, None, "王五", None]
+    finally:
+        site.halt()
 
 
 @pytest.mark.timeout(240)

@@ -34,6 +34,9 @@ TABLES = {
     "house_rulesets",
     "house_assignments",
     "house_audit",
+    "phone_codes",
+    "phone_seats",
+    "phone_joins",
     "alembic_version",
 }
 

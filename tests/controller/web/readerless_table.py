@@ -39,6 +39,7 @@ class ReaderlessTable:
         self,
         mosquitto: Mosquitto,
         tmp_path: Path,
+        ruleset: str = "xingguo",
         *,
         readers: str | None = "none",
         seed: int = 5,
@@ -47,7 +48,7 @@ class ReaderlessTable:
     ) -> None:
         self.port = free_local_port()
         where = {} if parlour is None else {"parlour": parlour}
-        plain = config_for(data_dir(tmp_path), "xingguo", mosquitto.url, **where)
+        plain = config_for(data_dir(tmp_path), ruleset, mosquitto.url, **where)
         if readers is not None:
             hardware = plain.hardware.model_validate({"virtual": True, "readers": readers})
             plain = plain.model_copy(update={"hardware": hardware})

@@ -6,18 +6,34 @@ answer from a seat that does not pay: refused, nothing kept."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from controller.cli.settle import settle_data
 from engine.round import fold
-from engine.round.commands import AnswerClaim, Audit, Claim, StaffInputError, WinnerEntry
-from engine.round.events import ClaimMade, FinishedByStaff, Settled, settlement_from_dict
+from engine.round.commands import (
+    AnswerClaim,
+    Audit,
+    Claim,
+    SeatEntry,
+    StaffInputError,
+    WinnerEntry,
+)
+from engine.round.events import (
+    ClaimAnswered,
+    ClaimMade,
+    FinishedByStaff,
+    Settled,
+    settlement_from_dict,
+)
 from engine.round.replay import check
 from engine.round.staff import result_of
 from engine.round.state import Phase
+from engine.simulation import play_session
 from engine.tiles import parse_kinds, successor
-from tests.engine.round.test_result_only_hands import _played, _unseen
-from tests.engine.staff_helpers import done, enter_flip
+from tests.engine.round.test_result_only_hands import _entered_with_needs, _played, _unseen
+from tests.engine.staff_helpers import done, enter_flip, finish
 
 STAMP = "2026-12-07T02:00:00+00:00"
 
@@ -96,3 +112,88 @@ def test_a_non_win_another_seats_claim_a_second_claim_and_a_non_payers_answer_ar
     assert state.player_claim is not None and state.phase is not Phase.DONE
     with pytest.raises(StaffInputError, match="已经回答过"):
         done(state, AnswerClaim(who(payer), payer, True))
+
+
+@pytest.mark.parametrize("ruleset", ["guangdong", "yichun"])
+def test_several_winners_of_one_discard_claimed_together_settle_as_mjtable_settle(
+    ruleset: str,
+) -> None:
+    """一炮多响 where the ruleset pays every winner: the first winner claims with the
+    others' hands; the payers and each other winner confirm; the settlement pays all."""
+    result = next(r for r in play_session(ruleset, 200, random.Random(3)) if len(r.state.wins) > 1)
+    body = result_of(result.state)
+    state, log = _unseen(result)
+    first, *rest = (WinnerEntry.of(w, "winner") for w in body["winners"])
+    seat = first.seat
+    made = done(state, Claim(who(seat), seat, first, tuple(rest)))
+    claim = made[0]
+    assert isinstance(claim, ClaimMade)
+    assert [w["seat"] for w in claim.winners] == [w["seat"] for w in body["winners"]]
+    assert {w.seat for w in rest} <= set(claim.payers)
+    log += made
+    for payer in claim.payers:
+        log += done(fold(log), AnswerClaim(who(payer), payer, True))
+    state = fold(log)
+    assert state.phase is Phase.DONE and check(state) is None
+    finished = next(e for e in log if isinstance(e, FinishedByStaff))
+    settled = settlement_from_dict(next(e for e in log if isinstance(e, Settled)).settlement)
+    assert settle_data(finished.request)["lines"] == [ln.as_dict() for ln in settled.lines]
+    paid = {ln.payee for ln in settled.lines if ln.code.startswith("win")}
+    assert {w["seat"] for w in body["winners"]} <= paid
+
+
+def test_several_winners_are_refused_where_the_ruleset_pays_one() -> None:
+    result = next(r for r in _played("guangdong") if len(r.state.wins) == 1)
+    state, _ = _unseen(result)
+    winner = result_of(result.state)["winners"][0]
+    seat = winner["seat"]
+    other = dict(winner, seat=(seat + 1) % 4)
+    entries = WinnerEntry.of(winner, "winner"), WinnerEntry.of(other, "winner")
+    with pytest.raises(StaffInputError, match="同一家不能胡两次"):
+        done(state, Claim(who(seat), seat, entries[0], (entries[0],)))
+    result = next(r for r in _played("nanchang") if len(r.state.wins) == 1)
+    state, _ = _unseen(result)
+    with pytest.raises(StaffInputError, match="一炮只算一家胡"):
+        done(state, Claim(who(seat), seat, entries[0], (entries[1],)))
+
+
+@pytest.mark.parametrize("ruleset", ["xingguo", "nanchang", "lianhua", "yongfeng"])
+def test_payers_entering_what_the_settlement_reads_of_them_settle_as_the_whole_result(
+    ruleset: str,
+) -> None:
+    """Each paying seat answers with its partial seat (``Ruleset.needs``: its counted 精
+    as tiles, its kongs, its melds that claimed one), not only its 精 counts: the claim
+    settles as staff entering all four hands whole would."""
+    tried = 0
+    for result in _played(ruleset):
+        body = result_of(result.state)
+        if len(body.get("winners", [])) != 1:
+            continue
+        entered = _entered_with_needs(result, body)
+        state, log = _unseen(result)
+        whole_state, _ = _unseen(result)
+        flips = {k: body.get(k) for k in ("xia_indicator", "indicator", "an_indicator")}
+        _, whole = finish(
+            whole_state, Audit("ann", "staff", STAMP), body["winners"], body["seats"], **flips
+        )
+        assert isinstance(whole, Settled)
+        if body.get("indicator") and state.needs_flip:
+            log += enter_flip(state, Audit("ann", "staff", STAMP), body["indicator"])
+            state = fold(log)
+        winner = WinnerEntry.of(entered["winners"][0], "winner")
+        seat = winner.seat
+        claim_flips = {k: body.get(k) for k in ("an_indicator", "xia_indicator")}
+        log += done(state, Claim(who(seat), seat, winner, **claim_flips))
+        claim = log[-1]
+        assert isinstance(claim, ClaimMade)
+        partial = {s["seat"]: SeatEntry.of(s, "seat") for s in entered["seats"]}
+        for payer in claim.payers:
+            log += done(fold(log), AnswerClaim(who(payer), payer, True, held=partial[payer]))
+        answers = [e for e in log if isinstance(e, ClaimAnswered)]
+        assert all(a.held is not None and "held" not in a.public_dict() for a in answers)
+        state = fold(log)
+        assert state.phase is Phase.DONE and check(state) is None
+        settled = next(e for e in log if isinstance(e, Settled))
+        assert settled.settlement["lines"] == whole.settlement["lines"]
+        tried += 1
+    assert tried
