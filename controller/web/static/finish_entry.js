@@ -297,7 +297,9 @@ const FinishEntry = (() => {
             })));
       } else how.append(pick(`fe-how-${S.how}`, true, T("dealt_in", { s: MJ.seatName(S.how, null) }), () => {}));
       const special = S.how === "self" ? "kong_replacement" : "rob_kong";
-      if (needsOf(S.how === "self" ? "self_draw" : "discard").sources.includes(special) && !S.lockHow) {
+      // (a claim takes only the claimer's own tiles: not the pung a 抢杠 robbed of another)
+      const offered = !S.lockHow && !(claim && special === "rob_kong");
+      if (offered && needsOf(S.how === "self" ? "self_draw" : "discard").sources.includes(special)) {
         how.append(pick(`fe-${special}`, S.special === special, T(special), () => { S.special = S.special === special ? null : special; render(); }));
       }
       rows.push(how);
