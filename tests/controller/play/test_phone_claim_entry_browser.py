@@ -22,7 +22,10 @@ from tests.controller.play.test_phone_claims_browser import (
     _tap_hand,
 )
 from tests.controller.web.readerless_table import ReaderlessTable
-from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
+from tests.controller.web.test_browser import (
+    _shot,
+    browser,  # noqa: F401 (a fixture)
+)
 
 
 def _confirmed_by_the_others(pages: list[Any], winner: int) -> None:
@@ -69,6 +72,8 @@ def test_a_phone_claims_melds_a_kong_flower_and_a_flag_as_mjtable_settle(
         for k in ("3p", "4p", "5p", "6p", "7p", "8p", "7m", "7m"):
             phone.click(f"#fe-picker button[data-kind='{k}']")
         phone.wait_for_selector("#fe-hand-0:has-text('· 14')", timeout=WAIT)
+        phone.locator("#fe-hand-0").scroll_into_view_if_needed()
+        _shot(phone, tmp_path, "play-claim-entry")
         phone.click("#fe-go")
         _confirmed_by_the_others(pages, 0)
         _settled(site.run.keeper, 1)
