@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from controller.web.play_api import ClaimIn
 from engine.round.events import FinishedByStaff
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.play.phones import PHONE, join_all
+from tests.controller.play.phones import PHONE, call, join_all
 from tests.controller.play.test_phone_claims_browser import (
     WAIT,
     WIN,
@@ -26,6 +27,11 @@ from tests.controller.web.test_browser import (
     _shot,
     browser,  # noqa: F401 (a fixture)
 )
+
+
+def _tiles(text: str) -> list[str]:
+    """The picker's kinds of "1m2m…", one per tap."""
+    return [text[i : i + 2] for i in range(0, len(text), 2)]
 
 
 def _confirmed_by_the_others(pages: list[Any], winner: int) -> None:
@@ -105,6 +111,63 @@ def test_a_phone_claims_melds_a_kong_flower_and_a_flag_as_mjtable_settle(
         finished = [e for e in site.run.keeper.log if isinstance(e, FinishedByStaff)][-1]
         win = finished.request["win"]
         assert (win[0] if isinstance(win, list) else win)["tian"] is True
+        assert errors == []
+        for c in contexts:
+            c.close()
+    finally:
+        site.halt()
+
+
+@pytest.mark.timeout(600)
+def test_a_second_winner_of_a_discard_claims_its_own_hand_where_several_are_paid(
+    browser: Any,  # noqa: F811
+    mosquitto: Mosquitto,
+    tmp_path: Path,
+) -> None:
+    """guangdong pays every winner of a discard: while 1号位's claim on 3号位's 4s waits,
+    2号位's phone (not the discarder's) offers 我也胡, opens the entry on that discard and
+    sends its own hand as a claim of the shape the play API takes."""
+    site = ReaderlessTable(mosquitto, tmp_path)
+    site.config = site.config.model_copy(
+        update={"ruleset": site.config.ruleset.model_copy(update={"id": "guangdong"})}
+    )
+    site.start()
+    try:
+        base = site.url
+        tokens = join_all(base)
+        contexts = [browser.new_context(viewport=PHONE) for _ in range(4)]
+        pages, errors = [], []
+        for ctx, token in zip(contexts, tokens, strict=True):
+            ctx.add_cookies([{"name": "mjtable_seat", "value": token, "url": base}])
+            page = ctx.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{base}/t/t1")
+            pages.append(page)
+        me = call(f"{base}/api/v1/play/me", token=tokens[0]).body
+        if me["dice_due"]:
+            pages[me["dealer"]].click("#roll", timeout=WAIT)
+        first = pages[0]
+        first.click("#fe-won-0", timeout=WAIT)
+        first.click("#fe-how-2")
+        _tap_hand(first, _tiles("1m2m3m4m5m6m7m8m9m1p1p2s3s4s"))
+        first.click("#fe-go")
+
+        second = pages[1]
+        second.click("#claim-also", timeout=WAIT)
+        for seat in (0, 2):  # the claimer, the discarder
+            pages[seat].wait_for_selector("#claim-title", timeout=WAIT)
+            assert pages[seat].locator("#claim-also").count() == 0
+        second.wait_for_selector("#fe-how-2[aria-pressed='true']", timeout=WAIT)
+        assert second.locator("#fe-how-self, #fe-won-1").count() == 0  # on that discard only
+        _tap_hand(second, _tiles("4p5p6p7p8p9p1s1s1s3p3p2s3s4s"))
+        with second.expect_request(
+            lambda r: r.url.endswith("/api/v1/play/claim") and r.method == "POST"
+        ) as sent:
+            second.click("#fe-go")
+        claim = ClaimIn.model_validate_json(sent.value.post_data or "")
+        assert claim.seat == 1 and claim.result == "win" and claim.win is not None
+        assert (claim.win.from_, claim.win.tile) == (2, "4s")
+        assert claim.win.hand == "4p5p6p7p8p9p1s1s1s3p3p2s3s4s"
         assert errors == []
         for c in contexts:
             c.close()
