@@ -440,13 +440,24 @@ const FinishEntry = (() => {
       return el("div", { class: "fe-picker-box" }, el("div", { class: "row" }, el("span", { class: "muted" }, T("tiles_left")), back, clear), grid);
     }
 
+    /** What of a look the entry shows: a look that changes none of it leaves the entry be
+        (rebuilt under a finger, a tap pressed on one button and released on its successor
+        would be lost; the players' page looks every 1.5 s). */
+    const shown = (v) => {
+      const p = v && v.public && typeof v.public === "object" ? v.public : {};
+      const names = SEATS.map((s) => MJ.seatName(s, null));
+      return JSON.stringify([v && v.hand_id, v && v.in_progress, v && v.needs, v && v.flips, v && v.an_jing, v && v.xia_jing, p.jing, p.dealer, names]);
+    };
+    document.addEventListener("mj:lang", () => render());
+
     /** A new look at the hand: a new hand (or a settled one) starts the entry afresh. */
     function update(view) {
       const id = view && view.hand_id ? view.hand_id : null;
+      const same = S.view !== null && shown(view) === shown(S.view) && box.firstChild;
       if (id !== S.handId || !(view && view.in_progress)) reset();
       S.handId = id;
       S.view = view;
-      render();
+      if (!same) render();
     }
     /** A claim's entry opened on another's discard (a second winner of it). */
     function joinWin(from) {

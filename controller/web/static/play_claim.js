@@ -27,6 +27,7 @@
   let refusal = ""; // the last refusal, in the API's words, until the next act
   // the finish entry, for this phone's seat: kept across refreshes (the page is rebuilt)
   const entryBox = el("div", { class: "finish-entry", id: "claim-entry-box" });
+  const entryPanel = el("div", { class: "panel", id: "claim-entry" }, entryBox); // (kept in place)
   let entry = null;
   let entrySeat = null;
   let also = null; // the hand whose pending claim this seat joins as another winner
@@ -119,15 +120,17 @@
     const error = P.errorBox("claim-error");
     error.textContent = refusal;
     if (me.claim) {
-      const joined = also === me.hand_id && me.in_progress ? claimEntry(me) : null;
-      return el("div", { class: "panel", id: "claim" }, ...pending(me, me.claim, error), error, joined);
+      const claimed = el("div", { class: "panel", id: "claim" }, ...pending(me, me.claim, error), error);
+      if (also === me.hand_id && me.in_progress) { claimEntry(me); return [claimed, entryPanel]; }
+      return claimed;
     }
     also = null;
     if (me.settlement && !me.in_progress) {
       return el("div", { class: "panel", id: "settled" }, el("h2", null, T("settled")), lines(me.settlement.lines));
     }
     if (!me.in_progress) return null;
-    return el("div", { class: "panel", id: "claim-entry" }, claimEntry(me), error);
+    claimEntry(me);
+    return entryPanel;
   }
 
   P.extra.push(claimPart);
