@@ -13,7 +13,7 @@ import pytest
 from controller.web.play_api import ClaimIn
 from engine.round.events import FinishedByStaff
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.play.phones import PHONE, call, join_all
+from tests.controller.play.phones import call, join_all, open_phones
 from tests.controller.play.test_phone_claims_browser import (
     WAIT,
     WIN,
@@ -32,19 +32,6 @@ from tests.controller.web.test_browser import (
 def _tiles(text: str) -> list[str]:
     """The picker's kinds of "1m2m…", one per tap."""
     return [text[i : i + 2] for i in range(0, len(text), 2)]
-
-
-def _phones(browser: Any, base: str, tokens: list[str]) -> tuple[list[Any], list[Any], list[str]]:  # noqa: F811
-    """Four phones (360×780) on their seats' pages: contexts, pages, page errors."""
-    contexts = [browser.new_context(viewport=PHONE) for _ in range(4)]
-    pages, errors = [], []
-    for ctx, token in zip(contexts, tokens, strict=True):
-        ctx.add_cookies([{"name": "mjtable_seat", "value": token, "url": base}])
-        page = ctx.new_page()
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{base}/t/t1")
-        pages.append(page)
-    return contexts, pages, errors
 
 
 def _pressed_across_a_refresh(page: Any, kind: str) -> None:
@@ -81,7 +68,7 @@ def test_a_phone_claims_melds_a_kong_flower_and_a_flag_as_mjtable_settle(
     try:
         base = site.url
         tokens = join_all(base)
-        contexts, pages, errors = _phones(browser, base, tokens)
+        contexts, pages, errors = open_phones(browser, base, tokens)
 
         # 1号位: 杠上花 off its concealed kong of 2m, with a pung of 7s off 3号位
         me = _rolled_and_flipped(pages, base, tokens)
@@ -159,7 +146,7 @@ def test_a_second_winner_of_a_discard_claims_its_own_hand_where_several_are_paid
     try:
         base = site.url
         tokens = join_all(base)
-        contexts, pages, errors = _phones(browser, base, tokens)
+        contexts, pages, errors = open_phones(browser, base, tokens)
         me = call(f"{base}/api/v1/play/me", token=tokens[0]).body
         if me["dice_due"]:
             pages[me["dealer"]].click("#roll", timeout=WAIT)

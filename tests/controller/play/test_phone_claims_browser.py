@@ -15,7 +15,7 @@ import pytest
 from controller.cli.settle import settle_data
 from engine.round.events import FinishedByStaff, Settled
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.play.phones import PHONE, call, join_all, staff_token
+from tests.controller.play.phones import call, join_all, open_phones, staff_token
 from tests.controller.service_helpers import GUARD
 from tests.controller.web.readerless_table import ReaderlessTable
 from tests.controller.web.test_browser import (
@@ -85,14 +85,7 @@ def test_four_phones_claim_confirm_dispute_and_time_out(
         base = f"http://127.0.0.1:{site.port}"
         keeper = site.run.keeper
         tokens = join_all(base)
-        contexts = [browser.new_context(viewport=PHONE) for _ in range(4)]
-        pages, errors = [], []
-        for ctx, token in zip(contexts, tokens, strict=True):
-            ctx.add_cookies([{"name": "mjtable_seat", "value": token, "url": base}])
-            page = ctx.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(f"{base}/t/t1")
-            pages.append(page)
+        contexts, pages, errors = open_phones(browser, base, tokens)
 
         # hand 1: a self-drawn win by 1号位, the three others confirm with their 精
         _rolled_and_flipped(pages, base, tokens)
