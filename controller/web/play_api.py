@@ -273,6 +273,7 @@ async def me(held: Phone, ctx: Ctx) -> dict[str, Any]:
         "claim": view.get("claim"),
         # the hand waits for staff (a dispute, no answer in time): why, in words
         "staff_called": view.get("staff_called") if view.get("in_progress") else None,
+        "needs": view.get("needs"),  # what a claim enters (the ruleset's, nothing concealed)
         "settlement": None if view.get("in_progress") else public.get("settlement"),
     }
 
@@ -339,13 +340,15 @@ class MeldIn(_In):
 
 class WinIn(_In):
     """The winning hand as the picker enters it: the concealed tiles with the winning tile,
-    the melds, the winning tile, where it came from (``self`` or the seat that dealt in)."""
+    the melds, the winning tile, where it came from (``self``, ``kong_replacement`` (杠上花)
+    or the seat that dealt in), the flags the ruleset reads (天胡 …)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
     hand: Annotated[str, Field(min_length=1, max_length=64)]
     melds: list[MeldIn] = Field(default=[], max_length=4)
     tile: Annotated[str, Field(min_length=1, max_length=4)]
-    from_: Literal["self", 0, 1, 2, 3] = Field(alias="from")
+    from_: Literal["self", "kong_replacement", 0, 1, 2, 3] = Field(alias="from")
+    flags: list[Literal["tian", "di", "last_tile", "pao_long"]] = Field(default=[], max_length=4)
 
 
 class SeatWinIn(WinIn):

@@ -19,7 +19,16 @@ from engine.settlement.finished_hand import (
     check_hand,
 )
 from engine.settlement.ledger import Ledger, Settlement
-from engine.settlement.needs import Needs, ResultKind, check_partial, kind_of
+from engine.settlement.needs import (
+    KIND_FLAGS,
+    KIND_SOURCES,
+    Needs,
+    ResultKind,
+    SpecialSource,
+    WinFlag,
+    check_partial,
+    kind_of,
+)
 from engine.wall import FlipKind, WallRules
 
 SHAPE_ZH = {
@@ -54,6 +63,9 @@ class Ruleset(ABC):
 
     preset: PresetBase
     flip_kind: ClassVar[FlipKind] = FlipKind.NONE  # what 翻精 turns up, if anything
+    # the win's flags and special sources its settlement reads (``needs`` offers them)
+    win_flags: ClassVar[tuple[WinFlag, ...]] = ()
+    win_sources: ClassVar[tuple[SpecialSource, ...]] = ("kong_replacement", "rob_kong")
 
     def wall_rules(self) -> WallRules:
         t = self.preset.table
@@ -113,7 +125,19 @@ class Ruleset(ABC):
     def needs(self, kind: ResultKind) -> Needs:
         """What a result of ``kind`` needs entered (``engine.settlement.needs``): here the
         winner's hand alone; rulesets that read other seats say what of them."""
-        return Needs(self.id, kind)
+        return self.win_needs(Needs(self.id, kind))
+
+    def win_needs(self, needs: Needs) -> Needs:
+        """``needs`` with what the settlement reads of the win beyond its tiles: the flags
+        and special sources a win of its kind may carry here, and (a discard) whether more
+        than one winner of the tile is paid or ranked."""
+        several = needs.kind == "discard" and self.claim_rules().multiple_winners != "nearest"
+        return replace(
+            needs,
+            flags=tuple(f for f in KIND_FLAGS[needs.kind] if f in self.win_flags),
+            sources=tuple(s for s in KIND_SOURCES[needs.kind] if s in self.win_sources),
+            several_winners=several,
+        )
 
     def check(self, hand: FinishedHand) -> None:
         """Refuse a hand that could not have happened under this ruleset (``settle`` first

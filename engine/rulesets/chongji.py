@@ -126,6 +126,7 @@ TIER_QUANFENG, TIER_PROTECTED = 2, 1
 
 class ChongjiRuleset(Ruleset):
     flip_kind = FlipKind.CAISHEN
+    win_flags = ("tian", "di", "last_tile", "pao_long")
 
     def __init__(self, preset: ChongjiPreset) -> None:
         self.preset: ChongjiPreset = preset

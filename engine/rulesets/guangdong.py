@@ -86,6 +86,8 @@ Fan = tuple[str, int]
 
 
 class GuangdongRuleset(Ruleset):
+    win_flags = ("last_tile",)  # 海底捞月
+
     def __init__(self, preset: GuangdongPreset) -> None:
         self.preset: GuangdongPreset = preset
 

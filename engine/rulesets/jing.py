@@ -166,6 +166,7 @@ def _holdings(
 class JingRuleset(Ruleset):
     flip_kind = FlipKind.JING
     refuses_by_seat = True  # 有精平胡不能抓炮 (seat_refuses)
+    win_flags = ("tian", "di")
 
     def __init__(self, preset: JingPreset) -> None:
         self.preset: JingPreset = preset
@@ -293,7 +294,8 @@ class JingRuleset(Ruleset):
             return Needs(self.id, kind, SeatNeeds(sources, mode != "settle_jing", j.bao))
         priced = j.discarded_zheng_multiplier > 1 or j.discarded_fu_multiplier > 1
         claims = j.bao or priced or self.preset.win.chi_jing_must_discard
-        return Needs(self.id, kind, SeatNeeds(sources, True, claims), winner_jing_discards=True)
+        needs = Needs(self.id, kind, SeatNeeds(sources, True, claims), winner_jing_discards=True)
+        return self.win_needs(needs)
 
     def check(self, hand: FinishedHand) -> None:
         """Also refuse a hand without the secret tiles the preset scores: without them it

@@ -102,6 +102,8 @@ Factor = tuple[str, int]
 
 
 class YichunRuleset(Ruleset):
+    win_flags = ("tian", "di")
+
     def __init__(self, preset: YichunPreset) -> None:
         self.preset: YichunPreset = preset
 
@@ -174,7 +176,7 @@ class YichunRuleset(Ruleset):
     def needs(self, kind: ResultKind) -> Needs:
         """Kongs pay on their own: each seat's kongs (by type), in a 流局 too where they do."""
         kongs = kind != "exhausted" or self.preset.pay.kongs_on_exhausted
-        return Needs(self.id, kind, SeatNeeds(kongs=kongs))
+        return self.win_needs(Needs(self.id, kind, SeatNeeds(kongs=kongs)))
 
     def settle(self, hand: FinishedHand) -> Settlement:
         self.check(hand)

@@ -24,6 +24,20 @@ ResultKind = Literal["self_draw", "discard", "exhausted"]
 RESULT_KINDS: tuple[ResultKind, ...] = get_args(ResultKind)
 # the flipped tiles whose 正精 / 副精 a seat's holding is counted for
 JingSource = Literal["jing", "an_jing", "xia_jing"]
+# a win's flags (``Win``) and its sources beside 自摸 and a discard
+WinFlag = Literal["tian", "di", "last_tile", "pao_long"]
+SpecialSource = Literal["kong_replacement", "rob_kong"]
+# the flags and special sources a win of each kind can carry (天胡, 海底, 抛龙, 杠上花: drawn)
+KIND_FLAGS: dict[ResultKind, tuple[WinFlag, ...]] = {
+    "self_draw": ("tian", "di", "last_tile", "pao_long"),
+    "discard": ("di",),
+    "exhausted": (),
+}
+KIND_SOURCES: dict[ResultKind, tuple[SpecialSource, ...]] = {
+    "self_draw": ("kong_replacement",),
+    "discard": ("rob_kong",),
+    "exhausted": (),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +60,18 @@ class SeatNeeds:
 class Needs:
     """What a result of ``kind`` needs entered: the winner's hand, melds, winning tile and
     where it came from (none for 流局), the 精 the winner discarded, and ``others``: what
-    each other seat (every seat, for 流局) needs. ``confirm_only``: a 流局 that settles
-    from nothing any seat holds."""
+    each other seat (every seat, for 流局) needs. ``flags``: the win's flags the settlement
+    reads (天胡 …), ``sources``: its sources beside 自摸 / a discard it reads (杠上花, 抢杠),
+    ``several_winners``: it pays more than one winner of a tile (or ranks them).
+    ``confirm_only``: a 流局 that settles from nothing any seat holds."""
 
     ruleset: str
     kind: ResultKind
     others: SeatNeeds = SeatNeeds()
     winner_jing_discards: bool = False
+    flags: tuple[WinFlag, ...] = ()
+    sources: tuple[SpecialSource, ...] = ()
+    several_winners: bool = False
 
     @property
     def winner(self) -> bool:
@@ -71,6 +90,9 @@ class Needs:
             "winner_jing_discards": self.winner and self.winner_jing_discards,
             "others": self.others.as_dict(),
             "confirm_only": self.confirm_only,
+            "flags": list(self.flags),
+            "sources": list(self.sources),
+            "several_winners": self.several_winners,
         }
 
 

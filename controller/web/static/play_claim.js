@@ -1,82 +1,85 @@
-/* The claims part of a player's phone (docs/play.md): the winner taps 胡, then 自摸 or the
-   seat that dealt in, then the winning hand on the picker (the last tile tapped is the
-   winning tile), and sends it; any seat may claim a 流局. The paying seats see the claim
-   and its payout, enter their 精 where the settlement needs it, and answer 确认 or 有异议. */
+/* The claims part of a player's phone (docs/play.md): the winner enters its hand with the
+   console's finish entry (finish_entry.js, for its own seat only): 胡, then 自摸 or the seat
+   that dealt in (杠上花 and the win's flags where the ruleset reads them), then the hand
+   on the picker with its melds (the last tile tapped is the winning tile), and sends it;
+   any seat may claim a 流局. The paying seats see the claim and its payout, enter their 精
+   where the settlement needs it, and answer 确认 or 有异议; where the ruleset pays several
+   winners of a discard, another seat that won on it claims its own hand (我也胡). */
 "use strict";
 
 (() => {
   const { el } = MJ;
   const P = window.MJPlay;
   const TXT = {
-    zh: { hu: "胡", liuju: "流局", self_draw: "自摸", dealt_in: "{s}放炮", your_hand: "胡牌（含胡的那张，最后一张为胡的牌）",
-      undo_tile: "退一张", send: "提交", cancel: "取消", claimed_win: "{s}申报胡牌", claimed_draw: "{s}申报流局",
+    zh: { self_draw: "自摸", dealt_in: "{s}放炮", claimed_win: "{s}申报胡牌", claimed_draw: "{s}申报流局",
       payout: "按申报结算", agree: "确认", dispute: "有异议", your_zheng: "您的正精张数", your_fu: "您的副精张数",
-      waiting: "等待 {list} 确认", disputed: "{s}有异议：已请工作人员处理", answered: "您已回答", from_who: "来源",
-      jing_note: "（各家精数确认后计入）", settled: "本局结算", pays: "{a} 付 {b} {n} 分", zimo_tile: "胡的牌" },
-    en: { hu: "Win", liuju: "Draw", self_draw: "Self-drawn", dealt_in: "{s} dealt in", your_hand: "Your hand (the winning tile last)",
-      undo_tile: "Take one back", send: "Send", cancel: "Cancel", claimed_win: "{s} claims a win", claimed_draw: "{s} claims a draw",
+      waiting: "等待 {list} 确认", disputed: "{s}有异议：已请工作人员处理", answered: "您已回答",
+      jing_note: "（各家精数确认后计入）", kong_replacement: "杠上花", settled: "本局结算", pays: "{a} 付 {b} {n} 分", also: "我也胡（一炮多响）" },
+    en: { self_draw: "Self-drawn", dealt_in: "{s} dealt in", claimed_win: "{s} claims a win", claimed_draw: "{s} claims a draw",
       payout: "Payout as claimed", agree: "Confirm", dispute: "Dispute", your_zheng: "Your 正精", your_fu: "Your 副精",
-      waiting: "Waiting for {list}", disputed: "{s} disputes it: staff are called", answered: "You answered", from_who: "From",
-      jing_note: " (each seat's 精 counted once confirmed)", settled: "Settlement", pays: "{a} pays {b} {n}", zimo_tile: "Winning tile" },
+      waiting: "Waiting for {list}", disputed: "{s} disputes it: staff are called", answered: "You answered",
+      jing_note: " (each seat's 精 counted once confirmed)", kong_replacement: "After a kong", settled: "Settlement", pays: "{a} pays {b} {n}",
+      also: "I won on it too" },
   };
   const T = MJ.words(TXT);
   const S = P.seatName;
-  const draft = { open: false, from: null, tiles: [] }; // the winner's entry, kept across refreshes
   const mine = { zheng: 0, fu: 0 }; // this seat's 精, as chosen
   let refusal = ""; // the last refusal, in the API's words, until the next act
+  // the finish entry, for this phone's seat: kept across refreshes (the page is rebuilt)
+  const entryBox = el("div", { class: "finish-entry", id: "claim-entry-box" });
+  const entryPanel = el("div", { class: "panel", id: "claim-entry" }, entryBox); // (kept in place)
+  let entry = null;
+  let entrySeat = null;
+  let also = null; // the hand whose pending claim this seat joins as another winner
 
   async function send(path, body, error) {
     try {
       await MJ.api(path, { body });
       refusal = "";
-      Object.assign(draft, { open: false, from: null, tiles: [] });
       await P.refresh();
     } catch (e) { refusal = e.message; error.textContent = e.message; }
+  }
+
+  /** The entry's finish as a claim of this seat (the shape /api/v1/play/claim takes). */
+  async function claim(body) {
+    const me = P.current();
+    // (the page is rebuilt while the claim is sent: the entry's message line as it is then)
+    const say = (text) => { const line = entryBox.querySelector("#fe-error"); if (line) line.textContent = text; };
+    const w = Array.isArray(body.winners) ? body.winners[0] : null;
+    const result = w ? { result: "win", win: { hand: w.hand, tile: w.tile, from: w.from, melds: w.melds, ...(w.flags ? { flags: w.flags } : {}) } }
+      : { result: "exhausted" };
+    try {
+      await MJ.api("/api/v1/play/claim", { body: { hand_id: me.hand_id, seen: me.seen, seat: me.seat, ...result } });
+      say("");
+      also = null;
+      entry.reset();
+      await P.refresh();
+    } catch (e) { say(e.message); }
+  }
+
+  /** The hand as the entry reads a look at it: what a finish needs, the 精, the dealer. */
+  function entryView(me) {
+    return { hand_id: me.hand_id, in_progress: me.in_progress, seen: me.seen, needs: me.needs, flips: false,
+      public: { jing: me.jing, dealer: me.dealer } };
+  }
+
+  function claimEntry(me) {
+    if (!entry || entrySeat !== me.seat) {
+      entry = FinishEntry.mount(entryBox, { seat: me.seat, act: claim });
+      entrySeat = me.seat;
+    }
+    entry.update(entryView(me));
+    return entryBox;
   }
 
   function lines(list) {
     return el("ul", { class: "payout", id: "payout" }, (Array.isArray(list) ? list : []).map((ln) =>
       el("li", null, T("pays", { a: S(ln.from), b: S(ln.to), n: MJ.fmtNum(ln.amount) }), " · ", MJ.str(ln.reason, 80))));
   }
-
-  function claimEntry(me, error) {
-    const parts = [];
-    if (!draft.open) {
-      const hu = el("button", { class: "btn primary", type: "button", id: "claim-win" }, T("hu"));
-      hu.addEventListener("click", () => { draft.open = true; P.refresh(); });
-      const draw = el("button", { class: "btn", type: "button", id: "claim-draw" }, T("liuju"));
-      draw.addEventListener("click", () => send("/api/v1/play/claim", { hand_id: me.hand_id, seen: me.seen, seat: me.seat, result: "exhausted" }, error));
-      return [el("div", { class: "actions" }, hu, draw)];
-    }
-    const sources = ["self", 0, 1, 2, 3].filter((s) => s !== me.seat).map((s) => {
-      const b = el("button", { class: `btn${draft.from === s ? " primary" : ""}`, type: "button", id: `from-${s}` },
-        s === "self" ? T("self_draw") : T("dealt_in", { s: S(s) }));
-      b.addEventListener("click", () => { draft.from = s; P.refresh(); });
-      return b;
-    });
-    parts.push(el("div", { class: "actions", id: "claim-from" }, sources));
-    if (draft.from === null) return parts;
-    parts.push(el("p", null, T("your_hand"), ` (${draft.tiles.length}/14)`),
-      el("div", { class: "claim-hand", id: "claim-hand" }, draft.tiles.map((k) => MJ.tile(k, "tile-s"))),
-      P.picker("claim-picker", (k) => { if (draft.tiles.length < 18) draft.tiles.push(k); P.refresh(); }));
-    const back = el("button", { class: "btn", type: "button", id: "claim-undo" }, T("undo_tile"));
-    back.addEventListener("click", () => { draft.tiles.pop(); P.refresh(); });
-    const go = el("button", { class: "btn primary", type: "button", id: "claim-send" }, T("send"));
-    go.addEventListener("click", () => {
-      const tile = draft.tiles[draft.tiles.length - 1] || "";
-      send("/api/v1/play/claim", { hand_id: me.hand_id, seen: me.seen, seat: me.seat, result: "win",
-        win: { hand: draft.tiles.join(""), tile, from: draft.from, melds: [] } }, error);
-    });
-    const cancel = el("button", { class: "btn", type: "button", id: "claim-cancel" }, T("cancel"));
-    cancel.addEventListener("click", () => { Object.assign(draft, { open: false, from: null, tiles: [] }); P.refresh(); });
-    parts.push(el("div", { class: "actions" }, back, go, cancel));
-    return parts;
-  }
-
   function pending(me, c, error) {
     const parts = [el("h2", { id: "claim-title" }, (c.winners.length ? T("claimed_win", { s: S(c.seat) }) : T("claimed_draw", { s: S(c.seat) })))];
     for (const w of c.winners) {
-      const src = w.from === "self" ? T("self_draw") : T("dealt_in", { s: S(w.from) });
+      const src = Number.isInteger(w.from) ? T("dealt_in", { s: S(w.from) }) : w.from === "kong_replacement" ? T("kong_replacement") : T("self_draw");
       const kinds = MJ.parseTiles(MJ.str(w.hand, 64)).kinds || [];
       parts.push(el("p", null, src), el("div", { class: "claim-hand", id: "claimed-hand" }, kinds.map((k) => MJ.tile(k, "tile-s"))));
     }
@@ -102,18 +105,32 @@
       no.addEventListener("click", () => send("/api/v1/play/answer", { hand_id: me.hand_id, seen: me.seen, seat: me.seat, agree: false }, error));
       parts.push(el("div", { class: "actions" }, yes, no));
     } else if (answered.has(me.seat)) parts.push(el("p", { class: "muted" }, T("answered")));
+    // another winner of the same discard, where the ruleset pays (or ranks) several
+    const from = c.winners.length ? c.winners[0].from : null;
+    const several = me.needs && me.needs.discard && me.needs.discard.several_winners === true;
+    if (several && Number.isInteger(from) && from !== me.seat && !c.winners.some((w) => w.seat === me.seat) && also !== me.hand_id) {
+      const join = el("button", { class: "btn", type: "button", id: "claim-also" }, T("also"));
+      join.addEventListener("click", () => { claimEntry(me); entry.joinWin(from); also = me.hand_id; P.refresh(); });
+      parts.push(el("div", { class: "actions" }, join));
+    }
     return parts;
   }
 
   function claimPart(me) {
     const error = P.errorBox("claim-error");
     error.textContent = refusal;
-    if (me.claim) return el("div", { class: "panel", id: "claim" }, ...pending(me, me.claim, error), error);
+    if (me.claim) {
+      const claimed = el("div", { class: "panel", id: "claim" }, ...pending(me, me.claim, error), error);
+      if (also === me.hand_id && me.in_progress) { claimEntry(me); return [claimed, entryPanel]; }
+      return claimed;
+    }
+    also = null;
     if (me.settlement && !me.in_progress) {
       return el("div", { class: "panel", id: "settled" }, el("h2", null, T("settled")), lines(me.settlement.lines));
     }
     if (!me.in_progress) return null;
-    return el("div", { class: "panel", id: "claim-entry" }, ...claimEntry(me, error), error);
+    claimEntry(me);
+    return entryPanel;
   }
 
   P.extra.push(claimPart);

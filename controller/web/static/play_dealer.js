@@ -23,20 +23,32 @@
     }));
   }
 
+  let kept = { key: null, node: null }; // the part as last built, kept in place while it shows the same
+
+  /** The dealer's part, the same node while it would show the same (rebuilt or moved under
+      a finger, a tap is lost: play.js's place); its buttons act on the latest look. */
   function dealerPart(me) {
+    const key = JSON.stringify([me.seat, me.dealer, me.hand_id, me.in_progress, me.flips, me.jing && me.jing.zheng, me.dice_due, MJ.lang()]);
+    if (key !== kept.key) kept = { key, node: buildDealerPart(me) };
+    return kept.node;
+  }
+
+  function buildDealerPart(me) {
     if (me.seat !== me.dealer) return null;
     const error = P.errorBox("dealer-error");
     const parts = [el("h2", null, T("dealer_part"))];
     if (me.in_progress && me.flips && !(me.jing && me.jing.zheng)) {
       parts.push(el("p", null, T("flip_prompt")), picker("flip-picker", async (kind) => {
-        try { await MJ.api("/api/v1/play/flip", { body: { hand_id: me.hand_id, seen: me.seen, indicator: kind } }); await P.refresh(); }
+        const now = P.current() || me;
+        try { await MJ.api("/api/v1/play/flip", { body: { hand_id: now.hand_id, seen: now.seen, indicator: kind } }); await P.refresh(); }
         catch (e) { error.textContent = e.message; }
       }));
     }
     if (me.dice_due) {
       const roll = el("button", { class: "btn primary", type: "button", id: "roll" }, T("roll"));
       roll.addEventListener("click", async () => {
-        try { await MJ.api("/api/v1/play/dice", { body: { hand_id: me.hand_id, seen: me.seen } }); await P.refresh(); }
+        const now = P.current() || me;
+        try { await MJ.api("/api/v1/play/dice", { body: { hand_id: now.hand_id, seen: now.seen } }); await P.refresh(); }
         catch (e) { error.textContent = e.message; }
       });
       parts.push(el("div", { class: "actions" }, roll));

@@ -84,3 +84,18 @@ def wait_for(value: Callable[[], Any], what: str) -> Any:
             raise AssertionError(f"gave up waiting for {what}")
         time.sleep(0.05)
     return got
+
+
+def open_phones(
+    browser: Any, base: str, tokens: list[str]
+) -> tuple[list[Any], list[Any], list[str]]:
+    """Four phones (360×780) on their seats' pages: contexts, pages, page errors."""
+    contexts = [browser.new_context(viewport=PHONE) for _ in range(4)]
+    pages, errors = [], []
+    for ctx, token in zip(contexts, tokens, strict=True):
+        ctx.add_cookies([{"name": "mjtable_seat", "value": token, "url": base}])
+        page = ctx.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{base}/t/t1")
+        pages.append(page)
+    return contexts, pages, errors

@@ -16,7 +16,7 @@ import pytest
 from controller.cli.settle import settle_data
 from engine.round.events import FinishedByStaff, Settled
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.play.phones import PHONE, call, join_all, staff_token
+from tests.controller.play.phones import call, join_all, open_phones, staff_token
 from tests.controller.service_helpers import GUARD
 from tests.controller.web.readerless_table import ReaderlessTable
 from tests.controller.web.test_browser import (
@@ -29,9 +29,10 @@ WAIT = GUARD * 1000  # ms: a hang guard for each wait on the page
 
 
 def _tap_hand(page: Any, tiles: list[str]) -> None:
+    """The winner's hand on the finish entry's picker (the console's, for its own seat)."""
     for k in tiles:
-        page.click(f"#claim-picker button[data-kind='{k}']")
-    page.wait_for_selector(f"text=({len(tiles)}/14)", timeout=WAIT)
+        page.click(f"#fe-picker button[data-kind='{k}']")
+    page.wait_for_selector(f".fe-hand[data-count='{len(tiles)}']", timeout=WAIT)
 
 
 def _settled(keeper: Any, hands: int) -> None:
@@ -55,10 +56,10 @@ def _rolled_and_flipped(pages: list[Any], base: str, tokens: list[str]) -> dict[
 
 
 def _claim_win(page: Any, source: str, tiles: list[str]) -> None:
-    page.click("#claim-win", timeout=WAIT)
-    page.click(f"#from-{source}", timeout=WAIT)
+    page.click("#claim-entry [id^='fe-won-']", timeout=WAIT)  # 胡
+    page.click(f"#fe-how-{source}", timeout=WAIT)
     _tap_hand(page, tiles)
-    page.click("#claim-send")
+    page.click("#fe-go")
 
 
 def _confirm(page: Any, zheng: int, fu: int) -> None:
@@ -85,14 +86,7 @@ def test_four_phones_claim_confirm_dispute_and_time_out(
         base = f"http://127.0.0.1:{site.port}"
         keeper = site.run.keeper
         tokens = join_all(base)
-        contexts = [browser.new_context(viewport=PHONE) for _ in range(4)]
-        pages, errors = [], []
-        for ctx, token in zip(contexts, tokens, strict=True):
-            ctx.add_cookies([{"name": "mjtable_seat", "value": token, "url": base}])
-            page = ctx.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(f"{base}/t/t1")
-            pages.append(page)
+        contexts, pages, errors = open_phones(browser, base, tokens)
 
         # hand 1: a self-drawn win by 1号位, the three others confirm with their 精
         _rolled_and_flipped(pages, base, tokens)
@@ -110,9 +104,9 @@ def test_four_phones_claim_confirm_dispute_and_time_out(
         _rolled_and_flipped(pages, base, tokens)
         bad = [*WIN[:-1], "1s"]
         _claim_win(pages[1], "self", bad)
-        pages[1].wait_for_selector("#claim-error:has-text('胡牌不成立')", timeout=WAIT)
+        pages[1].wait_for_selector("#fe-error:has-text('胡牌不成立')", timeout=WAIT)
         _shot(pages[1], tmp_path, "play-refused")
-        pages[1].click("#claim-cancel")
+        pages[1].click("#fe-cancel")
         _claim_win(pages[1], "3", WIN)
         for seat in (0, 2, 3):
             _confirm(pages[seat], 0, 0)

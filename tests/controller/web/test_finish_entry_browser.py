@@ -49,7 +49,10 @@ def _settled_by_cli(stored: dict[str, Any], body: dict[str, Any]) -> dict[str, A
         seats[s["seat"]] = {k: v for k, v in s.items() if k != "seat"}
     request = {k: stored[k] for k in ("ruleset", "dealer", "dealer_streak", "prevailing_wind")}
     request |= {"indicator": body.get("indicator", stored["indicator"]), "seats": seats}
-    request["win"] = [{k: w[k] for k in ("seat", "tile", "from")} for w in winners] or None
+    request["win"] = [
+        {k: w[k] for k in ("seat", "tile", "from")} | {f: True for f in w.get("flags", [])}
+        for w in winners
+    ] or None
     out = subprocess.run(
         [sys.executable, "-m", "controller.cli", "settle", "-"],
         input=json.dumps(request),
@@ -59,6 +62,13 @@ def _settled_by_cli(stored: dict[str, Any], body: dict[str, Any]) -> dict[str, A
         timeout=GUARD,
     )
     return dict(json.loads(out.stdout))
+
+
+def _stored_request(site: ReaderlessTable, answer: dict[str, Any]) -> dict[str, Any]:
+    """The finish as the hand's log keeps it (its header: dealer, wind, 精)."""
+    log = site.run.store.load_hand(answer["hand_id"]).events
+    act = next(e for e in reversed(log) if e.type == "finished_by_staff")
+    return dict(act.payload["request"])
 
 
 def _finish(page: Any, taps: Taps) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -98,11 +108,6 @@ def test_results_entered_by_taps_settle_as_mjtable_settle(
         _log_in(page, f"http://127.0.0.1:{site.port}")
         page.wait_for_selector("#open-finish")
 
-        def stored_request(answer: dict[str, Any]) -> dict[str, Any]:
-            log = site.run.store.load_hand(answer["hand_id"]).events
-            act = next(e for e in reversed(log) if e.type == "finished_by_staff")
-            return dict(act.payload["request"])
-
         # a self-drawn win: 1号位, 9p flipped (正精 9p, 副精 1p); 2号位 holds a 正精,
         # 3号位 a 副精, 4号位 none
         taps = Taps(page)
@@ -120,7 +125,7 @@ def test_results_entered_by_taps_settle_as_mjtable_settle(
         assert [s["hand"] for s in body["seats"]] == ["9p", "1p", ""]
         assert all(s["partial"] for s in body["seats"])
         settled = answer["settlement"]
-        cli = _settled_by_cli(stored_request(answer), body)
+        cli = _settled_by_cli(_stored_request(site, answer), body)
         assert (cli["lines"], cli["net"]) == (settled["lines"], settled["net"])
         assert sum(ln["amount"] for ln in settled["lines"] if ln["to"] == 0) > 0
 
@@ -141,7 +146,7 @@ def test_results_entered_by_taps_settle_as_mjtable_settle(
         assert taps.n <= 24, taps.n
         assert body["winners"][0]["from"] == 2 and body["winners"][0]["tile"] == "N"
         assert body["winners"][0]["melds"] == [{"type": "pung", "tiles": "7s7s7s", "from": 0}]
-        cli = _settled_by_cli(stored_request(answer), body)
+        cli = _settled_by_cli(_stored_request(site, answer), body)
         settled = answer["settlement"]
         assert (cli["lines"], cli["net"]) == (settled["lines"], settled["net"])
 

@@ -201,3 +201,19 @@ def test_a_draw_that_settles_nothing_needs_no_flipped_tile(ruleset: str) -> None
     jian = {"ruleset": "jian", "dealer": 2, "seats": [{"partial": True}] * 4, "win": None}
     with pytest.raises(SettleInputError, match=r"^indicator: required by jian"):
         settle_request(jian)  # (its 流局 settles the 精 each seat holds)
+
+
+def test_needs_say_which_win_flags_sources_and_winners_each_ruleset_reads() -> None:
+    def win(ruleset: str, kind: Any) -> tuple[list[str], list[str], bool]:
+        d = settlement_needs(ruleset, kind).as_dict()
+        return d["flags"], d["sources"], d["several_winners"]
+
+    assert win("xingguo", "self_draw") == (["tian", "di"], ["kong_replacement"], False)
+    assert win("xingguo", "discard") == (["di"], ["rob_kong"], False)  # 胡前不胡后: one
+    assert win("chongji", "self_draw")[0] == ["tian", "di", "last_tile", "pao_long"]
+    assert win("chongji", "discard") == (["di"], ["rob_kong"], True)  # the largest stands
+    assert win("guangdong", "self_draw")[0] == ["last_tile"]  # 海底捞月
+    assert win("guangdong", "discard") == ([], ["rob_kong"], True)  # 一炮多响 pays all
+    assert win("yichun", "discard")[2] is True
+    for r in ("xingguo", "chongji", "guangdong", "yichun"):
+        assert win(r, "exhausted") == ([], [], False)
