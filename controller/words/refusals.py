@@ -76,6 +76,7 @@ def say(key: str, **params: Any) -> Words:
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _ASIDE = re.compile(r"\s*\(([^()]*)\)")
+_ENGLISH = re.compile(r"[A-Za-z]{3,}")
 _SEAT_PATH = re.compile(r"(?:seats\[(\d)\]|\bseat (\d)\b) ?")
 # a field path: name, name[i], name.name[i]…, or the readers' seat the finish names
 _PATH = re.compile(
@@ -109,11 +110,16 @@ def _why(why: str) -> str | None:
     return None
 
 
+def _worded(aside: str) -> bool:
+    """An aside people read (「（小相公）」), not the English gloss beside the words."""
+    return bool(_CJK.search(aside)) and _ENGLISH.search(aside) is None
+
+
 def _said_in_chinese(why: str) -> str | None:
     """A message raised in Chinese already, without its English aside and seat paths."""
     if not _CJK.search(why):
         return None
-    said = _ASIDE.sub(lambda m: "" if not _CJK.search(m.group(1)) else m.group(0), why)
+    said = _ASIDE.sub(lambda m: m.group(0) if _worded(m.group(1)) else "", why)
     return _plain(said).strip()
 
 
