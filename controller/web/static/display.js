@@ -133,7 +133,8 @@
     const head = ["reason", "payer", "", "payee", "amount"].map((k) => el("th", null, k ? MJ.t(k) : ""));
     box.replaceChildren(
       el("h2", null, title),
-      el("div", { class: "settle-summary" }, summary + (st.void ? " · " + MJ.t("void") : "")),
+      el("div", { class: "settle-summary" }, summary + (st.void ? " · " + MJ.t("void") : ""),
+        st.entered ? el("span", { class: "entered", "data-entered": st.entered }, ` · ${MJ.t("entered_" + st.entered)}`) : null),
       el("div", { class: "nets" }, nets),
       el("table", { class: "lines" }, el("thead", null, el("tr", null, head)), el("tbody", null, lines)));
     box.hidden = false;
