@@ -29,7 +29,7 @@ from controller.table.staff_requests import (
     Request,
 )
 from controller.web.auth import Owner, current_account
-from controller.web.context import WebContext, context
+from controller.web.context import WebContext, context, dealer_now
 from controller.web.owner_api import ID as SESSION_ID
 from controller.web.schemas import WITH_BODY, Problem
 from controller.words import Places, refusal, say
@@ -275,7 +275,7 @@ async def _desk(
         raise HTTPException(422, str(err)) from None
     except StaffInputError as err:  # worded by the seats the request named
         named = None if body is None else body.model_dump(by_alias=True)
-        raise HTTPException(422, refusal(str(err), Places.of(named))) from None
+        raise HTTPException(422, refusal(str(err), Places.of(named, dealer_now(ctx)))) from None
     except StaleRequest as err:
         raise HTTPException(status.HTTP_409_CONFLICT, str(err)) from None
     except NotPermitted as err:
