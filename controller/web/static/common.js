@@ -349,6 +349,8 @@ const MJ = (() => {
       return {
         hand_id: handId(p.hand_id), void: p.void === true, next_dealer: seatNo(p.next_dealer),
         entered: enteredBy(p.notes),
+        // voided by a person (its note "作废 (voided by staff)"), not a 流局, which moves nothing too
+        voided: p.void === true && Array.isArray(p.notes) && p.notes.slice(0, 8).some((n) => typeof n === "string" && n.startsWith("作废")),
         net: Array.isArray(p.net) ? [0, 1, 2, 3].map((s) => points(p.net[s])) : null,
         lines: list(p.lines, 64).map((l) => {
           const x = obj(l);
