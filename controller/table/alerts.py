@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Final
 
+from controller.words.zones import zone_words
 from engine.round.narration import seat_name
 from firmware_bridge.rfid.zones import Zone
 
@@ -160,21 +161,6 @@ _READER_PROBLEMS = {
     "crowded_round": "一轮读到的标签过多，已忽略",
     "many_antennas": "一个标签同时被多个天线读到",
 }
-
-
-_ZONE_WORDS = {
-    "hand": "手牌",
-    "melds": "副露",
-    "discards": "弃牌",
-    "pool": "弃牌池",
-    "jing": "精位",
-}
-
-
-def zone_words(zone: Zone) -> str:
-    """A reader zone as people say it: 2号位手牌, 精位 (never its id, ``hand:1``)."""
-    words = _ZONE_WORDS.get(zone.kind.value, "感应区")
-    return words if zone.seat is None else f"{seat_name(zone.seat, 'zh')}{words}"
 
 
 def _where(zones: tuple[Zone, ...]) -> str:

@@ -43,6 +43,7 @@ from controller.table.table_inputs import DicePress, StaffInput, TableInput, Tab
 from controller.table.tags import Card, TagBook
 from engine.round.commands import Audit
 from engine.round.player_claims import stalled
+from engine.round.state import Phase
 from firmware_bridge.protocol.messages import TableState
 from firmware_bridge.table import NoBoard
 from firmware_bridge.table_events import (
@@ -184,6 +185,10 @@ class TableService:
             self.keeper.show_screens()
         except Exception as err:  # (a full disk: said when play resumes)
             self._failed(err, "the screens at start-up")
+        try:
+            self._say_resumed()
+        except Exception as err:  # (a full disk: held in memory, said when play resumes)
+            self._failed(err, "the resumed hand's notice")
         for item in self.inputs.pending():  # put before the loop ran: taken as they came
             self._act_safely(item)
         self._after(self.clock())
@@ -266,6 +271,21 @@ class TableService:
         why = f"每日结算时间 {terms.cutoff} (the owner's daily cut-off)"
         audit = Audit(by or "owner", "owner", wall.isoformat(timespec="seconds"), why)
         keeper.close_session(audit, "cutoff", terms)
+
+    def _say_resumed(self) -> None:
+        """A table without readers started again in the middle of a hand (the hand found
+        open in the store, past its dice): nothing will tell what was played meanwhile, so
+        the hand waits for staff to enter its result, said at once as the one notice (a
+        stored hold: ``_check_stuck`` then says it on the dealer card and the display)."""
+        keeper, state = self.keeper, self.keeper.state
+        if not self.options.readerless or not keeper.playing or keeper.waiting is not None:
+            return
+        if state is None or state.phase in (Phase.BREAK_DICE, Phase.SECOND_DICE):
+            return  # (the console asks for the dice, as before the restart)
+        n = state.started.hand_no
+        keeper.hold(
+            f"已恢复第{n}局，等待结果录入", f"hand {n} resumed after a restart: enter its result"
+        )
 
     def _check_stuck(self, now: float) -> None:
         """A hand the table cannot explain waits for staff: its walls changed under it at

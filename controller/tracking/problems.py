@@ -21,11 +21,12 @@ import structlog
 
 from controller.table.alerts import Alert, AlertKind, PublicAlert
 from controller.tracking.picture import TablePicture
+from controller.words.zones import zone_words
 from engine.round.events import Event, WinRejected
 from engine.round.narration import seat_name
 from engine.round.state import SEATS, Phase, RoundState
 from engine.tiles import kind_name, kind_of
-from firmware_bridge.rfid.zones import Zone, ZoneKind
+from firmware_bridge.rfid.zones import ZoneKind
 
 log = structlog.get_logger("controller.tracking.tracker")
 
@@ -49,12 +50,9 @@ hand waits for staff (the readers' picture is then no longer applied to it)."""
 _BEFORE_PLAY = (Phase.SHUFFLE, Phase.BREAK_DICE, Phase.SECOND_DICE, Phase.DEAL)
 
 
-def _zone_name(zone: Zone | None) -> str:
-    return "nowhere" if zone is None else str(zone)
-
-
 def _tile(t: int) -> str:
-    return kind_name(kind_of(t))
+    """A tile for the owner's detail: its kind (5s) and which of the 136 it is."""
+    return f"{kind_name(kind_of(t))}（第{t}号牌）"
 
 
 class TrackerAlerts:
@@ -142,8 +140,8 @@ def find_problems(st: RoundState, picture: TablePicture) -> dict[Hashable, Alert
         if have != want:
             off.add(s)
             held = set(picture.tiles_in(picture.hand(s)))
-            extra = " ".join(_tile(t) for t in sorted(held - set(st.hands[s])))
-            lack = " ".join(_tile(t) for t in sorted(set(st.hands[s]) - held))
+            extra = " ".join(kind_name(kind_of(t)) for t in sorted(held - set(st.hands[s])))
+            lack = " ".join(kind_name(kind_of(t)) for t in sorted(set(st.hands[s]) - held))
             detail = (f" 多: {extra}" if extra else "") + (f" 少: {lack}" if lack else "")
             found[("xianggong", s)] = Alert(
                 PublicAlert(AlertKind.XIANGGONG, s, (picture.hand(s),), have=have, want=want),
@@ -152,10 +150,10 @@ def find_problems(st: RoundState, picture: TablePicture) -> dict[Hashable, Alert
     for t in picture.read_tiles():
         zs = picture.zones_of(t)
         if len(zs) > 1:
-            where = ", ".join(str(z) for z in zs)
+            where = "、".join(zone_words(z) for z in zs)
             found[("duplicate_tag", t)] = Alert(
                 PublicAlert(AlertKind.DUPLICATE_TAG, zones=tuple(zs)),
-                f"{_tile(t)} (tile {t}) is read in {where}",
+                f"{_tile(t)}同时在{where}被读到",
             )
         here, want_zone = zs[-1], expected.get(t)
         if t in expected and want_zone is None:
@@ -166,13 +164,13 @@ def find_problems(st: RoundState, picture: TablePicture) -> dict[Hashable, Alert
             continue  # being dealt, or the seat's count alert says it
         found[("tile_misplaced", t)] = Alert(
             PublicAlert(AlertKind.TILE_MISPLACED, here.seat, (here,)),
-            f"{_tile(t)} (tile {t}) lies in {here}, the hand has it in "
-            f"{_zone_name(want_zone) if t in expected else 'the wall'}",
+            f"{_tile(t)}在{zone_words(here)}，牌局里它在"
+            f"{'牌墙' if want_zone is None else zone_words(want_zone)}",
         )
     for t, want_zone in expected.items():
         if want_zone is not None and picture.zone_of(t) is None:
             found[("tile_missing", t)] = Alert(
                 PublicAlert(AlertKind.TILE_MISSING, want_zone.seat, (want_zone,)),
-                f"{_tile(t)} (tile {t}) is not read in {want_zone}",
+                f"{_tile(t)}在{zone_words(want_zone)}没读到",
             )
     return found

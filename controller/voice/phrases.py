@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from controller.cashout_labels import player_labels
+from controller.words.zones import zones_in_words
 from engine.round.narration import seat_name
 from engine.tiles import kind_of, parse_kind, successor, zh_name
 
@@ -49,9 +50,6 @@ Kind = Literal[
 
 _NUMERALS = "零一二三四五六七八九十"
 _KONGS = {"concealed": "暗杠", "exposed": "杠", "added": "补杠"}
-_ZONES = {"hand": "手牌", "melds": "副露", "discards": "弃牌", "pool": "牌池", "jing": "精牌"}
-# (not \b: a Chinese character is a word character too)
-_ZONE = re.compile(r"(?<![A-Za-z])(hand|melds|discards|pool|jing)(?::(\d))?(?![A-Za-z0-9])")
 # what is left in Latin letters (a reader's port, /dev/ttyUSB0) is for the screen: the
 # Mandarin voice would read it as pinyin
 _LATIN = re.compile(r"[A-Za-z/][A-Za-z0-9/_.:@-]*")
@@ -195,18 +193,13 @@ def settlement_announcement(payload: Mapping[str, Any], hand_id: str | None) -> 
     return Announcement("settlement", "结算 " + " ".join(parts), hand_id, key)
 
 
-def _zone(match: re.Match[str]) -> str:
-    name, number = _ZONES[match.group(1)], match.group(2)
-    return name if number is None else f"{seat(int(number))}{name}"
-
-
 def alert_announcement(payload: Mapping[str, Any], hand_id: str | None) -> Announcement | None:
     """The alert's public text (``PublicAlert.message``), its zone names said in Chinese,
     a device's name left out."""
     message = payload.get("message")
     if not isinstance(message, str) or not message:
         return None
-    said = _LATIN.sub("", _ZONE.sub(_zone, message))
+    said = _LATIN.sub("", zones_in_words(message))
     text = "注意 " + " ".join(said.split())[:MAX_TEXT]
     key = f"alert {payload.get('kind')} {payload.get('seat')}"
     return Announcement("alerts", text, hand_id, key)

@@ -34,7 +34,7 @@ from controller.web import (
     records_api,
     staff_api,
 )
-from controller.web.context import StaffDesk, WebContext
+from controller.web.context import StaffDesk, WebContext, dealer_now
 from controller.web.cross_site import CrossSiteGuard
 from controller.web.limits import BodyLimit, HashGate, LoginThrottle, StreamSlots
 from controller.web.live import LiveHub
@@ -54,12 +54,12 @@ Everything else: log in with `POST /api/v1/auth/login`, then send the cookie it 
 """
 
 
-def _validation_problem(_request: Request, exc: Exception) -> JSONResponse:
+def _validation_problem(request: Request, exc: Exception) -> JSONResponse:
     """pydantic's problems in words (controller.words), its own beside them for programs."""
     assert isinstance(exc, RequestValidationError)
     # Not the input itself: it may be bytes, or a password.
     errors = [{k: err[k] for k in ("type", "loc", "msg") if k in err} for err in exc.errors()]
-    words = validation(exc.errors(), exc.body)
+    words = validation(exc.errors(), exc.body, dealer_now(request.app.state.ctx))
     return JSONResponse(words.body() | {"errors": errors}, status_code=422)
 
 

@@ -52,6 +52,14 @@ def context(request: Request) -> WebContext:
     return ctx
 
 
+def dealer_now(ctx: WebContext) -> int | None:
+    """The dealer of the hand the table shows (its retained ``hand`` topic), so that a
+    message names a seat with its wind as the console does; None where none is known."""
+    hand = ctx.live.last("hand")
+    dealer = hand.get("dealer") if isinstance(hand, dict) else None
+    return dealer if type(dealer) is int and 0 <= dealer <= 3 else None
+
+
 def own_table(ctx: WebContext) -> str | None:
     """The table this service is (hands outside any session are listed under it); the hub
     is none."""

@@ -54,6 +54,7 @@ from controller.web.schemas import (
     TotalsOut,
 )
 from controller.web.totals import totals
+from controller.words.zones import zones_in_words
 
 router = APIRouter(
     prefix="/api/v1",
@@ -456,7 +457,7 @@ def get_alerts(ctx: Ctx, hand_id: HandId) -> AlertsOut:
                 kind=a.kind,
                 seat=a.seat,
                 message=a.message,
-                detail=a.detail if finished else None,
+                detail=zones_in_words(a.detail) if finished else None,
             )
             for a in ctx.store.alerts_of(hand_id)
         ],

@@ -28,7 +28,7 @@ from controller.table.staff_requests import (
     Request,
 )
 from controller.web.auth import Owner, current_account
-from controller.web.context import WebContext, context
+from controller.web.context import WebContext, context, dealer_now
 from controller.web.owner_api import ID as SESSION_ID
 from controller.web.schemas import WITH_BODY, Problem
 from controller.web.table_desk import ask_table
@@ -268,7 +268,7 @@ async def _desk(
     A refusal is worded by the seats the request named."""
     sent = item if account is None else with_key(item, account, key, what, body)
     named = None if body is None else body.model_dump(by_alias=True)
-    return await ask_table(ctx, sent, Places.of(named))
+    return await ask_table(ctx, sent, Places.of(named, dealer_now(ctx)))
 
 
 def _audit(account: OwnerRecord, reason: str) -> Audit:

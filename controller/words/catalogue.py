@@ -130,6 +130,18 @@ FIELDS: dict[str, str] = {
     "display_name": "名字",
     "phone": "电话",
     "request": "提交的内容",
+    "input": "提交的内容",
+    "by": "操作人",
+    "role": "身份",
+    "at": "时间",
+    "partial": "只录精和杠",
+    "kongs": "杠",
+    "extra": "附加项",
+    "mai": "买",
+    "guan_fengxiang": "关风向",
+    "false_win": "诈胡",
+    "prevailing_wind": "圈风",
+    "jing": "精",
 }
 
 VALUES: dict[str, str] = {
@@ -257,6 +269,7 @@ MESSAGES: list[tuple[str, str]] = [
     (r"a seat is 0–3", "座位只有1号位到4号位"),
     (r"tiles in notation, e\.g\. .*", "用牌的写法填，例如 123m456p"),
     (r"required", "没有填"),
+    (r".+: unknown field", "提交的内容里有一项不认识"),
     (r"unknown field", "这一项不认识"),
     (r"a list of .*", "只能是天胡、地胡、海底、跑龙"),
     (r"a seat, self, rob_kong:<seat> or kong_replacement", "只能是点炮的一家、自摸、抢杠或杠上花"),
@@ -320,7 +333,7 @@ MESSAGES: list[tuple[str, str]] = [
     (r"买 is off in this preset.*", "这个玩法没有开买"),
     (r"not a tile: (?P<token>.+?)( \(.*\))?", "{token} 不是一张牌（牌的写法例如 123m456p、E、C）"),
     (r"expected exactly one tile, got .*", "只填一张牌，例如 5s 或 E"),
-    (r"(?P<what>.+) is not a wind", "{what} 不是风（东南西北）"),
+    (r"(?P<what>[^:]+) is not a wind", "{what} 不是风（东南西北）"),
     # mjtable verify-dice's problems and notes (controller/table/dice.py)
     (r"(?P<n>\d+) commitments in one hand", "一局里有 {n} 个承诺"),
     (r"the commitment is logged after (?P<what>.+)", "承诺记在了 {what} 之后"),
@@ -344,6 +357,18 @@ MESSAGES: list[tuple[str, str]] = [
         "第 {n} 次掷骰（{why}，{seat}）：记录是 {got}，种子算出的是 {want}",
     ),
     (r"give \"winners\", or \"result\": \"exhausted\".*", "请填胡牌的一家，或选流局，二者选一"),
+    # the rest an act's own checks and the table loop can raise (tests/controller/
+    # test_words_coverage.py finds each in the source)
+    (r"an account name of 1–(?P<n>\d+) characters", "操作人的名字要 1 到 {n} 个字"),
+    (r".+ is not staff, owner or player", "身份只能是工作人员、老板或玩家"),
+    (r"the time of the act is required", "要写明操作的时间"),
+    (r"true or false", "只能是“是”或“否”"),
+    (r"at most four of .*|at most four kongs, by type", "最多四个杠"),
+    (r"only a partial seat gives its kongs by type", "只有只录精和杠的一家才按种类填杠"),
+    (r"Field required", "没有填"),
+    (r"not an act of staff: .*", "这不是工作人员能做的操作"),
+    (r"four seats", "要填四家的输赢"),
+    (r"no table here to seat anyone at", "这里没有牌桌可以入座"),
 ]
 
 PATTERNS: list[tuple[re.Pattern[str], str]] = [

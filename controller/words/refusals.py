@@ -34,12 +34,14 @@ class Places:
 
     winners: Sequence[int | None] = field(default_factory=list)
     seats: Sequence[int | None] = field(default_factory=list)
+    dealer: int | None = None
+    """The hand's dealer, where known: a seat is then named with its wind, 3号位（西）."""
 
     @staticmethod
-    def of(body: object) -> Places:
+    def of(body: object, dealer: int | None = None) -> Places:
         """The places of a request body as sent (anything: it may be what was refused)."""
         if not isinstance(body, Mapping):
-            return Places()
+            return Places(dealer=_seat_value(dealer))
 
         def seats_in(key: str) -> list[int | None]:
             items = body.get(key)
@@ -47,16 +49,24 @@ class Places:
                 return []
             return [_seat_value(i.get("seat")) if isinstance(i, Mapping) else None for i in items]
 
-        return Places(seats_in("winners"), seats_in("seats"))
+        return Places(seats_in("winners"), seats_in("seats"), _seat_value(dealer))
 
 
 def _seat_value(value: object) -> int | None:
     return value if type(value) is int and 0 <= value <= 3 else None
 
 
-def seat_name(seat: int, lang: str = "zh") -> str:
-    """An absolute seat (0-3) as people count them: ``3号位`` / ``seat 3``."""
-    return f"{seat + 1}号位" if lang == "zh" else f"seat {seat + 1}"
+WINDS = {"zh": ("东", "南", "西", "北"), "en": ("East", "South", "West", "North")}
+
+
+def seat_name(seat: int, lang: str = "zh", dealer: int | None = None) -> str:
+    """An absolute seat (0-3) as people count them: ``3号位`` / ``seat 3``; with the hand's
+    ``dealer``, its wind beside: ``3号位（西）`` / ``seat 3 (West)`` (the console's names)."""
+    number = f"{seat + 1}号位" if lang == "zh" else f"seat {seat + 1}"
+    if dealer is None:
+        return number
+    wind = WINDS["zh" if lang == "zh" else "en"][(seat - dealer) % 4]
+    return f"{number}（{wind}）" if lang == "zh" else f"{number} ({wind})"
 
 
 @cache
@@ -77,6 +87,7 @@ def say(key: str, **params: Any) -> Words:
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _ASIDE = re.compile(r"\s*\(([^()]*)\)")
+_ENGLISH = re.compile(r"[A-Za-z]{3,}")
 _SEAT_PATH = re.compile(r"(?:seats\[(\d)\]|\bseat (\d)\b) ?")
 # a field path: name, name[i], name.name[i]…, or the readers' seat the finish names
 _PATH = re.compile(
@@ -87,12 +98,12 @@ _PATH = re.compile(
 _STEP = re.compile(r"(?P<name>seat \d \([^)]*\)|[A-Za-z_][\w-]*)(?:\[(?P<index>\d+)\])?")
 
 
-def _fill(template: str, groups: Mapping[str, str | None]) -> str:
+def _fill(template: str, groups: Mapping[str, str | None], dealer: int | None) -> str:
     values: dict[str, str] = {}
     for name, value in groups.items():
         text = value or ""
         if name.startswith("seat") and text.isdigit():
-            text = seat_name(int(text))
+            text = seat_name(int(text), dealer=dealer)
         elif name == "ruleset":
             text = ruleset_name(text)
         elif name in ("field", "penalty", "meld"):
@@ -105,12 +116,12 @@ def _fill(template: str, groups: Mapping[str, str | None]) -> str:
     return template.format(**values)
 
 
-def _why(why: str) -> str | None:
+def _why(why: str, dealer: int | None = None) -> str | None:
     """A message (or the part after its field path) in words, or None."""
     for pattern, zh in PATTERNS:
         m = pattern.fullmatch(why)
         if m is not None:
-            return _fill(zh, m.groupdict())
+            return _fill(zh, m.groupdict(), dealer)
     return None
 
 
@@ -119,12 +130,17 @@ def worded(message: str) -> str | None:
     return _why(message)
 
 
-def _said_in_chinese(why: str) -> str | None:
+def _worded(aside: str) -> bool:
+    """An aside people read (「（小相公）」), not the English gloss beside the words."""
+    return bool(_CJK.search(aside)) and _ENGLISH.search(aside) is None
+
+
+def _said_in_chinese(why: str, dealer: int | None = None) -> str | None:
     """A message raised in Chinese already, without its English aside and seat paths."""
     if not _CJK.search(why):
         return None
-    said = _ASIDE.sub(lambda m: "" if not _CJK.search(m.group(1)) else m.group(0), why)
-    return _plain(said).strip()
+    said = _ASIDE.sub(lambda m: m.group(0) if _worded(m.group(1)) else "", why)
+    return _plain(said, dealer).strip()
 
 
 def place(path: Sequence[str | int], places: Places) -> str:
@@ -142,14 +158,14 @@ def place(path: Sequence[str | int], places: Places) -> str:
             continue
         readers = re.fullmatch(r"seat (\d) \(.*\)", step)
         if readers:
-            words.append(seat_name(int(readers.group(1))))
+            words.append(seat_name(int(readers.group(1)), dealer=places.dealer))
         elif step in ("winners", "seats", "win") and index is not None:
             listed = places.winners if step != "seats" else places.seats
             seat = listed[index] if index < len(listed) else None
             if step == "seats" and not listed and index <= 3:
                 seat = index  # (the settlement's own terms: seats[N] is seat N)
             if seat is not None:
-                words.append(seat_name(seat))
+                words.append(seat_name(seat, dealer=places.dealer))
             else:
                 words.append(f"第{index + 1}个{'胡牌的一家' if step != 'seats' else '座位'}")
         elif step == "melds" and index is not None:
@@ -173,17 +189,18 @@ def refusal(message: str, places: Places | None = None) -> Words:
     """A refusal raised in the engine's or the controller's terms, in words; the message
     itself is kept as ``en``. Never a field path, ``seats[N]`` or a 0-based seat."""
     places = places or Places()
-    whole = _why(message)
+    dealer = places.dealer
+    whole = _why(message, dealer)
     if whole is not None:
         return Words(whole, message)
     m = _PATH.match(message)
     if m is None:
-        said = _said_in_chinese(message)
-        return Words(said or "这次操作没有完成：" + _plain(message), message)
+        said = _said_in_chinese(message, dealer)
+        return Words(said or "这次操作没有完成：" + _plain(message, dealer), message)
     if _why(m.group("why")) is None and _PATH.match(m.group("why")):  # a path in a path:
         return Words(refusal(m.group("why"), places).zh, message)  # the inner one says it
     where = place(_split(m.group("path")), places)
-    why = _why(m.group("why")) or _said_in_chinese(m.group("why"))
+    why = _why(m.group("why"), dealer) or _said_in_chinese(m.group("why"), dealer)
     if why is not None and m.group("path").startswith("seat "):  # no reader saw that seat
         why += "（感应器没有看到这一家的牌：请把它填进各家的牌）"
     if why is None:
@@ -193,9 +210,10 @@ def refusal(message: str, places: Places | None = None) -> Words:
     return Words(f"{where}：{why}", message)
 
 
-def _plain(message: str) -> str:
+def _plain(message: str, dealer: int | None = None) -> str:
     """A message without seat paths or a 0-based seat: ``seats[2] 有精`` is ``3号位有精``."""
-    return _SEAT_PATH.sub(lambda m: seat_name(int(m.group(1) or m.group(2))), message)
+    seat = lambda m: seat_name(int(m.group(1) or m.group(2)), dealer=dealer)  # noqa: E731
+    return _SEAT_PATH.sub(seat, message)
 
 
 # pydantic's error types, in words ({where}: the field; ctx values by name)
@@ -216,9 +234,11 @@ _VALIDATION: dict[str, str] = {
 }
 
 
-def validation(errors: Sequence[Mapping[str, Any]], body: object = None) -> Words:
+def validation(
+    errors: Sequence[Mapping[str, Any]], body: object = None, dealer: int | None = None
+) -> Words:
     """pydantic's ``RequestValidationError`` in words: each problem, by field."""
-    places = Places.of(body)
+    places = Places.of(body, dealer)
     zh: list[str] = []
     en: list[str] = []
     for err in errors:
@@ -243,7 +263,8 @@ def _validation_words(
     if kind == "string_too_short" and last == "reason":
         return "请写明原因"
     if kind == "value_error":
-        return _why(msg) or _said_in_chinese(msg) or f"{where}填得不对"
+        dealer = places.dealer
+        return _why(msg, dealer) or _said_in_chinese(msg, dealer) or f"{where}填得不对"
     if kind == "literal_error":
         expected = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         ctx["expected"] = "、".join(VALUES.get(e, e) for e in expected)

@@ -16,7 +16,8 @@ const MJ = (() => {
       connecting: "连接中…", refused: "未连接：链接里的消息服务器不是本机的，也不是本店设定的",
       offline: "牌桌离线", waiting: "等待开局", settlement: "结算",
       net: "输赢", reason: "项目", payer: "付", payee: "收", amount: "分", draw: "流局",
-      void: "本局作废", next_dealer: "下局庄家", no_jing: "未翻精", melds: "副露",
+      void: "本局作废", next_dealer: "下局庄家",
+      entered_staff: "工作人员录入", entered_player: "玩家录入", entered_owner: "老板录入", no_jing: "未翻精", melds: "副露",
       discards: "弃牌", hand: "手牌", self_draw: "自摸", win: "胡", from: "放炮",
       phase_shuffle: "洗牌", phase_break_dice: "掷骰开牌", phase_second_dice: "第二次掷骰",
       phase_deal: "发牌", phase_flip: "翻精", phase_turn: "出牌", phase_draw: "摸牌",
@@ -46,6 +47,7 @@ const MJ = (() => {
       offline: "Table offline", waiting: "Waiting for the hand", settlement: "Settlement",
       net: "Net", reason: "Reason", payer: "Pays", payee: "Gets", amount: "Pts",
       draw: "Draw (流局)", void: "Hand void", next_dealer: "Next dealer",
+      entered_staff: "entered by staff", entered_player: "entered by the players", entered_owner: "entered by the owner",
       no_jing: "Jing not flipped yet", melds: "Melds", discards: "Discards", hand: "Hand",
       self_draw: "self-draw", win: "wins", from: "dealt in",
       phase_shuffle: "Shuffle", phase_break_dice: "Roll to break", phase_second_dice: "Second roll",
@@ -346,6 +348,9 @@ const MJ = (() => {
       const p = obj(v);
       return {
         hand_id: handId(p.hand_id), void: p.void === true, next_dealer: seatNo(p.next_dealer),
+        entered: enteredBy(p.notes),
+        // voided by a person (its note "作废 (voided by staff)"), not a 流局, which moves nothing too
+        voided: p.void === true && Array.isArray(p.notes) && p.notes.slice(0, 8).some((n) => typeof n === "string" && n.startsWith("作废")),
         net: Array.isArray(p.net) ? [0, 1, 2, 3].map((s) => points(p.net[s])) : null,
         lines: list(p.lines, 64).map((l) => {
           const x = obj(l);
@@ -402,6 +407,16 @@ const MJ = (() => {
 
   /** "东 · 王五" / "东 · 1号位" / "East · Seat 1": the wind relative to the dealer, then the
       member's name where one sits (always set as text by the callers), else the place. */
+  /** Who entered a settlement by hand, from its public note "工作人员录入 (entered by staff
+      NAME)" (engine.round.finish.entered_note): "staff", "player", "owner", or null. */
+  function enteredBy(notes) {
+    for (const n of Array.isArray(notes) ? notes.slice(0, 8) : []) {
+      const m = /^\S+录入 \(entered by (staff|player|owner)\b/.exec(typeof n === "string" ? n : "");
+      if (m) return m[1];
+    }
+    return null;
+  }
+
   function seatName(seat, dealer, own) {
     if (int(seat, 0, 3) === null) return "?";
     if (int(dealer, 0, 3) === null) dealer = null;

@@ -307,7 +307,8 @@
     }
     document.body.dataset.task = task;
     const p = v && v.public && typeof v.public === "object" ? v.public : {};
-    const voided = task === "settled" && !!p.settlement && MJ.cleaned("settlement", p.settlement).void;
+    // (a 流局 settles as "void" too, moving nothing: it is no voided hand)
+    const voided = task === "settled" && !!p.settlement && MJ.cleaned("settlement", p.settlement).voided;
     $("task-title").textContent = voided ? T("task_voided") : T("task_" + task);
     const phase = v && v.public && typeof v.public.phase === "string" ? v.public.phase : null;
     const hint = ["dice", "play", "enter"].includes(task) ? T(`task_${task}_hint`) : "";
@@ -945,7 +946,7 @@
   function settlementView(raw) {
     if (!raw) return null;
     const st = MJ.cleaned("settlement", raw);
-    const title = st.void ? MJ.t("void") : MJ.t("settlement");
+    const title = st.voided ? MJ.t("void") : MJ.t("settlement");
     const line = (l) => el("tr", null, el("td", null, l.reason), el("td", null, MJ.seatName(l.from, null)),
       el("td", null, "→"), el("td", null, MJ.seatName(l.to, null)), el("td", { class: "num" }, MJ.fmtNum(l.amount)));
     const notes = Array.isArray(raw.notes) ? raw.notes.slice(0, 8).map((n) => MJ.str(n, 200)) : [];

@@ -120,7 +120,7 @@
     const summary = wins.length
       ? wins.map((w) => `${MJ.seatName(w.seat, dealer)} ${MJ.t("win")} ${MJ.tileName(w.tile)}` +
           (w.source === "self" ? ` · ${MJ.t("self_draw")}` : "")).join("；")
-      : (h && h.exhausted) ? MJ.t("draw") : "";
+      : (h && h.exhausted) || (st.void && !st.voided) ? MJ.t("draw") : "";
     const sign = (n) => { const v = Number(MJ.fmtNum(n)); return v > 0 ? "pos" : v < 0 ? "neg" : ""; };
     const nets = st.net.map((n, s) =>
       el("div", { class: `net ${sign(n)}` }, el("span", null, MJ.seatName(s, dealer)), el("b", null, MJ.fmtNum(n) || "0")));
@@ -133,7 +133,8 @@
     const head = ["reason", "payer", "", "payee", "amount"].map((k) => el("th", null, k ? MJ.t(k) : ""));
     box.replaceChildren(
       el("h2", null, title),
-      el("div", { class: "settle-summary" }, summary + (st.void ? " · " + MJ.t("void") : "")),
+      el("div", { class: "settle-summary" }, summary + (st.voided ? " · " + MJ.t("void") : ""),
+        st.entered ? el("span", { class: "entered", "data-entered": st.entered }, ` · ${MJ.t("entered_" + st.entered)}`) : null),
       el("div", { class: "nets" }, nets),
       el("table", { class: "lines" }, el("thead", null, el("tr", null, head)), el("tbody", null, lines)));
     box.hidden = false;

@@ -59,7 +59,7 @@ class Recorder:
 
 def _leaks(text: str) -> list[str]:
     found = TILE_WORD.findall(text)
-    found += re.findall(r"tile \d+", text)
+    found += re.findall(r"tile \d+|第\d+号牌", text)
     found += [uid.hex() for uid in (*UIDS, STRANGER, FIFTH) if uid.hex() in text]
     return found
 
@@ -134,7 +134,7 @@ def test_no_public_alert_names_a_tile_or_a_tag(tmp_path: Path, seed: int) -> Non
     kept = store.alerts_of(HAND_ID)
     assert len(kept) == len(t.alerts)
     assert all(_leaks(a.message) == [] for a in kept)
-    assert any(re.search(r"tile \d+", a.detail) for a in kept)
+    assert any(re.search(r"第\d+号牌", a.detail) for a in kept)
     store.close()
 
 
@@ -150,7 +150,7 @@ def test_a_missing_tile_and_a_wrong_count_say_seat_and_problem_only() -> None:
     count = said[AlertKind.XIANGGONG].public.message
     assert count == "相公：3号位手里有12张牌，应有13张（少1张）"
     detail = said[AlertKind.TILE_MISSING].detail
-    assert f"(tile {tile})" in detail and kind_name(kind_of(tile)) in detail
+    assert f"（第{tile}号牌）在3号位手牌没读到" in detail and kind_name(kind_of(tile)) in detail
 
 
 @pytest.mark.parametrize(

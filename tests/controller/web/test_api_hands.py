@@ -342,3 +342,14 @@ def test_a_hands_log_downloads_as_the_json_lines_mjtable_replay_reads(
     dealt = next(json.loads(ln) for ln in open_log.splitlines() if '"dealt"' in ln)
     assert "tiles" not in dealt
     assert authed.get("/api/v1/hands/nope/log.jsonl").status_code == 404
+
+
+def test_an_alert_detail_names_its_zones_in_words(
+    authed: TestClient, filled: Filled, store: EventStore
+) -> None:
+    # a detail stored before the tracker said zones in words: its ids are worded on the way out
+    hid = filled.finished[0]
+    detail = "2s lies in hand:2, jing"
+    store.record_alert(hid, "tile_misplaced", 2, "3号位有一张牌放错了地方", detail)
+    done = authed.get(f"/api/v1/hands/{hid}/alerts").json()
+    assert done["alerts"][-1]["detail"] == "2s lies in 3号位手牌, 精位"

@@ -134,3 +134,17 @@ def test_the_login_members_and_owners_refusals_read_in_words(client: TestClient)
     r = client.put("/api/v1/owner/staff-policy", json={"may_void": "yes"}, headers=owner)
     _worded(r, "允许作废")
     assert PASSWORD  # (the accounts the live table's fixture made)
+
+
+def test_a_refusal_names_a_seat_with_its_wind_as_the_console_does(
+    client: TestClient, keeper: HandKeeper
+) -> None:
+    # the hand the table shows: 2号位 deals, so 2号位 is 东 and 4号位 西
+    client.app.state.ctx.live.publish("hand", {"hand_id": keeper.hand_id, "dealer": 1})  # type: ignore[attr-defined]
+    staff = _auth(client, "ann")
+    seen = _look(client, staff)
+    base = {"hand_id": seen["hand_id"], "seen": seen["seen"], "reason": "读卡器没反应"}
+    bad = base | {"winners": [_winner(hand="123456789m13579p")]}
+    _worded(client.post(FINISH, json=bad, headers=staff), "2号位（东）不是胡牌")
+    twice = base | {"winners": [_winner(seat=3), _winner(seat=3)]}
+    _worded(client.post(FINISH, json=twice, headers=staff), "4号位（西）填了两次")

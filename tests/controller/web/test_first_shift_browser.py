@@ -3,7 +3,9 @@ Chromium at a phone's size and a tablet's: a table without readers (its service 
 real Mosquitto, its web app on a local port), the console found by its buttons' words.
 Staff roll the dice, enter the 精 and a self-drawn win (by taps on the finish entry),
 start the next hand, apply a penalty and undo it, adjust points, void an earlier hand
-from the recent hands, restart the service mid-hand and void the hand it resumes. After
+from the recent hands, restart the service mid-hand (one card says the hand resumed and
+waits for its result) and void the hand it resumes; then a 胡 that is no win, refused in
+words, put right into a win on a discard, and a 流局. After
 each act the display's totals equal the console's; the page never shows a field path,
 ``seats[`` or a 0-based seat; the taps each task takes are counted.
 
@@ -31,6 +33,10 @@ WAIT = GUARD * 1000  # ms: a hang guard for a locator's wait, never an expectati
 # the result the players agree on: seat 1 draws its own winning tile; 东 turned up
 INDICATOR = "E"
 WINNER_TAPS = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p", "3p", "5p", "5p"]
+# hand 3: 2号位 calls 胡 on 1号位's discard with no winning hand (refused), then the tiles
+# as they lie: a win on 1号位's 9s
+NOT_A_WIN = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "3p", "5p", "7p", "9p"]
+DISCARD_WIN = ["1s", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "2p", "2p", "7p", "8p", "9p", "9s"]
 # what a person must never read on the Chinese page: a field path, a 0-based seat, the id
 FORBIDDEN = re.compile(r"seats\[|winners\[|\b(hand|reason|points|seat)\b:|0号位|xingguo")
 
@@ -205,10 +211,12 @@ def _shift(s: Shift) -> None:
     s.agrees()
     s.shot("shift-recent-hands", at="#recent-form")
 
-    # a restart mid-hand: the console comes back to the same hand and the same totals
+    # a restart mid-hand: the console comes back to the same hand and the same totals, one
+    # card saying what the table resumed and what it waits for
     table.halt()
     table.start(fresh=False)
-    s.task("对局中：打完后录入结果")
+    s.task("等待工作人员：手动结束或作废本局")
+    expect(page.locator("#stuck-banner .why")).to_have_text("已恢复第2局，等待结果录入")
     s.agrees()
     before = s.taps
     s.tap(s.button("作废本局"))
@@ -220,10 +228,74 @@ def _shift(s: Shift) -> None:
     s.agrees()
     expect(s.button("作废本局")).to_be_hidden()
     expect(page.locator('.recent-hand[data-hand-no="2"]')).to_contain_text("作废", timeout=WAIT)
+    expect(page.locator("#stuck-banner")).to_be_hidden(timeout=WAIT)  # gone with the hand
     s.shot("shift-void")
+    discard_taps, draw_taps = _discard_win_and_draw(s)
     page.get_by_role("button", name="English").click()
-    expect(page.locator("#task-title")).to_have_text("Hand voided", timeout=WAIT)
-    print(f"{s.tag}: finish {finish_taps} taps, void {void_taps}, all {s.taps}")
+    expect(page.locator("#task-title")).to_have_text("Hand settled", timeout=WAIT)
+    print(
+        f"{s.tag}: self-drawn win {finish_taps} taps, win on a discard {discard_taps}, "
+        f"流局 {draw_taps}, void {void_taps}, all {s.taps}"
+    )
+
+
+def _discard_win_and_draw(s: Shift) -> tuple[int, int]:
+    """Hand 3: a 胡 that is no win, refused in words; the tiles put right, a win on a
+    discard. Hand 4: a 流局. The taps each takes (the win's as a first try would take
+    them: its opening taps and the tiles and 结算 of the try that settles)."""
+    page = s.page
+    s.tap(s.button("下一局（掷骰子）"))
+    expect(page.locator("#task-hint")).to_contain_text("第二次掷骰", timeout=WAIT)
+    s.tap(s.button("掷骰子"))
+    s.task("对局中：打完后录入结果")
+    s.agrees()
+    before = s.taps
+    s.tap(s.button("手动结束本局"))
+    s.tap(page.locator("#fe-won-1"))
+    s.tap(page.locator("#fe-how-0"))  # 1号位 dealt in
+    s.tap(page.locator(f'#fe-picker [data-kind="{INDICATOR}"]'))  # the 精 as turned up
+    opening = s.taps - before
+    for kind in NOT_A_WIN:
+        s.tap(page.locator(f'#fe-picker [data-kind="{kind}"]'))
+    s.tap(page.locator("#fe-go"))
+    said = page.locator("#fe-error")
+    expect(said).to_contain_text("不是胡牌", timeout=WAIT)
+    words = said.inner_text()
+    assert re.search(r"[1-4]号位", words) and not FORBIDDEN.search(words), words
+    assert not re.search(r"[A-Za-z]{3,}", words), words  # Chinese only on the Chinese page
+    s.task("对局中：打完后录入结果")  # nothing done
+    s.agrees()
+    s.shot("shift-refused", at="#fe-error")
+    s.tap(page.locator("#fe-clear"))  # the tiles as they lie
+    before = s.taps
+    for kind in DISCARD_WIN:
+        s.tap(page.locator(f'#fe-picker [data-kind="{kind}"]'))
+    s.tap(page.locator("#fe-go"))
+    s.task("本局已结算")
+    discard_taps = opening + s.taps - before
+    assert discard_taps <= 24, discard_taps  # a win on a discard
+    s.agrees()
+    expect(s.display.locator("#settlement [data-entered='staff']")).to_contain_text(
+        "工作人员录入", timeout=WAIT
+    )
+
+    s.tap(s.button("下一局（掷骰子）"))
+    expect(page.locator("#task-hint")).to_contain_text("第二次掷骰", timeout=WAIT)
+    s.tap(s.button("掷骰子"))
+    s.task("对局中：打完后录入结果")
+    s.agrees()
+    before = s.taps
+    s.tap(s.button("手动结束本局"))
+    s.tap(page.locator("#fe-exhausted"))
+    if page.locator("#fe-indicator").count():  # the ruleset settles the 精 of a 流局
+        s.tap(page.locator(f'#fe-picker [data-kind="{INDICATOR}"]'))
+    s.tap(page.locator("#fe-go"))
+    s.task("本局已结算")  # a 流局, not 本局已作废
+    draw_taps = s.taps - before
+    s.agrees()
+    summary = s.display.locator("#settlement .settle-summary")
+    expect(summary).to_have_text("流局 · 工作人员录入", timeout=WAIT)  # no 本局作废
+    return discard_taps, draw_taps
 
 
 def _in_first_screen(s: Shift, locator: Any, *, tall: bool = True) -> None:
