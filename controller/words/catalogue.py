@@ -93,6 +93,7 @@ FIELDS: dict[str, str] = {
     "indicator": "翻出的精牌",
     "xia_indicator": "下精",
     "an_indicator": "暗精",
+    "held": "自己的牌",
     "reason": "原因",
     "points": "分数",
     "from_seat": "出分的一家",
@@ -332,6 +333,7 @@ MESSAGES: list[tuple[str, str]] = [
     (r"this ruleset has no 诈胡 penalty.*", "这个玩法没有诈胡罚分"),
     (r"买 is off in this preset.*", "这个玩法没有开买"),
     (r"not a tile: (?P<token>.+?)( \(.*\))?", "{token} 不是一张牌（牌的写法例如 123m456p、E、C）"),
+    (r"not a tile \((?P<token>.+)\)", "{token} 不是一张牌（牌的写法例如 123m456p、E、C）"),
     (r"expected exactly one tile, got .*", "只填一张牌，例如 5s 或 E"),
     (r"(?P<what>[^:]+) is not a wind", "{what} 不是风（东南西北）"),
     # mjtable verify-dice's problems and notes (controller/table/dice.py)
