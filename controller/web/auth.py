@@ -17,6 +17,7 @@ from controller.store.owners import OwnerRecord
 from controller.web.context import WebContext, context
 from controller.web.limits import Busy, client_address
 from controller.web.passwords import DUMMY_HASH, verify_password
+from controller.web.routes import ApiRoute
 from controller.web.schemas import LoginIn, LoginOut, OwnerOut, Problem
 from controller.web.tokens import fingerprint
 from controller.words import say
@@ -24,7 +25,7 @@ from controller.words import say
 COOKIE = "mjtable_owner"
 bearer = HTTPBearer(auto_error=False, description="The token from /api/v1/auth/login")
 
-router = APIRouter(prefix="/api/v1/auth", tags=["auth"])
+router = APIRouter(route_class=ApiRoute, prefix="/api/v1/auth", tags=["auth"])
 
 UNAUTHORISED = HTTPException(
     status.HTTP_401_UNAUTHORIZED,

@@ -20,12 +20,14 @@ from controller.store.owners import OwnerRecord
 from controller.store.tables import TableRecord, last_rulesets, list_tables
 from controller.web.auth import current_owner
 from controller.web.context import WebContext, context, own_table
+from controller.web.routes import ApiRoute
 from controller.web.schemas import WITH_BODY, Problem
 from controller.words import Words
 from controller.words.refusals import ruleset_name
 from engine.rulesets import builtin_ids, load_ruleset
 
 router = APIRouter(
+    route_class=ApiRoute,
     prefix="/api/v1/house",
     tags=["owners"],
     responses={

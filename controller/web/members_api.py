@@ -24,11 +24,13 @@ from controller.store.request_keys import KeyReused
 from controller.table.seating import SeatsLocked
 from controller.table.staff_requests import SeatRequest
 from controller.web.context import WebContext, context
+from controller.web.routes import ApiRoute
 from controller.web.schemas import WITH_BODY, Problem
 from controller.web.staff_api import IdempotencyKey, table_account, with_key
 from controller.web.table_desk import ANSWER_WAIT
 
 router = APIRouter(
+    route_class=ApiRoute,
     prefix="/api/v1/members",
     tags=["members"],
     responses=WITH_BODY,

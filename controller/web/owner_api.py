@@ -36,6 +36,7 @@ from controller.web.auth import current_owner
 from controller.web.context import WebContext, context, own_table
 from controller.web.export import hands_csv, hands_json
 from controller.web.replay import ReplayError, event_payloads, replay
+from controller.web.routes import ApiRoute
 from controller.web.schemas import (
     AlertOut,
     AlertsOut,
@@ -57,6 +58,7 @@ from controller.web.totals import totals
 from controller.words.zones import zones_in_words
 
 router = APIRouter(
+    route_class=ApiRoute,
     prefix="/api/v1",
     tags=["owners"],
     dependencies=[Depends(current_owner)],

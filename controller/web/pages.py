@@ -20,9 +20,10 @@ from fastapi.responses import FileResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from controller.table.alerts import ADVICE
+from controller.web.routes import ApiRoute
 
 STATIC = Path(__file__).with_name("static")
-router = APIRouter(include_in_schema=False)
+router = APIRouter(route_class=ApiRoute, include_in_schema=False)
 
 # Only this origin: a page here never loads a script, font, style or image from the internet,
 # and no style in the page itself (a hostile field can never lay a box over the screen). The

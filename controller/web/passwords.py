@@ -54,5 +54,9 @@ def verify_password(password: str, stored: str) -> bool:
     return hmac.compare_digest(got, expected)
 
 
-# A hash to check against when the name is unknown, so that both cases take as long.
-DUMMY_HASH = hash_password("not-a-real-password")
+# A hash to check against when the name is unknown, so that both cases take as long: of
+# "not-a-real-password" at N, R, P (tests/controller/web/test_passwords.py checks), written
+# out rather than made at import, which took 16 MiB and a Pi's ~0.1 s at every start.
+DUMMY_HASH = (
+    "scrypt$16384$8$1$g0mB6v77DroZVr90MI4v9w==$Ogunk0nXDuvdXlxTws3qf6/xvdXu3uQs6bxrSM/DHwE="
+)

@@ -39,6 +39,7 @@ from controller.web.phone_seats import (
     seat_words,
 )
 from controller.web.records_api import qr_svg
+from controller.web.routes import ApiRoute
 from controller.web.schemas import Problem
 from controller.web.staff_api import HAND_ID, table_account
 from controller.web.table_desk import ask_table
@@ -54,6 +55,7 @@ from engine.round.commands import (
 )
 
 router = APIRouter(
+    route_class=ApiRoute,
     prefix="/api/v1/play",
     tags=["players"],
     responses={
@@ -68,7 +70,7 @@ router = APIRouter(
         503: {"model": Problem},
     },
 )
-staff_router = APIRouter(prefix="/api/v1/staff/phones", tags=["staff"])
+staff_router = APIRouter(route_class=ApiRoute, prefix="/api/v1/staff/phones", tags=["staff"])
 Ctx = Annotated[WebContext, Depends(context)]
 SeatNo = Annotated[int, Path(ge=0, le=3, description="0-based (the page says 1号位–4号位)")]
 Code = Annotated[str, Field(min_length=1, max_length=16)]

@@ -15,9 +15,10 @@ from controller.process.software import software_version
 from controller.web.context import WebContext, context
 from controller.web.limits import TooManyStreams, client_address
 from controller.web.live import RESYNC, TIMEOUT, TOPICS, LiveMessage
+from controller.web.routes import ApiRoute
 from controller.web.schemas import PublicTable
 
-router = APIRouter(prefix="/api/v1/public", tags=["public"])
+router = APIRouter(route_class=ApiRoute, prefix="/api/v1/public", tags=["public"])
 Ctx = Annotated[WebContext, Depends(context)]
 
 

@@ -31,15 +31,22 @@ from controller.web import charts
 from controller.web.auth import Account, Owner
 from controller.web.context import WebContext, context
 from controller.web.export import _cell
+from controller.web.routes import ApiRoute
 from controller.web.schemas import WITH_BODY, Problem
 
 router = APIRouter(
+    route_class=ApiRoute,
     prefix="/api/v1/records",
     tags=["records"],
     responses={401: {"model": Problem}, 403: {"model": Problem}, 404: {"model": Problem}},
 )
 # The member's own: no login, the token is the key (no other route takes it).
-mine = APIRouter(prefix="/api/v1/my-record", tags=["records"], responses={404: {"model": Problem}})
+mine = APIRouter(
+    route_class=ApiRoute,
+    prefix="/api/v1/my-record",
+    tags=["records"],
+    responses={404: {"model": Problem}},
+)
 Ctx = Annotated[WebContext, Depends(context)]
 MemberId = Annotated[str, Path(pattern=MEMBER_ID_PATTERN)]
 Token = Annotated[str, Path(min_length=16, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -162,7 +169,7 @@ def get_leaderboard(
     return leaderboard(all_records(ctx.store.engine), by, period)
 
 
-owner_router = APIRouter(prefix="/api/v1/owner", tags=["owners"])
+owner_router = APIRouter(route_class=ApiRoute, prefix="/api/v1/owner", tags=["owners"])
 
 
 @owner_router.put(

@@ -30,6 +30,7 @@ from controller.table.staff_requests import (
 from controller.web.auth import Owner, current_account
 from controller.web.context import WebContext, context, dealer_now
 from controller.web.owner_api import ID as SESSION_ID
+from controller.web.routes import ApiRoute
 from controller.web.schemas import WITH_BODY, Problem
 from controller.web.table_desk import ask_table
 from controller.words import Places, say
@@ -50,6 +51,7 @@ from engine.round.commands import (
 from engine.round.events import MAX_POINTS, MAX_REASON
 
 router = APIRouter(
+    route_class=ApiRoute,
     prefix="/api/v1/staff",
     tags=["staff"],
     responses={401: {"model": Problem}, 403: {"model": Problem}},
@@ -553,7 +555,7 @@ def get_policy(account: Member, ctx: Ctx) -> StaffPolicy:
 
 
 # the owners set it on a path of its own: one handler a path keeps the 405's Allow true
-owner_router = APIRouter(prefix="/api/v1/owner", tags=["owners"])
+owner_router = APIRouter(route_class=ApiRoute, prefix="/api/v1/owner", tags=["owners"])
 
 
 def table_owner(owner: Owner, ctx: Ctx) -> OwnerRecord:
