@@ -563,7 +563,17 @@ const MJ = (() => {
     return { close: () => source && source.close() };
   }
 
+  /** ``parts`` as ``box``'s children, leaving a part that is already in its place there: a
+      node taken out and put back (a list drawn anew) loses the tap of a finger on it. */
+  function place(box, parts) {
+    parts.forEach((part, i) => {
+      const now = box.children[i];
+      if (now !== part) { if (now) box.replaceChild(part, now); else box.append(part); }
+    });
+    while (box.children.length > parts.length) box.lastElementChild.remove();
+  }
+
   return { t, words, inLang, when, lang: () => lang, setLang, langToggle, applyI18n, el, svg, tile, tileName,
     parseTile, parseTiles, die, seatName, setNames, fmtNum, cleaned, str, live, showLive, params, cashoutView, cashoutName,
-    api, onLoggedOut, loginForm, logout };
+    api, onLoggedOut, loginForm, logout, place };
 })();

@@ -358,9 +358,17 @@
     if (shown === S.recentShown) return; // (as shown: a reason being typed stays)
     S.recentShown = shown;
     if (!hands.length) { box.replaceChildren(el("li", { class: "muted" }, T("no_recent"))); return; }
+    // a row as it was stays in its place (drawn anew under a finger, it would lose the tap)
+    const kept = new Map([...box.children].map((n) => [n.dataset.shown, n]));
     const typed = new Map([...box.querySelectorAll("input")].map((n) => [n.id, n.value]));
-    box.replaceChildren(...hands.map((h) => recentRow(h, r)));
-    box.querySelectorAll("input").forEach((n) => { if (typed.has(n.id)) n.value = typed.get(n.id); });
+    MJ.place(box, hands.map((h) => {
+      const key = JSON.stringify([MJ.lang(), S.view && S.view.hand_id === h.hand_id, r.may_void, r.may_adjust, h]);
+      if (kept.has(key)) return kept.get(key);
+      const row = recentRow(h, r);
+      row.dataset.shown = key;
+      return row;
+    }));
+    box.querySelectorAll("input").forEach((n) => { if (typed.has(n.id) && !n.value) n.value = typed.get(n.id); });
   }
 
   const RESULTS = ["win", "self_draw", "draw", "void"];

@@ -90,19 +90,8 @@
     const parts = [seatPanel(me), called, ...extra.flatMap((f) => f(me))].filter(Boolean);
     const focused = document.activeElement && document.activeElement.id;
     if (focused && $(focused) && ["INPUT", "SELECT"].includes($(focused).tagName)) return; // in use: leave it be
-    place($("main"), parts);
+    MJ.place($("main"), parts);
     if (!timer) timer = setInterval(refresh, 1500);
-  }
-
-  /** ``parts`` as ``main``'s children, leaving a part that is already in its place there:
-      moved (taken out and put back), a button under a finger loses its tap (the claim's
-      picker is kept across refreshes). */
-  function place(main, parts) {
-    parts.forEach((part, i) => {
-      const now = main.children[i];
-      if (now !== part) { if (now) main.replaceChild(part, now); else main.append(part); }
-    });
-    while (main.children.length > parts.length) main.lastElementChild.remove();
   }
 
   function stop() { if (timer) clearInterval(timer); timer = null; }
