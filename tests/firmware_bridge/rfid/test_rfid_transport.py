@@ -354,6 +354,25 @@ def test_an_idle_zone_costs_the_bridge_no_decoding_and_no_diffing(
 
 
 @pytest.mark.timeout(60)
+def test_a_read_with_nothing_ready_is_no_hang_up() -> None:
+    """A tty read with no byte ready returns nothing (pyserial's VMIN=0), as after a
+    readiness another read took its bytes: the connection stays. A hung-up pty still ends
+    it (the idle-zone test above)."""
+
+    async def scenario() -> None:
+        got: list[ReaderInventory] = []
+        async with _ref_reader(got) as (port, transport):
+            conn = transport._conn
+            assert conn is not None
+            conn.transport._read_ready()  # type: ignore[attr-defined]  # nothing to read
+            port.write(encode_inventory(4, 0, [UID_A]))
+            await _until(lambda: len(got) == 1)
+            assert transport.connected and transport.disconnects == 0
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.timeout(60)
 def test_an_inventory_reader_wakes_the_loop_only_for_a_frame_cut_off() -> None:
     """No partial frame, no timer: a quiet or steadily reporting inventory port costs no
     wake-ups of its own; a half frame is still given up after the gap timeout."""
