@@ -583,7 +583,13 @@ async def serve(config: TableSettings, opts: RunOptions) -> int:
             sd_notify.stopping()
             watchdog.cancel()
         # Played out (--hands): publish everything before leaving; stopped: do not linger.
-        drain = 600.0 if run.service.done.is_set() else 10.0
+        played_out = run.service.done.is_set()
+        drain = 600.0 if played_out else 10.0
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(run.publisher.wait_drained(), drain)
+        if played_out and run.bridge.board is not None:
+            # and the board has the last texts (the settlement): a link slowed by a busy
+            # CPU still had them in flight when the service left
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(run.bridge.board.wait_delivered(), 30.0)
     return 0

@@ -85,6 +85,8 @@ class _DirectReadTransport(serial_asyncio_fast.SerialTransport):
     (an idle zone...) would catch.
     """
 
+    _empty_reads = 0
+
     def _read_ready(self) -> None:
         try:
             data = os.read(self._serial.fd, self._max_read_size)
@@ -94,8 +96,15 @@ class _DirectReadTransport(serial_asyncio_fast.SerialTransport):
             self._close(exc=serial.SerialException(f"read failed: {exc}"))
             return
         if not data:
-            self._close(exc=serial.SerialException("device readable but returned no data"))
+            # pyserial leaves a tty at VMIN=0: a read with no byte ready returns nothing
+            # rather than EAGAIN, so one empty read after a readiness is no hang-up (a
+            # loaded machine's board pty read so and its hand never started). A hung-up
+            # device stays readable and empty: the next read says so.
+            self._empty_reads += 1
+            if self._empty_reads > 1:
+                self._close(exc=serial.SerialException("device readable but returned no data"))
             return
+        self._empty_reads = 0
         self._protocol.data_received(data)
 
 

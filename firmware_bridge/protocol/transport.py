@@ -54,6 +54,8 @@ class LinkTransport(ReconnectingPort):
         self._clock = clock
         self._inbox: asyncio.Queue[Message] = asyncio.Queue()
         self._up = asyncio.Event()
+        self._delivered = asyncio.Event()
+        self._delivered.set()
 
     # --- public API --------------------------------------------------------------------
 
@@ -65,6 +67,7 @@ class LinkTransport(ReconnectingPort):
     def send(self, msg: Message) -> None:
         """Queue a message (raises LinkQueueFull). Sent once the link is up, even if later."""
         self.link.send(msg, self._clock())
+        self._delivered.clear()
         self._wake.set()
 
     def deliver_to(self, on_message: Callable[[Message], None]) -> None:
@@ -86,6 +89,11 @@ class LinkTransport(ReconnectingPort):
     async def wait_up(self) -> None:
         """Until the device is open and the link handshake has completed."""
         await self._up.wait()
+
+    async def wait_delivered(self) -> None:
+        """Until the device has acknowledged every message sent so far (the link idle): a
+        service that leaves without it can take its last display texts with it."""
+        await self._delivered.wait()
 
     # --- the session on an open device ---------------------------------------------------
 
@@ -125,6 +133,8 @@ class LinkTransport(ReconnectingPort):
         self._wake.set()
 
     def _track_state(self) -> None:
+        if self.link.idle:
+            self._delivered.set()
         if self.link.state is LinkState.UP and self._conn is not None:
             self._up.set()
         else:

@@ -1,15 +1,16 @@
 """A table with readers (the service's own virtual table, a real Mosquitto) killed (-9)
 mid-hand and started again, watched in Debian's Chromium: the virtual table's walls are
 new, so the resumed hand cannot go on. Within 5 s of the restarted service coming online
-the hand waits for staff — one notice card on the dealer page that says what to do, in
-Chinese only on the Chinese page, the dealer card saying the same, no discrepancy card
-beside it — and the broker's retained ``status`` and ``/api/v1/public/state`` say it.
-The hold is stored with the hand: started once more, the table says it again at once,
-the retained status equal to what the store holds."""
+(on its own clock: its log) the hand waits for staff — one notice card on the dealer page
+that says what to do, in Chinese only on the Chinese page, the dealer card saying the
+same, no discrepancy card beside it — and the broker's retained ``status`` and
+``/api/v1/public/state`` say it. The hold is stored with the hand: started once more, the
+table says it again at once, the retained status equal to what the store holds."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -18,6 +19,7 @@ import sys
 import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,7 +35,7 @@ from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
 
 GUARD = 120.0  # a hang guard, never a measured expectation
 WAITING = "waiting_for_staff"
-WITHIN = 5.0  # seconds from the restarted service's first "online" to the notice
+WITHIN = 5.0  # seconds from the restarted service's going online to its notice, as it logs them
 T = TypeVar("T")
 FOLDED = ("xianggong", "tile_missing", "tile_misplaced", "duplicate_tag", "walls_changed")
 
@@ -59,19 +61,37 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(30)
 
 
-async def _notice_after_online(rec: Any, heard: int, proc: subprocess.Popen[bytes]) -> float:
-    """Seconds from the restarted service's first online status to its waiting notice."""
-    online: float | None = None
+async def _notice_after_online(rec: Any, heard: int, proc: subprocess.Popen[bytes]) -> None:
+    """Until the restarted service has said it is online, then that the hand waits."""
+    online = False
     deadline = time.monotonic() + GUARD
     while time.monotonic() < deadline:
         assert proc.poll() is None, f"the service exited ({proc.returncode})"
         statuses = [p for n, p, _ in rec.messages[heard:] if n == "status"]
-        if online is None and any(s.get("state") == "online" for s in statuses):
-            online = time.monotonic()
-        if online is not None and any(s.get("hand") == WAITING for s in statuses):
-            return time.monotonic() - online
+        online = online or any(s.get("state") == "online" for s in statuses)
+        if online and any(s.get("hand") == WAITING for s in statuses):
+            return
         await asyncio.sleep(0.02)
     raise AssertionError("the restarted service never said the hand waits for staff")
+
+
+def _online_to_notice(log: Path) -> float:
+    """Seconds from the service's going online (its publisher connected: the online status)
+    to its waiting notice, by the times of its own log: a busy machine slowing the test's
+    process (the MQTT client that hears both) adds nothing; the service's own pace counts."""
+    at: dict[str, datetime] = {}
+    for line in log.read_text(errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        event, client = entry.get("event"), str(entry.get("client", ""))
+        if event == "mqtt connected" and client.startswith("publisher"):
+            at.setdefault("online", datetime.fromisoformat(entry["timestamp"]))
+        elif event == "hand waits for staff":
+            at.setdefault("notice", datetime.fromisoformat(entry["timestamp"]))
+    assert at.keys() == {"online", "notice"}, f"{log.name} logged only {sorted(at)}"
+    return (at["notice"] - at["online"]).total_seconds()
 
 
 @pytest.mark.timeout(420)
@@ -117,22 +137,21 @@ def test_a_hand_resumed_on_new_walls_waits_for_staff_as_one_notice_within_5_s(
             if first.poll() is None:
                 first.kill()
 
-    async def restarted(name: str) -> tuple[subprocess.Popen[bytes], float, dict[str, Any]]:
-        """Started again: the seconds to its notice, and the status retained after it."""
+    async def restarted(name: str) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
+        """Started again, its notice heard: the status retained after it."""
         async with recording(mosquitto.port) as rec:
             heard = len(rec.messages)
             proc = _start(tmp_path, env, name)
-            took = await _notice_after_online(rec, heard, proc)
+            await _notice_after_online(rec, heard, proc)
         async with recording(mosquitto.port) as fresh:  # a display that connects now
             await until(lambda: fresh.of("status"), "the retained status", GUARD)
             (retained,) = fresh.of("status")[:1]
-        return proc, took, retained
+        return proc, retained
 
     _run(kill_mid_hand)
     (open_hand,) = [h[0] for h in _query(db, "SELECT id FROM hands WHERE status = 'open'")]
-    second, took, retained = _run(lambda: restarted("second"))
+    second, retained = _run(lambda: restarted("second"))
     try:
-        assert took < WITHIN, f"the notice came {took:.1f} s after the service was online"
         assert (retained["state"], retained["hand"], retained["hand_id"]) == (
             "online",
             WAITING,
@@ -162,11 +181,12 @@ def test_a_hand_resumed_on_new_walls_waits_for_staff_as_one_notice_within_5_s(
         assert errors == []
     finally:
         _stop(second)
+    took = _online_to_notice(tmp_path / "second.log")  # (its log complete once it stopped)
+    assert took < WITHIN, f"the notice came {took:.1f} s after the service was online"
 
     # started again: the hold is in the store, said at once and retained as stored
-    third, took, retained = _run(lambda: restarted("third"))
+    third, retained = _run(lambda: restarted("third"))
     try:
-        assert took < WITHIN, f"the notice came {took:.1f} s after the service was online"
         store = EventStore.open(_url(db))
         try:
             (hold,) = [a for a in store.alerts_of(open_hand) if a.kind == WAITING]  # once
@@ -180,3 +200,5 @@ def test_a_hand_resumed_on_new_walls_waits_for_staff_as_one_notice_within_5_s(
         assert retained["why"] == {"zh": hold.message, "en": hold.detail}  # as stored
     finally:
         _stop(third)
+    took = _online_to_notice(tmp_path / "third.log")
+    assert took < WITHIN, f"the notice came {took:.1f} s after the service was online"

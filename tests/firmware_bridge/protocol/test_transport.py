@@ -191,6 +191,35 @@ def test_transport_waits_for_a_device_that_is_not_there_yet(tmp_path: Path) -> N
 
 
 @pytest.mark.timeout(60)
+def test_wait_delivered_ends_once_the_board_acknowledged_every_message(tmp_path: Path) -> None:
+    """What a service leaving after its last hand waits for: its last display texts on the
+    board, not just written to the line."""
+
+    async def scenario() -> None:
+        stable = tmp_path / "ttyACK"
+        board = PtyBoard(Link(LinkSettings(role=Role.TABLE_BOARD), session=0xAC))
+        board.plug(stable)
+        transport = LinkTransport(str(stable), Link(session=0x2C))
+        async with asyncio.timeout(TIMEOUT), transport:
+            await transport.wait_up()
+            await transport.wait_delivered()  # nothing sent: nothing to wait for
+            loop = asyncio.get_running_loop()
+            loop.remove_reader(board._master)  # the board reads (and acks) nothing for now
+            transport.send(_pi_msg(1))
+            transport.send(_pi_msg(2))
+            waiter = asyncio.create_task(transport.wait_delivered())
+            await _until(lambda: transport.link.in_flight == 2)  # on the line, unacked
+            await asyncio.sleep(0)
+            assert not waiter.done()
+            loop.add_reader(board._master, board._readable)
+            await waiter
+            assert board.got == [_pi_msg(1), _pi_msg(2)] and transport.link.idle
+        board.unplug(stable)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.timeout(60)
 def test_loop_url_talks_to_itself() -> None:
     async def scenario() -> None:
         async with asyncio.timeout(TIMEOUT), LinkTransport("loop://", Link()) as transport:

@@ -19,7 +19,7 @@ from firmware_bridge.protocol import DisplayText, Inventory, Status, TableState,
 from firmware_bridge.protocol.transport import LinkTransport
 from firmware_bridge.rfid import inventory as inventory_module
 from firmware_bridge.rfid.events import Inventory as ReaderInventory
-from firmware_bridge.rfid.hf_frame import HfCodec, encode_ack, encode_tag_read
+from firmware_bridge.rfid.hf_frame import HfCodec, encode_ack, encode_rf_on, encode_tag_read
 from firmware_bridge.rfid.inventory import TagIn, TagOut
 from firmware_bridge.rfid.ref_frame import RefCodec, encode_inventory
 from firmware_bridge.rfid.sessions import make_session
@@ -105,13 +105,31 @@ def test_a_host_behind_the_line_takes_only_each_readers_newest_set_and_says_so(
 
 @pytest.mark.timeout(60)
 def test_hf_presence_is_judged_only_as_of_the_readers_last_frame() -> None:
+    """On the transport's own clock, moved by the test: a loaded machine that runs the
+    transport late (an ack read long after the tag, a snapshot after the test looked)
+    changes no time the presence is judged by. The transport has run at a new time once
+    the reader hears the keepalive written then."""
+
     async def scenario() -> None:
         port = PtyPort()
         answering = True
+        now = 0.0
+        keepalives = acks = 0
 
         def on_bytes(data: bytes) -> None:
+            nonlocal keepalives, acks
+            keepalives += data.count(encode_rf_on())
             if answering:  # every host command is RF on: the keepalive
                 port.write(encode_ack(0x01))
+                acks += 1
+
+        async def tick(seconds: float = 0.1) -> None:
+            """The clock `seconds` on (a keepalive's interval or more), and the
+            transport's loop run at the new time: it wrote the keepalive then due."""
+            nonlocal now
+            heard = keepalives
+            now += seconds
+            await _until(lambda: keepalives > heard)
 
         port.on_bytes = on_bytes
         await port.plug()
@@ -123,22 +141,30 @@ def test_hf_presence_is_judged_only_as_of_the_readers_last_frame() -> None:
             presence_timeout=0.3,
             snapshot_interval=0.05,
             keepalive_interval=0.1,
+            clock=lambda: now,
         )
         async with asyncio.timeout(30), transport:
+            while not keepalives:  # opened: the clock runs until the reader hears it
+                now += 0.1
+                await asyncio.sleep(0.01)
             while not got or not got[-1].uids:
                 port.write(encode_tag_read(UID_A))
-                await asyncio.sleep(0.05)
-            assert got[-1].reader_id == 7 and got[-1].uids == {UID_A}
+                await tick()
+            seen = len(got) - 1
+            assert got[seen].reader_id == 7 and got[seen].uids == {UID_A}
             # The reader dies: no reads, no acks. Its tag is never reported gone, and no
             # inventory comes at all (the bridge will call the reader silent).
             answering = False
-            await asyncio.sleep(0.3)
+            await _until(lambda: transport.other_events == acks)  # its last frame read
+            await tick()  # and the snapshot as of it taken
             count = len(got)
-            await asyncio.sleep(0.6)
-            assert len(got) == count and all(inv.uids == {UID_A} for inv in got)
+            for _ in range(6):
+                await tick()
+            assert len(got) == count and all(inv.uids == {UID_A} for inv in got[seen:])
             # Back to life with the tag lifted: the acks carry time on, the tag expires.
             answering = True
-            await _until(lambda: not got[-1].uids)
+            while got[-1].uids:
+                await tick()
             assert got[-1].t > got[count - 1].t + 0.3
         assert transport.other_events > 0  # the acks
         await port.unplug()
@@ -312,7 +338,9 @@ def test_an_idle_zone_costs_the_bridge_no_decoding_and_no_diffing(
             for seq in range(50):
                 port.write(encode_inventory(4, seq, [UID_A, UID_B]))
                 await asyncio.sleep(0.002)
-            await _until(lambda: len(seen_sets) == 50)
+            # all read; a host behind the line (a loaded machine) passes on only the newest
+            # of the sets it read at once (the rest are counted stale)
+            await _until(lambda: len(seen_sets) + reader.stats.stale_sets == 50)
             events = [await bridge.next_event() for _ in range(3)]
             await port.unplug()  # the pty hangs up: EIO on the host's side
             await _until(lambda: not reader.connected)
@@ -321,6 +349,25 @@ def test_an_idle_zone_costs_the_bridge_no_decoding_and_no_diffing(
         assert len(sightings) == 2  # the two tags, once
         assert pyserial_reads == []
         assert reader.disconnects == 1 and reader.stats.frames == 50
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.timeout(60)
+def test_a_read_with_nothing_ready_is_no_hang_up() -> None:
+    """A tty read with no byte ready returns nothing (pyserial's VMIN=0), as after a
+    readiness another read took its bytes: the connection stays. A hung-up pty still ends
+    it (the idle-zone test above)."""
+
+    async def scenario() -> None:
+        got: list[ReaderInventory] = []
+        async with _ref_reader(got) as (port, transport):
+            conn = transport._conn
+            assert conn is not None
+            conn.transport._read_ready()  # type: ignore[attr-defined]  # nothing to read
+            port.write(encode_inventory(4, 0, [UID_A]))
+            await _until(lambda: len(got) == 1)
+            assert transport.connected and transport.disconnects == 0
 
     asyncio.run(scenario())
 
