@@ -6,8 +6,9 @@ and enters the 精, the winner (for a 流局 the dealer) claims, and the paying 
 with their 精. The service checks, settles, stores and publishes it like any hand.
 
 What a phone cannot claim is left out, as a table's players would leave it to staff: the
-flags (天胡, 地胡, 海底), 杠上开花 and 抢杠 as such (a self-draw, a discard), every winner but
-the first of one discard. The bots' session follows the service's settlements.
+flags (天胡, 地胡, 海底), 杠上开花 and 抢杠 as such (a self-draw, a discard). Each other
+winner of one discard joins the first one's claim with its own hand. The bots' session
+follows the service's settlements.
 """
 
 from __future__ import annotations
@@ -41,19 +42,17 @@ def jing_held(seat: dict[str, Any], indicator: str | None) -> tuple[int, int]:
     return kinds.count(zheng), kinds.count(successor(zheng))
 
 
-def claim_body(body: dict[str, Any]) -> dict[str, Any]:
-    """The claim a phone sends for a played hand's result (``result_of``)."""
+def claim_bodies(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The claims phones send for a played hand's result (``result_of``): the first
+    winner's (for a 流局 one without a seat), then each other winner of the discard its own,
+    which joins the first (一炮多响)."""
     # the 暗精 and the 下精 come with the result (turned up as the hand ends)
     flips = {k: body[k] for k in ("an_indicator", "xia_indicator") if body.get(k)}
     winners = body.get("winners") or []
     if not winners:
-        return {"result": "exhausted"} | flips
-    wins = [_win(w) for w in winners]
-    seat = winners[0]["seat"]
-    if len(wins) == 1:
-        return {"seat": seat, "result": "win", "win": wins[0]} | flips
-    listed = [win | {"seat": w["seat"]} for win, w in zip(wins, winners, strict=True)]
-    return {"seat": seat, "result": "win", "winners": listed} | flips
+        return [{"result": "exhausted"} | flips]
+    first, *joins = ({"seat": w["seat"], "result": "win", "win": _win(w)} for w in winners)
+    return [first | flips, *joins]
 
 
 def _win(w: dict[str, Any]) -> dict[str, Any]:
@@ -134,10 +133,10 @@ class PhoneDesk:
             act = {"hand_id": me["hand_id"], "seen": me["seen"], "indicator": indicator}
             await self._ask("flip", me["dealer"], act)
             me = await self._ask("me", 0)
-        claim = claim_body(body)
-        seat = claim.setdefault("seat", started.dealer)
-        sent = {"hand_id": me["hand_id"], "seen": me["seen"]} | claim
-        await self._ask("claim", seat, sent)
+        for claim in claim_bodies(body):
+            seat = claim.setdefault("seat", started.dealer)
+            sent = {"hand_id": me["hand_id"], "seen": me["seen"]} | claim
+            await self._ask("claim", seat, sent)
         pending = (await self._ask("me", seat))["claim"]
         held = {s["seat"]: s for s in body["seats"]} | {
             w["seat"]: w for w in body.get("winners", [])

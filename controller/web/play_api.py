@@ -407,7 +407,7 @@ def own_seat(session: SeatSession, seat: int) -> None:
 
 @router.post("/claim", summary="Claim the hand for your seat: 胡 (自摸 or who dealt in), or 流局")
 async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[str, Any]:
-    session, _ = held
+    session, view = held
     own_seat(session, body.seat)
     _rate(ctx, request, ctx.claim_rate, "申报")
     winners = body.entries()
@@ -429,7 +429,10 @@ async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[
         an_indicator=body.an_indicator,
         xia_indicator=body.xia_indicator,
     )
-    return await ask_table(ctx, HandAct(command, body.hand_id, body.seen))
+    # another winner joining a pending claim (一炮多响) acts while the payers answer: it
+    # names the hand, not the moment (the engine checks it joins the same discard)
+    seen = int(view.get("seen") or 0) if view.get("claim") else body.seen
+    return await ask_table(ctx, HandAct(command, body.hand_id, seen))
 
 
 class HeldIn(_In):

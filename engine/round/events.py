@@ -535,6 +535,21 @@ class ClaimAnswered(StaffAct):
     held: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ClaimJoined(StaffAct):
+    """Another winner of the pending claim's discard joins it from its own phone, where
+    the ruleset pays several (一炮多响): ``winner``, its own hand (laid face up, public);
+    the claim now settles as ``request`` (never public) once ``payers`` confirm it anew
+    (the joined winners need not: each entered its own hand)."""
+
+    type: ClassVar[str] = "claim_joined"
+    secret: ClassVar[tuple[str, ...]] = ("request",)
+    seat: Seat
+    winner: SettleSeat
+    payers: tuple[Seat, ...]
+    request: dict[str, Any]
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -568,6 +583,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SessionClosed,
         ClaimMade,
         ClaimAnswered,
+        ClaimJoined,
     )
 }
 STAFF_ACT_TYPES = frozenset(t for t, cls in EVENT_TYPES.items() if issubclass(cls, StaffAct))

@@ -7,6 +7,7 @@ raises if a log is corrupt (an event that cannot happen in the state it meets).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from engine.errors import CorruptLog
@@ -16,6 +17,7 @@ from engine.round.events import (
     Chowed,
     ClaimAnswered,
     ClaimDeclared,
+    ClaimJoined,
     ClaimMade,
     ClaimsResolved,
     Dealt,
@@ -459,6 +461,18 @@ def _claim_answered(state: RoundState, e: ClaimAnswered) -> None:
     state.player_claim = (made, (*answers, e))
 
 
+def _claim_joined(state: RoundState, e: ClaimJoined) -> None:
+    """The pending claim with one more winner: what each payer confirmed has changed, so
+    every payer answers it anew, within the answer time from the join (``at``)."""
+    if state.player_claim is None or state.phase is Phase.DONE:
+        raise ValueError("no claim to join")
+    _act(state, e)
+    made, _ = state.player_claim
+    winners = (*made.winners, e.winner)
+    joined = replace(made, at=e.at, winners=winners, payers=e.payers, request=e.request)
+    state.player_claim = (joined, ())
+
+
 def _session_closed(state: RoundState, e: SessionClosed) -> None:
     # not an act undo takes back (``_act``): the session is over, its cash-out made
     if state.settlement is None:
@@ -495,4 +509,5 @@ _HANDLERS: dict[type[Event], Callable[[RoundState, Any], None]] = {
     SessionClosed: _session_closed,
     ClaimMade: _claim_made,
     ClaimAnswered: _claim_answered,
+    ClaimJoined: _claim_joined,
 }

@@ -23,6 +23,7 @@ from engine.round.events import (
     Chowed,
     ClaimAnswered,
     ClaimDeclared,
+    ClaimJoined,
     ClaimMade,
     ClaimsResolved,
     Dealt,
@@ -302,6 +303,9 @@ def _act(e: StaffAct, names: Names) -> Words:
                 if e.winners
                 else Words(f"{s.zh} 申报流局，等待确认", f"{s.en} claims a 流局, to be confirmed")
             )
+        case ClaimJoined():
+            s = _seat(e.seat, names)
+            what = Words(f"{s.zh} 也胡（一炮多响），等待确认", f"{s.en} won on it too")
         case ClaimAnswered():
             s = _seat(e.seat, names)
             what = (

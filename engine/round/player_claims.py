@@ -29,6 +29,7 @@ from engine.round.commands import (
 )
 from engine.round.events import (
     ClaimAnswered,
+    ClaimJoined,
     ClaimMade,
     Event,
     FinishedByStaff,
@@ -37,6 +38,7 @@ from engine.round.events import (
 )
 from engine.round.fold import advance
 from engine.round.staff import act as staff_act
+from engine.round.staff import audit_fields
 from engine.round.state import SEATS, Phase, RoundState
 from engine.rulesets import settle_request
 from engine.settlement.ledger import plain
@@ -150,6 +152,16 @@ def _finish(
     )
 
 
+def _as_claimed(
+    state: RoundState, winners: Sequence[object], audit: Audit, flips: Mapping[str, Any]
+) -> list[Event]:
+    """The finish of a claim with every other seat's 精 at 0 (its check at once)."""
+    try:
+        return _finish(state, winners, {}, audit, flips)
+    except StaffInputError as err:
+        raise StaffInputError(f"胡牌不成立：{in_seats(str(err))}") from None
+
+
 def act(state: RoundState, command: Claim | AnswerClaim) -> list[Event]:
     """The events of a player's claim or answer, or StaffInputError in words."""
     if isinstance(command, Claim):
@@ -159,16 +171,14 @@ def act(state: RoundState, command: Claim | AnswerClaim) -> list[Event]:
 
 def make_claim(state: RoundState, c: Claim) -> list[Event]:
     """Check a claim at once: the whole hand settled as claimed (每 other seat's 精 at 0),
-    a non-win, a fifth copy or a win the ruleset bars refused in words, nothing kept."""
+    a non-win, a fifth copy or a win the ruleset bars refused in words, nothing kept. A
+    claim while one waits joins it (``join_claim``) or is refused."""
     c.audit.check(reason_required=False)
     seat = seat_of(c.seat, "seat")
     if state.phase is Phase.DONE:
         raise StaffInputError("本局已结算 (the hand is settled already)")
     if state.player_claim is not None:
-        made, _ = state.player_claim
-        raise StaffInputError(
-            f"{seat_words(made.seat)}的申报还在等待确认 (a claim is pending already)"
-        )
+        return join_claim(state, c)
     if c.winner is not None and c.winner.seat != seat:
         raise StaffInputError(f"只能为自己申报 ({seat_words(seat)}: claim for your own seat)")
     _check_others(state, c)
@@ -176,27 +186,13 @@ def make_claim(state: RoundState, c: Claim) -> list[Event]:
         raise StaffInputError("请庄家先录入翻出的精 (enter the turned-up 精 first)")
     winners = [] if c.winner is None else [w.as_dict() for w in (c.winner, *c.others)]
     flips = {"an_indicator": c.an_indicator, "xia_indicator": c.xia_indicator}
-    try:
-        events = _finish(state, winners, {}, c.audit, flips)
-    except StaffInputError as err:
-        raise StaffInputError(f"胡牌不成立：{in_seats(str(err))}") from None
+    events = _as_claimed(state, winners, c.audit, flips)
     finished = events[0]
     assert isinstance(finished, FinishedByStaff)
-    others = tuple(s for s in range(SEATS) if s != seat)
-    if jing_family(state) or c.winner is None:
-        payers = others
-    else:  # the seats that pay, and each other winner (its hand entered by the claimer)
-        settled = events[1]
-        assert isinstance(settled, Settled)
-        net = settled.settlement["net"]
-        co_winners = {w.seat for w in c.others}
-        payers = tuple(s for s in others if amount_in(net[s]) < 0 or s in co_winners) or others
+    payers = _payers(state, events, seat, {w.seat for w in c.others}, c.winner is None)
     return [
         ClaimMade(
-            by=c.audit.by,
-            role=c.audit.role,
-            at=c.audit.at,
-            reason=c.audit.reason,
+            **audit_fields(c.audit),
             seat=seat,
             winners=finished.winners,
             payers=payers,
@@ -204,6 +200,89 @@ def make_claim(state: RoundState, c: Claim) -> list[Event]:
             request=finished.request,
         )
     ]
+
+
+def _payers(
+    state: RoundState, events: list[Event], seat: int, confirming: set[int], draw: bool
+) -> tuple[int, ...]:
+    """The seats whose confirmation settles a claim by ``seat`` (its finish's ``events``):
+    in the jing family and for a 流局 every other seat, else the seats that pay; and each
+    winner of ``confirming`` (its hand entered by the claimer), never a winner who entered
+    its own (a join)."""
+    finished = events[0]
+    assert isinstance(finished, FinishedByStaff)
+    winners = {int(w["seat"]) for w in finished.winners}
+    others = [s for s in range(SEATS) if s != seat and (s not in winners or s in confirming)]
+    if jing_family(state) or draw:
+        return tuple(others)
+    settled = events[1]
+    assert isinstance(settled, Settled)
+    net = settled.settlement["net"]
+    paying = [s for s in others if amount_in(net[s]) < 0 or s in confirming]
+    return tuple(paying or others)
+
+
+def join_claim(state: RoundState, c: Claim) -> list[Event]:
+    """Another winner of the pending claim's discard claims its own hand (一炮多响): where
+    the ruleset pays several, it joins the claim, checked at once by settling every
+    winner; the joiner need not confirm, every payer confirms anew. Any other claim while
+    one waits is refused in words."""
+    assert state.player_claim is not None
+    made, answers = state.player_claim
+    seat = seat_of(c.seat, "seat")
+    source = made.winners[0].get("from") if made.winners else None
+    if c.winner is None or not isinstance(source, int):
+        raise StaffInputError(
+            f"{seat_words(made.seat)}的申报还在等待确认 (a claim is pending already)"
+        )
+    if state.ruleset.claim_rules().multiple_winners != "all":
+        raise StaffInputError(
+            f"本规则一炮只算一家胡：{seat_words(made.seat)}的申报还在等待确认 "
+            "(this ruleset pays one winner of a discard; a claim is pending already)"
+        )
+    if c.winner.seat != seat or c.others:
+        raise StaffInputError(f"只能为自己申报 ({seat_words(seat)}: claim for your own seat)")
+    if seat == source:
+        raise StaffInputError(
+            f"{seat_words(seat)}放炮，不能也胡这张牌 (the discarder cannot win on its discard)"
+        )
+    if any(int(w["seat"]) == seat for w in made.winners):
+        raise StaffInputError(f"{seat_words(seat)}已经在胡牌的几家里 (this seat won already)")
+    tile = str(made.winners[0].get("tile"))
+    if c.winner.source != source or not _same_tile(c.winner.tile, tile):
+        raise StaffInputError(
+            f"一炮多响须胡同一张牌：{seat_words(source)}打出的 {tile} "
+            "(join on the same discard: the same tile, the same discarder)"
+        )
+    disputed = [a.seat for a in answers if not a.agree]
+    if disputed:
+        raise StaffInputError(
+            f"{seat_words(disputed[0])}有异议：已请工作人员处理 (disputed: staff are called)"
+        )
+    winners = [*made.winners, c.winner.as_dict()]
+    flips = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
+    events = _as_claimed(state, winners, c.audit, flips)
+    finished = events[0]
+    assert isinstance(finished, FinishedByStaff)
+    # the winners the claimer entered confirm their hands; the joined ones entered theirs
+    confirming = {int(w["seat"]) for w in made.winners} & set(made.payers)
+    payers = _payers(state, events, made.seat, confirming, False)
+    return [
+        ClaimJoined(
+            **audit_fields(c.audit),
+            seat=seat,
+            winner=next(w for w in finished.winners if int(w["seat"]) == seat),
+            payers=payers,
+            request=finished.request,
+        )
+    ]
+
+
+def _same_tile(a: str, b: str) -> bool:
+    try:
+        return parse_kinds(a) == parse_kinds(b)
+    except ValueError:
+        return False
 
 
 def _check_others(state: RoundState, c: Claim) -> None:
@@ -243,10 +322,7 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
         if len(jing) != 2 or any(type(n) is not int or not 0 <= n <= 4 for n in jing):
             raise StaffInputError("jing: 正精、副精各 0–4 张 (0-4 each)")
     answered = ClaimAnswered(
-        by=c.audit.by,
-        role=c.audit.role,
-        at=c.audit.at,
-        reason=c.audit.reason,
+        **audit_fields(c.audit),
         seat=seat,
         agree=c.agree,
         jing=None if jing is None or held is not None else tuple(jing),
@@ -272,7 +348,9 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
     if not c.agree or {a.seat for a in agreed} != set(made.payers):
         return [answered]
     names = "、".join(str(s + 1) for s in sorted(made.payers))
-    why = f"{seat_words(made.seat)}申报，{names}号位确认 (claimed by a player, confirmed)"
+    joined = sorted(winners - set(made.payers) - {made.seat})
+    also = "".join(f"{seat_words(s)}也胡，" for s in joined)
+    why = f"{seat_words(made.seat)}申报，{also}{names}号位确认 (claimed by a player, confirmed)"
     audit = Audit(made.by, "player", c.audit.at, why)
     after = advance(state, [answered])
     try:
@@ -305,10 +383,23 @@ def claim_view(state: RoundState) -> dict[str, Any] | None:
         "winners": list(made.winners),
         "payers": list(made.payers),
         "jing_counts": made.jing_counts,
+        "joinable": joinable(state),
         "answers": [{"seat": a.seat, "agree": a.agree, "at": a.at} for a in answers],
         "lines": [ln.as_dict() for ln in preview.lines],
         "net": [plain(n) for n in preview.net],
     }
+
+
+def joinable(state: RoundState) -> bool:
+    """Whether another winner of the pending claim's discard may join it with its own hand
+    (``join_claim``): a win on a discard, the ruleset paying several, no dispute."""
+    if state.player_claim is None:
+        return False
+    made, answers = state.player_claim
+    on_discard = bool(made.winners) and isinstance(made.winners[0].get("from"), int)
+    several = state.ruleset.claim_rules().multiple_winners == "all"
+    room = len(made.winners) < SEATS - 1
+    return on_discard and several and room and all(a.agree for a in answers)
 
 
 def stalled(state: RoundState, now: datetime, answer_time: float) -> tuple[str, str] | None:

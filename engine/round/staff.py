@@ -66,7 +66,7 @@ class _AuditFields(TypedDict):
     reason: str
 
 
-def _fields(audit: Audit) -> _AuditFields:
+def audit_fields(audit: Audit) -> _AuditFields:
     return {"by": audit.by, "role": audit.role, "at": audit.at, "reason": audit.reason}
 
 
@@ -258,7 +258,7 @@ def _finish(state: RoundState, c: Finish) -> list[Event]:
         wins = [w.win() for w in c.winners]
         request = settle_input(state, wins, given, c.xia_indicator, flip)
         made = FinishedByStaff(
-            **_fields(audit), winners=tuple(w.as_dict() for w in c.winners), request=request
+            **audit_fields(audit), winners=tuple(w.as_dict() for w in c.winners), request=request
         )
         return _settled_events(state, made)
     except SettleInputError as err:
@@ -314,7 +314,7 @@ def _correct_win(state: RoundState, c: CorrectWin) -> list[Event]:
     try:
         request = settle_input(state, win_objs, held)
         made = WinCorrected(
-            **_fields(c.audit), seat=seat, read=read, corrected=corrected, request=request
+            **audit_fields(c.audit), seat=seat, read=read, corrected=corrected, request=request
         )
         return _settled_events(state, made)
     except SettleInputError as err:
@@ -359,7 +359,7 @@ def _penalise(state: RoundState, c: Penalise) -> list[Event]:
         raise StaffInputError(f"amount: 1–{MAX_POINTS} points")
     return [
         PenaltyApplied(
-            **_fields(c.audit), seat=seat, penalty=c.penalty, amount=amount, amount_from=source
+            **audit_fields(c.audit), seat=seat, penalty=c.penalty, amount=amount, amount_from=source
         )
     ]
 
@@ -373,7 +373,9 @@ def _adjust(state: RoundState, c: Adjust) -> list[Event]:
         raise StaffInputError("to_seat: the same seat as from_seat")
     if type(c.points) is not int or not 1 <= c.points <= MAX_POINTS:
         raise StaffInputError(f"points: 1–{MAX_POINTS}")
-    return [Adjusted(**_fields(c.audit), from_seat=from_seat, to_seat=to_seat, points=c.points)]
+    return [
+        Adjusted(**audit_fields(c.audit), from_seat=from_seat, to_seat=to_seat, points=c.points)
+    ]
 
 
 def _close_session(state: RoundState, c: CloseSession) -> list[Event]:
@@ -381,7 +383,7 @@ def _close_session(state: RoundState, c: CloseSession) -> list[Event]:
     c.audit.check(reason_required=c.cause == "staff")
     if state.settlement is None:
         raise StaffInputError("hand: a hand is in progress; finish or void it, then close")
-    return [SessionClosed(**_fields(c.audit), cause=c.cause, terms=dict(c.terms))]
+    return [SessionClosed(**audit_fields(c.audit), cause=c.cause, terms=dict(c.terms))]
 
 
 def _void(state: RoundState, c: Void) -> list[Event]:
@@ -389,7 +391,7 @@ def _void(state: RoundState, c: Void) -> list[Event]:
     c.audit.check(reason_required=True)
     if state.voided:
         raise StaffInputError("hand: voided already")
-    made = HandVoided(**_fields(c.audit), hand_no=state.started.hand_no)
+    made = HandVoided(**audit_fields(c.audit), hand_no=state.started.hand_no)
     return [made, Settled(settlement_to_dict(void_settlement(state)))]
 
 
@@ -402,7 +404,7 @@ def _void_earlier(state: RoundState, c: VoidEarlier) -> list[Event]:
     if len(c.net) != SEATS:
         raise StaffInputError("net: four seats")
     reverses = tuple(amount_out(n) for n in c.net)
-    return [HandVoided(**_fields(c.audit), hand_no=c.hand_no, reverses=reverses)]
+    return [HandVoided(**audit_fields(c.audit), hand_no=c.hand_no, reverses=reverses)]
 
 
 def seen_flip(state: RoundState) -> Flip | None:
@@ -441,7 +443,7 @@ def _enter_flip(state: RoundState, c: EnterFlip) -> list[Event]:
         raise StaffInputError(f"indicator: {err}") from None
     if len(kinds) != 1:
         raise StaffInputError("indicator: one tile, e.g. 5s or E")
-    return [FlipEntered(**_fields(c.audit), indicator=kind_name(kinds[0]))]
+    return [FlipEntered(**audit_fields(c.audit), indicator=kind_name(kinds[0]))]
 
 
 def _undo(state: RoundState, c: Undo) -> list[Event]:
@@ -450,7 +452,7 @@ def _undo(state: RoundState, c: Undo) -> list[Event]:
     if not state.staff_acts:
         raise StaffInputError("undo: no act of staff in this hand")
     last, _ = state.staff_acts[-1]
-    return [StaffUndone(**_fields(c.audit), undone=last.type)]
+    return [StaffUndone(**audit_fields(c.audit), undone=last.type)]
 
 
 # --- points: a hand's share of the session totals -------------------------------------

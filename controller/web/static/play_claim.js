@@ -4,7 +4,8 @@
    on the picker with its melds (the last tile tapped is the winning tile), and sends it;
    any seat may claim a 流局. The paying seats see the claim and its payout, enter their 精
    where the settlement needs it, and answer 确认 or 有异议; where the ruleset pays several
-   winners of a discard, another seat that won on it claims its own hand (我也胡). */
+   winners of a discard, another seat that won on it claims its own hand (我也胡) and joins
+   the pending claim. */
 "use strict";
 
 (() => {
@@ -81,7 +82,8 @@
     for (const w of c.winners) {
       const src = Number.isInteger(w.from) ? T("dealt_in", { s: S(w.from) }) : w.from === "kong_replacement" ? T("kong_replacement") : T("self_draw");
       const kinds = MJ.parseTiles(MJ.str(w.hand, 64)).kinds || [];
-      parts.push(el("p", null, src), el("div", { class: "claim-hand", id: "claimed-hand" }, kinds.map((k) => MJ.tile(k, "tile-s"))));
+      const who = c.winners.length > 1 ? `${S(w.seat)} · ` : "";
+      parts.push(el("p", null, who, src), el("div", { class: "claim-hand", id: c.winners.length > 1 ? `claimed-hand-${w.seat}` : "claimed-hand" }, kinds.map((k) => MJ.tile(k, "tile-s"))));
     }
     parts.push(el("h3", null, T("payout"), c.jing_counts ? T("jing_note") : ""), lines(c.lines));
     const answered = new Set(c.answers.map((a) => a.seat));
@@ -105,10 +107,10 @@
       no.addEventListener("click", () => send("/api/v1/play/answer", { hand_id: me.hand_id, seen: me.seen, seat: me.seat, agree: false }, error));
       parts.push(el("div", { class: "actions" }, yes, no));
     } else if (answered.has(me.seat)) parts.push(el("p", { class: "muted" }, T("answered")));
-    // another winner of the same discard, where the ruleset pays (or ranks) several
+    // another winner of the same discard joins the claim with its own hand, where the
+    // ruleset pays several (the claim says it is joinable)
     const from = c.winners.length ? c.winners[0].from : null;
-    const several = me.needs && me.needs.discard && me.needs.discard.several_winners === true;
-    if (several && Number.isInteger(from) && from !== me.seat && !c.winners.some((w) => w.seat === me.seat) && also !== me.hand_id) {
+    if (c.joinable === true && Number.isInteger(from) && from !== me.seat && !c.winners.some((w) => w.seat === me.seat) && also !== me.hand_id) {
       const join = el("button", { class: "btn", type: "button", id: "claim-also" }, T("also"));
       join.addEventListener("click", () => { claimEntry(me); entry.joinWin(from); also = me.hand_id; P.refresh(); });
       parts.push(el("div", { class: "actions" }, join));

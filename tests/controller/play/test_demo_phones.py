@@ -89,18 +89,43 @@ def test_the_demo_with_phones_plays_a_hidden_or_later_jing_and_never_publishes_t
         assert carrying <= {TOPICS.topic("handlog")}, carrying
 
 
-def test_the_demos_phone_claims_several_winners_of_one_discard_together() -> None:
+def test_the_demo_with_phones_settles_a_joined_claim_of_several_winners(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """guangdong pays every winner of a discard; seed 3's first hand has several: the
+    first winner claims, each other joins with its own hand, the discarder confirms."""
+    data = tmp_path / "data"
+    extra = ("--players", "phones", "--ruleset", "guangdong", "--seed", "3")
+    code, output, seen = asyncio.run(_play_and_listen(mosquitto, data, *extra))
+    assert code == 0, output
+    settled = {p["hand_id"]: p for t, p in seen if t == TOPICS.topic("settlement") and p}
+    assert len(settled) == HANDS, output
+    store = EventStore.open(f"sqlite:///{data / 'mjtable.db'}")
+    try:
+        joined = 0
+        for record in store.list_hands(status="finished", limit=100):
+            events = store.load_hand(record.id).event_dicts()
+            act = next(e for e in events if e["type"] == "finished_by_staff")
+            assert settled[record.id]["lines"] == settle_data(act["request"])["lines"]
+            if any(e["type"] == "claim_joined" for e in events):
+                joined += 1
+                assert len(act["winners"]) > 1
+        assert joined
+    finally:
+        store.close()
+
+
+def test_the_demos_phones_claim_several_winners_of_one_discard_each_its_own() -> None:
     import random
 
-    from controller.sim.demo_phones import claim_body
+    from controller.sim.demo_phones import claim_bodies
     from engine.round.staff import result_of
     from engine.simulation import play_session
 
     played = play_session("guangdong", 200, random.Random(3))
     result = next(r for r in played if len(r.state.wins) > 1)
     body = result_of(result.state)
-    claim = claim_body(body)
+    claims = claim_bodies(body)
     seats = [w["seat"] for w in body["winners"]]
-    assert claim["seat"] == seats[0] and "win" not in claim
-    assert [w["seat"] for w in claim["winners"]] == seats
-    assert all(isinstance(w["from"], int) for w in claim["winners"])
+    assert [c["seat"] for c in claims] == seats
+    assert all("winners" not in c and isinstance(c["win"]["from"], int) for c in claims)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from controller.web.play_api import ClaimIn
-from engine.round.events import FinishedByStaff
+from engine.round.events import FinishedByStaff, Settled
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.play.phones import call, join_all, open_phones
 from tests.controller.play.test_phone_claims_browser import (
@@ -137,7 +137,9 @@ def test_a_second_winner_of_a_discard_claims_its_own_hand_where_several_are_paid
 ) -> None:
     """guangdong pays every winner of a discard: while 1号位's claim on 3号位's 4s waits,
     2号位's phone (not the discarder's) offers 我也胡, opens the entry on that discard and
-    sends its own hand as a claim of the shape the play API takes."""
+    sends its own hand, which joins the claim; every phone shows both hands, 2号位 has
+    nothing to confirm, 3号位 confirms, and the hand settles paying both as
+    ``mjtable settle`` settles the request kept."""
     site = ReaderlessTable(mosquitto, tmp_path)
     site.config = site.config.model_copy(
         update={"ruleset": site.config.ruleset.model_copy(update={"id": "guangdong"})}
@@ -172,6 +174,20 @@ def test_a_second_winner_of_a_discard_claims_its_own_hand_where_several_are_paid
         assert claim.seat == 1 and claim.result == "win" and claim.win is not None
         assert (claim.win.from_, claim.win.tile) == (2, "4s")
         assert claim.win.hand == "4p5p6p7p8p9p1s1s1s3p3p2s3s4s"
+        for page in pages:  # joined: both hands on every phone
+            page.wait_for_selector("#claimed-hand-1", timeout=WAIT)
+        for seat in (0, 1, 2):  # (4号位 might win on it too)
+            assert pages[seat].locator("#claim-also").count() == 0
+        assert second.locator("#confirm").count() == 0  # (its own hand, entered by itself)
+        pages[2].click("#confirm", timeout=WAIT)
+        for page in pages:
+            page.wait_for_selector("#settled", timeout=WAIT)
+        keeper = site.run.keeper
+        _settled(keeper, 1)
+        finished = [e for e in keeper.log if isinstance(e, FinishedByStaff)][-1]
+        assert [w["seat"] for w in finished.winners] == [0, 1]
+        settled = [e for e in keeper.log if isinstance(e, Settled)][-1].settlement
+        assert {ln["to"] for ln in settled["lines"] if ln["code"].startswith("win")} == {0, 1}
         assert errors == []
         for c in contexts:
             c.close()

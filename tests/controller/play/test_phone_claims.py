@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from controller.cli.settle import settle_data
-from engine.round.events import ClaimAnswered, ClaimMade, FinishedByStaff, Settled
+from engine.round.events import ClaimAnswered, ClaimJoined, ClaimMade, FinishedByStaff, Settled
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.play.phones import call, join_all, staff_token, wait_for
 from tests.controller.web.readerless_table import ReaderlessTable
@@ -223,6 +223,69 @@ def test_several_winners_of_one_discard_are_claimed_and_confirmed_from_the_phone
         site.halt()
 
 
+@pytest.mark.timeout(300)
+def test_another_winner_joins_the_pending_claim_from_its_own_phone(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """一炮多响 on guangdong, each winner entering only its own hand: 1号位 claims its win
+    on 3号位's discard, 2号位's phone claims its own on the same discard and joins the
+    claim (no confirmation of its own); the discarder, another tile, a second join:
+    refused in words, nothing stored; 3号位 confirms and the settlement pays both, as
+    ``mjtable settle`` does."""
+    site = ReaderlessTable(mosquitto, tmp_path, "guangdong")
+    site.start()
+    try:
+        base, keeper = site.url, site.run.keeper
+        api = f"{base}/api/v1/play"
+        tokens = join_all(base)
+        me = _me(base, tokens[0])
+        if me["dice_due"]:
+            dealer = tokens[me["dealer"]]
+            assert call(f"{api}/dice", _act(me), token=dealer).status == 200
+            me = _me(base, tokens[0])
+        first = {"hand": WIN, "tile": "9p", "from": 2}
+        claimed = call(
+            f"{api}/claim", _act(me) | {"seat": 0, "result": "win", "win": first}, token=tokens[0]
+        )
+        assert claimed.status == 200, claimed.body
+        view = _me(base, tokens[1])
+        assert view["claim"]["joinable"] is True and view["claim"]["payers"] == [2]
+        own = {"hand": "123s456s789s111z99p", "tile": "9p", "from": 2}
+        seen = len(keeper.log)
+        hostile = [
+            (2, own, "放炮的不能是自己"),
+            (3, own | {"hand": "123s456s789s111z11m", "tile": "1m"}, "须胡同一张牌"),
+            (3, own | {"from": 1}, "须胡同一张牌"),
+        ]
+        for seat, win, words in hostile:
+            body = _act(view) | {"seat": seat, "result": "win", "win": win}
+            got = call(f"{api}/claim", body, token=tokens[seat])
+            assert got.status == 422 and words in got.detail, (seat, got.body)
+            assert "(" not in got.detail, got.detail  # in words, no English aside
+        assert len(keeper.log) == seen
+        body = _act(view) | {"seat": 1, "result": "win", "win": own}
+        joined = call(f"{api}/claim", body, token=tokens[1])
+        assert joined.status == 200, joined.body
+        twice = call(f"{api}/claim", body | _act(_me(base, tokens[1])), token=tokens[1])
+        assert twice.status == 422 and "2号位已经在胡牌的几家里" in twice.detail, twice.body
+        claim = _me(base, tokens[3])["claim"]
+        assert [w["seat"] for w in claim["winners"]] == [0, 1] and claim["payers"] == [2]
+        view = _me(base, tokens[1])
+        not_payer = call(f"{api}/answer", _act(view) | {"seat": 1, "agree": True}, token=tokens[1])
+        assert not_payer.status == 422 and "不需要确认" in not_payer.detail, not_payer.body
+        view = _me(base, tokens[2])
+        got = call(f"{api}/answer", _act(view) | {"seat": 2, "agree": True}, token=tokens[2])
+        assert got.status == 200, got.body
+        settlement = _settled_as_mjtable_settle(keeper)
+        paid = {ln["to"] for ln in settlement["lines"] if ln["code"].startswith("win")}
+        assert paid == {0, 1}
+        acts = [e for e in keeper.log if isinstance(e, ClaimMade | ClaimJoined | ClaimAnswered)]
+        assert [type(e).__name__ for e in acts] == ["ClaimMade", "ClaimJoined", "ClaimAnswered"]
+        assert acts[1].by.startswith("seat1:guest:phone:")
+    finally:
+        site.halt()
+
+
 def test_several_winners_are_refused_where_the_ruleset_pays_one(table: Any) -> None:
     base = f"http://127.0.0.1:{table.port}"
     keeper = table.run.keeper
@@ -239,6 +302,18 @@ def test_several_winners_are_refused_where_the_ruleset_pays_one(table: Any) -> N
     mine = _act(me) | {"seat": 0, "result": "win", "winners": winners[1:] * 2}
     got = call(f"{base}/api/v1/play/claim", mine, token=tokens[0])
     assert got.status == 422 and "没有您" in got.detail, got.body
+    assert len(keeper.log) == seen
+    # nor does another winner of the discard join a pending claim
+    first = _act(me) | {"seat": 0, "result": "win", "win": winners[0] | {"seat": None}}
+    del first["win"]["seat"]
+    assert call(f"{base}/api/v1/play/claim", first, token=tokens[0]).status == 200
+    seen = len(keeper.log)
+    second = {"hand": winners[1]["hand"], "tile": "9p", "from": 2}
+    view = _me(base, tokens[1])
+    assert view["claim"]["joinable"] is False
+    body = _act(view) | {"seat": 1, "result": "win", "win": second}
+    got = call(f"{base}/api/v1/play/claim", body, token=tokens[1])
+    assert got.status == 422 and "一炮只算一家胡" in got.detail, got.body
     assert len(keeper.log) == seen
 
 

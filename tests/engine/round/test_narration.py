@@ -17,6 +17,7 @@ from engine.round.events import (
     Chowed,
     ClaimAnswered,
     ClaimDeclared,
+    ClaimJoined,
     ClaimMade,
     ClaimsResolved,
     Dealt,
@@ -95,6 +96,8 @@ SAMPLES: list[Event] = [
     ClaimMade(**WHO, reason="", seat=2, winners=({"seat": 2},), payers=(0, 1, 3),
               jing_counts=True, request={"seats": ["concealed"]}),
     ClaimAnswered(**WHO, reason="", seat=1, agree=True, jing=(1, 2)),
+    ClaimJoined(**WHO, reason="", seat=3, winner={"seat": 3}, payers=(0, 1),
+                request={"seats": ["concealed"]}),
 ]  # fmt: skip
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

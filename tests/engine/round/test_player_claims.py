@@ -22,11 +22,13 @@ from engine.round.commands import (
 )
 from engine.round.events import (
     ClaimAnswered,
+    ClaimJoined,
     ClaimMade,
     FinishedByStaff,
     Settled,
     settlement_from_dict,
 )
+from engine.round.player_claims import claim_view
 from engine.round.replay import check
 from engine.round.staff import result_of
 from engine.round.state import Phase
@@ -140,6 +142,110 @@ def test_several_winners_of_one_discard_claimed_together_settle_as_mjtable_settl
     assert settle_data(finished.request)["lines"] == [ln.as_dict() for ln in settled.lines]
     paid = {ln.payee for ln in settled.lines if ln.code.startswith("win")}
     assert {w["seat"] for w in body["winners"]} <= paid
+
+
+@pytest.mark.parametrize("ruleset", ["guangdong", "yichun"])
+def test_another_winner_of_the_discard_joins_the_pending_claim_with_its_own_hand(
+    ruleset: str,
+) -> None:
+    """一炮多响 from each winner's own phone: the first claims its hand, a payer confirms,
+    the second claims its own on the same discard and joins (a ``claim_joined`` event,
+    folded by replay); every payer but the joiner confirms anew; the settlement pays both
+    as ``mjtable settle`` settles the same winners."""
+    result = next(r for r in play_session(ruleset, 200, random.Random(3)) if len(r.state.wins) > 1)
+    body = result_of(result.state)
+    state, log = _unseen(result)
+    first, second, *_ = (WinnerEntry.of(w, "winner") for w in body["winners"])
+    log += done(state, Claim(who(first.seat), first.seat, first))
+    claim = log[-1]
+    assert isinstance(claim, ClaimMade)
+    if len(claim.payers) > 1:  # (one payer's confirmation would settle it)
+        early = claim.payers[0]
+        log += done(fold(log), AnswerClaim(who(early), early, True))
+    pending = claim_view(fold(log))
+    assert pending is not None and pending["joinable"] is True
+    log += done(fold(log), Claim(who(second.seat), second.seat, second))
+    joined = log[-1]
+    assert isinstance(joined, ClaimJoined) and joined.seat == second.seat
+    assert "request" not in joined.public_dict()
+    assert second.seat not in joined.payers and first.seat not in joined.payers
+    state = fold(log)
+    view = claim_view(state)
+    assert view is not None and view["answers"] == []  # what was confirmed has changed
+    assert [w["seat"] for w in view["winners"]] == [first.seat, second.seat]
+    with pytest.raises(StaffInputError, match="不需要确认"):
+        done(state, AnswerClaim(who(second.seat), second.seat, True))
+    for payer in joined.payers:
+        log += done(fold(log), AnswerClaim(who(payer), payer, True))
+    state = fold(log)
+    assert state.phase is Phase.DONE and check(state) is None
+    finished = next(e for e in log if isinstance(e, FinishedByStaff))
+    assert f"{second.seat + 1}号位也胡" in finished.reason
+    settled = settlement_from_dict(next(e for e in log if isinstance(e, Settled)).settlement)
+    assert [w["seat"] for w in finished.winners] == [first.seat, second.seat]
+    assert settle_data(finished.request)["lines"] == [ln.as_dict() for ln in settled.lines]
+    paid = {ln.payee for ln in settled.lines if ln.code.startswith("win")}
+    assert {first.seat, second.seat} <= paid
+    # the same as the first winner claiming both hands
+    state, log = _unseen(result)
+    log += done(state, Claim(who(first.seat), first.seat, first, (second,)))
+    for payer in log[-1].payers:  # type: ignore[attr-defined]
+        log += done(fold(log), AnswerClaim(who(payer), payer, True))
+    together = next(e for e in log if isinstance(e, Settled)).settlement
+    assert together["lines"] == [ln.as_dict() for ln in settled.lines]
+
+
+def test_a_join_on_another_discard_from_the_discarder_twice_or_where_one_is_paid_is_refused() -> (
+    None
+):
+    result = next(
+        r for r in play_session("guangdong", 200, random.Random(3)) if len(r.state.wins) > 1
+    )
+    body = result_of(result.state)
+    state, log = _unseen(result)
+    first, second, *_ = body["winners"]
+    log += done(state, Claim(who(first["seat"]), first["seat"], WinnerEntry.of(first, "winner")))
+    state = fold(log)
+    seat = second["seat"]
+    discarder = first["from"]
+
+    def join(seat: int, **changed: object) -> None:
+        entry = WinnerEntry.of(dict(second, seat=seat) | changed, "winner")
+        done(state, Claim(who(seat), seat, entry))
+
+    other = next(s for s in range(4) if s not in (discarder, first["seat"], seat))
+    with pytest.raises(StaffInputError, match="须胡同一张牌"):
+        join(seat, **{"from": other})
+    tile = next(t for t in ("1m", "5p", "9s", "7z") if parse_kinds(t) != parse_kinds(first["tile"]))
+    with pytest.raises(StaffInputError, match="须胡同一张牌"):
+        join(seat, tile=tile)
+    with pytest.raises(StaffInputError, match="放炮，不能也胡"):
+        join(discarder)
+    with pytest.raises(StaffInputError, match="已经在胡牌的几家里"):
+        join(first["seat"])
+    log += done(state, Claim(who(seat), seat, WinnerEntry.of(second, "winner")))
+    state = fold(log)
+    with pytest.raises(StaffInputError, match="已经在胡牌的几家里"):
+        join(seat)
+    with pytest.raises(StaffInputError, match="还在等待确认"):
+        done(state, Claim(who(discarder), discarder, None))
+    # where the ruleset pays one winner of a discard, a second claim joins nothing
+    one = next(
+        r
+        for r in _played("nanchang")
+        if len(r.state.wins) == 1 and isinstance(result_of(r.state)["winners"][0]["from"], int)
+    )
+    body = result_of(one.state)
+    won = body["winners"][0]
+    state, log = _unseen(one)
+    log += enter_flip(state, Audit("ann", "staff", STAMP), body["indicator"])
+    log += done(fold(log), Claim(who(won["seat"]), won["seat"], WinnerEntry.of(won, "winner")))
+    state = fold(log)
+    pending = claim_view(state)
+    assert pending is not None and pending["joinable"] is False
+    seat = next(s for s in range(4) if s not in (won["seat"], won["from"]))
+    with pytest.raises(StaffInputError, match="一炮只算一家胡"):
+        done(state, Claim(who(seat), seat, WinnerEntry.of(dict(won, seat=seat), "winner")))
 
 
 def test_several_winners_are_refused_where_the_ruleset_pays_one() -> None:
