@@ -117,9 +117,10 @@ def hand_result(state: RoundState) -> tuple[str, int | None, int | None]:
 
 
 REOPEN = "correct or void it"
-Replier = Callable[[list[Event], str, int], dict[str, Any]]
-"""The answer to a request: from the events its command made, the hand's id and the
-number of the hand's events once they are stored (what a page saw after it)."""
+Replier = Callable[[list[Event], str, int, RoundState], dict[str, Any]]
+"""The answer to a request: from the events its command made, the hand's id, the
+number of the hand's events and the hand's state once they are stored (what a page saw
+after it)."""
 
 
 @dataclass(slots=True)
@@ -132,8 +133,10 @@ class Reply:
     key: RequestKey | None = None
     answer: dict[str, Any] | None = None
 
-    def kept(self, events: list[Event], hand_id: str, seen: int) -> KeptAnswer | None:
-        self.answer = self.make(events, hand_id, seen)
+    def kept(
+        self, events: list[Event], hand_id: str, seen: int, after: RoundState
+    ) -> KeptAnswer | None:
+        self.answer = self.make(events, hand_id, seen, after)
         return None if self.key is None else KeptAnswer(self.key, self.answer)
 
 
@@ -180,6 +183,7 @@ class HandKeeper:
         self.last_finished: bool = False
         """Whether any hand was played before (a fresh table may start at once)."""
         self._batch: list[Event] | None = None
+        self._awaiting: tuple[Reply, type[Event]] | None = None  # (``answering``)
         self._last_settlement: dict[str, Any] | None = None  # the latest settled hand's
         self._cashout: dict[str, Any] | None = None  # the public cash-out shown ({}: none)
         self.notice: StaffNotice | None = None
@@ -534,7 +538,8 @@ class HandKeeper:
         after = advance(state, events)
         session = self._following(state, after)
         messages = event_messages(hand_id, len(self.log), events, after)
-        kept = None if reply is None else reply.kept(events, hand_id, len(self.log) + len(events))
+        seen = len(self.log) + len(events)
+        kept = None if reply is None else reply.kept(events, hand_id, seen, after)
         closed = next((e for e in events if isinstance(e, SessionClosed)), None)
         cashout = None if closed is None else public_cashout(self.cashout_at_close(closed))
         view = self.view(hand_id, after, totals=session.totals, cashout=cashout)
@@ -606,7 +611,7 @@ class HandKeeper:
         if self.state is None or self.hand_id is None:
             raise StaffInputError("session: no hand played in it yet, nothing to cash out")
         command = CloseSession(audit, cause, terms.model_dump(exclude={"cutoff"}))
-        reply = Reply(lambda events, _hand, _seen: self.cashout_at_close(events[0]), key)
+        reply = Reply(lambda events, *_: self.cashout_at_close(events[0]), key)
         done = self.execute(command, reply)
         if isinstance(done, Rejection):
             raise StaffInputError(done.reason)
@@ -644,6 +649,24 @@ class HandKeeper:
             self.hand_id, self.log, self.state = hands[0].id, events, fold(events)
 
     @contextlib.contextmanager
+    def answering(self, reply: Reply, made: type[Event]) -> Iterator[Reply]:
+        """``reply``'s answer is kept in the transaction that stores the first ``made``
+        event made inside (the dice button's, with the roll the tracker makes: a crash
+        stores both or neither). Nothing such stored: ``reply.answer`` stays None."""
+        self._awaiting = (reply, made)
+        try:
+            yield reply
+        finally:
+            self._awaiting = None
+
+    def _awaited_reply(self, made: list[Event]) -> Reply | None:
+        awaiting = self._awaiting
+        if awaiting is None or not any(isinstance(e, awaiting[1]) for e in made):
+            return None
+        self._awaiting = None
+        return awaiting[0]
+
+    @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
         """Actions submitted inside are stored (and published) together when it ends: one
         transaction for, say, three passes and the draw that implied them. The state moves
@@ -677,7 +700,8 @@ class HandKeeper:
         seq = len(self.log)
         messages = event_messages(hand_id, seq, events, after)
         settled = next((e for e in events if isinstance(e, Settled)), None)
-        kept = None if reply is None else reply.kept(made, hand_id, seq + len(events))
+        reply = reply or self._awaited_reply(made)
+        kept = None if reply is None else reply.kept(made, hand_id, seq + len(events), after)
         dicts = [e.to_dict() for e in events]
         if settled is None:
             session = self._following(state, after) if person else self.session
