@@ -17,6 +17,7 @@ from controller.store import EventStore
 from controller.store.house_rules import HouseRules
 from controller.store.owners import OwnerAccounts, StaffPolicy
 from controller.store.request_keys import RequestKey, first_answer, keep_answer
+from controller.store.staff_marks import session_voids
 from controller.table.hand_keeper import HandKeeper, Reply
 from controller.table.staff_requests import (
     CloseSession,
@@ -35,7 +36,6 @@ from engine.round.events import (
     STAFF_ACT_TYPES,
     DiceRolled,
     Event,
-    HandVoided,
     Settled,
     event_from_dict,
 )
@@ -123,7 +123,9 @@ def _void_earlier(keeper: HandKeeper, request: HandAct, key: RequestKey | None) 
     events = [event_from_dict(d) for d in target.event_dicts()]
     voided = fold(events)
     hand_no = voided.started.hand_no
-    if voided.voided or hand_no in _voided_in_session(keeper):
+    session_id = target.hand.session_id
+    standing = {} if session_id is None else session_voids(store.engine, [session_id])
+    if voided.voided or (session_id, hand_no) in standing:
         raise StaleRequest(f"hand {request.hand_id} is voided already")
     if voided.settlement is None:
         raise UnknownHandId(f"hand {request.hand_id} has no settlement")
@@ -131,17 +133,6 @@ def _void_earlier(keeper: HandKeeper, request: HandAct, key: RequestKey | None) 
         raise StaleRequest(f"seen: the hand in progress holds {len(keeper.log)} events")
     net = voided.settlement.net
     return execute(keeper, VoidEarlier(request.command.audit, hand_no, net), key)
-
-
-def _voided_in_session(keeper: HandKeeper) -> set[int]:
-    """Hand numbers of this session voided from a later hand (a rare act: read the store)."""
-    found = {e.hand_no for e in keeper.log if isinstance(e, HandVoided)}
-    hands = keeper.store.list_hands(session_id=keeper.session_id, status="finished", limit=100_000)
-    for record in hands:
-        for d in keeper.store.load_hand(record.id).event_dicts():
-            if d.get("type") == HandVoided.type and isinstance(d.get("hand_no"), int):
-                found.add(d["hand_no"])
-    return found
 
 
 def check_dice(button: DiceButton, keeper: HandKeeper) -> None:
