@@ -1,4 +1,5 @@
-"""The hand in progress and its session, kept in the store: the tracker's ``HandPort``.
+"""The hand in progress, kept in the store: the tracker's ``HandPort``. Its session is
+``self.sessions`` (``controller.table.sessions``).
 
 ``execute(command)``, for a player's move and a person's act alike: the engine checks it
 (``apply``); the events, every message they cause, the hand's row and the answer kept
@@ -7,7 +8,7 @@ folded, woken for MQTT and shown on the live hub. A batch that ends the hand car
 settlement and the new scores too; the hand is then closed in the store and its log sent
 for the hub.
 
-``resume()`` after a restart: the open session's totals from its finished hands, the open
+``resume()`` after a restart: the open session carried on (``Sessions.carry_on``), the open
 hand folded from its log (closing it if its log already holds the settlement); between
 hands, the last finished hand as it ended (what the display showed).
 """
