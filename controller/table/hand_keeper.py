@@ -1,4 +1,5 @@
-"""The hand in progress and its session, kept in the store: the tracker's ``HandPort``.
+"""The hand in progress, kept in the store: the tracker's ``HandPort``. Its session is
+``self.sessions`` (``controller.table.sessions``).
 
 ``execute(command)``, for a player's move and a person's act alike: the engine checks it
 (``apply``); the events, every message they cause, the hand's row and the answer kept
@@ -7,7 +8,7 @@ folded, woken for MQTT and shown on the live hub. A batch that ends the hand car
 settlement and the new scores too; the hand is then closed in the store and its log sent
 for the hub.
 
-``resume()`` after a restart: the open session's totals from its finished hands, the open
+``resume()`` after a restart: the open session carried on (``Sessions.carry_on``), the open
 hand folded from its log (closing it if its log already holds the settlement); between
 hands, the last finished hand as it ended (what the display showed).
 """
@@ -20,29 +21,28 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Literal, TypeVar
 
 import structlog
 
 from controller.process.wall_clock import clock_synced
-from controller.store import EventStore, HandRecord, HandSettled, OutboxMessage, StoredHand
+from controller.store import EventStore, HandRecord, HandSettled, OutboxMessage
 from controller.store.members import hand_seat_acts
 from controller.store.owners import CashoutTerms
 from controller.store.request_keys import KeptAnswer, RequestKey
-from controller.table.cashout import MAX_HANDS, cashout, public_cashout, stored_cashout
+from controller.table.cashout import public_cashout
 from controller.table.dice import DiceRoller
 from controller.table.handlog import handlog_of
 from controller.table.house_choice import HouseChoice, RulesInForce
 from controller.table.publication import Message, Outlet, event_messages, number
 from controller.table.screens import TableView, settlement_payload
+from controller.table.sessions import Sessions, log_of
 from controller.table.staff_notice import WAITING, StaffNotice, stored_notice
 from controller.table.unit_of_work import UnitOfWork
 from engine.errors import EngineError
 from engine.round.actions import Rejection, Shuffle
 from engine.round.commands import STAFF_COMMANDS, Audit, CloseSession, Command, StaffInputError
 from engine.round.events import (
-    STAFF_ACT_TYPES,
     Chowed,
     ClaimDeclared,
     ClaimsResolved,
@@ -61,7 +61,6 @@ from engine.round.events import (
     SessionClosed,
     Settled,
     Shuffled,
-    event_from_dict,
     settlement_from_dict,
 )
 from engine.round.fold import advance, fold
@@ -117,9 +116,10 @@ def hand_result(state: RoundState) -> tuple[str, int | None, int | None]:
 
 
 REOPEN = "correct or void it"
-Replier = Callable[[list[Event], str, int], dict[str, Any]]
-"""The answer to a request: from the events its command made, the hand's id and the
-number of the hand's events once they are stored (what a page saw after it)."""
+Replier = Callable[[list[Event], str, int, RoundState], dict[str, Any]]
+"""The answer to a request: from the events its command made, the hand's id, the
+number of the hand's events and the hand's state once they are stored (what a page saw
+after it)."""
 
 
 @dataclass(slots=True)
@@ -132,13 +132,11 @@ class Reply:
     key: RequestKey | None = None
     answer: dict[str, Any] | None = None
 
-    def kept(self, events: list[Event], hand_id: str, seen: int) -> KeptAnswer | None:
-        self.answer = self.make(events, hand_id, seen)
+    def kept(
+        self, events: list[Event], hand_id: str, seen: int, after: RoundState
+    ) -> KeptAnswer | None:
+        self.answer = self.make(events, hand_id, seen, after)
         return None if self.key is None else KeptAnswer(self.key, self.answer)
-
-
-def _log_of(stored: StoredHand) -> list[Event]:
-    return [event_from_dict(d) for d in stored.event_dicts()]
 
 
 class HandKeeper:
@@ -161,14 +159,10 @@ class HandKeeper:
         """Every write with its outbox, then its publication (``controller.table.unit_of_work``)."""
         self.parlour = parlour
         self.table = table
-        self.ruleset = ruleset
-        self.options = dict(options or {})
-        self.house: dict[str, Any] | None = None
-        """The house ruleset played ({"name", "version"}; None: table.toml's)."""
-        self.rules_choice: HouseChoice | None = None
-        """Where an owner's house ruleset comes from (None: table.toml's [ruleset] alone)."""
-        self.session = Session(ruleset, dict(self.options))
-        self.session_id: str | None = None
+        self.sessions = Sessions(
+            store, parlour=parlour, table=table, ruleset=ruleset, options=options
+        )
+        """The session the hands are played in (``controller.table.sessions``)."""
         self.hand_id: str | None = None
         self.state: RoundState | None = None
         self.log: list[Event] = []
@@ -180,73 +174,75 @@ class HandKeeper:
         self.last_finished: bool = False
         """Whether any hand was played before (a fresh table may start at once)."""
         self._batch: list[Event] | None = None
+        self._awaiting: tuple[Reply, type[Event]] | None = None  # (``answering``)
         self._last_settlement: dict[str, Any] | None = None  # the latest settled hand's
         self._cashout: dict[str, Any] | None = None  # the public cash-out shown ({}: none)
         self.notice: StaffNotice | None = None
         """The latest hand held for staff, as stored (``controller.table.staff_notice``)."""
 
-    # --- sessions ----------------------------------------------------------------------------
+    # --- the session (``Sessions``) ------------------------------------------------------------
+
+    @property
+    def session(self) -> Session:
+        return self.sessions.session
+
+    @session.setter
+    def session(self, session: Session) -> None:
+        self.sessions.session = session
+
+    @property
+    def session_id(self) -> str | None:
+        return self.sessions.session_id
+
+    @property
+    def ruleset(self) -> str:
+        return self.sessions.ruleset
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return self.sessions.options
+
+    @property
+    def house(self) -> dict[str, Any] | None:
+        return self.sessions.house
+
+    @property
+    def rules_choice(self) -> HouseChoice | None:
+        return self.sessions.rules_choice
+
+    @rules_choice.setter
+    def rules_choice(self, choice: HouseChoice | None) -> None:
+        self.sessions.rules_choice = choice
+
+    def rules_in_force(self) -> RulesInForce:
+        return self.sessions.rules_in_force()
 
     def new_session(self, why: str = "a new session started") -> None:
         """End whatever was open and start afresh (a new virtual table knows no history);
         a hand still open is closed as aborted with ``why``."""
-        old = self.store.open_session()
-        if old is not None:
-            self.store.end_session(old.id)
+        self.sessions.end_open()
         hand = self.store.open_hand()
         if hand is not None:
             self._abort(hand.hand.id, why)
         self._start_session()
 
-    def rules_in_force(self) -> RulesInForce:
-        return RulesInForce(self.ruleset, dict(self.options), self.house)
-
-    def _take_rules(self, rules: RulesInForce) -> None:
-        self.ruleset, self.options, self.house = rules.ruleset, dict(rules.options), rules.house
-
     def _start_session(self) -> None:
-        if self.rules_choice is not None:  # a session starts: an assigned house ruleset
-            self._take_rules(self.rules_choice.for_session(self.rules_in_force()))
-        self.session = Session(self.ruleset, dict(self.options))
-        self.session_id = self.store.start_session(
-            ruleset=self.ruleset,
-            parlour=self.parlour,
-            table_id=self.table,
-            options=self.options,
-            house=self.house,
-        )
+        self.sessions.start()
         self.hand_id, self.state, self.log = None, None, []
         self.last_order, self.last_finished = None, False
-        log.info("session started", session_id=self.session_id, ruleset=self.ruleset)
 
     def resume(self) -> None:
-        """Carry on from the store: the open session, and the open hand if there is one."""
-        found = self.store.open_session()
-        last: tuple[str, list[Event]] | None = None  # the session's last finished hand
-        if found is not None and found.house is not None and self.rules_choice is not None:
-            # a session plays its house ruleset to its end, a restart or not
-            self._take_rules(RulesInForce(found.ruleset, dict(found.options), found.house))
-        if found is None or found.ruleset != self.ruleset or found.options != self.options:
-            if found is not None:
-                self.store.end_session(found.id)
-            self._start_session()
-        else:
-            self.session_id = found.id
-            try:
-                last = self._replay_session()
-            except EngineError as err:  # (CorruptLog: event_from_dict, settlement_from_dict)
-                # a finished hand this engine cannot read back (a damaged row): the
-                # session's totals cannot be rebuilt, so a new session starts; every hand
-                # stays stored as it is
-                why = f"a finished hand's log cannot be read: {err}"
-                log.error("session cannot be resumed; a new one starts", why=why)
-                self.store.end_session(found.id)
-                self._start_session()
-            if last is not None and any(isinstance(e, SessionClosed) for e in last[1]):
-                # closed, and the power went before the session's end was stored
-                self.store.end_session(found.id)
-                self._start_session()
-        self._screens_from_store()
+        """Carry on from the store: the open session (``Sessions.carry_on``), and the open
+        hand if there is one."""
+        last, fresh = self.sessions.carry_on()
+        self.hand_id, self.state, self.log = None, None, []
+        if fresh:
+            self.last_order, self.last_finished = None, False
+        elif last is not None:
+            shuffled = next((e for e in last[1] if isinstance(e, Shuffled)), None)
+            self.last_order = None if shuffled is None else shuffled.order
+            self.last_finished = True
+        self._last_settlement, self._cashout = self.sessions.latest_screens()
         hand = self.store.open_hand()
         if hand is None:
             self._between_hands(last)
@@ -256,7 +252,7 @@ class HandKeeper:
             self._between_hands(last)
             return
         try:
-            events = _log_of(hand)
+            events = log_of(hand)
             state = fold(events)
         except EngineError as err:  # (CorruptLog)
             # a log this engine cannot read back (a damaged row): the table must not stop
@@ -274,36 +270,6 @@ class HandKeeper:
         settled = next((e for e in events if isinstance(e, Settled)), None)
         if settled is not None:
             self._close(settled)  # the settlement was logged, the hand not yet closed
-
-    def _next_hand_rules(self, session_id: str) -> None:
-        """An owner's house ruleset assigned "from the next hand": taken between hands."""
-        assert self.rules_choice is not None
-        chosen = self.rules_choice.for_next_hand(self.rules_in_force())
-        if chosen is None:
-            return
-        self._take_rules(chosen)
-        self.session.ruleset, self.session.options = self.ruleset, dict(self.options)
-        self.store.set_session_rules(
-            session_id, ruleset=self.ruleset, options=self.options, house=self.house
-        )
-        log.info("house ruleset from this hand", house=self.house)
-
-    def _screens_from_store(self) -> None:
-        """What the screens showed before the restart, beside the hand: the latest
-        settlement, and the cash-out of the session closed last while no hand of the next
-        one is settled."""
-        latest = self.store.list_hands(status="finished", limit=1)
-        if not latest:
-            return
-        stored = self.store.load_hand(latest[0].id)
-        if stored.settlement is not None:
-            self._last_settlement = dict(stored.settlement) | {"hand_id": latest[0].id}
-        session_id = latest[0].session_id
-        closed = any(e.get("type") == SessionClosed.type for e in stored.event_dicts())
-        if closed and session_id is not None and session_id != self.session_id:
-            now = datetime.now().astimezone()
-            full = stored_cashout(self.store, session_id, CashoutTerms(), now)
-            self._cashout = public_cashout(full)
 
     def view(
         self,
@@ -371,26 +337,6 @@ class HandKeeper:
         log.error("open hand aborted", hand_id=hand_id, why=why)
         self.store.abort_hand(hand_id, why)
 
-    def _replay_session(self) -> tuple[str, list[Event]] | None:
-        """The session's totals from its finished hands; returns the last one (id, log)."""
-        self.session = Session(self.ruleset, dict(self.options))
-        last = None
-        hands = self.store.list_hands(session_id=self.session_id, status="finished", limit=100_000)
-        for record in sorted(hands, key=lambda h: (h.hand_no, h.started_at)):
-            events = _log_of(self.store.load_hand(record.id))
-            settled = next((e for e in events if isinstance(e, Settled)), None)
-            if settled is None:
-                continue
-            self.session.record(settlement_from_dict(settled.settlement))
-            if any(e.type in STAFF_ACT_TYPES for e in events):
-                # what staff moved outside the settlement (penalties, adjustments, voids)
-                self.session.add(extras_net(fold(events)))
-            shuffled = next((e for e in events if isinstance(e, Shuffled)), None)
-            self.last_order = None if shuffled is None else shuffled.order
-            self.last_finished = True
-            last = (record.id, events)
-        return last
-
     def _between_hands(self, last: tuple[str, list[Event]] | None) -> None:
         """No hand open: the session's last finished hand stands as the state, as it did
         before the restart. The display then shows its result until new walls come (the
@@ -436,8 +382,7 @@ class HandKeeper:
         if self.session_id is None:
             self._start_session()
         assert self.session_id is not None
-        if self.rules_choice is not None:
-            self._next_hand_rules(self.session_id)
+        self.sessions.next_hand_rules()
         started = self.session.next_hand()
         state = RoundState(started)
         committed = self.roller.commit(
@@ -534,9 +479,10 @@ class HandKeeper:
         after = advance(state, events)
         session = self._following(state, after)
         messages = event_messages(hand_id, len(self.log), events, after)
-        kept = None if reply is None else reply.kept(events, hand_id, len(self.log) + len(events))
+        seen = len(self.log) + len(events)
+        kept = None if reply is None else reply.kept(events, hand_id, seen, after)
         closed = next((e for e in events if isinstance(e, SessionClosed)), None)
-        cashout = None if closed is None else public_cashout(self.cashout_at_close(closed))
+        cashout = None if closed is None else public_cashout(self.sessions.cashout_at_close(closed))
         view = self.view(hand_id, after, totals=session.totals, cashout=cashout)
         record, stored = self._store_amended(hand_id, after, events, messages, view, kept)
         self.session = session
@@ -606,30 +552,14 @@ class HandKeeper:
         if self.state is None or self.hand_id is None:
             raise StaffInputError("session: no hand played in it yet, nothing to cash out")
         command = CloseSession(audit, cause, terms.model_dump(exclude={"cutoff"}))
-        reply = Reply(lambda events, _hand, _seen: self.cashout_at_close(events[0]), key)
+        reply = Reply(lambda events, *_: self.sessions.cashout_at_close(events[0]), key)
         done = self.execute(command, reply)
         if isinstance(done, Rejection):
             raise StaffInputError(done.reason)
-        self.store.end_session(session_id)
-        self.session_id = None
+        self.sessions.end()
         log.info("session closed", session_id=session_id, cause=cause, by=audit.by)
         assert reply.answer is not None
         return reply.answer
-
-    def cashout_at_close(self, closed: Event) -> dict[str, Any]:
-        """The open session's cash-out as ``closed`` (its ``session_closed``) ends it."""
-        assert isinstance(closed, SessionClosed) and self.session_id is not None
-        hands = self.store.list_hands(
-            session_id=self.session_id, status="finished", limit=MAX_HANDS
-        )
-        return cashout(
-            self.session_id,
-            hands,
-            terms=CashoutTerms.model_validate(closed.terms),
-            started_at=self.store.get_session(self.session_id).started_at,
-            ended_at=datetime.fromisoformat(closed.at),
-            closed=closed.to_dict(),
-        )
 
     def _back_to_last_hand(self) -> None:
         """A hand started but not played (walls up, dice at most; on a table without
@@ -638,10 +568,27 @@ class HandKeeper:
         assert self.hand_id is not None
         self._abort(self.hand_id, "本场已结束 (the session closed before this hand was played)")
         self.hand_id, self.state, self.log = None, None, []
-        hands = self.store.list_hands(session_id=self.session_id, status="finished", limit=1)
-        if hands:
-            events = _log_of(self.store.load_hand(hands[0].id))
-            self.hand_id, self.log, self.state = hands[0].id, events, fold(events)
+        last = self.sessions.last_finished_hand()
+        if last is not None:
+            self.hand_id, self.log, self.state = last[0], last[1], fold(last[1])
+
+    @contextlib.contextmanager
+    def answering(self, reply: Reply, made: type[Event]) -> Iterator[Reply]:
+        """``reply``'s answer is kept in the transaction that stores the first ``made``
+        event made inside (the dice button's, with the roll the tracker makes: a crash
+        stores both or neither). Nothing such stored: ``reply.answer`` stays None."""
+        self._awaiting = (reply, made)
+        try:
+            yield reply
+        finally:
+            self._awaiting = None
+
+    def _awaited_reply(self, made: list[Event]) -> Reply | None:
+        awaiting = self._awaiting
+        if awaiting is None or not any(isinstance(e, awaiting[1]) for e in made):
+            return None
+        self._awaiting = None
+        return awaiting[0]
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
@@ -677,7 +624,8 @@ class HandKeeper:
         seq = len(self.log)
         messages = event_messages(hand_id, seq, events, after)
         settled = next((e for e in events if isinstance(e, Settled)), None)
-        kept = None if reply is None else reply.kept(made, hand_id, seq + len(events))
+        reply = reply or self._awaited_reply(made)
+        kept = None if reply is None else reply.kept(made, hand_id, seq + len(events), after)
         dicts = [e.to_dict() for e in events]
         if settled is None:
             session = self._following(state, after) if person else self.session

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.store import EventStore
+from controller.store.staff_marks import session_voids
 from controller.table.staff_acts import act_views
 from engine.errors import EngineError
 from engine.round.events import event_from_dict
@@ -19,10 +20,9 @@ RECENT_HANDS = 20  # the most the console lists (an earlier hand: the owners' lo
 def session_hands(
     store: EventStore, session_id: str, limit: int = RECENT_HANDS
 ) -> list[dict[str, Any]]:
-    """The session's latest ``limit`` hands, newest first: finished ones with their result,
-    nets and acts; the open one (the hand in progress) only for the voids it holds."""
-    records = store.list_hands(session_id=session_id, limit=limit + 1)
-    voided_from: dict[int, int] = {}  # hand number -> the later hand that voided it
+    """The session's latest ``limit`` finished hands, newest first, with their result, nets
+    and acts, and the later hand that voided one (``session_voids``)."""
+    records = store.list_hands(session_id=session_id, status="finished", limit=limit)
     out: list[dict[str, Any]] = []
     for record in records:
         try:
@@ -30,10 +30,6 @@ def session_hands(
             state = fold(events)
         except (EngineError, ValueError, LookupError):
             continue  # (a hand the engine cannot read: the owners' log shows it)
-        for v in state.past_voids:
-            voided_from.setdefault(v.hand_no, record.hand_no)
-        if record.status != "finished" or len(out) == limit:
-            continue
         out.append(
             {
                 "hand_id": record.id,
@@ -45,8 +41,10 @@ def session_hands(
                 "acts": act_views(events),
             }
         )
+    voids = session_voids(store.engine, [session_id])
     for hand in out:
-        later = voided_from.get(hand["hand_no"])
+        found = voids.get((session_id, hand["hand_no"]))
+        later = None if found is None or found.in_hand == hand["hand_no"] else found.in_hand
         hand["voided_in"] = later
         hand["voided"] = hand["voided"] or later is not None
     return out

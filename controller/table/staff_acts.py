@@ -17,6 +17,7 @@ from controller.store import EventStore
 from controller.store.house_rules import HouseRules
 from controller.store.owners import OwnerAccounts, StaffPolicy
 from controller.store.request_keys import RequestKey, first_answer, keep_answer
+from controller.store.staff_marks import session_voids
 from controller.table.hand_keeper import HandKeeper, Reply
 from controller.table.staff_requests import (
     CloseSession,
@@ -31,7 +32,13 @@ from controller.table.staff_requests import (
 from controller.table.table_inputs import StaffInput, TableInputs
 from engine.round import Rejection, RoundState
 from engine.round.commands import Adjust, Penalise, StaffCommand, StaffInputError, Void, VoidEarlier
-from engine.round.events import STAFF_ACT_TYPES, Event, HandVoided, Settled, event_from_dict
+from engine.round.events import (
+    STAFF_ACT_TYPES,
+    DiceRolled,
+    Event,
+    Settled,
+    event_from_dict,
+)
 from engine.round.fold import fold
 from engine.round.narration import texts
 from engine.round.player_claims import claim_view
@@ -96,7 +103,7 @@ def execute(keeper: HandKeeper, command: StaffCommand, key: RequestKey | None) -
     return reply.answer
 
 
-def acted(events: list[Event], hand_id: str, seen: int) -> dict[str, Any]:
+def acted(events: list[Event], hand_id: str, seen: int, _after: RoundState) -> dict[str, Any]:
     """What the API answers an act on the hand: the public form of its events, the
     settlement if any, and the hand's id and events once they are stored."""
     return outcome(events) | {"hand_id": hand_id, "seen": seen}
@@ -116,7 +123,9 @@ def _void_earlier(keeper: HandKeeper, request: HandAct, key: RequestKey | None) 
     events = [event_from_dict(d) for d in target.event_dicts()]
     voided = fold(events)
     hand_no = voided.started.hand_no
-    if voided.voided or hand_no in _voided_in_session(keeper):
+    session_id = target.hand.session_id
+    standing = {} if session_id is None else session_voids(store.engine, [session_id])
+    if voided.voided or (session_id, hand_no) in standing:
         raise StaleRequest(f"hand {request.hand_id} is voided already")
     if voided.settlement is None:
         raise UnknownHandId(f"hand {request.hand_id} has no settlement")
@@ -124,17 +133,6 @@ def _void_earlier(keeper: HandKeeper, request: HandAct, key: RequestKey | None) 
         raise StaleRequest(f"seen: the hand in progress holds {len(keeper.log)} events")
     net = voided.settlement.net
     return execute(keeper, VoidEarlier(request.command.audit, hand_no, net), key)
-
-
-def _voided_in_session(keeper: HandKeeper) -> set[int]:
-    """Hand numbers of this session voided from a later hand (a rare act: read the store)."""
-    found = {e.hand_no for e in keeper.log if isinstance(e, HandVoided)}
-    hands = keeper.store.list_hands(session_id=keeper.session_id, status="finished", limit=100_000)
-    for record in hands:
-        for d in keeper.store.load_hand(record.id).event_dicts():
-            if d.get("type") == HandVoided.type and isinstance(d.get("hand_no"), int):
-                found.add(d["hand_no"])
-    return found
 
 
 def check_dice(button: DiceButton, keeper: HandKeeper) -> None:
@@ -172,10 +170,10 @@ def once(
 ) -> dict[str, Any]:
     """``keyed.item`` done unless its key was answered before: then that answer, and
     nothing done (raises KeyReused for a key that answered another request). An act on
-    the hand or a seat keeps its answer in its own transaction; one that stores nothing
-    of its own (the dice button, whose roll the tracker makes; a seat already so) keeps
-    it after. On the table loop, one act at a time: two sends of one
-    key cannot both find it new."""
+    the hand, a seat or the dice button (with the roll the tracker makes) keeps its
+    answer in its own transaction; one that stores nothing of its own (a seat already
+    so, a 精 roll waiting for its tile) keeps it after. On the table loop, one act at a
+    time: two sends of one key cannot both find it new."""
     engine = keeper.store.engine
     found = first_answer(engine, keyed.key)
     if found is not None:
@@ -198,9 +196,16 @@ def _handle(
             return current_view(keeper)
         case DiceButton():
             check_dice(item, keeper)
-            if press_dice is None or not press_dice():
-                raise StaleRequest("no roll is due (or the hand waits for staff)")
-            return current_view(keeper)
+            # the answer, the hand as it is after the roll, is kept with the roll (one
+            # transaction); a roll not yet stored (a 精 roll waiting for its tile) keeps
+            # it after (``once``)
+            reply = Reply(
+                lambda _made, hand, seen, after: current_view(keeper, (hand, seen, after)), key
+            )
+            with keeper.answering(reply, DiceRolled):
+                if press_dice is None or not press_dice():
+                    raise StaleRequest("no roll is due (or the hand waits for staff)")
+            return current_view(keeper) if reply.answer is None else reply.answer
         case SeatRequest():
             if seat is None:
                 raise StaleRequest("no table here to seat anyone at")
@@ -222,23 +227,26 @@ def house_problem(store: EventStore, table: str) -> str | None:
     return None if found is None else found.problem
 
 
-def current_view(keeper: HandKeeper) -> dict[str, Any]:
+def current_view(
+    keeper: HandKeeper, at: tuple[str, int, RoundState] | None = None
+) -> dict[str, Any]:
     """The hand in progress as the players see it (``public_view``), its acts of staff,
     and the readers' picture of each winner's hand once a 胡 is declared (a won hand lies
-    face up): never a concealed tile of a hand still played."""
-    state = keeper.state
+    face up): never a concealed tile of a hand still played. ``at``: the hand's id, its
+    number of events and its state as a write in hand will leave them (default: now)."""
+    hand_id, seen, state = (keeper.hand_id, len(keeper.log), keeper.state) if at is None else at
     rules = {
         "house": None if keeper.house is None else keeper.house.get("name"),  # 店规's name
         "house_problem": house_problem(keeper.store, keeper.table),  # why one is not played
     }
-    if state is None or keeper.hand_id is None:
+    if state is None or hand_id is None:
         return {"hand_id": None, "in_progress": False, "session_id": keeper.session_id} | rules
     return {
-        "hand_id": keeper.hand_id,
+        "hand_id": hand_id,
         "session_id": keeper.session_id,  # None: closed (cashed out) until the next hand
-        "in_progress": keeper.in_progress,
+        "in_progress": not state.finished,
         "hand_no": state.started.hand_no,
-        "seen": len(keeper.log),
+        "seen": seen,
         "public": public_view(state),
         "winners_read": read_winners(state) if state.wins else None,
         "flips": state.needs_flip,  # the ruleset turns up a 精 (财神): entered if unseen
@@ -248,7 +256,7 @@ def current_view(keeper: HandKeeper) -> dict[str, Any]:
         "xia_jing": state.wall_rules.xia_jing and seen_xia(state) is None,
         # what a finish needs entered, per result kind (``Ruleset.needs``)
         "needs": {kind: state.ruleset.needs(kind).as_dict() for kind in RESULT_KINDS},
-        "acts": act_views(keeper.log),
+        "acts": act_views(keeper.log),  # (a roll adds no act)
         "totals": [plain(t) for t in keeper.session.totals],
         "claim": claim_view(state),  # a player's claim waiting for answers (docs/play.md)
         "staff_called": staff_called(keeper),

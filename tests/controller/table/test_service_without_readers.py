@@ -14,8 +14,10 @@ import pytest
 
 from controller.config import TableSettings
 from controller.runtime import running
+from controller.store import request_keys
+from controller.store.request_keys import RequestKey
 from controller.table.staff_acts import StaleRequest, desk, handle
-from controller.table.staff_requests import DiceButton, HandAct, Look
+from controller.table.staff_requests import DiceButton, HandAct, Keyed, Look
 from controller.table.table_inputs import DicePress
 from engine.round.commands import Audit, Finish, StaffInputError, Void
 from tests.controller.mosquitto import Mosquitto
@@ -101,6 +103,48 @@ def test_without_readers_the_settled_hand_waits_for_the_dealers_roll_and_can_be_
             assert rolled["public"]["dice"], rolled["public"]
             with pytest.raises(StaleRequest):  # the same press again rolls nothing
                 await act(DiceButton(first, view["seen"]))
+            stop.set()
+            with contextlib.suppress(asyncio.CancelledError):
+                await loop
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.timeout(120)
+def test_the_dice_buttons_roll_is_stored_with_its_keys_answer_or_neither(
+    mosquitto: Mosquitto, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The power goes as the key's answer is written: the roll is not stored either (one
+    transaction), so the retry with the same key rolls once."""
+    config = _without_readers(mosquitto, tmp_path)
+    key = RequestKey("ann", "dice-0123456789", "the press")
+
+    def power_cut() -> None:
+        raise OSError("the power went")
+
+    async def scenario() -> None:
+        stop = asyncio.Event()
+        async with running(config, options(3, 3, stop=stop)) as run:
+            loop = asyncio.create_task(run.service.run(stop))
+            keeper, act = run.keeper, desk(run.inputs)
+            await until(lambda: keeper.in_progress, "the first hand to start")
+            view = await act(Look())
+            hand_id = view["hand_id"]
+
+            def rolls() -> int:
+                stored = keeper.store.load_hand(hand_id).event_dicts()
+                return sum(1 for e in stored if e["type"] == "dice_rolled")
+
+            press = Keyed(DiceButton(hand_id, view["seen"]), key)
+            monkeypatch.setattr(request_keys, "utcnow", power_cut)
+            with pytest.raises(OSError, match="the power went"):
+                await act(press)
+            monkeypatch.undo()
+            assert rolls() == 0  # neither the roll nor its key's answer
+            first = await act(press)  # the retry: rolls once
+            assert first["public"]["dice"] and first["seen"] == view["seen"] + 1
+            assert await act(press) == first  # the same key again: the first answer
+            assert rolls() == 1
             stop.set()
             with contextlib.suppress(asyncio.CancelledError):
                 await loop

@@ -192,3 +192,23 @@ def test_an_act_whose_sender_gave_up_is_not_done() -> None:
         assert done == []
 
     asyncio.run(main())
+
+
+def test_an_undo_never_reopens_a_settled_hand_but_takes_back_a_later_act(
+    store: EventStore,
+) -> None:
+    """What docs/staff.md says: the finish that closed the hand is not undone (corrected or
+    voided instead); a penalty on the settled hand is."""
+    keeper = _keeper(store)
+    keeper.resume()
+    hand_id = _play(keeper, 1, 40)
+    act_at(keeper, Finish(AUDIT))  # 流局 by hand
+    stored = len(store.load_hand(hand_id).events)
+    with pytest.raises(StaffInputError, match="reopen a closed hand; correct or void it"):
+        act_at(keeper, Undo(AUDIT))
+    assert len(store.load_hand(hand_id).events) == stored and not keeper.in_progress
+    totals = list(keeper.session.totals)
+    act_at(keeper, Penalise(AUDIT, 2, "false_win"))
+    assert keeper.session.totals != totals
+    act_at(keeper, Undo(AUDIT))  # the penalty goes, the hand stays settled
+    assert keeper.session.totals == totals and store.load_hand(hand_id).hand.status == "finished"

@@ -244,10 +244,15 @@ class StaffAndBadDays(RuleBasedStateMachine):
         rules, in any order."""
         self.table.start()
         self.adjust(seats, points_)
+        self.screens_show_the_store()  # (each step of the opening checked as a rule is)
         self.the_same_act_again()  # a second tap
+        self.screens_show_the_store()
         self.restart(kill=True)  # and the power goes
+        self.screens_show_the_store()
         self.disk_full()
+        self.screens_show_the_store()
         self.finish(0)
+        self.screens_show_the_store()
         self.close_session()
         self.the_same_act_again()
 

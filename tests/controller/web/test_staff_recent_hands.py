@@ -10,8 +10,9 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from controller.store import EventStore
+from controller.store.staff_marks import staff_marks
 from controller.table.hand_keeper import HandKeeper
-from engine.round.commands import Audit, Void
+from engine.round.commands import Audit, Undo, Void
 from tests.controller.service_helpers import play_at_keeper
 from tests.controller.web.test_staff_api import _auth, client, keeper  # noqa: F401 (fixtures)
 
@@ -86,3 +87,36 @@ def test_the_recent_hands_are_bounded_and_only_this_tables_staffs(
     assert client.get(RECENT, headers=other).status_code == 403
     assert client.get(RECENT).status_code == 401
     assert _recent(client, staff)["hands"] == []  # hand 1 is still in play
+
+
+def test_a_void_undone_marks_no_hand_and_the_hand_may_be_voided_again(
+    client: TestClient,  # noqa: F811
+    keeper: HandKeeper,  # noqa: F811 (hand 1, 30 moves in; staff ann of t1)
+    store: EventStore,
+) -> None:
+    assert isinstance(keeper.execute(Void(Audit("ann", "staff", "t", "tiles fell"))), list)
+    rng = random.Random(7)
+    second = play_at_keeper(keeper, rng)
+    play_at_keeper(keeper, rng, 8)  # hand 3 in play
+    staff = _auth(client, "ann")
+
+    def void_second() -> int:
+        seen = _recent(client, staff)["seen"]
+        body = {"seen": seen, "reason": "wrong scores"}
+        return client.post(
+            f"/api/v1/staff/hands/{second}/void", json=body, headers=staff
+        ).status_code
+
+    def marked() -> dict[str, Any] | None:
+        record = store.load_hand(second).hand
+        mark = staff_marks(store.engine, [record]).get(second)
+        return None if mark is None else mark.voided
+
+    assert void_second() == 200
+    assert marked() is not None and marked()["reason"] == "wrong scores"  # type: ignore[index]
+    assert isinstance(keeper.execute(Undo(Audit("ann", "staff", "t", "wrong hand"))), list)
+    # the owners' log and the console: hand 2 stands again
+    assert marked() is None
+    assert not {h["hand_no"]: h for h in _recent(client, staff)["hands"]}[2]["voided"]
+    assert void_second() == 200  # and may be voided again
+    assert {h["hand_no"]: h for h in _recent(client, staff)["hands"]}[2]["voided_in"] == 3
