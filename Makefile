@@ -66,12 +66,10 @@ typecheck: $(STAMP)
 firmware:
 	$(MAKE) -C firmware all
 
-# pytest on both cores (pytest-xdist, a file to a worker: a file's tests share their
-# fixtures and order); the ports each worker's servers take are its own (tests/conftest.py).
 unit: $(STAMP) $(ESPHOME_STAMP) firmware
 	$(MAKE) -C firmware check
 	$(MAKE) -C firmware fuzz FUZZ_SECONDS=30
-	$(BIN)/pytest -n 2 --dist loadfile $(addprefix --ignore=,$(BUSY_TESTS))
+	$(BIN)/pytest $(addprefix --ignore=,$(BUSY_TESTS))
 
 # The tiers that wait on real time (MQTT, the browser, QEMU, a full disk, a restart), run
 # beside two CPU-bound processes of their own, killed however the run ends: a busy machine

@@ -7,14 +7,11 @@ port 0 hands out) can become the source port of any outgoing connection on the m
 Then the server cannot bind it, and a client probing for the server can even connect to
 itself. Connections never take ports outside that range, so we choose from there.
 Nor is a port handed out twice in a row by this process: a test that asks for a broker's
-port and then its WebSocket port must get two. Processes that choose at the same time
-(parallel test workers, and what they start) each take a share of the ports: with
-``MJTABLE_PORT_SHARE=i/n`` only ports equal to i modulo n.
+port and then its WebSocket port must get two.
 """
 
 from __future__ import annotations
 
-import os
 import random
 import socket
 from collections import deque
@@ -27,17 +24,6 @@ ATTEMPTS = 500  # random picks before giving up: thousands of ports are free on 
 
 _pick = random.SystemRandom()  # not the random module's state, which tests seed
 _handed_out: deque[int] = deque(maxlen=256)  # not bound yet, maybe: not free for another
-PORT_SHARE_VARIABLE = "MJTABLE_PORT_SHARE"
-
-
-def port_share() -> tuple[int, int]:
-    """(i, n) from ``MJTABLE_PORT_SHARE=i/n``: this process takes ports equal to i mod n;
-    (0, 1), every port, when it is unset or malformed."""
-    try:
-        index, count = (int(part) for part in os.environ[PORT_SHARE_VARIABLE].split("/"))
-    except (KeyError, ValueError):
-        return 0, 1
-    return (index, count) if 0 <= index < count else (0, 1)
 
 
 def ephemeral_range() -> tuple[int, int]:
@@ -63,13 +49,12 @@ def free_local_port(host: str = "127.0.0.1") -> int:
     """A port free on ``host`` now, outside the ephemeral range, and none of the last
     256 this process handed out (their servers may not have bound them yet)."""
     low, high = ephemeral_range()
-    index, count = port_share()
     outside = [r for r in (range(FIRST_UNPRIVILEGED, low), range(high + 1, 65536)) if r]
     if outside:
         for _ in range(ATTEMPTS):
             span = _pick.choices(outside, weights=[len(r) for r in outside])[0]
             port = _pick.choice(span)
-            if port % count == index and port not in _handed_out and port_free(port, host):
+            if port not in _handed_out and port_free(port, host):
                 _handed_out.append(port)
                 return port
     # A range that leaves nothing outside it, or nothing free there: the kernel's choice.

@@ -80,16 +80,3 @@ def test_a_range_that_leaves_nothing_outside_falls_back_to_the_kernels_pick(
     everything.write_text("1024 65535\n")
     monkeypatch.setattr(local_ports, "EPHEMERAL_RANGE_FILE", everything)
     assert port_free(free_local_port())
-
-
-def test_processes_sharing_the_ports_never_pick_the_same_one(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    picked = {}
-    for index in (0, 1, 2):
-        monkeypatch.setenv(local_ports.PORT_SHARE_VARIABLE, f"{index}/3")
-        picked[index] = {free_local_port() for _ in range(100)}
-        assert all(port % 3 == index for port in picked[index])
-    for malformed in ("", "3/3", "-1/2", "1/0", "a/b", "1/2/3"):
-        monkeypatch.setenv(local_ports.PORT_SHARE_VARIABLE, malformed)
-        assert local_ports.port_share() == (0, 1)
