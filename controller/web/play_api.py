@@ -436,7 +436,8 @@ async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[
 
 
 class HeldIn(_In):
-    """A paying seat as a staff finish's partial seat (docs/staff.md, "Only what the settlement needs")."""
+    """A paying seat as a staff finish's partial seat (docs/staff.md, "Only what the
+    settlement needs")."""
 
     hand: Annotated[str, Field(max_length=64, description="Your counted 精, e.g. 5s5s6s")] = ""
     melds: list[MeldIn] = Field(default=[], max_length=4)
