@@ -46,7 +46,7 @@
     const me = P.current();
     // (the page is rebuilt while the claim is sent: the entry's message line as it is then)
     const say = (text) => { const line = entryBox.querySelector("#fe-error"); if (line) line.textContent = text; };
-    const w = Array.isArray(body.winners) ? body.winners[0] : null;
+    const [w] = Array.isArray(body.winners) ? body.winners : [];
     const result = w ? { result: "win", win: { hand: w.hand, tile: w.tile, from: w.from, melds: w.melds, ...(w.flags ? { flags: w.flags } : {}) } }
       : { result: "exhausted" };
     try {
@@ -109,7 +109,8 @@
     } else if (answered.has(me.seat)) parts.push(el("p", { class: "muted" }, T("answered")));
     // another winner of the same discard joins the claim with its own hand, where the
     // ruleset pays several (the claim says it is joinable)
-    const from = c.winners.length ? c.winners[0].from : null;
+    const [first] = c.winners;
+    const from = first ? first.from : null;
     if (c.joinable === true && Number.isInteger(from) && from !== me.seat && !c.winners.some((w) => w.seat === me.seat) && also !== me.hand_id) {
       const join = el("button", { class: "btn", type: "button", id: "claim-also" }, T("also"));
       join.addEventListener("click", () => { claimEntry(me); entry.joinWin(from); also = me.hand_id; P.refresh(); });

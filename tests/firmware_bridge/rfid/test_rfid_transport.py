@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +34,10 @@ from firmware_bridge.table_events import (
     ReaderSilent,
     TableStatus,
 )
+from tests.firmware_bridge.sim_helpers import until
 
 UID_A = bytes.fromhex("e004010000000001")
 UID_B = bytes.fromhex("e004010000000002")
-
-
-async def _until(condition: Callable[[], bool]) -> None:
-    while not condition():
-        await asyncio.sleep(0.01)
 
 
 @contextlib.asynccontextmanager
@@ -51,7 +47,7 @@ async def _ref_reader(got: list[ReaderInventory]) -> AsyncIterator[tuple[PtyPort
     await port.plug()
     transport = ReaderTransport(port.url, RefCodec(), on_inventory=got.append)
     async with asyncio.timeout(30), transport:
-        await _until(lambda: transport.connected)
+        await until(lambda: transport.connected)
         await asyncio.sleep(0.1)  # the host's open flushes input: write after it
         yield port, transport
     await port.unplug()
@@ -63,9 +59,9 @@ def test_a_half_frame_is_dropped_on_idle_and_the_next_frame_decoded() -> None:
         got: list[ReaderInventory] = []
         async with _ref_reader(got) as (port, transport):
             port.write(encode_inventory(4, 0, [UID_A])[:9])
-            await _until(lambda: transport.stats.gap_resets == 1)  # judged by poll() only
+            await until(lambda: transport.stats.gap_resets == 1)  # judged by poll() only
             port.write(encode_inventory(4, 1, [UID_A, UID_B]))
-            await _until(lambda: len(got) == 1)
+            await until(lambda: len(got) == 1)
         assert got[0].reader_id == 4 and got[0].uids == {UID_A, UID_B}
         assert transport.stats.frames == 1 and transport.stats.bytes_discarded == 9
 
@@ -88,13 +84,13 @@ def test_a_host_behind_the_line_takes_only_each_readers_newest_set_and_says_so(
                 + encode_inventory(5, 0, [UID_B])
                 + encode_inventory(4, 1, [UID_B])
             )
-            await _until(lambda: transport.stats.frames == 3)
+            await until(lambda: transport.stats.frames == 3)
             await asyncio.sleep(0.05)
             assert [(i.reader_id, i.uids) for i in got] == [(5, {UID_B}), (4, {UID_B})]
             assert transport.stats.stale_sets == 1 and transport.inventories == 2
             assert "behind" not in caplog.text  # a scan late: no news
             port.write(b"".join(encode_inventory(6, seq, [UID_A]) for seq in range(3)))
-            await _until(lambda: transport.stats.frames == 6)
+            await until(lambda: transport.stats.frames == 6)
             await asyncio.sleep(0.05)
         assert got[-1].reader_id == 6 and transport.stats.stale_sets == 3
 
@@ -129,7 +125,7 @@ def test_hf_presence_is_judged_only_as_of_the_readers_last_frame() -> None:
             nonlocal now
             heard = keepalives
             now += seconds
-            await _until(lambda: keepalives > heard)
+            await until(lambda: keepalives > heard)
 
         port.on_bytes = on_bytes
         await port.plug()
@@ -155,7 +151,7 @@ def test_hf_presence_is_judged_only_as_of_the_readers_last_frame() -> None:
             # The reader dies: no reads, no acks. Its tag is never reported gone, and no
             # inventory comes at all (the bridge will call the reader silent).
             answering = False
-            await _until(lambda: transport.other_events == acks)  # its last frame read
+            await until(lambda: transport.other_events == acks)  # its last frame read
             await tick()  # and the snapshot as of it taken
             count = len(got)
             for _ in range(6):
@@ -182,12 +178,12 @@ def test_readers_on_the_board_feed_the_same_tracker_and_silence_alarms() -> None
         events: list[BridgeEvent] = []
         async with asyncio.timeout(30), bridge:
             task = asyncio.create_task(_collect(bridge, events))
-            await _until(lambda: sum(isinstance(e, ReaderSilent) for e in events) == 2)
+            await until(lambda: sum(isinstance(e, ReaderSilent) for e in events) == 2)
             bridge.send(Inventory(reader=1, zone=0, uids=(UID_A,)))
             bridge.send(Inventory(reader=9, zone=0, uids=(UID_B,)))  # not in the zone map
             bridge.send(DisplayText(0, "echo"))  # not something a board reports
             bridge.send(WallOrder(68, 136, (UID_A,)))  # a chunk with nothing before it
-            await _until(lambda: bridge.counters.bad_wall_order_chunks == 1)
+            await until(lambda: bridge.counters.bad_wall_order_chunks == 1)
             task.cancel()
         assert TagIn(Zone(ZoneKind.HAND, 0), UID_A, _t(events, TagIn)) in events
         assert [e.reader_id for e in events if isinstance(e, ReaderBack)] == [1]
@@ -214,9 +210,9 @@ async def _board_reader_letting_b_go(
     async with asyncio.timeout(30), bridge:
         task = asyncio.create_task(_collect(bridge, events))
         try:
-            await _until(lambda: bridge.board is not None and bridge.board.connected)
+            await until(lambda: bridge.board is not None and bridge.board.connected)
             bridge.send(Inventory(reader=1, zone=0, uids=(UID_A, UID_B)))
-            await _until(lambda: sum(isinstance(e, TagIn) for e in events) == 2)
+            await until(lambda: sum(isinstance(e, TagIn) for e in events) == 2)
             bridge.send(Inventory(reader=1, zone=0, uids=(UID_A,)))
             yield bridge, events
         finally:
@@ -232,9 +228,9 @@ def test_a_set_the_board_sent_stands_until_it_sends_another() -> None:
     async def scenario() -> None:
         async with _board_reader_letting_b_go(silent_after=1.0) as (bridge, events):
             sent = time.monotonic()  # and nothing more is sent
-            await _until(lambda: any(isinstance(e, TagOut) for e in events))
+            await until(lambda: any(isinstance(e, TagOut) for e in events))
             took = time.monotonic() - sent
-            await _until(
+            await until(
                 lambda: any(isinstance(e, ReaderSilent) and e.reader_id == 1 for e in events)
             )
             await asyncio.sleep(0.3)  # standing sets would be fed again every 0.1 s
@@ -258,7 +254,7 @@ def test_a_build_takes_every_tag_out_and_a_late_set_naming_one_is_not_believed()
     async def scenario() -> None:
         async with _board_reader_letting_b_go(silent_after=60.0) as (bridge, events):
             bridge.send(Status(TableState.SHUFFLING))
-            await _until(lambda: any(isinstance(e, TableStatus) for e in events))
+            await until(lambda: any(isinstance(e, TableStatus) for e in events))
             after = [e for e in events if isinstance(e, TagIn | TagOut | TableStatus)][2:]
             assert [type(e) for e in after] == [TagOut, TagOut, TableStatus], after
             assert {(e.zone, e.uid) for e in after[:2]} == {(HAND_0, UID_A), (HAND_0, UID_B)}
@@ -269,7 +265,7 @@ def test_a_build_takes_every_tag_out_and_a_late_set_naming_one_is_not_believed()
             assert bridge.tracker.present(HAND_0) == frozenset()
             bridge.send(Inventory(reader=1, zone=0, uids=(UID_B,)))  # A left: caught up on A
             bridge.send(Inventory(reader=1, zone=0, uids=(UID_A, UID_B)))
-            await _until(lambda: any(isinstance(e, TagIn) for e in events))
+            await until(lambda: any(isinstance(e, TagIn) for e in events))
             await asyncio.sleep(0.2)
         assert [(e.zone, e.uid) for e in events if isinstance(e, TagIn)] == [(HAND_0, UID_A)]
         assert bridge.tracker.present(HAND_0) == frozenset({UID_A})  # B: still a late reading
@@ -333,17 +329,17 @@ def test_an_idle_zone_costs_the_bridge_no_decoding_and_no_diffing(
 
         bridge.tracker.update = counting_update  # type: ignore[method-assign]
         async with asyncio.timeout(30), bridge:
-            await _until(lambda: reader.connected)
+            await until(lambda: reader.connected)
             await asyncio.sleep(0.1)  # the host's open flushes input: write after it
             for seq in range(50):
                 port.write(encode_inventory(4, seq, [UID_A, UID_B]))
                 await asyncio.sleep(0.002)
             # all read; a host behind the line (a loaded machine) passes on only the newest
             # of the sets it read at once (the rest are counted stale)
-            await _until(lambda: len(seen_sets) + reader.stats.stale_sets == 50)
+            await until(lambda: len(seen_sets) + reader.stats.stale_sets == 50)
             events = [await bridge.next_event() for _ in range(3)]
             await port.unplug()  # the pty hangs up: EIO on the host's side
-            await _until(lambda: not reader.connected)
+            await until(lambda: not reader.connected)
         assert [type(e) for e in events] == [DeviceState, TagIn, TagIn]
         assert all(s is seen_sets[0] for s in seen_sets)
         assert len(sightings) == 2  # the two tags, once
@@ -366,7 +362,7 @@ def test_a_read_with_nothing_ready_is_no_hang_up() -> None:
             assert conn is not None
             conn.transport._read_ready()  # type: ignore[attr-defined]  # nothing to read
             port.write(encode_inventory(4, 0, [UID_A]))
-            await _until(lambda: len(got) == 1)
+            await until(lambda: len(got) == 1)
             assert transport.connected and transport.disconnects == 0
 
     asyncio.run(scenario())
@@ -392,15 +388,15 @@ def test_an_inventory_reader_wakes_the_loop_only_for_a_frame_cut_off() -> None:
         got: list[ReaderInventory] = []
         transport = ReaderTransport(port.url, codec, on_inventory=got.append)
         async with asyncio.timeout(30), transport:
-            await _until(lambda: transport.connected)
+            await until(lambda: transport.connected)
             await asyncio.sleep(0.1)  # the host's open flushes input: write after it
             for seq in range(10):
                 port.write(encode_inventory(4, seq, [UID_A]))
                 await asyncio.sleep(0.03)
-            await _until(lambda: len(got) == 10)  # a busy machine reads them late
+            await until(lambda: len(got) == 10)  # a busy machine reads them late
             assert polls == []
             port.write(encode_inventory(4, 10, [UID_A])[:9])
-            await _until(lambda: transport.stats.gap_resets == 1)
+            await until(lambda: transport.stats.gap_resets == 1)
             assert 0 < len(polls) <= 4
         await port.unplug()
 
@@ -426,7 +422,7 @@ def test_a_polled_reader_wakes_the_loop_only_when_its_round_is_due() -> None:
         session.poll = poll  # type: ignore[method-assign]
         transport = ReaderTransport.for_session(port.url, session)
         async with asyncio.timeout(30), transport:
-            await _until(lambda: transport.connected)
+            await until(lambda: transport.connected)
             await asyncio.sleep(1.5)
             # asked again every 0.3 s: five timeouts, a poll for each (and none between)
             assert 4 <= session.timeouts <= 6, session.timeouts
@@ -448,7 +444,7 @@ def test_a_polled_reader_that_only_sends_garbage_still_times_out_its_round() -> 
         session = make_session("a0", "a0 reader 1", 1, [1, 2], round_timeout=0.3)
         transport = ReaderTransport.for_session(port.url, session)
         async with asyncio.timeout(30), transport:
-            await _until(lambda: transport.connected)
+            await until(lambda: transport.connected)
             for _ in range(75):  # 1.5 s of noise, a few bytes every 20 ms
                 port.write(b"\x55\x13\x37")
                 await asyncio.sleep(0.02)
