@@ -10,6 +10,7 @@ import random
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,6 +135,17 @@ async def until(condition: Any, what: str, guard: float = GUARD) -> None:
         await asyncio.wait_for(poll(), guard)
     except TimeoutError:
         raise AssertionError(f"gave up waiting for {what}") from None
+
+
+def wait_for(value: Callable[[], Any], what: str, guard: float = GUARD) -> Any:
+    """``value()`` once it is truthy, for a test that waits outside an event loop (a
+    browser's, an HTTP client's): polled, as ``until`` polls, up to ``guard`` seconds."""
+    end = time.monotonic() + guard
+    while not (got := value()):
+        if time.monotonic() > end:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.02)
+    return got
 
 
 def finished_hands(store: EventStore) -> list[StoredHand]:

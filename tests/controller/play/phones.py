@@ -4,14 +4,11 @@ Mosquitto, its web app on a local port) and a plain HTTP client for the players'
 from __future__ import annotations
 
 import json
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.controller.service_helpers import GUARD
 from tests.controller.web.test_staff_api import PASSWORD
 
 
@@ -74,16 +71,6 @@ def join_all(base: str, names: tuple[str, ...] = ("张三", "李四", "王五", 
         assert got.status == 200, got.body
         tokens.append(str(got.body["token"]))
     return tokens
-
-
-def wait_for(value: Callable[[], Any], what: str) -> Any:
-    """``value()`` once it is truthy (polled; a hang guard of ``GUARD`` seconds)."""
-    end = time.monotonic() + GUARD
-    while not (got := value()):
-        if time.monotonic() > end:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.05)
-    return got
 
 
 def open_phones(

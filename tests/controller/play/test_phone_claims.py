@@ -14,7 +14,8 @@ import pytest
 from controller.cli.settle import settle_data
 from engine.round.events import ClaimAnswered, ClaimJoined, ClaimMade, FinishedByStaff, Settled
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.play.phones import call, join_all, staff_token, wait_for
+from tests.controller.play.phones import call, join_all, staff_token
+from tests.controller.service_helpers import wait_for
 from tests.controller.web.readerless_table import ReaderlessTable
 
 WIN = "123m456m789m234p99p"  # no 精 (the flip below is 5s: 正精 5s, 副精 6s)

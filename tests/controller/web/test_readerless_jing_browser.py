@@ -17,6 +17,7 @@ import pytest
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import (
     GUARD,
+    wait_for,
 )
 from tests.controller.web.readerless_table import ReaderlessTable
 from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
@@ -41,27 +42,31 @@ def _enter_flip(url: str, indicator: str) -> str:
 
 def _first_answer(url: str) -> float:
     """When the web app first answers (time.monotonic())."""
-    deadline = time.monotonic() + GUARD
-    while time.monotonic() < deadline:
+
+    def answered() -> float | None:
         try:
             httpx.get(f"{url}/api/v1/public/table", timeout=1.0)
-            return time.monotonic()
         except httpx.TransportError:
-            time.sleep(0.02)
-    raise AssertionError("the restarted web app never answered")
+            return None
+        return time.monotonic()
+
+    return float(wait_for(answered, "the restarted web app to answer"))
 
 
 def _serving(url: str, hand_id: str, zheng: str) -> dict[str, Any]:
     """The public state once it holds the hand and its 精 (what every screen draws): timed
     by the server's answers, not by a browser's rendering of them on a busy machine."""
-    deadline = time.monotonic() + GUARD
-    while time.monotonic() < deadline:
+
+    def held() -> dict[str, Any] | None:
         state: dict[str, Any] = httpx.get(f"{url}/api/v1/public/state", timeout=GUARD).json()
         hand = state.get("hand") or {}
-        if hand.get("hand_id") == hand_id and (hand.get("jing") or {}).get("zheng") == zheng:
-            return state
-        time.sleep(0.02)
-    raise AssertionError("the restarted web app never served the hand and its 精")
+        return (
+            state
+            if hand.get("hand_id") == hand_id and (hand.get("jing") or {}).get("zheng") == zheng
+            else None
+        )
+
+    return dict(wait_for(held, "the restarted web app to serve the hand and its 精"))
 
 
 @pytest.mark.timeout(300)
