@@ -22,6 +22,7 @@ from pydantic.fields import FieldInfo
 
 from controller.house.labels import GROUPS, LABELS
 from controller.words import worded
+from controller.words.house_rules import CHOICES
 from engine.rulesets import (
     PresetError,
     Ruleset,
@@ -59,15 +60,25 @@ class OptionInfo:
     default: Any  # the built-in preset's value
     note: str  # the preset's comment on the line: a seed line, [decision], a variant
 
-    def allowed(self) -> str:
-        """The allowed values, in words."""
+    def said(self, value: Any) -> dict[str, str] | None:
+        """One of its values in words (``{"zh", "en"}``), or None: not one of its choices."""
+        words = CHOICES.get(self.key, {})
+        if self.kind != "choice" or value not in self.choices or value not in words:
+            return None
+        zh, en = words[value]
+        return {"zh": zh, "en": en}
+
+    def allowed(self, lang: Literal["zh", "en"] = "zh") -> str:
+        """The allowed values, in words (Chinese, or English)."""
+        en = lang == "en"
         if self.kind == "bool":
-            return "是 或 否"
+            return "yes or no" if en else "是 或 否"
         if self.kind == "choice":
-            return "、".join("（默认）" if c is None else str(c) for c in self.choices)
+            said = [(self.said(c) or {lang: str(c)})[lang] for c in self.choices]
+            return (" / " if en else "、").join(said)
         low = 0 if self.minimum is None else self.minimum
         high = MAX_INT if self.maximum is None else self.maximum
-        return f"{low} 到 {high} 的整数"
+        return f"a whole number {low} to {high}" if en else f"{low} 到 {high} 的整数"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -77,11 +88,13 @@ class OptionInfo:
             "label": self.label,
             "kind": self.kind,
             "choices": list(self.choices),
+            "words": [self.said(c) for c in self.choices],  # each choice, {"zh", "en"}
             "minimum": self.minimum,
             "maximum": self.maximum,
             "default": self.default,
             "note": self.note,
             "allowed": self.allowed(),
+            "allowed_words": {"zh": self.allowed(), "en": self.allowed("en")},
         }
 
     def check(self, value: Any) -> Any:
@@ -99,10 +112,10 @@ class OptionInfo:
         else:
             ok = value in self.choices and (value is None or isinstance(value, str))
         if not ok:
-            shown = json.dumps(value, ensure_ascii=False)[:40]
+            sent = json.dumps(value, ensure_ascii=False)[:40]
             raise HouseRulesError(
-                f"「{self.label}」（{self.key}）不能是 {shown}：可选 {self.allowed()}",
-                f"{self.key}: {shown} is not an allowed value",
+                f"「{self.label}」（{self.key}）不能是 {sent}：可选 {self.allowed()}",
+                f"{self.key}: {sent} is not an allowed value",
             )
         return value
 

@@ -65,7 +65,7 @@ class AuditEntry:
     id: int
     at: datetime
     by: str
-    action: str  # save | assign | unassign
+    action: str  # save | receive (from the hub) | assign
     name: str
     table_id: str | None
     old: dict[str, Any] | None

@@ -11,33 +11,65 @@ MJ.houseRules = (() => {
       house: "店规", new_house: "新建店规", base: "从内置规则开始", name: "店规名称", edit: "修改",
       version: "版本", by: "修改人", at: "时间", none_yet: "还没有店规：从一个内置规则开始新建。",
       create: "新建", preview: "预览", save: "保存", saved: "已保存：第 {v} 版", saving: "保存中…",
-      allowed: "可选：{a}", yes: "是", no: "否", default_choice: "（默认）",
+      allowed: "可选：{a}", yes: "是", no: "否",
       preview_title: "三个样例牌局：原来的与现在的输赢", sample: "样例 {n}", old: "原来", new: "现在",
       assign: "指派给牌桌", assign_btn: "指派", next_hand: "从下一局起（否则从下一场起）",
       all_tables: "全部牌桌", assignments: "各牌桌的店规", table: "牌桌", applied: "已生效版本",
-      problem: "未生效原因", audit: "修改记录", action: "操作", action_save: "保存", action_assign: "指派",
+      problem: "未生效原因", audit: "修改记录", action: "操作", action_save: "保存", action_assign: "指派", action_receive: "从总台收到",
       old_values: "原来的值", new_values: "新的值", download: "下载规则文件（TOML）", seed: "出处",
       unchanged: "与内置规则相同", changed: "已改", pick_table: "请至少选择一张牌桌",
       software: "软件版本", behind: "比总台旧（{v}）", table_rules: "本机设置", not_applied: "未生效：{p}",
+      changes: "改动", no_changes: "与原来相同", rules_version: "第 {v} 版", from_session: "从下一场起",
     },
     en: {
       house: "House rules", new_house: "New house ruleset", base: "Start from", name: "Name", edit: "Edit",
       version: "Version", by: "By", at: "When", none_yet: "No house ruleset yet: start one from a built-in ruleset.",
       create: "Create", preview: "Preview", save: "Save", saved: "Saved: version {v}", saving: "Saving…",
-      allowed: "Allowed: {a}", yes: "yes", no: "no", default_choice: "(default)",
+      allowed: "Allowed: {a}", yes: "yes", no: "no",
       preview_title: "Three sample hands: the nets before and now", sample: "Sample {n}", old: "Before", new: "Now",
       assign: "Assign to tables", assign_btn: "Assign", next_hand: "From the next hand (else the next session)",
       all_tables: "All tables", assignments: "Each table's house rules", table: "Table", applied: "Applied version",
-      problem: "Not applied because", audit: "Changes", action: "Action", action_save: "save", action_assign: "assign",
+      problem: "Not applied because", audit: "Changes", action: "Action", action_save: "save", action_assign: "assign", action_receive: "received from the hub",
       old_values: "Before", new_values: "After", download: "Download the preset (TOML)", seed: "From",
       unchanged: "as the built-in", changed: "changed", pick_table: "Choose at least one table",
       software: "Software", behind: "older than the hub's ({v})", table_rules: "the table's own settings", not_applied: "not applied: {p}",
+      changes: "Changes", no_changes: "the same as before", rules_version: "version {v}", from_session: "from the next session",
     },
   });
   const api = (path, options) => MJ.api(path, options);
   const enc = encodeURIComponent;
   const head = (...cells) => el("thead", null, el("tr", null, cells.map((c) => el("th", null, c))));
-  const values = (v) => (v && typeof v === "object" ? Object.entries(v).map(([k, x]) => `${k} = ${JSON.stringify(x)}`).join("；") : "");
+
+  /** One option's value in words: 是/否, a number, or its choice's words (from the form). */
+  function say(o, v) {
+    if (o.kind === "bool") return v === true ? T("yes") : v === false ? T("no") : String(v);
+    if (o.kind === "choice") {
+      const i = o.choices.indexOf(v);
+      return i >= 0 && o.words[i] ? MJ.inLang(o.words[i]) : String(v);
+    }
+    return String(v);
+  }
+
+  /** A save's option values as the audit shows them: 「label」value, by the form of its base. */
+  function values(v, forms) {
+    if (!v || typeof v !== "object") return "";
+    if (v.options) {
+      const known = (forms.get(v.base) || { options: [] }).options;
+      const has = (k) => Object.prototype.hasOwnProperty.call(v.options, k);
+      const said = [ // in the form's order (a stored object's keys may come in any)
+        ...known.filter((o) => has(o.key)).map((o) => `「${o.label}」${say(o, v.options[o.key])}`),
+        ...Object.keys(v.options).filter((k) => !known.some((o) => o.key === k)).map((k) => `${k} = ${JSON.stringify(v.options[k])}`)];
+      return [T("rules_version", { v: v.version }), ...said].join("；");
+    }
+    return [v.name, T("rules_version", { v: v.version }), v.from_next_hand === undefined ? null : T(v.from_next_hand ? "next_hand" : "from_session")]
+      .filter(Boolean).join(" · ");
+  }
+  /** The forms of the built-in rulesets the audit's saves start from. */
+  async function formsOf(audit) {
+    const bases = [...new Set(audit.flatMap((e) => [e.old, e.new]).filter((v) => v && v.base).map((v) => v.base))];
+    const got = await Promise.all(bases.map((b) => api(`/api/v1/house/form/${enc(b)}`).catch(() => null)));
+    return new Map(bases.map((b, i) => [b, got[i]]).filter(([, f]) => f));
+  }
 
   /** #/house: the rulesets, the assignment form, each table's assignment, the audit. */
   async function list(page, onHub) {
@@ -45,6 +77,7 @@ MJ.houseRules = (() => {
       api("/api/v1/house/rulesets"), api("/api/v1/house/builtins"), api("/api/v1/house/assignments"),
       api("/api/v1/house/audit"), onHub()]);
     const tables = hub ? (await api("/api/v1/tables")).map((t) => t.table_id) : [];
+    const forms = await formsOf(audit);
     page(el("h1", null, T("house")),
       el("form", { class: "panel filters", id: "house-new" },
         el("label", null, T("name"), el("input", { id: "house-new-name", size: 12, maxlength: 64, required: true })),
@@ -80,7 +113,7 @@ MJ.houseRules = (() => {
           el("tbody", null, audit.map((e) => el("tr", null,
             el("td", null, MJ.when(e.at)), el("td", null, e.by), el("td", null, T(`action_${e.action}`)),
             el("td", null, e.name), el("td", null, e.table_id || ""),
-            el("td", null, e.old ? values(e.old.options || e.old) : ""), el("td", null, values(e.new.options || e.new))))))));
+            el("td", null, values(e.old, forms)), el("td", null, values(e.new, forms))))))));
     document.getElementById("house-new").addEventListener("submit", (e) => {
       e.preventDefault();
       const name = document.getElementById("house-new-name").value.trim();
@@ -114,7 +147,7 @@ MJ.houseRules = (() => {
     }
     if (o.kind === "choice") {
       return el("select", { id, "data-key": o.key, "data-kind": "choice" }, o.choices.map((c) =>
-        el("option", { value: c === null ? "" : c, selected: c === value }, c === null ? T("default_choice") : c)));
+        el("option", { value: c === null ? "" : c, selected: c === value }, say(o, c))));
     }
     return el("input", { id, "data-key": o.key, "data-kind": "int", size: 6, inputmode: "numeric", value: String(value) });
   }
@@ -146,7 +179,7 @@ MJ.houseRules = (() => {
             const value = Object.prototype.hasOwnProperty.call(current, o.key) ? current[o.key] : o.default;
             return el("div", { class: "house-option" },
               el("label", { for: `opt-${o.key}` }, o.label), control(o, value),
-              el("small", { class: "muted" }, ` ${T("allowed", { a: o.allowed })} · ${o.key}`,
+              el("small", { class: "muted" }, ` ${T("allowed", { a: MJ.inLang(o.allowed_words) })} · ${o.key}`,
                 o.note ? ` · ${T("seed")}: ${o.note}` : ""));
           }))),
         el("p", null,
@@ -165,7 +198,12 @@ MJ.houseRules = (() => {
       try {
         const shown = await api("/api/v1/house/preview", { method: "POST", body: { base, old: current, new: chosen() } });
         const seat = (s) => MJ.seatName(s, null, []);
+        const now = chosen();
+        const was = (o) => (Object.prototype.hasOwnProperty.call(current, o.key) ? current[o.key] : o.default);
+        const changed = form.options.filter((o) => now[o.key] !== was(o));
         document.getElementById("house-preview-out").replaceChildren(el("h2", null, T("preview_title")),
+          el("p", { id: "house-changes" }, `${T("changes")}：`, changed.length === 0 ? T("no_changes")
+            : changed.map((o) => `「${o.label}」${say(o, was(o))} → ${say(o, now[o.key])}`).join("；")),
           ...shown.map((h, i) => el("table", { class: "grid-table house-sample", "data-sample": i },
             el("caption", null, T("sample", { n: i + 1 }), h.hand.win ? ` · ${seat(h.hand.win.seat)} ${h.hand.win.from === "self" ? MJ.t("self_draw") : MJ.t("win")}` : ""),
             head("", T("old"), T("new")),

@@ -43,6 +43,33 @@ def test_the_form_carries_the_presets_seed_notes_and_decisions() -> None:
     assert by_key["win.deguo_bonus"].allowed() == "0 到 1000000 的整数"
 
 
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+@pytest.mark.parametrize("base", builtin_ids())
+def test_every_choice_of_every_option_of_every_builtin_is_said_in_words(base: str) -> None:
+    """The form, the preview, the refusal and the audit say each value of an option that
+    takes one of several in Chinese (English on the toggle), never as its raw id."""
+    for option in catalog(base):
+        if option.kind != "choice":
+            continue
+        said = option.as_dict()["words"]
+        assert len(said) == len(option.choices)
+        for choice, words in zip(option.choices, said, strict=True):
+            assert words is not None, f"{base}: {option.key} = {choice!r} has no words"
+            assert _CJK.search(words["zh"]) and words["zh"] != choice, (option.key, choice)
+            assert words["en"] and words["en"] != choice, (option.key, choice)
+            assert str(choice) not in option.allowed()
+
+
+def test_a_refused_choice_lists_the_allowed_ones_in_words() -> None:
+    with pytest.raises(HouseRulesError) as refused:
+        check_house("xingguo", {"table.multiple_winners": "first"})
+    said = str(refused.value)
+    assert "「一炮多人胡时」" in said and "点炮后最近的一家胡、都算胡" in said
+    assert "nearest" not in said
+
+
 @pytest.mark.parametrize(
     ("options", "named"),
     [

@@ -250,7 +250,7 @@ def test_an_owner_changes_a_house_rule_at_the_hub_and_only_t2_plays_it(
     audit = page.locator("#house-audit tbody tr")
     expect(audit).to_have_count(2)
     expect(audit.first).to_contain_text("t2")
-    expect(audit.nth(1)).to_contain_text("win.deguo_bonus = 10")
+    expect(audit.nth(1)).to_contain_text("「德国奖分」10")
 
     # another table's account cannot put rules on t2's topic: the hub's message stays
     held = _in_thread(lambda: asyncio.wait_for(_forge_and_read(broker.port), GUARD))

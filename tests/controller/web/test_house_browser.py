@@ -22,6 +22,8 @@ from controller.web import LiveHub
 from tests.controller.web.conftest import OWNER, PASSWORD
 from tests.controller.web.test_browser import _shot, browser, site  # noqa: F401 (fixtures)
 
+HOUSE = {"table.multiple_winners": "all", "win.deguo_bonus": 10}
+
 
 def _signed(n: int) -> str:
     """Points as the page shows them (+29, -7, 0)."""
@@ -53,6 +55,11 @@ def test_the_owner_makes_saves_and_assigns_a_house_ruleset(
     bonus = page.get_by_label("德国奖分", exact=True)
     expect(bonus).to_have_value("5")
     expect(page.get_by_text("[decision]").first).to_be_visible()
+    # every choice in words, never its id
+    claims = page.get_by_label("一炮多人胡时", exact=True)
+    expect(claims.locator("option")).to_have_text(
+        ["点炮后最近的一家胡", "都算胡", "胡得最大的一家胡", "保护牌型先胡，再按远近"]
+    )
     _shot(page, tmp_path, "house-editor")
 
     # a bad value: refused by the server's check, the option named in words
@@ -62,8 +69,12 @@ def test_the_owner_makes_saves_and_assigns_a_house_ruleset(
     assert HouseRules(store).all() == []
 
     bonus.fill("10")
+    claims.select_option(label="都算胡")
     page.get_by_role("button", name="预览").click()
-    expected = preview("xingguo", {}, check_house("xingguo", {"win.deguo_bonus": 10}))
+    expect(page.locator("#house-changes")).to_have_text(
+        "改动：「一炮多人胡时」点炮后最近的一家胡 → 都算胡；「德国奖分」5 → 10"
+    )
+    expected = preview("xingguo", {}, check_house("xingguo", HOUSE))
     for i, sample in enumerate(expected):
         table = page.locator(f"table[data-sample='{i}']")
         for seat in range(4):
@@ -78,7 +89,7 @@ def test_the_owner_makes_saves_and_assigns_a_house_ruleset(
     page.get_by_role("button", name="保存").click()
     expect(page.get_by_role("alert")).to_have_text("已保存：第 1 版")
     saved = HouseRules(store).get("本店兴国")
-    assert saved is not None and saved.options == {"win.deguo_bonus": 10}
+    assert saved is not None and saved.options == HOUSE
 
     page.get_by_role("link", name="店规").first.click()
     page.get_by_role("button", name="指派").click()
@@ -87,7 +98,7 @@ def test_the_owner_makes_saves_and_assigns_a_house_ruleset(
     audit = page.locator("#house-audit tbody tr")
     expect(audit).to_have_count(2)
     expect(audit.first).to_contain_text("指派")
-    expect(audit.nth(1)).to_contain_text("win.deguo_bonus = 10")
+    expect(audit.nth(1)).to_contain_text("「一炮多人胡时」都算胡；「德国奖分」10")
     _shot(page, tmp_path, "house-assign", full_page=True)
     assignment = HouseRules(store).assignment("t1")
     assert assignment is not None and assignment.name == "本店兴国"
@@ -95,4 +106,9 @@ def test_the_owner_makes_saves_and_assigns_a_house_ruleset(
     page.get_by_role("link", name="牌局记录").click()
     expect(page.locator("[data-house='t1']")).to_contain_text("本店兴国")
     expect(page.locator("[data-software='t1']")).to_have_text(software_version())
+    # and in English on the toggle
+    page.get_by_role("link", name="店规").first.click()
+    expect(audit.nth(1)).to_contain_text("「一炮多人胡时」都算胡")
+    page.locator("#lang").click()
+    expect(audit.nth(1)).to_contain_text("all of them win")
     assert errors == []
