@@ -115,7 +115,7 @@ class OptionInfo:
             sent = json.dumps(value, ensure_ascii=False)[:40]
             raise HouseRulesError(
                 f"「{self.label}」（{self.key}）不能是 {sent}：可选 {self.allowed()}",
-                f"{self.key}: {sent} is not an allowed value",
+                f"{self.label} ({self.key}) cannot be {sent}: allowed {self.allowed('en')}",
             )
         return value
 
