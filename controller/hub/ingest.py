@@ -121,6 +121,7 @@ def _sessions(conn: Connection, logs: Sequence[Handlog], stats: Changes) -> None
             "options": {},
             "players": [],
             "started_at": log.started_at,
+            "house": log.house,  # (a hand's of it; each hand keeps its own)
         }
         for sid, log in sorted(first.items())  # a fixed order: no deadlocks between writers
     ]
@@ -218,6 +219,7 @@ def _write(conn: Connection, sent: Sequence[Handlog]) -> StoreResult:
                 "clock_synced": log.clock_synced,
                 "played_s": log.played_s,
                 "players": without_deleted(conn, log.players),
+                "house": log.house,
                 **_dice_columns(log, committed[log.hand_id]),
             }
             for log in new

@@ -19,7 +19,11 @@ Payload, version 1 (JSON; times ISO 8601 with offset; seats absolute 0-3)::
      "seat_acts": [{"seat": 2, "member_id": … | null, "name": … | null,
                     "by": "card" | "staff:li", "at": "…"}, …],  # what led to that seating
      "events": [{"type": "hand_started", …}, …],   # every event's to_dict(), in order
-     "settlement": {"net": [a, b, c, d], …}}        # Settlement.as_dict(), as stored
+     "settlement": {"net": [a, b, c, d], …},        # Settlement.as_dict(), as stored
+     "house": {"name": "本店兴国", "version": 2}}   # the house ruleset played (absent: none)
+
+A hand's values are its ``hand_started`` event's (``ruleset``, ``options``); ``house`` names
+the owners' house ruleset they came from (docs/house-rules.md).
 
 A reader accepts any version-1 payload with extra keys (later additions) and refuses a
 newer major version, naming it.
@@ -45,7 +49,8 @@ from typing import Any
 from controller.config import ID_PATTERN
 from controller.json_bounds import JsonBoundsError, check_values, loads_bounded, loads_object
 from controller.mqtt.topics import ACK_NAME, HANDLOG_NAME, REQUEST_NAME, Topics
-from controller.store import HandRecord, StoredHand
+from controller.store import HandRecord, StoredHand, StoreInputError
+from controller.store.house_rules import check_house_name
 from controller.store.members import BY_MAX, MEMBER_ID_PATTERN, MemberInputError, check_name
 from engine.errors import EngineError
 from engine.round.events import STAFF_ACT_TYPES, event_from_dict
@@ -102,6 +107,7 @@ class Handlog:
     played_s: float | None = None
     players: list[dict[str, str] | None] | None = None
     seat_acts: tuple[dict[str, Any], ...] = ()
+    house: dict[str, Any] | None = None  # the house ruleset played ({"name", "version"})
 
     @property
     def settled_net(self) -> tuple[float, float, float, float]:
@@ -417,6 +423,22 @@ def _seat_acts(data: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
     return tuple(out)
 
 
+def _house(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) != {"name", "version"}:
+        raise HandlogError('handlog.house: expected {"name", "version"} or null')
+    try:
+        name = check_house_name(value["name"])
+    except StoreInputError:
+        name = f"{value['name']!r:.80}"
+        raise HandlogError(f"handlog.house.name: not a house ruleset's name: {name}") from None
+    version = value["version"]
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version < 1 << 31:
+        raise HandlogError(f"handlog.house.version: a version number, got {version!r:.40}")
+    return {"name": name, "version": version}
+
+
 def parse_handlog(payload: bytes | str | Mapping[str, Any], *, topic: str | None = None) -> Handlog:
     """Validate a handlog; with ``topic``, its parlour and table must be the topic's (a table
     may only report its own hands)."""
@@ -459,6 +481,7 @@ def _handlog(data: Mapping[str, Any], topic: str | None) -> Handlog:
         played_s=_seconds(data, "played_s"),
         players=_players(data.get("players"), "handlog.players"),
         seat_acts=_seat_acts(data),
+        house=_house(data.get("house")),
     )
     if (
         not plausible(log.started_at)

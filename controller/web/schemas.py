@@ -140,6 +140,11 @@ class PlayerOut(BaseModel):
     name: str
 
 
+class HouseOut(BaseModel):
+    name: str = Field(description="本店兴国")
+    version: int
+
+
 class HandOut(BaseModel):
     id: str
     session_id: str | None
@@ -165,6 +170,9 @@ class HandOut(BaseModel):
     voided: dict[str, str] | None = Field(
         None, description="Voided by staff: by, role, at, reason (null: not voided)"
     )
+    house: HouseOut | None = Field(
+        None, description="The owners' house ruleset it was played under (null: none)"
+    )
 
     @classmethod
     def of(cls, h: HandRecord) -> HandOut:
@@ -187,6 +195,7 @@ class HandOut(BaseModel):
             else [None if p is None else PlayerOut(**p) for p in h.players],
             dice_check=h.dice_check,
             dice_problem=h.dice_problem,
+            house=None if h.house is None else HouseOut(**h.house),
         )
 
 

@@ -11,6 +11,7 @@
       brand: "牌局记录", login: "登录", totals_n: "累计 · 共{n}局", list_sep: "、", tables: "牌桌", table: "牌桌", status: "状态", hands: "局数",
       open: "进行中", sessions: "场次", last: "最近", online: "在线", offline: "离线",
       unknown: "未知", filter: "筛选", from: "从", to: "到", date_hint: "年-月-日", ruleset: "规则", seat: "座位",
+      house_played: "店规 {name}（第 {v} 版）",
       result: "结果", any: "全部", export_csv: "导出 CSV", export_json: "导出 JSON",
       cashout_sheet: "结算单", started: "开始", ended: "结束", session_players: "会员", session_of_day: "{d} 第{n}场",
       totals: "累计", time: "时间", no: "局", dealer: "庄", winner: "胡家", net: "输赢",
@@ -43,6 +44,7 @@
       hands: "Hands", open: "In play", sessions: "Sessions", last: "Last", online: "online",
       offline: "offline", unknown: "unknown", filter: "Filter", from: "From", to: "To", date_hint: "yyyy-mm-dd",
       ruleset: "Ruleset", seat: "Seat", result: "Result", any: "any", export_csv: "Export CSV",
+      house_played: "house rules {name} (version {v})",
       export_json: "Export JSON", totals: "Totals", time: "Time", no: "No.", dealer: "Dealer",
       cashout_sheet: "Cash-out", started: "Started", ended: "Ended", session_players: "Members", session_of_day: "{d}, session {n}",
       winner: "Winner", net: "Net", replay: "Replay", more: "More", settlement: "Settlement",
@@ -220,12 +222,17 @@
     await more();
   }
 
+  /** The rules a hand was played under: the owners' house ruleset by its name, else the
+      ruleset's id. */
+  const rulesOf = (h) => (h.house && typeof h.house === "object"
+    ? `${T("house_played", { name: MJ.str(h.house.name, 64), v: h.house.version })} · ${h.ruleset ?? ""}` : h.ruleset ?? "");
+
   function handRow(h) {
     const flag = h.dice_check === "failed"
       ? el("span", { class: "neg dice-flag", title: h.dice_problem || "" }, `⚠ ${T("dice_flag_failed")}`)
       : h.dice_check === "unverified" ? el("span", { class: "muted dice-flag" }, T("dice_flag_unverified")) : null;
     return el("tr", { "data-hand": h.id },
-      el("td", null, when(h.started_at)), el("td", { class: "num" }, h.hand_no), el("td", null, h.ruleset),
+      el("td", null, when(h.started_at)), el("td", { class: "num" }, h.hand_no), el("td", { class: "hand-rules" }, rulesOf(h)),
       el("td", null, handSeat(h, h.dealer)),
       el("td", null, h.voided ? T("void") : h.status === "finished" ? T(h.result) || h.result : T(h.status), flag ? [" ", flag] : null,
         h.voided && typeof h.voided === "object" ? el("span", { class: "muted void-by" },
@@ -448,7 +455,7 @@
     const button = (id, text) => el("button", { class: "btn", id, type: "button" }, text);
     const acts = Array.isArray(detail.seat_acts) ? detail.seat_acts.slice(0, 200) : [];
     page(crumbs(tablesLink(), el("a", { href: `#/t/${encodeURIComponent(detail.table_id)}` }, detail.table_id), MJ.t("hand_no", { n: h.hand_no })),
-      el("h1", null, `${MJ.t("hand_no", { n: h.hand_no })} · ${h.ruleset ?? ""} · ${when(h.started_at)}`),
+      el("h1", null, `${MJ.t("hand_no", { n: h.hand_no })} · ${rulesOf(h)} · ${when(h.started_at)}`),
       rp.concealed ? el("p", { class: "muted" }, rp.check ? T("check_bad") + rp.check : T("check_ok"))
         : el("p", { class: "notice", id: "public-only" }, T("not_finished")),
       diceCheck(rp.dice),

@@ -38,9 +38,15 @@ def outcome(events: EventDicts) -> tuple[str, int | None, int | None]:
 
 
 def record_hand(
-    store: EventStore, events: EventDicts, *, session_id: str | None = None, hand_no: int = 1
+    store: EventStore,
+    events: EventDicts,
+    *,
+    session_id: str | None = None,
+    hand_no: int = 1,
+    house: dict[str, Any] | None = None,
 ) -> str:
-    """Store a whole hand and its settlement (the Settled event's) as the service does."""
+    """Store a whole hand and its settlement (the Settled event's) as the service does;
+    ``house``: the house ruleset it was played under."""
     started = events[0]
     hand_id = store.start_hand(
         ruleset=started["ruleset"],
@@ -48,6 +54,7 @@ def record_hand(
         session_id=session_id,
         dealer=started["dealer"],
         events=events,
+        house=house,
     )
     result, winner, discarder = outcome(events)
     settled = next(e for e in reversed(events) if e["type"] == "settled")

@@ -5,7 +5,8 @@ ACLs, Debian's Chromium on the hub's owners' page.
 The owner makes 本店兴国 with another 德国 bonus (a bad value refused by the form, the option
 named) and assigns it to t2 only, while t2 is off; the audit shows the change. t2 picks it up
 when it reconnects, and its next session plays it: each hand settles as ``mjtable settle
---preset`` with the same values, and the hub's page says t2 applied it. t1 keeps its own
+--preset`` with the same values, and the hub's page says t2 applied it; the hub keeps its
+hands with the house ruleset's name and t2's hand list shows it. t1 keeps its own
 rules. A rules message forged with t1's account on t2's topic is refused by the broker.
 
 Costs one to two minutes (65-95 s measured on a loaded 2-core machine): five sessions of one
@@ -284,6 +285,7 @@ def test_an_owner_changes_a_house_rule_at_the_hub_and_only_t2_plays_it(
 
     _in_thread(lambda: until(applied, "the hub to hear that t2 applied version 1"))
     assert all(_played_with(hub_store, h) == ("xingguo", BONUS) for h in hands)
+    assert all(hub_store.load_hand(h).hand.house == HOUSE for h in hands)
 
     # t1 keeps its rules (table.toml's): no assignment reached it, its next session as before
     t1 = tables.store("t1")
@@ -296,5 +298,8 @@ def test_an_owner_changes_a_house_rule_at_the_hub_and_only_t2_plays_it(
     expect(page.locator("#house-assignments tr[data-table='t2'] td").nth(3)).to_have_text("1")
     expect(page.locator("#house-assignments tbody tr")).to_have_count(1)
     _shot(page, tmp_path, "house-hub-applied", full_page=True)
+    # the hub's hand list of t2 names the house ruleset its last hands were played under
+    page.evaluate("location.hash = '#/t/t2'")
+    expect(page.locator("#hands tbody tr").first).to_contain_text("店规 本店兴国（第 1 版）")
     assert errors == []
     assert hub.thread.failed is None
