@@ -28,6 +28,8 @@ CSV_COLUMNS = (
     "net_2",
     "net_3",
     "reasons",
+    "house",  # the owners' house ruleset it was played under (empty: none) …
+    "house_version",  # … and its version
 )
 
 
@@ -76,6 +78,8 @@ def hands_csv(
             h.ended_at.isoformat() if h.ended_at else None,
             *net,
             reasons,
+            None if view.house is None else view.house.name,
+            None if view.house is None else view.house.version,
         ]
         writer.writerow([_cell(v) for v in row])
     return out.getvalue()

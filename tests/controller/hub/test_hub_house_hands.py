@@ -1,9 +1,12 @@
 """The hub keeps, with each hand, the owners' house ruleset it was played under (the
 handlog's ``house``, beside the values in its ``hand_started`` event), on PostgreSQL; the
-owners' hand list names it. A handlog whose ``house`` is not a name and a version is
+owners' hand list and its export name it. A handlog whose ``house`` is not a name and a version is
 refused, naming the field."""
 
 from __future__ import annotations
+
+import csv
+import io
 
 import pytest
 
@@ -51,6 +54,9 @@ def test_the_hub_keeps_and_shows_the_house_ruleset_each_hand_was_played_under(
             assert [h["house"] for h in api.get("/api/v1/tables/t1/hands").json()] == [None] * 2
             detail = api.get(f"/api/v1/hands/{house[0].hand_id}").json()
             assert detail["hand"]["house"] == HOUSE
+            exported = api.get("/api/v1/tables/t2/export.csv").text.lstrip("\ufeff")
+            rows = list(csv.DictReader(io.StringIO(exported)))
+            assert [(r["house"], r["house_version"]) for r in rows] == [("本店兴国", "2")] * 2
     finally:
         hub.close()
 
