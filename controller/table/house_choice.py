@@ -80,8 +80,10 @@ class HouseChoice:
                 self.rules.report_applied(self.table, None, why)
             self.problem = why
             return fallback
-        self.problem = None
-        if assignment.applied_version != ruleset.version or assignment.problem:
+        # (a problem this choice did not find stays: the hub's newer rules, refused as they
+        # came, while these play on)
+        if assignment.applied_version != ruleset.version or self.problem is not None:
             self.rules.report_applied(self.table, ruleset.version, None)
+        self.problem = None
         house = {"name": ruleset.name, "version": ruleset.version}
         return RulesInForce(ruleset.base, options, house)

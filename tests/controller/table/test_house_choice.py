@@ -19,6 +19,7 @@ from controller.cli import (
 )
 from controller.cli.json_input import loads
 from controller.house.options import preset_toml
+from controller.hub.house_sync import HouseMessage, take_house
 from controller.mqtt.topics import Topics
 from controller.store import EventStore
 from controller.store.house_rules import HouseRules
@@ -155,3 +156,25 @@ def test_a_house_ruleset_the_table_cannot_validate_is_never_played(store: EventS
     assert assignment.problem is not None and "「德国奖分」" in assignment.problem
     assert keeper.rules_choice is not None and keeper.rules_choice.problem == assignment.problem
     assert current_view(keeper)["house_problem"] == assignment.problem  # the console says why
+
+
+def test_the_hubs_rules_refused_as_they_came_stay_said_while_the_old_ones_play_on(
+    store: EventStore,
+) -> None:
+    """The hub's next version of the played house ruleset, refused: the next session plays
+    the version before, and the console still says why the hub's is not played."""
+    keeper = _keeper(store)
+    keeper.resume()
+    rules = HouseRules(store)
+    rules.save("本店兴国", "xingguo", BONUS, "boss")
+    rules.assign("t1", "本店兴国", "boss")
+    keeper.new_session()
+    assert (a := rules.assignment("t1")) is not None and a.applied_version == 1
+    sent = HouseMessage("本店兴国", "xingguo", {"win.deguo_bonus": -5}, 2, False, "boss")
+    why = take_house(store, "t1", sent)
+    assert why is not None and "「德国奖分」" in why
+    keeper.new_session()
+    session = store.open_session()
+    assert session is not None and session.house == HOUSE and session.options == BONUS
+    assert current_view(keeper)["house_problem"] == why  # the console says why
+    assert (a := rules.assignment("t1")) is not None and a.problem == why
