@@ -75,7 +75,7 @@ class OptionInfo:
             return "yes or no" if en else "是 或 否"
         if self.kind == "choice":
             said = [(self.said(c) or {lang: str(c)})[lang] for c in self.choices]
-            return (" / " if en else "、").join(said)
+            return " / ".join(said) if en else "、".join(f"「{c}」" for c in said)
         low = 0 if self.minimum is None else self.minimum
         high = MAX_INT if self.maximum is None else self.maximum
         return f"a whole number {low} to {high}" if en else f"{low} 到 {high} 的整数"

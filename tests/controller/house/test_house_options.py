@@ -66,7 +66,7 @@ def test_a_refused_choice_lists_the_allowed_ones_in_words() -> None:
     with pytest.raises(HouseRulesError) as refused:
         check_house("xingguo", {"table.multiple_winners": "first"})
     said = str(refused.value)
-    assert "「一炮多人胡时」" in said and "点炮后最近的一家胡、都算胡" in said
+    assert "「一炮多人胡时」" in said and "「点炮后最近的一家胡」、「都算胡」" in said
     assert "nearest" not in said
 
 
