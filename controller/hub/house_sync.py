@@ -28,14 +28,18 @@ from controller.json_bounds import JsonBoundsError, loads_object
 from controller.mqtt.topics import HOUSE_ACK_NAME, HOUSE_RULES_NAME, Topics
 from controller.process.software import SOFTWARE, software_version
 from controller.store import EventStore, StoreInputError
-from controller.store.house_rules import HouseAssignment, HouseRules, HouseRuleset
+from controller.store.house_rules import (
+    MAX_PROBLEM,
+    HouseAssignment,
+    HouseRules,
+    HouseRuleset,
+)
 
 FORMAT = "mjtable.house_rules"
 ACK_FORMAT = "mjtable.house_rules_ack"
 VERSION = 1
 MAX_BYTES = 64 * 1024
 MAX_DEPTH = 4
-MAX_PROBLEM = 500
 
 
 class HouseSyncError(ValueError):
@@ -138,6 +142,7 @@ def take_house(store: EventStore, table: str, message: HouseMessage) -> str | No
     except StoreInputError as err:
         why = f"{err}；本桌继续用原来的规则"
         rules.report_applied(table, None, why)
+        rules.refuse(table, message.name, message.rules_version, why, by)
         return why
     now = rules.assignment(table)
     if now is None or (now.name, now.version, now.from_next_hand) != (

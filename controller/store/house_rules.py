@@ -22,6 +22,7 @@ from controller.store.records import StoreError, StoreInputError
 # A name owners and players read (本店兴国): letters of any script, digits, space · _ . -
 HOUSE_NAME = re.compile(r"^[^\W_][\w .·-]{0,63}$")
 MAX_AUDIT = 500
+MAX_PROBLEM = 500  # characters of a refusal kept
 
 
 class UnknownHouseRuleset(StoreError, LookupError):
@@ -65,7 +66,7 @@ class AuditEntry:
     id: int
     at: datetime
     by: str
-    action: str  # save | receive (from the hub) | assign
+    action: str  # save | receive (from the hub) | assign | refuse (the hub's, at a table)
     name: str
     table_id: str | None
     old: dict[str, Any] | None
@@ -252,6 +253,24 @@ class HouseRules:
                 .values(values)
             )
 
+    def refuse(self, table: str, name: str, version: int, why: str, by: str) -> None:
+        """The hub's house ruleset the table refused as it came, in the audit (once for a
+        message the hub sends again): ``refusal`` says it until another comes."""
+        new = {"name": name, "version": version, "problem": why[:MAX_PROBLEM]}
+        with self.engine.begin() as c:
+            if _latest(c, table) == ("refuse", new):
+                return
+            self._audit(c, by, "refuse", name[:64], table, None, new)
+
+    def refusal(self, table: str) -> str | None:
+        """Why the table refused the hub's latest house ruleset (None: it took it, or none
+        came): the table's latest assignment or refusal in the audit."""
+        with self.engine.connect() as c:
+            latest = _latest(c, table)
+        if latest is None or latest[0] != "refuse":
+            return None
+        return str(latest[1].get("problem"))
+
     # --- audit ---------------------------------------------------------------------------------
 
     def audit(self, limit: int = 100) -> list[AuditEntry]:
@@ -278,6 +297,17 @@ class HouseRules:
                 at=utcnow(), by=by, action=action, name=name, table_id=table, old=old, new=new
             )
         )
+
+
+def _latest(c: Connection, table: str) -> tuple[str, dict[str, Any]] | None:
+    """The table's latest assignment or refusal in the audit: (action, new values)."""
+    row = c.execute(
+        select(HOUSE_AUDIT.c.action, HOUSE_AUDIT.c.new)
+        .where(HOUSE_AUDIT.c.table_id == table)
+        .order_by(HOUSE_AUDIT.c.id.desc())
+        .limit(1)
+    ).first()
+    return None if row is None else (row.action, dict(row.new))
 
 
 def _values(ruleset: HouseRuleset) -> dict[str, Any]:

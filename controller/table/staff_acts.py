@@ -222,9 +222,11 @@ def _handle(
 
 
 def house_problem(store: EventStore, table: str) -> str | None:
-    """Why the house ruleset assigned to this table is not played (None: it is, or none)."""
-    found = HouseRules(store).assignment(table)
-    return None if found is None else found.problem
+    """Why the house ruleset assigned to this table, or the hub's latest, is not played
+    (None: it is, or none)."""
+    rules = HouseRules(store)
+    found = rules.assignment(table)
+    return (None if found is None else found.problem) or rules.refusal(table)
 
 
 def current_view(

@@ -15,7 +15,7 @@ MJ.houseRules = (() => {
       preview_title: "三个样例牌局：原来的与现在的输赢", sample: "样例 {n}", old: "原来", new: "现在",
       assign: "指派给牌桌", assign_btn: "指派", next_hand: "从下一局起（否则从下一场起）",
       all_tables: "全部牌桌", assignments: "各牌桌的店规", table: "牌桌", applied: "已生效版本",
-      problem: "未生效原因", audit: "修改记录", action: "操作", action_save: "保存", action_assign: "指派", action_receive: "从总台收到",
+      problem: "未生效原因", audit: "修改记录", action: "操作", action_save: "保存", action_assign: "指派", action_receive: "从总台收到", action_refuse: "未采用总台的",
       old_values: "原来的值", new_values: "新的值", download: "下载规则文件（TOML）", seed: "出处",
       unchanged: "与内置规则相同", changed: "已改", pick_table: "请至少选择一张牌桌",
       software: "软件版本", behind: "比总台旧（{v}）", table_rules: "本机设置", not_applied: "未生效：{p}",
@@ -29,7 +29,7 @@ MJ.houseRules = (() => {
       preview_title: "Three sample hands: the nets before and now", sample: "Sample {n}", old: "Before", new: "Now",
       assign: "Assign to tables", assign_btn: "Assign", next_hand: "From the next hand (else the next session)",
       all_tables: "All tables", assignments: "Each table's house rules", table: "Table", applied: "Applied version",
-      problem: "Not applied because", audit: "Changes", action: "Action", action_save: "save", action_assign: "assign", action_receive: "received from the hub",
+      problem: "Not applied because", audit: "Changes", action: "Action", action_save: "save", action_assign: "assign", action_receive: "received from the hub", action_refuse: "refused the hub's",
       old_values: "Before", new_values: "After", download: "Download the preset (TOML)", seed: "From",
       unchanged: "as the built-in", changed: "changed", pick_table: "Choose at least one table",
       software: "Software", behind: "older than the hub's ({v})", table_rules: "the table's own settings", not_applied: "not applied: {p}",
@@ -61,7 +61,8 @@ MJ.houseRules = (() => {
         ...Object.keys(v.options).filter((k) => !known.some((o) => o.key === k)).map((k) => `${k} = ${JSON.stringify(v.options[k])}`)];
       return [T("rules_version", { v: v.version }), ...said].join("；");
     }
-    return [v.name, T("rules_version", { v: v.version }), v.from_next_hand === undefined ? null : T(v.from_next_hand ? "next_hand" : "from_session")]
+    return [v.name, T("rules_version", { v: v.version }), v.from_next_hand === undefined ? null : T(v.from_next_hand ? "next_hand" : "from_session"),
+      typeof v.problem === "string" ? MJ.str(v.problem, 500) : null]
       .filter(Boolean).join(" · ");
   }
   /** The forms of the built-in rulesets the audit's saves start from. */
@@ -78,6 +79,7 @@ MJ.houseRules = (() => {
       api("/api/v1/house/audit"), onHub()]);
     const tables = hub ? (await api("/api/v1/tables")).map((t) => t.table_id) : [];
     const forms = await formsOf(audit);
+    const baseName = (id) => { const b = builtins.find((x) => x.id === id); return b ? `${b.name}（${id}）` : id; };
     page(el("h1", null, T("house")),
       el("form", { class: "panel filters", id: "house-new" },
         el("label", null, T("name"), el("input", { id: "house-new-name", size: 12, maxlength: 64, required: true })),
@@ -88,7 +90,7 @@ MJ.houseRules = (() => {
         el("table", { class: "grid-table", id: "house-rulesets" },
           head(T("name"), T("base"), T("version"), T("by"), T("at"), ""),
           el("tbody", null, rulesets.map((r) => el("tr", null,
-            el("td", null, r.name), el("td", null, r.base), el("td", { class: "num" }, r.version),
+            el("td", null, r.name), el("td", null, baseName(r.base)), el("td", { class: "num" }, r.version),
             el("td", null, r.updated_by), el("td", null, MJ.when(r.updated_at)),
             el("td", null, el("a", { class: "btn", href: `#/house/edit?name=${enc(r.name)}&base=${enc(r.base)}` }, T("edit")))))))),
       rulesets.length === 0 ? null : el("form", { class: "panel filters", id: "house-assign" },

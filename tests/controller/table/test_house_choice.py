@@ -178,3 +178,25 @@ def test_the_hubs_rules_refused_as_they_came_stay_said_while_the_old_ones_play_o
     assert session is not None and session.house == HOUSE and session.options == BONUS
     assert current_view(keeper)["house_problem"] == why  # the console says why
     assert (a := rules.assignment("t1")) is not None and a.problem == why
+
+
+def test_the_hubs_first_rules_refused_as_they_came_are_said_and_audited_once(
+    store: EventStore,
+) -> None:
+    """A table no owner assigned anything refuses the hub's house ruleset: it keeps
+    table.toml's rules, the console says why, the audit has it once (the retained message
+    comes again on each reconnect); rules it can play, sent next, end it."""
+    keeper = _keeper(store)
+    keeper.resume()
+    bad = HouseMessage("本店兴国", "xingguo", {"win.deguo_bonus": -5}, 1, False, "boss")
+    why = take_house(store, "t1", bad)
+    assert why is not None and take_house(store, "t1", bad) == why
+    keeper.new_session()
+    session = store.open_session()
+    assert session is not None and session.house is None and session.options == {}
+    assert current_view(keeper)["house_problem"] == why
+    refused = [e for e in HouseRules(store).audit() if e.action == "refuse"]
+    assert [(e.table_id, e.new["version"], e.new["problem"]) for e in refused] == [("t1", 1, why)]
+    good = HouseMessage("本店兴国", "xingguo", BONUS, 2, False, "boss")
+    assert take_house(store, "t1", good) is None
+    assert current_view(keeper)["house_problem"] is None

@@ -95,6 +95,8 @@ def test_the_owner_makes_saves_and_assigns_a_house_ruleset(
     page.get_by_role("button", name="指派").click()
     row = page.locator("#house-assignments tr[data-table='t1']")
     expect(row).to_contain_text("本店兴国")
+    listed = page.locator("#house-rulesets tbody tr").first
+    expect(listed).to_contain_text("兴国冲关麻将（xingguo）")  # the built-in by its name
     audit = page.locator("#house-audit tbody tr")
     expect(audit).to_have_count(2)
     expect(audit.first).to_contain_text("指派")
