@@ -214,8 +214,20 @@ def check_house(base: Any, options: Any) -> dict[str, Any]:
         where = f"「{named.label}」（{named.key}）" if named else "这些设置"
         said = worded(text)
         why = f"：{said}" if said else ""
-        raise HouseRulesError(f"{where}不能这样设置{why}", text) from None
+        en = text if named is None else _choices_in_english(text, named)
+        raise HouseRulesError(f"{where}不能这样设置{why}", en) from None
     return changed
+
+
+def _choices_in_english(text: str, option: OptionInfo) -> str:
+    """The engine's refusal with ``option``'s values said in English words, not ids."""
+    words = {str(c): w["en"] for c in option.choices if c is not None and (w := option.said(c))}
+    if not words:
+        return text
+    ids = "|".join(re.escape(c) for c in sorted(words, key=len, reverse=True))
+    key, colon, why = text.partition(f"{option.key}:")
+    said = re.sub(rf"'?\b({ids})\b'?", lambda m: f"“{words[m.group(1)]}”", why)
+    return key + colon + said
 
 
 def house_ruleset(base: str, options: dict[str, Any]) -> Ruleset:

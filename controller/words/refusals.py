@@ -111,7 +111,7 @@ def _fill(template: str, groups: Mapping[str, str | None], dealer: int | None) -
         elif name == "choice":
             text = CLAIM_ORDERS.get(text, text)
         elif name == "choices":
-            text = "、".join(CLAIM_ORDERS.get(c, c) for c in text.split(", "))
+            text = "、".join(f"「{CLAIM_ORDERS.get(c, c)}」" for c in text.split(", "))
         values[name] = text
     return template.format(**values)
 

@@ -95,7 +95,7 @@ _LATIN = re.compile(r"[A-Za-z]{3,}")
     ("base", "options", "engine_says"),
     [
         ("chongji", {"shapes.shisanyao": True}, "has no price for this shape"),
-        ("jian", {"table.multiple_winners": "largest"}, "cannot apply 'largest'"),
+        ("jian", {"table.multiple_winners": "largest"}, "cannot apply “the largest hand wins”"),
     ],
 )
 def test_a_ruleset_the_engine_refuses_as_a_whole_is_refused_in_chinese_words(

@@ -36,7 +36,7 @@ def test_save_preview_assign_and_audit_at_a_table(authed: TestClient) -> None:
     said = whole.json()["detail"]
     assert said.startswith("「一炮多人胡时」（table.multiple_winners）不能这样设置")
     assert "胡得最大的一家胡" in said and "family" not in said
-    assert "cannot apply 'largest'" in whole.json()["en"]
+    assert "cannot apply “the largest hand wins”" in whole.json()["en"]  # its English, in words
     saved = authed.put(
         "/api/v1/house/saves/本店兴国",
         json={"base": "xingguo", "options": {"win.deguo_bonus": 10}, "expected_version": 0},
