@@ -2,8 +2,10 @@
 phones``): four engine bots play each hand by themselves, and its result reaches the
 service as players at a table without readers send it, over HTTP through the players'
 API (docs/play.md): the four join with the session's join code, the dealer's phone rolls
-and enters the 精, the winner (for a 流局 the dealer) claims, and the paying seats confirm
-with their 精. The service checks, settles, stores and publishes it like any hand.
+and enters the 精, the winner (for a 流局 the dealer) claims, the paying seats confirm
+with their 精, and where the ruleset pays several winners of a discard each other seat
+that could have won on it says 没胡. The service checks, settles, stores and publishes it
+like any hand.
 
 What a phone cannot claim is left out, as a table's players would leave it to staff: the
 flags (天胡, 地胡, 海底), 杠上开花 and 抢杠 as such (a self-draw, a discard). Each other
@@ -146,6 +148,9 @@ class PhoneDesk:
             jing = list(jing_held(held[payer], indicator)) if pending["jing_counts"] else None
             reply = {"hand_id": me["hand_id"], "seen": 0, "seat": payer, "agree": True}
             answer = await self._ask("answer", payer, reply | {"jing": jing})
+        for seat in pending["undecided"]:  # (the seats that could have won on it too: 没胡)
+            said = {"hand_id": me["hand_id"], "seen": 0, "seat": seat}
+            answer = await self._ask("pass", seat, said)
         if answer.get("settlement") is None:
             raise DemoDeskError(f"hand {started.hand_no}: the confirmations settled nothing")
         settlement = settlement_from_dict(answer["settlement"])

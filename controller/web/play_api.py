@@ -49,6 +49,7 @@ from engine.round.commands import (
     Claim,
     EnterFlip,
     MeldEntry,
+    PassClaim,
     SeatEntry,
     StaffInputError,
     WinnerEntry,
@@ -463,17 +464,35 @@ class AnswerIn(_Act):
     )
 
 
+def _answering(
+    seat: int, held: tuple[SeatSession, dict[str, Any]], ctx: WebContext, request: Request
+) -> tuple[SeatSession, int]:
+    """An answer to the pending claim from the phone's own seat, rated: the phone's session
+    and the moment it names. The other seats answer at the same time: each seat answers
+    once (the engine refuses a second), so an answer names the hand, not the moment seen."""
+    session, view = held
+    own_seat(session, seat)
+    _rate(ctx, request, ctx.claim_rate, "确认")
+    return session, int(view.get("seen") or 0)
+
+
 @router.post("/answer", summary="Answer the pending claim: 确认 (with your 精) or 有异议")
 async def answer(body: AnswerIn, held: Phone, ctx: Ctx, request: Request) -> dict[str, Any]:
-    session, view = held
-    own_seat(session, body.seat)
-    _rate(ctx, request, ctx.claim_rate, "确认")
-    # the other seats answer at the same time: each seat answers once (the engine refuses
-    # a second), so the answer needs the hand, not the moment it was seen
-    seen = int(view.get("seen") or 0)
+    session, seen = _answering(body.seat, held, ctx, request)
     jing = None if body.jing is None else (body.jing[0], body.jing[1])
     entry = None if body.held is None else body.held.entry(body.seat)
     command = AnswerClaim(audit(session), body.seat, body.agree, jing, entry)
+    return await ask_table(ctx, HandAct(command, body.hand_id, seen))
+
+
+class PassIn(_Act):
+    seat: Annotated[int, Field(ge=0, le=3, description="Your own seat (0-based)")]
+
+
+@router.post("/pass", summary="Say your seat did not win on the pending claim's discard (没胡)")
+async def pass_claim(body: PassIn, held: Phone, ctx: Ctx, request: Request) -> dict[str, Any]:
+    session, seen = _answering(body.seat, held, ctx, request)
+    command = PassClaim(audit(session), body.seat)
     return await ask_table(ctx, HandAct(command, body.hand_id, seen))
 
 

@@ -348,6 +348,15 @@ class AnswerClaim:
     held: SeatEntry | None = None  # instead of ``jing``: all the settlement reads of it
 
 
+@dataclass(frozen=True, slots=True)
+class PassClaim:
+    """A seat that could have won on the pending claim's discard says it did not (没胡),
+    where the ruleset pays several winners of one discard."""
+
+    audit: Audit
+    seat: int
+
+
 StaffCommand = (
     Finish
     | CorrectWin
@@ -360,6 +369,7 @@ StaffCommand = (
     | CloseSession
     | Claim
     | AnswerClaim
+    | PassClaim
 )
 STAFF_COMMANDS: tuple[type, ...] = get_args(StaffCommand)
 # every change to a hand: a player's move, a person's act

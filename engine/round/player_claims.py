@@ -23,6 +23,7 @@ from engine.round.commands import (
     Audit,
     Claim,
     Finish,
+    PassClaim,
     SeatEntry,
     StaffInputError,
     seat_of,
@@ -31,6 +32,7 @@ from engine.round.events import (
     ClaimAnswered,
     ClaimJoined,
     ClaimMade,
+    ClaimPassed,
     Event,
     FinishedByStaff,
     Settled,
@@ -162,10 +164,12 @@ def _as_claimed(
         raise StaffInputError(f"胡牌不成立：{in_seats(str(err))}") from None
 
 
-def act(state: RoundState, command: Claim | AnswerClaim) -> list[Event]:
-    """The events of a player's claim or answer, or StaffInputError in words."""
+def act(state: RoundState, command: Claim | AnswerClaim | PassClaim) -> list[Event]:
+    """The events of a player's claim, answer or 没胡, or StaffInputError in words."""
     if isinstance(command, Claim):
         return make_claim(state, command)
+    if isinstance(command, PassClaim):
+        return pass_claim(state, command)
     return answer_claim(state, command)
 
 
@@ -248,6 +252,8 @@ def join_claim(state: RoundState, c: Claim) -> list[Event]:
         )
     if any(int(w["seat"]) == seat for w in made.winners):
         raise StaffInputError(f"{seat_words(seat)}已经在胡牌的几家里 (this seat won already)")
+    if any(p.seat == seat for p in state.claim_passes):
+        raise StaffInputError(f"{seat_words(seat)}已经说过没胡 (this seat said it did not win)")
     tile = str(made.winners[0].get("tile"))
     if c.winner.source != source or not _same_tile(c.winner.tile, tile):
         raise StaffInputError(
@@ -328,35 +334,96 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
         jing=None if jing is None or held is not None else tuple(jing),
         held=None if held is None else held.held(),
     )
-    agreed = [a for a in (*answers, answered) if a.agree]
-    entered = {
-        a.seat: SeatEntry.of(a.held | {"seat": a.seat}, "held")
-        for a in agreed
-        if a.held is not None and a.seat not in winners
-    }
-    counts = {
-        a.seat: (a.jing[0], a.jing[1])
-        for a in agreed
-        if a.jing is not None and a.seat not in winners and a.seat not in entered
-    }
-    flips = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
     if held is not None:  # checked at once: refused in words, nothing kept
+        counts, entered = _entered(made, (*answers, answered))
+        flips = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
         try:
             _finish(state, made.winners, counts, c.audit, flips, entered)
         except StaffInputError as err:
             raise StaffInputError(f"您填的牌不成立：{in_seats(str(err))}") from None
-    if not c.agree or {a.seat for a in agreed} != set(made.payers):
-        return [answered]
+    return _settled_by(state, answered)
+
+
+def _entered(
+    made: ClaimMade, answers: Sequence[ClaimAnswered]
+) -> tuple[dict[int, tuple[int, int]], dict[int, SeatEntry]]:
+    """What the confirming payers entered of themselves: their 精 counts, their seats."""
+    winners = {int(w["seat"]) for w in made.winners}
+    agreed = [a for a in answers if a.agree and a.seat not in winners]
+    entered = {
+        a.seat: SeatEntry.of(a.held | {"seat": a.seat}, "held")
+        for a in agreed
+        if a.held is not None
+    }
+    counts = {
+        a.seat: (a.jing[0], a.jing[1])
+        for a in agreed
+        if a.jing is not None and a.seat not in entered
+    }
+    return counts, entered
+
+
+def _settled_by(state: RoundState, act: ClaimAnswered | ClaimPassed) -> list[Event]:
+    """``act``, and the hand's finish if it is the last the claim waited for: every payer
+    confirmed, each seat that could have joined it joined or said 没胡 (``undecided``)."""
+    after = advance(state, [act])
+    assert after.player_claim is not None
+    made, answers = after.player_claim
+    agreed = {a.seat for a in answers if a.agree}
+    if len(agreed) < len(answers) or agreed != set(made.payers) or undecided(after):
+        return [act]
+    winners = {int(w["seat"]) for w in made.winners}
     names = "、".join(str(s + 1) for s in sorted(made.payers))
     joined = sorted(winners - set(made.payers) - {made.seat})
     also = "".join(f"{seat_words(s)}也胡，" for s in joined)
-    why = f"{seat_words(made.seat)}申报，{also}{names}号位确认 (claimed by a player, confirmed)"
-    audit = Audit(made.by, "player", c.audit.at, why)
-    after = advance(state, [answered])
+    passed = "".join(f"，{seat_words(p.seat)}没胡" for p in after.claim_passes)
+    why = (
+        f"{seat_words(made.seat)}申报，{also}{names}号位确认{passed} "
+        "(claimed by a player, confirmed)"
+    )
+    audit = Audit(made.by, "player", act.at, why)
+    counts, entered = _entered(made, answers)
+    flips = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
     try:
-        return [answered, *_finish(after, made.winners, counts, audit, flips, entered)]
+        return [act, *_finish(after, made.winners, counts, audit, flips, entered)]
     except StaffInputError as err:
         raise StaffInputError(f"精的张数不成立：{in_seats(str(err))}") from None
+
+
+def could_join(state: RoundState) -> tuple[int, ...]:
+    """The seats that could still win on the pending claim's discard, where the ruleset
+    pays several winners of one: neither the claimer nor the discarder, no winner, and no
+    payer (a payer's 确认 says it pays, so it did not win)."""
+    if state.player_claim is None or state.ruleset.claim_rules().multiple_winners != "all":
+        return ()
+    made, _ = state.player_claim
+    source = made.winners[0].get("from") if made.winners else None
+    if not isinstance(source, int):
+        return ()
+    taken = {int(w["seat"]) for w in made.winners} | {source, made.seat} | set(made.payers)
+    return tuple(s for s in range(SEATS) if s not in taken)
+
+
+def undecided(state: RoundState) -> tuple[int, ...]:
+    """The seats of ``could_join`` that have neither joined the claim nor said 没胡."""
+    passed = {p.seat for p in state.claim_passes}
+    return tuple(s for s in could_join(state) if s not in passed)
+
+
+def pass_claim(state: RoundState, c: PassClaim) -> list[Event]:
+    """A seat that could have won on the claim's discard says it did not (没胡); the last
+    of what the claim waited for settles the hand."""
+    c.audit.check(reason_required=False)
+    seat = seat_of(c.seat, "seat")
+    if state.player_claim is None or state.phase is Phase.DONE:
+        raise StaffInputError("没有待确认的申报 (no claim to answer)")
+    if any(p.seat == seat for p in state.claim_passes):
+        raise StaffInputError(f"{seat_words(seat)}已经说过没胡 (this seat said so already)")
+    if seat not in could_join(state):
+        raise StaffInputError(
+            f"{seat_words(seat)}不需要回答是否也胡 (this seat cannot win on that discard)"
+        )
+    return _settled_by(state, ClaimPassed(**audit_fields(c.audit), seat=seat))
 
 
 def _held(c: AnswerClaim, seat: int, winners: set[int]) -> SeatEntry | None:
@@ -384,6 +451,9 @@ def claim_view(state: RoundState) -> dict[str, Any] | None:
         "payers": list(made.payers),
         "jing_counts": made.jing_counts,
         "joinable": joinable(state),
+        # the seats that could win on the discard too and have not said (没胡 or 我也胡)
+        "undecided": list(undecided(state)),
+        "passed": [{"seat": p.seat, "at": p.at} for p in state.claim_passes],
         "answers": [{"seat": a.seat, "agree": a.agree, "at": a.at} for a in answers],
         "lines": [ln.as_dict() for ln in preview.lines],
         "net": [plain(n) for n in preview.net],
@@ -415,6 +485,11 @@ def stalled(state: RoundState, now: datetime, answer_time: float) -> tuple[str, 
         claimed = datetime.fromisoformat(made.at)
     except ValueError:
         return None
-    if (now - claimed).total_seconds() >= answer_time:
-        return "申报无人确认", "nobody confirmed the claim in time"
-    return None
+    if (now - claimed).total_seconds() < answer_time:
+        return None
+    agreed = {a.seat for a in answers if a.agree}
+    waiting = undecided(state)
+    if agreed == set(made.payers) and waiting:
+        seats = "、".join(str(s + 1) for s in waiting)
+        return f"{seats}号位未答是否也胡", f"seat {waiting[0] + 1} did not say whether it won too"
+    return "申报无人确认", "nobody confirmed the claim in time"

@@ -138,8 +138,9 @@ def test_a_second_winner_of_a_discard_claims_its_own_hand_where_several_are_paid
     """guangdong pays every winner of a discard: while 1号位's claim on 3号位's 4s waits,
     2号位's phone (not the discarder's) offers 我也胡, opens the entry on that discard and
     sends its own hand, which joins the claim; every phone shows both hands, 2号位 has
-    nothing to confirm, 3号位 confirms, and the hand settles paying both as
-    ``mjtable settle`` settles the request kept."""
+    nothing to confirm, 3号位 confirms, the hand waits for 4号位 (who could have won on the
+    4s too) until it taps 没胡, and settles paying both as ``mjtable settle`` settles the
+    request kept."""
     site = ReaderlessTable(mosquitto, tmp_path)
     site.config = site.config.model_copy(
         update={"ruleset": site.config.ruleset.model_copy(update={"id": "guangdong"})}
@@ -177,9 +178,18 @@ def test_a_second_winner_of_a_discard_claims_its_own_hand_where_several_are_paid
         for page in pages:  # joined: both hands on every phone
             page.wait_for_selector("#claimed-hand-1", timeout=WAIT)
         for seat in (0, 1, 2):  # (4号位 might win on it too)
-            assert pages[seat].locator("#claim-also").count() == 0
+            assert pages[seat].locator("#claim-also, #claim-pass").count() == 0
         assert second.locator("#confirm").count() == 0  # (its own hand, entered by itself)
         pages[2].click("#confirm", timeout=WAIT)
+        # the discarder's 确认 does not settle it: 4号位 could have won on it too
+        last = pages[3]
+        last.wait_for_selector("#claim-also", timeout=WAIT)
+        pages[2].wait_for_selector("#claim-undecided", timeout=WAIT)
+        assert "4号位" in pages[2].inner_text("#claim-undecided")
+        assert pages[2].locator("#settled").count() == 0
+        last.locator("#claim-pass").scroll_into_view_if_needed()
+        _shot(last, tmp_path, "play-pass")
+        last.click("#claim-pass")
         for page in pages:
             page.wait_for_selector("#settled", timeout=WAIT)
         keeper = site.run.keeper
