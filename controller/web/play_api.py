@@ -350,8 +350,24 @@ class WinIn(_In):
     hand: Annotated[str, Field(min_length=1, max_length=64)]
     melds: list[MeldIn] = Field(default=[], max_length=4)
     tile: Annotated[str, Field(min_length=1, max_length=4)]
-    from_: Literal["self", "kong_replacement", 0, 1, 2, 3] = Field(alias="from")
+    from_: Literal[
+        "self",
+        "kong_replacement",
+        0,
+        1,
+        2,
+        3,
+        "rob_kong:0",
+        "rob_kong:1",
+        "rob_kong:2",
+        "rob_kong:3",
+    ] = Field(alias="from")
     flags: list[Literal["tian", "di", "last_tile", "pao_long"]] = Field(default=[], max_length=4)
+    robbed_from: Literal[0, 1, 2, 3] | None = Field(
+        default=None,
+        description="抢杠 (from rob_kong:<seat>, whose kong was robbed): the seat the robbed "
+        "pung was claimed from",
+    )
 
 
 class SeatWinIn(WinIn):
@@ -391,10 +407,19 @@ class ClaimIn(_Act):
 
     def entries(self) -> list[dict[str, Any]]:
         """The winners as the engine reads them, the claimer's own first."""
+        drop = {"robbed_from"}
         if self.win is not None:
-            return [self.win.model_dump(by_alias=True, exclude_none=True) | {"seat": self.seat}]
-        listed = [w.model_dump(by_alias=True, exclude_none=True) for w in self.winners or []]
+            own = self.win.model_dump(by_alias=True, exclude_none=True, exclude=drop)
+            return [own | {"seat": self.seat}]
+        listed = [
+            w.model_dump(by_alias=True, exclude_none=True, exclude=drop) for w in self.winners or []
+        ]
         return sorted(listed, key=lambda w: w["seat"] != self.seat)
+
+    def robbed_from(self) -> int | None:
+        """A 抢杠: whom the robbed pung was claimed from (the claimer's own win's)."""
+        own = self.win or next((w for w in self.winners or [] if w.seat == self.seat), None)
+        return None if own is None else own.robbed_from
 
 
 def own_seat(session: SeatSession, seat: int) -> None:
@@ -417,6 +442,8 @@ async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[
     for w in winners:
         if w["from"] == w["seat"]:
             raise HTTPException(422, "放炮的不能是自己：自摸请选自摸 (from: not your own seat)")
+        if w["from"] == f"rob_kong:{w['seat']}":
+            raise HTTPException(422, "抢杠抢的是别家的杠 (rob_kong: another seat's kong)")
     try:
         entries = [WinnerEntry.of(w, "winner") for w in winners]
     except StaffInputError as err:
@@ -429,6 +456,7 @@ async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[
         tuple(entries[1:]),
         an_indicator=body.an_indicator,
         xia_indicator=body.xia_indicator,
+        robbed_from=body.robbed_from(),
     )
     # another winner joining a pending claim (一炮多响) acts while the payers answer: it
     # names the hand, not the moment (the engine checks it joins the same discard)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +24,7 @@ from engine.round.commands import (
     Audit,
     Claim,
     Finish,
+    MeldEntry,
     PassClaim,
     SeatEntry,
     StaffInputError,
@@ -85,14 +87,20 @@ def stand_in(
     winner_kinds: list[int],
     indicator: int | None,
     avoid: set[int] | None = None,
+    robbed: Mapping[int, MeldEntry] | None = None,
 ) -> list[SeatEntry]:
     """Each seat of ``jing`` (seat -> 正精, 副精) as 13 tiles holding those 精, filled with
     kinds that are no 精 (nor in ``avoid``: a 下精) and no fifth copy with the winners'
-    tiles, their discards and the indicator."""
+    tiles, their discards and the indicator; a seat of ``robbed`` (the pung a 抢杠 robbed)
+    holds that pung and 10 tiles."""
     special: set[int] = set(avoid or ())
+    pungs = dict(robbed or {})
     used = [0] * KINDS
     for k in winner_kinds:
         used[k] += 1
+    for meld in pungs.values():
+        for k in parse_kinds(meld.tiles):
+            used[k] += 1
     if indicator is not None:
         zheng, fu = indicator, successor(indicator)
         special |= {zheng, fu}
@@ -100,19 +108,48 @@ def stand_in(
     out = []
     for seat in sorted(jing):
         z, f = jing[seat]
+        melds = (pungs[seat],) if seat in pungs else ()
         held: list[int] = []
         if indicator is not None:
+            melded = [k for m in melds for k in parse_kinds(m.tiles)]  # (counted already)
+            z = max(0, z - melded.count(indicator))
+            f = max(0, f - melded.count(successor(indicator)))
             held = [indicator] * z + [successor(indicator)] * f
         for k in held:
             used[k] += 1
         k = 0
-        while len(held) < HAND:
+        while len(held) < HAND - 3 * len(melds):
             kind = k % KINDS
             k += 1
             if kind not in special and used[kind] < 3:
                 held.append(kind)
                 used[kind] += 1
-        out.append(SeatEntry(seat, format_kinds(sorted(held)), (), ""))
+        out.append(SeatEntry(seat, format_kinds(sorted(held)), melds, ""))
+    return out
+
+
+def robbed_pung(winners: Sequence[object], robbed_from: object) -> dict[int, MeldEntry]:
+    """The pung a 抢杠 robbed (the robbed seat -> its pung of the winning tile, claimed
+    from ``robbed_from``), where a winner won by robbing a kong: the settlement reads it."""
+    out: dict[int, MeldEntry] = {}
+    for w in winners:
+        src = w.get("from") if isinstance(w, Mapping) else getattr(w, "source", None)
+        tile = w.get("tile") if isinstance(w, Mapping) else getattr(w, "tile", None)
+        if isinstance(src, str) and src.startswith("rob_kong:") and isinstance(tile, str):
+            seat = seat_of(int(src.removeprefix("rob_kong:")), "from")
+            frm = robbed_from if isinstance(robbed_from, int) else None
+            out[seat] = MeldEntry("pung", tile * 3, frm)
+    return out
+
+
+def claim_extras(made: ClaimMade) -> dict[str, Any]:
+    """What came with the claim beside the winners' hands, as its request keeps it: the
+    暗精, the 下精, and whom the pung a 抢杠 robbed was claimed from."""
+    out = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
+    seats = made.request.get("seats") or []
+    for seat in robbed_pung(made.winners, None):
+        melds = seats[seat].get("melds", []) if seat < len(seats) else []
+        out["robbed_from"] = next((m.get("from") for m in melds if m.get("type") == "pung"), None)
     return out
 
 
@@ -125,8 +162,9 @@ def _finish(
     held: Mapping[int, SeatEntry] | None = None,
 ) -> list[Event]:
     """The finish a claim makes with these 精 counts (every other seat's: 0 unless given)
-    and ``flips`` (``an_indicator``, ``xia_indicator``: entered with the result), through
-    the staff path: its events, or StaffInputError in the settlement's words."""
+    and ``flips`` (``an_indicator``, ``xia_indicator``: entered with the result;
+    ``robbed_from``: whom a robbed pung came from), through the staff path: its events, or
+    StaffInputError in the settlement's words."""
     finish = Finish.of(audit, winners)
     taken = {w.seat for w in finish.winners}
     kinds: list[int] = []
@@ -145,7 +183,12 @@ def _finish(
         extra = set() if not xia else {parse_kinds(xia)[0], successor(parse_kinds(xia)[0])}
     except (ValueError, IndexError):
         raise StaffInputError(f"xia_indicator: not a tile ({xia})") from None
-    seats = tuple(stand_in(counts, kinds, indicator, extra)) + tuple(
+    robbed = robbed_pung(finish.winners, flips.get("robbed_from"))
+    for s, pung in robbed.items():  # a robbed seat that entered itself: with its pung
+        entry = given.get(s)
+        if entry is not None and not any(m.type == "pung" for m in entry.melds):
+            given[s] = replace(entry, melds=(*entry.melds, pung))
+    seats = tuple(stand_in(counts, kinds, indicator, extra, robbed)) + tuple(
         given[s] for s in sorted(given) if s not in taken
     )
     an = flips.get("an_indicator")
@@ -189,7 +232,12 @@ def make_claim(state: RoundState, c: Claim) -> list[Event]:
     if jing_family(state) and _indicator(state) is None:
         raise StaffInputError("请庄家先录入翻出的精 (enter the turned-up 精 first)")
     winners = [] if c.winner is None else [w.as_dict() for w in (c.winner, *c.others)]
-    flips = {"an_indicator": c.an_indicator, "xia_indicator": c.xia_indicator}
+    _check_robbing(state, c)
+    flips = {
+        "an_indicator": c.an_indicator,
+        "xia_indicator": c.xia_indicator,
+        "robbed_from": c.robbed_from,
+    }
     events = _as_claimed(state, winners, c.audit, flips)
     finished = events[0]
     assert isinstance(finished, FinishedByStaff)
@@ -266,7 +314,7 @@ def join_claim(state: RoundState, c: Claim) -> list[Event]:
             f"{seat_words(disputed[0])}有异议：已请工作人员处理 (disputed: staff are called)"
         )
     winners = [*made.winners, c.winner.as_dict()]
-    flips = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
+    flips = claim_extras(made)
     events = _as_claimed(state, winners, c.audit, flips)
     finished = events[0]
     assert isinstance(finished, FinishedByStaff)
@@ -282,6 +330,25 @@ def join_claim(state: RoundState, c: Claim) -> list[Event]:
             request=finished.request,
         )
     ]
+
+
+def _check_robbing(state: RoundState, c: Claim) -> None:
+    """A win by robbing a kong (抢杠): only where the ruleset settles it (``Ruleset.needs``),
+    with whom the robbed pung was claimed from (the settlement reads that pung)."""
+    src = None if c.winner is None else c.winner.source
+    robbing = isinstance(src, str) and src.startswith("rob_kong:")
+    if not robbing:
+        if c.robbed_from is not None:
+            raise StaffInputError("robbed_from: 只有抢杠才填被抢的碰来自哪一家 (only for 抢杠)")
+        return
+    if "rob_kong" not in state.ruleset.needs("discard").sources:
+        raise StaffInputError("本规则不算抢杠：请按放炮申报 (this ruleset has no 抢杠)")
+    robbed = int(str(src).removeprefix("rob_kong:")) if str(src)[9:].isdigit() else None
+    if c.robbed_from is None or c.robbed_from == robbed:
+        raise StaffInputError(
+            "robbed_from: 请选被抢的碰是碰谁的牌 (whom the robbed pung was claimed from)"
+        )
+    seat_of(c.robbed_from, "robbed_from")
 
 
 def _same_tile(a: str, b: str) -> bool:
@@ -336,7 +403,7 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
     )
     if held is not None:  # checked at once: refused in words, nothing kept
         counts, entered = _entered(made, (*answers, answered))
-        flips = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
+        flips = claim_extras(made)
         try:
             _finish(state, made.winners, counts, c.audit, flips, entered)
         except StaffInputError as err:
@@ -383,7 +450,7 @@ def _settled_by(state: RoundState, act: ClaimAnswered | ClaimPassed) -> list[Eve
     )
     audit = Audit(made.by, "player", act.at, why)
     counts, entered = _entered(made, answers)
-    flips = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
+    flips = claim_extras(made)
     try:
         return [act, *_finish(after, made.winners, counts, audit, flips, entered)]
     except StaffInputError as err:

@@ -17,12 +17,12 @@
       payout: "按申报结算", agree: "确认", dispute: "有异议", your_zheng: "您的正精张数", your_fu: "您的副精张数",
       waiting: "等待 {list} 确认", disputed: "{s}有异议：已请工作人员处理", answered: "您已回答",
       jing_note: "（各家精数确认后计入）", kong_replacement: "杠上花", settled: "本局结算", pays: "{a} 付 {b} {n} 分", also: "我也胡（一炮多响）",
-      pass: "没胡", undecided: "等待 {list} 回答是否也胡", passed: "您已回答：没胡" },
+      robbed: "抢{s}的杠", pass: "没胡", undecided: "等待 {list} 回答是否也胡", passed: "您已回答：没胡" },
     en: { self_draw: "Self-drawn", dealt_in: "{s} dealt in", claimed_win: "{s} claims a win", claimed_draw: "{s} claims a draw",
       payout: "Payout as claimed", agree: "Confirm", dispute: "Dispute", your_zheng: "Your 正精", your_fu: "Your 副精",
       waiting: "Waiting for {list}", disputed: "{s} disputes it: staff are called", answered: "You answered",
       jing_note: " (each seat's 精 counted once confirmed)", kong_replacement: "After a kong", settled: "Settlement", pays: "{a} pays {b} {n}",
-      also: "I won on it too", pass: "I did not win", undecided: "Waiting for {list}: did they win too?",
+      also: "I won on it too", robbed: "Robbed {s}'s kong", pass: "I did not win", undecided: "Waiting for {list}: did they win too?",
       passed: "You said you did not win" },
   };
   const T = MJ.words(TXT);
@@ -50,7 +50,8 @@
     // (the page is rebuilt while the claim is sent: the entry's message line as it is then)
     const say = (text) => { const line = entryBox.querySelector("#fe-error"); if (line) line.textContent = text; };
     const [w] = Array.isArray(body.winners) ? body.winners : [];
-    const result = w ? { result: "win", win: { hand: w.hand, tile: w.tile, from: w.from, melds: w.melds, ...(w.flags ? { flags: w.flags } : {}) } }
+    const result = w ? { result: "win", win: { hand: w.hand, tile: w.tile, from: w.from, melds: w.melds, ...(w.flags ? { flags: w.flags } : {}),
+      ...(Number.isInteger(w.robbed_from) ? { robbed_from: w.robbed_from } : {}) } }
       : { result: "exhausted" };
     try {
       await MJ.api("/api/v1/play/claim", { body: { hand_id: me.hand_id, seen: me.seen, seat: me.seat, ...result } });
@@ -83,7 +84,9 @@
   function pending(me, c, error) {
     const parts = [el("h2", { id: "claim-title" }, (c.winners.length ? T("claimed_win", { s: S(c.seat) }) : T("claimed_draw", { s: S(c.seat) })))];
     for (const w of c.winners) {
-      const src = Number.isInteger(w.from) ? T("dealt_in", { s: S(w.from) }) : w.from === "kong_replacement" ? T("kong_replacement") : T("self_draw");
+      const robbed = /^rob_kong:([0-3])$/.exec(MJ.str(w.from, 12));
+      const src = Number.isInteger(w.from) ? T("dealt_in", { s: S(w.from) }) : robbed ? T("robbed", { s: S(Number(robbed[1])) })
+        : w.from === "kong_replacement" ? T("kong_replacement") : T("self_draw");
       const kinds = MJ.parseTiles(MJ.str(w.hand, 64)).kinds || [];
       const who = c.winners.length > 1 ? `${S(w.seat)} · ` : "";
       parts.push(el("p", null, who, src), el("div", { class: "claim-hand", id: c.winners.length > 1 ? `claimed-hand-${w.seat}` : "claimed-hand" }, kinds.map((k) => MJ.tile(k, "tile-s"))));

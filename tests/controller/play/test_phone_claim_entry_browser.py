@@ -1,6 +1,7 @@
 """The winner's phone enters its claim with the console's finish entry (360×780, Chromium,
 a table without readers, xingguo, a real Mosquitto): melds made of the last tiles tapped
-and whom a pung came from, 杠上花, and the flags the ruleset reads (天胡 for the dealer);
+and whom a pung came from, 杠上花, the flags the ruleset reads (天胡 for the dealer), 抢杠
+(whose kong, whom its pung came from);
 the others confirm, and each settlement equals ``mjtable settle`` on the request kept."""
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def _confirmed_by_the_others(pages: list[Any], winner: int) -> None:
 
 
 @pytest.mark.timeout(600)
-def test_a_phone_claims_melds_a_kong_flower_and_a_flag_as_mjtable_settle(
+def test_a_phone_claims_melds_a_kong_flower_a_flag_and_a_robbed_kong_as_mjtable_settle(
     browser: Any,  # noqa: F811
     mosquitto: Mosquitto,
     tmp_path: Path,
@@ -74,7 +75,8 @@ def test_a_phone_claims_melds_a_kong_flower_and_a_flag_as_mjtable_settle(
         me = _rolled_and_flipped(pages, base, tokens)
         phone = pages[0]
         phone.click("#fe-won-0", timeout=WAIT)
-        assert phone.locator("#fe-won-1, #fe-rob_kong").count() == 0  # its own seat, no 抢杠
+        # its own seat only; 抢杠 once a seat that dealt in is picked
+        assert phone.locator("#fe-won-1, #fe-rob_kong").count() == 0
         phone.click("#fe-how-self")
         phone.click("#fe-kong_replacement")
         _pressed_across_a_refresh(phone, "2m")
@@ -122,6 +124,35 @@ def test_a_phone_claims_melds_a_kong_flower_and_a_flag_as_mjtable_settle(
         finished = [e for e in site.run.keeper.log if isinstance(e, FinishedByStaff)][-1]
         win = finished.request["win"]
         assert (win[0] if isinstance(win, list) else win)["tian"] is True
+
+        # 2号位 robs 4号位's kong of 4p (the pung 4号位 claimed from 1号位): 抢杠
+        _rolled_and_flipped(pages, base, tokens)
+        phone = pages[1]
+        phone.click("#fe-won-1", timeout=WAIT)
+        phone.click("#fe-how-3")
+        phone.click("#fe-rob_kong")
+        phone.click("#fe-rob-from-0")
+        _tap_hand(phone, [*_tiles("1m2m3m4m5m6m7m8m9m2p3p9p9p"), "4p"])
+        phone.locator("#fe-go").scroll_into_view_if_needed()
+        _shot(phone, tmp_path, "play-rob-kong")
+        with phone.expect_request(
+            lambda r: r.url.endswith("/api/v1/play/claim") and r.method == "POST"
+        ) as sent:
+            phone.click("#fe-go")
+        claim = ClaimIn.model_validate_json(sent.value.post_data or "")
+        assert claim.win is not None and claim.win.from_ == "rob_kong:3"
+        assert claim.win.robbed_from == 0
+        pages[3].wait_for_selector("#claim:has-text('抢4号位的杠')", timeout=WAIT)
+        _confirmed_by_the_others(pages, 1)
+        _settled(site.run.keeper, 3)
+        finished = [e for e in site.run.keeper.log if isinstance(e, FinishedByStaff)][-1]
+        win = finished.request["win"]
+        assert (win[0] if isinstance(win, list) else win)["from"] == "rob_kong:3"
+        assert finished.request["seats"][3]["melds"] == [
+            {"type": "pung", "tiles": "4p4p4p", "from": 0}
+        ]
+        settled = [e for e in site.run.keeper.log if isinstance(e, Settled)][-1].settlement
+        assert any(ln["code"] == "win.rob_kong" for ln in settled["lines"])
         assert errors == []
         for c in contexts:
             c.close()

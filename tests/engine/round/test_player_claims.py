@@ -400,3 +400,43 @@ def test_a_seat_that_said_it_did_not_win_cannot_join_and_one_winner_rulesets_ask
     seat = next(s for s in range(4) if s not in (won["seat"], won["from"]))
     with pytest.raises(StaffInputError, match="不需要回答是否也胡"):
         done(state, PassClaim(who(seat), seat))
+
+
+@pytest.mark.parametrize("ruleset", ["xingguo", "guangdong"])
+def test_a_win_that_robbed_a_kong_is_claimed_with_whose_pung_was_robbed(ruleset: str) -> None:
+    """抢杠 from the winner's phone: ``from`` ``rob_kong:<seat>`` and whom the robbed pung
+    was claimed from; the robbed seat stands in holding that pung (the settlement reads
+    it), every payer confirms, and the hand settles as ``mjtable settle`` settles the
+    request kept, the robbed seat paying as the ruleset's 抢杠 says. Without whom the pung
+    came from, or with it on a win that robbed nothing: refused in words."""
+    result = _played(ruleset)[0]
+    state, log = _unseen(result)
+    if state.needs_flip:
+        log += enter_flip(state, Audit("ann", "staff", STAMP), "5s")
+        state = fold(log)
+    win = {"seat": 0, "hand": "123m456m789m234p99p", "tile": "4p", "from": "rob_kong:2"}
+    entry = WinnerEntry.of(win, "winner")
+    with pytest.raises(StaffInputError, match="被抢的碰是碰谁的牌"):
+        done(state, Claim(who(0), 0, entry))
+    with pytest.raises(StaffInputError, match="被抢的碰是碰谁的牌"):
+        done(state, Claim(who(0), 0, entry, robbed_from=2))
+    plain_win = WinnerEntry.of(win | {"from": 2}, "winner")
+    with pytest.raises(StaffInputError, match="只有抢杠"):
+        done(state, Claim(who(0), 0, plain_win, robbed_from=1))
+    log += done(state, Claim(who(0), 0, entry, robbed_from=1))
+    claim = log[-1]
+    assert isinstance(claim, ClaimMade) and 2 in claim.payers
+    assert claim.winners[0]["from"] == "rob_kong:2"
+    robbed = claim.request["seats"][2]["melds"]
+    assert robbed == [{"type": "pung", "tiles": "4p4p4p", "from": 1}]
+    for payer in claim.payers:
+        jing = (0, 0) if claim.jing_counts else None
+        log += done(fold(log), AnswerClaim(who(payer), payer, True, jing))
+    _pass_undecided(log)
+    state = fold(log)
+    assert state.phase is Phase.DONE and check(state) is None
+    finished = next(e for e in log if isinstance(e, FinishedByStaff))
+    assert finished.request["seats"][2]["melds"] == robbed
+    settled = settlement_from_dict(next(e for e in log if isinstance(e, Settled)).settlement)
+    assert settle_data(finished.request)["lines"] == [ln.as_dict() for ln in settled.lines]
+    assert any(ln.code == "win.rob_kong" for ln in settled.lines), settled.lines
