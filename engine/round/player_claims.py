@@ -135,10 +135,11 @@ def robbed_pung(winners: Sequence[object], robbed_from: object) -> dict[int, Mel
     for w in winners:
         src = w.get("from") if isinstance(w, Mapping) else getattr(w, "source", None)
         tile = w.get("tile") if isinstance(w, Mapping) else getattr(w, "tile", None)
-        if isinstance(src, str) and src.startswith("rob_kong:") and isinstance(tile, str):
-            seat = seat_of(int(src.removeprefix("rob_kong:")), "from")
+        robbed = src.removeprefix("rob_kong:") if isinstance(src, str) else ""
+        if robbed.isdigit() and robbed != src and isinstance(tile, str):
+            # (a seat out of range: refused in words; a bad ``from``: by the settlement)
             frm = robbed_from if isinstance(robbed_from, int) else None
-            out[seat] = MeldEntry("pung", tile * 3, frm)
+            out[seat_of(int(robbed), "from")] = MeldEntry("pung", tile * 3, frm)
     return out
 
 
@@ -343,8 +344,7 @@ def _check_robbing(state: RoundState, c: Claim) -> None:
         return
     if "rob_kong" not in state.ruleset.needs("discard").sources:
         raise StaffInputError("本规则不算抢杠：请按放炮申报 (this ruleset has no 抢杠)")
-    robbed = int(str(src).removeprefix("rob_kong:")) if str(src)[9:].isdigit() else None
-    if c.robbed_from is None or c.robbed_from == robbed:
+    if c.robbed_from is None or str(c.robbed_from) == str(src).removeprefix("rob_kong:"):
         raise StaffInputError(
             "robbed_from: 请选被抢的碰是碰谁的牌 (whom the robbed pung was claimed from)"
         )

@@ -420,6 +420,9 @@ def test_a_win_that_robbed_a_kong_is_claimed_with_whose_pung_was_robbed(ruleset:
         done(state, Claim(who(0), 0, entry))
     with pytest.raises(StaffInputError, match="被抢的碰是碰谁的牌"):
         done(state, Claim(who(0), 0, entry, robbed_from=2))
+    for bad in ("rob_kong:x", "rob_kong:7"):  # refused in words, never raised past them
+        with pytest.raises(StaffInputError):
+            done(state, Claim(who(0), 0, WinnerEntry.of(win | {"from": bad}, "w"), robbed_from=1))
     plain_win = WinnerEntry.of(win | {"from": 2}, "winner")
     with pytest.raises(StaffInputError, match="只有抢杠"):
         done(state, Claim(who(0), 0, plain_win, robbed_from=1))
