@@ -2,11 +2,13 @@
 phones``): four engine bots play each hand by themselves, and its result reaches the
 service as players at a table without readers send it, over HTTP through the players'
 API (docs/play.md): the four join with the session's join code, the dealer's phone rolls
-and enters the 精, the winner (for a 流局 the dealer) claims, and the paying seats confirm
-with their 精. The service checks, settles, stores and publishes it like any hand.
+and enters the 精, the winner (for a 流局 the dealer) claims, the paying seats confirm
+with their 精, and where the ruleset pays several winners of a discard each other seat
+that could have won on it says 没胡. The service checks, settles, stores and publishes it
+like any hand.
 
 What a phone cannot claim is left out, as a table's players would leave it to staff: the
-flags (天胡, 地胡, 海底), 杠上开花 and 抢杠 as such (a self-draw, a discard). Each other
+flags (天胡, 地胡, 海底) and 杠上开花 as such (a self-draw); a 抢杠 is claimed as one. Each other
 winner of one discard joins the first one's claim with its own hand. The bots' session
 follows the service's settlements.
 """
@@ -51,19 +53,32 @@ def claim_bodies(body: dict[str, Any]) -> list[dict[str, Any]]:
     winners = body.get("winners") or []
     if not winners:
         return [{"result": "exhausted"} | flips]
-    first, *joins = ({"seat": w["seat"], "result": "win", "win": _win(w)} for w in winners)
+    seats = body.get("seats") or []
+    first, *joins = ({"seat": w["seat"], "result": "win", "win": _win(w, seats)} for w in winners)
     return [first | flips, *joins]
 
 
-def _win(w: dict[str, Any]) -> dict[str, Any]:
-    """A winner as the picker enters it: a robbed kong's seat dealt in, a kong's
-    replacement tile self-drawn."""
+def _win(w: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any]:
+    """A winner as the picker enters it: a 抢杠 with whom the robbed pung came from (the
+    robbed seat dealt in, where that is not known), a kong's replacement tile self-drawn."""
     source = w["from"]
+    out = {"hand": w["hand"], "melds": w["melds"], "tile": w["tile"]}
     if isinstance(source, str) and source.startswith("rob_kong:"):
-        source = int(source.split(":")[1])
-    elif source == "kong_replacement":
-        source = "self"
-    return {"hand": w["hand"], "melds": w["melds"], "tile": w["tile"], "from": source}
+        robbed = int(source.split(":")[1])
+        melds = seats[robbed].get("melds", []) if robbed < len(seats) else []
+        kind = parse_kinds(w["tile"])
+        pung = next(
+            (
+                m
+                for m in melds
+                if m.get("type") == "pung" and "from" in m and parse_kinds(m["tiles"])[:1] == kind
+            ),
+            None,
+        )
+        if pung is None:
+            return out | {"from": robbed}
+        return out | {"from": source, "robbed_from": pung["from"]}
+    return out | {"from": "self" if source == "kong_replacement" else source}
 
 
 class PhoneDesk:
@@ -146,6 +161,9 @@ class PhoneDesk:
             jing = list(jing_held(held[payer], indicator)) if pending["jing_counts"] else None
             reply = {"hand_id": me["hand_id"], "seen": 0, "seat": payer, "agree": True}
             answer = await self._ask("answer", payer, reply | {"jing": jing})
+        for seat in pending["undecided"]:  # (the seats that could have won on it too: 没胡)
+            said = {"hand_id": me["hand_id"], "seen": 0, "seat": seat}
+            answer = await self._ask("pass", seat, said)
         if answer.get("settlement") is None:
             raise DemoDeskError(f"hand {started.hand_no}: the confirmations settled nothing")
         settlement = settlement_from_dict(answer["settlement"])

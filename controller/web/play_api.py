@@ -49,6 +49,7 @@ from engine.round.commands import (
     Claim,
     EnterFlip,
     MeldEntry,
+    PassClaim,
     SeatEntry,
     StaffInputError,
     WinnerEntry,
@@ -349,8 +350,24 @@ class WinIn(_In):
     hand: Annotated[str, Field(min_length=1, max_length=64)]
     melds: list[MeldIn] = Field(default=[], max_length=4)
     tile: Annotated[str, Field(min_length=1, max_length=4)]
-    from_: Literal["self", "kong_replacement", 0, 1, 2, 3] = Field(alias="from")
+    from_: Literal[
+        "self",
+        "kong_replacement",
+        0,
+        1,
+        2,
+        3,
+        "rob_kong:0",
+        "rob_kong:1",
+        "rob_kong:2",
+        "rob_kong:3",
+    ] = Field(alias="from")
     flags: list[Literal["tian", "di", "last_tile", "pao_long"]] = Field(default=[], max_length=4)
+    robbed_from: Literal[0, 1, 2, 3] | None = Field(
+        default=None,
+        description="抢杠 (from rob_kong:<seat>, whose kong was robbed): the seat the robbed "
+        "pung was claimed from",
+    )
 
 
 class SeatWinIn(WinIn):
@@ -390,10 +407,19 @@ class ClaimIn(_Act):
 
     def entries(self) -> list[dict[str, Any]]:
         """The winners as the engine reads them, the claimer's own first."""
+        drop = {"robbed_from"}
         if self.win is not None:
-            return [self.win.model_dump(by_alias=True, exclude_none=True) | {"seat": self.seat}]
-        listed = [w.model_dump(by_alias=True, exclude_none=True) for w in self.winners or []]
+            own = self.win.model_dump(by_alias=True, exclude_none=True, exclude=drop)
+            return [own | {"seat": self.seat}]
+        listed = [
+            w.model_dump(by_alias=True, exclude_none=True, exclude=drop) for w in self.winners or []
+        ]
         return sorted(listed, key=lambda w: w["seat"] != self.seat)
+
+    def robbed_from(self) -> int | None:
+        """A 抢杠: whom the robbed pung was claimed from (the claimer's own win's)."""
+        own = self.win or next((w for w in self.winners or [] if w.seat == self.seat), None)
+        return None if own is None else own.robbed_from
 
 
 def own_seat(session: SeatSession, seat: int) -> None:
@@ -416,6 +442,8 @@ async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[
     for w in winners:
         if w["from"] == w["seat"]:
             raise HTTPException(422, "放炮的不能是自己：自摸请选自摸 (from: not your own seat)")
+        if w["from"] == f"rob_kong:{w['seat']}":
+            raise HTTPException(422, "抢杠抢的是别家的杠 (rob_kong: another seat's kong)")
     try:
         entries = [WinnerEntry.of(w, "winner") for w in winners]
     except StaffInputError as err:
@@ -428,6 +456,7 @@ async def claim(body: ClaimIn, held: Phone, ctx: Ctx, request: Request) -> dict[
         tuple(entries[1:]),
         an_indicator=body.an_indicator,
         xia_indicator=body.xia_indicator,
+        robbed_from=body.robbed_from(),
     )
     # another winner joining a pending claim (一炮多响) acts while the payers answer: it
     # names the hand, not the moment (the engine checks it joins the same discard)
@@ -463,17 +492,35 @@ class AnswerIn(_Act):
     )
 
 
+def _answering(
+    seat: int, held: tuple[SeatSession, dict[str, Any]], ctx: WebContext, request: Request
+) -> tuple[SeatSession, int]:
+    """An answer to the pending claim from the phone's own seat, rated: the phone's session
+    and the moment it names. The other seats answer at the same time: each seat answers
+    once (the engine refuses a second), so an answer names the hand, not the moment seen."""
+    session, view = held
+    own_seat(session, seat)
+    _rate(ctx, request, ctx.claim_rate, "确认")
+    return session, int(view.get("seen") or 0)
+
+
 @router.post("/answer", summary="Answer the pending claim: 确认 (with your 精) or 有异议")
 async def answer(body: AnswerIn, held: Phone, ctx: Ctx, request: Request) -> dict[str, Any]:
-    session, view = held
-    own_seat(session, body.seat)
-    _rate(ctx, request, ctx.claim_rate, "确认")
-    # the other seats answer at the same time: each seat answers once (the engine refuses
-    # a second), so the answer needs the hand, not the moment it was seen
-    seen = int(view.get("seen") or 0)
+    session, seen = _answering(body.seat, held, ctx, request)
     jing = None if body.jing is None else (body.jing[0], body.jing[1])
     entry = None if body.held is None else body.held.entry(body.seat)
     command = AnswerClaim(audit(session), body.seat, body.agree, jing, entry)
+    return await ask_table(ctx, HandAct(command, body.hand_id, seen))
+
+
+class PassIn(_Act):
+    seat: Annotated[int, Field(ge=0, le=3, description="Your own seat (0-based)")]
+
+
+@router.post("/pass", summary="Say your seat did not win on the pending claim's discard (没胡)")
+async def pass_claim(body: PassIn, held: Phone, ctx: Ctx, request: Request) -> dict[str, Any]:
+    session, seen = _answering(body.seat, held, ctx, request)
+    command = PassClaim(audit(session), body.seat)
     return await ask_table(ctx, HandAct(command, body.hand_id, seen))
 
 

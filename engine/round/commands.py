@@ -323,7 +323,9 @@ class Claim:
     own win (its ``seat`` theirs), or None for a 流局; ``others``, the other winners of the
     same discard where the ruleset pays them all (一炮多响), each confirming its own hand;
     the flipped tiles no reader saw that come with the result (lianhua's 暗精, concealed
-    until the hand ends; yongfeng's 下精, turned up after the win), as a finish takes them.
+    until the hand ends; yongfeng's 下精, turned up after the win), as a finish takes them;
+    for a win that robbed a kong (``from`` ``rob_kong:<seat>``), whom the robbed pung
+    was claimed from (``robbed_from``).
     Checked at once; settled once the seats that pay confirm it (``AnswerClaim``)."""
 
     audit: Audit
@@ -332,6 +334,7 @@ class Claim:
     others: tuple[WinnerEntry, ...] = ()
     an_indicator: str | None = None
     xia_indicator: str | None = None
+    robbed_from: int | None = None  # a 抢杠: whom the robbed pung was claimed from
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,6 +351,15 @@ class AnswerClaim:
     held: SeatEntry | None = None  # instead of ``jing``: all the settlement reads of it
 
 
+@dataclass(frozen=True, slots=True)
+class PassClaim:
+    """A seat that could have won on the pending claim's discard says it did not (没胡),
+    where the ruleset pays several winners of one discard."""
+
+    audit: Audit
+    seat: int
+
+
 StaffCommand = (
     Finish
     | CorrectWin
@@ -360,6 +372,7 @@ StaffCommand = (
     | CloseSession
     | Claim
     | AnswerClaim
+    | PassClaim
 )
 STAFF_COMMANDS: tuple[type, ...] = get_args(StaffCommand)
 # every change to a hand: a player's move, a person's act

@@ -550,6 +550,16 @@ class ClaimJoined(StaffAct):
     request: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class ClaimPassed(StaffAct):
+    """A seat that could have won on the pending claim's discard says it did not (没胡),
+    where the ruleset pays several winners of one discard: the claim settles only once
+    each such seat has joined it or said so (``engine.round.player_claims.undecided``)."""
+
+    type: ClassVar[str] = "claim_passed"
+    seat: Seat
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -584,6 +594,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ClaimMade,
         ClaimAnswered,
         ClaimJoined,
+        ClaimPassed,
     )
 }
 STAFF_ACT_TYPES = frozenset(t for t, cls in EVENT_TYPES.items() if issubclass(cls, StaffAct))

@@ -19,6 +19,7 @@ from engine.round.events import (
     ClaimDeclared,
     ClaimJoined,
     ClaimMade,
+    ClaimPassed,
     ClaimsResolved,
     Dealt,
     DiceCommitted,
@@ -451,6 +452,7 @@ def _claim_made(state: RoundState, e: ClaimMade) -> None:
         raise ValueError("the hand is settled already")
     _act(state, e)
     state.player_claim = (e, ())
+    state.claim_passes = ()
 
 
 def _claim_answered(state: RoundState, e: ClaimAnswered) -> None:
@@ -471,6 +473,14 @@ def _claim_joined(state: RoundState, e: ClaimJoined) -> None:
     winners = (*made.winners, e.winner)
     joined = replace(made, at=e.at, winners=winners, payers=e.payers, request=e.request)
     state.player_claim = (joined, ())
+
+
+def _claim_passed(state: RoundState, e: ClaimPassed) -> None:
+    """A seat that could have joined the claim says it did not win (kept across a join)."""
+    if state.player_claim is None or state.phase is Phase.DONE:
+        raise ValueError("no claim to pass")
+    _act(state, e)
+    state.claim_passes = (*state.claim_passes, e)
 
 
 def _session_closed(state: RoundState, e: SessionClosed) -> None:
@@ -510,4 +520,5 @@ _HANDLERS: dict[type[Event], Callable[[RoundState, Any], None]] = {
     ClaimMade: _claim_made,
     ClaimAnswered: _claim_answered,
     ClaimJoined: _claim_joined,
+    ClaimPassed: _claim_passed,
 }

@@ -25,6 +25,7 @@ from engine.round.events import (
     ClaimDeclared,
     ClaimJoined,
     ClaimMade,
+    ClaimPassed,
     ClaimsResolved,
     Dealt,
     DiceCommitted,
@@ -306,6 +307,9 @@ def _act(e: StaffAct, names: Names) -> Words:
         case ClaimJoined():
             s = _seat(e.seat, names)
             what = Words(f"{s.zh} 也胡（一炮多响），等待确认", f"{s.en} won on it too")
+        case ClaimPassed():
+            s = _seat(e.seat, names)
+            what = Words(f"{s.zh} 没胡", f"{s.en} did not win on it")
         case ClaimAnswered():
             s = _seat(e.seat, names)
             what = (

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +24,8 @@ from engine.round.commands import (
     Audit,
     Claim,
     Finish,
+    MeldEntry,
+    PassClaim,
     SeatEntry,
     StaffInputError,
     seat_of,
@@ -31,6 +34,7 @@ from engine.round.events import (
     ClaimAnswered,
     ClaimJoined,
     ClaimMade,
+    ClaimPassed,
     Event,
     FinishedByStaff,
     Settled,
@@ -83,14 +87,20 @@ def stand_in(
     winner_kinds: list[int],
     indicator: int | None,
     avoid: set[int] | None = None,
+    robbed: Mapping[int, MeldEntry] | None = None,
 ) -> list[SeatEntry]:
     """Each seat of ``jing`` (seat -> 正精, 副精) as 13 tiles holding those 精, filled with
     kinds that are no 精 (nor in ``avoid``: a 下精) and no fifth copy with the winners'
-    tiles, their discards and the indicator."""
+    tiles, their discards and the indicator; a seat of ``robbed`` (the pung a 抢杠 robbed)
+    holds that pung and 10 tiles."""
     special: set[int] = set(avoid or ())
+    pungs = dict(robbed or {})
     used = [0] * KINDS
     for k in winner_kinds:
         used[k] += 1
+    for meld in pungs.values():
+        for k in parse_kinds(meld.tiles):
+            used[k] += 1
     if indicator is not None:
         zheng, fu = indicator, successor(indicator)
         special |= {zheng, fu}
@@ -98,19 +108,49 @@ def stand_in(
     out = []
     for seat in sorted(jing):
         z, f = jing[seat]
+        melds = (pungs[seat],) if seat in pungs else ()
         held: list[int] = []
         if indicator is not None:
+            melded = [k for m in melds for k in parse_kinds(m.tiles)]  # (counted already)
+            z = max(0, z - melded.count(indicator))
+            f = max(0, f - melded.count(successor(indicator)))
             held = [indicator] * z + [successor(indicator)] * f
         for k in held:
             used[k] += 1
         k = 0
-        while len(held) < HAND:
+        while len(held) < HAND - 3 * len(melds):
             kind = k % KINDS
             k += 1
             if kind not in special and used[kind] < 3:
                 held.append(kind)
                 used[kind] += 1
-        out.append(SeatEntry(seat, format_kinds(sorted(held)), (), ""))
+        out.append(SeatEntry(seat, format_kinds(sorted(held)), melds, ""))
+    return out
+
+
+def robbed_pung(winners: Sequence[object], robbed_from: object) -> dict[int, MeldEntry]:
+    """The pung a 抢杠 robbed (the robbed seat -> its pung of the winning tile, claimed
+    from ``robbed_from``), where a winner won by robbing a kong: the settlement reads it."""
+    out: dict[int, MeldEntry] = {}
+    for w in winners:
+        src = w.get("from") if isinstance(w, Mapping) else getattr(w, "source", None)
+        tile = w.get("tile") if isinstance(w, Mapping) else getattr(w, "tile", None)
+        robbed = src.removeprefix("rob_kong:") if isinstance(src, str) else ""
+        if robbed.isdigit() and robbed != src and isinstance(tile, str):
+            # (a seat out of range: refused in words; a bad ``from``: by the settlement)
+            frm = robbed_from if isinstance(robbed_from, int) else None
+            out[seat_of(int(robbed), "from")] = MeldEntry("pung", tile * 3, frm)
+    return out
+
+
+def claim_extras(made: ClaimMade) -> dict[str, Any]:
+    """What came with the claim beside the winners' hands, as its request keeps it: the
+    暗精, the 下精, and whom the pung a 抢杠 robbed was claimed from."""
+    out = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
+    seats = made.request.get("seats") or []
+    for seat in robbed_pung(made.winners, None):
+        melds = seats[seat].get("melds", []) if seat < len(seats) else []
+        out["robbed_from"] = next((m.get("from") for m in melds if m.get("type") == "pung"), None)
     return out
 
 
@@ -123,8 +163,9 @@ def _finish(
     held: Mapping[int, SeatEntry] | None = None,
 ) -> list[Event]:
     """The finish a claim makes with these 精 counts (every other seat's: 0 unless given)
-    and ``flips`` (``an_indicator``, ``xia_indicator``: entered with the result), through
-    the staff path: its events, or StaffInputError in the settlement's words."""
+    and ``flips`` (``an_indicator``, ``xia_indicator``: entered with the result;
+    ``robbed_from``: whom a robbed pung came from), through the staff path: its events, or
+    StaffInputError in the settlement's words."""
     finish = Finish.of(audit, winners)
     taken = {w.seat for w in finish.winners}
     kinds: list[int] = []
@@ -143,7 +184,12 @@ def _finish(
         extra = set() if not xia else {parse_kinds(xia)[0], successor(parse_kinds(xia)[0])}
     except (ValueError, IndexError):
         raise StaffInputError(f"xia_indicator: not a tile ({xia})") from None
-    seats = tuple(stand_in(counts, kinds, indicator, extra)) + tuple(
+    robbed = robbed_pung(finish.winners, flips.get("robbed_from"))
+    for s, pung in robbed.items():  # a robbed seat that entered itself: with its pung
+        entry = given.get(s)
+        if entry is not None and not any(m.type == "pung" for m in entry.melds):
+            given[s] = replace(entry, melds=(*entry.melds, pung))
+    seats = tuple(stand_in(counts, kinds, indicator, extra, robbed)) + tuple(
         given[s] for s in sorted(given) if s not in taken
     )
     an = flips.get("an_indicator")
@@ -162,10 +208,12 @@ def _as_claimed(
         raise StaffInputError(f"胡牌不成立：{in_seats(str(err))}") from None
 
 
-def act(state: RoundState, command: Claim | AnswerClaim) -> list[Event]:
-    """The events of a player's claim or answer, or StaffInputError in words."""
+def act(state: RoundState, command: Claim | AnswerClaim | PassClaim) -> list[Event]:
+    """The events of a player's claim, answer or 没胡, or StaffInputError in words."""
     if isinstance(command, Claim):
         return make_claim(state, command)
+    if isinstance(command, PassClaim):
+        return pass_claim(state, command)
     return answer_claim(state, command)
 
 
@@ -185,7 +233,12 @@ def make_claim(state: RoundState, c: Claim) -> list[Event]:
     if jing_family(state) and _indicator(state) is None:
         raise StaffInputError("请庄家先录入翻出的精 (enter the turned-up 精 first)")
     winners = [] if c.winner is None else [w.as_dict() for w in (c.winner, *c.others)]
-    flips = {"an_indicator": c.an_indicator, "xia_indicator": c.xia_indicator}
+    _check_robbing(state, c)
+    flips = {
+        "an_indicator": c.an_indicator,
+        "xia_indicator": c.xia_indicator,
+        "robbed_from": c.robbed_from,
+    }
     events = _as_claimed(state, winners, c.audit, flips)
     finished = events[0]
     assert isinstance(finished, FinishedByStaff)
@@ -248,6 +301,8 @@ def join_claim(state: RoundState, c: Claim) -> list[Event]:
         )
     if any(int(w["seat"]) == seat for w in made.winners):
         raise StaffInputError(f"{seat_words(seat)}已经在胡牌的几家里 (this seat won already)")
+    if any(p.seat == seat for p in state.claim_passes):
+        raise StaffInputError(f"{seat_words(seat)}已经说过没胡 (this seat said it did not win)")
     tile = str(made.winners[0].get("tile"))
     if c.winner.source != source or not _same_tile(c.winner.tile, tile):
         raise StaffInputError(
@@ -260,7 +315,7 @@ def join_claim(state: RoundState, c: Claim) -> list[Event]:
             f"{seat_words(disputed[0])}有异议：已请工作人员处理 (disputed: staff are called)"
         )
     winners = [*made.winners, c.winner.as_dict()]
-    flips = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
+    flips = claim_extras(made)
     events = _as_claimed(state, winners, c.audit, flips)
     finished = events[0]
     assert isinstance(finished, FinishedByStaff)
@@ -276,6 +331,24 @@ def join_claim(state: RoundState, c: Claim) -> list[Event]:
             request=finished.request,
         )
     ]
+
+
+def _check_robbing(state: RoundState, c: Claim) -> None:
+    """A win by robbing a kong (抢杠): only where the ruleset settles it (``Ruleset.needs``),
+    with whom the robbed pung was claimed from (the settlement reads that pung)."""
+    src = None if c.winner is None else c.winner.source
+    robbing = isinstance(src, str) and src.startswith("rob_kong:")
+    if not robbing:
+        if c.robbed_from is not None:
+            raise StaffInputError("robbed_from: 只有抢杠才填被抢的碰来自哪一家 (only for 抢杠)")
+        return
+    if "rob_kong" not in state.ruleset.needs("discard").sources:
+        raise StaffInputError("本规则不算抢杠：请按放炮申报 (this ruleset has no 抢杠)")
+    if c.robbed_from is None or str(c.robbed_from) == str(src).removeprefix("rob_kong:"):
+        raise StaffInputError(
+            "robbed_from: 请选被抢的碰是碰谁的牌 (whom the robbed pung was claimed from)"
+        )
+    seat_of(c.robbed_from, "robbed_from")
 
 
 def _same_tile(a: str, b: str) -> bool:
@@ -328,35 +401,96 @@ def answer_claim(state: RoundState, c: AnswerClaim) -> list[Event]:
         jing=None if jing is None or held is not None else tuple(jing),
         held=None if held is None else held.held(),
     )
-    agreed = [a for a in (*answers, answered) if a.agree]
-    entered = {
-        a.seat: SeatEntry.of(a.held | {"seat": a.seat}, "held")
-        for a in agreed
-        if a.held is not None and a.seat not in winners
-    }
-    counts = {
-        a.seat: (a.jing[0], a.jing[1])
-        for a in agreed
-        if a.jing is not None and a.seat not in winners and a.seat not in entered
-    }
-    flips = {k: made.request.get(k) for k in ("an_indicator", "xia_indicator")}
     if held is not None:  # checked at once: refused in words, nothing kept
+        counts, entered = _entered(made, (*answers, answered))
+        flips = claim_extras(made)
         try:
             _finish(state, made.winners, counts, c.audit, flips, entered)
         except StaffInputError as err:
             raise StaffInputError(f"您填的牌不成立：{in_seats(str(err))}") from None
-    if not c.agree or {a.seat for a in agreed} != set(made.payers):
-        return [answered]
+    return _settled_by(state, answered)
+
+
+def _entered(
+    made: ClaimMade, answers: Sequence[ClaimAnswered]
+) -> tuple[dict[int, tuple[int, int]], dict[int, SeatEntry]]:
+    """What the confirming payers entered of themselves: their 精 counts, their seats."""
+    winners = {int(w["seat"]) for w in made.winners}
+    agreed = [a for a in answers if a.agree and a.seat not in winners]
+    entered = {
+        a.seat: SeatEntry.of(a.held | {"seat": a.seat}, "held")
+        for a in agreed
+        if a.held is not None
+    }
+    counts = {
+        a.seat: (a.jing[0], a.jing[1])
+        for a in agreed
+        if a.jing is not None and a.seat not in entered
+    }
+    return counts, entered
+
+
+def _settled_by(state: RoundState, act: ClaimAnswered | ClaimPassed) -> list[Event]:
+    """``act``, and the hand's finish if it is the last the claim waited for: every payer
+    confirmed, each seat that could have joined it joined or said 没胡 (``undecided``)."""
+    after = advance(state, [act])
+    assert after.player_claim is not None
+    made, answers = after.player_claim
+    agreed = {a.seat for a in answers if a.agree}
+    if len(agreed) < len(answers) or agreed != set(made.payers) or undecided(after):
+        return [act]
+    winners = {int(w["seat"]) for w in made.winners}
     names = "、".join(str(s + 1) for s in sorted(made.payers))
     joined = sorted(winners - set(made.payers) - {made.seat})
     also = "".join(f"{seat_words(s)}也胡，" for s in joined)
-    why = f"{seat_words(made.seat)}申报，{also}{names}号位确认 (claimed by a player, confirmed)"
-    audit = Audit(made.by, "player", c.audit.at, why)
-    after = advance(state, [answered])
+    passed = "".join(f"，{seat_words(p.seat)}没胡" for p in after.claim_passes)
+    why = (
+        f"{seat_words(made.seat)}申报，{also}{names}号位确认{passed} "
+        "(claimed by a player, confirmed)"
+    )
+    audit = Audit(made.by, "player", act.at, why)
+    counts, entered = _entered(made, answers)
+    flips = claim_extras(made)
     try:
-        return [answered, *_finish(after, made.winners, counts, audit, flips, entered)]
+        return [act, *_finish(after, made.winners, counts, audit, flips, entered)]
     except StaffInputError as err:
         raise StaffInputError(f"精的张数不成立：{in_seats(str(err))}") from None
+
+
+def could_join(state: RoundState) -> tuple[int, ...]:
+    """The seats that could still win on the pending claim's discard, where the ruleset
+    pays several winners of one: neither the claimer nor the discarder, no winner, and no
+    payer (a payer's 确认 says it pays, so it did not win)."""
+    if state.player_claim is None or state.ruleset.claim_rules().multiple_winners != "all":
+        return ()
+    made, _ = state.player_claim
+    source = made.winners[0].get("from") if made.winners else None
+    if not isinstance(source, int):
+        return ()
+    taken = {int(w["seat"]) for w in made.winners} | {source, made.seat} | set(made.payers)
+    return tuple(s for s in range(SEATS) if s not in taken)
+
+
+def undecided(state: RoundState) -> tuple[int, ...]:
+    """The seats of ``could_join`` that have neither joined the claim nor said 没胡."""
+    passed = {p.seat for p in state.claim_passes}
+    return tuple(s for s in could_join(state) if s not in passed)
+
+
+def pass_claim(state: RoundState, c: PassClaim) -> list[Event]:
+    """A seat that could have won on the claim's discard says it did not (没胡); the last
+    of what the claim waited for settles the hand."""
+    c.audit.check(reason_required=False)
+    seat = seat_of(c.seat, "seat")
+    if state.player_claim is None or state.phase is Phase.DONE:
+        raise StaffInputError("没有待确认的申报 (no claim to answer)")
+    if any(p.seat == seat for p in state.claim_passes):
+        raise StaffInputError(f"{seat_words(seat)}已经说过没胡 (this seat said so already)")
+    if seat not in could_join(state):
+        raise StaffInputError(
+            f"{seat_words(seat)}不需要回答是否也胡 (this seat cannot win on that discard)"
+        )
+    return _settled_by(state, ClaimPassed(**audit_fields(c.audit), seat=seat))
 
 
 def _held(c: AnswerClaim, seat: int, winners: set[int]) -> SeatEntry | None:
@@ -384,6 +518,9 @@ def claim_view(state: RoundState) -> dict[str, Any] | None:
         "payers": list(made.payers),
         "jing_counts": made.jing_counts,
         "joinable": joinable(state),
+        # the seats that could win on the discard too and have not said (没胡 or 我也胡)
+        "undecided": list(undecided(state)),
+        "passed": [{"seat": p.seat, "at": p.at} for p in state.claim_passes],
         "answers": [{"seat": a.seat, "agree": a.agree, "at": a.at} for a in answers],
         "lines": [ln.as_dict() for ln in preview.lines],
         "net": [plain(n) for n in preview.net],
@@ -415,6 +552,11 @@ def stalled(state: RoundState, now: datetime, answer_time: float) -> tuple[str, 
         claimed = datetime.fromisoformat(made.at)
     except ValueError:
         return None
-    if (now - claimed).total_seconds() >= answer_time:
-        return "申报无人确认", "nobody confirmed the claim in time"
-    return None
+    if (now - claimed).total_seconds() < answer_time:
+        return None
+    agreed = {a.seat for a in answers if a.agree}
+    waiting = undecided(state)
+    if agreed == set(made.payers) and waiting:
+        seats = "、".join(str(s + 1) for s in waiting)
+        return f"{seats}号位未答是否也胡", f"seat {waiting[0] + 1} did not say whether it won too"
+    return "申报无人确认", "nobody confirmed the claim in time"

@@ -34,6 +34,7 @@ from engine.round.commands import (
     AnswerClaim,
     Claim,
     Command,
+    PassClaim,
     StaffCommand,
     StaffInputError,
 )
@@ -87,7 +88,7 @@ def apply(state: RoundState, command: Command) -> Result:
     the code ``bad_act`` and the field at fault)."""
     if isinstance(command, STAFF_COMMANDS):
         try:
-            if isinstance(command, Claim | AnswerClaim):  # a player's (docs/play.md)
+            if isinstance(command, Claim | AnswerClaim | PassClaim):  # a player's (docs/play.md)
                 return player_claims.act(state, command)
             return staff.act(state, cast(StaffCommand, command))
         except StaffInputError as err:

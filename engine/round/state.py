@@ -18,6 +18,7 @@ from engine.round.events import (
     ClaimAnswered,
     ClaimDeclared,
     ClaimMade,
+    ClaimPassed,
     DiceCommitted,
     DiceRolled,
     FlipEntered,
@@ -119,6 +120,7 @@ class RoundState:
     __slots__ = (
         "adjustments",
         "blocked",
+        "claim_passes",
         "claim_rules",
         "claims_count",
         "claims_made",
@@ -211,6 +213,8 @@ class RoundState:
         self.flip_entered: FlipEntered | None = None  # the 精 no reader saw, as entered
         # a player's pending claim and the answers so far (engine.round.player_claims)
         self.player_claim: tuple[ClaimMade, tuple[ClaimAnswered, ...]] | None = None
+        # the seats that said they did not win on the claim's discard too (没胡)
+        self.claim_passes: tuple[ClaimPassed, ...] = ()
 
     # -- copying and comparing ---------------------------------------------------------
 

@@ -30,6 +30,8 @@
       xia_indicator: "下精（胡牌后翻出的那张，读卡器没看到时随结果录入）", xia_jing: "下精",
       dice: "掷骰子（下一局）",
       seats: "入座（两局之间）", guest: "客人", sit: "入座", seat_acts: "最近入座记录", card: "会员卡", by_staff: "员工", by_owner: "店主",
+      phone_joins: "手机入座记录", no_joins: "还没有手机入座", by_phone: "手机", member: "会员",
+      joined_join: "扫码入座", joined_leave: "离座", joined_release: "被工作人员让出",
       session: "本场", close_session: "结束本场并结算", close_reason: "原因（必填，如：打烊）",
       session_closed: "结束本场", print_page: "打印结算单",
       store_loss: "牌桌的记录丢了最近的牌局", store_loss_hint: "上级服务器保存着它确认过的牌局。确认已知悉后，重启时不再重复提示（同一次丢失）。",
@@ -72,6 +74,8 @@
       xia_indicator: "下精 (the tile turned up after the win, entered with the result if no reader saw it)", xia_jing: "下精",
       dice: "Roll the dice (next hand)",
       seats: "Seats (between hands)", guest: "Guest", sit: "Seat", seat_acts: "Latest seat acts", card: "member card", by_staff: "staff", by_owner: "owner",
+      phone_joins: "Phones' joins", no_joins: "No phone has joined yet", by_phone: "phone", member: "member",
+      joined_join: "joined", joined_leave: "left", joined_release: "freed by staff",
       session: "Session", close_session: "Close the session and cash out",
       close_reason: "Reason (required, e.g. closing time)", session_closed: "session closed",
       print_page: "Print the cash-out",
@@ -254,7 +258,7 @@
     $("undo").addEventListener("click", () => act("undo", "/api/v1/staff/hands/current/undo", { reason: $("undo-reason").value }));
     // the finish entry (finish_entry.js): the result as its settlement needs it
     S.entry = FinishEntry.mount($("fe-box"), { act: (body) => act("fe", "/api/v1/staff/hands/current/finish", body) });
-    $("staff-more").addEventListener("toggle", () => { if ($("staff-more").open) { loadSeats(); lookRecent(); } });
+    $("staff-more").addEventListener("toggle", () => { if ($("staff-more").open) { loadSeats(); loadJoins(); lookRecent(); } });
   }
 
   // ---- the task: what the table needs now ----------------------------------------------------
@@ -411,7 +415,25 @@
     return el("form", { class: "staff-form", id: "seats-form" }, el("h3", null, T("seats")),
       el("div", { id: "seat-rows" }),
       el("div", { class: "error", id: "seats-error", role: "alert" }),
-      el("h4", null, T("seat_acts")), el("ol", { id: "seat-acts", class: "muted" }));
+      el("h4", null, T("seat_acts")), el("ol", { id: "seat-acts", class: "muted" }),
+      el("h4", null, T("phone_joins")), el("ol", { id: "phone-joins", class: "muted" }));
+  }
+
+  /** The phones' joins, leaves and releases at this table (who, when), newest first. */
+  async function loadJoins() {
+    let got;
+    try { got = await call("/api/v1/staff/phones/joins?limit=20"); } catch (e) {
+      if ($("seats-error")) $("seats-error").textContent = e.message;
+      return;
+    }
+    const list = $("phone-joins");
+    if (!list) return;
+    const joins = Array.isArray(got && got.joins) ? got.joins.slice(0, 20) : [];
+    const acts = ["join", "leave", "release"];
+    list.replaceChildren(...(joins.length ? joins.map((j) => el("li", { class: "phone-join", "data-act": MJ.str(j.act, 16) },
+      [actTime(j.at), MJ.seatName(j.seat, null, [null, null, null, null]), MJ.str(j.name, 32) || T("guest"),
+        acts.includes(j.act) ? T("joined_" + j.act) : MJ.str(j.act, 16), j.member_id ? T("member") : null, actBy(j.by)]
+        .filter(Boolean).join(" · "))) : [el("li", null, T("no_joins"))]));
   }
 
   async function loadSeats() {
@@ -446,7 +468,7 @@
     const text = MJ.str(by, 80);
     if (text === "card") return T("card");
     const [role, name] = [text.split(":", 1)[0], text.slice(text.indexOf(":") + 1)];
-    return ["staff", "owner"].includes(role) && text.includes(":") ? `${T("by_" + role)} ${name}` : text;
+    return ["staff", "owner", "phone"].includes(role) && text.includes(":") ? `${T("by_" + role)} ${name}` : text;
   }
 
   async function sit(seat, memberId) {

@@ -233,6 +233,7 @@ const FinishEntry = (() => {
         const flags = w.flags.filter((f) => n.flags.includes(f));
         if (flags.length) one.flags = flags;
         if (n.winnerDiscards && !claim) one.discards = kinds.map(([k]) => k.repeat(count(`w${w.seat}`, k))).join("");
+        if (claim && i === 0 && robbing()) one.robbed_from = S.robFrom; // (the engine adds the robbed pung)
         return one;
       });
       return { ...out, winners: wins };
@@ -297,9 +298,8 @@ const FinishEntry = (() => {
             })));
       } else how.append(pick(`fe-how-${S.how}`, true, T("dealt_in", { s: MJ.seatName(S.how, null) }), () => {}));
       const special = S.how === "self" ? "kong_replacement" : "rob_kong";
-      // (a claim takes only the claimer's own tiles: not the pung a 抢杠 robbed of another)
-      const offered = !S.lockHow && !(claim && special === "rob_kong");
-      if (offered && needsOf(S.how === "self" ? "self_draw" : "discard").sources.includes(special)) {
+      // (a claim's 抢杠 sends whose kong it robbed and whom that pung came from, not the pung)
+      if (!S.lockHow && S.how !== null && needsOf(S.how === "self" ? "self_draw" : "discard").sources.includes(special)) {
         how.append(pick(`fe-${special}`, S.special === special, T(special), () => { S.special = S.special === special ? null : special; render(); }));
       }
       rows.push(how);

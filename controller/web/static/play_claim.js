@@ -5,7 +5,8 @@
    any seat may claim a 流局. The paying seats see the claim and its payout, enter their 精
    where the settlement needs it, and answer 确认 or 有异议; where the ruleset pays several
    winners of a discard, another seat that won on it claims its own hand (我也胡) and joins
-   the pending claim. */
+   the pending claim, and each seat that could have won on it but did not says so (没胡):
+   the claim settles only then. */
 "use strict";
 
 (() => {
@@ -15,12 +16,14 @@
     zh: { self_draw: "自摸", dealt_in: "{s}放炮", claimed_win: "{s}申报胡牌", claimed_draw: "{s}申报流局",
       payout: "按申报结算", agree: "确认", dispute: "有异议", your_zheng: "您的正精张数", your_fu: "您的副精张数",
       waiting: "等待 {list} 确认", disputed: "{s}有异议：已请工作人员处理", answered: "您已回答",
-      jing_note: "（各家精数确认后计入）", kong_replacement: "杠上花", settled: "本局结算", pays: "{a} 付 {b} {n} 分", also: "我也胡（一炮多响）" },
+      jing_note: "（各家精数确认后计入）", kong_replacement: "杠上花", settled: "本局结算", pays: "{a} 付 {b} {n} 分", also: "我也胡（一炮多响）",
+      robbed: "抢{s}的杠", pass: "没胡", undecided: "等待 {list} 回答是否也胡", passed: "您已回答：没胡" },
     en: { self_draw: "Self-drawn", dealt_in: "{s} dealt in", claimed_win: "{s} claims a win", claimed_draw: "{s} claims a draw",
       payout: "Payout as claimed", agree: "Confirm", dispute: "Dispute", your_zheng: "Your 正精", your_fu: "Your 副精",
       waiting: "Waiting for {list}", disputed: "{s} disputes it: staff are called", answered: "You answered",
       jing_note: " (each seat's 精 counted once confirmed)", kong_replacement: "After a kong", settled: "Settlement", pays: "{a} pays {b} {n}",
-      also: "I won on it too" },
+      also: "I won on it too", robbed: "Robbed {s}'s kong", pass: "I did not win", undecided: "Waiting for {list}: did they win too?",
+      passed: "You said you did not win" },
   };
   const T = MJ.words(TXT);
   const S = P.seatName;
@@ -47,7 +50,8 @@
     // (the page is rebuilt while the claim is sent: the entry's message line as it is then)
     const say = (text) => { const line = entryBox.querySelector("#fe-error"); if (line) line.textContent = text; };
     const [w] = Array.isArray(body.winners) ? body.winners : [];
-    const result = w ? { result: "win", win: { hand: w.hand, tile: w.tile, from: w.from, melds: w.melds, ...(w.flags ? { flags: w.flags } : {}) } }
+    const result = w ? { result: "win", win: { hand: w.hand, tile: w.tile, from: w.from, melds: w.melds, ...(w.flags ? { flags: w.flags } : {}),
+      ...(Number.isInteger(w.robbed_from) ? { robbed_from: w.robbed_from } : {}) } }
       : { result: "exhausted" };
     try {
       await MJ.api("/api/v1/play/claim", { body: { hand_id: me.hand_id, seen: me.seen, seat: me.seat, ...result } });
@@ -80,7 +84,9 @@
   function pending(me, c, error) {
     const parts = [el("h2", { id: "claim-title" }, (c.winners.length ? T("claimed_win", { s: S(c.seat) }) : T("claimed_draw", { s: S(c.seat) })))];
     for (const w of c.winners) {
-      const src = Number.isInteger(w.from) ? T("dealt_in", { s: S(w.from) }) : w.from === "kong_replacement" ? T("kong_replacement") : T("self_draw");
+      const robbed = /^rob_kong:([0-3])$/.exec(MJ.str(w.from, 12));
+      const src = Number.isInteger(w.from) ? T("dealt_in", { s: S(w.from) }) : robbed ? T("robbed", { s: S(Number(robbed[1])) })
+        : w.from === "kong_replacement" ? T("kong_replacement") : T("self_draw");
       const kinds = MJ.parseTiles(MJ.str(w.hand, 64)).kinds || [];
       const who = c.winners.length > 1 ? `${S(w.seat)} · ` : "";
       parts.push(el("p", null, who, src), el("div", { class: "claim-hand", id: c.winners.length > 1 ? `claimed-hand-${w.seat}` : "claimed-hand" }, kinds.map((k) => MJ.tile(k, "tile-s"))));
@@ -111,11 +117,23 @@
     // ruleset pays several (the claim says it is joinable)
     const [first] = c.winners;
     const from = first ? first.from : null;
-    if (c.joinable === true && Number.isInteger(from) && from !== me.seat && !c.winners.some((w) => w.seat === me.seat) && also !== me.hand_id) {
+    const undecided = Array.isArray(c.undecided) ? c.undecided : [];
+    const passed = (Array.isArray(c.passed) ? c.passed : []).some((p) => p.seat === me.seat);
+    if (undecided.length && !disputed) parts.push(el("p", { class: "muted", id: "claim-undecided" }, T("undecided", { list: undecided.map(S).join("、") })));
+    const buttons = [];
+    if (c.joinable === true && Number.isInteger(from) && from !== me.seat && !c.winners.some((w) => w.seat === me.seat) && also !== me.hand_id && !passed) {
       const join = el("button", { class: "btn", type: "button", id: "claim-also" }, T("also"));
       join.addEventListener("click", () => { claimEntry(me); entry.joinWin(from); also = me.hand_id; P.refresh(); });
-      parts.push(el("div", { class: "actions" }, join));
+      buttons.push(join);
     }
+    // a seat that could have won on the discard says it did not: the claim waits for it
+    if (undecided.includes(me.seat) && also !== me.hand_id) {
+      const no = el("button", { class: "btn", type: "button", id: "claim-pass" }, T("pass"));
+      no.addEventListener("click", () => send("/api/v1/play/pass", { hand_id: me.hand_id, seen: me.seen, seat: me.seat }, error));
+      buttons.push(no);
+    }
+    if (buttons.length) parts.push(el("div", { class: "actions" }, ...buttons));
+    if (passed) parts.push(el("p", { class: "muted", id: "claim-passed" }, T("passed")));
     return parts;
   }
 

@@ -93,7 +93,8 @@ def test_the_demo_with_phones_settles_a_joined_claim_of_several_winners(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
     """guangdong pays every winner of a discard; seed 3's first hand has several: the
-    first winner claims, each other joins with its own hand, the discarder confirms."""
+    first winner claims, each other joins with its own hand, the discarder confirms, and
+    each seat that could have won on a discard too says 没胡 (the claim waits for it)."""
     data = tmp_path / "data"
     extra = ("--players", "phones", "--ruleset", "guangdong", "--seed", "3")
     code, output, seen = asyncio.run(_play_and_listen(mosquitto, data, *extra))
@@ -102,7 +103,7 @@ def test_the_demo_with_phones_settles_a_joined_claim_of_several_winners(
     assert len(settled) == HANDS, output
     store = EventStore.open(f"sqlite:///{data / 'mjtable.db'}")
     try:
-        joined = 0
+        joined = passed = 0
         for record in store.list_hands(status="finished", limit=100):
             events = store.load_hand(record.id).event_dicts()
             act = next(e for e in events if e["type"] == "finished_by_staff")
@@ -110,7 +111,10 @@ def test_the_demo_with_phones_settles_a_joined_claim_of_several_winners(
             if any(e["type"] == "claim_joined" for e in events):
                 joined += 1
                 assert len(act["winners"]) > 1
-        assert joined
+            passes = [e for e in events if e["type"] == "claim_passed"]
+            assert all(":phone:" in e["by"] and "没胡" in act["reason"] for e in passes)
+            passed += len(passes)
+        assert joined and passed
     finally:
         store.close()
 
@@ -129,3 +133,16 @@ def test_the_demos_phones_claim_several_winners_of_one_discard_each_its_own() ->
     seats = [w["seat"] for w in body["winners"]]
     assert [c["seat"] for c in claims] == seats
     assert all("winners" not in c and isinstance(c["win"]["from"], int) for c in claims)
+
+
+def test_the_demos_phones_claim_a_robbed_kong_with_whom_the_pung_came_from() -> None:
+    from controller.sim.demo_phones import claim_bodies
+
+    pung = {"type": "pung", "tiles": "PPP", "from": 2, "claimed": "P"}
+    seats = [{"seat": s, "hand": "", "melds": [pung] if s == 0 else []} for s in range(4)]
+    win = {"seat": 3, "hand": "123m456m789m11pP", "melds": [], "tile": "P", "from": "rob_kong:0"}
+    (claim,) = claim_bodies({"winners": [win], "seats": seats})
+    assert claim["win"]["from"] == "rob_kong:0" and claim["win"]["robbed_from"] == 2
+    seats[0]["melds"] = []  # (a pung not known: claimed as the robbed seat's discard)
+    (claim,) = claim_bodies({"winners": [win], "seats": seats})
+    assert claim["win"]["from"] == 0 and "robbed_from" not in claim["win"]

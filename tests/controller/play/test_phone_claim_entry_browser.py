@@ -1,6 +1,7 @@
 """The winner's phone enters its claim with the console's finish entry (360×780, Chromium,
 a table without readers, xingguo, a real Mosquitto): melds made of the last tiles tapped
-and whom a pung came from, 杠上花, and the flags the ruleset reads (天胡 for the dealer);
+and whom a pung came from, 杠上花, the flags the ruleset reads (天胡 for the dealer), 抢杠
+(whose kong, whom its pung came from);
 the others confirm, and each settlement equals ``mjtable settle`` on the request kept."""
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def _confirmed_by_the_others(pages: list[Any], winner: int) -> None:
 
 
 @pytest.mark.timeout(600)
-def test_a_phone_claims_melds_a_kong_flower_and_a_flag_as_mjtable_settle(
+def test_a_phone_claims_melds_a_kong_flower_a_flag_and_a_robbed_kong_as_mjtable_settle(
     browser: Any,  # noqa: F811
     mosquitto: Mosquitto,
     tmp_path: Path,
@@ -74,7 +75,8 @@ def test_a_phone_claims_melds_a_kong_flower_and_a_flag_as_mjtable_settle(
         me = _rolled_and_flipped(pages, base, tokens)
         phone = pages[0]
         phone.click("#fe-won-0", timeout=WAIT)
-        assert phone.locator("#fe-won-1, #fe-rob_kong").count() == 0  # its own seat, no 抢杠
+        # its own seat only; 抢杠 once a seat that dealt in is picked
+        assert phone.locator("#fe-won-1, #fe-rob_kong").count() == 0
         phone.click("#fe-how-self")
         phone.click("#fe-kong_replacement")
         _pressed_across_a_refresh(phone, "2m")
@@ -122,6 +124,35 @@ def test_a_phone_claims_melds_a_kong_flower_and_a_flag_as_mjtable_settle(
         finished = [e for e in site.run.keeper.log if isinstance(e, FinishedByStaff)][-1]
         win = finished.request["win"]
         assert (win[0] if isinstance(win, list) else win)["tian"] is True
+
+        # 2号位 robs 4号位's kong of 4p (the pung 4号位 claimed from 1号位): 抢杠
+        _rolled_and_flipped(pages, base, tokens)
+        phone = pages[1]
+        phone.click("#fe-won-1", timeout=WAIT)
+        phone.click("#fe-how-3")
+        phone.click("#fe-rob_kong")
+        phone.click("#fe-rob-from-0")
+        _tap_hand(phone, [*_tiles("1m2m3m4m5m6m7m8m9m2p3p9p9p"), "4p"])
+        phone.locator("#fe-go").scroll_into_view_if_needed()
+        _shot(phone, tmp_path, "play-rob-kong")
+        with phone.expect_request(
+            lambda r: r.url.endswith("/api/v1/play/claim") and r.method == "POST"
+        ) as sent:
+            phone.click("#fe-go")
+        claim = ClaimIn.model_validate_json(sent.value.post_data or "")
+        assert claim.win is not None and claim.win.from_ == "rob_kong:3"
+        assert claim.win.robbed_from == 0
+        pages[3].wait_for_selector("#claim:has-text('抢4号位的杠')", timeout=WAIT)
+        _confirmed_by_the_others(pages, 1)
+        _settled(site.run.keeper, 3)
+        finished = [e for e in site.run.keeper.log if isinstance(e, FinishedByStaff)][-1]
+        win = finished.request["win"]
+        assert (win[0] if isinstance(win, list) else win)["from"] == "rob_kong:3"
+        assert finished.request["seats"][3]["melds"] == [
+            {"type": "pung", "tiles": "4p4p4p", "from": 0}
+        ]
+        settled = [e for e in site.run.keeper.log if isinstance(e, Settled)][-1].settlement
+        assert any(ln["code"] == "win.rob_kong" for ln in settled["lines"])
         assert errors == []
         for c in contexts:
             c.close()
@@ -138,8 +169,9 @@ def test_a_second_winner_of_a_discard_claims_its_own_hand_where_several_are_paid
     """guangdong pays every winner of a discard: while 1号位's claim on 3号位's 4s waits,
     2号位's phone (not the discarder's) offers 我也胡, opens the entry on that discard and
     sends its own hand, which joins the claim; every phone shows both hands, 2号位 has
-    nothing to confirm, 3号位 confirms, and the hand settles paying both as
-    ``mjtable settle`` settles the request kept."""
+    nothing to confirm, 3号位 confirms, the hand waits for 4号位 (who could have won on the
+    4s too) until it taps 没胡, and settles paying both as ``mjtable settle`` settles the
+    request kept."""
     site = ReaderlessTable(mosquitto, tmp_path)
     site.config = site.config.model_copy(
         update={"ruleset": site.config.ruleset.model_copy(update={"id": "guangdong"})}
@@ -177,9 +209,18 @@ def test_a_second_winner_of_a_discard_claims_its_own_hand_where_several_are_paid
         for page in pages:  # joined: both hands on every phone
             page.wait_for_selector("#claimed-hand-1", timeout=WAIT)
         for seat in (0, 1, 2):  # (4号位 might win on it too)
-            assert pages[seat].locator("#claim-also").count() == 0
+            assert pages[seat].locator("#claim-also, #claim-pass").count() == 0
         assert second.locator("#confirm").count() == 0  # (its own hand, entered by itself)
         pages[2].click("#confirm", timeout=WAIT)
+        # the discarder's 确认 does not settle it: 4号位 could have won on it too
+        last = pages[3]
+        last.wait_for_selector("#claim-also", timeout=WAIT)
+        pages[2].wait_for_selector("#claim-undecided", timeout=WAIT)
+        assert "4号位" in pages[2].inner_text("#claim-undecided")
+        assert pages[2].locator("#settled").count() == 0
+        last.locator("#claim-pass").scroll_into_view_if_needed()
+        _shot(last, tmp_path, "play-pass")
+        last.click("#claim-pass")
         for page in pages:
             page.wait_for_selector("#settled", timeout=WAIT)
         keeper = site.run.keeper

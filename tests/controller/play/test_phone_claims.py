@@ -12,7 +12,14 @@ from typing import Any
 import pytest
 
 from controller.cli.settle import settle_data
-from engine.round.events import ClaimAnswered, ClaimJoined, ClaimMade, FinishedByStaff, Settled
+from engine.round.events import (
+    ClaimAnswered,
+    ClaimJoined,
+    ClaimMade,
+    ClaimPassed,
+    FinishedByStaff,
+    Settled,
+)
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.play.phones import call, join_all, staff_token
 from tests.controller.service_helpers import wait_for
@@ -217,6 +224,12 @@ def test_several_winners_of_one_discard_are_claimed_and_confirmed_from_the_phone
                 f"{api}/answer", _act(view) | {"seat": seat, "agree": True}, token=tokens[seat]
             )
             assert got.status == 200, got.body
+        # 4号位 could have won on the discard too: the claim waits until it says 没胡
+        claim = _me(base, tokens[3])["claim"]
+        assert claim is not None and claim["undecided"] == [3]
+        assert not any(isinstance(e, Settled) for e in keeper.log)
+        said = call(f"{api}/pass", _act(_me(base, tokens[3])) | {"seat": 3}, token=tokens[3])
+        assert said.status == 200, said.body
         settlement = _settled_as_mjtable_settle(keeper)
         paid = {ln["to"] for ln in settlement["lines"] if ln["code"].startswith("win")}
         assert paid == {0, 1}
@@ -229,9 +242,11 @@ def test_another_winner_joins_the_pending_claim_from_its_own_phone(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
     """一炮多响 on guangdong, each winner entering only its own hand: 1号位 claims its win
-    on 3号位's discard, 2号位's phone claims its own on the same discard and joins the
-    claim (no confirmation of its own); the discarder, another tile, a second join:
-    refused in words, nothing stored; 3号位 confirms and the settlement pays both, as
+    on 3号位's discard and 3号位, the only payer, confirms at once; the claim waits for the
+    seats that could have won on it too, so 2号位's phone still claims its own on the same
+    discard and joins the claim (no confirmation of its own); the discarder, another tile,
+    a second join: refused in words, nothing stored; 3号位 confirms anew, 4号位 says 没胡
+    (another seat's 没胡, the discarder's: refused) and the settlement pays both, as
     ``mjtable settle`` does."""
     site = ReaderlessTable(mosquitto, tmp_path, "guangdong")
     site.start()
@@ -251,6 +266,11 @@ def test_another_winner_joins_the_pending_claim_from_its_own_phone(
         assert claimed.status == 200, claimed.body
         view = _me(base, tokens[1])
         assert view["claim"]["joinable"] is True and view["claim"]["payers"] == [2]
+        assert view["claim"]["undecided"] == [1, 3]
+        early = call(f"{api}/answer", _act(view) | {"seat": 2, "agree": True}, token=tokens[2])
+        assert early.status == 200, early.body
+        view = _me(base, tokens[1])
+        assert view["claim"] is not None and view["in_progress"]  # the 确认 settled nothing
         own = {"hand": "123s456s789s111z99p", "tile": "9p", "from": 2}
         seen = len(keeper.log)
         hostile = [
@@ -277,12 +297,28 @@ def test_another_winner_joins_the_pending_claim_from_its_own_phone(
         view = _me(base, tokens[2])
         got = call(f"{api}/answer", _act(view) | {"seat": 2, "agree": True}, token=tokens[2])
         assert got.status == 200, got.body
+        assert _me(base, tokens[3])["claim"]["undecided"] == [3]
+        seen = len(keeper.log)
+        for seat, token, words in ((3, 2, "不能代4号位"), (2, 2, "3号位不需要回答是否也胡")):
+            got = call(f"{api}/pass", _act(view) | {"seat": seat}, token=tokens[token])
+            assert got.status in (403, 422) and words in got.detail, got.body
+        assert len(keeper.log) == seen
+        said = call(f"{api}/pass", _act(view) | {"seat": 3}, token=tokens[3])
+        assert said.status == 200, said.body
         settlement = _settled_as_mjtable_settle(keeper)
         paid = {ln["to"] for ln in settlement["lines"] if ln["code"].startswith("win")}
         assert paid == {0, 1}
-        acts = [e for e in keeper.log if isinstance(e, ClaimMade | ClaimJoined | ClaimAnswered)]
-        assert [type(e).__name__ for e in acts] == ["ClaimMade", "ClaimJoined", "ClaimAnswered"]
-        assert acts[1].by.startswith("seat1:guest:phone:")
+        kinds = ClaimMade | ClaimJoined | ClaimAnswered | ClaimPassed
+        acts = [e for e in keeper.log if isinstance(e, kinds)]
+        assert [type(e).__name__ for e in acts] == [
+            "ClaimMade",
+            "ClaimAnswered",
+            "ClaimJoined",
+            "ClaimAnswered",
+            "ClaimPassed",
+        ]
+        assert acts[2].by.startswith("seat1:guest:phone:")
+        assert acts[4].by.startswith("seat3:guest:phone:") and acts[4].seat == 3
     finally:
         site.halt()
 

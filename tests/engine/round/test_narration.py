@@ -19,6 +19,7 @@ from engine.round.events import (
     ClaimDeclared,
     ClaimJoined,
     ClaimMade,
+    ClaimPassed,
     ClaimsResolved,
     Dealt,
     DiceCommitted,
@@ -98,6 +99,7 @@ SAMPLES: list[Event] = [
     ClaimAnswered(**WHO, reason="", seat=1, agree=True, jing=(1, 2)),
     ClaimJoined(**WHO, reason="", seat=3, winner={"seat": 3}, payers=(0, 1),
                 request={"seats": ["concealed"]}),
+    ClaimPassed(**WHO, reason="", seat=2),
 ]  # fmt: skip
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

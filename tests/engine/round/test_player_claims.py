@@ -7,6 +7,7 @@ answer from a seat that does not pay: refused, nothing kept."""
 from __future__ import annotations
 
 import random
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -16,6 +17,7 @@ from engine.round.commands import (
     AnswerClaim,
     Audit,
     Claim,
+    PassClaim,
     SeatEntry,
     StaffInputError,
     WinnerEntry,
@@ -24,11 +26,12 @@ from engine.round.events import (
     ClaimAnswered,
     ClaimJoined,
     ClaimMade,
+    ClaimPassed,
     FinishedByStaff,
     Settled,
     settlement_from_dict,
 )
-from engine.round.player_claims import claim_view
+from engine.round.player_claims import claim_view, stalled, undecided
 from engine.round.replay import check
 from engine.round.staff import result_of
 from engine.round.state import Phase
@@ -50,6 +53,12 @@ def _jing(seat: dict, indicator: str) -> tuple[int, int]:
         kinds += parse_kinds(m["tiles"])
     z = parse_kinds(indicator)[0]
     return kinds.count(z), kinds.count(successor(z))
+
+
+def _pass_undecided(log: list) -> None:
+    """Each seat that could have won on the claim's discard too says 没胡."""
+    for seat in undecided(fold(log)):
+        log += done(fold(log), PassClaim(who(seat), seat))
 
 
 @pytest.mark.parametrize("ruleset", ["xingguo", "nanchang", "guangdong", "yichun"])
@@ -76,6 +85,7 @@ def test_a_claim_confirmed_by_every_payer_settles_as_mjtable_settle(ruleset: str
             state = fold(log)
             counts = _jing(seats[payer], body["indicator"]) if claim.jing_counts else None
             log += done(state, AnswerClaim(who(payer), payer, True, counts))
+        _pass_undecided(log)
         state = fold(log)
         assert state.phase is Phase.DONE and check(state) is None
         finished = next(e for e in log if isinstance(e, FinishedByStaff))
@@ -135,6 +145,7 @@ def test_several_winners_of_one_discard_claimed_together_settle_as_mjtable_settl
     log += made
     for payer in claim.payers:
         log += done(fold(log), AnswerClaim(who(payer), payer, True))
+    _pass_undecided(log)
     state = fold(log)
     assert state.phase is Phase.DONE and check(state) is None
     finished = next(e for e in log if isinstance(e, FinishedByStaff))
@@ -177,6 +188,7 @@ def test_another_winner_of_the_discard_joins_the_pending_claim_with_its_own_hand
         done(state, AnswerClaim(who(second.seat), second.seat, True))
     for payer in joined.payers:
         log += done(fold(log), AnswerClaim(who(payer), payer, True))
+    _pass_undecided(log)
     state = fold(log)
     assert state.phase is Phase.DONE and check(state) is None
     finished = next(e for e in log if isinstance(e, FinishedByStaff))
@@ -191,6 +203,7 @@ def test_another_winner_of_the_discard_joins_the_pending_claim_with_its_own_hand
     log += done(state, Claim(who(first.seat), first.seat, first, (second,)))
     for payer in log[-1].payers:  # type: ignore[attr-defined]
         log += done(fold(log), AnswerClaim(who(payer), payer, True))
+    _pass_undecided(log)
     together = next(e for e in log if isinstance(e, Settled)).settlement
     assert together["lines"] == [ln.as_dict() for ln in settled.lines]
 
@@ -303,3 +316,130 @@ def test_payers_entering_what_the_settlement_reads_of_them_settle_as_the_whole_r
         assert settled.settlement["lines"] == whole.settlement["lines"]
         tried += 1
     assert tried
+
+
+@pytest.mark.parametrize("ruleset", ["guangdong", "yichun"])
+def test_a_discard_claim_waits_for_each_seat_that_could_win_too_to_join_or_say_it_did_not(
+    ruleset: str,
+) -> None:
+    """Where only the discarder pays, its 确认 does not settle at once: each other seat
+    that could have won on the discard (not the claimer, not the discarder) joins the claim
+    or says 没胡 (a ``claim_passed`` event, folded by replay); a second winner may so join
+    after the discarder confirmed, and the last 没胡 settles the hand."""
+    result = next(r for r in play_session(ruleset, 200, random.Random(3)) if len(r.state.wins) > 1)
+    body = result_of(result.state)
+    state, log = _unseen(result)
+    first, second, *_ = (WinnerEntry.of(w, "winner") for w in body["winners"])
+    log += done(state, Claim(who(first.seat), first.seat, first))
+    claim = log[-1]
+    assert isinstance(claim, ClaimMade)
+    discarder = first.source
+    assert isinstance(discarder, int)
+    waiting = undecided(fold(log))
+    assert second.seat in waiting and discarder not in waiting and first.seat not in waiting
+    for payer in claim.payers:
+        log += done(fold(log), AnswerClaim(who(payer), payer, True))
+    state = fold(log)
+    assert state.phase is not Phase.DONE  # the payers' 确认 alone settles nothing now
+    view = claim_view(state)
+    assert view is not None and view["joinable"] and second.seat in view["undecided"]
+    later = datetime.fromisoformat(STAMP) + timedelta(seconds=91)
+    assert stalled(state, later, 90) is not None and "未答是否也胡" in stalled(state, later, 90)[0]
+    # the seats that need not say, a second 没胡, a join after one: refused in words
+    for seat in (first.seat, discarder):
+        with pytest.raises(StaffInputError, match="不需要回答是否也胡"):
+            done(state, PassClaim(who(seat), seat))
+    log += done(state, Claim(who(second.seat), second.seat, second))
+    assert isinstance(log[-1], ClaimJoined)
+    for payer in log[-1].payers:
+        log += done(fold(log), AnswerClaim(who(payer), payer, True))
+    rest = undecided(fold(log))
+    for seat in rest:
+        with pytest.raises(StaffInputError, match="不需要回答是否也胡"):
+            done(fold(log), PassClaim(who(second.seat), second.seat))
+        log += done(fold(log), PassClaim(who(seat), seat))
+        passed = [e for e in log if isinstance(e, ClaimPassed)][-1]
+        assert passed.seat == seat and passed.by == who(seat).by and passed.at == STAMP
+        if fold(log).phase is not Phase.DONE:
+            with pytest.raises(StaffInputError, match="已经说过没胡"):
+                done(fold(log), PassClaim(who(seat), seat))
+    state = fold(log)
+    assert state.phase is Phase.DONE and check(state) is None
+    finished = next(e for e in log if isinstance(e, FinishedByStaff))
+    assert all(f"{s + 1}号位没胡" in finished.reason for s in rest)
+    settled = settlement_from_dict(next(e for e in log if isinstance(e, Settled)).settlement)
+    assert settle_data(finished.request)["lines"] == [ln.as_dict() for ln in settled.lines]
+    paid = {ln.payee for ln in settled.lines if ln.code.startswith("win")}
+    assert {first.seat, second.seat} <= paid
+
+
+def test_a_seat_that_said_it_did_not_win_cannot_join_and_one_winner_rulesets_ask_nothing() -> None:
+    result = next(
+        r for r in play_session("guangdong", 200, random.Random(3)) if len(r.state.wins) > 1
+    )
+    body = result_of(result.state)
+    state, log = _unseen(result)
+    first, second, *_ = (WinnerEntry.of(w, "winner") for w in body["winners"])
+    log += done(state, Claim(who(first.seat), first.seat, first))
+    log += done(fold(log), PassClaim(who(second.seat), second.seat))
+    with pytest.raises(StaffInputError, match="已经说过没胡"):
+        done(fold(log), Claim(who(second.seat), second.seat, second))
+    # where the ruleset pays one winner of a discard, the payers' 确认 settles at once
+    one = next(
+        r
+        for r in _played("nanchang")
+        if len(r.state.wins) == 1 and isinstance(result_of(r.state)["winners"][0]["from"], int)
+    )
+    body = result_of(one.state)
+    won = body["winners"][0]
+    state, log = _unseen(one)
+    log += enter_flip(state, Audit("ann", "staff", STAMP), body["indicator"])
+    log += done(fold(log), Claim(who(won["seat"]), won["seat"], WinnerEntry.of(won, "winner")))
+    state = fold(log)
+    assert undecided(state) == ()
+    seat = next(s for s in range(4) if s not in (won["seat"], won["from"]))
+    with pytest.raises(StaffInputError, match="不需要回答是否也胡"):
+        done(state, PassClaim(who(seat), seat))
+
+
+@pytest.mark.parametrize("ruleset", ["xingguo", "guangdong"])
+def test_a_win_that_robbed_a_kong_is_claimed_with_whose_pung_was_robbed(ruleset: str) -> None:
+    """抢杠 from the winner's phone: ``from`` ``rob_kong:<seat>`` and whom the robbed pung
+    was claimed from; the robbed seat stands in holding that pung (the settlement reads
+    it), every payer confirms, and the hand settles as ``mjtable settle`` settles the
+    request kept, the robbed seat paying as the ruleset's 抢杠 says. Without whom the pung
+    came from, or with it on a win that robbed nothing: refused in words."""
+    result = _played(ruleset)[0]
+    state, log = _unseen(result)
+    if state.needs_flip:
+        log += enter_flip(state, Audit("ann", "staff", STAMP), "5s")
+        state = fold(log)
+    win = {"seat": 0, "hand": "123m456m789m234p99p", "tile": "4p", "from": "rob_kong:2"}
+    entry = WinnerEntry.of(win, "winner")
+    with pytest.raises(StaffInputError, match="被抢的碰是碰谁的牌"):
+        done(state, Claim(who(0), 0, entry))
+    with pytest.raises(StaffInputError, match="被抢的碰是碰谁的牌"):
+        done(state, Claim(who(0), 0, entry, robbed_from=2))
+    for bad in ("rob_kong:x", "rob_kong:7"):  # refused in words, never raised past them
+        with pytest.raises(StaffInputError):
+            done(state, Claim(who(0), 0, WinnerEntry.of(win | {"from": bad}, "w"), robbed_from=1))
+    plain_win = WinnerEntry.of(win | {"from": 2}, "winner")
+    with pytest.raises(StaffInputError, match="只有抢杠"):
+        done(state, Claim(who(0), 0, plain_win, robbed_from=1))
+    log += done(state, Claim(who(0), 0, entry, robbed_from=1))
+    claim = log[-1]
+    assert isinstance(claim, ClaimMade) and 2 in claim.payers
+    assert claim.winners[0]["from"] == "rob_kong:2"
+    robbed = claim.request["seats"][2]["melds"]
+    assert robbed == [{"type": "pung", "tiles": "4p4p4p", "from": 1}]
+    for payer in claim.payers:
+        jing = (0, 0) if claim.jing_counts else None
+        log += done(fold(log), AnswerClaim(who(payer), payer, True, jing))
+    _pass_undecided(log)
+    state = fold(log)
+    assert state.phase is Phase.DONE and check(state) is None
+    finished = next(e for e in log if isinstance(e, FinishedByStaff))
+    assert finished.request["seats"][2]["melds"] == robbed
+    settled = settlement_from_dict(next(e for e in log if isinstance(e, Settled)).settlement)
+    assert settle_data(finished.request)["lines"] == [ln.as_dict() for ln in settled.lines]
+    assert any(ln.code == "win.rob_kong" for ln in settled.lines), settled.lines
