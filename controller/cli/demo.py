@@ -50,6 +50,8 @@ def _say(info: dict[str, Any], as_json: bool) -> None:
         return
     if info.get("board"):
         typer.echo("mjtable demo: four bots at a virtual table")
+    elif info.get("players") == "phones":  # the bots' phones claim and confirm
+        typer.echo("mjtable demo: a table without readers, four bots scoring it from their phones")
     else:  # --readers none: no board, no readers; the bots' results come as staff acts
         typer.echo("mjtable demo: a table without readers, four bots' results entered by staff")
     if info.get("web"):
@@ -287,6 +289,8 @@ async def _without_readers(
     def ready(info: dict[str, Any]) -> None:
         if manual:  # the console's login: the demo's own account on its own store
             info = {**info, "staff": {"name": ACCOUNT, "password": password}}
+        if phones:
+            info = {**info, "players": "phones"}
         if said is not None:
             said(info)
         if not info.get("web"):
