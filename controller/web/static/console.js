@@ -30,7 +30,7 @@
       xia_indicator: "下精（胡牌后翻出的那张，读卡器没看到时随结果录入）", xia_jing: "下精",
       dice: "掷骰子（下一局）",
       seats: "入座（两局之间）", guest: "客人", sit: "入座", seat_acts: "最近入座记录", card: "会员卡", by_staff: "员工", by_owner: "店主",
-      phone_joins: "手机入座记录", no_joins: "还没有手机入座", by_phone: "手机", member: "会员",
+      phone_joins: "手机入座记录", no_joins: "还没有手机入座", release_phone: "让出座位", by_phone: "手机", member: "会员",
       joined_join: "扫码入座", joined_leave: "离座", joined_release: "被工作人员让出",
       session: "本场", close_session: "结束本场并结算", close_reason: "原因（必填，如：打烊）",
       session_closed: "结束本场", print_page: "打印结算单",
@@ -74,7 +74,7 @@
       xia_indicator: "下精 (the tile turned up after the win, entered with the result if no reader saw it)", xia_jing: "下精",
       dice: "Roll the dice (next hand)",
       seats: "Seats (between hands)", guest: "Guest", sit: "Seat", seat_acts: "Latest seat acts", card: "member card", by_staff: "staff", by_owner: "owner",
-      phone_joins: "Phones' joins", no_joins: "No phone has joined yet", by_phone: "phone", member: "member",
+      phone_joins: "Phones' joins", no_joins: "No phone has joined yet", release_phone: "Free the seat", by_phone: "phone", member: "member",
       joined_join: "joined", joined_leave: "left", joined_release: "freed by staff",
       session: "Session", close_session: "Close the session and cash out",
       close_reason: "Reason (required, e.g. closing time)", session_closed: "session closed",
@@ -437,10 +437,12 @@
   }
 
   async function loadSeats() {
-    let members, seats;
+    let members, seats, phones;
     try {
-      [members, seats] = await Promise.all([call("/api/v1/members"), call("/api/v1/members/seats")]);
+      [members, seats, phones] = await Promise.all([call("/api/v1/members"), call("/api/v1/members/seats"),
+        call("/api/v1/play/seats").catch(() => null)]);
     } catch (e) { if ($("seats-error")) $("seats-error").textContent = e.message; return; }
+    const onPhone = Array.isArray(phones && phones.seats) ? phones.seats : [];
     if (!$("seat-rows")) return;
     const list = (Array.isArray(members) ? members : []).filter((m) => m && m.active).slice(0, 5000);
     const players = Array.isArray(seats && seats.players) ? seats.players : [];
@@ -450,7 +452,11 @@
         list.map((m) => el("option", { value: MJ.str(m.member_id, 32), selected: m.member_id === now }, MJ.str(m.name, 32))));
       const go = el("button", { class: "btn", type: "button", id: `seat-${s}-go` }, T("sit"));
       go.addEventListener("click", () => sit(s, pick.value || null));
-      return el("div", { class: "row" }, el("b", null, MJ.seatName(s, null, [])), pick, go);
+      const held = typeof onPhone[s] === "string" ? MJ.str(onPhone[s], 32) : "";
+      const free = held ? el("button", { class: "btn", type: "button", id: `seat-${s}-release` }, T("release_phone")) : null;
+      if (free) free.addEventListener("click", () => release(s));
+      return el("div", { class: "row" }, el("b", null, MJ.seatName(s, null, [])), pick, go,
+        held ? el("span", { class: "muted", "data-phone-seat": s }, `${T("by_phone")}：${held}`) : null, free);
     }));
     const acts = Array.isArray(seats && seats.acts) ? seats.acts.slice(0, 10) : [];
     $("seat-acts").replaceChildren(...acts.map((a) => el("li", { class: "seat-act" },
@@ -469,6 +475,17 @@
     if (text === "card") return T("card");
     const [role, name] = [text.split(":", 1)[0], text.slice(text.indexOf(":") + 1)];
     return ["staff", "owner", "phone"].includes(role) && text.includes(":") ? `${T("by_" + role)} ${name}` : text;
+  }
+
+  /** Free a seat a phone holds (the player left, or lost the phone): audited as a release. */
+  async function release(seat) {
+    const error = $("seats-error");
+    error.textContent = ""; error.classList.remove("ok");
+    try {
+      await call(`/api/v1/staff/phones/${seat}/release`, {});
+      error.classList.add("ok"); error.textContent = T("done");
+    } catch (e) { error.textContent = e.message; }
+    loadSeats(); loadJoins();
   }
 
   async function sit(seat, memberId) {

@@ -1,7 +1,7 @@
 """The phones' joins listed for staff on the console, behind its menu of rare acts
 (Chromium, a table without readers over a real Mosquitto): each join, a phone leaving
 and a seat staff freed, newest first, who and when, in words; a name as text, never
-markup."""
+markup; a seat a phone holds freed by staff with one tap."""
 
 from __future__ import annotations
 
@@ -51,5 +51,16 @@ def test_staff_see_the_phones_joins_leaves_and_releases_on_the_console(
     assert page.locator("#phone-joins #x").count() == 0  # never as markup
     page.locator("#phone-joins").scroll_into_view_if_needed()
     _shot(page, tmp_path, "console-phone-joins")
+
+    # staff free a seat a phone holds from the seats' rows: one tap, audited as a release
+    page.wait_for_selector("#seat-0-release", timeout=WAIT)
+    assert page.locator("#seat-1-release").count() == 0  # 2号位's phone left
+    assert page.locator("[data-phone-seat='2']").text_content() == f"手机：{MARKUP}"
+    page.click("#seat-0-release")
+    page.wait_for_selector("#phone-joins li:nth-child(7)", timeout=WAIT)
+    newest = page.locator("#phone-joins li").first.text_content() or ""
+    assert "1号位" in newest and "张三" in newest and "被工作人员让出" in newest
+    page.wait_for_selector("#seat-0-release", state="detached", timeout=WAIT)
+    assert call(f"{base}/api/v1/play/seats").body["seats"][0] is None
     assert errors == []
     page.close()
