@@ -94,6 +94,7 @@ FIELDS: dict[str, str] = {
     "xia_indicator": "下精",
     "an_indicator": "暗精",
     "held": "自己的牌",
+    "robbed_from": "被抢的碰来自哪一家",
     "reason": "原因",
     "points": "分数",
     "from_seat": "出分的一家",
