@@ -44,7 +44,7 @@ def keeper(store: EventStore) -> HandKeeper:
 
 @pytest.fixture
 def client(store: EventStore, keeper: HandKeeper) -> Iterator[TestClient]:
-    seating = Seating(keeper, keeper.outlet)
+    seating = Seating(keeper)
 
     async def desk(item: Any) -> dict[str, Any]:
         return handle(keeper, item, seat=seating.handle)
