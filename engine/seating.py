@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, get_args
+from typing import Any
 
 from engine.round.actions import Rejection
 from engine.round.commands import SEATS, Audit, StaffInputError
@@ -43,7 +43,6 @@ class FreeSeat:
 
 
 SeatCommand = TakeSeat | FreeSeat
-SEAT_COMMANDS: tuple[type, ...] = get_args(SeatCommand)
 
 Seats = Sequence[Sitter | None]
 """Who sits at each of the four seats (None: a guest)."""
@@ -54,7 +53,6 @@ class SeatTaken:
     """``seat`` is ``member``'s from now (None: a guest's), as ``by`` did it at ``at``: one
     seat act (stored as a ``seat_acts`` row; a hand's log carries those that led to it)."""
 
-    type: ClassVar[str] = "seat_taken"
     seat: int
     member: Sitter | None
     by: str  # "card" (a member's card on the seat), or "<role>:<account>"

@@ -22,8 +22,10 @@ import structlog
 from sqlalchemy import Connection
 
 from controller.store.members import (
+    MemberInputError,
     Members,
     Players,
+    UnknownMember,
     seat_command,
     seated,
     seated_members,
@@ -101,7 +103,10 @@ class Seating:
         if member is None:  # (deactivated since the copy was made)
             log.info("card of no active member: ignored", seat=seat)
             return
-        self.execute(seat, member.member_id, Audit("card", "player", act_time()))
+        try:
+            self.execute(self.command(seat, member.member_id, Audit("card", "player", act_time())))
+        except (UnknownMember, MemberInputError) as err:  # (deleted or deactivated meanwhile)
+            log.info("card of a member who may not sit: ignored", seat=seat, why=str(err))
 
     def handle(self, request: SeatRequest, key: RequestKey | None = None) -> dict[str, Any]:
         """A staff act from the console, its answer kept under ``key`` with the act (raises
@@ -109,19 +114,23 @@ class Seating:
         nothing)."""
         if self.keeper.in_progress:
             raise SeatsLocked("a hand is in progress: seats change between hands")
-        return self.execute(request.seat, request.member_id, request.audit, key)
+        return self.execute(self.command(request.seat, request.member_id, request.audit), key)
 
-    def execute(
-        self, seat: int, member_id: str | None, audit: Audit, key: RequestKey | None = None
-    ) -> dict[str, Any]:
-        """The seat command (``seat_command``: the member named from the registry) applied
-        to the seats as stored (``apply_seat``); its seat acts, the seats they leave on the
-        public topic and the answer (who sits where, the acts) under ``key``: one
-        transaction (``UnitOfWork.commit``), then published. None to do (the seat is so
-        already): nothing stored, the seats as they are answered."""
+    def command(self, seat: int, member_id: str | None, audit: Audit) -> SeatCommand:
+        """The engine's seat command, the member named from the registry (raises
+        UnknownMember, MemberInputError for one deactivated)."""
+        with self.keeper.store.engine.connect() as c:
+            return seat_command(c, seat, member_id, audit)
+
+    def execute(self, command: SeatCommand, key: RequestKey | None = None) -> dict[str, Any]:
+        """``command`` applied to the seats as stored (``apply_seat``); its seat acts, the
+        seats they leave on the public topic and the answer (who sits where, the acts)
+        under ``key``: one transaction (``UnitOfWork.commit``), then published. Nothing to
+        do (the seat is so already): nothing stored, the seats as they are answered. A
+        refusal raises StaffInputError (or, a member deactivated or deleted since the
+        command was made, MemberInputError or UnknownMember), nothing stored."""
         store, table = self.keeper.store, self.keeper.table
         with store.engine.connect() as c:
-            command: SeatCommand = seat_command(c, seat, member_id, audit)
             before = seated_members(c, table)
         events = apply_seat(before, command)
         if not isinstance(events, list):
@@ -141,7 +150,7 @@ class Seating:
             lambda outbox: store.write_with(acts, outbox=outbox), [(SEATS_NAME, payload)]
         )
         self.names = payload["seats"]
-        log.info("seat act", seat=seat, member_id=member_id, by=audit.by, role=audit.role)
+        log.info("seat acts", acts=answer["acts"])
         return answer
 
 
