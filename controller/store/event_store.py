@@ -15,10 +15,10 @@ import contextlib
 import json
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import structlog
 from sqlalchemy import (
@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     from controller.process.metrics import Metrics
 
 log = structlog.get_logger(__name__)
+T = TypeVar("T")
 
 OPEN, FINISHED, ABORTED = "open", "finished", "aborted"
 MAX_TYPE_LENGTH = 64
@@ -841,6 +842,19 @@ class EventStore:
             if messages:
                 c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
         self._count_enqueued(len(messages))
+
+    def write_with(
+        self, write: Callable[[Connection], T], *, outbox: Sequence[OutboxMessage] = ()
+    ) -> T:
+        """``write``'s change (seat acts: ``controller.table.seating``) and ``outbox`` in one
+        transaction; what ``write`` raises undoes both."""
+        messages = _check_messages(outbox)
+        with self.engine.begin() as c:
+            result = write(c)
+            if messages:
+                c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
+        self._count_enqueued(len(messages))
+        return result
 
     def alerts_of(self, hand_id: str) -> list[AlertRecord]:
         """A hand's alerts with their private details, oldest first (owners only)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import typing
 import unicodedata
 import uuid
 from collections.abc import Sequence
@@ -31,8 +32,10 @@ from sqlalchemy.exc import IntegrityError
 
 from controller.store.models import HANDS, MEMBERS, SEAT_ACTS, utcnow
 from controller.store.records import StoreError, StoreInputError
-from controller.store.request_keys import KeptAnswer, RequestKey
 from controller.store.session_players import forget
+from engine.round.actions import Rejection
+from engine.round.commands import Audit
+from engine.seating import FreeSeat, SeatTaken, Sitter, TakeSeat, apply_seat
 
 NAME_MAX: Final = 32
 BY_MAX: Final = 80
@@ -136,12 +139,6 @@ def check_member_id(member_id: object) -> str:
     return member_id
 
 
-def check_seat(seat: object) -> int:
-    if not isinstance(seat, int) or isinstance(seat, bool) or seat not in range(SEATS):
-        raise MemberInputError("seat", "a seat 0-3")
-    return seat
-
-
 def link_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -188,6 +185,53 @@ def seating_in(c: Connection, table_id: str) -> Players:
         if member_id is not None and 0 <= seat < SEATS:
             seats[seat] = {"member_id": member_id, "name": name}
     return seats
+
+
+def seated_members(c: Connection, table_id: str) -> list[Sitter | None]:
+    """``seating_in`` as the engine's seat commands read it."""
+    return [
+        None if p is None else Sitter(p["member_id"], p["name"]) for p in seating_in(c, table_id)
+    ]
+
+
+def _sitter(c: Connection, member_id: str) -> Sitter:
+    """The live, active member ``member_id`` (raises UnknownMember, MemberInputError)."""
+    found = c.execute(
+        select(MEMBERS.c.name, MEMBERS.c.active).where(MEMBERS.c.member_id == member_id, _LIVE)
+    ).first()
+    if found is None:
+        raise UnknownMember(f"no member {member_id}")
+    if not found.active:
+        raise MemberInputError("member_id", "the member is deactivated")
+    return Sitter(member_id, found.name)
+
+
+def seat_command(
+    c: Connection, seat: int, member_id: str | None, audit: Audit
+) -> TakeSeat | FreeSeat:
+    """The command that seats ``member_id`` at ``seat`` (None: frees it), the member named
+    from the registry (raises UnknownMember, MemberInputError for a deactivated one)."""
+    if member_id is None:
+        return FreeSeat(audit, seat)
+    return TakeSeat(audit, seat, _sitter(c, member_id))
+
+
+def store_seat_acts(
+    c: Connection, table_id: str, parlour: str, events: Sequence[SeatTaken]
+) -> list[SeatAct]:
+    """``events`` as seat acts, in ``c``'s transaction; each member seated is checked again
+    (one deactivated or deleted since the command was made refuses the whole write)."""
+    ids = []
+    for e in events:
+        if e.member is not None:
+            _sitter(c, e.member.member_id)
+        row = e.as_dict() | {"at": datetime.fromisoformat(e.at)}
+        row |= {"table_id": table_id, "parlour": parlour}
+        ids.append(
+            c.execute(insert(SEAT_ACTS).values(**row).returning(SEAT_ACTS.c.id)).scalar_one()
+        )
+    query = select(SEAT_ACTS).where(SEAT_ACTS.c.id.in_(ids)).order_by(SEAT_ACTS.c.id)
+    return [_act(a) for a in c.execute(query)]
 
 
 def claim_seat_acts(c: Connection, table_id: str, hand_id: str) -> None:
@@ -384,50 +428,20 @@ class Members:
         with self.engine.connect() as c:
             return seating_in(c, self.table_id)
 
-    def sit(
-        self, seat: int, member_id: str | None, by: str, key: RequestKey | None = None
-    ) -> list[SeatAct]:
+    def sit(self, seat: int, member_id: str | None, by: str) -> list[SeatAct]:
         """``member_id`` sits down at ``seat`` (None: the seat is left to a guest), as ``by``
-        did it; a member sitting elsewhere leaves that seat in the same transaction, and
-        so does the answer to the request (``seated``) kept under ``key``. Returns the
-        acts stored (none when the seat already is so)."""
-        seat = check_seat(seat)
-        if not by or len(by) > BY_MAX:
-            raise MemberInputError("by", f"1-{BY_MAX} characters")
-        now = utcnow()
+        ("card" or "<role>:<account>") did it, with no table running (``mjtable``'s tools,
+        tests): the seat command the table executes (``engine.seating``), its acts stored,
+        nothing published. A table seats people through ``controller.table.seating``."""
+        role, _, name = by.rpartition(":")
+        at = utcnow().isoformat()
+        audit = Audit(name, typing.cast(Any, role), at) if role else Audit(by, "player", at)
         with self.engine.begin() as c:
-            seats = seating_in(c, self.table_id)
-            name = None
-            if member_id is not None:
-                found = c.execute(
-                    select(MEMBERS.c.name, MEMBERS.c.active).where(
-                        MEMBERS.c.member_id == member_id, _LIVE
-                    )
-                ).first()
-                if found is None:
-                    raise UnknownMember(member_id)
-                if not found.active:
-                    raise MemberInputError("member_id", "the member is deactivated")
-                name = found.name
-            current = seats[seat]
-            if (current and current["member_id"]) == member_id:
-                return []
-            rows: list[dict[str, Any]] = []
-            for other, player in enumerate(seats):
-                if other != seat and player is not None and player["member_id"] == member_id:
-                    rows.append({"seat": other, "member_id": None, "name": None})
-            rows.append({"seat": seat, "member_id": member_id, "name": name})
-            common = {"table_id": self.table_id, "parlour": self.parlour, "by": by, "at": now}
-            ids = [
-                c.execute(
-                    insert(SEAT_ACTS).values(**r, **common).returning(SEAT_ACTS.c.id)
-                ).scalar_one()
-                for r in rows
-            ]
-            acts = [_act(a) for a in c.execute(select(SEAT_ACTS).where(SEAT_ACTS.c.id.in_(ids)))]
-            if key is not None:
-                KeptAnswer(key, seated(seating_in(c, self.table_id), acts)).write(c)
-            return acts
+            command = seat_command(c, seat, member_id, audit)
+            done = apply_seat(seated_members(c, self.table_id), command)
+            if isinstance(done, Rejection):
+                raise MemberInputError("seat", done.reason)
+            return store_seat_acts(c, self.table_id, self.parlour, done)
 
     def acts(self, *, hand_id: str | None = None, limit: int = 200) -> list[SeatAct]:
         """This table's seat acts, newest first (``hand_id``: those that led to that hand)."""

@@ -169,7 +169,7 @@ class TableService:
         self._unexplained: dict[str, tuple[float, str, str]] = {}
         self._stuck: str | None = None  # the notice shown while a hand waits for staff
         # Who sits where: cards read on a hand zone, staff on the console (between hands).
-        self.seating = Seating(keeper, outlet)
+        self.seating = Seating(keeper)
         book.cards = self.seating.cards
         tracker.on_card = self.seating.card
         self.wall = wall

@@ -49,11 +49,12 @@ class DiceButton:
 
 @dataclass(frozen=True, slots=True)
 class SeatRequest:
-    """Staff (or an owner) seat ``member_id`` at ``seat`` (None: a guest's), between hands."""
+    """Staff (or an owner) seat ``member_id`` at ``seat`` (None: a guest's), between hands:
+    the loop makes it the engine's seat command (``controller.table.seating``)."""
 
     seat: int
     member_id: str | None
-    by: str  # "<role>:<account>"
+    audit: Audit
 
 
 Request = HandAct | CloseSession | Look | DiceButton | SeatRequest

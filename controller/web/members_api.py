@@ -7,7 +7,6 @@ only, each act stored with the account that did it before the seats are publishe
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Response, status
@@ -20,14 +19,14 @@ from controller.store.members import (
     UnknownMember,
 )
 from controller.store.owners import OwnerRecord
-from controller.store.request_keys import KeyReused
-from controller.table.seating import SeatsLocked
+from controller.table.seating import act_time
 from controller.table.staff_requests import SeatRequest
 from controller.web.context import WebContext, context
 from controller.web.routes import ApiRoute
 from controller.web.schemas import WITH_BODY, Problem
 from controller.web.staff_api import IdempotencyKey, table_account, with_key
-from controller.web.table_desk import ANSWER_WAIT
+from controller.web.table_desk import ask_table
+from engine.round.commands import Audit
 
 router = APIRouter(
     route_class=ApiRoute,
@@ -117,6 +116,7 @@ def seats(account: Account, ctx: Ctx) -> dict[str, Any]:
 @router.put(
     "/seats/{seat}",
     responses={
+        403: {"model": Problem},
         404: {"model": Problem},
         409: {"model": Problem},
         422: {"model": Problem},
@@ -131,21 +131,8 @@ async def sit(
     ctx: Ctx,
     key: IdempotencyKey = None,
 ) -> dict[str, Any]:
-    if ctx.staff_desk is None:
-        raise HTTPException(status.HTTP_403_FORBIDDEN, "no live table here: seat at the table")
-    request = SeatRequest(seat, body.member_id, f"{account.role}:{account.name}")
-    try:
-        sent = with_key(request, account, key, f"seat {seat}", body)
-        return await asyncio.wait_for(ctx.staff_desk(sent), ANSWER_WAIT)
-    except KeyReused as err:
-        raise HTTPException(422, str(err)) from None
-    except SeatsLocked as err:
-        raise HTTPException(status.HTTP_409_CONFLICT, str(err)) from None
-    except UnknownMember:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no member {body.member_id}") from None
-    except (TimeoutError, OverflowError):
-        raise HTTPException(
-            status.HTTP_503_SERVICE_UNAVAILABLE,
-            "the table did not take the act; nothing was done, try again",
-            headers={"Retry-After": "2"},
-        ) from None
+    """The seat command on the table loop (``controller.table.seating``); refused in words
+    as the staff's acts are (``table_desk.ask_table``), nothing done."""
+    audit = Audit(account.name, account.role, act_time())
+    request = SeatRequest(seat, body.member_id, audit)
+    return await ask_table(ctx, with_key(request, account, key, f"seat {seat}", body))

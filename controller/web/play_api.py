@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from controller.store.member_records import member_of_link
 from controller.store.members import NAME_MAX, MemberInputError, Members, UnknownMember, check_name
 from controller.store.owners import OwnerRecord
-from controller.table.seating import SeatsLocked
+from controller.table.seating import act_time
 from controller.table.staff_requests import DiceButton, HandAct, Look, SeatRequest
 from controller.web.context import WebContext, context
 from controller.web.limits import Rate, client_address
@@ -201,11 +201,13 @@ async def join(
         raise refused(err) from None
     seated = False
     if member_id is not None and not view.get("in_progress"):
+        audit = Audit(f"phone:{held.sid}", "player", act_time())
         try:  # a member's seat act, between hands (docs/players.md, "Sitting down")
-            await ask_table(ctx, SeatRequest(seat, member_id, f"phone:{held.sid}"))
+            await ask_table(ctx, SeatRequest(seat, member_id, audit))
             seated = True
-        except SeatsLocked:
-            pass
+        except HTTPException as err:  # (a hand started meanwhile: the seats stay)
+            if err.status_code != status.HTTP_409_CONFLICT:
+                raise
     response.set_cookie(
         COOKIE,
         token,

@@ -1,5 +1,6 @@
 """The table loop's answer to a web request, and its refusals as HTTP in words: one mapping
-for every route that hands the loop a request (the staff's acts, the players' phones)."""
+for every route that hands the loop a request (the staff's acts, the players' phones, a
+seat taken)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from fastapi import HTTPException, status
 
+from controller.store.members import MemberInputError, UnknownMember
 from controller.store.request_keys import KeyReused
 from controller.table.staff_acts import NotPermitted, StaleRequest, UnknownHandId
 from controller.table.staff_requests import Keyed, Request
@@ -27,13 +29,13 @@ async def ask_table(
         raise HTTPException(status.HTTP_403_FORBIDDEN, say("staff.no_live_table"))
     try:
         return await asyncio.wait_for(ctx.staff_desk(item), ANSWER_WAIT)
-    except (KeyReused, StaffInputError) as err:
+    except (KeyReused, StaffInputError, MemberInputError) as err:
         raise HTTPException(422, refusal(str(err), places)) from None
     except StaleRequest as err:
         raise HTTPException(status.HTTP_409_CONFLICT, refusal(str(err))) from None
     except NotPermitted as err:
         raise HTTPException(status.HTTP_403_FORBIDDEN, refusal(str(err))) from None
-    except UnknownHandId as err:
+    except (UnknownHandId, UnknownMember) as err:
         raise HTTPException(status.HTTP_404_NOT_FOUND, refusal(str(err))) from None
     except (TimeoutError, OverflowError):  # (the loop busy or gone; a full queue)
         raise HTTPException(

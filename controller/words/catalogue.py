@@ -207,6 +207,7 @@ MESSAGES: list[tuple[str, str]] = [
     ),
     (r"a hand is in progress: seats change between hands", "本局进行中：换座请在两局之间"),
     (r"no member (?P<id>.+)", "没有这位会员（{id}）"),
+    (r"the member is deactivated", "这位会员已停用"),
     (r"(?P<name>.+) is not staff of table (?P<table>.+)", "{name} 不是 {table} 桌的工作人员"),
     (r"the hub plays no hand: act at the table", "总台不打牌：请到牌桌上操作"),
     (r"no hand finished at this table yet", "本台还没有打完的牌局"),

@@ -12,12 +12,18 @@ from pathlib import Path
 
 import pytest
 
+import controller.store.members
+import controller.table.seating
 import controller.table.staff_acts
 import engine
 from controller.words import refusal
 
 RAISED = {"SettleInputError", "StaffInputError", "StaleRequest", "NotPermitted", "UnknownHandId"}
-SOURCES = [Path(engine.__file__).parent, Path(controller.table.staff_acts.__file__)]
+RAISED |= {"SeatsLocked", "UnknownMember"}  # a seat taken (MemberInputError: below)
+SOURCES = [Path(engine.__file__).parent]
+SOURCES += [Path(m.__file__) for m in (controller.table.staff_acts, controller.table.seating)]
+# the store's refusals of a seat taken (``MemberInputError(field, why)``), by function
+SEAT_STORE = Path(controller.store.members.__file__), {"_sitter", "seat_command"}
 # a value for each formatted part of a message, by what the part names (first match)
 SAMPLES = [
     (r"'winner'", "seat"),
@@ -66,22 +72,34 @@ def _message(node: ast.expr) -> str | None:
     return None  # a message made elsewhere (a variable): its maker's raise is scanned
 
 
+def _raised_in(path: Path, tree: ast.AST) -> Iterator[tuple[str, str]]:
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        name = getattr(node.func, "id", None)
+        where = f"{path.name}:{node.lineno}"
+        if name in RAISED:
+            message = _message(node.args[0])
+            if message is not None:
+                yield where, message
+        elif name == "MemberInputError" and len(node.args) == 2:
+            field, why = _message(node.args[0]), _message(node.args[1])
+            if field is not None and why is not None:
+                yield where, f"{field}: {why}"
+        elif name == "reject" and len(node.args) == 3:  # reject(code, zh, en)
+            zh, en = _message(node.args[1]), _message(node.args[2])
+            if zh is not None and en is not None:
+                yield where, f"{zh} ({en})"
+
+
 def _raised() -> Iterator[tuple[str, str]]:
     for root in SOURCES:
         for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if not isinstance(node, ast.Call) or not node.args:
-                    continue
-                name = getattr(node.func, "id", None)
-                where = f"{path.name}:{node.lineno}"
-                if name in RAISED:
-                    message = _message(node.args[0])
-                    if message is not None:
-                        yield where, message
-                elif name == "reject" and len(node.args) == 3:  # reject(code, zh, en)
-                    zh, en = _message(node.args[1]), _message(node.args[2])
-                    if zh is not None and en is not None:
-                        yield where, f"{zh} ({en})"
+            yield from _raised_in(path, ast.parse(path.read_text(encoding="utf-8")))
+    path, functions = SEAT_STORE
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef) and node.name in functions:
+            yield from _raised_in(path, node)
 
 
 MESSAGES = list(_raised())
@@ -95,6 +113,7 @@ def test_the_scan_finds_the_refusals() -> None:
     assert len(MESSAGES) > 150, len(MESSAGES)
     assert any("没有这个座位" in m for _, m in MESSAGES)  # an engine rejection
     assert any(m.startswith("no roll is due") for _, m in MESSAGES)  # the table loop's
+    assert any(m.endswith("the member is deactivated") for _, m in MESSAGES)  # a seat's
 
 
 @pytest.mark.parametrize(("where", "message"), MESSAGES, ids=[w for w, _ in MESSAGES])

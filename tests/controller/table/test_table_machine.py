@@ -1,7 +1,8 @@
 """The service (``mjtable run``, its own process) on a table without readers, with a real
 Mosquitto, driven by a hypothesis state machine as staff and the broker's bad days would:
 hands started by the dice and finished by staff, adjustments, penalties, undos, voids,
-sessions closed, acts sent twice with one ``Idempotency-Key``, clean restarts, kill -9,
+sessions closed, members seated between hands, acts sent twice with one
+``Idempotency-Key``, clean restarts, kill -9,
 the broker gone and back, a full disk (a real tmpfs) that clears. After every step every
 retained public topic and ``/api/v1/public/state`` show what the store holds (the
 projections recomputed here from its events), no act is stored twice, and nothing
@@ -40,8 +41,10 @@ from hypothesis.stateful import (
 from controller.mqtt.flat import points
 from controller.process.local_ports import free_local_port
 from controller.store import EventStore, StoredHand
+from controller.store.members import Members
 from controller.store.owners import OwnerAccounts, StaffPolicy
 from controller.table.publication import jing_payload
+from controller.table.seating import seats_payload
 from controller.web.live import SECRET_KEYS
 from controller.web.passwords import hash_password
 from engine.round.events import STAFF_ACT_TYPES, Event, HandStarted, event_from_dict
@@ -60,6 +63,7 @@ GUARD = 45.0  # seconds a wait may take on a loaded machine: a hang guard, not a
 RESTARTS = 1  # per run, the opening's kill included: each costs a service start
 SCREENS = ("scores", "hand", "jing", "settlement")
 DISK = 24 << 20  # the data directory's tmpfs, filled by the full-disk step
+SEATS = "/api/v1/members/seats/"  # (a PUT)
 
 
 def _json(value: Any) -> Any:
@@ -103,6 +107,8 @@ class Table:
         owners = OwnerAccounts(store)
         owners.add("boss", hash_password(PASSWORD))
         owners.set_staff_policy(StaffPolicy(false_win_amount=5, xianggong_amount=3), "boss")
+        registry = Members(store.engine, table_id="t1")
+        self.members = [registry.add(name).member_id for name in ("王五", "<b>李四</b>")]
         store.close()
         self.proc: subprocess.Popen[bytes] | None = None
         self.http = httpx.Client(base_url=f"http://127.0.0.1:{self.port}", timeout=30.0)
@@ -151,7 +157,8 @@ class Table:
             headers["Idempotency-Key"] = key
         if body is None:
             return self.http.get(path, headers=headers)
-        return self.http.post(path, json=body, headers=headers)
+        send = self.http.put if path.startswith(SEATS) else self.http.post
+        return send(path, json=body, headers=headers)
 
     def look(self) -> dict[str, Any]:
         r = self.call("/api/v1/staff/hands/current")
@@ -171,7 +178,7 @@ def expected_screens(store: EventStore) -> dict[str, Any]:
     """The retained screens as the store's events make them."""
     hands = sorted(store.list_hands(limit=10_000), key=lambda h: h.table_seq or 0)
     session = store.open_session()
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"seats": seats_payload(Members(store.engine, table_id="t1").seating())}
     finished = [h for h in hands if h.status == "finished"]
     if finished:
         last = store.load_hand(finished[-1].id)
@@ -232,6 +239,7 @@ class StaffAndBadDays(RuleBasedStateMachine):
         super().__init__()
         self.table = Table(self.work / uuid.uuid4().hex[:8], self.broker)
         self.acts = 0  # acts the service said it did (a repeat of a key counted once)
+        self.seat_acts = 0  # seat acts the service said it stored
         self.last: tuple[str, dict[str, Any], str, Any] | None = None  # path, body, key, answer
         self.restarts = 0
         self.rng = random.Random(0)
@@ -240,7 +248,8 @@ class StaffAndBadDays(RuleBasedStateMachine):
     def start(self, seats: tuple[int, ...], points_: int) -> None:
         """The service started, staff move points on its first hand at once (before any
         settlement: a reader-less table's first screens of totals), the act is sent
-        again with its key, and the service is killed (-9) and started again; then the
+        again with its key, and the service is killed (-9) and started again; the disk
+        fills, the hand is finished, a member sits down and the session closes; then the
         rules, in any order."""
         self.table.start()
         self.adjust(seats, points_)
@@ -252,6 +261,8 @@ class StaffAndBadDays(RuleBasedStateMachine):
         self.disk_full()
         self.screens_show_the_store()
         self.finish(0)
+        self.screens_show_the_store()
+        self.take_seat(2, 0)  # between hands: a member sits down
         self.screens_show_the_store()
         self.close_session()
         self.the_same_act_again()
@@ -311,6 +322,18 @@ class StaffAndBadDays(RuleBasedStateMachine):
     def penalty(self, seat: int, kind: str) -> None:
         body = {"seat": seat, "penalty": kind, "reason": "pen"}
         self._act("/api/v1/staff/hands/current/penalties", body)
+
+    @rule(seat=st.integers(0, 3), member=st.sampled_from([0, 1, None]))
+    def take_seat(self, seat: int, member: int | None) -> None:
+        """Staff seat a member (or leave the seat to a guest): between hands only."""
+        member_id = None if member is None else self.table.members[member]
+        path, body, key = f"{SEATS}{seat}", {"member_id": member_id}, uuid.uuid4().hex
+        r = self.table.call(path, body, key)
+        assert r.status_code in (200, 409), r.text
+        self.done[f"seat {r.status_code}"] += 1
+        if r.status_code == 200:
+            self.seat_acts += len(r.json()["acts"])
+            self.last = (path, body, key, r.json())
 
     @rule()
     def undo(self) -> None:
@@ -388,9 +411,11 @@ class StaffAndBadDays(RuleBasedStateMachine):
         try:
             want = expected_screens(store)
             stored_acts = acts_stored(store)
+            seat_acts = len(Members(store.engine, table_id="t1").acts(limit=10_000))
         finally:
             store.close()
         assert stored_acts == self.acts, f"{stored_acts} acts stored, {self.acts} done"
+        assert seat_acts == self.seat_acts, f"{seat_acts} seat acts stored, {self.seat_acts} done"
         shown: dict[str, Any] = {}
 
         def retained() -> str | None:
@@ -443,4 +468,4 @@ def test_every_public_screen_shows_the_store_through_staff_acts_restarts_and_bro
     done = StaffAndBadDays.done
     print("the runs did:", dict(done))
     assert done["adjustments 200"] and done["again"] and done["kill"], done
-    assert done["disk"] and done["close 200"], done
+    assert done["disk"] and done["close 200"] and done["seat 200"], done

@@ -125,7 +125,7 @@ def test_a_closed_sessions_cashout_is_said_as_published(
             ids = []
             for s, (name, card) in enumerate([("王五", CARD), ("Tom Lee", None)]):
                 member = seating.members.add(name, card)
-                seating.handle(SeatRequest(2 * s, member.member_id, "staff:ann"))
+                seating.handle(SeatRequest(2 * s, member.member_id, AUDIT))
                 ids.append(member.member_id)
             async with recording(mosquitto.port) as rec:
                 await asyncio.wait_for(run.service.run(asyncio.Event()), GUARD * 3)

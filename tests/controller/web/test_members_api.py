@@ -4,12 +4,14 @@ only, each act stored with who did it before the public seats topic says it."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import event
 
 from controller.mqtt.topics import Topics
 from controller.store import EventStore
@@ -17,7 +19,7 @@ from controller.store.members import Members
 from controller.store.owners import OwnerAccounts
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet
-from controller.table.seating import Seating
+from controller.table.seating import Seating, seats_payload
 from controller.table.staff_acts import handle
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
@@ -44,7 +46,7 @@ def keeper(store: EventStore) -> HandKeeper:
 
 @pytest.fixture
 def client(store: EventStore, keeper: HandKeeper) -> Iterator[TestClient]:
-    seating = Seating(keeper, keeper.outlet)
+    seating = Seating(keeper)
 
     async def desk(item: Any) -> dict[str, Any]:
         return handle(keeper, item, seat=seating.handle)
@@ -136,6 +138,72 @@ def test_a_seat_sent_again_with_its_key_gets_the_first_answer(
     other = client.put("/api/v1/members/seats/1", json=body, headers=keyed)
     assert other.status_code == 422 and "Idempotency-Key" in other.json()["en"]
     assert len(Members(store.engine, table_id="t1").acts()) == 1
+
+
+class DiskFull(Exception):
+    """The outbox's insert fails (as a full disk would fail it)."""
+
+
+def _seats_published(store: EventStore) -> list[dict[str, Any]]:
+    """The retained seats messages in the outbox, oldest first (what the publisher sends)."""
+    rows = store.outbox_peek(limit=10_000)
+    return [json.loads(r.payload) for r in rows if r.topic.endswith("/seats") and r.retain]
+
+
+def test_a_seat_act_and_its_seats_message_are_stored_together_or_not_at_all(
+    client: TestClient, store: EventStore
+) -> None:
+    """A write that fails between the seat act and its publication stores neither (nor the
+    key's answer): the seats topic never lags the store; the same key then does the act
+    once, and again answers the first answer, storing nothing."""
+    ann = _auth(client, "ann")
+    li = client.post("/api/v1/members/registrations", json={"name": "李四"}, headers=ann).json()
+    members = Members(store.engine, table_id="t1")
+    published = len(_seats_published(store))
+
+    def fail_outbox(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if statement.lstrip().upper().startswith("INSERT INTO OUTBOX"):
+            raise DiskFull(statement)
+
+    keyed = ann | {"Idempotency-Key": "seat-crash-0123456789"}
+    body = {"member_id": li["member_id"]}
+    event.listen(store.engine, "before_cursor_execute", fail_outbox)
+    try:
+        with pytest.raises(DiskFull):
+            client.put("/api/v1/members/seats/2", json=body, headers=keyed)
+    finally:
+        event.remove(store.engine, "before_cursor_execute", fail_outbox)
+    assert members.acts() == [] and members.seating() == [None] * 4  # neither stored
+    assert len(_seats_published(store)) == published
+
+    first = client.put("/api/v1/members/seats/2", json=body, headers=keyed)
+    assert first.status_code == 200, first.text
+    assert [(a["seat"], a["name"], a["by"]) for a in first.json()["acts"]] == [
+        (2, "李四", "staff:ann")
+    ]
+    assert _seats_published(store)[-1] == seats_payload(members.seating())
+    assert _seats_published(store)[-1] == {"seats": [None, None, "李四", None]}
+    count = len(_seats_published(store))
+    again = client.put("/api/v1/members/seats/2", json=body, headers=keyed)
+    assert again.status_code == 200 and again.json() == first.json()
+    assert len(members.acts()) == 1 and len(_seats_published(store)) == count
+
+
+def test_a_seat_refused_is_said_in_words_seats_counted_from_one(
+    client: TestClient, keeper: HandKeeper, store: EventStore
+) -> None:
+    """The seat route refuses as the staff's acts do (one mapping), Chinese first."""
+    ann = _auth(client, "ann")
+    li = client.post("/api/v1/members/registrations", json={"name": "Li"}, headers=ann).json()
+    r = client.put("/api/v1/members/seats/1", json={"member_id": "0" * 32}, headers=ann)
+    assert r.status_code == 404 and r.json()["detail"] == f"没有这位会员（{'0' * 32}）", r.text
+    client.patch(f"/api/v1/members/by-id/{li['member_id']}", json={"active": False}, headers=ann)
+    r = client.put("/api/v1/members/seats/1", json={"member_id": li["member_id"]}, headers=ann)
+    assert r.status_code == 422 and r.json()["detail"] == "会员：这位会员已停用", r.text
+    play_at_keeper(keeper, random.Random(5), 10)
+    r = client.put("/api/v1/members/seats/3", json={"member_id": None}, headers=ann)
+    assert r.status_code == 409 and r.json()["detail"] == "本局进行中：换座请在两局之间", r.text
+    assert "seats[" not in r.text and Members(store.engine, table_id="t1").acts() == []
 
 
 def test_seats_change_between_hands_by_a_named_person(
