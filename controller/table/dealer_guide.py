@@ -123,6 +123,8 @@ def instruction(
         assert last_roll is not None
         return _flip_step(state, base, last_roll)
     out = base | {"step": "wait", "dice": _dice(last_roll)}
+    if state.finished:
+        out["over"] = True  # (not "in play": the hand is settled or voided)
     due = due_roll(state)
     if due is not None:
         out["roller"] = due[1]

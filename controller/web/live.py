@@ -82,6 +82,8 @@ def _count_words(p: Mapping[str, Any]) -> tuple[str, str]:
 def dealer_text(p: Mapping[str, Any]) -> dict[str, str]:
     """The instruction in words, Chinese and English, from a ``dealer`` payload's fields."""
     step = p.get("step")
+    if step == "wait" and p.get("over"):
+        return {"zh": "本局已结束，等待下一局", "en": "Hand over: waiting for the next hand"}
     if step == "wait" and p.get("roller") is None:  # no roll due: the hand is being played
         return {"zh": "对局中：牌墙无需操作", "en": "Hand in play: nothing to do at the wall"}
     if step == "wait" or p.get("stack") is None:

@@ -42,6 +42,8 @@
       task_play: "对局中：无需操作", task_play_hint: "牌桌自己记录；有问题时这里会提示",
       task_enter: "对局中：打完后录入结果", task_enter_hint: "本桌没有读卡器：翻精后录入精牌，胡牌或流局后录入结果",
       task_staff: "等待工作人员：手动结束或作废本局", task_settled: "本局已结算", task_voided: "本局已作废",
+      task_shuffle: "洗牌中：牌墙升起后掷骰子", task_shuffle_hint: "牌桌正在洗牌、升牌墙，现在还不能掷骰子",
+      task_settled_hint: "看完结算后把牌推进牌桌：洗好牌、升起牌墙就开始下一局",
       roll: "掷骰子", next_hand: "下一局（掷骰子）", open_finish: "手动结束本局", open_correct: "更正胡牌", close_finish: "收起",
       void_now: "作废本局", void_confirm: "确认作废", flip_reason: "原因（可不填）",
       more: "更多操作：罚分、调整、入座、最近牌局、结束本场", need_reason: "请先填写原因",
@@ -90,6 +92,8 @@
       task_enter: "In play: enter the result when it ends",
       task_enter_hint: "No readers: enter the 精 once turned up, the result once the hand ends",
       task_staff: "Waiting for staff: finish or void this hand", task_settled: "Hand settled", task_voided: "Hand voided",
+      task_shuffle: "Shuffling: roll once the walls are up", task_shuffle_hint: "The table is shuffling and raising the walls; no roll yet",
+      task_settled_hint: "Once the players have seen the result, push the tiles in: the next hand starts on the new walls",
       roll: "Roll the dice", next_hand: "Next hand (roll)", open_finish: "Finish this hand", open_correct: "Correct the win", close_finish: "Close",
       void_now: "Void this hand", void_confirm: "Void it", flip_reason: "Reason (optional)",
       more: "More: penalty, adjust, seats, recent hands, close the session", need_reason: "Give a reason first",
@@ -167,6 +171,12 @@
     }
     if (!$("staff-view")) return;
     renderView();
+    // a hand the table ended by itself (the readers read its result): the recent hands follow
+    const ended = `${S.view && S.view.hand_id}/${S.view && S.view.in_progress}`;
+    if (ended !== S.lookedHand) {
+      S.lookedHand = ended;
+      if ($("staff-more").open) lookRecent();
+    }
     await lookCashout();
   }
 
@@ -271,7 +281,8 @@
     if (!v.in_progress) return "settled";
     if (S.status && S.status.hand === "waiting_for_staff") return "staff";
     const phase = v.public && typeof v.public === "object" ? v.public.phase : null;
-    if (DICE_PHASES.includes(phase) || phase === "shuffle") return "dice";
+    if (phase === "shuffle") return "shuffle"; // (a table with readers: its walls rise first)
+    if (DICE_PHASES.includes(phase)) return "dice";
     return S.unread ? "enter" : "play";
   }
 
@@ -315,10 +326,12 @@
     const voided = task === "settled" && !!p.settlement && MJ.cleaned("settlement", p.settlement).voided;
     $("task-title").textContent = voided ? T("task_voided") : T("task_" + task);
     const phase = v && v.public && typeof v.public.phase === "string" ? v.public.phase : null;
-    const hint = ["dice", "play", "enter"].includes(task) ? T(`task_${task}_hint`) : "";
+    // a table with readers starts the next hand on its new walls: no dice button for it
+    const readers = task === "settled" && !S.unread;
+    const hint = ["dice", "play", "enter", "shuffle"].includes(task) || readers ? T(`task_${task}_hint`) : "";
     $("task-hint").textContent = task === "dice" && phase ? `${MJ.t("phase_" + phase)} · ${hint}` : hint;
     const dice = $("roll-dice");
-    dice.hidden = !["dice", "settled", "none"].includes(task);
+    dice.hidden = !["dice", "settled", "none"].includes(task) || readers;
     dice.textContent = task === "settled" ? T("next_hand") : T("roll");
     dice.classList.toggle("primary", task !== "none");
     // a won hand lies face up until the next starts: its tiles may be corrected
@@ -917,6 +930,7 @@
       return;
     }
     const p = v.public && typeof v.public === "object" ? v.public : {};
+    $("staff-view").dataset.seen = Number.isInteger(v.seen) ? String(v.seen) : ""; // (the events the acts name)
     // no reader saw a tile (a table without readers): every seat and the flip are entered
     const seen = [0, 1, 2, 3].map(publicSeat);
     S.unread = seen.every((x) => !x.tiles && !x.melds.length && !x.discards.length);
@@ -996,7 +1010,8 @@
     const title = st.voided ? MJ.t("void") : MJ.t("settlement");
     const line = (l) => el("tr", null, el("td", null, l.reason), el("td", null, MJ.seatName(l.from, null)),
       el("td", null, "→"), el("td", null, MJ.seatName(l.to, null)), el("td", { class: "num" }, MJ.fmtNum(l.amount)));
-    const notes = Array.isArray(raw.notes) ? raw.notes.slice(0, 8).map((n) => MJ.str(n, 200)) : [];
+    // who entered it, in the page's words as the display says it (the notes are the engine's)
+    const notes = st.entered ? [MJ.t("entered_" + st.entered)] : [];
     return el("div", { class: "staff-settlement", id: "staff-settlement" }, el("h3", null, title),
       st.net ? el("div", { class: "row" }, st.net.map((n, s) => el("span", null, `${MJ.seatName(s, null)} ${MJ.fmtNum(n) || "0"}`))) : null,
       el("table", { class: "lines" }, st.lines.map(line)),

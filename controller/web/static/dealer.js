@@ -109,7 +109,7 @@
       const advice = MJ.inLang(p.advice);
       const seat = p.seat !== null ? ` · ${MJ.seatName(p.seat, S.hand ? S.hand.dealer : null)}` : "";
       const when = new Date(a.at * 1000).toLocaleTimeString();
-      return el("div", { class: `alert${a.fresh ? " fresh" : ""}${a.replayed ? " replayed" : ""}`, "data-kind": p.kind },
+      return el("div", { class: `alert${a.fresh ? " fresh" : ""}${a.replayed ? " replayed" : ""}`, "data-kind": p.kind, "data-hand": MJ.str(p.hand_id, 64) || "" },
         el("span", { class: "when" }, when + (a.replayed ? " · " + MJ.t("recent") : "")),
         el("h3", null, title + seat),
         el("div", null, p.message),

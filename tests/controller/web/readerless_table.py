@@ -2,8 +2,9 @@
 its web app on a local port, the staff account ``ann``), run in a thread: the browser
 tests' table. ``start`` again on the same data and port is a restart (the session and
 its open hand resume from the store). ``readers=None``: the virtual table's readers (a
-test may unplug one); ``ready_when`` and ``after``: what the service's thread waits for
-before the test goes on, and after the service stopped."""
+test may unplug one); ``between_hands``: how long the virtual players look at a settled
+hand before the table collects its tiles; ``ready_when`` and ``after``: what the service's
+thread waits for before the test goes on, and after the service stopped."""
 
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ class ReaderlessTable:
         readers: str | None = "none",
         seed: int = 5,
         parlour: str | None = None,
+        between_hands: float = GUARD,
         **tracker: Any,
     ) -> None:
         self.port = free_local_port()
@@ -53,7 +55,7 @@ class ReaderlessTable:
             hardware = plain.hardware.model_validate({"virtual": True, "readers": readers})
             plain = plain.model_copy(update={"hardware": hardware})
         self.config = with_web(plain, self.port, **tracker)
-        self.seed = seed
+        self.seed, self.between_hands = seed, between_hands
         self.ready_when: Callable[[Any], Awaitable[object]] = lambda run: until(
             lambda: run.keeper.in_progress, "a hand to be in progress"
         )
@@ -73,7 +75,8 @@ class ReaderlessTable:
         self.ready = ready = threading.Event()
 
         async def main() -> None:
-            opts = replace(options(self.seed, None, between_hands=GUARD), fresh_session=fresh)
+            played = options(self.seed, None, between_hands=self.between_hands)
+            opts = replace(played, fresh_session=fresh)
             async with running(self.config, opts) as run:
                 self.run = run
                 if fresh:
