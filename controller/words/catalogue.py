@@ -164,7 +164,7 @@ VALUES: dict[str, str] = {
     "kong_replacement": "杠上花",
 }
 
-_AGAIN = "请刷新后再操作"
+_AGAIN = "页面已是最新情况，请看清后再操作"
 _SEE = "（撤销那一步才能改）"
 
 # (pattern, zh). Ordered: the first match words the message.

@@ -47,7 +47,7 @@ def test_the_staff_apis_refusals_read_in_words(
         (FINISH, base | {"winners": [_winner(seat=2), _winner(seat=2)]}, 422, "3号位填了两次"),
         (FINISH, base | {"result": "exhausted", "winners": [_winner()]}, 422, "二者选一"),
         (FINISH, base | {"result": "exhausted", "colour": 1}, 422, "不认识"),
-        (FINISH, base | {"result": "exhausted", "seen": 3}, 409, "请刷新后再操作"),
+        (FINISH, base | {"result": "exhausted", "seen": 3}, 409, "请看清后再操作"),
         (FINISH, base | {"result": "exhausted", "hand_id": "abc"}, 409, "局号 abc"),
         (FINISH, base | {"result": "lost"}, 422, "结果只能是：流局"),
         (FINISH, base | {"result": "exhausted", "hand_id": "\x00"}, 422, "局号的写法不对"),
@@ -99,7 +99,7 @@ def test_the_staff_apis_refusals_read_in_words(
         (f"{STAFF}/hands/current/flip", base | {"indicator": "5s"}, 422, "感应器已看到"),
         (f"{STAFF}/hands/current/flip", base, 422, "翻出的精牌没有填"),
         (f"{STAFF}/dice", {"hand_id": hand_id, "seen": seen["seen"]}, 409, "不该掷骰子"),
-        (f"{STAFF}/dice", {"hand_id": hand_id, "seen": 1}, 409, "请刷新后再操作"),
+        (f"{STAFF}/dice", {"hand_id": hand_id, "seen": 1}, 409, "请看清后再操作"),
         (f"{STAFF}/dice", {"seen": 1}, 422, "局号没有填"),
     ]
     for path, body, code, said in cases:
