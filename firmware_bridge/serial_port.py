@@ -31,6 +31,7 @@ _POLLED_SCHEMES = frozenset({"loop"})
 _POLL_INTERVAL = 0.005
 OPEN_ERRORS = (serial.SerialException, OSError, ValueError)
 
+CONNECTED = "connected"
 DISCONNECTED = "disconnected"
 
 
@@ -228,7 +229,7 @@ class ReconnectingPort(ABC):
 
     @property
     def state(self) -> str:
-        return "connected" if self.connected else DISCONNECTED
+        return CONNECTED if self.connected else DISCONNECTED
 
     # --- public API -------------------------------------------------------------------------
 

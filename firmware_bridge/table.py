@@ -42,6 +42,7 @@ from firmware_bridge.rfid.rounds import RoundResolver
 from firmware_bridge.rfid.sessions import make_session
 from firmware_bridge.rfid.transport import CodecName, ReaderTransport
 from firmware_bridge.rfid.zones import ZoneMap
+from firmware_bridge.serial_port import CONNECTED
 from firmware_bridge.table_events import (
     BOARD,
     BridgeEvent,
@@ -137,7 +138,9 @@ class TableBridge:
         """The last set the board sent of each of its readers the zone map knows."""
         self._standing: asyncio.Task[None] | None = None
         self._running = False
-        self._started = clock()
+        self._opened = clock()
+        """The bridge's start or a device line's latest opening, whichever came later: a
+        reader never heard is silent ``silent_after`` from then."""
         self._tasks: list[asyncio.Task[None]] = []
         self._board_messages = 0
         self._unexpected = 0
@@ -172,7 +175,7 @@ class TableBridge:
         if self._tasks:
             return
         self._running = True
-        self._started = self._clock()
+        self._opened = self._clock()
         if self.board is not None:
             await self.board.start()
         for reader in self.readers:
@@ -249,7 +252,10 @@ class TableBridge:
 
     def _state_listener(self, device: str) -> Callable[[str], None]:
         def listener(state: str) -> None:
-            self._emit(DeviceState(device, state, self._clock()))
+            now = self._clock()
+            if state == CONNECTED:  # a reader not heard yet had no line to report on before
+                self._opened = max(self._opened, now)
+            self._emit(DeviceState(device, state, now))
 
         return listener
 
@@ -315,7 +321,7 @@ class TableBridge:
             now = self._clock()
             for reader, zone in self.zones.items():
                 last = self._heard.get(reader)
-                since = self._started if last is None else last
+                since = self._opened if last is None else last
                 if reader not in self._silent and now - since > self.silent_after:
                     self._silent.add(reader)
                     self._alarms += 1

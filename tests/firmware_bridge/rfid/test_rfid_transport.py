@@ -10,7 +10,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import serial  # type: ignore[import-untyped]
@@ -451,5 +451,70 @@ def test_a_polled_reader_that_only_sends_garbage_still_times_out_its_round() -> 
             assert session.timeouts >= 3, session.timeouts
             assert transport.alerts >= 1
         await port.unplug()
+
+    asyncio.run(scenario())
+
+
+class _LateLine:
+    """A reader line that opens when the test says (a Pi slow to start): what the bridge
+    reads of a ReaderTransport, with no device behind it."""
+
+    url = "late://reader"
+    session = None
+
+    def __init__(self) -> None:
+        self.listeners: list[Any] = []
+
+    def add_state_listener(self, listener: Any) -> None:
+        self.listeners.append(listener)
+
+    def deliver_to(self, *_: Any) -> None:
+        pass
+
+    async def start(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+    def opened(self) -> None:
+        for listener in self.listeners:
+            listener("connected")
+
+
+@pytest.mark.timeout(60)
+def test_a_reader_never_heard_is_silent_only_silent_after_from_when_its_line_opened() -> None:
+    """A line that opened late has had no time to report: its readers' silence counts from
+    the opening, not from the bridge's start (else every reader is called silent at once
+    on a slow start)."""
+    now = [0.0]
+    reads = [0]
+
+    def clock() -> float:
+        reads[0] += 1
+        return now[0]
+
+    async def a_watch_tick() -> None:  # the watcher reads the clock once a tick
+        seen = reads[0]
+        await until(lambda: reads[0] >= seen + 2)
+
+    async def scenario() -> None:
+        line = _LateLine()
+        bridge = TableBridge(
+            ECHO_ZONES, readers=[cast(ReaderTransport, line)], silent_after=3.0, clock=clock
+        )
+        events: list[BridgeEvent] = []
+        async with asyncio.timeout(30), bridge:
+            task = asyncio.create_task(_collect(bridge, events))
+            try:
+                now[0] = 2.5
+                line.opened()
+                now[0] = 4.0  # 4 s after the start, 1.5 s after the opening
+                await a_watch_tick()
+                assert not any(isinstance(e, ReaderSilent) for e in events), events
+                now[0] = 6.0  # 3.5 s after the opening: silent now
+                await until(lambda: any(isinstance(e, ReaderSilent) for e in events))
+            finally:
+                task.cancel()
 
     asyncio.run(scenario())
