@@ -88,12 +88,14 @@ test-busy: $(STAMP) $(ESPHOME_STAMP) firmware
 	$(BIN)/pytest $(BUSY_TESTS)
 
 # The service alone at a Pi 4's CPU speed (a cgroup quota, root: tests/controller/pi_cpu.py),
-# a short latency run (~50 s); it fails if a move never reaches MQTT. The worst ratio to a
-# target (p99, idle CPU, RSS with the web app) is printed, not enforced: the RSS is above its
-# target today (docs/bench-log.md), and --budget would fail it.
+# a short latency run (~50 s); it fails if a move never reaches MQTT, and (--budget) if the
+# worst ratio to a target (p99, idle CPU, RSS with the web app) passes 1.00. The p99 is
+# judged on the best of up to 3 runs (--tries 3, each try's load average printed): other
+# jobs on the machine's cores lengthen one run's tail (ratios 1.2-3 at load 10-20), a
+# service over its target is over it in every run (docs/service.md, "On a Pi's budget").
 # The board hand, the stall test and the soak also run at that speed in pytest.
 pi-speed: $(STAMP)
-	$(BIN)/python bench/latency.py --pi pi4 --moves 150 --idle 5
+	$(BIN)/python bench/latency.py --pi pi4 --moves 150 --idle 5 --budget --tries 3
 
 # The deploy tier, as root: docs/parlour.md's commands on Debian 12 booted with systemd in
 # systemd-nspawn, then the install on arm64 under qemu-user (tests/deploy). Its rootfs

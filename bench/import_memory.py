@@ -3,7 +3,9 @@
 run`` imports and prints, per package, the Python memory its modules allocated while they
 ran (tracemalloc, exclusive of the modules they imported in turn), then the resident set
 after each of the service's parts is imported, in the order given (each part's RSS is what
-it added to the ones before: shared libraries, the interpreter's arenas, code objects).
+it added to the ones before: shared libraries, the interpreter's arenas, code objects),
+then what building every web route adds (a route is built at its first request: an
+owner's pages, a phone's, the OpenAPI document).
 
     .venv-runtime/bin/python bench/import_memory.py            # the resident set, by part
     .venv-runtime/bin/python bench/import_memory.py --objects  # Python objects, by package
@@ -103,6 +105,22 @@ class _Finder(importlib.abc.MetaPathFinder):
         return None
 
 
+def build_routes() -> int:
+    """Builds every web route as a first request (or the OpenAPI document) would: they are
+    built on use (``controller.web.routes``), so the parts above hold none."""
+    from fastapi import APIRouter
+
+    built = 0
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("controller.web."):
+            continue
+        for router in vars(module).values():
+            if isinstance(router, APIRouter):
+                for route in router.routes:
+                    built += getattr(route, "dependant", None) is not None
+    return built
+
+
 def resident() -> None:
     """Each part's import, and what the resident set grew by."""
     start = last = rss_mb()
@@ -112,6 +130,9 @@ def resident() -> None:
         now = rss_mb()
         print(f"memory: + {label:28s} {now - last:5.1f} MB  = {now:5.1f} MB  ({module})")
         last = now
+    label = f"every web route built ({build_routes()})"
+    now = rss_mb()
+    print(f"memory: + {label:28s} {now - last:5.1f} MB  = {now:5.1f} MB  (on use: not at a start)")
 
 
 def objects() -> None:
