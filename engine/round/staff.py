@@ -349,7 +349,7 @@ def entered_entry(state: RoundState) -> dict[str, Any] | None:
     found = entered_result(state)
     if found is None:
         return None
-    act = found[0]
+    act, before = found
     hand = parse_finished_hand(act.request)
     reduced = request_of(reduced_hand(hand, state.ruleset.needs(kind_of(hand))))
     won = {w.seat for w in hand.wins}
@@ -357,8 +357,15 @@ def entered_entry(state: RoundState) -> dict[str, Any] | None:
     out: dict[str, Any] = {"winners": [dict(w) for w in act.winners], "seats": seats}
     if not act.winners:
         out["result"] = "exhausted"
-    for name in ("indicator", "an_indicator", "xia_indicator"):
-        if act.request.get(name) is not None:
+    # the flipped tiles that came with the result (none a reader saw, nor entered alone)
+    unseen = seen_flip(before) is None
+    came = {
+        "indicator": unseen and before.flip_entered is None,
+        "an_indicator": unseen,
+        "xia_indicator": seen_xia(before) is None,
+    }
+    for name, entered in came.items():
+        if entered and act.request.get(name) is not None:
             out[name] = act.request[name]
     return out
 
