@@ -14,22 +14,20 @@ from engine.round import fold
 from engine.round.commands import (
     AnswerClaim,
     Audit,
-    Claim,
     CorrectResult,
     Finish,
     StaffInputError,
     Undo,
     Void,
-    WinnerEntry,
 )
 from engine.round.events import ClaimMade, ResultCorrected, Settled
 from engine.round.replay import check
 from engine.round.staff import entered_entry, result_of
 from engine.rulesets import builtin_ids
 from engine.simulation import HandResult
-from tests.engine.round.test_player_claims import _jing, who
+from tests.engine.round.test_player_claims import _jing, claims, who
 from tests.engine.round.test_result_only_hands import _played, _unseen
-from tests.engine.staff_helpers import done, enter_flip, finish
+from tests.engine.staff_helpers import done, finish
 
 STAFF = Audit("ann", "staff", "2026-12-07T09:00:00+00:00", "the wrong seat won")
 FLIPS = ("indicator", "an_indicator", "xia_indicator")
@@ -74,18 +72,8 @@ def test_a_staff_finish_corrected_as_entered_settles_the_same(ruleset: str) -> N
 @pytest.mark.parametrize("ruleset", ["xingguo", "guangdong"])
 def test_a_players_claim_corrected_as_entered_settles_the_same(ruleset: str) -> None:
     tried = 0
-    for result in _played(ruleset):
-        body = result_of(result.state)
-        if len(body.get("winners", [])) > 1:
-            continue
-        state, log = _unseen(result)
-        if body.get("indicator") and state.needs_flip:
-            log += enter_flip(state, STAFF, body["indicator"])
-            state = fold(log)
-        winner = body["winners"][0] if body.get("winners") else None
-        seat = winner["seat"] if winner else 0
-        entry = None if winner is None else WinnerEntry.of(winner, "winner")
-        log += done(state, Claim(who(seat), seat, entry))
+    for body, log, claimed in claims(ruleset):
+        log += done(fold(log), claimed)
         claim = log[-1]
         assert isinstance(claim, ClaimMade)
         seats = {s["seat"]: s for s in body["seats"]}
