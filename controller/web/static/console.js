@@ -249,8 +249,12 @@
       el("details", { class: "staff-more", id: "staff-more" }, el("summary", null, T("more")),
         recentHands(), actForms(), seatsForm(), sessionForm()));
     // the table's dice button: whoever is due rolls; without readers, the next hand starts
-    $("roll-dice").addEventListener("click", () => attempt("roll-dice", () => call("/api/v1/staff/dice",
-      { hand_id: S.view ? S.view.hand_id : null, seen: S.view && Number.isInteger(S.view.seen) ? S.view.seen : 0 })));
+    $("roll-dice").addEventListener("click", () => {
+      // the settled hand is left behind: no correcting it while the next one starts
+      if (S.view && S.view.hand_id && !S.view.in_progress) { showFinish(false); $("open-finish").hidden = true; }
+      attempt("roll-dice", () => call("/api/v1/staff/dice",
+        { hand_id: S.view ? S.view.hand_id : null, seen: S.view && Number.isInteger(S.view.seen) ? S.view.seen : 0 }));
+    });
     $("undo").addEventListener("click", () => act("undo", "/api/v1/staff/hands/current/undo", { reason: $("undo-reason").value }));
     // the finish entry (finish_entry.js): the result as its settlement needs it; once
     // settled, a result entered so is corrected in it (then the entry closes)

@@ -30,7 +30,7 @@ const FinishEntry = (() => {
       pao_long: "抛龙", also: "{s} 也胡", not_also: "{s} 不胡", winner_of: "{s} 的牌", robbed_from: "被抢的碰来自",
       seat_melds: "副露", meld_kong: "杠{t}", meld_pung: "碰{t}", meld_chow: "吃{t}", claimed_from: "{t}打的",
       chow_took: "吃的是", claim: "提交", claim_draw: "申报流局", cancel: "取消",
-      correct_title: "更正录入的结果", correct_go: "更正并重新结算",
+      correct_title: "更正录入的结果", correct_go: "更正并重新结算", correct_reason: "更正原因（可不填）",
     },
     en: {
       title: "Finish this hand", won: "{s} won", hu: "Win", exhausted: "Draw (流局)", how: "How it was won",
@@ -49,6 +49,7 @@ const FinishEntry = (() => {
       meld_pung: "Pung {t}", meld_chow: "Chow {t}", claimed_from: "{t} discarded it", chow_took: "Claimed",
       claim: "Send", claim_draw: "Claim a draw", cancel: "Cancel",
       correct_title: "Correct the entered result", correct_go: "Correct and settle again",
+      correct_reason: "Why (optional)",
     },
   };
   const T = MJ.words(TXT);
@@ -83,7 +84,7 @@ const FinishEntry = (() => {
     const S = { view: null, handId: null };
     const reset = () => Object.assign(S, { result: null, wins: [], cur: 0, how: "self", special: null, robFrom: null,
       lockHow: false, tiles: [], flips: {}, target: "hand", counts: {}, seatMelds: {}, opened: {}, picked: false,
-      correcting: false });
+      correcting: false, reason: "" });
     reset();
     const winner = () => S.wins[S.cur] || null;
     const kindOf = () => (S.result === "exhausted" ? "exhausted" : S.how === "self" ? "self_draw" : "discard");
@@ -222,7 +223,7 @@ const FinishEntry = (() => {
     function body() {
       const n = needs();
       const kinds = counted();
-      const out = { reason: "" };
+      const out = { reason: S.correcting ? S.reason : "" };
       for (const [field] of unseenFlips()) if (S.flips[field]) out[field] = S.flips[field];
       out.seats = others().map((s) => {
         const seat = { seat: s, partial: true, hand: kinds.map(([k]) => k.repeat(count(s, k))).join("") };
@@ -421,6 +422,11 @@ const FinishEntry = (() => {
         }
         const words = claim ? (S.result === "exhausted" ? "claim_draw" : "claim")
           : S.correcting ? "correct_go" : S.result === "exhausted" ? "confirm" : "settle";
+        if (S.correcting) {
+          const why = el("input", { id: "fe-reason", maxlength: 500, placeholder: T("correct_reason"), value: S.reason });
+          why.addEventListener("input", () => { S.reason = why.value; });
+          parts.push(why);
+        }
         const go = el("button", { class: "btn primary", type: "button", id: "fe-go", disabled: !ready() }, T(words));
         go.addEventListener("click", async () => { await act(body()); });
         const row = el("div", { class: "row" }, go);

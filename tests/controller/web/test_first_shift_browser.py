@@ -318,13 +318,16 @@ def _correct_the_entered_win(s: Shift) -> None:
     expect(page.locator("#fe-how-0")).to_have_attribute("aria-pressed", "true")
     s.shot("shift-correct", at="#fe-box")
     s.tap(page.locator("#fe-how-self"))
+    page.locator("#fe-reason").fill("其实是自摸")
     s.tap(page.locator("#fe-go"))
     expect(page.locator('#staff-acts [data-act="result_corrected"]')).to_have_count(1, timeout=WAIT)
     assert s.taps - before <= 3, s.taps - before
     s.task("本局已结算")
     expect(page.locator("#finish-entry")).to_be_hidden(timeout=WAIT)
     act = page.locator('#staff-acts [data-act="result_corrected"]')
-    expect(act).to_contain_text("2号位 胡1号位打的九条 → 2号位 自摸九条", timeout=WAIT)
+    expect(act).to_contain_text(
+        "2号位 胡1号位打的九条 → 2号位 自摸九条（其实是自摸）", timeout=WAIT
+    )
     assert s.table.totals() != was
     s.agrees()
     settled = page.locator("#task #staff-settlement")
