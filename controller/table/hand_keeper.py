@@ -51,8 +51,8 @@ from engine.round.events import (
     DiceSeedRevealed,
     Discarded,
     Drew,
+    EnteredResult,
     Event,
-    FinishedByStaff,
     HandStarted,
     Konged,
     Passed,
@@ -100,7 +100,7 @@ def hand_result(state: RoundState) -> tuple[str, int | None, int | None]:
     if state.voided:
         return "void", None, None
     act = state.staff_settle
-    if isinstance(act, FinishedByStaff):
+    if isinstance(act, EnteredResult):
         if not act.winners:
             return "draw", None, None
         seat, frm = act.winners[0]["seat"], act.winners[0]["from"]

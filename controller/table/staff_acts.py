@@ -43,7 +43,13 @@ from engine.round.fold import fold
 from engine.round.narration import texts
 from engine.round.player_claims import claim_view
 from engine.round.projection import public_view
-from engine.round.staff import penalty_in_force, read_winners, seen_flip, seen_xia
+from engine.round.staff import (
+    entered_entry,
+    penalty_in_force,
+    read_winners,
+    seen_flip,
+    seen_xia,
+)
 from engine.settlement.ledger import plain
 from engine.settlement.needs import RESULT_KINDS
 
@@ -251,6 +257,8 @@ def current_view(
         "seen": seen,
         "public": public_view(state),
         "winners_read": read_winners(state) if state.wins else None,
+        # a settled result entered by hand (staff, the players' phones), to correct it from
+        "entered": entered_entry(state),
         "flips": state.needs_flip,  # the ruleset turns up a 精 (财神): entered if unseen
         # lianhua's 暗精 no reader saw: entered with the result (which tile, never here)
         "an_jing": state.wall_rules.an_jing and seen_flip(state) is None,

@@ -13,7 +13,7 @@ from typing import Any
 from controller.store import StoredHand
 from engine.errors import EngineError
 from engine.round import event_from_dict, public_view
-from engine.round.events import FinishedByStaff, WinCorrected
+from engine.round.events import SettlingAct
 from engine.round.narration import texts
 from engine.round.replay import check, steps
 from engine.round.state import SEATS, RoundState
@@ -61,7 +61,7 @@ def owner_view(state: RoundState) -> dict[str, Any]:
 def _entered_seats(state: RoundState) -> list[Any]:
     """The seats of the settle request staff entered (``mjtable settle`` form), if any."""
     act = state.staff_settle
-    if not isinstance(act, FinishedByStaff | WinCorrected):
+    if not isinstance(act, SettlingAct):
         return []
     seats = act.request.get("seats")
     return seats if isinstance(seats, list) else []

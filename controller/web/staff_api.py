@@ -37,6 +37,7 @@ from controller.words import Places, say
 from engine.round.commands import (
     Adjust,
     Audit,
+    CorrectResult,
     CorrectWin,
     EnterFlip,
     Finish,
@@ -186,7 +187,9 @@ class _Act(_In):
     reason: Annotated[str, Field(max_length=MAX_REASON)] = ""
 
 
-class FinishIn(_Act):
+class _ResultIn(_Act):
+    """A hand's result as a finish enters it (and a correction of one entered so)."""
+
     result: Literal["exhausted"] | None = None
     winners: list[WinnerIn] = Field(default=[], max_length=3)
     seats: list[SeatIn] = Field(default=[], max_length=4)  # (a 流局 without readers: all four)
@@ -196,17 +199,52 @@ class FinishIn(_Act):
     )
     an_indicator: Annotated[str, Field(max_length=4)] | None = None
 
+    def given(self) -> bool:
+        return self.result is not None or bool(self.winners)
+
+    def finish(self, account: OwnerRecord) -> Finish:
+        return Finish(
+            _audit(account, self.reason),
+            tuple(w.winner() for w in self.winners),
+            tuple(s.entry() for s in self.seats),
+            xia_indicator=self.xia_indicator,
+            indicator=self.indicator,
+            an_indicator=self.an_indicator,
+        )
+
+
+ONE_RESULT = 'give "winners", or "result": "exhausted" (流局), not both'
+
+
+class FinishIn(_ResultIn):
     @model_validator(mode="after")
     def _one_result(self) -> FinishIn:
         if (self.result is None) == (not self.winners):
-            raise ValueError('give "winners", or "result": "exhausted" (流局), not both')
+            raise ValueError(ONE_RESULT)
         return self
 
 
-class CorrectionIn(_Act):
-    seat: Seat
-    hand: Tiles
+class CorrectionIn(_ResultIn):
+    """The readers' win: the winner's tiles (``seat``, ``hand``, ``melds``); a result
+    entered by hand (GET hands/current's ``entered``): the whole result anew, as a finish
+    gives it."""
+
+    seat: Seat | None = None
+    hand: Tiles | None = None
     melds: list[MeldIn] = Field(default=[], max_length=4)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> CorrectionIn:
+        if self.seat is None and self.hand is None:
+            if (self.result is None) == (not self.winners):
+                raise ValueError(ONE_RESULT)
+        elif self.seat is None or self.hand is None:
+            raise ValueError('the winner\'s tiles: give "seat" and "hand"')
+        elif self.given() or self.seats:
+            raise ValueError(
+                'the winner\'s tiles ("seat", "hand") or a whole result ("winners"), not both'
+            )
+        return self
 
 
 class PenaltyIn(_Act):
@@ -305,26 +343,24 @@ async def current(account: Actor, ctx: Ctx) -> dict[str, Any]:
 async def finish(
     body: FinishIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
 ) -> dict[str, Any]:
-    command = Finish(
-        _audit(account, body.reason),
-        tuple(w.winner() for w in body.winners),
-        tuple(s.entry() for s in body.seats),
-        xia_indicator=body.xia_indicator,
-        indicator=body.indicator,
-        an_indicator=body.an_indicator,
-    )
+    command = body.finish(account)
     return await _act(ctx, command, body, body.hand_id, account, key, "finish")
 
 
 @router.post(
     "/hands/current/correction",
     responses=ACT_RESPONSES,
-    summary="Correct the winner's tiles on the laid-down hand",
+    summary="Correct the winner's tiles on the laid-down hand, or a result entered by hand",
 )
 async def correction(
     body: CorrectionIn, account: Actor, ctx: Ctx, key: IdempotencyKey = None
 ) -> dict[str, Any]:
-    command = CorrectWin(_audit(account, body.reason), body.seat, body.hand, _melds(body.melds))
+    command: StaffCommand
+    if body.seat is not None and body.hand is not None:
+        audit = _audit(account, body.reason)
+        command = CorrectWin(audit, body.seat, body.hand, _melds(body.melds))
+    else:
+        command = CorrectResult(body.finish(account))
     return await _act(ctx, command, body, body.hand_id, account, key, "correct")
 
 

@@ -361,6 +361,9 @@ MESSAGES: list[tuple[str, str]] = [
         "第 {n} 次掷骰（{why}，{seat}）：记录是 {got}，种子算出的是 {want}",
     ),
     (r"give \"winners\", or \"result\": \"exhausted\".*", "请填胡牌的一家，或选流局，二者选一"),
+    (r"the winner's tiles: give \"seat\" and \"hand\"", "更正胡家的牌：要填座位和手牌"),
+    (r"the winner's tiles \(.*\) or a whole result .*", "更正胡家的牌或重录整局，二者选一"),
+    (r"hand: no result entered by hand to correct", "本局没有手动录入的结果可以这样更正"),
     # the rest an act's own checks and the table loop can raise (tests/controller/
     # test_words_coverage.py finds each in the source)
     (r"an account name of 1–(?P<n>\d+) characters", "操作人的名字要 1 到 {n} 个字"),

@@ -260,6 +260,20 @@ class CorrectWin:
 
 
 @dataclass(frozen=True, slots=True)
+class CorrectResult:
+    """A result entered by hand (a staff finish, the players' claim) entered anew once it
+    settled, before the next hand starts: ``entry`` as ``Finish`` takes a result (who
+    won and how, the tiles, the other seats, the flips no reader saw), its audit the
+    correction's."""
+
+    entry: Finish
+
+    @property
+    def audit(self) -> Audit:
+        return self.entry.audit
+
+
+@dataclass(frozen=True, slots=True)
 class Penalise:
     """诈胡 or 相公 on ``seat``: the ruleset's amount, else ``owner_amount``."""
 
@@ -363,6 +377,7 @@ class PassClaim:
 StaffCommand = (
     Finish
     | CorrectWin
+    | CorrectResult
     | Penalise
     | Adjust
     | Void

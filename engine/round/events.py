@@ -443,6 +443,25 @@ class WinCorrected(StaffAct):
 
 
 @dataclass(frozen=True, slots=True)
+class ResultCorrected(StaffAct):
+    """A result entered by hand (``finished_by_staff``, or a correction of one) entered
+    anew after it settled: ``was`` the winners it stood on, ``winners`` the corrected ones
+    (none: 流局; laid face up, so public), ``request`` the ``mjtable settle`` object the
+    new settlement comes from (never public). A new settlement follows."""
+
+    type: ClassVar[str] = "result_corrected"
+    secret: ClassVar[tuple[str, ...]] = ("request",)
+    was: tuple[SettleSeat, ...]
+    winners: tuple[SettleSeat, ...]
+    request: dict[str, Any]
+
+
+# the acts a settlement by hand stands on; of them, those that entered a whole result
+SettlingAct = FinishedByStaff | WinCorrected | ResultCorrected
+EnteredResult = FinishedByStaff | ResultCorrected
+
+
+@dataclass(frozen=True, slots=True)
 class PenaltyApplied(StaffAct):
     """诈胡 or 相公: ``seat`` pays ``amount`` to each other seat; ``amount_from`` says whose
     amount it is (the ruleset's, or one the owner set where the ruleset has none)."""
@@ -585,6 +604,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Settled,
         FinishedByStaff,
         WinCorrected,
+        ResultCorrected,
         PenaltyApplied,
         Adjusted,
         HandVoided,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from engine.hand import Meld, MeldType
-from engine.round.events import FinishedByStaff, StaffAct, WinCorrected, WinDeclared
+from engine.round.events import SettlingAct, StaffAct, WinDeclared
 from engine.round.state import SEATS, RoundState
 from engine.rulesets import settle_request
 from engine.settlement import FinishedHand, SeatEnd, Settlement, Win, WinSource
@@ -151,7 +151,7 @@ def settle(state: RoundState) -> Settlement:
 def staff_settlement(act: StaffAct) -> Settlement:
     """What a finish or a correction settles to: ``mjtable settle`` on its request, marked
     as entered by a person."""
-    assert isinstance(act, FinishedByStaff | WinCorrected)
+    assert isinstance(act, SettlingAct)
     settled = settle_request(act.request)
     return replace(settled, notes=(*settled.notes, entered_note(act)))
 

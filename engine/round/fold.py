@@ -27,6 +27,7 @@ from engine.round.events import (
     DiceSeedRevealed,
     Discarded,
     Drew,
+    EnteredResult,
     Event,
     Exhausted,
     FinishedByStaff,
@@ -39,6 +40,7 @@ from engine.round.events import (
     PenaltyApplied,
     Punged,
     ReplacementDrawn,
+    ResultCorrected,
     SessionClosed,
     Settled,
     Shuffled,
@@ -405,6 +407,15 @@ def _win_corrected(state: RoundState, e: WinCorrected) -> None:
     state.phase = Phase.SETTLE
 
 
+def _result_corrected(state: RoundState, e: ResultCorrected) -> None:
+    if state.settlement is None or not isinstance(state.staff_settle, EnteredResult):
+        raise ValueError("no settled result entered by hand to correct")
+    _act(state, e)
+    state.staff_settle = e
+    state.settlement = None
+    state.phase = Phase.SETTLE
+
+
 def _penalty(state: RoundState, e: PenaltyApplied) -> None:
     _act(state, e)
     state.penalties.append(e)
@@ -511,6 +522,7 @@ _HANDLERS: dict[type[Event], Callable[[RoundState, Any], None]] = {
     Settled: _settled,
     FinishedByStaff: _finished_by_staff,
     WinCorrected: _win_corrected,
+    ResultCorrected: _result_corrected,
     PenaltyApplied: _penalty,
     Adjusted: _adjusted,
     HandVoided: _voided,

@@ -14,9 +14,9 @@ is kept as they wrote it, in both languages.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from engine.round.events import (
     Adjusted,
@@ -45,6 +45,7 @@ from engine.round.events import (
     PenaltyApplied,
     Punged,
     ReplacementDrawn,
+    ResultCorrected,
     SessionClosed,
     Settled,
     Shuffled,
@@ -257,6 +258,41 @@ def _narrate(e: Event, *, public: bool, names: Names) -> Words:
     return Words(e.type, e.type)
 
 
+def _won(winners: Sequence[Mapping[str, Any]], names: Names) -> Words:
+    """An entered result in words: who won, how, on which tile (or 流局)."""
+    if not winners:
+        return Words("流局", "流局 (a draw)")
+    zh, en = [], []
+    for w in winners:
+        seat, src = w.get("seat"), w.get("from")
+        s, t = _seat(seat if isinstance(seat, int) else None, names), _named(w.get("tile"))
+        if isinstance(src, int) and not isinstance(src, bool):
+            d = _seat(src, names)
+            zh.append(f"{s.zh} 胡{d.zh}打的{t.zh}")
+            en.append(f"{s.en} won on {d.en}'s {t.en}")
+        else:
+            how = _HOW.get(str(src).split(":")[0], Words("胡", "won"))
+            zh.append(f"{s.zh} {how.zh}{t.zh}")
+            en.append(f"{s.en} {how.en} {t.en}")
+    return Words("、".join(zh), ", ".join(en))
+
+
+_HOW = {
+    "self": Words("自摸", "self-drawn"),
+    "kong_replacement": Words("杠上花", "after a kong"),
+    "rob_kong": Words("抢杠", "robbing a kong"),
+}
+
+
+def _named(tile: object) -> Words:
+    """A tile in notation by its name (as written when it is none)."""
+    try:
+        k = parse_kind(str(tile))
+    except ValueError:
+        return Words(str(tile), str(tile))
+    return Words(zh_name(k), en_name(k))
+
+
 def _act(e: StaffAct, names: Names) -> Words:
     """An act of a person: who, what, why."""
     match e:
@@ -269,6 +305,11 @@ def _act(e: StaffAct, names: Names) -> Words:
                 )
             else:
                 what = Words("手动结束本局：流局", "finished by hand: 流局, nobody won")
+        case ResultCorrected():
+            old, new = _won(e.was, names), _won(e.winners, names)
+            what = Words(
+                f"更正录入的结果：{old.zh} → {new.zh}", f"result corrected: {old.en} → {new.en}"
+            )
         case WinCorrected():
             s, was, now = _seat(e.seat, names), e.read.get("hand"), e.corrected.get("hand")
             what = Words(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.hand import MeldType
-from engine.round.events import settlement_to_dict
+from engine.round.events import EnteredResult, settlement_to_dict
 from engine.round.state import SEATS, RoundState
 from engine.tiles import kind_name, kind_of, parse_kind, successor
 
@@ -31,6 +31,20 @@ def shown_flip(state: RoundState) -> int | None:
     request = getattr(state.staff_settle, "request", None)  # (a finish, a correction)
     entered = request.get("indicator") if isinstance(request, dict) else None
     return parse_kind(entered) if isinstance(entered, str) and entered else None
+
+
+def entered_wins(state: RoundState) -> list[dict[str, Any]]:
+    """The wins of a result entered by hand (laid face up), as ``wins`` says the declared
+    ones: its seat, how (``self``, ``discard``, ``kong_replacement``, ``rob_kong``), the tile."""
+    act = state.staff_settle
+    if state.voided or not isinstance(act, EnteredResult):
+        return []
+    out = []
+    for w in act.winners:
+        src = w.get("from")
+        how = "discard" if isinstance(src, int) else str(src).split(":", 1)[0]
+        out.append({"seat": w.get("seat"), "source": how, "tile": kind_name(parse_kind(w["tile"]))})
+    return out
 
 
 def public_view(state: RoundState) -> dict[str, Any]:
@@ -85,7 +99,7 @@ def public_view(state: RoundState) -> dict[str, Any]:
     if state.settlement is not None:
         view["wins"] = [
             {"seat": w.seat, "source": w.source, "tile": _name(w.tile)} for w in state.wins
-        ]
+        ] or entered_wins(state)
         view["exhausted"] = state.exhausted
         view["settlement"] = settlement_to_dict(state.settlement)
     return view

@@ -21,6 +21,7 @@ from engine.round.commands import (
     Adjust,
     Audit,
     CloseSession,
+    CorrectResult,
     CorrectWin,
     EnterFlip,
     Finish,
@@ -35,14 +36,17 @@ from engine.round.commands import (
 from engine.round.events import (
     MAX_POINTS,
     Adjusted,
+    EnteredResult,
     Event,
     FinishedByStaff,
     FlipEntered,
     HandStarted,
     HandVoided,
     PenaltyApplied,
+    ResultCorrected,
     SessionClosed,
     Settled,
+    SettlingAct,
     StaffAct,
     StaffUndone,
     WinCorrected,
@@ -55,6 +59,7 @@ from engine.round.fold import advance, start
 from engine.round.state import SEATS, HeldMeld, Phase, RoundState
 from engine.settlement import Amount, SettleInputError, parse_finished_hand
 from engine.settlement.finished_hand import from_text, parse_win, request_of
+from engine.settlement.needs import kind_of, reduced_hand
 from engine.tiles import format_kinds, kind_name, parse_kinds
 from engine.wall import Flip, FlipKind
 
@@ -181,7 +186,7 @@ def _settled_events(state: RoundState, act: StaffAct) -> list[Event]:
     """``act`` and its settlement, tried on a copy: a settlement error names the field and
     leaves ``state`` as it was. Every winner's hand must win: a ruleset with a 诈胡
     penalty would settle a non-win as one, and that is a penalty act, not a finish."""
-    assert isinstance(act, FinishedByStaff | WinCorrected)
+    assert isinstance(act, SettlingAct)
     hand = parse_finished_hand(act.request)
     for n, win in enumerate(hand.wins):
         why = state.ruleset.win_refusal(hand, win)
@@ -205,6 +210,8 @@ def act(state: RoundState, command: StaffCommand) -> list[Event]:
             return _finish(state, command)
         case CorrectWin():
             return _correct_win(state, command)
+        case CorrectResult():
+            return _correct_result(state, command)
         case Penalise():
             return _penalise(state, command)
         case Adjust():
@@ -320,6 +327,71 @@ def _correct_win(state: RoundState, c: CorrectWin) -> list[Event]:
     except SettleInputError as err:
         if isinstance(err, StaffInputError):
             raise
+        raise StaffInputError(f"hand: {err}") from None
+
+
+def entered_result(state: RoundState) -> tuple[EnteredResult, RoundState] | None:
+    """The result entered by hand the settled hand stands on (a staff finish, the
+    players' claim, or a correction of either), and the hand as its first entry found
+    it; None for a hand the readers settled, a voided hand or one not settled."""
+    act = state.staff_settle
+    if state.settlement is None or state.voided or not isinstance(act, EnteredResult):
+        return None
+    first = [(a, before) for a, before in state.staff_acts if isinstance(a, FinishedByStaff)]
+    return (act, first[-1][1]) if first else None
+
+
+def entered_entry(state: RoundState) -> dict[str, Any] | None:
+    """The standing result entered by hand as the finish entry takes it, to correct it
+    from: its winners as entered (laid face up), every other seat cut to what the
+    ruleset settles from it (``reduced_hand``: never a concealed tile it does not read),
+    the flipped tiles entered with it; None where there is none (``entered_result``)."""
+    found = entered_result(state)
+    if found is None:
+        return None
+    act, before = found
+    hand = parse_finished_hand(act.request)
+    reduced = request_of(reduced_hand(hand, state.ruleset.needs(kind_of(hand))))
+    won = {w.seat for w in hand.wins}
+    seats = [{"seat": s, **seat} for s, seat in enumerate(reduced["seats"]) if s not in won]
+    out: dict[str, Any] = {"winners": [dict(w) for w in act.winners], "seats": seats}
+    if not act.winners:
+        out["result"] = "exhausted"
+    # the flipped tiles that came with the result (none a reader saw, nor entered alone)
+    unseen = seen_flip(before) is None
+    came = {
+        "indicator": unseen and before.flip_entered is None,
+        "an_indicator": unseen,
+        "xia_indicator": seen_xia(before) is None,
+    }
+    for name, entered in came.items():
+        if entered and act.request.get(name) is not None:
+            out[name] = act.request[name]
+    return out
+
+
+def _correct_result(state: RoundState, c: CorrectResult) -> list[Event]:
+    """A result entered by hand entered anew once settled (a wrong winner, wrong tiles, a
+    wrong way of winning): checked as a finish on the hand as that entry found it, then
+    settled in place of it; what it stood on is kept beside it in the event."""
+    c.audit.check(reason_required=False)
+    if state.voided:
+        raise StaffInputError("hand: voided")
+    found = entered_result(state)
+    if found is None:
+        raise StaffInputError("hand: no result entered by hand to correct")
+    standing, before = found
+    finished = _finish(before, c.entry)[0]
+    assert isinstance(finished, FinishedByStaff)
+    made = ResultCorrected(
+        **audit_fields(c.audit),
+        was=standing.winners,
+        winners=finished.winners,
+        request=finished.request,
+    )
+    try:
+        return _settled_events(state, made)
+    except SettleInputError as err:  # (checked as a finish already: not expected)
         raise StaffInputError(f"hand: {err}") from None
 
 

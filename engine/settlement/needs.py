@@ -122,7 +122,7 @@ def partial_seat(
     such as the pung a 抢杠 robbed). Its settlement is the whole seat's."""
     counted = counted_kinds(needs, hand)
     melds: list[Meld] = []
-    kongs = []
+    kongs = list(seat.kongs) if needs.kongs else []  # (a seat given partial already)
     for m in seat.melds:
         if m in keep:
             melds.append(m)

@@ -44,11 +44,11 @@
       task_staff: "等待工作人员：手动结束或作废本局", task_settled: "本局已结算", task_voided: "本局已作废",
       task_shuffle: "洗牌中：牌墙升起后掷骰子", task_shuffle_hint: "牌桌正在洗牌、升牌墙，现在还不能掷骰子",
       task_settled_hint: "看完结算后把牌推进牌桌：洗好牌、升起牌墙就开始下一局",
-      roll: "掷骰子", next_hand: "下一局（掷骰子）", open_finish: "手动结束本局", open_correct: "更正胡牌", close_finish: "收起",
+      roll: "掷骰子", next_hand: "下一局（掷骰子）", open_finish: "手动结束本局", open_correct: "更正胡牌", open_correct_entered: "更正结果", close_finish: "收起",
       void_now: "作废本局", void_confirm: "确认作废", flip_reason: "原因（可不填）",
       more: "更多操作：罚分、调整、入座、最近牌局、结束本场", need_reason: "请先填写原因",
       need_points: "请填写分数（1–100000）", recent: "最近牌局", no_recent: "本场还没有结束的牌局",
-      void_this: "作废", adjust_this: "调整", voided: "已作废", voided_in: "第{n}局作废",
+      void_this: "作废", adjust_this: "调整", correct_this: "更正结果", voided: "已作废", voided_in: "第{n}局作废",
       result_win: "胡牌", result_self_draw: "自摸", result_draw: "流局", result_void: "作废",
       now: "当前", session_totals: "本场累计（含本局）", no_policy: "店主未允许员工操作",
     },
@@ -94,11 +94,11 @@
       task_staff: "Waiting for staff: finish or void this hand", task_settled: "Hand settled", task_voided: "Hand voided",
       task_shuffle: "Shuffling: roll once the walls are up", task_shuffle_hint: "The table is shuffling and raising the walls; no roll yet",
       task_settled_hint: "Once the players have seen the result, push the tiles in: the next hand starts on the new walls",
-      roll: "Roll the dice", next_hand: "Next hand (roll)", open_finish: "Finish this hand", open_correct: "Correct the win", close_finish: "Close",
+      roll: "Roll the dice", next_hand: "Next hand (roll)", open_finish: "Finish this hand", open_correct: "Correct the win", open_correct_entered: "Correct the result", close_finish: "Close",
       void_now: "Void this hand", void_confirm: "Void it", flip_reason: "Reason (optional)",
       more: "More: penalty, adjust, seats, recent hands, close the session", need_reason: "Give a reason first",
       need_points: "Give the points (1–100000)", recent: "Recent hands", no_recent: "No hand of this session has ended yet",
-      void_this: "Void", adjust_this: "Adjust", voided: "voided", voided_in: "voided in hand {n}",
+      void_this: "Void", adjust_this: "Adjust", correct_this: "Correct the result", voided: "voided", voided_in: "voided in hand {n}",
       result_win: "Win", result_self_draw: "Self-draw", result_draw: "Draw", result_void: "Void",
       now: "current", session_totals: "Session totals (with this hand)", no_policy: "The owners do not allow it",
     },
@@ -263,11 +263,20 @@
       el("details", { class: "staff-more", id: "staff-more" }, el("summary", null, T("more")),
         recentHands(), actForms(), seatsForm(), sessionForm()));
     // the table's dice button: whoever is due rolls; without readers, the next hand starts
-    $("roll-dice").addEventListener("click", () => attempt("roll-dice", () => call("/api/v1/staff/dice",
-      { hand_id: S.view ? S.view.hand_id : null, seen: S.view && Number.isInteger(S.view.seen) ? S.view.seen : 0 })));
+    $("roll-dice").addEventListener("click", () => {
+      // the settled hand is left behind: no correcting it while the next one starts
+      if (S.view && S.view.hand_id && !S.view.in_progress) { showFinish(false); $("open-finish").hidden = true; }
+      attempt("roll-dice", () => call("/api/v1/staff/dice",
+        { hand_id: S.view ? S.view.hand_id : null, seen: S.view && Number.isInteger(S.view.seen) ? S.view.seen : 0 }));
+    });
     $("undo").addEventListener("click", () => act("undo", "/api/v1/staff/hands/current/undo", { reason: $("undo-reason").value }));
-    // the finish entry (finish_entry.js): the result as its settlement needs it
-    S.entry = FinishEntry.mount($("fe-box"), { act: (body) => act("fe", "/api/v1/staff/hands/current/finish", body) });
+    // the finish entry (finish_entry.js): the result as its settlement needs it; once
+    // settled, a result entered so is corrected in it (then the entry closes)
+    S.entry = FinishEntry.mount($("fe-box"), { act: async (body) => {
+      const settled = !!(S.view && !S.view.in_progress);
+      const done = await act("fe", `/api/v1/staff/hands/current/${settled ? "correction" : "finish"}`, body);
+      if (done && settled) { S.entry.reset(); showFinish(false); say("roll-dice", T("done"), true); }
+    } });
     $("staff-more").addEventListener("toggle", () => { if ($("staff-more").open) { loadSeats(); loadJoins(); lookRecent(); } });
   }
 
@@ -288,7 +297,7 @@
 
   function taskCard() {
     const finish = el("button", { class: "btn primary", type: "button", id: "open-finish" }, T("open_finish"));
-    finish.addEventListener("click", () => showFinish(!S.finishOpen));
+    finish.addEventListener("click", () => showFinish(!S.finishOpen, true));
     const voidOpen = el("button", { class: "btn", type: "button", id: "void-open" }, T("void_now"));
     voidOpen.addEventListener("click", () => {
       $("void-form").hidden = !$("void-form").hidden;
@@ -334,19 +343,27 @@
     dice.hidden = !["dice", "settled", "none"].includes(task) || readers;
     dice.textContent = task === "settled" ? T("next_hand") : T("roll");
     dice.classList.toggle("primary", task !== "none");
-    // a won hand lies face up until the next starts: its tiles may be corrected
-    const correctable = task === "settled" && !voided && Array.isArray(v.winners_read) && v.winners_read.length > 0;
-    $("open-finish").hidden = !["dice", "enter", "staff", "play"].includes(task) && !correctable;
+    // a won hand lies face up until the next starts: its tiles may be corrected; a result
+    // entered by hand (staff, the players' phones) is corrected whole, in the finish entry
+    const read = task === "settled" && !voided && Array.isArray(v.winners_read) && v.winners_read.length > 0;
+    const entered = task === "settled" && !voided && !read && !!v.entered && typeof v.entered === "object";
+    $("open-finish").hidden = !["dice", "enter", "staff", "play"].includes(task) && !read && !entered;
     $("open-finish").classList.toggle("primary", ["enter", "staff"].includes(task));
-    S.finishWord = correctable ? "open_correct" : "open_finish";
+    S.finishWord = read ? "open_correct" : entered ? "open_correct_entered" : "open_finish";
     if (!S.finishOpen) $("open-finish").textContent = T(S.finishWord);
     $("void-open").hidden = task === "none" || voided || !v || v.session_id === null;
     if ($("void-open").hidden) $("void-form").hidden = true;
     $("task-result").replaceChildren(...(task === "settled" ? [settlementView(p.settlement)].filter(Boolean) : []));
   }
 
-  function showFinish(open) {
+  /** The finish entry shown or not; ``asked``: opened by a tap, which on a settled result
+      entered by hand opens its correction. */
+  function showFinish(open, asked = false) {
     S.finishOpen = open;
+    const v = S.view;
+    const correcting = open && asked && v && !v.in_progress && v.entered && !(Array.isArray(v.winners_read) && v.winners_read.length);
+    if (correcting) S.entry.correct(v.entered);
+    document.body.classList.toggle("staff-correcting", !!correcting);
     $("finish-entry").hidden = !open;
     $("open-finish").textContent = open ? T("close_finish") : T(S.finishWord || "open_finish");
   }
@@ -379,7 +396,8 @@
     const kept = new Map([...box.children].map((n) => [n.dataset.shown, n]));
     const typed = new Map([...box.querySelectorAll("input")].map((n) => [n.id, n.value]));
     MJ.place(box, hands.map((h) => {
-      const key = JSON.stringify([MJ.lang(), S.view && S.view.hand_id === h.hand_id, r.may_void, r.may_adjust, h]);
+      const now = S.view && S.view.hand_id === h.hand_id;
+      const key = JSON.stringify([MJ.lang(), now, now && !S.view.in_progress && !!S.view.entered, r.may_void, r.may_adjust, h]);
       if (kept.has(key)) return kept.get(key);
       const row = recentRow(h, r);
       row.dataset.shown = key;
@@ -408,6 +426,15 @@
         act("recent", `/api/v1/staff/hands/${encodeURIComponent(id)}/void`, { reason: reason.value }, true);
       }
     });
+    // the hand just settled, its result entered by hand: corrected in the finish entry
+    const now = S.view && id === S.view.hand_id && !S.view.in_progress && !!S.view.entered;
+    const correct = now ? el("button", { class: "btn", type: "button", id: `recent-${no}-correct` }, T("correct_this")) : null;
+    if (correct) {
+      correct.addEventListener("click", () => {
+        showFinish(true, true);
+        $("task").scrollIntoView({ block: "start" });
+      });
+    }
     const adjust = el("button", { class: "btn", type: "button", id: `recent-${no}-adjust` }, T("adjust_this"));
     adjust.disabled = !r.may_adjust;
     adjust.addEventListener("click", () => {
@@ -420,7 +447,7 @@
       el("div", { class: "row nets-row" }, net.map((n, s) => el("span", { "data-seat": s }, `${MJ.seatName(s, null)} ${MJ.fmtNum(n) || "0"}`))),
       acts.length ? el("ul", { class: "muted" }, acts.map((a) => el("li", null,
         a.text && typeof a.text === "object" ? MJ.str(MJ.inLang(a.text), 700) : MJ.str(a.type, 32)))) : null,
-      el("div", { class: "row" }, reason, go, adjust));
+      el("div", { class: "row" }, reason, go, adjust, correct));
   }
 
   // ---- seats: who sits where (members, or guests), changed between hands -------------------
@@ -852,10 +879,10 @@
 
   /** Send an act with the hand and the events seen; the API's refusal beside its form. */
   async function act(form, path, body, noHandId = false) {
-    if (!S.view || !S.view.hand_id) return;
+    if (!S.view || !S.view.hand_id) return false;
     const sent = { ...body, seen: S.view.seen };
     if (!noHandId) sent.hand_id = S.view.hand_id;
-    await attempt(form, () => once(form, path, sent, body));
+    return attempt(form, () => once(form, path, sent, body));
   }
 
   /** Where an act's fields are, to empty once it is done. */
@@ -898,9 +925,10 @@
     if (ok) S.said = setTimeout(() => { if (line.textContent === text) { line.textContent = ""; line.classList.remove("ok"); } }, 4000);
   }
 
-  /** Do ``work`` (a request), its refusal or "done" beside its form, then look again. */
+  /** Do ``work`` (a request), its refusal or "done" beside its form, then look again;
+      true once done. */
   async function attempt(form, work) {
-    if (S.busy) return;
+    if (S.busy) return false;
     S.busy = true;
     say(null, "", false);
     let refused = null;
@@ -917,6 +945,7 @@
     if (refused !== null) say(form, refused, false);
     else say(seen ? form : "roll-dice", T("done"), true);
     if ($("staff-more") && $("staff-more").open) lookRecent();
+    return refused === null;
   }
 
   // ---- the view -------------------------------------------------------------------------------

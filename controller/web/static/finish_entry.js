@@ -6,7 +6,9 @@
    the flipped tiles no reader saw, and of every other seat only what the hand's ruleset
    reads (the view's `needs`, from the engine's Ruleset.needs): its 精 by kind and its
    kongs as steppers, its 杠精 and the melds that claimed a 精 behind one tap (副露).
-   A 流局 that settles nothing is one confirmation.
+   A 流局 that settles nothing is one confirmation. A result entered so and settled is
+   corrected in the same entry, prefilled with what was entered (correct(entered), the
+   view's `entered`), until the next hand starts.
    One entry for the console and a player's phone: mount(box, { act }) enters any seat's
    win; mount(box, { act, seat }) enters only that seat's own (a claim: the others confirm
    their own 精 on their phones). The host sends the body; it builds no markup from data. */
@@ -28,6 +30,7 @@ const FinishEntry = (() => {
       pao_long: "抛龙", also: "{s} 也胡", not_also: "{s} 不胡", winner_of: "{s} 的牌", robbed_from: "被抢的碰来自",
       seat_melds: "副露", meld_kong: "杠{t}", meld_pung: "碰{t}", meld_chow: "吃{t}", claimed_from: "{t}打的",
       chow_took: "吃的是", claim: "提交", claim_draw: "申报流局", cancel: "取消",
+      correct_title: "更正录入的结果", correct_go: "更正并重新结算", correct_reason: "更正原因（可不填）",
     },
     en: {
       title: "Finish this hand", won: "{s} won", hu: "Win", exhausted: "Draw (流局)", how: "How it was won",
@@ -45,6 +48,8 @@ const FinishEntry = (() => {
       winner_of: "{s}'s tiles", robbed_from: "The robbed pung came from", seat_melds: "Melds", meld_kong: "Kong {t}",
       meld_pung: "Pung {t}", meld_chow: "Chow {t}", claimed_from: "{t} discarded it", chow_took: "Claimed",
       claim: "Send", claim_draw: "Claim a draw", cancel: "Cancel",
+      correct_title: "Correct the entered result", correct_go: "Correct and settle again",
+      correct_reason: "Why (optional)",
     },
   };
   const T = MJ.words(TXT);
@@ -78,7 +83,8 @@ const FinishEntry = (() => {
     const claim = Number.isInteger(own);
     const S = { view: null, handId: null };
     const reset = () => Object.assign(S, { result: null, wins: [], cur: 0, how: "self", special: null, robFrom: null,
-      lockHow: false, tiles: [], flips: {}, target: "hand", counts: {}, seatMelds: {}, opened: {}, picked: false });
+      lockHow: false, tiles: [], flips: {}, target: "hand", counts: {}, seatMelds: {}, opened: {}, picked: false,
+      correcting: false, reason: "" });
     reset();
     const winner = () => S.wins[S.cur] || null;
     const kindOf = () => (S.result === "exhausted" ? "exhausted" : S.how === "self" ? "self_draw" : "discard");
@@ -102,13 +108,15 @@ const FinishEntry = (() => {
       const p = v.public && typeof v.public === "object" ? v.public : {};
       const seen = p.jing && typeof p.jing === "object" && Object.keys(p.jing).length > 0;
       if (claim || (S.result === "exhausted" && needs().confirmOnly)) return [];
-      return FLIPS.filter(([, , source]) => (source === "jing" ? v.flips === true && !seen : v[source] === true));
+      // (a 精 entered with the result is shown on the table, and corrected with it)
+      const again = S.correcting && !!S.flips.indicator;
+      return FLIPS.filter(([, , source]) => (source === "jing" ? v.flips === true && (!seen || again) : v[source] === true));
     };
     const flipOf = (source) => {
       if (source === "jing") {
         const p = S.view && S.view.public && typeof S.view.public === "object" ? S.view.public : {};
         const z = p.jing && typeof p.jing === "object" ? MJ.str(p.jing.zheng, 2) : "";
-        return z || S.flips.indicator || null;
+        return S.flips.indicator || z || null;
       }
       return S.flips[source === "an_jing" ? "an_indicator" : "xia_indicator"] || null;
     };
@@ -215,7 +223,7 @@ const FinishEntry = (() => {
     function body() {
       const n = needs();
       const kinds = counted();
-      const out = { reason: "" };
+      const out = { reason: S.correcting ? S.reason : "" };
       for (const [field] of unseenFlips()) if (S.flips[field]) out[field] = S.flips[field];
       out.seats = others().map((s) => {
         const seat = { seat: s, partial: true, hand: kinds.map(([k]) => k.repeat(count(s, k))).join("") };
@@ -370,9 +378,9 @@ const FinishEntry = (() => {
 
     function render() {
       const v = S.view;
-      if (!v || !v.hand_id || !v.in_progress) { box.replaceChildren(el("div", { class: "error", id: "fe-error", role: "alert" })); return; }
+      if (!v || !v.hand_id || !(v.in_progress || S.correcting)) { box.replaceChildren(el("div", { class: "error", id: "fe-error", role: "alert" })); return; }
       const n = needs();
-      const parts = claim ? [] : [el("h3", null, T("title"))];
+      const parts = claim ? [] : [el("h3", null, T(S.correcting ? "correct_title" : "title"))];
       if (!S.lockHow) parts.push(resultRow());
       if (S.result === "win") parts.push(...howRows());
       if (S.result && (S.result !== "win" || S.how !== null)) {
@@ -412,7 +420,13 @@ const FinishEntry = (() => {
           }
           if (rows.length) parts.push(el("div", { class: "fe-others" }, el("h4", null, T("others")), rows));
         }
-        const words = claim ? (S.result === "exhausted" ? "claim_draw" : "claim") : S.result === "exhausted" ? "confirm" : "settle";
+        const words = claim ? (S.result === "exhausted" ? "claim_draw" : "claim")
+          : S.correcting ? "correct_go" : S.result === "exhausted" ? "confirm" : "settle";
+        if (S.correcting) {
+          const why = el("input", { id: "fe-reason", maxlength: 500, placeholder: T("correct_reason"), value: S.reason });
+          why.addEventListener("input", () => { S.reason = why.value; });
+          parts.push(why);
+        }
         const go = el("button", { class: "btn primary", type: "button", id: "fe-go", disabled: !ready() }, T(words));
         go.addEventListener("click", async () => { await act(body()); });
         const row = el("div", { class: "row" }, go);
@@ -454,7 +468,8 @@ const FinishEntry = (() => {
     function update(view) {
       const id = view && view.hand_id ? view.hand_id : null;
       const same = S.view !== null && shown(view) === shown(S.view) && box.firstChild;
-      if (id !== S.handId || !(view && view.in_progress)) reset();
+      const open = view && (view.in_progress || (S.correcting && view.entered));
+      if (id !== S.handId || !open) reset();
       S.handId = id;
       S.view = view;
       if (!same) render();
@@ -464,7 +479,47 @@ const FinishEntry = (() => {
       Object.assign(S, { result: "win", wins: [winnerOf(own)], cur: 0, how: from, special: null, lockHow: true });
       render();
     }
-    return { update, reset: () => { reset(); render(); }, joinWin };
+    /** The settled result entered by hand (the view's `entered`, in the finish's terms),
+        to correct: the entry as it was filled, the winning tile last. */
+    function correct(entered) {
+      reset();
+      const e = entered && typeof entered === "object" ? entered : {};
+      const kinds = (text) => MJ.parseTiles(MJ.str(text, 128)).kinds || [];
+      const meldIn = (m) => ({ type: MJ.str(m.type, 16), tiles: kinds(m.tiles), from: Number.isInteger(m.from) ? m.from : null,
+        ...(typeof m.claimed === "string" ? { claimed: MJ.str(m.claimed, 2) } : {}) });
+      const list = (x, n) => (Array.isArray(x) ? x.filter((v) => v && typeof v === "object").slice(0, n) : []);
+      const wins = list(e.winners, 3).filter((w) => SEATS.includes(w.seat));
+      S.result = wins.length ? "win" : "exhausted";
+      S.wins = wins.map((w) => {
+        const tiles = kinds(w.hand);
+        const at = tiles.lastIndexOf(MJ.str(w.tile, 2));
+        if (at >= 0) tiles.push(tiles.splice(at, 1)[0]); // (the winning tile last)
+        return { seat: w.seat, tiles, melds: list(w.melds, 4).map(meldIn), flags: Array.isArray(w.flags) ? w.flags.filter((f) => typeof f === "string") : [] };
+      });
+      const from = wins.length ? wins[0].from : "self";
+      const [source, robbed] = String(from).split(":");
+      S.how = Number.isInteger(from) ? from : source === "rob_kong" && SEATS.includes(Number(robbed)) ? Number(robbed) : "self";
+      S.special = ["kong_replacement", "rob_kong"].includes(source) ? source : null;
+      for (const field of ["indicator", "an_indicator", "xia_indicator"]) if (typeof e[field] === "string") S.flips[field] = MJ.str(e[field], 2);
+      for (const w of wins) for (const k of kinds(w.discards)) S.counts[`w${w.seat}:${k}`] = count(`w${w.seat}`, k) + 1;
+      for (const seat of list(e.seats, 4).filter((x) => SEATS.includes(x.seat))) {
+        for (const k of kinds(seat.hand)) S.counts[`${seat.seat}:${k}`] = count(seat.seat, k) + 1;
+        for (const t of Array.isArray(seat.kongs) ? seat.kongs : []) {
+          const key = t === "kong_concealed" ? "kong_concealed" : "kong_exposed";
+          S.counts[`${seat.seat}:${key}`] = count(seat.seat, key) + 1;
+        }
+        const ms = list(seat.melds, 4).map(meldIn);
+        // the pung a 抢杠 robbed goes with the win (the body adds it back)
+        const robbedPung = S.special === "rob_kong" && seat.seat === S.how
+          ? ms.findIndex((m) => m.type === "pung" && m.tiles[0] === MJ.str(wins[0].tile, 2)) : -1;
+        if (robbedPung >= 0) S.robFrom = ms.splice(robbedPung, 1)[0].from;
+        if (ms.length) { S.seatMelds[seat.seat] = ms; S.opened[seat.seat] = true; }
+      }
+      S.picked = true;
+      S.correcting = true;
+      render();
+    }
+    return { update, reset: () => { reset(); render(); }, joinWin, correct };
   }
 
   return { mount, successor };

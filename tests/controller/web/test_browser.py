@@ -147,7 +147,6 @@ def test_display_follows_a_hand_live(
     assert page.query_selector_all("#settlement .lines tbody tr").__len__() == len(
         settlement["lines"]
     )
-    _shot(page, tmp_path, "display-settlement")
 
     # The next hand starts: the settlement goes away.
     hub.publish("hand", dict(steps[0])["hand"] | {"hand_id": "live-2"})

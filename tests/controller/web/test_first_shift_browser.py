@@ -5,7 +5,8 @@ Staff roll the dice, enter the 精 and a self-drawn win (by taps on the finish e
 start the next hand, apply a penalty and undo it, adjust points, void an earlier hand
 from the recent hands, restart the service mid-hand (one card says the hand resumed and
 waits for its result) and void the hand it resumes; then a 胡 that is no win, refused in
-words, put right into a win on a discard, and a 流局. After
+words, put right into a win on a discard, that win corrected (it was self-drawn), and a
+流局. After
 each act the display's totals equal the console's; the page never shows a field path,
 ``seats[`` or a 0-based seat; the taps each task takes are counted.
 
@@ -278,6 +279,7 @@ def _discard_win_and_draw(s: Shift) -> tuple[int, int]:
     expect(s.display.locator("#settlement [data-entered='staff']")).to_contain_text(
         "工作人员录入", timeout=WAIT
     )
+    _correct_the_entered_win(s)
 
     s.tap(s.button("下一局（掷骰子）"))
     expect(page.locator("#task-hint")).to_contain_text("第二次掷骰", timeout=WAIT)
@@ -296,6 +298,44 @@ def _discard_win_and_draw(s: Shift) -> tuple[int, int]:
     summary = s.display.locator("#settlement .settle-summary")
     expect(summary).to_have_text("流局 · 工作人员录入", timeout=WAIT)  # no 本局作废
     return discard_taps, draw_taps
+
+
+def _correct_the_entered_win(s: Shift) -> None:
+    """The win was entered wrong: 2号位 drew its 9s itself. Corrected before the next
+    hand, in the finish entry prefilled with what was entered (on the phone from the task
+    card, on the tablet from the hand's row in the recent hands): the way of winning, then
+    settled again; the act listed, the displays equal to the console."""
+    page, was = s.page, s.table.totals()
+    before = s.taps
+    if s.tag == "390x844":
+        s.tap(page.locator("#open-finish"))
+        expect(page.locator("#open-finish")).to_have_text("收起", timeout=WAIT)
+    else:
+        row = page.locator('.recent-hand[data-hand-no="3"]')
+        s.tap(row.get_by_role("button", name="更正结果"))
+    expect(page.locator("#fe-box h3")).to_have_text("更正录入的结果", timeout=WAIT)
+    expect(page.locator("#fe-hand-1")).to_have_attribute("data-count", "14")  # as entered
+    expect(page.locator("#fe-how-0")).to_have_attribute("aria-pressed", "true")
+    s.shot("shift-correct", at="#fe-box")
+    s.tap(page.locator("#fe-how-self"))
+    page.locator("#fe-reason").fill("其实是自摸")
+    s.tap(page.locator("#fe-go"))
+    expect(page.locator('#staff-acts [data-act="result_corrected"]')).to_have_count(1, timeout=WAIT)
+    assert s.taps - before <= 3, s.taps - before
+    s.task("本局已结算")
+    expect(page.locator("#finish-entry")).to_be_hidden(timeout=WAIT)
+    act = page.locator('#staff-acts [data-act="result_corrected"]')
+    expect(act).to_contain_text(
+        "2号位 胡1号位打的九条 → 2号位 自摸九条（其实是自摸）", timeout=WAIT
+    )
+    assert s.table.totals() != was
+    s.agrees()
+    settled = page.locator("#task #staff-settlement")
+    expect(settled).to_contain_text("自摸", timeout=WAIT)
+    summary = s.display.locator("#settlement .settle-summary")
+    expect(summary).to_have_text("南 · 2号位 胡 九条 · 自摸 · 工作人员录入", timeout=WAIT)
+    if s.tag == "390x844":
+        _shot(s.display, s.tmp, "display-settlement")
 
 
 def _in_first_screen(s: Shift, locator: Any, *, tall: bool = True) -> None:

@@ -7,7 +7,9 @@ answer from a seat that does not pay: refused, nothing kept."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -27,6 +29,7 @@ from engine.round.events import (
     ClaimJoined,
     ClaimMade,
     ClaimPassed,
+    Event,
     FinishedByStaff,
     Settled,
     settlement_from_dict,
@@ -61,9 +64,9 @@ def _pass_undecided(log: list) -> None:
         log += done(fold(log), PassClaim(who(seat), seat))
 
 
-@pytest.mark.parametrize("ruleset", ["xingguo", "nanchang", "guangdong", "yichun"])
-def test_a_claim_confirmed_by_every_payer_settles_as_mjtable_settle(ruleset: str) -> None:
-    tried = 0
+def claims(ruleset: str) -> Iterator[tuple[dict[str, Any], list[Event], Claim]]:
+    """Each hand of a short session with one winner (or none), on a table without readers,
+    its flip entered where one is turned up: (its whole result, its log, the claim)."""
     for result in _played(ruleset):
         body = result_of(result.state)
         if len(body.get("winners", [])) > 1:
@@ -71,11 +74,17 @@ def test_a_claim_confirmed_by_every_payer_settles_as_mjtable_settle(ruleset: str
         state, log = _unseen(result)
         if body.get("indicator") and state.needs_flip:
             log += enter_flip(state, Audit("ann", "staff", STAMP), body["indicator"])
-            state = fold(log)
         winner = body["winners"][0] if body.get("winners") else None
         seat = winner["seat"] if winner else 0
         entry = None if winner is None else WinnerEntry.of(winner, "winner")
-        made = done(state, Claim(who(seat), seat, entry))
+        yield body, log, Claim(who(seat), seat, entry)
+
+
+@pytest.mark.parametrize("ruleset", ["xingguo", "nanchang", "guangdong", "yichun"])
+def test_a_claim_confirmed_by_every_payer_settles_as_mjtable_settle(ruleset: str) -> None:
+    tried = 0
+    for body, log, claimed in claims(ruleset):
+        made = done(fold(log), claimed)
         assert len(made) == 1 and isinstance(made[0], ClaimMade)
         claim = made[0]
         assert "request" not in claim.public_dict()
