@@ -25,7 +25,7 @@ from engine.round.replay import check
 from engine.round.staff import entered_entry, result_of
 from engine.rulesets import builtin_ids
 from engine.simulation import HandResult
-from tests.engine.round.test_player_claims import _jing, claims, who
+from tests.engine.round.test_player_claims import _jing, _pass_undecided, claims, who
 from tests.engine.round.test_result_only_hands import _played, _unseen
 from tests.engine.staff_helpers import done, finish
 
@@ -80,6 +80,7 @@ def test_a_players_claim_corrected_as_entered_settles_the_same(ruleset: str) -> 
         for payer in claim.payers:
             jing = _jing(seats[payer], body["indicator"]) if claim.jing_counts else None
             log += done(fold(log), AnswerClaim(who(payer), payer, True, jing))
+        _pass_undecided(log)  # where several may win one discard, the others said 没胡
         assert fold(log).settlement is not None
         _corrected_the_same(log)
         tried += 1
