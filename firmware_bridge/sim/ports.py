@@ -2,7 +2,10 @@
 or a localhost TCP server (the host opens socket://127.0.0.1:PORT).
 
 Both can be unplugged and plugged again. A pty comes back at a new /dev/pts path, so a port
-may keep a stable name (a symlink, as udev makes) that follows it. Bytes written while
+keeps a stable name (a symlink, as udev makes) that follows it: in the directory it is given,
+else in a private temporary one. The host never holds a bare /dev/pts path: the kernel gives
+a closed pty's number to the next pty opened anywhere on the machine, and a host reopening
+that path would read another process's line. Bytes written while
 nobody listens, or faster than the host reads, are dropped and counted: a cable does not
 store them.
 """
@@ -13,6 +16,7 @@ import asyncio
 import contextlib
 import os
 import pty
+import tempfile
 import tty
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +30,7 @@ class SimPort(Protocol):
 
     @property
     def url(self) -> str:
-        """What the host opens (a stable name when there is one)."""
+        """What the host opens: a stable name (a pty's symlink, or a socket:// URL)."""
         ...
 
     @property
@@ -52,6 +56,7 @@ class PtyPort:
 
     def __init__(self, stable_name: Path | None = None) -> None:
         self.stable_name = stable_name
+        self._private = stable_name is None  # a temporary directory of our own, made at plug
         self.on_bytes: Callable[[bytes], None] = _ignore
         self.plugs = 0
         self._master = -1
@@ -79,12 +84,15 @@ class PtyPort:
         tty.setraw(self._slave)  # no echo, no line discipline: a plain 8-bit line
         os.set_blocking(self._master, False)
         self._path = os.ttyname(self._slave)
-        if self.stable_name is not None:
-            tmp = self.stable_name.with_name(self.stable_name.name + ".new")
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
-            os.symlink(self._path, tmp)
-            os.replace(tmp, self.stable_name)  # atomic re-point, as udev does
+        if self.stable_name is None:
+            self.stable_name = Path(tempfile.mkdtemp(prefix="mjtable-pty-")) / "tty"
+        elif self._private:
+            self.stable_name.parent.mkdir(mode=0o700, exist_ok=True)
+        tmp = self.stable_name.with_name(self.stable_name.name + ".new")
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        os.symlink(self._path, tmp)
+        os.replace(tmp, self.stable_name)  # atomic re-point, as udev does
         asyncio.get_running_loop().add_reader(self._master, self._readable)
         self.plugs += 1
 
@@ -97,6 +105,9 @@ class PtyPort:
         if self.stable_name is not None:
             with contextlib.suppress(FileNotFoundError):
                 self.stable_name.unlink()
+            if self._private:
+                with contextlib.suppress(OSError):
+                    self.stable_name.parent.rmdir()
         os.close(self._master)
         os.close(self._slave)
         self._master = self._slave = -1

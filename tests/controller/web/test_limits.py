@@ -27,6 +27,7 @@ from controller.store import EventStore
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.limits import LoginThrottle, StreamSlots, TooManyStreams
 from controller.web.tokens import TokenSigner
+from tests.controller.service_helpers import GUARD
 from tests.controller.web.conftest import OWNER, PASSWORD, SECRET
 from tests.controller.web.server import serve
 
@@ -276,12 +277,14 @@ def test_a_stream_flood_meets_the_cap_before_the_descriptor_limit(tmp_path: Path
     async def flood() -> list[int]:
         limits = httpx.Limits(max_connections=400, max_keepalive_connections=400)
         async with httpx.AsyncClient(base_url=base, timeout=20, limits=limits) as c:
-            for _ in range(300):  # until it listens
-                try:
-                    await c.get("/api/v1/public/table")
-                    break
-                except httpx.ConnectError:
-                    await asyncio.sleep(0.05)
+            async with asyncio.timeout(GUARD):  # until it listens; a hang guard, not a count
+                while True:
+                    assert server.poll() is None, "the server ended before it listened"
+                    try:
+                        await c.get("/api/v1/public/table")
+                        break
+                    except httpx.ConnectError:
+                        await asyncio.sleep(0.05)
             held, codes = [], []
             for _ in range(300):
                 r = await c.send(c.build_request("GET", "/api/v1/public/live"), stream=True)

@@ -4,6 +4,7 @@ assembler; and the table's driver loop (refused moves, a failing driver)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 from collections.abc import Callable, Sequence
 
@@ -28,6 +29,7 @@ from firmware_bridge.sim import (
     make_uids,
 )
 from firmware_bridge.sim.noise import DelimitedNoise, FrameNoise
+from firmware_bridge.sim.ports import PtyPort
 
 HAND_0 = Zone(ZoneKind.HAND, 0)
 JING = Zone(ZoneKind.JING)
@@ -159,3 +161,35 @@ def test_scripted_driver_hands_out_its_moves_once() -> None:
 async def _until(condition: Callable[[], bool]) -> None:
     while not condition():
         await asyncio.sleep(0.01)
+
+
+def test_an_unplugged_ptys_url_opens_nothing_when_its_number_is_given_to_another_pty() -> None:
+    """A host reopening a closed pty's bare /dev/pts path would read the next pty the kernel
+    numbers so, another process's line (two test workers, or anyone on the machine): the
+    host gets a name that goes with the port."""
+
+    async def scenario() -> None:
+        port = PtyPort()
+        await port.plug()
+        url, number = port.url, port.path
+        assert os.path.realpath(url) == number
+        await port.unplug()
+        taken: list[int] = []
+        try:
+            for _ in range(64):  # the kernel gives the lowest free number: ours, most often
+                master, slave = os.openpty()
+                taken += [master, slave]
+                if os.ttyname(slave) == number:
+                    break
+            with pytest.raises(OSError):
+                os.close(os.open(url, os.O_RDWR | os.O_NOCTTY))
+        finally:
+            for fd in taken:
+                os.close(fd)
+        await port.plug()  # and it follows the port to its new pty
+        try:
+            assert port.url == url and os.path.realpath(url) == port.path
+        finally:
+            await port.unplug()
+
+    asyncio.run(scenario())
