@@ -86,7 +86,8 @@ BUSY_TESTS ?= tests/controller/mqtt tests/controller/web/test_browser.py \
 	tests/firmware/test_qemu_board.py tests/controller/process/test_disk_full.py \
 	tests/controller/table/test_resume.py tests/controller/table/test_power_cut.py \
 	tests/controller/web/test_restart_notice_browser.py \
-	tests/controller/web/test_readerless_jing_browser.py
+	tests/controller/web/test_readerless_jing_browser.py \
+	tests/firmware/test_qemu_hand.py tests/controller/table/test_stalls.py
 test-busy: $(STAMP) $(ESPHOME_STAMP) firmware
 	@burners=""; trap 'kill $$burners 2>/dev/null' EXIT INT TERM; \
 	for i in 1 2; do sh -c 'while :; do :; done' & burners="$$burners $$!"; done; \

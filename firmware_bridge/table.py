@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
-from firmware_bridge.protocol.link import Link
+from firmware_bridge.protocol.link import Link, LinkState
 from firmware_bridge.protocol.messages import (
     ButtonPress,
     DiceResult,
@@ -228,10 +228,19 @@ class TableBridge:
 
     # --- commands to the board ------------------------------------------------------------------
 
-    def show_text(self, target: int, text: str) -> None:
+    def show_text(self, target: int, text: str) -> int:
         """Display 0 is the centre, 1–4 the seats. Raises ValueError for text over 200
-        UTF-8 bytes, LinkQueueFull when the board has been away too long."""
-        self.send(DisplayText(target, text))
+        UTF-8 bytes, LinkQueueFull when the board has been away too long. Returns the
+        message's number: the board shows the text once ``acknowledged()`` reaches it."""
+        return self.send(DisplayText(target, text))
+
+    def acknowledged(self) -> int | None:
+        """How many of the messages sent the board has acknowledged; None while its link
+        is not up (what it shows cannot be known)."""
+        board = self.board
+        if board is None or board.state != LinkState.UP.value:
+            return None
+        return board.acknowledged
 
     def set_led(self, led: int, mode: LedMode, red: int = 0, green: int = 0, blue: int = 0) -> None:
         self.send(Led(led, mode, red, green, blue))
@@ -240,10 +249,10 @@ class TableBridge:
         """The board answers with DiceRolled."""
         self.send(DiceRoll(count))
 
-    def send(self, msg: Message) -> None:
+    def send(self, msg: Message) -> int:
         if self.board is None:
             raise NoBoard(f"no board to send {type(msg).__name__} to")
-        self.board.send(msg)
+        return self.board.send(msg)
 
     # --- plumbing -----------------------------------------------------------------------------
 
@@ -271,7 +280,8 @@ class TableBridge:
             if order is not None:
                 self._emit(LiftOrder(order, now))
         elif isinstance(msg, ButtonPress):
-            self._emit(ButtonPressed(msg.seat, msg.button, now))
+            acked = None if self.board is None else self.board.acked_by_sender
+            self._emit(ButtonPressed(msg.seat, msg.button, now, acked))
         elif isinstance(msg, DiceResult):
             self._emit(DiceRolled(msg.values, now))
         elif isinstance(msg, BoardInventory):

@@ -40,6 +40,10 @@ class ButtonPressed:
     seat: int
     button: SeatButton
     t: float
+    acked: int | None = None
+    """How many of the host's messages the board had acknowledged when it sent the press
+    (``TableBridge.show_text`` numbers them): which texts its displays showed by then.
+    None: not known."""
 
 
 @dataclass(frozen=True, slots=True)

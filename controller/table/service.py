@@ -36,6 +36,7 @@ from controller.table.dealer_guide import Roll, instruction, short_text
 from controller.table.display import status_text
 from controller.table.hand_keeper import HandKeeper
 from controller.table.publication import Outlet, number
+from controller.table.roll_shown import RollShown
 from controller.table.seating import Seating
 from controller.table.staff_acts import handle as staff_handle
 from controller.table.staff_requests import StaffItem
@@ -44,11 +45,12 @@ from controller.table.tags import Card, TagBook
 from engine.round.commands import Audit
 from engine.round.player_claims import stalled
 from engine.round.state import Phase
-from firmware_bridge.protocol.messages import TableState
+from firmware_bridge.protocol.messages import SeatButton, TableState
 from firmware_bridge.table import NoBoard
 from firmware_bridge.table_events import (
     BOARD,
     BridgeEvent,
+    ButtonPressed,
     DeviceState,
     DiceRolled,
     LiftOrder,
@@ -93,7 +95,11 @@ class Board(Protocol):
 
     async def next_event(self) -> BridgeEvent: ...
 
-    def show_text(self, target: int, text: str) -> None: ...
+    def show_text(self, target: int, text: str) -> int | None:
+        """The text's number: it is shown once ``acknowledged()`` reaches it."""
+
+    def acknowledged(self) -> int | None:
+        """How many texts (and other messages) the board has acknowledged; None: unknown."""
 
 
 class LinkLight(Protocol):
@@ -168,6 +174,7 @@ class TableService:
         # key -> (due, why zh, why en)
         self._unexplained: dict[str, tuple[float, str, str]] = {}
         self._stuck: str | None = None  # the notice shown while a hand waits for staff
+        self._roll_shown = RollShown()  # a dice press counts once until its roll is shown
         # Who sits where: cards read on a hand zone, staff on the console (between hands).
         self.seating = Seating(keeper)
         book.cards = self.seating.cards
@@ -334,7 +341,8 @@ class TableService:
         events. What it becomes goes through the tracker or the ``HandKeeper``, so it is
         stored before it is published, as every move is."""
         if isinstance(item, DicePress):
-            self._press_dice(now)
+            if not self._seen_before(None, self.board.acknowledged()):
+                self._press_dice(now)
         elif isinstance(item, StaffInput):
             staff = item.item
             item.settle(lambda: self._staff_act(staff, now))
@@ -351,6 +359,19 @@ class TableService:
             self.keeper.start_hand(None)
         self.tracker.press_dice(None, now)
 
+    def _seen_before(self, seat: int | None, acked: int | None) -> bool:
+        """A dice press sent before the latest roll was shown (``acked``: the messages the
+        board had acknowledged by then) is the press that roll answered: it rolls nothing."""
+        index = self._roll_shown.unseen(acked)
+        if index is None:
+            return False
+        log.info(
+            "dice press before its roll was shown: that roll answers it",
+            seat=seat,
+            roll=index,
+        )
+        return True
+
     def _dice_rolled(self, now: float) -> bool:
         """The console's dice button: as the panel's; whether a roll was due."""
         before = (self.keeper.hand_id, len(self.keeper.log))
@@ -365,6 +386,12 @@ class TableService:
             self._lift_order(event)
         elif isinstance(event, DiceRolled):
             log.info("the board rolled its own dice (ignored: the Pi rolls)", values=event.values)
+        elif (
+            isinstance(event, ButtonPressed)
+            and event.button is SeatButton.CONFIRM
+            and self._seen_before(event.seat, event.acked)
+        ):
+            pass
         else:
             if isinstance(event, ReaderSilent):
                 why = (f"{event.reader_id}号读卡器无响应", f"reader {event.reader_id} silent")
@@ -524,7 +551,9 @@ class TableService:
             nets = [f"{number(n):+}" for n in st.settlement.net]
             self._show_scores(hand_id, [number(n) for n in st.settlement.net])
         text = status_text(st, len(keeper.log), roll, short_text(guide), nets, self.seating.names)
-        self._display(0, text)
+        sent = self._display(0, text)
+        if roll is not None:  # (a text already shown carried this roll before)
+            self._roll_shown.displayed(hand_id, roll[0], sent)
 
     def _show_scores(self, hand_id: str, nets: list[int | float]) -> None:
         if self._scored == hand_id:
@@ -539,14 +568,17 @@ class TableService:
             text = f"第{st.started.hand_no}局 {nets[seat]:+} 合计{totals[seat]}"
             self._display(seat + 1, text, remember=False)
 
-    def _display(self, target: int, text: str, *, remember: bool = True) -> None:
+    def _display(self, target: int, text: str, *, remember: bool = True) -> int | None:
+        """The text's number on the board's link; None: not sent (shown already, no
+        board, refused)."""
         if remember:
             if text == self._shown:
-                return
+                return None
             self._shown = text
         try:
-            self.board.show_text(target, text)
+            return self.board.show_text(target, text)
         except NoBoard:
-            pass  # a table without readers or a board: the displays are the web pages
+            return None  # a table without readers or a board: the displays are the web pages
         except Exception as err:  # no board, a full queue: the display waits, play goes on
             log.warning("display not updated", target=target, error=str(err))
+            return None

@@ -110,6 +110,7 @@ class _Outstanding:
     tx_order: int = -1  # global transmit counter, to spot sack holes
     sacked: bool = False
     resend: bool = False  # retransmit at the next poll
+    number: int = 0  # its place among the messages send() took (0: a heartbeat)
 
 
 class Link:
@@ -126,7 +127,7 @@ class Link:
         self._version: int | None = None
         self._now = _LONG_AGO
         # Transmit side.
-        self._queue: deque[tuple[int, bytes]] = deque()
+        self._queue: deque[tuple[int, bytes, int]] = deque()  # (type, payload, number)
         self._inflight: deque[_Outstanding] = deque()
         self._tx_next = 0
         self._tx_order = 0
@@ -134,13 +135,14 @@ class Link:
         self._consecutive_timeouts = 0
         self._last_data_tx = _LONG_AGO
         self._resend_pending = False  # some in-flight frame has resend set
+        self._acked = 0  # the number of the last message the peer acknowledged in order
         # RFC 6298 estimator.
         self._srtt: float | None = None
         self._rttvar = 0.0
         self._rto = self.config.rto_initial
         # Receive side.
         self._rx_next = 0
-        self._rx_buffer: dict[int, tuple[int, bytes]] = {}
+        self._rx_buffer: dict[int, tuple[int, bytes, int]] = {}  # (type, payload, acked)
         self._ack_pending = False
         # Handshake.
         self._hello_deadline = _LONG_AGO
@@ -188,6 +190,12 @@ class Link:
         return not self._queue and not self._inflight
 
     @property
+    def acknowledged(self) -> int:
+        """How many of the messages ``send()`` took the peer has acknowledged: message
+        number n (``send`` returns it) was received by the peer once this is ``>= n``."""
+        return self._acked
+
+    @property
     def counters(self) -> LinkCounters:
         """A snapshot of all counters, framing errors included."""
         d = self._decoder
@@ -203,8 +211,9 @@ class Link:
 
     # --- the sans-IO interface ---------------------------------------------------------
 
-    def send(self, msg: Message, now: float) -> None:
-        """Queue a message; it goes out from poll() once the link is up and the window allows."""
+    def send(self, msg: Message, now: float) -> int:
+        """Queue a message; it goes out from poll() once the link is up and the window allows.
+        Returns its number (1, 2, … in the order sent: ``acknowledged``)."""
         if msg.TYPE in (MessageType.HELLO, MessageType.HEARTBEAT):
             raise ValueError(f"{type(msg).__name__} is link-internal")
         payload = msg.encode()
@@ -212,15 +221,23 @@ class Link:
             raise ValueError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
         if len(self._queue) >= self.config.max_queue:
             raise LinkQueueFull(f"{len(self._queue)} messages already queued")
-        self._queue.append((msg.TYPE, payload))
         self._counters.messages_sent += 1
+        number = self._counters.messages_sent
+        self._queue.append((msg.TYPE, payload, number))
         self._now = max(self._now, now)
+        return number
 
     def receive_bytes(self, data: bytes, now: float) -> list[Message]:
         """Feed received bytes; returns newly delivered messages, each once, in order."""
+        return [msg for msg, _ in self.receive(data, now)]
+
+    def receive(self, data: bytes, now: float) -> list[tuple[Message, int]]:
+        """As ``receive_bytes``, each message with how many of ours the peer had
+        acknowledged when it sent it (``acknowledged`` as its frame's ack left it): what
+        the peer had received of ours before it said this."""
         self._now = max(self._now, now)
         self._counters.bytes_rx += len(data)
-        delivered: list[Message] = []
+        delivered: list[tuple[Message, int]] = []
         for frame in self._decoder.feed(data):
             self._counters.frames_rx += 1
             self._on_frame(frame, now, delivered)
@@ -250,11 +267,11 @@ class Link:
                 and now >= self._last_data_tx + self.config.heartbeat_interval
             ):
                 hb = Heartbeat(int(now * 1000) & 0xFFFFFFFF)
-                self._queue.append((hb.TYPE, hb.encode()))
+                self._queue.append((hb.TYPE, hb.encode(), 0))
                 self._counters.heartbeats_tx += 1
             while self._queue and len(self._inflight) < self._send_window:
-                type_, payload = self._queue.popleft()
-                o = _Outstanding(self._tx_next, type_, payload)
+                type_, payload, number = self._queue.popleft()
+                o = _Outstanding(self._tx_next, type_, payload, number=number)
                 self._tx_next = (self._tx_next + 1) % SEQ_MOD
                 self._inflight.append(o)
                 self._transmit(o, now, out)
@@ -290,7 +307,7 @@ class Link:
 
     # --- receive path ---------------------------------------------------------------------
 
-    def _on_frame(self, frame: Frame, now: float, delivered: list[Message]) -> None:
+    def _on_frame(self, frame: Frame, now: float, delivered: list[tuple[Message, int]]) -> None:
         type_ = frame.type
         if type_ == MessageType.HELLO:
             try:
@@ -352,6 +369,7 @@ class Link:
                 o = inflight.popleft()
                 if o.transmissions == 1 and not o.sacked:
                     sample = now - o.last_sent
+                self._acked = max(self._acked, o.number)
             self._consecutive_timeouts = 0
         if sack and inflight:
             newest_seen = -1
@@ -373,28 +391,30 @@ class Link:
         if n:
             self._rto_deadline = now + self._rto if inflight else _NEVER
 
-    def _on_data(self, frame: Frame, delivered: list[Message]) -> None:
+    def _on_data(self, frame: Frame, delivered: list[tuple[Message, int]]) -> None:
         self._ack_pending = True
         seq = frame.seq
         distance = (seq - self._rx_next) % SEQ_MOD
         if distance == 0:
-            self._deliver(frame.type, frame.payload, delivered)
+            self._deliver(frame.type, frame.payload, self._acked, delivered)
             self._rx_next = (self._rx_next + 1) % SEQ_MOD
             while self._rx_next in self._rx_buffer:
-                type_, payload = self._rx_buffer.pop(self._rx_next)
-                self._deliver(type_, payload, delivered)
+                type_, payload, acked = self._rx_buffer.pop(self._rx_next)
+                self._deliver(type_, payload, acked, delivered)
                 self._rx_next = (self._rx_next + 1) % SEQ_MOD
         elif distance < self.config.window:
             if seq in self._rx_buffer:
                 self._counters.duplicates += 1
             else:
-                self._rx_buffer[seq] = (frame.type, frame.payload)
+                self._rx_buffer[seq] = (frame.type, frame.payload, self._acked)
         elif distance >= SEQ_MOD // 2:
             self._counters.duplicates += 1  # behind rx_next: already delivered
         else:
             self._counters.out_of_window += 1
 
-    def _deliver(self, type_: int, payload: bytes, delivered: list[Message]) -> None:
+    def _deliver(
+        self, type_: int, payload: bytes, acked: int, delivered: list[tuple[Message, int]]
+    ) -> None:
         # Undecodable messages are still acked: resending the same bytes cannot help.
         try:
             msg = decode_message(type_, payload)
@@ -408,7 +428,7 @@ class Link:
             self._counters.heartbeats_rx += 1
             return
         self._counters.messages_delivered += 1
-        delivered.append(msg)
+        delivered.append((msg, acked))
 
     # --- transmit path ----------------------------------------------------------------------
 
@@ -521,7 +541,7 @@ class Link:
 
     def _renumber(self) -> None:
         """A new peer session: restart both sequence spaces at 0, keeping unacked messages."""
-        self._queue.extendleft(reversed([(o.type, o.payload) for o in self._inflight]))
+        self._queue.extendleft(reversed([(o.type, o.payload, o.number) for o in self._inflight]))
         self._inflight.clear()
         self._tx_next = 0
         self._rto_deadline = _NEVER

@@ -56,6 +56,9 @@ class LinkTransport(ReconnectingPort):
         self._up = asyncio.Event()
         self._delivered = asyncio.Event()
         self._delivered.set()
+        self.acked_by_sender = 0
+        """While a received message is handed to ``on_message``: how many of ours the
+        device had acknowledged when it sent it (``Link.receive``)."""
 
     # --- public API --------------------------------------------------------------------
 
@@ -64,11 +67,18 @@ class LinkTransport(ReconnectingPort):
         """'disconnected' while the device is away, else the link state."""
         return self.link.state.value if self.connected else DISCONNECTED
 
-    def send(self, msg: Message) -> None:
-        """Queue a message (raises LinkQueueFull). Sent once the link is up, even if later."""
-        self.link.send(msg, self._clock())
+    def send(self, msg: Message) -> int:
+        """Queue a message (raises LinkQueueFull). Sent once the link is up, even if later.
+        Returns its number: the device has it once ``acknowledged`` reaches it."""
+        number = self.link.send(msg, self._clock())
         self._delivered.clear()
         self._wake.set()
+        return number
+
+    @property
+    def acknowledged(self) -> int:
+        """How many of the messages sent the device has acknowledged (``Link``)."""
+        return self.link.acknowledged
 
     def deliver_to(self, on_message: Callable[[Message], None]) -> None:
         """From now on received messages go to `on_message` (what is queued first)."""
@@ -121,12 +131,13 @@ class LinkTransport(ReconnectingPort):
                     await self._wake.wait()
 
     def _on_bytes(self, data: bytes) -> None:
-        messages = self.link.receive_bytes(data, self._clock())
+        messages = self.link.receive(data, self._clock())
         # The link's state change (e.g. up after a handshake) is heard before the messages
         # that came with it, whether they are queued or handed to `on_message`.
         self._track_state()
-        for msg in messages:
+        for msg, acked in messages:
             if self._on_message is not None:
+                self.acked_by_sender = acked
                 self._on_message(msg)
             else:
                 self._inbox.put_nowait(msg)

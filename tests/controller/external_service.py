@@ -222,12 +222,18 @@ class _Stalls:
             proc = self.proc
             if proc is None or proc.returncode is not None:
                 return
-            with contextlib.suppress(ProcessLookupError):
+            try:
                 proc.send_signal(signal.SIGSTOP)
-                self.count += 1
-                try:
-                    await asyncio.sleep(self.rng.uniform(*self.seconds))
-                finally:
+            except ProcessLookupError:
+                return  # (it has ended)
+            self.count += 1
+            try:
+                await asyncio.sleep(self.rng.uniform(*self.seconds))
+            finally:
+                # only the signal's error is ignored (the service ended meanwhile): a
+                # cancellation of the sleep goes on (swallowed with it, the play waited
+                # for good on a stall task that went on stalling a service long gone)
+                with contextlib.suppress(ProcessLookupError):
                     proc.send_signal(signal.SIGCONT)
 
     async def at_random(self) -> None:

@@ -38,6 +38,9 @@ class Board:
     def show_text(self, target: int, text: str) -> None:
         self.texts[target] = text
 
+    def acknowledged(self) -> None:
+        return None  # (what the display shows: not known)
+
 
 def _shown_after_start(store: EventStore) -> tuple[dict[int, str], HandKeeper]:
     """A service started on the store (it resumes), and what its display shows at once."""

@@ -285,3 +285,22 @@ def test_random_bytes_never_raise_out_of_an_up_link(chunks: list[bytes]) -> None
     a.reset_handshake(2.0)
     wire.exchange(2.0, rounds=20)
     assert a.state is LinkState.UP
+
+
+def test_a_message_says_what_its_sender_had_received_of_ours() -> None:
+    """``send`` numbers our messages; ``acknowledged`` counts those the peer acknowledged in
+    order, and ``receive`` gives each of its messages with that count as its frame left it:
+    a message the peer sent before ours reached it says so, whenever it arrives."""
+    a, b, wire = _up()
+    assert [a.send(_text(i), 0.0) for i in (1, 2)] == [1, 2]
+    wire.exchange(0.0)
+    assert a.acknowledged == 2
+    third = a.send(_text(3), 0.01)
+    to_b = a.poll(0.01)  # the third text on its way, not yet read by b
+    b.send(_text(9), 0.01)
+    before = b.poll(0.01)  # b speaks without having read it
+    b.receive_bytes(to_b, 0.02)
+    b.send(_text(10), 0.02)
+    after = b.poll(0.02)
+    assert a.receive(before + after, 0.03) == [(_text(9), 2), (_text(10), third)]
+    assert a.acknowledged == third
