@@ -263,11 +263,14 @@
       el("details", { class: "staff-more", id: "staff-more" }, el("summary", null, T("more")),
         recentHands(), actForms(), seatsForm(), sessionForm()));
     // the table's dice button: whoever is due rolls; without readers, the next hand starts
-    $("roll-dice").addEventListener("click", () => {
-      // the settled hand is left behind: no correcting it while the next one starts
-      if (S.view && S.view.hand_id && !S.view.in_progress) { showFinish(false); $("open-finish").hidden = true; }
-      attempt("roll-dice", () => call("/api/v1/staff/dice",
+    $("roll-dice").addEventListener("click", async () => {
+      // the settled hand is left behind: no correcting it while the next one starts, not
+      // even from a look at the table answered after this tap (a refused roll gives it back)
+      const leaving = S.view && S.view.hand_id && !S.view.in_progress ? S.view.hand_id : null;
+      if (leaving) { S.leaving = leaving; showFinish(false); $("open-finish").hidden = true; }
+      const rolled = await attempt("roll-dice", () => call("/api/v1/staff/dice",
         { hand_id: S.view ? S.view.hand_id : null, seen: S.view && Number.isInteger(S.view.seen) ? S.view.seen : 0 }));
+      if (leaving && !rolled) { S.leaving = null; renderTask(); }
     });
     $("undo").addEventListener("click", () => act("undo", "/api/v1/staff/hands/current/undo", { reason: $("undo-reason").value }));
     // the finish entry (finish_entry.js): the result as its settlement needs it; once
@@ -345,8 +348,9 @@
     dice.classList.toggle("primary", task !== "none");
     // a won hand lies face up until the next starts: its tiles may be corrected; a result
     // entered by hand (staff, the players' phones) is corrected whole, in the finish entry
-    const read = task === "settled" && !voided && Array.isArray(v.winners_read) && v.winners_read.length > 0;
-    const entered = task === "settled" && !voided && !read && !!v.entered && typeof v.entered === "object";
+    const left = !!v && v.hand_id === S.leaving;  // its next hand is being rolled
+    const read = task === "settled" && !voided && !left && Array.isArray(v.winners_read) && v.winners_read.length > 0;
+    const entered = task === "settled" && !voided && !left && !read && !!v.entered && typeof v.entered === "object";
     $("open-finish").hidden = !["dice", "enter", "staff", "play"].includes(task) && !read && !entered;
     $("open-finish").classList.toggle("primary", ["enter", "staff"].includes(task));
     S.finishWord = read ? "open_correct" : entered ? "open_correct_entered" : "open_finish";

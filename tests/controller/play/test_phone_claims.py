@@ -82,7 +82,7 @@ def test_players_claim_and_confirm_hands_and_strangers_acts_are_refused(table: A
         (0, {"seat": 0, "result": "win", "win": win | {"hand": "1111m1m" + WIN[7:]}}, 422, ""),
         (0, {"seat": 0, "result": "win", "win": win | {"from": 0}}, 422, "放炮"),
         (0, {"seat": 0, "result": "win"}, 422, ""),
-        (0, {"seat": 0, "result": "win", "win": win, "hand_id": "x"}, 409, "请刷新"),
+        (0, {"seat": 0, "result": "win", "win": win, "hand_id": "x"}, 409, "请看清后再操作"),
     ]
     for phone, body, status, words in hostile:
         got = call(f"{api}/claim", _act(me) | body, token=tokens[phone])
