@@ -252,17 +252,7 @@ def test_a_join_on_another_discard_from_the_discarder_twice_or_where_one_is_paid
     with pytest.raises(StaffInputError, match="还在等待确认"):
         done(state, Claim(who(discarder), discarder, None))
     # where the ruleset pays one winner of a discard, a second claim joins nothing
-    one = next(
-        r
-        for r in _played("nanchang")
-        if len(r.state.wins) == 1 and isinstance(result_of(r.state)["winners"][0]["from"], int)
-    )
-    body = result_of(one.state)
-    won = body["winners"][0]
-    state, log = _unseen(one)
-    log += enter_flip(state, Audit("ann", "staff", STAMP), body["indicator"])
-    log += done(fold(log), Claim(who(won["seat"]), won["seat"], WinnerEntry.of(won, "winner")))
-    state = fold(log)
+    state, won = _one_winner_claim_on_a_discard()
     pending = claim_view(state)
     assert pending is not None and pending["joinable"] is False
     seat = next(s for s in range(4) if s not in (won["seat"], won["from"]))
@@ -394,17 +384,7 @@ def test_a_seat_that_said_it_did_not_win_cannot_join_and_one_winner_rulesets_ask
     with pytest.raises(StaffInputError, match="已经说过没胡"):
         done(fold(log), Claim(who(second.seat), second.seat, second))
     # where the ruleset pays one winner of a discard, the payers' 确认 settles at once
-    one = next(
-        r
-        for r in _played("nanchang")
-        if len(r.state.wins) == 1 and isinstance(result_of(r.state)["winners"][0]["from"], int)
-    )
-    body = result_of(one.state)
-    won = body["winners"][0]
-    state, log = _unseen(one)
-    log += enter_flip(state, Audit("ann", "staff", STAMP), body["indicator"])
-    log += done(fold(log), Claim(who(won["seat"]), won["seat"], WinnerEntry.of(won, "winner")))
-    state = fold(log)
+    state, won = _one_winner_claim_on_a_discard()
     assert undecided(state) == ()
     seat = next(s for s in range(4) if s not in (won["seat"], won["from"]))
     with pytest.raises(StaffInputError, match="不需要回答是否也胡"):
@@ -452,3 +432,19 @@ def test_a_win_that_robbed_a_kong_is_claimed_with_whose_pung_was_robbed(ruleset:
     settled = settlement_from_dict(next(e for e in log if isinstance(e, Settled)).settlement)
     assert settle_data(finished.request)["lines"] == [ln.as_dict() for ln in settled.lines]
     assert any(ln.code == "win.rob_kong" for ln in settled.lines), settled.lines
+
+
+def _one_winner_claim_on_a_discard() -> tuple[Any, dict[str, Any]]:
+    """A nanchang hand (one winner of a discard is paid) its winner has claimed: the hand
+    with the claim pending, and the winner as entered."""
+    one = next(
+        r
+        for r in _played("nanchang")
+        if len(r.state.wins) == 1 and isinstance(result_of(r.state)["winners"][0]["from"], int)
+    )
+    body = result_of(one.state)
+    won = body["winners"][0]
+    state, log = _unseen(one)
+    log += enter_flip(state, Audit("ann", "staff", STAMP), body["indicator"])
+    log += done(fold(log), Claim(who(won["seat"]), won["seat"], WinnerEntry.of(won, "winner")))
+    return fold(log), won
