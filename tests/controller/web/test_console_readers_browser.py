@@ -17,11 +17,10 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.controller.mosquitto import Mosquitto
-from tests.controller.service_helpers import GUARD, until, wait_for
-from tests.controller.web.readerless_table import ReaderlessTable
+from tests.controller.service_helpers import GUARD, wait_for
 from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_first_shift_browser import WAIT
-from tests.controller.web.test_first_shift_readers_browser import SEED, People, ReaderShift
+from tests.controller.web.test_first_shift_readers_browser import ReaderShift, readers_table
 from tests.controller.web.test_staff_console import _log_in
 
 
@@ -31,16 +30,7 @@ def test_the_console_follows_what_a_table_with_readers_does_by_itself(
     mosquitto: Mosquitto,
     tmp_path: Path,
 ) -> None:
-    table = ReaderlessTable(mosquitto, tmp_path, readers=None, seed=SEED, between_hands=0.0)
-    people = People(table)
-
-    async def first_dice(run: Any) -> None:
-        people.seat(run)
-        await until(lambda: people.held and run.keeper.in_progress, "the first hand's dice")
-
-    table.ready_when = first_dice
-    table.start(fresh=True)
-    try:
+    with readers_table(mosquitto, tmp_path) as (table, people):
         s = ReaderShift(browser, table, (390, 844), tmp_path)
         page = s.page
         s.display.goto(f"{table.url}/display")
@@ -76,5 +66,3 @@ def test_the_console_follows_what_a_table_with_readers_does_by_itself(
         s.task("洗牌中：牌墙升起后掷骰子")
         expect(page.locator("#roll-dice")).to_be_hidden()
         s.readable()
-    finally:
-        table.halt()

@@ -256,16 +256,7 @@ def _discard_win_and_draw(s: Shift) -> tuple[int, int]:
     s.tap(page.locator("#fe-how-0"))  # 1号位 dealt in
     s.tap(page.locator(f'#fe-picker [data-kind="{INDICATOR}"]'))  # the 精 as turned up
     opening = s.taps - before
-    for kind in NOT_A_WIN:
-        s.tap(page.locator(f'#fe-picker [data-kind="{kind}"]'))
-    s.tap(page.locator("#fe-go"))
-    said = page.locator("#fe-error")
-    expect(said).to_contain_text("不是胡牌", timeout=WAIT)
-    words = said.inner_text()
-    assert re.search(r"[1-4]号位", words) and not FORBIDDEN.search(words), words
-    assert not re.search(r"[A-Za-z]{3,}", words), words  # Chinese only on the Chinese page
-    s.task("对局中：打完后录入结果")  # nothing done
-    s.agrees()
+    refused_in_words(s, "对局中：打完后录入结果")
     s.shot("shift-refused", at="#fe-error")
     s.tap(page.locator("#fe-clear"))  # the tiles as they lie
     before = s.taps
@@ -346,3 +337,20 @@ def _in_first_screen(s: Shift, locator: Any, *, tall: bool = True) -> None:
     height = s.page.viewport_size["height"]
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, box
     assert not tall or box["height"] >= 44, box
+
+
+def refused_in_words(s: Shift, task: str) -> None:
+    """The entry opened on a 胡, ``NOT_A_WIN`` picked and sent: refused in words (a seat as
+    N号位, Chinese only on the Chinese page), and nothing done (the task card still ``task``,
+    the display equal to the console)."""
+    page = s.page
+    for kind in NOT_A_WIN:
+        s.tap(page.locator(f'#fe-picker [data-kind="{kind}"]'))
+    s.tap(page.locator("#fe-go"))
+    said = page.locator("#fe-error")
+    expect(said).to_contain_text("不是胡牌", timeout=WAIT)
+    words = said.inner_text()
+    assert re.search(r"[1-4]号位", words) and not FORBIDDEN.search(words), words
+    assert not re.search(r"[A-Za-z]{3,}", words), words  # Chinese only on the Chinese page
+    s.task(task)
+    s.agrees()

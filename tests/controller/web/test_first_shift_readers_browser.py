@@ -17,8 +17,10 @@ are counted.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +36,10 @@ from tests.controller.web.readerless_table import ReaderlessTable
 from tests.controller.web.test_browser import browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_first_shift_browser import (
     FORBIDDEN,
-    NOT_A_WIN,
     WAIT,
     Shift,
     _in_first_screen,
+    refused_in_words,
 )
 from tests.controller.web.test_staff_api import PASSWORD
 
@@ -146,6 +148,14 @@ def test_a_first_shift_on_a_table_with_readers(
     tmp_path: Path,
     size: tuple[int, int],
 ) -> None:
+    with readers_table(mosquitto, tmp_path) as (table, people):
+        _shift(ReaderShift(browser, table, size, tmp_path), people)
+
+
+@contextlib.contextmanager
+def readers_table(mosquitto: Mosquitto, tmp_path: Path) -> Iterator[tuple[ReaderlessTable, People]]:
+    """The service on its virtual table with readers (seed ``SEED``), its players seated
+    and waiting for staff's first roll; halted however the test ends."""
     table = ReaderlessTable(mosquitto, tmp_path, readers=None, seed=SEED, between_hands=0.0)
     people = People(table)
 
@@ -156,7 +166,7 @@ def test_a_first_shift_on_a_table_with_readers(
     table.ready_when = first_dice
     table.start(fresh=True)
     try:
-        _shift(ReaderShift(browser, table, size, tmp_path), people)
+        yield table, people
     finally:
         table.halt()
 
@@ -274,16 +284,7 @@ def _refused(s: ReaderShift) -> int:
     s.tap(s.button("手动结束本局"))
     s.tap(page.locator("#fe-won-1"))
     s.tap(page.locator("#fe-how-0"))
-    for kind in NOT_A_WIN:
-        s.tap(page.locator(f'#fe-picker [data-kind="{kind}"]'))
-    s.tap(page.locator("#fe-go"))
-    said = page.locator("#fe-error")
-    expect(said).to_contain_text("不是胡牌", timeout=WAIT)
-    words = said.inner_text()
-    assert re.search(r"[1-4]号位", words) and not FORBIDDEN.search(words), words
-    assert not re.search(r"[A-Za-z]{3,}", words), words  # Chinese only on the Chinese page
-    s.task("对局中：无需操作")  # nothing done
-    s.agrees()
+    refused_in_words(s, "对局中：无需操作")
     return s.taps - before
 
 
