@@ -37,7 +37,8 @@
     if (me.seat !== me.dealer) return null;
     const error = P.errorBox("dealer-error");
     const parts = [el("h2", null, T("dealer_part"))];
-    if (me.in_progress && me.flips && !(me.jing && me.jing.zheng)) {
+    // the 精 is turned up once the dice have broken the wall: its tiles only after the roll
+    if (me.in_progress && me.flips && !me.dice_due && !(me.jing && me.jing.zheng)) {
       parts.push(el("p", null, T("flip_prompt")), picker("flip-picker", async (kind) => {
         const now = P.current() || me;
         try { await MJ.api("/api/v1/play/flip", { body: { hand_id: now.hand_id, seen: now.seen, indicator: kind } }); await P.refresh(); }

@@ -51,11 +51,16 @@ def _rolled_and_flipped(pages: list[Any], base: str, tokens: list[str]) -> dict[
     me = call(f"{base}/api/v1/play/me", token=tokens[0]).body
     dealer = pages[me["dealer"]]
     if me["dice_due"]:
+        assert dealer.locator("#flip-picker").count() == 0  # (the 精 comes after the roll)
         dealer.click("#roll", timeout=WAIT)
         dealer.wait_for_selector("#flip-picker", timeout=WAIT)
     dealer.click("#flip-picker button[data-kind='5s']", timeout=WAIT)
     for p in pages:
-        p.wait_for_selector("#jing:has-text('正精')", timeout=WAIT)
+        try:
+            p.wait_for_selector("#jing:has-text('正精')", timeout=WAIT)
+        except Exception as e:  # the tap's answer on the dealer's phone says why
+            said = dealer.locator("#dealer-error").all_inner_texts()
+            raise AssertionError(f"no 精 shown; the dealer's phone says {said}") from e
     return dict(call(f"{base}/api/v1/play/me", token=tokens[0]).body)
 
 
