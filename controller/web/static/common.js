@@ -573,7 +573,31 @@ const MJ = (() => {
     while (box.children.length > parts.length) box.lastElementChild.remove();
   }
 
+  const STALE = Symbol("stale");
+
+  /** ``ask`` made to answer in the order it was asked: its answer (or its error), or STALE
+      when an answer asked later already came. Two looks in flight (the page's poll and the
+      look after a tap) can come back the other way round; the older one would put the
+      screen back behind the tap and send its stale ``seen`` with the next act. */
+  function newest(ask) {
+    let asked = 0;
+    let shown = 0;
+    return async () => {
+      const n = ++asked;
+      try {
+        const answer = await ask();
+        if (n < shown) return STALE;
+        shown = n;
+        return answer;
+      } catch (e) {
+        if (n < shown) return STALE;
+        shown = n;
+        throw e;
+      }
+    };
+  }
+
   return { t, words, inLang, when, lang: () => lang, setLang, langToggle, applyI18n, el, svg, tile, tileName,
     parseTile, parseTiles, die, seatName, setNames, fmtNum, cleaned, str, live, showLive, params, cashoutView, cashoutName,
-    api, onLoggedOut, loginForm, logout, place };
+    api, onLoggedOut, loginForm, logout, place, newest, STALE };
 })();

@@ -162,9 +162,14 @@
       el("div", { class: "row" }, reason, ack), el("div", { class: "error", id: "ack-error" })));
   }
 
+  const lookHand = MJ.newest(() => call("/api/v1/staff/hands/current"));
+
   async function look() {
-    try { S.view = await call("/api/v1/staff/hands/current"); }
-    catch (e) {
+    try {
+      const view = await lookHand();
+      if (view === MJ.STALE) return; // a later look came first: it is on the screen
+      S.view = view;
+    } catch (e) {
       S.view = null;
       if ($("staff-view")) $("staff-view").replaceChildren(el("p", { class: "error" }, e.message)); // (else logged out)
       return;

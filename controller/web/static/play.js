@@ -77,12 +77,15 @@
       jingRow, el("table", { class: "grid-table", id: "totals" }, el("caption", null, T("totals")), rows), leave);
   }
 
+  const lookMe = MJ.newest(() => MJ.api("/api/v1/play/me"));
+
   async function refresh() {
     let me;
-    try { me = await MJ.api("/api/v1/play/me"); } catch (e) {
+    try { me = await lookMe(); } catch (e) {
       if (e.status === 401) { stop(); last = null; await showJoin(); }
       return;
     }
+    if (me === MJ.STALE) return; // a later look came first: it is on the screen
     last = me;
     // the hand waits for staff (a dispute, no answer in time): every phone says so
     const called = me.staff_called ? el("div", { class: "panel error", id: "staff-called", role: "status" },
