@@ -66,15 +66,18 @@ typecheck: $(STAMP)
 firmware:
 	$(MAKE) -C firmware all
 
+# Each pytest run ends with its slowest tests: where `make test`'s wall time goes.
+DURATIONS := --durations=25 --durations-min=5
+
 # pytest on both cores (pytest-xdist, a file's tests on one worker), then the modules marked
 # `realtime` alone: those that failed beside other CPU work (README, "must hold on a busy
-# machine"). Measured on the quiet 2-core machine: 17 min and 2 min.
+# machine"). Measured on the quiet 2-core machine: 21 min and 3 min.
 unit: $(STAMP) $(ESPHOME_STAMP) firmware
 	$(MAKE) -C firmware check
 	$(MAKE) -C firmware fuzz FUZZ_SECONDS=30
-	$(BIN)/pytest -n 2 --dist loadfile -m 'not deploy and not realtime' \
+	$(BIN)/pytest -n 2 --dist loadfile -m 'not deploy and not realtime' $(DURATIONS) \
 		$(addprefix --ignore=,$(BUSY_TESTS))
-	$(BIN)/pytest -m 'not deploy and realtime' $(addprefix --ignore=,$(BUSY_TESTS))
+	$(BIN)/pytest -m 'not deploy and realtime' $(DURATIONS) $(addprefix --ignore=,$(BUSY_TESTS))
 
 # The tiers that wait on real time (MQTT, the browser, QEMU, a full disk, a restart), run
 # beside two CPU-bound processes of their own, killed however the run ends: a busy machine
@@ -91,7 +94,7 @@ test-busy: $(STAMP) $(ESPHOME_STAMP) firmware
 	@burners=""; trap 'kill $$burners 2>/dev/null' EXIT INT TERM; \
 	for i in 1 2; do sh -c 'while :; do :; done' & burners="$$burners $$!"; done; \
 	echo "test-busy: beside two CPU-bound processes ($$burners)"; \
-	$(BIN)/pytest $(BUSY_TESTS)
+	$(BIN)/pytest $(DURATIONS) $(BUSY_TESTS)
 
 # The service alone at a Pi 4's CPU speed (a cgroup quota, root: tests/controller/pi_cpu.py),
 # a short latency run (~50 s); it fails if a move never reaches MQTT, and (--budget) if the
