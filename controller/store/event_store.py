@@ -440,7 +440,7 @@ class EventStore:
                 raise StoreInputError(f"hand_id: {hand_id!r} already exists")
             seq = c.scalar(select(func.coalesce(func.max(HANDS.c.table_seq), 0)))
             # past what the store lost too: a lost hand's number is never given again
-            seq = max(int(seq or 0), self.high_water.mark.table_seq if self.high_water else 0)
+            seq = max(int(seq or 0), self.high_water.mark.next_seq if self.high_water else 0)
             row = {
                 "id": hand_id,
                 "session_id": session_id,
@@ -467,6 +467,8 @@ class EventStore:
                 c.execute(_INSERT_EVENTS, _event_values(hand_id, 0, payloads, now))
             if messages:
                 c.execute(_INSERT_OUTBOX, _outbox_values(messages, time.time()))
+            if self.high_water is not None:
+                self.high_water.reserve(seq + 1)  # (before the commit: never given twice)
         if self.high_water is not None:
             self.high_water.numbered(seq + 1)
         self._count_appended(len(payloads))

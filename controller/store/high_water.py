@@ -1,6 +1,7 @@
 """What a table's SQLite store committed, kept outside it: the highest ``table_seq`` it gave
-a hand and the last hand it settled, in ``<database>.settled`` beside the database file
-(JSON, replaced whole and fsynced after each commit that moves it).
+a hand (and the one a hand is about to commit with, written before its commit) and the last
+hand it settled, in ``<database>.settled`` beside the database file (JSON, replaced whole
+and fsynced with each commit that moves it).
 
 A store that lost its last commits (its WAL and shared memory deleted after a kill -9, a
 WAL SQLite drops as garbled) opens without a word; this file does not go with them. At
@@ -28,6 +29,15 @@ class Mark:
     """The last hand it settled, its number in its session and its session."""
     hand_no: int | None = None
     session_id: str | None = None
+    reserved: int = 0
+    """The highest ``table_seq`` taken by a hand about to commit: kept before the commit, so
+    a kill between the commit and ``table_seq``'s write cannot give the number again (a
+    hand killed before its commit leaves its number unused, never said lost)."""
+
+    @property
+    def next_seq(self) -> int:
+        """Past every number given or about to be."""
+        return max(self.table_seq, self.reserved)
 
 
 def _read(path: Path) -> Mark:
@@ -36,12 +46,13 @@ def _read(path: Path) -> Mark:
         data = json.loads(path.read_text())
         if isinstance(data, dict) and isinstance(data.get("table_seq"), int):
             hand_id, hand_no = data.get("hand_id"), data.get("hand_no")
-            session = data.get("session_id")
+            session, reserved = data.get("session_id"), data.get("reserved")
             return Mark(
                 data["table_seq"],
                 hand_id if isinstance(hand_id, str) else None,
                 hand_no if isinstance(hand_no, int) else None,
                 session if isinstance(session, str) else None,
+                reserved if isinstance(reserved, int) else 0,
             )
     return Mark()
 
@@ -57,6 +68,11 @@ class HighWater:
     def beside(cls, database: Path) -> HighWater:
         return cls(database.with_name(database.name + SUFFIX))
 
+    def reserve(self, table_seq: int) -> None:
+        """A hand is about to commit with ``table_seq`` (written before the commit)."""
+        if table_seq > self.mark.next_seq:
+            self._write(replace(self.mark, reserved=table_seq))
+
     def numbered(self, table_seq: int) -> None:
         """A hand took ``table_seq`` (committed)."""
         if table_seq > self.mark.table_seq:
@@ -65,7 +81,7 @@ class HighWater:
     def settled(self, hand_id: str, hand_no: int, session_id: str | None, table_seq: int) -> None:
         """``hand_id`` was settled (committed)."""
         seq = max(table_seq, self.mark.table_seq)
-        self._write(Mark(seq, hand_id, hand_no, session_id))
+        self._write(Mark(seq, hand_id, hand_no, session_id, self.mark.reserved))
 
     def _write(self, mark: Mark) -> None:
         """Replace the file whole, durably (a power cut leaves the old mark or the new)."""

@@ -154,3 +154,28 @@ def test_the_mark_moves_with_each_commit_and_survives_the_store(tmp_path: Path) 
         assert store.load_hand(again).hand.table_seq == 3 and again != second
     finally:
         store.close()
+
+
+def test_a_hand_killed_before_its_mark_was_written_keeps_its_number(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kill -9 after a hand's commit and before the mark's write after it: the number the
+    mark reserved before the commit is still never given again."""
+    db = tmp_path / DB
+    store = EventStore.open(f"sqlite:///{db}")
+    try:
+        record_hand(store, played_hands(1)[0])
+        monkeypatch.setattr(HighWater, "numbered", lambda self, seq: None)  # (killed first)
+        lost = store.start_hand(ruleset="xingguo", hand_no=2)
+        assert store.load_hand(lost).hand.table_seq == 2
+    finally:
+        store.close()
+    monkeypatch.undo()
+    for name in (DB, f"{DB}-wal", f"{DB}-shm"):
+        Path(tmp_path / name).unlink(missing_ok=True)
+    store = EventStore.open(f"sqlite:///{db}")
+    try:
+        again = store.start_hand(ruleset="xingguo", hand_no=1)
+        assert store.load_hand(again).hand.table_seq == 3
+    finally:
+        store.close()
