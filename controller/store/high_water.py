@@ -81,7 +81,11 @@ class HighWater:
     def settled(self, hand_id: str, hand_no: int, session_id: str | None, table_seq: int) -> None:
         """``hand_id`` was settled (committed)."""
         seq = max(table_seq, self.mark.table_seq)
-        self._write(Mark(seq, hand_id, hand_no, session_id, self.mark.reserved))
+        self._write(
+            replace(
+                self.mark, table_seq=seq, hand_id=hand_id, hand_no=hand_no, session_id=session_id
+            )
+        )
 
     def _write(self, mark: Mark) -> None:
         """Replace the file whole, durably (a power cut leaves the old mark or the new)."""

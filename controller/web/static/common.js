@@ -584,16 +584,11 @@ const MJ = (() => {
     let shown = 0;
     return async () => {
       const n = ++asked;
-      try {
-        const answer = await ask();
-        if (n < shown) return STALE;
-        shown = n;
-        return answer;
-      } catch (e) {
-        if (n < shown) return STALE;
-        shown = n;
-        throw e;
-      }
+      const came = await ask().then((value) => ({ value }), (error) => ({ error, failed: true }));
+      if (n < shown) return STALE;
+      shown = n;
+      if (came.failed) throw came.error;
+      return came.value;
     };
   }
 
