@@ -11,6 +11,7 @@ import shutil
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -50,14 +51,24 @@ def _real_store(mosquitto: Mosquitto, work: Path) -> tuple[Path, list[str]]:
 
     async def main() -> list[str]:
         async with running(config, options(41, 3)) as run:
-            task = asyncio.create_task(run.service.run(asyncio.Event()))
-            await until(lambda: len(finished_hands(run.store)) >= 2, "two hands")
             # What SQLite's automatic checkpoint does on a table that has played a while:
-            # hands 1-2 into the database file; hand 3 goes only into the WAL.
-            with contextlib.closing(sqlite3.connect(data / DB)) as db:
-                busy, _, _ = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-                assert busy == 0
+            # hands 1-2 into the database file; hand 3 goes only into the WAL. Done as hand
+            # 3 starts (not when a poll sees two hands: by then hand 3 may be written too).
+            start_hand = run.store.start_hand
+            checkpointed: list[int] = []
+
+            def checkpoint_then_start(*args: Any, **kwargs: Any) -> Any:
+                if not checkpointed and len(finished_hands(run.store)) == 2:
+                    with contextlib.closing(sqlite3.connect(data / DB)) as db:
+                        busy, log, done = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                    assert (busy, done) == (0, log)
+                    checkpointed.append(log)
+                return start_hand(*args, **kwargs)
+
+            run.store.start_hand = checkpoint_then_start  # type: ignore[method-assign]
+            task = asyncio.create_task(run.service.run(asyncio.Event()))
             await asyncio.wait_for(task, GUARD * 2)
+            assert checkpointed, "hand 3 started without the checkpoint"
             await asyncio.wait_for(run.publisher.wait_drained(), GUARD)
             for name in (DB, f"{DB}-wal"):
                 shutil.copyfile(data / name, copy / name)

@@ -46,7 +46,15 @@ def test_hands_without_a_lift_order(
                 assert run.players is not None
                 shadow = [s.settlement for s in run.players.finished]
                 hands = finished_hands(run.store)
-            await until(lambda: len(rec.of("jing")) >= HANDS, "the jing of every hand")
+
+            def shown(hand_id: str) -> str | None:
+                """The 精 the hand's last jing message shows (none before the flip)."""
+                said = [j.get("indicator") for j in rec.of("jing") if j["hand_id"] == hand_id]
+                return said[-1] if said else None
+
+            # (a hand's jing is published at its start and at its flip: each hand's flip
+            # waited for, not a count of messages)
+            await until(lambda: all(shown(h.hand.id) for h in hands), "the jing of every hand")
 
         assert len(hands) == HANDS
         for n, stored in enumerate(hands):
@@ -57,7 +65,6 @@ def test_hands_without_a_lift_order(
             assert state.settlement is not None and shadow[n] == state.settlement
             flips = [e for e in events if isinstance(e, JingFlipped)]
             assert flips and all(f.tile is not None for f in flips)  # read off the jing spot
-            shown = [j for j in rec.of("jing") if j["hand_id"] == stored.hand.id]
-            assert shown[-1]["indicator"] == kind_name(kind_of(flips[0].tile))
+            assert shown(stored.hand.id) == kind_name(kind_of(flips[0].tile))
 
     asyncio.run(main())
