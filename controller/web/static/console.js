@@ -335,7 +335,10 @@
     const task = taskOf(v);
     if (task !== S.task) { // a new task: the finish entry as the task wants it
       S.task = task;
-      showFinish(task === "staff");
+      // (an entry staff opened by a tap stays open while its hand moves on, dice to play:
+      // it must not close under their finger; it closes once that hand is done)
+      const tapped = S.finishTapped && !!v && v.hand_id === S.finishHand && ["dice", "enter", "play"].includes(task);
+      if (!tapped) showFinish(task === "staff");
     }
     document.body.dataset.task = task;
     const p = v && v.public && typeof v.public === "object" ? v.public : {};
@@ -369,6 +372,8 @@
       entered by hand opens its correction. */
   function showFinish(open, asked = false) {
     S.finishOpen = open;
+    S.finishTapped = open && asked;
+    S.finishHand = S.view ? S.view.hand_id : null;
     const v = S.view;
     const correcting = open && asked && v && !v.in_progress && v.entered && !(Array.isArray(v.winners_read) && v.winners_read.length);
     if (correcting) S.entry.correct(v.entered);

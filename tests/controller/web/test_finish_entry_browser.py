@@ -163,3 +163,34 @@ def test_results_entered_by_taps_settle_as_mjtable_settle(
         assert errors == []
     finally:
         site.halt()
+
+
+@pytest.mark.timeout(120)
+def test_an_entry_opened_by_a_tap_stays_open_as_the_dice_start_its_hand(
+    browser: Any,  # noqa: F811
+    mosquitto: Mosquitto,
+    tmp_path: Path,
+) -> None:
+    """Staff open the entry while the hand waits for its dice, then roll: the hand moves on
+    to its result, and the entry they opened stays open under their finger."""
+    site = ReaderlessTable(mosquitto, tmp_path)
+    site.start()
+    try:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        _log_in(page, f"http://127.0.0.1:{site.port}")
+        page.wait_for_selector("body[data-task=dice] #roll-dice")
+        taps = Taps(page)
+        _open(page, taps)
+        for _ in range(3):  # the break dice, then any the 精 needs, until the result is due
+            if page.get_attribute("body", "data-task") != "dice":
+                break
+            hint = page.text_content("#task-hint")
+            taps("#roll-dice")
+            page.wait_for_function(
+                "h => document.getElementById('task-hint').textContent !== h", arg=hint
+            )
+        assert page.get_attribute("body", "data-task") == "enter"
+        assert page.is_visible("#fe-won-0")
+        assert page.text_content("#open-finish") == "收起"
+    finally:
+        site.halt()
