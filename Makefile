@@ -20,7 +20,8 @@ ESPHOME_STAMP := $(ESPHOME_VENV)/.installed
 RUNTIME_VENV  := .venv-runtime
 RUNTIME_STAMP := $(RUNTIME_VENV)/.installed
 
-.PHONY: demo test lint typecheck unit test-busy pi-speed deploy-test bench clean firmware
+.PHONY: demo test lint typecheck unit unit-pytest test-busy pi-speed deploy-test bench clean \
+	firmware firmware-check
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -66,24 +67,36 @@ typecheck: $(STAMP)
 firmware:
 	$(MAKE) -C firmware all
 
+# Its C unit tests and a 30 s fuzz run of the board's inputs.
+firmware-check: firmware
+	$(MAKE) -C firmware check
+	$(MAKE) -C firmware fuzz FUZZ_SECONDS=30
+
 # Each pytest run ends with its slowest tests: where `make test`'s wall time goes.
 DURATIONS := --durations=25 --durations-min=5
 
 # pytest on both cores (pytest-xdist, a file's tests on one worker), then the modules marked
 # `realtime` alone: those that failed beside other CPU work (README, "must hold on a busy
-# machine"). Measured on the quiet 2-core machine: 21 min and 3 min.
-unit: $(STAMP) $(ESPHOME_STAMP) firmware
-	$(MAKE) -C firmware check
-	$(MAKE) -C firmware fuzz FUZZ_SECONDS=30
+# machine"). Measured on the quiet 2-core machine: 21-23 min and 2.5 min; the suite keeps both
+# cores busy (a third worker ends no sooner).
+unit: firmware-check unit-pytest
+
+# The modules marked `realtime`, named so that pytest collects only them (the whole suite's
+# collection costs ~30 s of a core).
+REALTIME_FILES := $(shell grep -rl --include='test_*.py' 'pytest.mark.realtime' tests)
+
+unit-pytest: $(STAMP) $(ESPHOME_STAMP) firmware
 	$(BIN)/pytest -n 2 --dist loadfile -m 'not deploy and not realtime' $(DURATIONS) \
 		$(addprefix --ignore=,$(BUSY_TESTS))
-	$(BIN)/pytest -m 'not deploy and realtime' $(DURATIONS) $(addprefix --ignore=,$(BUSY_TESTS))
+	$(BIN)/pytest -m 'not deploy and realtime' $(DURATIONS) $(addprefix --ignore=,$(BUSY_TESTS)) \
+		$(filter-out $(BUSY_TESTS),$(REALTIME_FILES))
 
 # The tiers that wait on real time (MQTT, the browser, QEMU, a full disk, a restart), run
 # beside two CPU-bound processes of their own, killed however the run ends: a busy machine
 # (other work on CI's two cores) must not fail a test. `make unit` leaves them to this
-# step, so each runs once in `make test`. BUSY_TESTS=... runs others. Left out, and why:
-# README ("must hold on a busy machine").
+# step, so each runs once in `make test`. Two workers (a file's tests on one), so four
+# CPU-bound processes share the two cores: ~9 min, where one worker took 15. BUSY_TESTS=...
+# runs others. Left out, and why: README ("must hold on a busy machine").
 BUSY_TESTS ?= tests/controller/mqtt tests/controller/web/test_browser.py \
 	tests/firmware/test_qemu_board.py tests/controller/process/test_disk_full.py \
 	tests/controller/table/test_resume.py tests/controller/table/test_power_cut.py \
@@ -94,7 +107,7 @@ test-busy: $(STAMP) $(ESPHOME_STAMP) firmware
 	@burners=""; trap 'kill $$burners 2>/dev/null' EXIT INT TERM; \
 	for i in 1 2; do sh -c 'while :; do :; done' & burners="$$burners $$!"; done; \
 	echo "test-busy: beside two CPU-bound processes ($$burners)"; \
-	$(BIN)/pytest $(DURATIONS) $(BUSY_TESTS)
+	$(BIN)/pytest -n 2 --dist loadfile $(DURATIONS) $(BUSY_TESTS)
 
 # The service alone at a Pi 4's CPU speed (a cgroup quota, root: tests/controller/pi_cpu.py),
 # a short latency run (~50 s); it fails if a move never reaches MQTT, and (--budget) if the
@@ -108,11 +121,18 @@ pi-speed: $(STAMP)
 
 # The deploy tier, as root: docs/parlour.md's commands on Debian 12 booted with systemd in
 # systemd-nspawn, then the install on arm64 under qemu-user (tests/deploy). Its rootfs
-# tarballs are built once with mmdebstrap and kept in /var/cache/mjtable-deploy.
+# tarballs are built once with mmdebstrap and kept in /var/cache/mjtable-deploy. The two
+# tests side by side (the arm64 install is one emulated core's work): ~3 min, not 6; -rP
+# prints each part's time.
 deploy-test: $(STAMP)
-	$(BIN)/pytest -m deploy tests/deploy -s
+	$(BIN)/pytest -n 2 -m deploy tests/deploy -rP
 
-test: lint typecheck unit test-busy pi-speed deploy-test
+# The venvs, the checks that need no pytest and the firmware's side by side (one core each,
+# mostly: ~1 min, not 3), then the pytest tiers.
+test:
+	$(MAKE) --no-print-directory -j 3 --output-sync=target lint typecheck firmware-check \
+		$(ESPHOME_STAMP)
+	$(MAKE) --no-print-directory unit-pytest test-busy pi-speed deploy-test
 
 bench: $(STAMP)
 	$(BIN)/python bench/analysis.py
