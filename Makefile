@@ -95,7 +95,7 @@ unit-pytest: $(STAMP) $(ESPHOME_STAMP) firmware
 # beside two CPU-bound processes of their own, killed however the run ends: a busy machine
 # (other work on CI's two cores) must not fail a test. `make unit` leaves them to this
 # step, so each runs once in `make test`. Two workers (a file's tests on one), so four
-# CPU-bound processes share the two cores: ~9 min, where one worker took 15. BUSY_TESTS=...
+# CPU-bound processes share the two cores: ~10 min, where one worker took 15. BUSY_TESTS=...
 # runs others. Left out, and why: README ("must hold on a busy machine").
 BUSY_TESTS ?= tests/controller/mqtt tests/controller/web/test_browser.py \
 	tests/firmware/test_qemu_board.py tests/controller/process/test_disk_full.py \
