@@ -371,10 +371,10 @@
   /** The finish entry shown or not; ``asked``: opened by a tap, which on a settled result
       entered by hand opens its correction. */
   function showFinish(open, asked = false) {
+    const v = S.view;
     S.finishOpen = open;
     S.finishTapped = open && asked;
-    S.finishHand = S.view ? S.view.hand_id : null;
-    const v = S.view;
+    S.finishHand = v ? v.hand_id : null;
     const correcting = open && asked && v && !v.in_progress && v.entered && !(Array.isArray(v.winners_read) && v.winners_read.length);
     if (correcting) S.entry.correct(v.entered);
     document.body.classList.toggle("staff-correcting", !!correcting);
