@@ -128,9 +128,10 @@ TARGET_RSS_MB = 80.0
 PI_TARGETS = {"pi5": (60.0, 0.08), "pi4": (60.0, 0.08), "zero2w": (120.0, 0.08)}
 
 # The service's allocator: two arenas instead of eight per core for its few threads (the
-# metrics server, SQLite's and asyncio's executors); deploy/systemd/mjtable.service sets
-# the same, so the bench measures what the Pi runs.
-SERVICE_ENV = {"MALLOC_ARENA_MAX": "2"}
+# metrics server, SQLite's and asyncio's executors); and code objects without column
+# ranges. deploy/systemd/mjtable.service sets the same, so the bench measures what the Pi
+# runs (tests/controller/test_deploy_files.py checks that the two agree).
+SERVICE_ENV = {"MALLOC_ARENA_MAX": "2", "PYTHONNODEBUGRANGES": "1"}
 # ``--voice``: the same run again with the voice on, every kind of announcement (each
 # discard too: the most it can say), espeak-ng rendering each for real; the WAV goes to
 # /dev/null, as a machine without a sound card must.

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bench.latency import SERVICE_ENV
 from controller.config import HubSettings, env_name
 
 pytestmark = pytest.mark.timeout(60)
@@ -107,6 +108,14 @@ def test_table_unit_has_the_hardware_groups_and_config() -> None:
         "/opt/mjtable/venv/bin/mjtable run --config /etc/mjtable/table.toml"
     ]
     assert service["WorkingDirectory"] == ["/var/lib/mjtable"]
+
+
+def test_the_bench_runs_the_service_with_the_units_environment() -> None:
+    """bench/latency.py's memory figure is the Pi's only if the allocator and interpreter
+    settings it measures with are the unit's."""
+    service = unit(DEPLOY / "systemd" / "mjtable.service")["Service"]
+    environment = dict(line.partition("=")[::2] for line in service["Environment"])
+    assert {k: environment.get(k) for k in SERVICE_ENV} == SERVICE_ENV
 
 
 def test_udev_rules() -> None:
