@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller.store.database import POOL_OVERFLOW, POOL_SIZE
+
 LAG_METRIC = "mjtable_event_loop_lag_seconds"
 
 
@@ -23,10 +25,20 @@ class Sample:
     hands: int
     rss_mb: float
     fds: int
+    """Open descriptors besides the store's (judged for growth)."""
     db_bytes: int
     wal_bytes: int
     outbox: int
     loop_lag_ms: float
+    store_fds: int = 0
+    """The store's: its pool's SQLite connections, each its file and WAL, and the shared
+    memory index. The pool opens them as traffic asks, up to its bound, at whichever hand
+    (a step of 2-4 descriptors a 40-hand slope took for growth): judged against that bound."""
+
+
+# What the store's pool may hold open at once (controller/store/database.py): each
+# connection the database file and its WAL, and one shared-memory index for them all.
+STORE_FDS_BOUND = 2 * (POOL_SIZE + POOL_OVERFLOW) + 1
 
 
 def rss_bytes(pid: int) -> int:
@@ -81,11 +93,30 @@ class ServiceProbe:
         far behind its readers it fell (firmware_bridge/rfid/transport.py)."""
         return int(sum(self._metric("mjtable_reader_stale_sets_total")))
 
+    def _descriptors(self) -> tuple[int, int]:
+        """Open descriptors: (the store's, the others)."""
+        db = self.db.resolve()
+        store = {str(db), f"{db}-wal", f"{db}-shm", f"{db}-journal"}
+        ours = others = 0
+        folder = f"/proc/{self.pid}/fd"
+        for fd in os.listdir(folder):
+            try:
+                target = os.readlink(f"{folder}/{fd}")
+            except FileNotFoundError:  # closed while we looked
+                continue
+            if target in store:
+                ours += 1
+            else:
+                others += 1
+        return ours, others
+
     def sample(self, hands: int) -> Sample:
+        store_fds, fds = self._descriptors()
         return Sample(
             hands=hands,
             rss_mb=rss_bytes(self.pid) / 2**20,
-            fds=len(os.listdir(f"/proc/{self.pid}/fd")),
+            fds=fds,
+            store_fds=store_fds,
             db_bytes=_size(self.db),
             wal_bytes=_size(self.db.with_name(self.db.name + "-wal")),
             outbox=self.outbox(),
@@ -172,6 +203,11 @@ def growth_problems(samples: Sequence[Sample]) -> list[str]:
         for name, rise in rises.items()
         if name in ALLOWED_RISE and rise * span > ALLOWED_RISE[name]
     ]
+    most = max(s.store_fds for s in samples)
+    if most > STORE_FDS_BOUND:
+        problems.append(
+            f"the store holds {most} descriptors open, more than its pool can ({STORE_FDS_BOUND})"
+        )
     per_hand = (samples[-1].db_bytes - samples[1].db_bytes) / max(1, 100 * span)
     db_rise = rises["db_bytes_per_hand"] * span
     if db_rise > 0.5 * per_hand + 16 * 1024:
@@ -183,10 +219,11 @@ def growth_problems(samples: Sequence[Sample]) -> list[str]:
 
 
 def table(samples: Sequence[Sample]) -> str:
-    lines = ["hands   RSS MB  fds  db KB  wal KB  outbox  lag ms"]
+    lines = ["hands   RSS MB  fds (store)  db KB  wal KB  outbox  lag ms"]
     for s in samples:
         lines.append(
-            f"{s.hands:5d}  {s.rss_mb:7.1f}  {s.fds:3d}  {s.db_bytes // 1024:5d}  "
+            f"{s.hands:5d}  {s.rss_mb:7.1f}  {s.fds:3d} ({s.store_fds:3d})  "
+            f"{s.db_bytes // 1024:5d}  "
             f"{s.wal_bytes // 1024:6d}  {s.outbox:6d}  {s.loop_lag_ms:6.1f}"
         )
     return "\n".join(lines)
