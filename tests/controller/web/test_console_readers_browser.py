@@ -49,7 +49,7 @@ def test_the_console_follows_what_a_table_with_readers_does_by_itself(
         people.push_tiles_in()
         people.call = 2
         s.roll()
-        wait_for(lambda: people.held, "the players to call staff over")
+        wait_for(lambda: people.called, "the players to call staff over")
         s.arrives()
         s.tap(s.button("手动结束本局"))
         s.tap(page.locator("#fe-exhausted"))

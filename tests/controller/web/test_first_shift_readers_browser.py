@@ -69,6 +69,7 @@ class People:
         self.call: int | None = None
         self.pushed: set[str] = set()  # the hands whose tiles the players pushed in
         self.players: VirtualPlayers | None = None
+        self.calling = False  # their last hold was for staff, not for a roll
 
     def seat(self, run: Any) -> None:
         """At the table of ``run`` (a service started): their driver, their hold."""
@@ -80,8 +81,10 @@ class People:
     def hold(self, hand_no: int, events: int) -> bool:
         state = self.table.run.keeper.state
         if state is not None and state.phase in (Phase.BREAK_DICE, Phase.SECOND_DICE):
+            self.calling = False
             return True  # staff roll
-        return hand_no == self.call and events > CALLED_AFTER
+        self.calling = hand_no == self.call and events > CALLED_AFTER
+        return self.calling
 
     async def next_moves(self, view: TableView) -> list[Move]:
         keeper = self.table.run.keeper
@@ -97,6 +100,13 @@ class People:
     @property
     def held(self) -> bool:
         return self.players is not None and self.players.held
+
+    @property
+    def called(self) -> bool:
+        """Sitting still for staff they called over: not still sitting from staff's roll,
+        which their flag says until their next look at the table (a slow one on a busy
+        machine: staff then came over while the hand went on)."""
+        return self.held and self.calling
 
 
 class ReaderShift(Shift):
@@ -203,7 +213,7 @@ def _shift(s: ReaderShift, people: People) -> None:
     # hand 3: the players call staff over mid-hand
     people.call = 3
     taps["dice"] = max(taps["dice"], s.roll())
-    wait_for(lambda: people.held, "the players to call staff over")
+    wait_for(lambda: people.called, "the players to call staff over")
     s.task("对局中：无需操作")
     s.arrives()
     s.agrees()
@@ -223,7 +233,7 @@ def _shift(s: ReaderShift, people: People) -> None:
     # hand 4: the service restarts mid-hand; one card says the hand waits for staff
     people.call = 4
     taps["dice"] = max(taps["dice"], s.roll())
-    wait_for(lambda: people.held, "hand 4 under way")
+    wait_for(lambda: people.called, "hand 4 under way")
     s.agrees()
     taps["void"] = _restart_and_void(s, people)
     assert taps["dice"] <= 2, taps  # a roll a tap: xingguo rolls at most twice to deal
