@@ -75,34 +75,30 @@ firmware-check: firmware
 # Each pytest run ends with its slowest tests: where `make test`'s wall time goes.
 DURATIONS := --durations=25 --durations-min=5
 
-# pytest on both cores (pytest-xdist, a file's tests on one worker), then the modules marked
-# `realtime` alone: those that failed beside other CPU work (README, "must hold on a busy
-# machine"). Measured on the quiet 2-core machine: 21-23 min and 2.5 min; the suite keeps both
-# cores busy (a third worker ends no sooner).
+# pytest on both cores (pytest-xdist, a file's tests on one worker), the busy tier's files
+# left to it. Measured on the quiet 2-core machine: 16-23 min (the machine's speed varies
+# from day to day).
 unit: firmware-check unit-pytest
 
-# The modules marked `realtime`, named so that pytest collects only them (the whole suite's
-# collection costs ~30 s of a core).
-REALTIME_FILES := $(shell grep -rl --include='test_*.py' 'pytest.mark.realtime' tests)
-
 unit-pytest: $(STAMP) $(ESPHOME_STAMP) firmware
-	$(BIN)/pytest -n 2 --dist loadfile -m 'not deploy and not realtime' $(DURATIONS) \
-		$(addprefix --ignore=,$(BUSY_TESTS))
-	$(BIN)/pytest -m 'not deploy and realtime' $(DURATIONS) $(addprefix --ignore=,$(BUSY_TESTS)) \
-		$(filter-out $(BUSY_TESTS),$(REALTIME_FILES))
+	$(BIN)/pytest -n 2 --dist loadfile $(DURATIONS) $(addprefix --ignore=,$(BUSY_TESTS))
 
-# The tiers that wait on real time (MQTT, the browser, QEMU, a full disk, a restart), run
-# beside two CPU-bound processes of their own, killed however the run ends: a busy machine
-# (other work on CI's two cores) must not fail a test. `make unit` leaves them to this
-# step, so each runs once in `make test`. Two workers (a file's tests on one), so four
-# CPU-bound processes share the two cores: ~10 min, where one worker took 15. BUSY_TESTS=...
-# runs others. Left out, and why: README ("must hold on a busy machine").
+# The tiers that wait on real time (MQTT, the browser, QEMU, a full disk, a restart, the
+# virtual players' pace), run beside two CPU-bound processes of their own, killed however
+# the run ends: a busy machine (other work on CI's two cores) must not fail a test.
+# `make unit` leaves them to this step, so each runs once in `make test`. Two workers (a
+# file's tests on one), so four CPU-bound processes share the two cores: 8-12 min, where
+# one worker took 15. BUSY_TESTS=... runs others.
 BUSY_TESTS ?= tests/controller/mqtt tests/controller/web/test_browser.py \
 	tests/firmware/test_qemu_board.py tests/controller/process/test_disk_full.py \
 	tests/controller/table/test_resume.py tests/controller/table/test_power_cut.py \
 	tests/controller/web/test_restart_notice_browser.py \
 	tests/controller/web/test_readerless_jing_browser.py \
-	tests/firmware/test_qemu_hand.py tests/controller/table/test_stalls.py
+	tests/firmware/test_qemu_hand.py tests/controller/table/test_stalls.py \
+	tests/controller/web/test_demo_broker_browser.py \
+	tests/controller/web/test_first_shift_readers_browser.py \
+	tests/controller/sim/test_virtual_table_restart.py \
+	tests/controller/play/test_phone_claims_browser.py
 test-busy: $(STAMP) $(ESPHOME_STAMP) firmware
 	@burners=""; trap 'kill $$burners 2>/dev/null' EXIT INT TERM; \
 	for i in 1 2; do sh -c 'while :; do :; done' & burners="$$burners $$!"; done; \

@@ -40,10 +40,6 @@ from tests.controller.service_helpers import (
 
 from .qemu_board import FirmwareBoard, QemuBoard, SerialLine, SerialLink
 
-# Runs alone after the parallel part of `make unit`: beside other work QEMU's reader stream
-# paused and the hand waited for staff (README).
-pytestmark = pytest.mark.realtime
-
 SEED = 11
 RULESET = "xingguo"
 HAND_GUARD = GUARD * 3  # a hang guard: the hand takes 10-30 s

@@ -25,10 +25,6 @@ from tests.controller.web.test_browser import (
 )
 from tests.controller.web.test_staff_console import _log_in
 
-# Runs alone after the parallel part of `make unit`: beside other work the phones missed their
-# tile count in 60 s (README).
-pytestmark = pytest.mark.realtime
-
 WAIT = GUARD * 1000  # ms: a hang guard for each wait on the page
 
 

@@ -32,10 +32,6 @@ from tests.controller.mosquitto import Mosquitto
 from tests.controller.mqtt_helpers import ONLINE
 from tests.controller.service_helpers import recording, until
 
-# Runs alone after the parallel part of `make unit`: beside other work the mid-hand restart's
-# status was missed once (README).
-pytestmark = pytest.mark.realtime
-
 GUARD = 120.0  # a hang guard, never a measured expectation
 PASSWORD = "long enough password"
 NOTICE = "牌墙已换：请工作人员手动结束或作废本局"

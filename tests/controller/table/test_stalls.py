@@ -18,10 +18,6 @@ from tests.controller.external_service import play
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.service_helpers import data_dir
 
-# Runs alone after the parallel part of `make unit`: beside other work a player's press went
-# unseen and the next roll was taken (README).
-pytestmark = pytest.mark.realtime
-
 HANDS = 12
 SEED = 3
 

@@ -22,10 +22,6 @@ import pytest
 from controller.process.local_ports import free_local_port
 from tests.controller.web.test_browser import browser  # noqa: F401
 
-# Runs alone after the parallel part of `make unit`: beside other work the demo took over its
-# 30 s guard to start (README).
-pytestmark = pytest.mark.realtime
-
 GUARD_MS = 30_000  # a hang guard, never a measured expectation
 
 

@@ -43,10 +43,6 @@ from tests.controller.web.test_first_shift_browser import (
 )
 from tests.controller.web.test_staff_api import PASSWORD
 
-# the restart notice is timed on the service's clock, and the virtual players deal in real
-# time: run alone (`make unit`'s serial part), not beside another worker
-pytestmark = pytest.mark.realtime
-
 # seed 7's walls and dice, as the bots play them: hand 1 1号位 draws its own winning tile,
 # hand 2 2号位 wins on 3号位's discard
 SEED = 7
