@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 from bench import latency
+from tests.controller import service_probe
 from tests.controller.service_probe import STORE_FDS_BOUND, Sample, growth_problems, table
 
 HANDS = 40
@@ -72,3 +73,28 @@ def test_the_growth_check_sees_a_leak_and_passes_a_steady_service() -> None:
     accelerating = growth_problems(_samples(db_accel=100.0))
     assert len(accelerating) == 1 and "database" in accelerating[0], accelerating
     assert growth_problems(_samples()[:2]) != []  # too few samples to say
+
+
+class _Probe:
+    """A service whose lag probes read ``lags`` (seconds) in turn."""
+
+    def __init__(self, *lags: float) -> None:
+        self.lags = list(lags)
+
+    def loop_lag(self) -> float:
+        return self.lags.pop(0)
+
+    def sample(self, hands: int) -> Sample:
+        return replace(_samples()[0], hands=hands, loop_lag_ms=self.loop_lag() * 1000)
+
+
+def test_a_sample_reads_the_loop_lag_past_one_late_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full collection as a hand ends delays one probe; a loop behind delays each."""
+    monkeypatch.setattr(service_probe, "LAG_PROBE_INTERVAL", 0.001)
+
+    def lag_of(*lags: float) -> float:
+        sample = asyncio.run(service_probe._sample(_Probe(*lags), 8))  # type: ignore[arg-type]
+        return sample.loop_lag_ms
+
+    assert lag_of(0.4, 0.005, 0.006) == 5.0
+    assert lag_of(0.3, 0.31, 0.32) == 300.0
