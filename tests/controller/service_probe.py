@@ -138,7 +138,7 @@ async def sample_every(
     """A sample at each multiple of ``every`` finished hands (the first right away), up to
     ``hands``. Raises TimeoutError when no hand finishes for ``guard`` seconds, and
     RuntimeError when the service dies."""
-    samples = [await _sample(probe, hands_done())]
+    samples = [await sample_now(probe, hands_done())]
     loop = asyncio.get_running_loop()
     last_progress, last_done = loop.time(), hands_done()
     while samples[-1].hands < hands:
@@ -152,11 +152,11 @@ async def sample_every(
             raise TimeoutError(f"no hand finished for {guard:.0f} s (at {done} hands)")
         if done >= samples[-1].hands + every or done >= hands:
             await asyncio.sleep(0.2)  # the hand's messages leave the outbox
-            samples.append(await _sample(probe, done))
+            samples.append(await sample_now(probe, done))
     return samples
 
 
-async def _sample(probe: ServiceProbe, hands: int) -> Sample:
+async def sample_now(probe: ServiceProbe, hands: int) -> Sample:
     """``probe.sample``, its loop lag the least of ``LAG_READS`` probes in a row: the
     service's full collection at the end of a hand (gc_pauses: 100-200 ms here, four
     times that at a Pi's speed) delays the one probe it lands on, by design; a loop that

@@ -93,7 +93,7 @@ def test_a_sample_reads_the_loop_lag_past_one_late_probe(monkeypatch: pytest.Mon
     monkeypatch.setattr(service_probe, "LAG_PROBE_INTERVAL", 0.001)
 
     def lag_of(*lags: float) -> float:
-        sample = asyncio.run(service_probe._sample(_Probe(*lags), 8))  # type: ignore[arg-type]
+        sample = asyncio.run(service_probe.sample_now(_Probe(*lags), 8))  # type: ignore[arg-type]
         return sample.loop_lag_ms
 
     assert lag_of(0.4, 0.005, 0.006) == 5.0
