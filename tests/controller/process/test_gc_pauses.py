@@ -5,9 +5,11 @@ collected by the next quiet pass; and the heap it frees is given back to the sys
 from __future__ import annotations
 
 import gc
+import os
 import weakref
 
 from controller.process.gc_pauses import collect_and_freeze
+from tests.controller.service_probe import rss_bytes
 
 
 class Node:
@@ -31,8 +33,7 @@ def test_frozen_cycles_are_freed_by_the_next_quiet_pass() -> None:
 
 
 def _rss_kb() -> int:
-    with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+    return rss_bytes(os.getpid()) // 1024
 
 
 def test_a_quiet_pass_gives_the_freed_heap_back() -> None:
