@@ -76,7 +76,7 @@ firmware-check: firmware
 DURATIONS := --durations=25 --durations-min=5
 
 # pytest on both cores (pytest-xdist, a file's tests on one worker), the busy tier's files
-# left to it. Measured on the quiet 2-core machine: 16-23 min (the machine's speed varies
+# left to it. Measured on the quiet 2-core machine: 13-23 min (the machine's speed varies
 # from day to day).
 unit: firmware-check unit-pytest
 
@@ -87,7 +87,7 @@ unit-pytest: $(STAMP) $(ESPHOME_STAMP) firmware
 # virtual players' pace), run beside two CPU-bound processes of their own, killed however
 # the run ends: a busy machine (other work on CI's two cores) must not fail a test.
 # `make unit` leaves them to this step, so each runs once in `make test`. Two workers (a
-# file's tests on one), so four CPU-bound processes share the two cores: 8-12 min, where
+# file's tests on one), so four CPU-bound processes share the two cores: 6-10 min, where
 # one worker took 15. BUSY_TESTS=... runs others.
 BUSY_TESTS ?= tests/controller/mqtt tests/controller/web/test_browser.py \
 	tests/firmware/test_qemu_board.py tests/controller/process/test_disk_full.py \
