@@ -22,6 +22,7 @@ from controller.runtime import running
 from controller.store import EventStore
 from controller.store.models import ALERTS
 from controller.store.owners import OwnerAccounts
+from controller.table.store_check import quick_check
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
 from tests.controller.mosquitto import Mosquitto
@@ -99,11 +100,37 @@ def _truncate_half(data: Path) -> None:
     os.truncate(db, db.stat().st_size // 2)
 
 
+def _wal_pages(wal: Path, page_size: int) -> set[int]:
+    """Every page number a frame of ``wal`` holds (those of older salts too: a superset of
+    what SQLite reads from it)."""
+    raw = wal.read_bytes() if wal.exists() else b""
+    frame = 24 + page_size
+    return {
+        int.from_bytes(raw[at : at + 4], "big") for at in range(32, len(raw) - frame + 1, frame)
+    }
+
+
 def _garble_db(data: Path) -> None:
+    """Garbage over a table's root page that no WAL frame holds: SQLite reads that page
+    from the database file. (Not page 2 blindly: the migration wrote it into the WAL, and a
+    WAL a reader kept from being reset after the checkpoint still holds it, masking it.)"""
     db = data / DB
     with db.open("r+b") as f:
-        f.seek(4096)  # past the header: the schema's page
-        f.write(os.urandom(4096))
+        page_size = int.from_bytes(f.read(18)[16:18], "big")
+    in_wal = _wal_pages(data / f"{DB}-wal", page_size)
+    with contextlib.closing(sqlite3.connect(f"file:{db}?immutable=1", uri=True)) as c:
+        roots = [r for (r,) in c.execute("SELECT rootpage FROM sqlite_master WHERE rootpage > 1")]
+    page = min(set(roots) - in_wal)
+    with db.open("r+b") as f:
+        f.seek((page - 1) * page_size)
+        f.write(os.urandom(page_size))
+
+
+def _unreadable(data: Path, scratch: Path) -> bool:
+    """Can SQLite not read the store (as the service's check reads it)? Asked of a copy:
+    a connection's close checkpoints the WAL into the file it reads."""
+    shutil.copytree(data, scratch)
+    return quick_check(scratch / DB) is not None
 
 
 def _zero_db(data: Path) -> None:
@@ -135,7 +162,10 @@ def test_a_damaged_store_is_said_loudly_kept_aside_and_play_goes_on(
     data = tmp_path / "data"
     shutil.copytree(copy, data)
     damage(data)
-    if not unreadable:  # the precondition: the lost commits held the last hand
+    # the precondition: the lost commits held the last hand, or the file cannot be read
+    if unreadable:
+        assert _unreadable(data, tmp_path / "scratch")
+    else:
         assert last not in _ids_in(data / DB)
     config = config_for(data, "xingguo", mosquitto.url)
 
