@@ -15,6 +15,7 @@ from controller.store.members import Members
 from controller.web.records_api import qr_svg
 from tests.controller.mosquitto import Mosquitto
 from tests.controller.play.phones import PHONE, call, staff_token
+from tests.controller.web.helpers import wait_image_loaded
 from tests.controller.web.readerless_table import ReaderlessTable
 from tests.controller.web.test_browser import (
     _shot,
@@ -159,7 +160,7 @@ def test_four_phones_join_by_the_displays_qr_link(
     display.wait_for_selector("#join-card:not([hidden]) #join-code:has-text('入桌码')")
     link = call(f"{base}/api/v1/play/join").body["url"]
     assert display.text_content("#join-code") == f"入桌码 {link.split('=')[1]}"
-    assert display.eval_on_selector("#join-qr", "i => i.naturalWidth") > 0
+    wait_image_loaded(display.locator("#join-qr"))  # (its request starts with the code shown)
     contexts = [browser.new_context(viewport=PHONE) for _ in range(4)]
     names = ["张三", "李四", "王五", "赵六"]
     pages = []

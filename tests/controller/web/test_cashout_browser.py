@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect
 
 from controller.mqtt.topics import Topics
 from controller.store import EventStore
@@ -28,6 +27,7 @@ from controller.table.staff_acts import handle
 from controller.web import LiveHub, WebAppSettings, create_app
 from controller.web.passwords import hash_password
 from tests.controller.service_helpers import play_at_keeper
+from tests.controller.web.helpers import wait_image_loaded
 from tests.controller.web.server import serve
 from tests.controller.web.test_browser import _shot, browser  # noqa: F401 (a fixture)
 from tests.controller.web.test_staff_api import PASSWORD
@@ -130,9 +130,7 @@ def test_the_cash_out_on_the_console_the_display_and_paper(
     assert len(buttons) == 2  # the two members; the guests have no link
     buttons[0].click()
     sheet.wait_for_selector("#links .qr img")
-    # (loaded: the request for it may start after the page went idle once)
-    expect(sheet.locator("#links .qr img")).to_have_js_property("complete", True)
-    assert sheet.eval_on_selector("#links .qr img", "i => i.complete && i.naturalWidth") > 0
+    wait_image_loaded(sheet.locator("#links .qr img"))
     assert "/m/" in sheet.text_content("#links .qr .meta")
     sheet.emulate_media(media="print")
     assert not sheet.is_visible("#print")  # the buttons stay off the paper
