@@ -115,12 +115,10 @@ def _garble_db(data: Path) -> None:
     from the database file. (Not page 2 blindly: the migration wrote it into the WAL, and a
     WAL a reader kept from being reset after the checkpoint still holds it, masking it.)"""
     db = data / DB
-    with db.open("r+b") as f:
-        page_size = int.from_bytes(f.read(18)[16:18], "big")
-    in_wal = _wal_pages(data / f"{DB}-wal", page_size)
     with contextlib.closing(sqlite3.connect(f"file:{db}?immutable=1", uri=True)) as c:
-        roots = [r for (r,) in c.execute("SELECT rootpage FROM sqlite_master WHERE rootpage > 1")]
-    page = min(set(roots) - in_wal)
+        (page_size,) = c.execute("PRAGMA page_size").fetchone()
+        roots = {r for (r,) in c.execute("SELECT rootpage FROM sqlite_master WHERE rootpage > 1")}
+    page = min(roots - _wal_pages(data / f"{DB}-wal", page_size))
     with db.open("r+b") as f:
         f.seek((page - 1) * page_size)
         f.write(os.urandom(page_size))
